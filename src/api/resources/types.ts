@@ -1,0 +1,121 @@
+import type { FieldCause } from '../../util/errors.js';
+import type { PatchMeta } from '../patch/types.js';
+
+/** Any Kubernetes object as JSON: apiVersion, kind, metadata and the rest. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: Array<Record<string, unknown>>;
+  managedFields?: unknown[];
+  [field: string]: unknown;
+}
+
+/** A column as kube-apiserver declares it in a meta.k8s.io/v1 Table. */
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format: string; // e.g. 'name', '' ...
+  description: string;
+  /** 0 = shown by default; 1 = only with -o wide. */
+  priority: number;
+}
+
+/** A JSON Schema (OpenAPI v3 subset) node. */
+export interface Schema {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+  format?: string;
+  description?: string;
+  properties?: Record<string, Schema>;
+  additionalProperties?: Schema | boolean;
+  items?: Schema;
+  required?: string[];
+  enum?: unknown[];
+  /** Kubernetes' int-or-string, quantity and other "any scalar" fields. */
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-patch-merge-key'?: string;
+  'x-kubernetes-patch-strategy'?: string;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  'x-kubernetes-group-version-kind'?: Array<{ group: string; version: string; kind: string }>;
+  $ref?: string;
+  allOf?: Schema[];
+  default?: unknown;
+}
+
+export interface FieldSelectorFields {
+  /** field path (e.g. `spec.nodeName`) → value extractor; metadata.name/namespace are always supported. */
+  readonly [field: string]: (obj: KubeObject) => string;
+}
+
+/** Context passed to admission hooks. */
+export interface AdmissionContext {
+  /** Current time (ISO-8601 seconds precision, as Kubernetes' metav1.Time). */
+  readonly now: string;
+  /** Read another object (already stored) — e.g. the StorageClasses for the default class. */
+  readonly list: (kind: string, namespace?: string) => readonly KubeObject[];
+  readonly get: (kind: string, name: string, namespace?: string) => KubeObject | undefined;
+}
+
+/**
+ * Everything the generic REST handler needs to serve one kind. One file per kind under
+ * `src/api/resources/<kind>.ts`; `index.ts` lists them all.
+ */
+export interface ResourceDef {
+  readonly group: string; // '' for core
+  readonly version: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  /** Whether the kind has a `/status` subresource (status ignored on the main resource). */
+  readonly hasStatus: boolean;
+  /** Verbs for discovery. */
+  readonly verbs: readonly string[];
+  /** OpenAPI v3 schema of the whole object (used for strict field validation and /openapi/v3). */
+  readonly schema: Schema;
+  /** Extra field selectors beyond metadata.name / metadata.namespace. */
+  readonly fieldSelectors: FieldSelectorFields;
+  /** Table columns at the reported Kubernetes minor version. */
+  readonly columns: readonly TableColumn[];
+  /** Row cells for one object (same order as columns). `now` in ms since epoch for AGE. */
+  row(obj: KubeObject, now: number): unknown[];
+  /**
+   * Strategy hook on create, before validation: defaults, status reset (e.g. PV phase Pending),
+   * protection finalizers. Mutates `obj` in place.
+   */
+  prepareForCreate(obj: KubeObject, ctx: AdmissionContext): void;
+  /**
+   * Strategy hook on update of the main resource (not /status): `obj` is the incoming object; keep
+   * `old`'s status when the kind has a status subresource, apply defaults. Mutates `obj`.
+   */
+  prepareForUpdate(obj: KubeObject, old: KubeObject, ctx: AdmissionContext): void;
+  /** Hook for `/status` updates: keep everything from `old` except status. Mutates `obj`. */
+  prepareForStatusUpdate(obj: KubeObject, old: KubeObject, ctx: AdmissionContext): void;
+  validateCreate(obj: KubeObject, ctx: AdmissionContext): FieldCause[];
+  validateUpdate(obj: KubeObject, old: KubeObject, ctx: AdmissionContext): FieldCause[];
+  validateStatusUpdate(obj: KubeObject, old: KubeObject, ctx: AdmissionContext): FieldCause[];
+  /** Strategic-merge-patch metadata for a path of field names inside this kind. */
+  patchMeta(path: readonly string[]): PatchMeta;
+}

@@ -1,0 +1,41 @@
+/**
+ * Exponential backoff: Kubernetes' volume and plugin operations start at 500 ms and double up to
+ * a cap (2m2s upstream; Stowage defaults lower, see DEFAULT_BACKOFF).
+ */
+export interface BackoffPolicy {
+  readonly initialMs: number;
+  readonly factor: number;
+  readonly capMs: number;
+}
+
+// 500 ms initial and doubling as Kubernetes' exponentialbackoff package; the cap is ours (upstream 2m2s).
+export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 500, factor: 2, capMs: 30_000 };
+
+/** Delay before retry number `failures` (1 = first retry). */
+export function backoffDelay(policy: BackoffPolicy, failures: number): number {
+  if (failures <= 0) return 0;
+  const d = policy.initialMs * Math.pow(policy.factor, failures - 1);
+  return Math.min(d, policy.capMs);
+}
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const t = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = (): void => {
+        clearTimeout(t);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
