@@ -64,6 +64,14 @@ export class ExpiredError extends StowageError {
   readonly code = 'Expired';
   readonly retryable = false;
 }
+export class UnauthorizedError extends StowageError {
+  readonly code = 'Unauthorized';
+  readonly retryable = false;
+}
+export class ForbiddenError extends StowageError {
+  readonly code = 'Forbidden';
+  readonly retryable = false;
+}
 export class TimeoutError extends StowageError {
   readonly code = 'Timeout';
   readonly retryable = true;
