@@ -1,0 +1,13 @@
+export { MountError, run, DEFAULT_COMMAND_TIMEOUT_MS, type RunOptions } from './exec.js';
+export {
+  parseMountInfo,
+  readMountInfo,
+  unescapeMountField,
+  findMount,
+  isMountPoint,
+  mountsUnder,
+  MOUNTINFO_PATH,
+  type MountInfoEntry,
+} from './mountinfo.js';
+export { mount, bindMount, remountReadOnly, unmount, isReadOnlyMount, type BindMountOptions, type UnmountOptions } from './mount.js';
+export { attachLoop, detachLoop, findLoopByBackingFile, listLoopDevices, isLoopAttached, refreshLoopCapacity, type LoopDevice } from './loop.js';
