@@ -1,0 +1,8 @@
+// Original file: src/csi/proto/csi.proto
+
+
+export interface ProbeRequest {
+}
+
+export interface ProbeRequest__Output {
+}

@@ -1,0 +1,12 @@
+// Original file: src/csi/proto/csi.proto
+
+
+export interface VolumeCondition {
+  'abnormal'?: (boolean);
+  'message'?: (string);
+}
+
+export interface VolumeCondition__Output {
+  'abnormal': (boolean);
+  'message': (string);
+}
