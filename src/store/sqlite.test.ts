@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BadRequestError, ExpiredError } from '../util/errors.js';
+import { newEventSink, runStoreContract } from './contract.test-kit.js';
+import { openSqliteStore } from './sqlite.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'stowage-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const nextFile = (): string => join(dir, `db-${++n}.sqlite`);
+
+runStoreContract({ name: 'sqlite :memory:', newStore: async () => openSqliteStore({ path: ':memory:' }) });
+runStoreContract({ name: 'sqlite file', newStore: async () => openSqliteStore({ path: nextFile() }) });
+
+describe('sqlite store', () => {
+  it('keeps data, revision and compacted revision across reopen', async () => {
+    const path = nextFile();
+    const a = openSqliteStore({ path });
+    await a.create('/r/a', '1');
+    await a.create('/r/b', '2');
+    await a.update('/r/a', '3');
+    await a.compact(2);
+    await a.delete('/r/b');
+    await a.close();
+
+    const b = openSqliteStore({ path });
+    try {
+      expect(b.currentRevision()).toBe(4);
+      expect(b.compactedRevision()).toBe(2);
+      expect((await b.list('/r/')).items).toEqual([{ key: '/r/a', value: '3', createRevision: 1, modRevision: 3 }]);
+      expect((await b.create('/r/c', 'x')).modRevision).toBe(5);
+      const sink = newEventSink();
+      b.watch('/r/', { afterRevision: 2, onEvent: sink.onEvent });
+      expect((await sink.waitFor(3)).map((e) => [e.type, e.kv.key, e.revision])).toEqual([
+        ['PUT', '/r/a', 3],
+        ['DELETE', '/r/b', 4],
+        ['PUT', '/r/c', 5],
+      ]);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('keeps the revision across reopen when the whole log was compacted', async () => {
+    const path = nextFile();
+    const a = openSqliteStore({ path });
+    await a.create('/r/a', '1');
+    await a.create('/r/b', '2');
+    await a.compact(2);
+    await a.close();
+    const b = openSqliteStore({ path });
+    expect(b.currentRevision()).toBe(2);
+    expect((await b.create('/r/c', '3')).modRevision).toBe(3);
+    await b.close();
+  });
+
+  it('compacts automatically to the last historyLimit revisions', async () => {
+    const s = openSqliteStore({ path: ':memory:', historyLimit: 5 });
+    for (let i = 0; i < 20; i++) await s.create(`/a/${i}`, 'v');
+    expect(s.compactedRevision()).toBe(15);
+    await expect(s.list('/a/', { revision: 14 })).rejects.toBeInstanceOf(ExpiredError);
+    expect((await s.list('/a/', { revision: 15 })).items).toHaveLength(15);
+    expect(await s.count('/a/')).toBe(20);
+    await s.close();
+  });
+
+  it('rejects a list at a future revision and compaction past the current revision', async () => {
+    const s = openSqliteStore({ path: ':memory:' });
+    await s.create('/a', '1');
+    await expect(s.list('/', { revision: 5 })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(s.compact(5)).rejects.toBeInstanceOf(BadRequestError);
+    await s.close();
+  });
+
+  it('matches keys with non-ASCII prefixes exactly', async () => {
+    const s = openSqliteStore({ path: ':memory:' });
+    for (const k of ['/ü/1', '/ü1', '/ý/1', '/\u{10FFFF}/a', '/\u{10FFFF}']) await s.create(k, 'v');
+    expect((await s.list('/ü/')).items.map((i) => i.key)).toEqual(['/ü/1']);
+    expect((await s.list('/\u{10FFFF}')).items.map((i) => i.key)).toEqual(['/\u{10FFFF}', '/\u{10FFFF}/a']);
+    expect(await s.count('')).toBe(5);
+    await s.close();
+  });
+
+  it('drops watchers on close and rejects later calls', async () => {
+    const s = openSqliteStore({ path: ':memory:' });
+    s.watch('/', { onEvent: () => {} });
+    expect(s.watcherCount()).toBe(1);
+    await s.close();
+    expect(s.watcherCount()).toBe(0);
+    await expect(s.get('/a')).rejects.toThrow(/closed/);
+  });
+});

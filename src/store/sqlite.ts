@@ -1,0 +1,387 @@
+import Database from 'better-sqlite3';
+import type { Database as Db, Statement } from 'better-sqlite3';
+import { AlreadyExistsError, BadRequestError, ConflictError, ExpiredError, NotFoundError, UnavailableError } from '../util/errors.js';
+import { newLogger } from '../util/log.js';
+import type { KeyValue, ListOptions, ListResult, Store, WatchEvent, Watcher, WatchOptions } from './store.js';
+
+const log = newLogger('store/sqlite');
+
+export interface SqliteStoreOptions {
+  /** Database file, or ':memory:'. */
+  readonly path: string;
+  /** Revisions of history (watchable/listable) to keep; older log rows are compacted. Default 100_000. */
+  readonly historyLimit?: number;
+  /** Also run automatic compaction on this period (unref'd timer). Default: only piggy-backed on writes. */
+  readonly compactIntervalMs?: number;
+}
+
+export interface SqliteStore extends Store {
+  /** Number of watchers currently registered (for tests and metrics). */
+  watcherCount(): number;
+}
+
+/**
+ * Opens (or creates) a SQLite-backed Store. Single-process: the revision counter lives in memory,
+ * so two processes must never open the same file for writing.
+ */
+export function openSqliteStore(opts: SqliteStoreOptions): SqliteStore {
+  return new SqliteKv(opts);
+}
+
+const DEFAULT_HISTORY = 100_000;
+const REPLAY_CHUNK = 1_000;
+const PUT = 0;
+const DEL = 1;
+
+interface LogRow {
+  rev: number;
+  key: string;
+  type: number;
+  value: string | null;
+  create_rev: number | null;
+  prev_value: string | null;
+  prev_create_rev: number | null;
+  prev_mod_rev: number | null;
+}
+
+interface WatchEntry {
+  readonly prefix: string;
+  readonly opts: WatchOptions;
+  /** False while the log replay is pending; live events are then picked up by the replay. */
+  live: boolean;
+  closed: boolean;
+  lastDelivered: number;
+}
+
+// TEXT sorts before every BLOB in SQLite, so an empty blob is an upper bound above all keys.
+const ABOVE_ALL_KEYS = Buffer.alloc(0);
+
+/** Exclusive upper bound of the keys starting with `prefix` (keys compare as UTF-8 = code point order). */
+function prefixEnd(prefix: string): string | Buffer {
+  const cps = Array.from(prefix);
+  while (cps.length > 0) {
+    const last = cps.pop()!.codePointAt(0)!;
+    let next = last + 1;
+    if (next >= 0xd800 && next <= 0xdfff) next = 0xe000;
+    if (next <= 0x10ffff) return cps.join('') + String.fromCodePoint(next);
+  }
+  return ABOVE_ALL_KEYS;
+}
+
+class SqliteKv implements SqliteStore {
+  private readonly db: Db;
+  private readonly historyLimit: number;
+  private readonly compactBatch: number;
+  private rev: number;
+  private compacted: number;
+  private closed = false;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly watchers = new Set<WatchEntry>();
+  private readonly pending: WatchEvent[] = [];
+  private dispatching = false;
+  private readonly st: Record<
+    | 'get' | 'insert' | 'upd' | 'del' | 'log' | 'listFrom' | 'listAfter' | 'count' | 'countAfter'
+    | 'replay' | 'historic' | 'compact' | 'meta' | 'maxRev',
+    Statement
+  >;
+  private readonly tx: {
+    create: (key: string, value: string) => KeyValue;
+    update: (key: string, value: string, expected: number | undefined) => { kv: KeyValue; prev: KeyValue };
+    delete: (key: string, expected: number | undefined) => KeyValue;
+    compact: (rev: number) => void;
+  };
+
+  constructor(o: SqliteStoreOptions) {
+    this.historyLimit = Math.max(1, o.historyLimit ?? DEFAULT_HISTORY);
+    // Compact in batches so the DELETE stays cheap and rare: ~1% of history, capped.
+    this.compactBatch = Math.max(1, Math.min(1_000, Math.floor(this.historyLimit / 100)));
+    const db = new Database(o.path);
+    this.db = db;
+    if (o.path !== ':memory:') db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS kv (
+        key TEXT PRIMARY KEY, value TEXT NOT NULL, create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS log (
+        rev INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT, create_rev INTEGER,
+        prev_value TEXT, prev_create_rev INTEGER, prev_mod_rev INTEGER
+      );
+      CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, num INTEGER NOT NULL) WITHOUT ROWID;
+    `);
+    const kvCols = 'key, value, create_rev AS createRevision, mod_rev AS modRevision';
+    this.st = {
+      get: db.prepare(`SELECT ${kvCols} FROM kv WHERE key = ?`),
+      insert: db.prepare('INSERT INTO kv (key, value, create_rev, mod_rev) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
+      upd: db.prepare('UPDATE kv SET value = ?, mod_rev = ? WHERE key = ?'),
+      del: db.prepare('DELETE FROM kv WHERE key = ?'),
+      log: db.prepare(
+        'INSERT INTO log (rev, key, type, value, create_rev, prev_value, prev_create_rev, prev_mod_rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      listFrom: db.prepare(`SELECT ${kvCols} FROM kv WHERE key >= ? AND key < ? ORDER BY key LIMIT ?`),
+      listAfter: db.prepare(`SELECT ${kvCols} FROM kv WHERE key > ? AND key < ? ORDER BY key LIMIT ?`),
+      count: db.prepare('SELECT COUNT(*) AS n FROM kv WHERE key >= ? AND key < ?'),
+      countAfter: db.prepare('SELECT COUNT(*) AS n FROM kv WHERE key > ? AND key < ?'),
+      replay: db.prepare('SELECT * FROM log WHERE rev > ? AND rev <= ? AND key >= ? AND key < ? ORDER BY rev LIMIT ?'),
+      // State at revision R: keys untouched since R come from kv; for the others, the value before
+      // their first change after R.
+      historic: db.prepare(`
+        WITH first AS (SELECT key, MIN(rev) AS rev FROM log WHERE rev > @rev AND key >= @lo AND key < @hi GROUP BY key)
+        SELECT ${kvCols} FROM kv WHERE key >= @lo AND key < @hi AND key NOT IN (SELECT key FROM first)
+        UNION ALL
+        SELECT l.key AS key, l.prev_value AS value, l.prev_create_rev AS createRevision, l.prev_mod_rev AS modRevision
+          FROM first f JOIN log l ON l.rev = f.rev WHERE l.prev_value IS NOT NULL
+        ORDER BY key`),
+      compact: db.prepare('DELETE FROM log WHERE rev <= ?'),
+      meta: db.prepare('INSERT INTO meta (name, num) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET num = excluded.num'),
+      maxRev: db.prepare('SELECT MAX(rev) AS n FROM log'),
+    };
+    const meta = new Map(
+      (db.prepare('SELECT name, num FROM meta').all() as Array<{ name: string; num: number }>).map((r) => [r.name, r.num]),
+    );
+    const maxLogged = (this.st.maxRev.get() as { n: number | null }).n ?? 0;
+    // The revision is persisted only with compaction; otherwise the newest log row carries it.
+    this.rev = Math.max(meta.get('revision') ?? 0, maxLogged);
+    this.compacted = meta.get('compacted') ?? 0;
+    this.tx = this.buildTransactions();
+    if (o.compactIntervalMs !== undefined && o.compactIntervalMs > 0) {
+      this.timer = setInterval(() => this.autoCompact(0), o.compactIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  private buildTransactions(): SqliteKv['tx'] {
+    const { db, st } = this;
+    return {
+      create: db.transaction((key: string, value: string): KeyValue => {
+        const rev = this.rev + 1;
+        if (st.insert.run(key, value, rev, rev).changes === 0) throw new AlreadyExistsError(`key ${key} already exists`);
+        st.log.run(rev, key, PUT, value, rev, null, null, null);
+        return { key, value, createRevision: rev, modRevision: rev };
+      }),
+      update: db.transaction((key: string, value: string, expected: number | undefined) => {
+        const prev = this.current(key, expected);
+        const rev = this.rev + 1;
+        st.upd.run(value, rev, key);
+        st.log.run(rev, key, PUT, value, prev.createRevision, prev.value, prev.createRevision, prev.modRevision);
+        return { kv: { key, value, createRevision: prev.createRevision, modRevision: rev }, prev };
+      }),
+      delete: db.transaction((key: string, expected: number | undefined): KeyValue => {
+        const prev = this.current(key, expected);
+        const rev = this.rev + 1;
+        st.del.run(key);
+        st.log.run(rev, key, DEL, null, null, prev.value, prev.createRevision, prev.modRevision);
+        return prev;
+      }),
+      compact: db.transaction((rev: number) => {
+        st.compact.run(rev);
+        st.meta.run('compacted', rev);
+        st.meta.run('revision', this.rev);
+      }),
+    };
+  }
+
+  private current(key: string, expected: number | undefined): KeyValue {
+    const prev = this.st.get.get(key) as KeyValue | undefined;
+    if (!prev) throw new NotFoundError(`key ${key} not found`);
+    if (expected !== undefined && prev.modRevision !== expected) {
+      throw new ConflictError(`key ${key}: modRevision is ${prev.modRevision}, expected ${expected}`);
+    }
+    return prev;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new UnavailableError('store is closed');
+  }
+
+  currentRevision(): number {
+    return this.rev;
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    this.assertOpen();
+    return this.st.get.get(key) as KeyValue | undefined;
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.assertOpen();
+    return (this.st.count.get(prefix, prefixEnd(prefix)) as { n: number }).n;
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    this.assertOpen();
+    const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : 0;
+    const hi = prefixEnd(prefix);
+    const after = opts.startAfter !== undefined && opts.startAfter >= prefix ? opts.startAfter : undefined;
+    const at = opts.revision !== undefined && opts.revision > 0 ? opts.revision : this.rev;
+    if (at > this.rev) throw new BadRequestError(`revision ${at} is in the future (current revision ${this.rev})`);
+    if (at < this.compacted) throw new ExpiredError(`revision ${at} has been compacted (compacted revision ${this.compacted})`);
+    if (at < this.rev) return this.listHistoric(prefix, hi, after, limit, at);
+
+    const rows = (after === undefined ? this.st.listFrom.all(prefix, hi, limit ? limit + 1 : -1) : this.st.listAfter.all(after, hi, limit ? limit + 1 : -1)) as KeyValue[];
+    if (!limit || rows.length <= limit) return { items: rows, revision: at };
+    rows.length = limit;
+    const continueKey = rows[limit - 1]!.key;
+    const remaining = (this.st.countAfter.get(continueKey, hi) as { n: number }).n;
+    return { items: rows, revision: at, continueKey, remaining };
+  }
+
+  private listHistoric(prefix: string, hi: string | Buffer, after: string | undefined, limit: number, at: number): ListResult {
+    let rows = this.st.historic.all({ rev: at, lo: prefix, hi }) as KeyValue[];
+    if (after !== undefined) rows = rows.filter((r) => r.key > after);
+    if (!limit || rows.length <= limit) return { items: rows, revision: at };
+    const items = rows.slice(0, limit);
+    return { items, revision: at, continueKey: items[limit - 1]!.key, remaining: rows.length - limit };
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    this.assertOpen();
+    const kv = this.tx.create(key, value);
+    this.committed(kv.modRevision);
+    this.emit({ type: 'PUT', kv, revision: kv.modRevision });
+    return kv;
+  }
+
+  async update(key: string, value: string, expectedModRevision?: number): Promise<KeyValue> {
+    this.assertOpen();
+    const { kv, prev } = this.tx.update(key, value, expectedModRevision);
+    this.committed(kv.modRevision);
+    this.emit({ type: 'PUT', kv, prev, revision: kv.modRevision });
+    return kv;
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    this.assertOpen();
+    const prev = this.tx.delete(key, expectedModRevision);
+    const rev = this.rev + 1;
+    this.committed(rev);
+    this.emit({ type: 'DELETE', kv: { ...prev, modRevision: rev }, prev, revision: rev });
+    return prev;
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    if (revision > this.rev) throw new BadRequestError(`cannot compact revision ${revision}: current revision is ${this.rev}`);
+    if (revision <= this.compacted) return;
+    this.tx.compact(revision);
+    this.compacted = revision;
+  }
+
+  private committed(rev: number): void {
+    this.rev = rev;
+    this.autoCompact(this.compactBatch);
+  }
+
+  private autoCompact(slack: number): void {
+    if (this.closed) return;
+    const target = this.rev - this.historyLimit;
+    if (target - this.compacted < Math.max(1, slack)) return;
+    this.tx.compact(target);
+    this.compacted = target;
+  }
+
+  watch(prefix: string, opts: WatchOptions): Watcher {
+    const entry: WatchEntry = { prefix, opts, live: false, closed: false, lastDelivered: 0 };
+    const after = opts.afterRevision ?? this.rev;
+    if (this.closed) {
+      entry.closed = true;
+      queueMicrotask(() => opts.onError?.(new UnavailableError('store is closed')));
+    } else if (after < this.compacted) {
+      entry.closed = true;
+      const err = new ExpiredError(`revision ${after} has been compacted (compacted revision ${this.compacted})`);
+      queueMicrotask(() => opts.onError?.(err));
+    } else {
+      this.watchers.add(entry);
+      // Replay asynchronously so the caller holds the Watcher before the first event arrives.
+      queueMicrotask(() => this.replay(entry, after));
+    }
+    return {
+      close: () => {
+        entry.closed = true;
+        this.watchers.delete(entry);
+      },
+    };
+  }
+
+  private replay(w: WatchEntry, after: number): void {
+    if (w.closed || this.closed) return;
+    if (after < this.compacted) {
+      w.closed = true;
+      this.watchers.delete(w);
+      w.opts.onError?.(new ExpiredError(`revision ${after} has been compacted (compacted revision ${this.compacted})`));
+      return;
+    }
+    const hi = prefixEnd(w.prefix);
+    let from = after;
+    // Handlers may write while we replay; loop until the log is drained up to the current revision.
+    while (from < this.rev && !w.closed && !this.closed) {
+      const rows = this.st.replay.all(from, this.rev, w.prefix, hi, REPLAY_CHUNK) as LogRow[];
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        if (w.closed) return;
+        deliver(w, rowToEvent(r));
+      }
+      from = rows[rows.length - 1]!.rev;
+    }
+    w.lastDelivered = Math.max(this.rev, after);
+    w.live = true;
+  }
+
+  /** Deliver in commit order even when a handler writes re-entrantly. */
+  private emit(ev: WatchEvent): void {
+    if (this.watchers.size === 0) return;
+    this.pending.push(ev);
+    if (this.dispatching) return;
+    this.dispatching = true;
+    try {
+      for (let i = 0; i < this.pending.length; i++) {
+        const e = this.pending[i]!;
+        for (const w of this.watchers) {
+          if (w.live && !w.closed && e.revision > w.lastDelivered && e.kv.key.startsWith(w.prefix)) {
+            w.lastDelivered = e.revision;
+            deliver(w, e);
+          }
+        }
+      }
+    } finally {
+      this.pending.length = 0;
+      this.dispatching = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const w of this.watchers) w.closed = true;
+    this.watchers.clear();
+    this.db.close();
+  }
+}
+
+function deliver(w: WatchEntry, ev: WatchEvent): void {
+  try {
+    w.opts.onEvent(ev);
+  } catch (err) {
+    // A faulty handler must not break the writer or the other watchers; its watch stays open.
+    log.error('watch handler threw', { prefix: w.prefix, revision: ev.revision, error: String(err) });
+  }
+}
+
+function rowToEvent(r: LogRow): WatchEvent {
+  const prev: KeyValue | undefined =
+    r.prev_value === null ? undefined : { key: r.key, value: r.prev_value, createRevision: r.prev_create_rev!, modRevision: r.prev_mod_rev! };
+  if (r.type === DEL) {
+    return { type: 'DELETE', kv: { ...prev!, modRevision: r.rev }, prev, revision: r.rev };
+  }
+  const kv: KeyValue = { key: r.key, value: r.value!, createRevision: r.create_rev!, modRevision: r.rev };
+  return prev ? { type: 'PUT', kv, prev, revision: r.rev } : { type: 'PUT', kv, revision: r.rev };
+}
