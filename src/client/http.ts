@@ -1,0 +1,160 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { TimeoutError, UnavailableError, StowageError } from '../util/errors.js';
+import { errorFromStatus, errorFromTransport } from './status.js';
+
+/** How to reach a Kubernetes-compatible API server. */
+export interface RestConfig {
+  /** e.g. `https://127.0.0.1:6443` (http:// is accepted for tests and loopback). */
+  readonly server: string;
+  readonly token: string;
+  /** PEM CA bundle that signed the server's certificate. */
+  readonly caPem?: string;
+  /** Skip server certificate verification (never in production). */
+  readonly insecure?: boolean;
+  /** Deadline of every non-watch request; default 30 s. */
+  readonly timeoutMs?: number;
+  /** Connection pool size per host; default 32. */
+  readonly maxSockets?: number;
+  readonly userAgent?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000; // client-go has no default; 30 s keeps a hung server from stalling a loop forever
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface HttpRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly query?: Query;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+  /** Overrides the config's deadline; for streams it only bounds the wait for response headers. */
+  readonly timeoutMs?: number;
+}
+
+/** Low-level transport: one keep-alive agent, JSON in and out, errors typed at this edge. */
+export class HttpTransport {
+  private readonly base: URL;
+  private readonly agent: http.Agent;
+  private readonly mod: typeof http | typeof https;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly cfg: RestConfig) {
+    this.base = new URL(cfg.server);
+    const secure = this.base.protocol === 'https:';
+    this.mod = secure ? https : http;
+    const maxSockets = cfg.maxSockets ?? 32;
+    this.agent = secure
+      ? new https.Agent({ keepAlive: true, maxSockets, ca: cfg.caPem, rejectUnauthorized: !cfg.insecure })
+      : new http.Agent({ keepAlive: true, maxSockets });
+    this.timeoutMs = cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** Sends a request and parses the JSON answer; non-2xx answers become typed errors. */
+  async json(req: HttpRequest): Promise<unknown> {
+    const deadline = req.timeoutMs ?? this.timeoutMs;
+    const timeout = AbortSignal.timeout(deadline);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    try {
+      const res = await this.send(req, signal);
+      const text = await readBody(res);
+      const parsed = parseJson(text);
+      const code = res.statusCode ?? 0;
+      if (code < 200 || code > 299) throw errorFromStatus(code, parsed, text.slice(0, 500));
+      return parsed;
+    } catch (e) {
+      if (e instanceof StowageError) throw e;
+      if (timeout.aborted && !req.signal?.aborted) {
+        throw new TimeoutError(`${req.method} ${req.path}: no answer within ${deadline} ms`, { cause: e });
+      }
+      if (req.signal?.aborted) throw req.signal.reason;
+      throw errorFromTransport(e);
+    }
+  }
+
+  /**
+   * Opens a streaming GET (watch). Resolves with the response once a 2xx status arrives; the
+   * caller consumes and destroys it. Aborting `signal` destroys the stream.
+   */
+  async stream(req: HttpRequest): Promise<IncomingMessage> {
+    const deadline = req.timeoutMs ?? this.timeoutMs;
+    const headerTimeout = new AbortController();
+    const timer = setTimeout(() => headerTimeout.abort(new TimeoutError(`${req.path}: no response headers within ${deadline} ms`)), deadline);
+    const signal = req.signal ? AbortSignal.any([req.signal, headerTimeout.signal]) : headerTimeout.signal;
+    let res: IncomingMessage;
+    try {
+      res = await this.send(req, signal);
+    } catch (e) {
+      if (req.signal?.aborted) throw req.signal.reason;
+      if (headerTimeout.signal.aborted) throw headerTimeout.signal.reason;
+      throw errorFromTransport(e);
+    } finally {
+      clearTimeout(timer);
+    }
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code > 299) {
+      const text = await readBody(res).catch(() => '');
+      throw errorFromStatus(code, parseJson(text), text.slice(0, 500));
+    }
+    if (req.signal) {
+      const s = req.signal;
+      const onAbort = (): void => void res.destroy();
+      if (s.aborted) res.destroy();
+      else {
+        s.addEventListener('abort', onAbort, { once: true });
+        res.once('close', () => s.removeEventListener('abort', onAbort));
+      }
+    }
+    return res;
+  }
+
+  /** Frees pooled sockets. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private send(req: HttpRequest, signal: AbortSignal): Promise<IncomingMessage> {
+    const url = new URL(req.path, this.base);
+    for (const [k, v] of Object.entries(req.query ?? {})) {
+      if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    }
+    const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      Authorization: `Bearer ${this.cfg.token}`,
+      'User-Agent': this.cfg.userAgent ?? 'stowage-client',
+    };
+    if (payload) {
+      headers['Content-Type'] = req.contentType ?? 'application/json';
+      headers['Content-Length'] = String(payload.length);
+    }
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const r = this.mod.request(url, { method: req.method, headers, agent: this.agent, signal }, resolve);
+      r.on('error', reject);
+      r.end(payload);
+    });
+  }
+}
+
+function readBody(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('aborted', () => reject(new UnavailableError('connection closed mid-response')));
+  });
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text; // a non-JSON body (proxy error page): kept as the message
+  }
+}

@@ -1,0 +1,239 @@
+import { realClock, type Clock } from '../util/backoff.js';
+import { toStowageError } from '../util/errors.js';
+import { newLogger, type Logger } from '../util/log.js';
+
+/** Per-item exponential backoff: `initialMs · 2^(failures)` capped, reset by `forget`. */
+export interface RateLimiterPolicy {
+  readonly initialMs: number;
+  readonly capMs: number;
+}
+
+// client-go's DefaultControllerRateLimiter starts at 5 ms and doubles to 1000 s; our cap is 30 s.
+export const DEFAULT_RATE_LIMIT: RateLimiterPolicy = { initialMs: 5, capMs: 30_000 };
+
+/** Delay for the (failures+1)-th rate-limited add of an item that has failed `failures` times. */
+export function rateLimitDelay(p: RateLimiterPolicy, failures: number): number {
+  // Math.pow overflows to Infinity long before failures grows unbounded; min() keeps the cap.
+  return Math.min(p.initialMs * Math.pow(2, failures), p.capMs);
+}
+
+export type GetResult<K> = { readonly key: K; readonly shutdown: false } | { readonly key: undefined; readonly shutdown: true };
+
+/**
+ * A work queue with client-go semantics:
+ * - an item queued twice is processed once (dirty set);
+ * - an item is never handed to two workers at once: re-adding it while it is processing marks
+ *   it dirty, and it is queued again when `done` is called;
+ * - `addRateLimited` re-adds after a per-item exponential delay; `forget` resets that item;
+ * - `addAfter` keeps the earliest pending deadline per item;
+ * - after `shutDown`, adds are ignored; workers get the remaining queue, then `{shutdown: true}`.
+ */
+export interface WorkQueue<K> {
+  add(key: K): void;
+  addAfter(key: K, ms: number): void;
+  addRateLimited(key: K): void;
+  forget(key: K): void;
+  numRequeues(key: K): number;
+  get(): Promise<GetResult<K>>;
+  done(key: K): void;
+  /** Items waiting to be handed out (not processing, not delayed). */
+  len(): number;
+  shutDown(): void;
+  /** Shuts down and resolves once every item being processed is done. */
+  shutDownWithDrain(): Promise<void>;
+  shuttingDown(): boolean;
+}
+
+export interface WorkQueueOptions {
+  readonly clock?: Clock;
+  readonly rateLimit?: RateLimiterPolicy;
+  readonly name?: string;
+}
+
+export function newWorkQueue<K>(o: WorkQueueOptions = {}): WorkQueue<K> {
+  return new RateLimitedQueue<K>(o);
+}
+
+class RateLimitedQueue<K> implements WorkQueue<K> {
+  private readonly queue: K[] = [];
+  private readonly dirty = new Set<K>();
+  private readonly processing = new Set<K>();
+  private readonly failures = new Map<K, number>();
+  private readonly delayed = new Map<K, { at: number; cancel: AbortController }>();
+  private readonly getters: Array<(r: GetResult<K>) => void> = [];
+  private readonly drainers: Array<() => void> = [];
+  private readonly clock: Clock;
+  private readonly policy: RateLimiterPolicy;
+  private closing = false;
+
+  constructor(o: WorkQueueOptions) {
+    this.clock = o.clock ?? realClock;
+    this.policy = o.rateLimit ?? DEFAULT_RATE_LIMIT;
+  }
+
+  add(key: K): void {
+    if (this.closing || this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return; // queued again by done()
+    this.enqueue(key);
+  }
+
+  addAfter(key: K, ms: number): void {
+    if (this.closing) return;
+    if (ms <= 0) return this.add(key);
+    const at = this.clock.now() + ms;
+    const pending = this.delayed.get(key);
+    if (pending && pending.at <= at) return;
+    pending?.cancel.abort();
+    const cancel = new AbortController();
+    this.delayed.set(key, { at, cancel });
+    this.clock.sleep(ms, cancel.signal).then(
+      () => {
+        if (this.delayed.get(key)?.cancel === cancel) this.delayed.delete(key);
+        this.add(key);
+      },
+      () => undefined, // cancelled: superseded by an earlier deadline, or shut down
+    );
+  }
+
+  addRateLimited(key: K): void {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    this.addAfter(key, rateLimitDelay(this.policy, n));
+  }
+
+  forget(key: K): void {
+    this.failures.delete(key);
+  }
+
+  numRequeues(key: K): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  get(): Promise<GetResult<K>> {
+    const key = this.take();
+    if (key !== undefined) return Promise.resolve({ key: key.v, shutdown: false });
+    if (this.closing) return Promise.resolve({ key: undefined, shutdown: true });
+    return new Promise((resolve) => this.getters.push(resolve));
+  }
+
+  done(key: K): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key)) this.enqueue(key);
+    if (this.processing.size === 0) for (const d of this.drainers.splice(0)) d();
+  }
+
+  len(): number {
+    return this.queue.length;
+  }
+
+  shutDown(): void {
+    if (this.closing) return;
+    this.closing = true;
+    for (const d of this.delayed.values()) d.cancel.abort();
+    this.delayed.clear();
+    // Waiting workers only exist when the queue is empty: release them.
+    for (const g of this.getters.splice(0)) g({ key: undefined, shutdown: true });
+  }
+
+  shutDownWithDrain(): Promise<void> {
+    this.shutDown();
+    if (this.processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainers.push(resolve));
+  }
+
+  shuttingDown(): boolean {
+    return this.closing;
+  }
+
+  private enqueue(key: K): void {
+    const g = this.getters.shift();
+    if (g) {
+      this.dirty.delete(key);
+      this.processing.add(key);
+      g({ key, shutdown: false });
+    } else {
+      this.queue.push(key);
+    }
+  }
+
+  private take(): { v: K } | undefined {
+    if (this.queue.length === 0) return undefined;
+    const v = this.queue.shift() as K;
+    this.dirty.delete(v);
+    this.processing.add(v);
+    return { v };
+  }
+}
+
+/** A reconcile failure that retrying cannot fix: logged, and the key is forgotten. */
+export class TerminalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TerminalError';
+  }
+}
+
+export interface ReconcileResult {
+  /** Reconcile again after this delay even on success (level-triggered polling). */
+  readonly requeueAfterMs?: number;
+}
+
+export type ReconcileFn<K> = (key: K, signal: AbortSignal) => Promise<ReconcileResult | void>;
+
+export interface RunWorkersOptions {
+  /** Aborting shuts the queue down (with drain); the signal passed to reconcile aborts too. */
+  readonly signal?: AbortSignal;
+  readonly log?: Logger;
+}
+
+/**
+ * Runs `n` workers over `queue` until it is shut down, mapping each outcome in one place
+ * (controller-runtime's reconcileHandler): error → addRateLimited; TerminalError → forget and log;
+ * requeueAfterMs → forget + addAfter; success → forget. The queue guarantees one key is never
+ * reconciled by two workers at once.
+ */
+export async function runWorkers<K>(
+  queue: WorkQueue<K>,
+  n: number,
+  reconcile: ReconcileFn<K>,
+  o: RunWorkersOptions = {},
+): Promise<void> {
+  const log = o.log ?? newLogger('workers');
+  const signal = o.signal ?? new AbortController().signal;
+  const onAbort = (): void => void queue.shutDownWithDrain();
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const item = await queue.get();
+      if (item.shutdown) return;
+      const key = item.key;
+      try {
+        const r = await reconcile(key, signal);
+        queue.forget(key);
+        if (r && r.requeueAfterMs !== undefined && r.requeueAfterMs > 0) queue.addAfter(key, r.requeueAfterMs);
+      } catch (e) {
+        if (e instanceof TerminalError) {
+          queue.forget(key);
+          log.error('reconcile failed terminally; not requeued', { key: String(key), error: e.message });
+        } else {
+          queue.addRateLimited(key);
+          const err = toStowageError(e);
+          log.warn('reconcile failed; requeued with backoff', {
+            key: String(key),
+            error: err.message,
+            requeues: queue.numRequeues(key),
+          });
+        }
+      } finally {
+        queue.done(key);
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, n) }, () => worker()));
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
