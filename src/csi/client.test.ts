@@ -103,6 +103,20 @@ describe('CsiClient against a fake driver', () => {
     ]);
   });
 
+  it('forgets cached capabilities when the driver restarts', async () => {
+    const sock = join(dir, 'csi.sock');
+    driver = await startFakeDriver({ socket: sock });
+    client = new CsiClient({ endpoint: sock });
+    expect([...(await client.nodeCapabilities())]).toEqual(['STAGE_UNSTAGE_VOLUME']);
+    await driver.stop();
+    driver = await startFakeDriver({
+      socket: sock,
+      node: { NodeGetCapabilities: handler(() => ({ capabilities: [{ rpc: { type: 'GET_VOLUME_STATS' } }] })) },
+    });
+    await client.connect({ timeoutMs: 10_000 });
+    expect([...(await client.nodeCapabilities())]).toEqual(['GET_VOLUME_STATS']);
+  });
+
   it('applies the per-call deadline: DEADLINE_EXCEEDED, retryable and uncertain', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
