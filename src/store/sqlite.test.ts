@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BadRequestError, ExpiredError } from '../util/errors.js';
+import { BadRequestError, ExpiredError, UnavailableError } from '../util/errors.js';
 import { newEventSink, runStoreContract } from './contract.test-kit.js';
 import { openSqliteStore } from './sqlite.js';
 
@@ -90,5 +90,22 @@ describe('sqlite store', () => {
     await s.close();
     expect(s.watcherCount()).toBe(0);
     await expect(s.get('/a')).rejects.toThrow(/closed/);
+  });
+});
+
+describe('sqlite store file locking', () => {
+  it('refuses a second open of the same file while the first is open', async () => {
+    const path = nextFile();
+    const a = openSqliteStore({ path });
+    await a.create('/a', '1');
+    expect(() => openSqliteStore({ path })).toThrow(/in use by another process/);
+    await a.close();
+    const b = openSqliteStore({ path });
+    expect(b.currentRevision()).toBe(1);
+    await b.close();
+  });
+
+  it('reports an unopenable path as Unavailable', () => {
+    expect(() => openSqliteStore({ path: join(dir, 'missing', 'db.sqlite') })).toThrow(UnavailableError);
   });
 });

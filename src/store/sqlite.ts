@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { AlreadyExistsError, BadRequestError, ConflictError, ExpiredError, NotFoundError, UnavailableError } from '../util/errors.js';
+import { AlreadyExistsError, BadRequestError, ConflictError, ExpiredError, NotFoundError, StowageError, UnavailableError, toStowageError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
 import type { KeyValue, ListOptions, ListResult, Store, WatchEvent, Watcher, WatchOptions } from './store.js';
 
@@ -30,6 +30,8 @@ export function openSqliteStore(opts: SqliteStoreOptions): SqliteStore {
 
 const DEFAULT_HISTORY = 100_000;
 const REPLAY_CHUNK = 1_000;
+// Long enough to outlast a previous process that is still exiting; short enough to fail clearly.
+const LOCK_WAIT_MS = 2_000;
 const PUT = 0;
 const DEL = 1;
 
@@ -68,6 +70,42 @@ function prefixEnd(prefix: string): string | Buffer {
   return ABOVE_ALL_KEYS;
 }
 
+/**
+ * The revision counter lives in memory, so a second process writing the same file would reuse
+ * revisions. An exclusive lock taken at open (held until close) makes that a clear error instead.
+ */
+function openExclusive(path: string): Db {
+  let db: Db | undefined;
+  try {
+    db = new Database(path, { timeout: LOCK_WAIT_MS });
+    if (path !== ':memory:') {
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+      db.exec('BEGIN IMMEDIATE; COMMIT');
+    }
+    db.pragma('synchronous = NORMAL');
+    return db;
+  } catch (err) {
+    db?.close();
+    const busy = isSqliteError(err) && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED');
+    const why = busy ? 'it is in use by another process' : err instanceof Error ? err.message : String(err);
+    throw new UnavailableError(`cannot open store ${path}: ${why}`, { cause: err });
+  }
+}
+
+function isSqliteError(err: unknown): err is Error & { code: string } {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string';
+}
+
+/** SQLite failures (disk full, I/O) become Stowage errors here, once; our own typed errors pass through. */
+function storeError(err: unknown): StowageError {
+  if (err instanceof StowageError) return err;
+  if (isSqliteError(err) && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED')) {
+    return new UnavailableError(`store busy: ${err.message}`, { cause: err });
+  }
+  return toStowageError(err);
+}
+
 class SqliteKv implements SqliteStore {
   private readonly db: Db;
   private readonly historyLimit: number;
@@ -95,10 +133,8 @@ class SqliteKv implements SqliteStore {
     this.historyLimit = Math.max(1, o.historyLimit ?? DEFAULT_HISTORY);
     // Compact in batches so the DELETE stays cheap and rare: ~1% of history, capped.
     this.compactBatch = Math.max(1, Math.min(1_000, Math.floor(this.historyLimit / 100)));
-    const db = new Database(o.path);
+    const db = openExclusive(o.path);
     this.db = db;
-    if (o.path !== ':memory:') db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
     db.exec(`
       CREATE TABLE IF NOT EXISTS kv (
         key TEXT PRIMARY KEY, value TEXT NOT NULL, create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL
@@ -208,16 +244,20 @@ class SqliteKv implements SqliteStore {
 
   async get(key: string): Promise<KeyValue | undefined> {
     this.assertOpen();
-    return this.st.get.get(key) as KeyValue | undefined;
+    return this.guard(() => this.st.get.get(key) as KeyValue | undefined);
   }
 
   async count(prefix: string): Promise<number> {
     this.assertOpen();
-    return (this.st.count.get(prefix, prefixEnd(prefix)) as { n: number }).n;
+    return this.guard(() => (this.st.count.get(prefix, prefixEnd(prefix)) as { n: number }).n);
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     this.assertOpen();
+    return this.guard(() => this.listNow(prefix, opts));
+  }
+
+  private listNow(prefix: string, opts: ListOptions): ListResult {
     const limit = opts.limit !== undefined && opts.limit > 0 ? opts.limit : 0;
     const hi = prefixEnd(prefix);
     const after = opts.startAfter !== undefined && opts.startAfter >= prefix ? opts.startAfter : undefined;
@@ -244,7 +284,7 @@ class SqliteKv implements SqliteStore {
 
   async create(key: string, value: string): Promise<KeyValue> {
     this.assertOpen();
-    const kv = this.tx.create(key, value);
+    const kv = this.guard(() => this.tx.create(key, value));
     this.committed(kv.modRevision);
     this.emit({ type: 'PUT', kv, revision: kv.modRevision });
     return kv;
@@ -252,7 +292,7 @@ class SqliteKv implements SqliteStore {
 
   async update(key: string, value: string, expectedModRevision?: number): Promise<KeyValue> {
     this.assertOpen();
-    const { kv, prev } = this.tx.update(key, value, expectedModRevision);
+    const { kv, prev } = this.guard(() => this.tx.update(key, value, expectedModRevision));
     this.committed(kv.modRevision);
     this.emit({ type: 'PUT', kv, prev, revision: kv.modRevision });
     return kv;
@@ -260,7 +300,7 @@ class SqliteKv implements SqliteStore {
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     this.assertOpen();
-    const prev = this.tx.delete(key, expectedModRevision);
+    const prev = this.guard(() => this.tx.delete(key, expectedModRevision));
     const rev = this.rev + 1;
     this.committed(rev);
     this.emit({ type: 'DELETE', kv: { ...prev, modRevision: rev }, prev, revision: rev });
@@ -271,8 +311,16 @@ class SqliteKv implements SqliteStore {
     this.assertOpen();
     if (revision > this.rev) throw new BadRequestError(`cannot compact revision ${revision}: current revision is ${this.rev}`);
     if (revision <= this.compacted) return;
-    this.tx.compact(revision);
+    this.guard(() => this.tx.compact(revision));
     this.compacted = revision;
+  }
+
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw storeError(err);
+    }
   }
 
   private committed(rev: number): void {
@@ -284,8 +332,13 @@ class SqliteKv implements SqliteStore {
     if (this.closed) return;
     const target = this.rev - this.historyLimit;
     if (target - this.compacted < Math.max(1, slack)) return;
-    this.tx.compact(target);
-    this.compacted = target;
+    try {
+      this.tx.compact(target);
+      this.compacted = target;
+    } catch (err) {
+      // The write that triggered us has committed; a failed compaction is retried on a later write.
+      log.warn('automatic compaction failed', { target, error: String(err) });
+    }
   }
 
   watch(prefix: string, opts: WatchOptions): Watcher {
