@@ -59,6 +59,11 @@ export class BadRequestError extends StowageError {
   readonly code = 'BadRequest';
   readonly retryable = false;
 }
+/** The request body's Content-Type is not one this endpoint accepts (HTTP 415). */
+export class UnsupportedMediaTypeError extends StowageError {
+  readonly code = 'UnsupportedMediaType';
+  readonly retryable = false;
+}
 /** A revision older than the retained history was asked for (HTTP 410 Expired). */
 export class ExpiredError extends StowageError {
   readonly code = 'Expired';
