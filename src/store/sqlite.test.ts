@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BadRequestError, ExpiredError, UnavailableError } from '../util/errors.js';
 import { newEventSink, runStoreContract } from './contract.test-kit.js';
 import { openSqliteStore } from './sqlite.js';
@@ -64,6 +64,20 @@ describe('sqlite store', () => {
     expect((await s.list('/a/', { revision: 15 })).items).toHaveLength(15);
     expect(await s.count('/a/')).toBe(20);
     await s.close();
+  });
+
+  it('also compacts on the compactIntervalMs timer', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const s = openSqliteStore({ path: ':memory:', historyLimit: 1_000, compactIntervalMs: 60_000 });
+      for (let i = 0; i < 1_005; i++) await s.create(`/a/${i}`, 'v');
+      expect(s.compactedRevision()).toBe(0); // below the per-write batch threshold
+      vi.advanceTimersByTime(60_000);
+      expect(s.compactedRevision()).toBe(5);
+      await s.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rejects a list at a future revision and compaction past the current revision', async () => {

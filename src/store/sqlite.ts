@@ -70,6 +70,18 @@ function prefixEnd(prefix: string): string | Buffer {
   return ABOVE_ALL_KEYS;
 }
 
+/** kv: current values. log: one row per write (the watch/history source), trimmed by compaction. meta: revision, compacted. */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS kv (
+    key TEXT PRIMARY KEY, value TEXT NOT NULL, create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS log (
+    rev INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT, create_rev INTEGER,
+    prev_value TEXT, prev_create_rev INTEGER, prev_mod_rev INTEGER
+  );
+  CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, num INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
 /**
  * The revision counter lives in memory, so a second process writing the same file would reuse
  * revisions. An exclusive lock taken at open (held until close) makes that a clear error instead.
@@ -84,6 +96,7 @@ function openExclusive(path: string): Db {
       db.exec('BEGIN IMMEDIATE; COMMIT');
     }
     db.pragma('synchronous = NORMAL');
+    db.exec(SCHEMA);
     return db;
   } catch (err) {
     db?.close();
@@ -135,16 +148,6 @@ class SqliteKv implements SqliteStore {
     this.compactBatch = Math.max(1, Math.min(1_000, Math.floor(this.historyLimit / 100)));
     const db = openExclusive(o.path);
     this.db = db;
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS kv (
-        key TEXT PRIMARY KEY, value TEXT NOT NULL, create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL
-      ) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS log (
-        rev INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT, create_rev INTEGER,
-        prev_value TEXT, prev_create_rev INTEGER, prev_mod_rev INTEGER
-      );
-      CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, num INTEGER NOT NULL) WITHOUT ROWID;
-    `);
     const kvCols = 'key, value, create_rev AS createRevision, mod_rev AS modRevision';
     this.st = {
       get: db.prepare(`SELECT ${kvCols} FROM kv WHERE key = ?`),
