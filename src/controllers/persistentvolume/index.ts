@@ -1,0 +1,177 @@
+/**
+ * The volume index: Kubernetes' findBestMatchForClaim answered without scanning every volume.
+ *
+ * Volumes are grouped by access-mode set (as upstream's "accessmodes" indexer). Inside a group:
+ * - `available`: volumes a claim could take (phase Available, no claimRef, not being deleted),
+ *   bucketed by storage class + volumeMode, each bucket sorted by (capacity, name); a claim binary
+ *   searches the first capacity ≥ its request and walks forward only past selector misses.
+ * - `prebound`: volumes whose claimRef names a claim, keyed `ns/name` (any phase, any class) —
+ *   upstream returns such a volume before any size-ordered candidate.
+ * Stored objects are shared, never copied: callers must treat them as immutable (the controller
+ * deep-copies before every modification).
+ */
+import {
+  accessModesKey,
+  capacityNanos,
+  checkVolumeModeMismatches,
+  compileClaimQuery,
+  isVolumeBoundToClaim,
+  nameOf,
+  possibleModeKeys,
+  volumeClass,
+  volumeNodeAffinityMatches,
+  type MatchOptions,
+} from './match.js';
+import { claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim } from './types.js';
+
+interface Entry {
+  readonly pv: PersistentVolume;
+  readonly name: string;
+  readonly modes: string;
+  readonly cap: bigint;
+  /** class + NUL + volumeMode when the volume is takeable, else null. */
+  readonly availKey: string | null;
+  readonly preboundKey: string | null;
+}
+
+interface Group {
+  size: number;
+  readonly available: Map<string, Entry[]>;
+  readonly prebound: Map<string, Map<string, Entry>>;
+}
+
+export interface VolumeIndex {
+  /** Insert or replace (by name). O(log n) search + array insertion. */
+  upsert(pv: PersistentVolume): void;
+  /** Remove by name; a no-op when absent. */
+  remove(name: string): void;
+  get(name: string): PersistentVolume | undefined;
+  /** All volumes, fresh array. */
+  list(): PersistentVolume[];
+  readonly size: number;
+  /** Kubernetes' findBestMatchForClaim (see match.ts findBestMatchLinear for the reference). */
+  findBestMatch(claim: PersistentVolumeClaim, o: MatchOptions): PersistentVolume | null;
+}
+
+export function newVolumeIndex(): VolumeIndex {
+  return new OrderedVolumeIndex();
+}
+
+const cmp = (a: { cap: bigint; name: string }, b: { cap: bigint; name: string }): number =>
+  a.cap < b.cap ? -1 : a.cap > b.cap ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+/** First position whose element is ≥ key. */
+function lowerBound(arr: readonly Entry[], key: { cap: bigint; name: string }): number {
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmp(arr[mid] as Entry, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function availKey(cls: string, mode: string): string {
+  return `${cls}\u0000${mode}`;
+}
+
+class OrderedVolumeIndex implements VolumeIndex {
+  private readonly byName = new Map<string, Entry>();
+  private readonly groups = new Map<string, Group>();
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  get(name: string): PersistentVolume | undefined {
+    return this.byName.get(name)?.pv;
+  }
+
+  list(): PersistentVolume[] {
+    return [...this.byName.values()].map((e) => e.pv);
+  }
+
+  upsert(pv: PersistentVolume): void {
+    const name = nameOf(pv);
+    this.remove(name);
+    const ref = pv.spec?.claimRef;
+    const takeable = pv.status?.phase === 'Available' && !ref && !pv.metadata?.deletionTimestamp;
+    const e: Entry = {
+      pv,
+      name,
+      modes: accessModesKey(pv.spec?.accessModes),
+      cap: capacityNanos(pv),
+      availKey: takeable ? availKey(volumeClass(pv), pv.spec?.volumeMode ?? 'Filesystem') : null,
+      preboundKey: ref ? claimRefKey(ref) : null,
+    };
+    this.byName.set(name, e);
+    let g = this.groups.get(e.modes);
+    if (!g) {
+      g = { size: 0, available: new Map(), prebound: new Map() };
+      this.groups.set(e.modes, g);
+    }
+    g.size++;
+    if (e.availKey !== null) {
+      let arr = g.available.get(e.availKey);
+      if (!arr) g.available.set(e.availKey, (arr = []));
+      arr.splice(lowerBound(arr, e), 0, e);
+    }
+    if (e.preboundKey !== null) {
+      let m = g.prebound.get(e.preboundKey);
+      if (!m) g.prebound.set(e.preboundKey, (m = new Map()));
+      m.set(name, e);
+    }
+  }
+
+  remove(name: string): void {
+    const e = this.byName.get(name);
+    if (!e) return;
+    this.byName.delete(name);
+    const g = this.groups.get(e.modes);
+    if (!g) return;
+    if (e.availKey !== null) {
+      const arr = g.available.get(e.availKey);
+      if (arr) {
+        const i = lowerBound(arr, e);
+        if (arr[i] === e) arr.splice(i, 1);
+        if (arr.length === 0) g.available.delete(e.availKey);
+      }
+    }
+    if (e.preboundKey !== null) {
+      const m = g.prebound.get(e.preboundKey);
+      m?.delete(name);
+      if (m && m.size === 0) g.prebound.delete(e.preboundKey);
+    }
+    if (--g.size === 0) this.groups.delete(e.modes);
+  }
+
+  findBestMatch(claim: PersistentVolumeClaim, o: MatchOptions): PersistentVolume | null {
+    const q = compileClaimQuery(claim);
+    const mode = claim.spec?.volumeMode ?? 'Filesystem';
+    for (const key of possibleModeKeys(this.groups.keys(), claim.spec?.accessModes ?? [])) {
+      const g = this.groups.get(key);
+      if (!g) continue;
+      let prebound: Entry | null = null;
+      for (const e of g.prebound.get(claimKey(claim))?.values() ?? []) {
+        if (checkVolumeModeMismatches(claim, e.pv) || e.pv.metadata?.deletionTimestamp) continue;
+        if (!isVolumeBoundToClaim(e.pv, claim) || e.cap < q.request) continue;
+        if (!prebound || e.name < prebound.name) prebound = e;
+      }
+      if (prebound) {
+        if (o.node && !volumeNodeAffinityMatches(prebound.pv, o.node)) continue;
+        return prebound.pv;
+      }
+      if (!o.node && o.delayBinding) continue;
+      const arr = g.available.get(availKey(q.cls, mode));
+      if (!arr) continue;
+      for (let i = lowerBound(arr, { cap: q.request, name: '' }); i < arr.length; i++) {
+        const e = arr[i] as Entry;
+        if (q.selector && !q.selector(e.pv.metadata?.labels)) continue;
+        if (o.node && !volumeNodeAffinityMatches(e.pv, o.node)) continue;
+        return e.pv;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Pure matching rules between claims and volumes (component-helpers/storage/volume and the PV
+ * controller's index, v1.30), plus `findBestMatchLinear`: the straightforward reference matcher the
+ * indexed one (index.ts) is proven equivalent to.
+ */
+import type { NodeSelectorRequirement } from 'kubernetes-types/core/v1.js';
+import { quantityNanos, quantityValue } from './quantity.js';
+import { compileLabelSelector, type LabelMatcher } from './selector.js';
+import {
+  ANN_BETA_STORAGE_CLASS,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+} from './types.js';
+
+/** Canonical access-mode order of v1helper.GetAccessModesAsString. */
+const MODE_ORDER = [
+  ['ReadWriteOnce', 'RWO'],
+  ['ReadOnlyMany', 'ROX'],
+  ['ReadWriteMany', 'RWX'],
+  ['ReadWriteOncePod', 'RWOP'],
+] as const;
+
+/** "RWO,ROX" style key of a set of access modes; unknown modes are dropped as upstream does. */
+export function accessModesKey(modes: readonly string[] | undefined): string {
+  const set = new Set(modes ?? []);
+  return MODE_ORDER.filter(([m]) => set.has(m))
+    .map(([, s]) => s)
+    .join(',');
+}
+
+export function accessModesFromKey(key: string): string[] {
+  const shorts = new Set(key === '' ? [] : key.split(','));
+  return MODE_ORDER.filter(([, s]) => shorts.has(s)).map(([m]) => m);
+}
+
+/** True when every requested mode is in `indexed` (util.ContainsAllAccessModes). */
+export function containsAllAccessModes(indexed: readonly string[], requested: readonly string[]): boolean {
+  return requested.every((m) => indexed.includes(m));
+}
+
+/** Mode-set keys that can satisfy `requested`, fewest modes first (ties by key, for determinism). */
+export function possibleModeKeys(keys: Iterable<string>, requested: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const k of keys) if (containsAllAccessModes(accessModesFromKey(k), requested)) out.push(k);
+  const size = (k: string): number => (k === '' ? 0 : k.split(',').length);
+  return out.sort((a, b) => size(a) - size(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function checkAccessModes(claim: PersistentVolumeClaim, volume: PersistentVolume): boolean {
+  const have = new Set(volume.spec?.accessModes ?? []);
+  return (claim.spec?.accessModes ?? []).every((m) => have.has(m));
+}
+
+/** volumeMode mismatch, a nil mode defaulting to Filesystem on both sides. */
+export function checkVolumeModeMismatches(claim: PersistentVolumeClaim, volume: PersistentVolume): boolean {
+  return (claim.spec?.volumeMode ?? 'Filesystem') !== (volume.spec?.volumeMode ?? 'Filesystem');
+}
+
+export function claimClass(claim: PersistentVolumeClaim): string {
+  const beta = claim.metadata?.annotations?.[ANN_BETA_STORAGE_CLASS];
+  if (beta !== undefined) return beta;
+  return claim.spec?.storageClassName ?? '';
+}
+
+/** PersistentVolumeClaimHasClass: a class was asked for, even the empty one. */
+export function claimHasClass(claim: PersistentVolumeClaim): boolean {
+  return claim.spec?.storageClassName != null || claim.metadata?.annotations?.[ANN_BETA_STORAGE_CLASS] !== undefined;
+}
+
+export function volumeClass(volume: PersistentVolume): string {
+  const beta = volume.metadata?.annotations?.[ANN_BETA_STORAGE_CLASS];
+  if (beta !== undefined) return beta;
+  return volume.spec?.storageClassName ?? '';
+}
+
+export function requestNanos(claim: PersistentVolumeClaim): bigint {
+  return quantityNanos(claim.spec?.resources?.requests?.['storage']);
+}
+
+export function capacityNanos(volume: PersistentVolume): bigint {
+  return quantityNanos(volume.spec?.capacity?.['storage']);
+}
+
+/** Pre-bound or bound to this claim: name and namespace equal, and UID equal when the ref has one. */
+export function isVolumeBoundToClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+  const ref = volume.spec?.claimRef;
+  if (!ref) return false;
+  if ((ref.name ?? '') !== (claim.metadata?.name ?? '') || (ref.namespace ?? '') !== (claim.metadata?.namespace ?? '')) return false;
+  if ((ref.uid ?? '') !== '' && ref.uid !== claim.metadata?.uid) return false;
+  return true;
+}
+
+/** Why a named volume cannot serve a claim (checkVolumeSatisfyClaim), or null when it can. */
+export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): string | null {
+  if (volume.metadata?.deletionTimestamp) return `the volume is marked for deletion "${volume.metadata?.name ?? ''}"`;
+  if (quantityValue(volume.spec?.capacity?.['storage']) < quantityValue(claim.spec?.resources?.requests?.['storage'])) {
+    return 'requested PV is too small';
+  }
+  if (volumeClass(volume) !== claimClass(claim)) return 'storageClassName does not match';
+  if (checkVolumeModeMismatches(claim, volume)) return 'incompatible volumeMode';
+  if (!checkAccessModes(claim, volume)) return 'incompatible accessMode';
+  return null;
+}
+
+function requirementMatches(r: NodeSelectorRequirement, value: string | undefined): boolean {
+  const vals = r.values ?? [];
+  switch (r.operator) {
+    case 'In':
+      return value !== undefined && vals.includes(value);
+    case 'NotIn':
+      return value === undefined || !vals.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+    case 'Lt': {
+      if (value === undefined || vals.length !== 1) return false;
+      const a = Number.parseInt(value, 10);
+      const b = Number.parseInt(vals[0] ?? '', 10);
+      if (Number.isNaN(a) || Number.isNaN(b)) return false;
+      return r.operator === 'Gt' ? a > b : a < b;
+    }
+    default:
+      return false;
+  }
+}
+
+/** PV node affinity (required terms ORed, expressions ANDed) against a node; no affinity admits all. */
+export function volumeNodeAffinityMatches(volume: PersistentVolume, node: Node): boolean {
+  const required = volume.spec?.nodeAffinity?.required;
+  if (!required) return true;
+  const labels = node.metadata?.labels ?? {};
+  return (required.nodeSelectorTerms ?? []).some((t) => {
+    const exprs = t.matchExpressions ?? [];
+    const fields = t.matchFields ?? [];
+    if (exprs.length === 0 && fields.length === 0) return false;
+    return (
+      exprs.every((e) => requirementMatches(e, labels[e.key])) &&
+      fields.every((f) => f.key === 'metadata.name' && requirementMatches(f, node.metadata?.name))
+    );
+  });
+}
+
+export interface MatchOptions {
+  /** WaitForFirstConsumer class: only pre-bound volumes may be returned (unless `node` is given). */
+  readonly delayBinding: boolean;
+  /** Scheduler path: node affinity and access modes checked against this node. */
+  readonly node?: Node;
+}
+
+/** A compiled claim: the parts every candidate is checked against. */
+export interface ClaimQuery {
+  readonly claim: PersistentVolumeClaim;
+  readonly request: bigint;
+  readonly cls: string;
+  readonly selector: LabelMatcher | null;
+}
+
+export function compileClaimQuery(claim: PersistentVolumeClaim): ClaimQuery {
+  return {
+    claim,
+    request: requestNanos(claim),
+    cls: claimClass(claim),
+    selector: claim.spec?.selector ? compileLabelSelector(claim.spec.selector) : null,
+  };
+}
+
+/**
+ * FindMatchingVolume over one candidate list: a volume bound/pre-bound to this claim and big enough
+ * wins at once; otherwise the smallest Available, unclaimed, same-class, selector-matching volume.
+ * Ties in capacity go to the smaller name (upstream order is cache order, i.e. unspecified).
+ */
+export function findMatchingVolume(q: ClaimQuery, volumes: readonly PersistentVolume[], o: MatchOptions): PersistentVolume | null {
+  let best: PersistentVolume | null = null;
+  let bestCap = 0n;
+  let prebound: PersistentVolume | null = null;
+  for (const v of volumes) {
+    if (checkVolumeModeMismatches(q.claim, v)) continue;
+    if (v.metadata?.deletionTimestamp) continue;
+    const cap = capacityNanos(v);
+    if (isVolumeBoundToClaim(v, q.claim)) {
+      if (cap < q.request) continue;
+      if (!prebound || nameOf(v) < nameOf(prebound)) prebound = v;
+      continue;
+    }
+    const affinityOk = o.node ? volumeNodeAffinityMatches(v, o.node) : true;
+    if (!o.node && o.delayBinding) continue;
+    if (v.status?.phase !== 'Available' || v.spec?.claimRef) continue;
+    if (q.selector && !q.selector(v.metadata?.labels)) continue;
+    if (volumeClass(v) !== q.cls) continue;
+    if (!affinityOk) continue;
+    if (o.node && !checkAccessModes(q.claim, v)) continue;
+    if (cap >= q.request && (best === null || cap < bestCap || (cap === bestCap && nameOf(v) < nameOf(best)))) {
+      best = v;
+      bestCap = cap;
+    }
+  }
+  // A pre-bound volume the node cannot reach means no match at all for this claim on this node.
+  if (prebound) return o.node && !volumeNodeAffinityMatches(prebound, o.node) ? null : prebound;
+  return best;
+}
+
+/** Reference matcher: group by access-mode set and try the sets fewest-modes first. */
+export function findBestMatchLinear(claim: PersistentVolumeClaim, volumes: readonly PersistentVolume[], o: MatchOptions): PersistentVolume | null {
+  const groups = new Map<string, PersistentVolume[]>();
+  for (const v of volumes) {
+    const k = accessModesKey(v.spec?.accessModes);
+    const g = groups.get(k);
+    if (g) g.push(v);
+    else groups.set(k, [v]);
+  }
+  const q = compileClaimQuery(claim);
+  for (const k of possibleModeKeys(groups.keys(), claim.spec?.accessModes ?? [])) {
+    const found = findMatchingVolume(q, groups.get(k) ?? [], o);
+    if (found) return found;
+  }
+  return null;
+}
+
+export function nameOf(o: { metadata?: { name?: string } }): string {
+  return o.metadata?.name ?? '';
+}

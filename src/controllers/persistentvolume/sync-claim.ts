@@ -1,0 +1,186 @@
+/**
+ * syncClaim and its two halves (Kubernetes pv_controller.go, v1.30). A claim without
+ * `pv.kubernetes.io/bind-completed` is unbound: find or honour its volume, else wait / hand off to a
+ * provisioner. A claim with it is bound: keep the pair consistent or declare it Lost.
+ */
+import {
+  bind,
+  claimEvent,
+  clone,
+  hasAnnotation,
+  updateClaimStatus,
+  updateClaimStatusWithEvent,
+} from './bind.js';
+import type { SyncContext } from './context.js';
+import { checkVolumeSatisfyClaim, claimClass, claimHasClass, isVolumeBoundToClaim } from './match.js';
+import { provisionClaim } from './provision.js';
+import {
+  ANN_BETA_STORAGE_PROVISIONER,
+  ANN_BIND_COMPLETED,
+  ANN_BOUND_BY_CONTROLLER,
+  ANN_BETA_DEFAULT_CLASS,
+  ANN_DEFAULT_CLASS,
+  ANN_MIGRATED_TO,
+  ANN_SELECTED_NODE,
+  ANN_STORAGE_PROVISIONER,
+  REASONS,
+  claimKey,
+  claimRefKey,
+  type Pod,
+  type PersistentVolumeClaim,
+  type StorageClass,
+} from './types.js';
+
+export class SyncError extends Error {}
+
+export async function syncClaim(c: SyncContext, claim: PersistentVolumeClaim): Promise<void> {
+  const current = await updateClaimMigrationAnnotations(c, claim);
+  if (!hasAnnotation(current, ANN_BIND_COMPLETED)) await syncUnboundClaim(c, current);
+  else await syncBoundClaim(c, current);
+}
+
+/** No plugin is CSI-migrated in Stowage: a claim naming a provisioner loses a stale migrated-to. */
+async function updateClaimMigrationAnnotations(c: SyncContext, claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+  const anns = claim.metadata?.annotations;
+  if (!anns || (anns[ANN_STORAGE_PROVISIONER] === undefined && anns[ANN_BETA_STORAGE_PROVISIONER] === undefined)) return claim;
+  if (!anns[ANN_MIGRATED_TO]) return claim;
+  const next = clone(claim);
+  const nextAnns = { ...anns };
+  delete nextAnns[ANN_MIGRATED_TO];
+  if (next.metadata) next.metadata.annotations = nextAnns;
+  const stored = await c.fx.updateClaim(next);
+  c.cache.storeClaim(stored);
+  return stored;
+}
+
+/** IsDelayBindingMode: the claim's class exists and says WaitForFirstConsumer. */
+export function isDelayBindingMode(claim: PersistentVolumeClaim, cls: StorageClass | undefined): boolean {
+  const name = claimClass(claim);
+  if (name === '' || !cls) return false;
+  if (!cls.volumeBindingMode) throw new SyncError(`VolumeBindingMode not set for StorageClass "${name}"`);
+  return cls.volumeBindingMode === 'WaitForFirstConsumer';
+}
+
+/** util.IsPodTerminated. */
+export function isPodTerminated(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  if (phase === 'Failed' || phase === 'Succeeded') return true;
+  if (!pod.metadata?.deletionTimestamp) return false;
+  return (pod.status?.containerStatuses ?? []).every((s) => s.state?.terminated != null || s.state?.waiting != null);
+}
+
+/** The event a WaitForFirstConsumer claim gets while it waits (emitEventForUnboundDelayBindingClaim). */
+export function delayBindingEvent(claim: PersistentVolumeClaim, pods: readonly Pod[]): { reason: 'WaitForFirstConsumer' | 'WaitForPodScheduled'; message: string } {
+  const unscheduled = pods.filter((p) => !isPodTerminated(p) && !p.spec?.nodeName).map((p) => p.metadata?.name ?? '');
+  if (unscheduled.length === 0) return { reason: REASONS.WaitForFirstConsumer, message: 'waiting for first consumer to be created before binding' };
+  if (unscheduled.length > 1) return { reason: REASONS.WaitForPodScheduled, message: `waiting for pods ${unscheduled.join(',')} to be scheduled` };
+  return { reason: REASONS.WaitForPodScheduled, message: `waiting for pod ${unscheduled[0] ?? ''} to be scheduled` };
+}
+
+/** util.GetDefaultClass: newest default-annotated class, ties by name. */
+export function defaultStorageClass(classes: readonly StorageClass[]): StorageClass | undefined {
+  const isDefault = (s: StorageClass): boolean =>
+    s.metadata?.annotations?.[ANN_DEFAULT_CLASS] === 'true' || s.metadata?.annotations?.[ANN_BETA_DEFAULT_CLASS] === 'true';
+  const ts = (s: StorageClass): number => Date.parse(s.metadata?.creationTimestamp ?? '') || 0;
+  return [...classes].filter(isDefault).sort((a, b) => ts(b) - ts(a) || ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1))[0];
+}
+
+/** Retroactive default StorageClass (GA 1.28): a class-less claim gets today's default. */
+async function assignDefaultStorageClass(c: SyncContext, claim: PersistentVolumeClaim): Promise<boolean> {
+  if (claimHasClass(claim)) return false;
+  const cls = defaultStorageClass(c.listers.storageClasses());
+  if (!cls?.metadata?.name) return false;
+  const next = clone(claim);
+  next.spec = { ...(next.spec ?? {}), storageClassName: cls.metadata.name };
+  await c.fx.updateClaim(next);
+  // Kubernetes restarts the sync from the informer's update event; requeue so we do not depend on it.
+  c.fx.enqueueClaim(claimKey(claim));
+  return true;
+}
+
+export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeClaim): Promise<void> {
+  const volumeName = claim.spec?.volumeName ?? '';
+  if (volumeName === '') {
+    const cls = c.listers.storageClass(claimClass(claim));
+    const delayBinding = isDelayBindingMode(claim, cls);
+    let volume;
+    try {
+      volume = c.cache.volumes.findBestMatch(claim, { delayBinding });
+      const selected = claim.metadata?.annotations?.[ANN_SELECTED_NODE];
+      if (!volume && delayBinding && selected !== undefined && c.options.bindDelayedClaimsOnSelectedNode) {
+        const node = c.listers.node(selected);
+        if (node) volume = c.cache.volumes.findBestMatch(claim, { delayBinding, node });
+      }
+    } catch (e) {
+      throw new SyncError(`error finding PV for claim "${claimKey(claim)}": ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    if (volume) {
+      await bind(c, volume, claim);
+      return;
+    }
+    if (await assignDefaultStorageClass(c, claim)) return;
+    if (delayBinding && claim.metadata?.annotations?.[ANN_SELECTED_NODE] === undefined) {
+      const ev = delayBindingEvent(claim, c.listers.podsForClaim(claim.metadata?.namespace ?? '', claim.metadata?.name ?? ''));
+      claimEvent(c, claim, 'Normal', ev.reason, ev.message);
+    } else if (claimClass(claim) !== '') {
+      // The hand-off writes the claim itself; the bind happens in a later sync once a PV appears.
+      provisionClaim(c, claim);
+      return;
+    } else {
+      claimEvent(c, claim, 'Normal', REASONS.FailedBinding, 'no persistent volumes available for this claim and no storage class is set');
+    }
+    await updateClaimStatus(c, claim, 'Pending', null);
+    return;
+  }
+
+  // The user asked for a specific volume.
+  const volume = c.cache.volumes.get(volumeName);
+  if (!volume) {
+    await updateClaimStatus(c, claim, 'Pending', null);
+    return;
+  }
+  if (!volume.spec?.claimRef) {
+    const why = checkVolumeSatisfyClaim(volume, claim);
+    if (why !== null) {
+      claimEvent(c, claim, 'Warning', REASONS.VolumeMismatch, `Cannot bind to requested volume "${volumeName}": ${why}`);
+      await updateClaimStatus(c, claim, 'Pending', null);
+      return;
+    }
+    await bind(c, volume, claim);
+    return;
+  }
+  if (isVolumeBoundToClaim(volume, claim)) {
+    await bind(c, volume, claim);
+    return;
+  }
+  const msg = `volume "${volumeName}" already bound to a different claim.`;
+  claimEvent(c, claim, 'Warning', REASONS.FailedBinding, msg);
+  if (!hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER)) {
+    await updateClaimStatus(c, claim, 'Pending', null);
+    return;
+  }
+  // Only reachable if someone removed bind-completed from a claim the controller bound.
+  throw new SyncError(
+    `invalid binding of claim "${claimKey(claim)}" to volume "${volumeName}": volume already claimed by "${claimRefKey(volume.spec.claimRef)}"`,
+  );
+}
+
+export async function syncBoundClaim(c: SyncContext, claim: PersistentVolumeClaim): Promise<void> {
+  const volumeName = claim.spec?.volumeName ?? '';
+  if (volumeName === '') {
+    await updateClaimStatusWithEvent(c, claim, 'Lost', null, 'Warning', REASONS.ClaimLost, 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!');
+    return;
+  }
+  const volume = c.cache.volumes.get(volumeName);
+  if (!volume) {
+    await updateClaimStatusWithEvent(c, claim, 'Lost', null, 'Warning', REASONS.ClaimLost, 'Bound claim has lost its PersistentVolume. Data on the volume is lost!');
+    return;
+  }
+  const ref = volume.spec?.claimRef;
+  if (!ref || (ref.uid ?? '') === (claim.metadata?.uid ?? '')) {
+    // Unbound volume (or our own write not yet seen): bind again; a correct pair makes no writes.
+    await bind(c, volume, claim);
+    return;
+  }
+  await updateClaimStatusWithEvent(c, claim, 'Lost', null, 'Warning', REASONS.ClaimMisbound, 'Two claims are bound to the same volume, this one is bound incorrectly');
+}
