@@ -1,0 +1,352 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type {
+  ControllerHandlers,
+  ControllerServiceCapability,
+  CreateVolumeRequest__Output,
+  ListSnapshotsResponse,
+  Snapshot,
+} from '../proto/types.js';
+import { unary, type HostpathDriver } from './driver.js';
+import {
+  alreadyExists,
+  failedPrecondition,
+  invalidArgument,
+  missing,
+  notFound,
+  resourceExhausted,
+  unimplemented,
+} from './errors.js';
+import { copyData, createData, filesystemStats, growFile, removeData } from './fsops.js';
+import type { AccessKind, ContentSource, SnapshotRecord, VolumeRecord } from './state.js';
+import {
+  capacityCompatible,
+  chooseCapacity,
+  paginate,
+  parseCapability,
+  parseCreateCapabilities,
+  topologyAllows,
+  unsupportedReason,
+} from './validate.js';
+import { TOPOLOGY_KEY } from './driver.js';
+
+/** Controller capabilities; PUBLISH_UNPUBLISH_VOLUME only when attach is enabled. */
+export function controllerCapabilities(enableAttach: boolean): ControllerServiceCapability[] {
+  const types = [
+    'CREATE_DELETE_VOLUME',
+    'PUBLISH_UNPUBLISH_VOLUME',
+    'LIST_VOLUMES',
+    'GET_CAPACITY',
+    'CREATE_DELETE_SNAPSHOT',
+    'LIST_SNAPSHOTS',
+    'CLONE_VOLUME',
+    'EXPAND_VOLUME',
+    'LIST_VOLUMES_PUBLISHED_NODES',
+    'GET_VOLUME',
+    'VOLUME_CONDITION',
+    'SINGLE_NODE_MULTI_WRITER',
+  ] as const;
+  return types.filter((t) => enableAttach || t !== 'PUBLISH_UNPUBLISH_VOLUME').map((type) => ({ rpc: { type } }));
+}
+
+function sameSource(a: ContentSource | undefined, b: ContentSource | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.kind === 'snapshot' && b.kind === 'snapshot') return a.snapshotId === b.snapshotId;
+  if (a.kind === 'volume' && b.kind === 'volume') return a.volumeId === b.volumeId;
+  return false;
+}
+
+function parseSource(req: CreateVolumeRequest__Output): ContentSource | undefined {
+  const s = req.volumeContentSource;
+  if (!s) return undefined;
+  if (s.snapshot) {
+    if (!s.snapshot.snapshotId) throw missing('volume_content_source.snapshot.snapshot_id');
+    return { kind: 'snapshot', snapshotId: s.snapshot.snapshotId };
+  }
+  if (s.volume) {
+    if (!s.volume.volumeId) throw missing('volume_content_source.volume.volume_id');
+    return { kind: 'volume', volumeId: s.volume.volumeId };
+  }
+  throw invalidArgument('volume_content_source must name a snapshot or a volume');
+}
+
+function toCsiSnapshot(s: SnapshotRecord): Snapshot {
+  return {
+    snapshotId: s.id,
+    sourceVolumeId: s.sourceVolumeId,
+    sizeBytes: s.sizeBytes,
+    creationTime: { seconds: Math.floor(s.createdAtMs / 1000), nanos: (s.createdAtMs % 1000) * 1_000_000 },
+    readyToUse: true,
+  };
+}
+
+export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
+  const log = d.log;
+  const { config } = d;
+
+  const checkKind = (v: VolumeRecord, kind: AccessKind, field: string): void => {
+    if (v.kind !== kind) throw invalidArgument(`${field}: volume ${v.id} is a ${v.kind} volume, not ${kind}`);
+  };
+
+  /** The data to copy into a new volume, its kind and minimum size; NOT_FOUND when the source is gone. */
+  const resolveSource = (src: ContentSource): { path: string; kind: AccessKind; bytes: number; lock: string } => {
+    if (src.kind === 'snapshot') {
+      const s = d.snapshots[src.snapshotId];
+      if (!s) throw notFound(`source snapshot ${src.snapshotId} does not exist`);
+      return { path: d.snapshotPath(s.id), kind: s.kind, bytes: s.sizeBytes, lock: `snap:${s.id}` };
+    }
+    const v = d.volumes[src.volumeId];
+    if (!v) throw notFound(`source volume ${src.volumeId} does not exist`);
+    return { path: d.volumePath(v.id), kind: v.kind, bytes: v.capacityBytes, lock: `vol:${v.id}` };
+  };
+
+  return {
+    CreateVolume: unary(log, 'CreateVolume', async (req) => {
+      if (!req.name) throw missing('name');
+      const caps = parseCreateCapabilities(req.volumeCapabilities);
+      const kind = caps[0]!.kind;
+      const source = parseSource(req);
+      if (!topologyAllows(req.accessibilityRequirements, TOPOLOGY_KEY, config.nodeId)) {
+        throw resourceExhausted(`accessibility_requirements exclude node ${config.nodeId}`);
+      }
+      return d.locks.run(`vname:${req.name}`, async () => {
+        const existing = Object.values(d.volumes).find((v) => v.name === req.name);
+        if (existing) {
+          if (existing.kind !== kind) throw alreadyExists(`volume ${req.name} exists as a ${existing.kind} volume`);
+          if (!capacityCompatible(existing.capacityBytes, req.capacityRange)) {
+            throw alreadyExists(`volume ${req.name} exists with ${existing.capacityBytes} bytes, outside the requested range`);
+          }
+          if (!sameSource(existing.contentSource, source)) throw alreadyExists(`volume ${req.name} exists with a different content source`);
+          return { volume: d.toCsiVolume(existing) };
+        }
+        const id = randomUUID();
+        const create = async (src?: { path: string; kind: AccessKind; bytes: number }): Promise<VolumeRecord> => {
+          if (src && src.kind !== kind) throw invalidArgument(`volume_content_source is a ${src.kind} source, the request asks for ${kind}`);
+          const size = chooseCapacity(req.capacityRange, config.capacityBytes, src?.bytes ?? 0);
+          if (config.capacityBytes !== undefined && d.allocatedBytes() + size > config.capacityBytes) {
+            throw resourceExhausted(`not enough capacity: ${size} bytes asked, ${config.capacityBytes - d.allocatedBytes()} free`);
+          }
+          d.reserved.set(id, size);
+          const dst = d.volumePath(id);
+          try {
+            if (src) {
+              await copyData(kind, src.path, dst);
+              if (kind === 'block') await growFile(dst, size);
+            } else {
+              await createData(kind, dst, size);
+            }
+          } catch (e) {
+            await rm(dst, { recursive: true, force: true }).catch(() => undefined);
+            throw e;
+          } finally {
+            d.reserved.delete(id);
+          }
+          const rec: VolumeRecord = {
+            id,
+            name: req.name,
+            kind,
+            capacityBytes: size,
+            createdAtMs: Date.now(),
+            parameters: { ...req.parameters },
+            attachments: {},
+            staged: {},
+            published: {},
+            ...(source ? { contentSource: source } : {}),
+          };
+          d.volumes[id] = rec;
+          await d.store.save();
+          log.info('volume created', { id, name: req.name, kind, bytes: size, source: source ? JSON.stringify(source) : '' });
+          return rec;
+        };
+        let rec: VolumeRecord;
+        if (source) {
+          const src = resolveSource(source);
+          rec = await d.locks.run(src.lock, async () => create(resolveSource(source)));
+        } else {
+          rec = await create();
+        }
+        return { volume: d.toCsiVolume(rec) };
+      });
+    }),
+
+    DeleteVolume: unary(log, 'DeleteVolume', async (req) => {
+      if (!req.volumeId) throw missing('volume_id');
+      return d.locks.run(`vol:${req.volumeId}`, async () => {
+        const v = d.volumes[req.volumeId];
+        if (!v) return {};
+        const users = [...Object.keys(v.attachments).map((n) => `published to node ${n}`), ...Object.keys(v.staged).map((p) => `staged at ${p}`), ...Object.keys(v.published).map((p) => `published at ${p}`)];
+        if (users.length > 0) throw failedPrecondition(`volume ${v.id} is in use: ${users.join(', ')}`);
+        await removeData(d.volumePath(v.id));
+        delete d.volumes[v.id];
+        await d.store.save();
+        log.info('volume deleted', { id: v.id, name: v.name });
+        return {};
+      });
+    }),
+
+    ControllerPublishVolume: unary(log, 'ControllerPublishVolume', async (req) => {
+      if (!config.enableAttach) throw unimplemented('ControllerPublishVolume is not supported (attach is disabled)');
+      if (!req.volumeId) throw missing('volume_id');
+      if (!req.nodeId) throw missing('node_id');
+      const cap = parseCapability(req.volumeCapability, 'volume_capability');
+      return d.locks.run(`vol:${req.volumeId}`, async () => {
+        const v = d.getVolume(req.volumeId);
+        if (req.nodeId !== config.nodeId) throw notFound(`node ${req.nodeId} does not exist (this driver serves node ${config.nodeId})`);
+        checkKind(v, cap.kind, 'volume_capability');
+        const why = unsupportedReason(cap);
+        if (why) throw invalidArgument(why);
+        const existing = v.attachments[req.nodeId];
+        if (existing) {
+          if (existing.readOnly !== req.readonly) throw alreadyExists(`volume ${v.id} is already published to ${req.nodeId} with readonly=${existing.readOnly}`);
+          return { publishContext: {} };
+        }
+        if (config.maxVolumesPerNode > 0) {
+          const count = Object.values(d.volumes).filter((x) => x.attachments[req.nodeId]).length;
+          if (count >= config.maxVolumesPerNode) throw resourceExhausted(`node ${req.nodeId} already has ${count} volumes (max ${config.maxVolumesPerNode})`);
+        }
+        v.attachments[req.nodeId] = { readOnly: req.readonly };
+        await d.store.save();
+        return { publishContext: {} };
+      });
+    }),
+
+    ControllerUnpublishVolume: unary(log, 'ControllerUnpublishVolume', async (req) => {
+      if (!config.enableAttach) throw unimplemented('ControllerUnpublishVolume is not supported (attach is disabled)');
+      if (!req.volumeId) throw missing('volume_id');
+      return d.locks.run(`vol:${req.volumeId}`, async () => {
+        const v = d.volumes[req.volumeId];
+        // Spec: an unknown volume or node can be regarded as unpublished → OK.
+        if (!v) return {};
+        if (req.nodeId) delete v.attachments[req.nodeId];
+        else v.attachments = {};
+        await d.store.save();
+        return {};
+      });
+    }),
+
+    ValidateVolumeCapabilities: unary(log, 'ValidateVolumeCapabilities', async (req) => {
+      if (!req.volumeId) throw missing('volume_id');
+      if (req.volumeCapabilities.length === 0) throw missing('volume_capabilities');
+      const v = d.getVolume(req.volumeId);
+      const caps = req.volumeCapabilities.map((c, i) => parseCapability(c, `volume_capabilities[${i}]`));
+      for (const c of caps) {
+        if (c.kind !== v.kind) return { message: `volume ${v.id} is a ${v.kind} volume, not ${c.kind}` };
+        const why = unsupportedReason(c);
+        if (why) return { message: why };
+      }
+      return {
+        confirmed: { volumeContext: req.volumeContext, volumeCapabilities: req.volumeCapabilities, parameters: req.parameters, mutableParameters: req.mutableParameters },
+        message: '',
+      };
+    }),
+
+    ListVolumes: unary(log, 'ListVolumes', async (req) => {
+      const ids = Object.keys(d.volumes).sort();
+      const page = paginate(ids, req.maxEntries, req.startingToken);
+      const entries = [];
+      for (const id of page.ids) {
+        const v = d.volumes[id];
+        if (!v) continue;
+        entries.push({ volume: d.toCsiVolume(v), status: { publishedNodeIds: d.publishedNodes(v), volumeCondition: await d.condition(v) } });
+      }
+      return { entries, nextToken: page.nextToken };
+    }),
+
+    GetCapacity: unary(log, 'GetCapacity', async (req) => {
+      const segs = req.accessibleTopology?.segments;
+      if (segs && segs[TOPOLOGY_KEY] !== undefined && segs[TOPOLOGY_KEY] !== config.nodeId) return { availableCapacity: 0 };
+      for (const [i, c] of req.volumeCapabilities.entries()) {
+        if (unsupportedReason(parseCapability(c, `volume_capabilities[${i}]`))) return { availableCapacity: 0 };
+      }
+      const available =
+        config.capacityBytes !== undefined
+          ? Math.max(0, config.capacityBytes - d.allocatedBytes())
+          : (await filesystemStats(config.stateDir)).availableBytes;
+      return { availableCapacity: available, maximumVolumeSize: { value: available } };
+    }),
+
+    ControllerGetCapabilities: unary(log, 'ControllerGetCapabilities', async () => ({ capabilities: controllerCapabilities(config.enableAttach) })),
+
+    CreateSnapshot: unary(log, 'CreateSnapshot', async (req) => {
+      if (!req.name) throw missing('name');
+      if (!req.sourceVolumeId) throw missing('source_volume_id');
+      return d.locks.run(`sname:${req.name}`, async () => {
+        const existing = Object.values(d.snapshots).find((s) => s.name === req.name);
+        if (existing) {
+          if (existing.sourceVolumeId !== req.sourceVolumeId) {
+            throw alreadyExists(`snapshot ${req.name} exists for source volume ${existing.sourceVolumeId}`);
+          }
+          return { snapshot: toCsiSnapshot(existing) };
+        }
+        return d.locks.run(`vol:${req.sourceVolumeId}`, async () => {
+          const v = d.getVolume(req.sourceVolumeId);
+          const id = randomUUID();
+          try {
+            await copyData(v.kind, d.volumePath(v.id), d.snapshotPath(id));
+          } catch (e) {
+            await rm(d.snapshotPath(id), { recursive: true, force: true }).catch(() => undefined);
+            throw e;
+          }
+          const rec: SnapshotRecord = { id, name: req.name, sourceVolumeId: v.id, kind: v.kind, sizeBytes: v.capacityBytes, createdAtMs: Date.now() };
+          d.snapshots[id] = rec;
+          await d.store.save();
+          log.info('snapshot created', { id, name: req.name, source: v.id });
+          return { snapshot: toCsiSnapshot(rec) };
+        });
+      });
+    }),
+
+    DeleteSnapshot: unary(log, 'DeleteSnapshot', async (req) => {
+      if (!req.snapshotId) throw missing('snapshot_id');
+      return d.locks.run(`snap:${req.snapshotId}`, async () => {
+        const s = d.snapshots[req.snapshotId];
+        if (!s) return {};
+        await rm(d.snapshotPath(s.id), { recursive: true, force: true });
+        delete d.snapshots[s.id];
+        await d.store.save();
+        return {};
+      });
+    }),
+
+    ListSnapshots: unary(log, 'ListSnapshots', async (req): Promise<ListSnapshotsResponse> => {
+      let all = Object.values(d.snapshots);
+      if (req.snapshotId) all = all.filter((s) => s.id === req.snapshotId);
+      if (req.sourceVolumeId) all = all.filter((s) => s.sourceVolumeId === req.sourceVolumeId);
+      const byId = new Map(all.map((s) => [s.id, s]));
+      const page = paginate([...byId.keys()].sort(), req.maxEntries, req.startingToken);
+      return { entries: page.ids.map((id) => ({ snapshot: toCsiSnapshot(byId.get(id)!) })), nextToken: page.nextToken };
+    }),
+
+    ControllerExpandVolume: unary(log, 'ControllerExpandVolume', async (req) => {
+      if (!req.volumeId) throw missing('volume_id');
+      if (!req.capacityRange) throw missing('capacity_range');
+      return d.locks.run(`vol:${req.volumeId}`, async () => {
+        const v = d.getVolume(req.volumeId);
+        if (req.volumeCapability) checkKind(v, parseCapability(req.volumeCapability, 'volume_capability').kind, 'volume_capability');
+        const size = chooseCapacity(req.capacityRange, config.capacityBytes);
+        // Never shrink; a smaller request is already satisfied.
+        if (size <= v.capacityBytes) return { capacityBytes: v.capacityBytes, nodeExpansionRequired: false };
+        if (config.capacityBytes !== undefined && d.allocatedBytes() - v.capacityBytes + size > config.capacityBytes) {
+          throw resourceExhausted(`not enough capacity to grow volume ${v.id} to ${size} bytes`);
+        }
+        if (v.kind === 'block') await growFile(d.volumePath(v.id), size);
+        v.capacityBytes = size;
+        await d.store.save();
+        log.info('volume expanded', { id: v.id, bytes: size });
+        // A block volume's loop device must re-read its size on the node (NodeExpandVolume);
+        // a directory has no size to grow.
+        return { capacityBytes: size, nodeExpansionRequired: v.kind === 'block' };
+      });
+    }),
+
+    ControllerGetVolume: unary(log, 'ControllerGetVolume', async (req) => {
+      if (!req.volumeId) throw missing('volume_id');
+      const v = d.getVolume(req.volumeId);
+      return { volume: d.toCsiVolume(v), status: { publishedNodeIds: d.publishedNodes(v), volumeCondition: await d.condition(v) } };
+    }),
+
+    ControllerModifyVolume: unary(log, 'ControllerModifyVolume', async () => {
+      throw unimplemented('ControllerModifyVolume is not supported');
+    }),
+  };
+}

@@ -1,0 +1,126 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type * as grpc from '@grpc/grpc-js';
+import type { Logger } from '../../util/log.js';
+import type { Volume, VolumeCondition } from '../proto/types.js';
+import { notFound, toServiceError } from './errors.js';
+import { exists } from './fsops.js';
+import { KeyedMutex } from './mutex.js';
+import { StateStore, type SnapshotRecord, type VolumeRecord } from './state.js';
+
+export const DEFAULT_DRIVER_NAME = 'hostpath.csi.stowage.io';
+export const TOPOLOGY_KEY = 'topology.hostpath.csi.stowage.io/node';
+export const VENDOR_VERSION = '0.1.0';
+
+export interface HostpathConfig {
+  readonly driverName: string;
+  readonly nodeId: string;
+  readonly stateDir: string;
+  readonly enableAttach: boolean;
+  /** 0 = no limit (CSI: max_volumes_per_node 0 means the CO decides). */
+  readonly maxVolumesPerNode: number;
+  /** Total bytes all volumes may take; undefined = unlimited (bounded only by the disk). */
+  readonly capacityBytes: number | undefined;
+}
+
+/**
+ * Shared context of the three services: configuration, persistent state, per-key locks and
+ * paths. Lock keys: `vol:<id>` for anything touching one volume, `vname:<name>` and
+ * `sname:<name>` to serialize CreateVolume/CreateSnapshot by name.
+ */
+export class HostpathDriver {
+  readonly locks = new KeyedMutex();
+  /** Bytes promised to CreateVolume calls still copying data (not yet in state). */
+  readonly reserved = new Map<string, number>();
+
+  private constructor(
+    readonly config: HostpathConfig,
+    readonly store: StateStore,
+    readonly log: Logger,
+  ) {}
+
+  static async open(config: HostpathConfig, log: Logger): Promise<HostpathDriver> {
+    const store = await StateStore.open(config.stateDir);
+    await mkdir(path.join(config.stateDir, 'volumes'), { recursive: true });
+    await mkdir(path.join(config.stateDir, 'snapshots'), { recursive: true });
+    return new HostpathDriver(config, store, log);
+  }
+
+  get volumes(): Record<string, VolumeRecord> {
+    return this.store.data.volumes;
+  }
+  get snapshots(): Record<string, SnapshotRecord> {
+    return this.store.data.snapshots;
+  }
+
+  volumePath(id: string): string {
+    return path.join(this.config.stateDir, 'volumes', id);
+  }
+  snapshotPath(id: string): string {
+    return path.join(this.config.stateDir, 'snapshots', id);
+  }
+
+  getVolume(id: string): VolumeRecord {
+    const v = this.volumes[id];
+    if (!v) throw notFound(`volume ${id} does not exist`);
+    return v;
+  }
+
+  /** Bytes allocated to volumes plus in-flight reservations. */
+  allocatedBytes(): number {
+    let sum = 0;
+    for (const v of Object.values(this.volumes)) sum += v.capacityBytes;
+    for (const r of this.reserved.values()) sum += r;
+    return sum;
+  }
+
+  topology(): { segments: Record<string, string> } {
+    return { segments: { [TOPOLOGY_KEY]: this.config.nodeId } };
+  }
+
+  toCsiVolume(v: VolumeRecord): Volume {
+    const out: Volume = {
+      volumeId: v.id,
+      capacityBytes: v.capacityBytes,
+      volumeContext: { 'hostpath.csi.stowage.io/kind': v.kind },
+      accessibleTopology: [this.topology()],
+    };
+    if (v.contentSource?.kind === 'snapshot') out.contentSource = { snapshot: { snapshotId: v.contentSource.snapshotId } };
+    if (v.contentSource?.kind === 'volume') out.contentSource = { volume: { volumeId: v.contentSource.volumeId } };
+    return out;
+  }
+
+  /** Abnormal when the backing directory or file has gone missing under us. */
+  async condition(v: VolumeRecord): Promise<VolumeCondition> {
+    if (await exists(this.volumePath(v.id))) return { abnormal: false, message: 'volume is healthy' };
+    return { abnormal: true, message: `backing ${v.kind === 'block' ? 'file' : 'directory'} ${this.volumePath(v.id)} is missing` };
+  }
+
+  /** Nodes the volume is published to: ControllerPublish records, else this node when node-published. */
+  publishedNodes(v: VolumeRecord): string[] {
+    const nodes = new Set(Object.keys(v.attachments));
+    if (Object.keys(v.published).length > 0 || Object.keys(v.staged).length > 0) nodes.add(this.config.nodeId);
+    return [...nodes].sort();
+  }
+}
+
+/**
+ * Adapts an async handler to grpc-js: a thrown CsiStatusError is sent with its code, anything
+ * else as INTERNAL; every failure is logged at debug level with the method.
+ */
+export function unary<Req, Res>(
+  log: Logger,
+  method: string,
+  fn: (req: Req) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    fn(call.request).then(
+      (res) => callback(null, res),
+      (e: unknown) => {
+        const err = toServiceError(e);
+        log.debug('call failed', { method, code: err.code, details: err.details });
+        callback(err as grpc.ServiceError);
+      },
+    );
+  };
+}

@@ -1,0 +1,88 @@
+import { lstat, mkdir, open, readdir, rm, statfs, truncate } from 'node:fs/promises';
+import path from 'node:path';
+import { run } from '../../node/mount/exec.js';
+import { mountsUnder } from '../../node/mount/mountinfo.js';
+import { failedPrecondition } from './errors.js';
+import type { AccessKind } from './state.js';
+
+/** Copies can be large; a 10 GiB sparse file copies in seconds, a full one in minutes. */
+const COPY_TIMEOUT_MS = 30 * 60_000;
+
+/** Creates the backing data: a directory, or a sparse file of `bytes` (no blocks allocated). */
+export async function createData(kind: AccessKind, p: string, bytes: number): Promise<void> {
+  if (kind === 'mount') {
+    await mkdir(p, { recursive: true, mode: 0o777 });
+    return;
+  }
+  const fh = await open(p, 'w', 0o600);
+  await fh.close();
+  await truncate(p, bytes);
+}
+
+/** Copies volume data: a directory tree (attributes kept) or a file (holes kept). Never through a shell. */
+export async function copyData(kind: AccessKind, src: string, dst: string): Promise<void> {
+  if (kind === 'mount') {
+    await mkdir(dst, { recursive: true, mode: 0o777 });
+    await run('cp', ['-a', '--reflink=auto', '--', `${src}/.`, `${dst}/`], { timeoutMs: COPY_TIMEOUT_MS });
+    return;
+  }
+  await run('cp', ['--sparse=always', '--reflink=auto', '--', src, dst], { timeoutMs: COPY_TIMEOUT_MS });
+}
+
+/** Grows a block volume's file; never shrinks it. */
+export async function growFile(p: string, bytes: number): Promise<void> {
+  const st = await lstat(p);
+  if (st.size < bytes) await truncate(p, bytes);
+}
+
+/**
+ * Removes backing data. Refuses (FAILED_PRECONDITION) when something is still mounted inside it:
+ * recursive deletion across a mount point would destroy whatever is mounted there.
+ */
+export async function removeData(p: string): Promise<void> {
+  const mounted = await mountsUnder(p);
+  if (mounted.length > 0) throw failedPrecondition(`${p} still has mounts: ${mounted.map((m) => m.mountPoint).join(', ')}`);
+  await rm(p, { recursive: true, force: true });
+}
+
+export async function exists(p: string): Promise<boolean> {
+  try {
+    await lstat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface Usage {
+  readonly usedBytes: number;
+  readonly usedInodes: number;
+}
+
+/** Bytes allocated (st_blocks) and inodes under a directory, without crossing mount points. */
+export async function directoryUsage(dir: string): Promise<Usage> {
+  const root = await lstat(dir);
+  let usedBytes = 0;
+  let usedInodes = 0;
+  const walk = async (p: string): Promise<void> => {
+    const st = await lstat(p);
+    if (st.dev !== root.dev) return;
+    usedBytes += st.blocks * 512;
+    usedInodes += 1;
+    if (!st.isDirectory()) return;
+    for (const name of await readdir(p)) await walk(path.join(p, name));
+  };
+  await walk(dir);
+  return { usedBytes, usedInodes };
+}
+
+export interface FsStats {
+  readonly availableBytes: number;
+  readonly totalInodes: number;
+  readonly freeInodes: number;
+}
+
+export async function filesystemStats(p: string): Promise<FsStats> {
+  const s = await statfs(p);
+  return { availableBytes: s.bavail * s.bsize, totalInodes: s.files, freeInodes: s.ffree };
+}

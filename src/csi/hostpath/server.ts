@@ -1,0 +1,121 @@
+import { lstat, mkdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { newLogger, type Logger } from '../../util/log.js';
+import { csiServices } from '../proto/index.js';
+import { controllerHandlers } from './controller.js';
+import { DEFAULT_DRIVER_NAME, HostpathDriver, type HostpathConfig } from './driver.js';
+import { identityHandlers } from './identity.js';
+import { nodeHandlers } from './node.js';
+
+export interface HostpathDriverOptions {
+  /** `unix:///abs/path.sock`, `unix:/abs/path.sock` or a bare path. */
+  endpoint: string;
+  nodeId: string;
+  stateDir: string;
+  driverName?: string;
+  enableAttach?: boolean;
+  maxVolumesPerNode?: number;
+  capacityBytes?: number;
+  signal: AbortSignal;
+  logger?: Logger;
+}
+
+export interface RunningHostpathDriver {
+  /** Absolute path of the listening unix socket. */
+  readonly socketPath: string;
+  readonly driver: HostpathDriver;
+  /** Resolves once the server has stopped (after `signal` aborts) and the socket is removed. */
+  readonly done: Promise<void>;
+}
+
+/** Grace period for in-flight RPCs at shutdown; a mount normally completes well inside it. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** The socket path of a CSI endpoint; only unix sockets are supported. */
+export function parseEndpoint(endpoint: string): string {
+  let p = endpoint;
+  if (p.startsWith('unix://')) p = p.slice('unix://'.length);
+  else if (p.startsWith('unix:')) p = p.slice('unix:'.length);
+  else if (/^[a-z][a-z0-9+.-]*:/i.test(p)) throw new Error(`unsupported endpoint ${endpoint}: only unix sockets`);
+  if (p === '') throw new Error(`endpoint ${endpoint} names no socket path`);
+  return path.resolve(p);
+}
+
+async function removeStaleSocket(p: string): Promise<void> {
+  try {
+    const st = await lstat(p);
+    if (!st.isSocket()) throw new Error(`${p} exists and is not a socket; refusing to replace it`);
+    await unlink(p);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
+function validateOptions(o: HostpathDriverOptions): HostpathConfig {
+  if (!o.nodeId) throw new Error('hostpath driver: nodeId is required');
+  if (!o.stateDir) throw new Error('hostpath driver: stateDir is required');
+  const max = o.maxVolumesPerNode ?? 0;
+  if (!Number.isSafeInteger(max) || max < 0) throw new Error(`hostpath driver: maxVolumesPerNode must be a non-negative integer, got ${max}`);
+  if (o.capacityBytes !== undefined && (!Number.isSafeInteger(o.capacityBytes) || o.capacityBytes <= 0)) {
+    throw new Error(`hostpath driver: capacityBytes must be a positive integer, got ${o.capacityBytes}`);
+  }
+  return {
+    driverName: o.driverName ?? DEFAULT_DRIVER_NAME,
+    nodeId: o.nodeId,
+    stateDir: path.resolve(o.stateDir),
+    enableAttach: o.enableAttach ?? false,
+    maxVolumesPerNode: max,
+    capacityBytes: o.capacityBytes,
+  };
+}
+
+/**
+ * Starts the hostpath CSI driver: loads its state, removes a stale socket, serves Identity,
+ * Controller and Node on the unix socket. Resolves once listening; stop with `signal`.
+ */
+export async function startHostpathDriver(o: HostpathDriverOptions): Promise<RunningHostpathDriver> {
+  const config = validateOptions(o);
+  const log = o.logger ?? newLogger('csi-hostpath');
+  const socketPath = parseEndpoint(o.endpoint);
+  const driver = await HostpathDriver.open(config, log);
+
+  const server = new grpc.Server();
+  const services = csiServices();
+  server.addService(services.identity, identityHandlers(driver));
+  server.addService(services.controller, controllerHandlers(driver));
+  server.addService(services.node, nodeHandlers(driver));
+
+  await mkdir(path.dirname(socketPath), { recursive: true });
+  await removeStaleSocket(socketPath);
+  await new Promise<void>((resolve, reject) => {
+    server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+  });
+  log.info('listening', { socket: socketPath, driver: config.driverName, node: config.nodeId, attach: config.enableAttach });
+
+  const done = new Promise<void>((resolve) => {
+    const stop = (): void => {
+      const timer = setTimeout(() => server.forceShutdown(), SHUTDOWN_GRACE_MS);
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        unlink(socketPath)
+          .catch(() => undefined)
+          .then(() => driver.store.save())
+          .catch((e: unknown) => log.error('saving state at shutdown failed', { error: String(e) }))
+          .finally(() => {
+            log.info('stopped', { socket: socketPath });
+            resolve();
+          });
+      });
+    };
+    if (o.signal.aborted) stop();
+    else o.signal.addEventListener('abort', stop, { once: true });
+  });
+  return { socketPath, driver, done };
+}
+
+/** Runs the hostpath CSI driver until `signal` aborts. */
+export async function runHostpathDriver(o: HostpathDriverOptions): Promise<void> {
+  const running = await startHostpathDriver(o);
+  await running.done;
+}

@@ -1,0 +1,135 @@
+import { mkdir, readFile, rename, writeFile, open } from 'node:fs/promises';
+import path from 'node:path';
+
+export const ACCESS_KINDS = ['mount', 'block'] as const;
+/** How a volume is stored: a directory (mount) or a sparse file behind a loop device (block). */
+export type AccessKind = (typeof ACCESS_KINDS)[number];
+
+export type ContentSource = { kind: 'snapshot'; snapshotId: string } | { kind: 'volume'; volumeId: string };
+
+/** A NodeStageVolume that succeeded: for mount volumes the staging path is a bind mount of the data. */
+export interface StageRecord {
+  readonly stagingPath: string;
+}
+
+/** A NodePublishVolume that succeeded. */
+export interface PublishRecord {
+  readonly targetPath: string;
+  readonly readOnly: boolean;
+  readonly stagingPath: string;
+  readonly mountFlags: readonly string[];
+}
+
+export interface VolumeRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: AccessKind;
+  capacityBytes: number;
+  readonly createdAtMs: number;
+  readonly contentSource?: ContentSource;
+  readonly parameters: Readonly<Record<string, string>>;
+  /** ControllerPublishVolume records, by node id. */
+  attachments: Record<string, { readOnly: boolean }>;
+  /** By staging path. */
+  staged: Record<string, StageRecord>;
+  /** By target path. */
+  published: Record<string, PublishRecord>;
+}
+
+export interface SnapshotRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly sourceVolumeId: string;
+  readonly kind: AccessKind;
+  readonly sizeBytes: number;
+  readonly createdAtMs: number;
+}
+
+export interface DriverStateData {
+  version: 1;
+  volumes: Record<string, VolumeRecord>;
+  snapshots: Record<string, SnapshotRecord>;
+}
+
+export const STATE_FILE = 'state.json';
+
+export function emptyState(): DriverStateData {
+  return { version: 1, volumes: {}, snapshots: {} };
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** Parses the persisted JSON; refuses (throws) anything that is not our format rather than guessing. */
+export function parseState(text: string): DriverStateData {
+  const raw: unknown = JSON.parse(text);
+  if (!isRecord(raw) || raw.version !== 1 || !isRecord(raw.volumes) || !isRecord(raw.snapshots)) {
+    throw new Error('hostpath state: not a version 1 state file');
+  }
+  for (const [id, v] of Object.entries(raw.volumes)) {
+    if (!isRecord(v) || v.id !== id || typeof v.name !== 'string' || !ACCESS_KINDS.includes(v.kind as AccessKind) || typeof v.capacityBytes !== 'number') {
+      throw new Error(`hostpath state: bad volume record ${id}`);
+    }
+    v.attachments = isRecord(v.attachments) ? v.attachments : {};
+    v.staged = isRecord(v.staged) ? v.staged : {};
+    v.published = isRecord(v.published) ? v.published : {};
+    v.parameters = isRecord(v.parameters) ? v.parameters : {};
+  }
+  for (const [id, s] of Object.entries(raw.snapshots)) {
+    if (!isRecord(s) || s.id !== id || typeof s.name !== 'string' || typeof s.sourceVolumeId !== 'string') {
+      throw new Error(`hostpath state: bad snapshot record ${id}`);
+    }
+  }
+  return raw as unknown as DriverStateData;
+}
+
+/**
+ * The driver's persistent state: in memory, written as JSON to `<stateDir>/state.json` after every
+ * change (temp file + fsync + rename, so a crash leaves the old or the new file, never half of one).
+ * Saves are serialized; each writes the latest in-memory state.
+ */
+export class StateStore {
+  private saving: Promise<void> = Promise.resolve();
+  private constructor(
+    readonly dir: string,
+    readonly data: DriverStateData,
+  ) {}
+
+  static async open(dir: string): Promise<StateStore> {
+    await mkdir(dir, { recursive: true });
+    let data: DriverStateData;
+    try {
+      data = parseState(await readFile(path.join(dir, STATE_FILE), 'utf8'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      data = emptyState();
+    }
+    return new StateStore(dir, data);
+  }
+
+  /** Persists the current state. Resolves once a write that includes every change so far is on disk. */
+  save(): Promise<void> {
+    const next = this.saving.catch(() => undefined).then(() => this.write());
+    this.saving = next;
+    return next;
+  }
+
+  private async write(): Promise<void> {
+    const file = path.join(this.dir, STATE_FILE);
+    const tmp = `${file}.tmp-${process.pid}`;
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(JSON.stringify(this.data, null, 1));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+  }
+}
+
+/** Exposed for tests that corrupt or inspect the file. */
+export async function writeStateFile(dir: string, data: DriverStateData): Promise<void> {
+  await writeFile(path.join(dir, STATE_FILE), JSON.stringify(data));
+}
