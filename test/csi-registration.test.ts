@@ -6,6 +6,8 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CsiClient, RegistrationClient } from '../src/csi/client.js';
 import { runRegistrar } from '../src/csi/registrar/registrar.js';
 import { EmptyDriverNameError, RegistrationRefusedError } from '../src/csi/registrar/errors.js';
@@ -155,5 +157,81 @@ describe('csi-registrar with a kubelet-style client', () => {
   it('refuses a driver with an empty name', async () => {
     driver = await startFakeDriver({ socket: driverSock, identity: { GetPluginInfo: handler(() => ({ name: '' })) } });
     await expect(startRegistrar()).rejects.toBeInstanceOf(EmptyDriverNameError);
+  });
+});
+
+// ---- The registrar as its own process, through the CLI wiring ------------------------------------
+
+const HOOKS = pathToFileURL(fileURLToPath(new URL('./csi-registration.ts-hooks.mjs', import.meta.url))).href;
+const CHILD = fileURLToPath(new URL('./csi-registration.child.ts', import.meta.url));
+
+interface Child {
+  proc: ChildProcess;
+  stderr: () => string;
+  /** Resolves when stderr has a line matching `re`. */
+  waitFor: (re: RegExp) => Promise<void>;
+  exit: Promise<number | null>;
+}
+
+function spawnRegistrar(args: string[]): Child {
+  const proc = spawn(
+    process.execPath,
+    ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, 'csi-registrar', ...args],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, STOWAGE_LOG_LEVEL: 'info' } },
+  );
+  let err = '';
+  const waiters: Array<{ re: RegExp; resolve: () => void }> = [];
+  proc.stderr!.on('data', (b: Buffer) => {
+    err += b.toString();
+    for (const w of waiters.splice(0)) {
+      if (w.re.test(err)) w.resolve();
+      else waiters.push(w);
+    }
+  });
+  const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  children.push(proc);
+  return {
+    proc,
+    stderr: () => err,
+    waitFor: (re) =>
+      new Promise<void>((resolve, reject) => {
+        if (re.test(err)) return resolve();
+        waiters.push({ re, resolve });
+        void exit.then((code) => reject(new Error(`registrar exited (${code}) before ${re}: ${err}`)));
+      }),
+    exit,
+  };
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+describe('stowage csi-registrar as a separate process', () => {
+  const args = (): string[] => ['--csi-address', `unix://${driverSock}`, '--kubelet-registration-path', driverSock, '--plugin-registration-path', registry, '--timeout', '2s'];
+
+  it('registers, then removes its socket and exits 0 on SIGTERM', async () => {
+    driver = await startFakeDriver({ socket: driverSock, name: DRIVER });
+    const child = spawnRegistrar(args());
+    await child.waitFor(/serving plugin registration/);
+    const sock = join(registry, `${DRIVER}-reg.sock`);
+    const r = reg(sock);
+    expect((await r.getInfo()).endpoint).toBe(driverSock);
+    expect(await r.notifyRegistrationStatus({ pluginRegistered: true })).toEqual({});
+    child.proc.kill('SIGTERM');
+    expect(await child.exit).toBe(0);
+    expect(existsSync(sock)).toBe(false);
+  });
+
+  it('exits 1 with a one-line reason when the kubelet refuses', async () => {
+    driver = await startFakeDriver({ socket: driverSock, name: DRIVER });
+    const child = spawnRegistrar(args());
+    await child.waitFor(/serving plugin registration/);
+    const r = reg(join(registry, `${DRIVER}-reg.sock`));
+    const notify = r.notifyRegistrationStatus({ pluginRegistered: false, error: 'version mismatch' }).catch((e: unknown) => e);
+    expect(await child.exit).toBe(1);
+    expect(child.stderr()).toMatch(/stowage csi-registrar: plugin registration refused by the kubelet: version mismatch\n/);
+    expect(await notify).toMatchObject({ retryable: true });
   });
 });
