@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { BadRequestError, InvalidError } from '../../util/errors.js';
+import { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from './jsonpatch.js';
+import { PATCH_NOT_APPLICABLE_MESSAGE, PatchNotApplicableError } from './types.js';
+
+const pv = {
+  metadata: { name: 'pv1', labels: { a: '1', 'x/y': 's', 'm~n': 't' } },
+  spec: { accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' }, claimRef: null },
+};
+
+describe('applyJsonPatch: operations', () => {
+  it.each([
+    { name: 'add a key', patch: [{ op: 'add', path: '/metadata/labels/b', value: '2' }], check: (d: any) => d.metadata.labels.b === '2' },
+    { name: 'add replaces an existing key', patch: [{ op: 'add', path: '/metadata/name', value: 'z' }], check: (d: any) => d.metadata.name === 'z' },
+    { name: 'add with ~1 escape', patch: [{ op: 'add', path: '/metadata/labels/c~1d', value: 'v' }], check: (d: any) => d.metadata.labels['c/d'] === 'v' },
+    { name: 'add with ~0 escape', patch: [{ op: 'add', path: '/metadata/labels/c~0d', value: 'v' }], check: (d: any) => d.metadata.labels['c~d'] === 'v' },
+    { name: '~01 is "~1", not "/"', patch: [{ op: 'add', path: '/metadata/labels/~01', value: 'v' }], check: (d: any) => d.metadata.labels['~1'] === 'v' },
+    { name: 'add appends with -', patch: [{ op: 'add', path: '/spec/accessModes/-', value: 'ReadOnlyMany' }], check: (d: any) => d.spec.accessModes[1] === 'ReadOnlyMany' },
+    { name: 'add inserts at an index', patch: [{ op: 'add', path: '/spec/accessModes/0', value: 'X' }], check: (d: any) => d.spec.accessModes.join() === 'X,ReadWriteOnce' },
+    { name: 'add at index == length appends', patch: [{ op: 'add', path: '/spec/accessModes/1', value: 'X' }], check: (d: any) => d.spec.accessModes.join() === 'ReadWriteOnce,X' },
+    { name: 'add null value', patch: [{ op: 'add', path: '/spec/x', value: null }], check: (d: any) => d.spec.x === null },
+    { name: 'add the whole document', patch: [{ op: 'add', path: '', value: { a: 1 } }], check: (d: any) => d.a === 1 && !d.spec },
+    { name: 'remove a key', patch: [{ op: 'remove', path: '/metadata/labels/a' }], check: (d: any) => !('a' in d.metadata.labels) },
+    { name: 'remove an escaped key', patch: [{ op: 'remove', path: '/metadata/labels/x~1y' }], check: (d: any) => !('x/y' in d.metadata.labels) },
+    { name: 'remove a null-valued key', patch: [{ op: 'remove', path: '/spec/claimRef' }], check: (d: any) => !('claimRef' in d.spec) },
+    { name: 'remove an array item', patch: [{ op: 'remove', path: '/spec/accessModes/0' }], check: (d: any) => d.spec.accessModes.length === 0 },
+    { name: 'replace a value', patch: [{ op: 'replace', path: '/spec/capacity/storage', value: '2Gi' }], check: (d: any) => d.spec.capacity.storage === '2Gi' },
+    { name: 'replace an array item', patch: [{ op: 'replace', path: '/spec/accessModes/0', value: 'RWX' }], check: (d: any) => d.spec.accessModes[0] === 'RWX' },
+    { name: 'replace the whole document', patch: [{ op: 'replace', path: '', value: { b: 2 } }], check: (d: any) => d.b === 2 },
+    { name: 'move a key', patch: [{ op: 'move', from: '/metadata/labels/a', path: '/metadata/labels/b' }], check: (d: any) => d.metadata.labels.b === '1' && !('a' in d.metadata.labels) },
+    { name: 'move to itself is a no-op', patch: [{ op: 'move', from: '/metadata/name', path: '/metadata/name' }], check: (d: any) => d.metadata.name === 'pv1' },
+    { name: 'copy a subtree', patch: [{ op: 'copy', from: '/spec/capacity', path: '/spec/copied' }], check: (d: any) => d.spec.copied.storage === '1Gi' && d.spec.copied !== d.spec.capacity },
+    { name: 'test passes, ignoring key order', patch: [{ op: 'test', path: '/metadata/labels', value: { 'm~n': 't', 'x/y': 's', a: '1' } }], check: (d: any) => d.metadata.name === 'pv1' },
+    { name: 'test on null', patch: [{ op: 'test', path: '/spec/claimRef', value: null }], check: () => true },
+    { name: 'ops apply in order', patch: [{ op: 'add', path: '/a', value: [] }, { op: 'add', path: '/a/-', value: 1 }, { op: 'test', path: '/a/0', value: 1 }], check: (d: any) => d.a[0] === 1 },
+    { name: 'empty patch', patch: [], check: (d: any) => d.metadata.name === 'pv1' },
+    { name: 'extra fields are ignored', patch: [{ op: 'remove', path: '/spec/claimRef', value: 5, from: 3 }], check: (d: any) => !('claimRef' in d.spec) },
+  ])('$name', ({ patch, check }) => {
+    const before = structuredClone(pv);
+    const out = applyJsonPatch(pv, patch);
+    expect(check(out)).toBe(true);
+    expect(pv).toEqual(before); // input untouched
+  });
+
+  it('copies values so that the result shares nothing with the patch', () => {
+    const value = { nested: [1] };
+    const out = applyJsonPatch({}, [{ op: 'add', path: '/v', value }]) as { v: { nested: number[] } };
+    out.v.nested.push(2);
+    expect(value.nested).toEqual([1]);
+  });
+
+  it('move within an array removes before inserting', () => {
+    expect(applyJsonPatch({ a: [1, 2, 3] }, [{ op: 'move', from: '/a/0', path: '/a/2' }])).toEqual({ a: [2, 3, 1] });
+  });
+
+  it('a __proto__ key is stored as data', () => {
+    const patch = JSON.parse('[{"op":"add","path":"/__proto__","value":{"polluted":true}}]') as unknown;
+    const out = applyJsonPatch({}, patch) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('applyJsonPatch: errors', () => {
+  it.each([
+    { name: 'patch is an object', patch: { op: 'add' } },
+    { name: 'patch is null', patch: null },
+    { name: 'operation is not an object', patch: ['add'] },
+    { name: 'operation is an array', patch: [[]] },
+    { name: 'too many operations', patch: new Array(MAX_JSON_PATCH_OPERATIONS + 1).fill({ op: 'test', path: '', value: {} }) },
+    { name: 'value is not JSON', patch: [{ op: 'add', path: '/a', value: undefined }] },
+    { name: 'value has a non-finite number', patch: [{ op: 'add', path: '/a', value: [Infinity] }] },
+  ])('400 BadRequest: $name', ({ patch }) => {
+    expect(() => applyJsonPatch(pv, patch)).toThrow(BadRequestError);
+  });
+
+  it.each([
+    { name: 'missing op', patch: [{ path: '/a', value: 1 }], detail: '"op" must be a string' },
+    { name: 'unknown op', patch: [{ op: 'frobnicate', path: '/a' }], detail: 'unknown op "frobnicate"' },
+    { name: 'missing path', patch: [{ op: 'add', value: 1 }], detail: '"path" must be a string' },
+    { name: 'path without a leading slash', patch: [{ op: 'add', path: 'a', value: 1 }], detail: 'must be empty or start with "/"' },
+    { name: 'bad ~ escape', patch: [{ op: 'add', path: '/a~2', value: 1 }], detail: '"~" must be followed by 0 or 1' },
+    { name: 'trailing ~', patch: [{ op: 'add', path: '/a~', value: 1 }], detail: '"~" must be followed by 0 or 1' },
+    { name: 'add without value', patch: [{ op: 'add', path: '/a' }], detail: 'missing "value"' },
+    { name: 'replace without value', patch: [{ op: 'replace', path: '/metadata' }], detail: 'missing "value"' },
+    { name: 'test without value', patch: [{ op: 'test', path: '/metadata' }], detail: 'missing "value"' },
+    { name: 'add under a missing parent', patch: [{ op: 'add', path: '/nope/a', value: 1 }], detail: 'missing the parent of /nope/a' },
+    { name: 'add under a scalar', patch: [{ op: 'add', path: '/metadata/name/x', value: 1 }], detail: 'neither an object nor an array' },
+    { name: 'add past the end of an array', patch: [{ op: 'add', path: '/spec/accessModes/2', value: 'x' }], detail: 'out of range' },
+    { name: 'add with a leading-zero index', patch: [{ op: 'add', path: '/spec/accessModes/01', value: 'x' }], detail: 'not an array index' },
+    { name: 'add with a negative index', patch: [{ op: 'add', path: '/spec/accessModes/-1', value: 'x' }], detail: 'not an array index' },
+    { name: 'remove a missing key', patch: [{ op: 'remove', path: '/metadata/nope' }], detail: 'no value at /metadata/nope' },
+    { name: 'remove a missing index', patch: [{ op: 'remove', path: '/spec/accessModes/1' }], detail: 'out of range' },
+    { name: 'remove with -', patch: [{ op: 'remove', path: '/spec/accessModes/-' }], detail: 'not an array index' },
+    { name: 'remove the document', patch: [{ op: 'remove', path: '' }], detail: 'cannot remove the whole document' },
+    { name: 'replace a missing key', patch: [{ op: 'replace', path: '/metadata/nope', value: 1 }], detail: 'no value at /metadata/nope' },
+    { name: 'replace a missing index', patch: [{ op: 'replace', path: '/spec/accessModes/5', value: 1 }], detail: 'out of range' },
+    { name: 'move without from', patch: [{ op: 'move', path: '/a' }], detail: '"from" must be a string' },
+    { name: 'move from a missing path', patch: [{ op: 'move', from: '/nope', path: '/a' }], detail: 'no value at "from" /nope' },
+    { name: 'move into its own child', patch: [{ op: 'move', from: '/metadata', path: '/metadata/labels/m' }], detail: 'into its own child' },
+    { name: 'copy from a missing path', patch: [{ op: 'copy', from: '/nope', path: '/a' }], detail: 'no value at "from" /nope' },
+    { name: 'test fails', patch: [{ op: 'test', path: '/metadata/name', value: 'other' }], detail: 'not the expected value' },
+    { name: 'test of a missing path', patch: [{ op: 'test', path: '/nope', value: null }], detail: 'no value at /nope' },
+    { name: 'test compares arrays in order', patch: [{ op: 'test', path: '/a', value: [2, 1] }], detail: 'not the expected value', doc: { a: [1, 2] } },
+    { name: 'a later op fails', patch: [{ op: 'add', path: '/x', value: 1 }, { op: 'test', path: '/x', value: 2 }], detail: 'operation 1:' },
+  ])('422 Invalid: $name', ({ patch, detail, doc }) => {
+    const before = structuredClone(doc ?? pv);
+    let caught: unknown;
+    try {
+      applyJsonPatch(doc ?? pv, patch);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(PatchNotApplicableError);
+    expect(caught).toBeInstanceOf(InvalidError);
+    const err = caught as PatchNotApplicableError;
+    expect(err.message).toBe(PATCH_NOT_APPLICABLE_MESSAGE);
+    expect(err.detail).toContain(detail);
+    expect(doc ?? pv).toEqual(before);
+  });
+});
