@@ -174,9 +174,13 @@ interface Child {
 }
 
 function spawnRegistrar(args: string[]): Child {
+  return spawnStowage(['csi-registrar', ...args]);
+}
+
+function spawnStowage(args: string[]): Child {
   const proc = spawn(
     process.execPath,
-    ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, 'csi-registrar', ...args],
+    ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, ...args],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, STOWAGE_LOG_LEVEL: 'info' } },
   );
   let err = '';
@@ -197,7 +201,7 @@ function spawnRegistrar(args: string[]): Child {
       new Promise<void>((resolve, reject) => {
         if (re.test(err)) return resolve();
         waiters.push({ re, resolve });
-        void exit.then((code) => reject(new Error(`registrar exited (${code}) before ${re}: ${err}`)));
+        void exit.then((code) => reject(new Error(`child exited (${code}) before ${re}: ${err}`)));
       }),
     exit,
   };
@@ -233,5 +237,42 @@ describe('stowage csi-registrar as a separate process', () => {
     expect(await child.exit).toBe(1);
     expect(child.stderr()).toMatch(/stowage csi-registrar: plugin registration refused by the kubelet: version mismatch\n/);
     expect(await notify).toMatchObject({ retryable: true });
+  });
+});
+
+describe('hostpath driver and registrar, each its own process, with a kubelet-style client', () => {
+  it('registers the hostpath driver, tracks its health, and cleans up on SIGTERM', async () => {
+    const hpSock = join(dir, 'plugins', 'hostpath', 'csi.sock');
+    const hostpath = spawnStowage(['csi-hostpath', '--endpoint', `unix://${hpSock}`, '--node-id', 'node-e2e', '--state-dir', join(dir, 'hp-state')]);
+    await hostpath.waitFor(/listening/);
+    const registrar = spawnRegistrar([
+      '--csi-address', hpSock, '--kubelet-registration-path', hpSock, '--plugin-registration-path', registry, '--http-endpoint', '127.0.0.1:0',
+    ]);
+    await registrar.waitFor(/serving \/healthz.* port=\d+/);
+    const port = Number(/serving \/healthz.* port=(\d+)/.exec(registrar.stderr())![1]);
+
+    const sock = join(registry, 'hostpath.csi.stowage.io-reg.sock');
+    expect(statSync(sock).mode & 0o077).toBe(0);
+    const r = reg(sock);
+    const info = await r.getInfo();
+    expect(info).toEqual({ type: 'CSIPlugin', name: 'hostpath.csi.stowage.io', endpoint: hpSock, supportedVersions: ['1.0.0'] });
+
+    const csi = new CsiClient({ endpoint: info.endpoint });
+    closers.push(csi);
+    expect((await csi.getPluginInfo()).name).toBe(info.name);
+    const node = await csi.nodeGetInfo({ timeoutMs: 120_000 });
+    expect(node.nodeId).toBe('node-e2e');
+    expect(node.accessibleTopology?.segments).toEqual({ 'topology.hostpath.csi.stowage.io/node': 'node-e2e' });
+    expect([...(await csi.nodeCapabilities())]).toContain('STAGE_UNSTAGE_VOLUME');
+    expect(await r.notifyRegistrationStatus({ pluginRegistered: true })).toEqual({});
+    expect((await healthz(port)).status).toBe(200);
+
+    hostpath.proc.kill('SIGTERM');
+    expect(await hostpath.exit).toBe(0);
+    expect((await healthz(port)).status).toBe(503);
+
+    registrar.proc.kill('SIGTERM');
+    expect(await registrar.exit).toBe(0);
+    expect(existsSync(sock)).toBe(false);
   });
 });
