@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { BadRequestError, UnsupportedMediaTypeError } from '../../util/errors.js';
+import { applyPatch, jsonEqual, PATCH_CONTENT_TYPES, PatchNotApplicableError, patchKindOf, type PatchMetaLookup } from './index.js';
+
+const lookup: PatchMetaLookup = (p) => (p.join('.') === 'metadata.finalizers' ? { strategy: 'merge' } : { strategy: 'replace' });
+const doc = { metadata: { name: 'c', finalizers: ['a'] }, spec: { accessModes: ['ReadWriteOnce'] } };
+
+describe('applyPatch', () => {
+  it.each([
+    {
+      type: 'application/json-patch+json',
+      patch: [{ op: 'add', path: '/metadata/finalizers/-', value: 'b' }],
+      want: { metadata: { name: 'c', finalizers: ['a', 'b'] }, spec: { accessModes: ['ReadWriteOnce'] } },
+    },
+    {
+      type: 'application/merge-patch+json',
+      patch: { metadata: { finalizers: ['b'] } },
+      want: { metadata: { name: 'c', finalizers: ['b'] }, spec: { accessModes: ['ReadWriteOnce'] } },
+    },
+    {
+      type: 'application/strategic-merge-patch+json',
+      patch: { metadata: { finalizers: ['b'] } },
+      want: { metadata: { name: 'c', finalizers: ['b', 'a'] }, spec: { accessModes: ['ReadWriteOnce'] } },
+    },
+    {
+      type: 'application/merge-patch+json; charset=utf-8',
+      patch: { spec: null },
+      want: { metadata: { name: 'c', finalizers: ['a'] } },
+    },
+    {
+      type: ' Application/Strategic-Merge-Patch+JSON ;charset=UTF-8',
+      patch: { spec: { accessModes: ['ReadWriteMany'] } },
+      want: { metadata: { name: 'c', finalizers: ['a'] }, spec: { accessModes: ['ReadWriteMany'] } },
+    },
+  ])('$type', ({ type, patch, want }) => {
+    expect(applyPatch(type, doc, patch, lookup)).toEqual(want);
+  });
+
+  it.each(['application/json', 'application/apply-patch+yaml', 'text/plain', '', 'application/merge-patch+jsonx'])(
+    'refuses %j with 415 and kube’s message',
+    (type) => {
+      let caught: unknown;
+      try {
+        applyPatch(type, doc, {}, lookup);
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught).toBeInstanceOf(UnsupportedMediaTypeError);
+      expect((caught as UnsupportedMediaTypeError).code).toBe('UnsupportedMediaType');
+      expect((caught as Error).message).toBe(
+        'the body of the request was in an unknown format - accepted media types include: ' +
+          'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+      );
+    },
+  );
+
+  it.each([
+    { type: 'application/json-patch+json', patch: [{ op: 'replace', path: '', value: 5 }] },
+    { type: 'application/merge-patch+json', patch: ['not', 'an', 'object'] },
+  ])('a $type result that is not an object is 422', ({ type, patch }) => {
+    expect(() => applyPatch(type, doc, patch, lookup)).toThrow(PatchNotApplicableError);
+  });
+
+  it('passes malformed patches through as 400', () => {
+    expect(() => applyPatch('application/json-patch+json', doc, {}, lookup)).toThrow(BadRequestError);
+    expect(() => applyPatch('application/strategic-merge-patch+json', doc, [], lookup)).toThrow(BadRequestError);
+  });
+
+  it('maps every content type to its kind', () => {
+    expect(Object.entries(PATCH_CONTENT_TYPES).map(([t]) => patchKindOf(t))).toEqual(['json', 'merge', 'strategic']);
+  });
+});
+
+describe('jsonEqual', () => {
+  it.each([
+    { a: { x: 1, y: [1, { z: null }] }, b: { y: [1, { z: null }], x: 1 }, want: true },
+    { a: [1, 2], b: [2, 1], want: false },
+    { a: { x: 1 }, b: { x: 1, y: undefined }, want: false },
+    { a: { x: 1 }, b: { y: 1 }, want: false },
+    { a: [], b: {}, want: false },
+    { a: null, b: {}, want: false },
+    { a: 1, b: '1', want: false },
+    { a: 'a', b: 'a', want: true },
+    { a: [[]], b: [[]], want: true },
+  ])('$a vs $b → $want', ({ a, b, want }) => {
+    expect(jsonEqual(a, b)).toBe(want);
+    expect(jsonEqual(b, a)).toBe(want);
+  });
+});
