@@ -207,7 +207,7 @@ describe('syncBoundClaim (set 3)', () => {
     });
     const c = k.claim(`${NS}/claim1`);
     if (c) {
-      c.status = { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } };
+      k.claims.set(`${NS}/claim1`, { ...c, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } });
       k.restart();
     }
     await run(k);
@@ -285,12 +285,12 @@ describe('provisioning hand-off and default class', () => {
   });
 
   it('retroactive default class: a class-less pending claim gets the newest default', async () => {
-    const classes = [
-      { ...storageClass('old', 'a.io', 'Immediate', { 'storageclass.kubernetes.io/is-default-class': 'true' }) },
-      { ...storageClass('new', 'b.io', 'Immediate', { 'storageclass.kubernetes.io/is-default-class': 'true' }) },
-    ];
-    if (classes[0]?.metadata) classes[0].metadata.creationTimestamp = '2024-01-01T00:00:00Z';
-    if (classes[1]?.metadata) classes[1].metadata.creationTimestamp = '2024-02-01T00:00:00Z';
+    const dflt = { 'storageclass.kubernetes.io/is-default-class': 'true' };
+    const at = (name: string, prov: string, ts: string) => {
+      const s = storageClass(name, prov, 'Immediate', dflt);
+      return { ...s, metadata: { ...s.metadata, creationTimestamp: ts } };
+    };
+    const classes = [at('old', 'a.io', '2024-01-01T00:00:00Z'), at('new', 'b.io', '2024-02-01T00:00:00Z'), at('new2', 'c.io', '2023-01-01T00:00:00Z')];
     const k = new Kit({ classes, claims: [pvc('claim1', '1Gi', { cls: null })] });
     await run(k);
     expect(k.claim(`${NS}/claim1`)?.spec?.storageClassName).toBe('new');
