@@ -1,0 +1,3 @@
+export * from './types.js';
+export { newDesiredStateOfWorld, type DesiredStateOfWorld } from './desired-state.js';
+export { newActualStateOfWorld, type ActualStateOfWorld } from './actual-state.js';
