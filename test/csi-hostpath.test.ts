@@ -281,6 +281,16 @@ describe.skipIf(notRoot)('hostpath CSI driver (root: real mounts and loop device
       await expect(stat(path.join(stateDir, 'volumes', id))).rejects.toMatchObject({ code: 'ENOENT' });
     });
 
+    it('NodeUnpublishVolume for another volume id leaves the mount at that target alone', async () => {
+      const a = await create(uniq('owner'));
+      const b = await create(uniq('bystander'));
+      const { staging, target } = await bringUp(a.volumeId);
+      await call(c.node, 'NodeUnpublishVolume', { volumeId: b.volumeId, targetPath: target });
+      expect((await mountsUnder(target)).length).toBe(1);
+      await tearDown(a.volumeId, staging, [target]);
+      for (const x of [a, b]) await call(c.controller, 'DeleteVolume', { volumeId: x.volumeId });
+    });
+
     it('volume condition turns abnormal when the backing directory disappears', async () => {
       const v = await create(uniq('cond'));
       const { staging, target } = await bringUp(v.volumeId);
@@ -395,6 +405,32 @@ describe.skipIf(notRoot)('hostpath CSI driver (root: real mounts and loop device
       expect(rb.toString()).toBe('raw block data');
       await call(c.controller, 'DeleteSnapshot', { snapshotId: snap.snapshotId });
       for (const x of [v, restored]) await call(c.controller, 'DeleteVolume', { volumeId: x.volumeId });
+    });
+
+    it('a read-only block publication refuses writes and releases its own loop device', async () => {
+      const v = await create(uniq('blkro'), 4 * MiB, blockCap());
+      const file = path.join(stateDir, 'volumes', v.volumeId);
+      const { staging, target } = await bringUp(v.volumeId, blockCap());
+      const roTarget = path.join(path.dirname(target), 'ro');
+      await call(c.node, 'NodePublishVolume', { volumeId: v.volumeId, stagingTargetPath: staging, targetPath: roTarget, volumeCapability: blockCap(), readonly: true });
+      expect((await stat(roTarget)).isBlockDevice()).toBe(true);
+      const modes = (await listLoopDevices()).filter((l) => l.backingFile === file).map((l) => l.readOnly).sort();
+      expect(modes).toEqual([false, true]);
+      const err = await (async () => {
+        const fh = await open(roTarget, 'r+');
+        try {
+          await fh.write(Buffer.from('x'), 0, 1, 0);
+          return undefined;
+        } finally {
+          await fh.close();
+        }
+      })().catch((e: NodeJS.ErrnoException) => e.code);
+      expect(['EROFS', 'EACCES', 'EPERM']).toContain(err);
+      await call(c.node, 'NodeUnpublishVolume', { volumeId: v.volumeId, targetPath: roTarget });
+      expect((await listLoopDevices()).filter((l) => l.backingFile === file).map((l) => l.readOnly)).toEqual([false]);
+      await tearDown(v.volumeId, staging, [target]);
+      expect((await listLoopDevices()).filter((l) => l.backingFile === file)).toEqual([]);
+      await call(c.controller, 'DeleteVolume', { volumeId: v.volumeId });
     });
 
     it('directory volumes expand without node expansion; smaller requests do not shrink', async () => {

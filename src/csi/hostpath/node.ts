@@ -43,12 +43,19 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
     if (why) throw failedPrecondition(why);
   };
 
-  /** Releases the volume's loop devices once nothing on this node stages or publishes it. */
-  const releaseLoopIfUnused = async (v: VolumeRecord): Promise<void> => {
-    if (v.kind !== 'block' || Object.keys(v.staged).length > 0 || Object.keys(v.published).length > 0) return;
+  /**
+   * Detaches loop devices nothing needs any more: the read-write device while the volume is staged
+   * or has a writable publication, the read-only one while it has a read-only publication.
+   */
+  const releaseUnusedLoops = async (v: VolumeRecord): Promise<void> => {
+    if (v.kind !== 'block') return;
     const file = d.volumePath(v.id);
     if (!(await exists(file))) return;
-    for (const dev of await findLoopByBackingFile(file)) await detachLoop(dev);
+    const pubs = Object.values(v.published);
+    const needRw = Object.keys(v.staged).length > 0 || pubs.some((p) => !p.readOnly);
+    const needRo = pubs.some((p) => p.readOnly);
+    if (!needRw) for (const dev of await findLoopByBackingFile(file, { readOnly: false })) await detachLoop(dev);
+    if (!needRo) for (const dev of await findLoopByBackingFile(file, { readOnly: true })) await detachLoop(dev);
   };
 
   return {
@@ -96,7 +103,7 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
           delete v.staged[staging];
           await d.store.save();
         }
-        await releaseLoopIfUnused(v);
+        await releaseUnusedLoops(v);
         return {};
       });
     }),
@@ -114,7 +121,9 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
         const staging = path.resolve(req.stagingTargetPath);
         if (!v.staged[staging]) throw failedPrecondition(`volume ${v.id} is not staged at ${staging}`);
         const readOnly = req.readonly || cap.mode === 'SINGLE_NODE_READER_ONLY';
-        const source = v.kind === 'mount' ? staging : await attachLoop(d.volumePath(v.id));
+        // A read-only block publication gets its own read-only loop device: a read-only bind
+        // mount of a device node does not stop writes to the device.
+        const source = v.kind === 'mount' ? staging : await attachLoop(d.volumePath(v.id), { readOnly });
 
         const prev = v.published[target];
         if (await isMountPoint(target)) {
@@ -144,6 +153,12 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
       const target = path.resolve(req.targetPath);
       return d.locks.run(`vol:${req.volumeId}`, async () => {
         const v = d.getVolume(req.volumeId);
+        const owner = Object.values(d.volumes).find((x) => x.id !== v.id && x.published[target]);
+        if (owner) {
+          // Another volume is published here: never tear down someone else's mount.
+          log.warn('NodeUnpublishVolume: target belongs to another volume; nothing to do', { volume: v.id, owner: owner.id, target });
+          return {};
+        }
         await unmountAll(target);
         // Spec: the SP deletes the file or directory it created at target_path.
         try {
@@ -157,7 +172,7 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
           delete v.published[target];
           await d.store.save();
         }
-        await releaseLoopIfUnused(v);
+        await releaseUnusedLoops(v);
         return {};
       });
     }),

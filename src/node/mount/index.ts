@@ -10,4 +10,4 @@ export {
   type MountInfoEntry,
 } from './mountinfo.js';
 export { mount, bindMount, remountReadOnly, unmount, isReadOnlyMount, type BindMountOptions, type UnmountOptions } from './mount.js';
-export { attachLoop, detachLoop, findLoopByBackingFile, listLoopDevices, isLoopAttached, refreshLoopCapacity, type LoopDevice } from './loop.js';
+export { attachLoop, detachLoop, findLoopByBackingFile, listLoopDevices, isLoopAttached, refreshLoopCapacity, type LoopDevice, type LoopOptions } from './loop.js';

@@ -9,6 +9,13 @@ export interface LoopDevice {
   readonly device: string;
   /** The backing file as the kernel reports it (absolute path). */
   readonly backingFile: string;
+  /** Attached with `losetup -r`: the device refuses writes. */
+  readonly readOnly: boolean;
+}
+
+export interface LoopOptions extends RunOptions {
+  /** Attach (or find) a read-only device: writes to it fail, whatever the mount flags say. */
+  readOnly?: boolean;
 }
 
 /** Every attached loop device, from sysfs (no exec). */
@@ -23,7 +30,8 @@ export async function listLoopDevices(): Promise<LoopDevice[]> {
   for (const n of names.filter((x) => /^loop\d+$/.test(x))) {
     try {
       const f = (await readFile(path.join(SYS_BLOCK, n, 'loop', 'backing_file'), 'utf8')).trim();
-      if (f) out.push({ device: `/dev/${n}`, backingFile: f });
+      const ro = (await readFile(path.join(SYS_BLOCK, n, 'ro'), 'utf8').catch(() => '0')).trim() === '1';
+      if (f) out.push({ device: `/dev/${n}`, backingFile: f, readOnly: ro });
     } catch {
       // No loop/ directory: the device is not attached.
     }
@@ -31,24 +39,29 @@ export async function listLoopDevices(): Promise<LoopDevice[]> {
   return out;
 }
 
-/** The loop devices backed by `file` (resolved with realpath), lowest number first. */
-export async function findLoopByBackingFile(file: string): Promise<string[]> {
+/**
+ * The loop devices backed by `file` (resolved with realpath), lowest number first; with
+ * `readOnly` set, only devices of that mode.
+ */
+export async function findLoopByBackingFile(file: string, filter: { readOnly?: boolean } = {}): Promise<string[]> {
   const want = await realpath(file);
   const num = (d: string): number => Number(d.replace(/\D/g, ''));
   return (await listLoopDevices())
-    .filter((l) => l.backingFile === want)
+    .filter((l) => l.backingFile === want && (filter.readOnly === undefined || l.readOnly === filter.readOnly))
     .map((l) => l.device)
     .sort((a, b) => num(a) - num(b));
 }
 
 /**
  * Attaches `file` to a free loop device and returns its path. Idempotent: when the file already
- * backs a loop device, that device is returned instead of attaching a second one.
+ * backs a loop device of the same mode (read-write, or read-only with `readOnly`), that device
+ * is returned instead of attaching another one.
  */
-export async function attachLoop(file: string, opts: RunOptions = {}): Promise<string> {
-  const existing = await findLoopByBackingFile(file);
+export async function attachLoop(file: string, opts: LoopOptions = {}): Promise<string> {
+  const readOnly = opts.readOnly ?? false;
+  const existing = await findLoopByBackingFile(file, { readOnly });
   if (existing[0]) return existing[0];
-  const out = (await run('losetup', ['-f', '--show', '--', await realpath(file)], opts)).trim();
+  const out = (await run('losetup', ['-f', '--show', ...(readOnly ? ['-r'] : []), '--', await realpath(file)], opts)).trim();
   if (!/^\/dev\/loop\d+$/.test(out)) {
     throw new MountError('losetup', ['-f', '--show', file], 0, '', `unexpected output ${JSON.stringify(out)}`);
   }

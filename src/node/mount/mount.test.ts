@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,5 +101,34 @@ describe.skipIf(notRoot)('mount utilities (root: real mounts)', () => {
     expect(await isLoopAttached(dev)).toBe(false);
     expect(await findLoopByBackingFile(file)).toEqual([]);
     await detachLoop(dev);
+  });
+
+  it('a read-only loop device is separate from the read-write one and refuses writes', async () => {
+    const file = path.join(dir, 'ro.img');
+    await writeFile(file, '');
+    await truncate(file, 4 * 1024 * 1024);
+    const rw = await attachLoop(file);
+    const ro = await attachLoop(file, { readOnly: true });
+    try {
+      expect(ro).not.toBe(rw);
+      expect(await attachLoop(file, { readOnly: true })).toBe(ro);
+      expect(await findLoopByBackingFile(file, { readOnly: true })).toEqual([ro]);
+      expect(await findLoopByBackingFile(file, { readOnly: false })).toEqual([rw]);
+      // The kernel may refuse the open (EROFS/EACCES) or, on newer kernels, the write (EPERM).
+      const err = await (async () => {
+        const fh = await open(ro, 'r+');
+        try {
+          await fh.write(Buffer.from('x'), 0, 1, 0);
+          return undefined;
+        } finally {
+          await fh.close();
+        }
+      })().catch((e: NodeJS.ErrnoException) => e.code);
+      expect(['EROFS', 'EACCES', 'EPERM']).toContain(err);
+    } finally {
+      await detachLoop(ro);
+      await detachLoop(rw);
+    }
+    expect(await findLoopByBackingFile(file)).toEqual([]);
   });
 });
