@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { newVolumeIndex } from './index.js';
+import { findBestMatchLinear, possibleModeKeys, accessModesKey } from './match.js';
+import { NS, pv, pvc } from './testkit.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim } from './types.js';
+
+/** mulberry32: small seeded PRNG so the randomized test is reproducible. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
+const SIZES = ['500Mi', '1Gi', '1024Mi', '2Gi', '5G', '10Gi', '1.5Gi', '100Gi'];
+const CLASSES = ['', 'gold', 'silver'];
+const CLAIMS = ['c0', 'c1', 'c2', 'c3'];
+const NODES: Node[] = ['n1', 'n2'].map((n) => ({ metadata: { name: n, labels: { 'kubernetes.io/hostname': n, zone: n === 'n1' ? 'a' : 'b' } } }));
+
+function pick<T>(r: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(r() * xs.length)] as T;
+}
+function subset(r: () => number): string[] {
+  return MODES.filter(() => r() < 0.4);
+}
+
+function randomVolume(r: () => number, i: number): PersistentVolume {
+  const claimed = r() < 0.25;
+  const v = pv(`v${i}`, pick(r, SIZES), {
+    modes: subset(r),
+    cls: pick(r, CLASSES),
+    phase: pick(r, ['Available', 'Available', 'Available', 'Pending', 'Bound', 'Released'] as const),
+    claim: claimed ? { name: pick(r, CLAIMS), uid: r() < 0.5 ? undefined : pick(r, ['uid-c0', 'uid-c1', 'other']) } : undefined,
+    labels: r() < 0.5 ? { tier: pick(r, ['a', 'b']) } : undefined,
+    volumeMode: r() < 0.2 ? 'Block' : r() < 0.1 ? 'Filesystem' : undefined,
+    source:
+      r() < 0.3
+        ? { hostPath: { path: '/x' }, nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: [pick(r, ['a', 'b'])] }] }] } } }
+        : undefined,
+  });
+  if (r() < 0.05 && v.metadata) return { ...v, metadata: { ...v.metadata, deletionTimestamp: '2024-01-01T00:00:00Z' } };
+  return v;
+}
+
+function randomClaim(r: () => number): PersistentVolumeClaim {
+  return pvc(pick(r, CLAIMS), pick(r, SIZES), {
+    modes: subset(r),
+    cls: pick(r, CLASSES),
+    selector: r() < 0.3 ? (r() < 0.5 ? { matchLabels: { tier: pick(r, ['a', 'b']) } } : { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }) : undefined,
+    volumeMode: r() < 0.2 ? 'Block' : undefined,
+  });
+}
+
+describe('volume index', () => {
+  it('orders mode sets fewest first and keeps only supersets', () => {
+    const keys = ['RWO,ROX,RWX', 'RWO', 'ROX', 'RWO,ROX', ''];
+    expect(possibleModeKeys(keys, ['ReadWriteOnce'])).toEqual(['RWO', 'RWO,ROX', 'RWO,ROX,RWX']);
+    expect(possibleModeKeys(keys, [])).toEqual(['', 'ROX', 'RWO', 'RWO,ROX', 'RWO,ROX,RWX']);
+    expect(accessModesKey(['ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOnce', 'Bogus'])).toBe('RWO,RWX');
+  });
+
+  it('add/update/delete keep it current', () => {
+    const idx = newVolumeIndex();
+    const claim = pvc('c0', '1Gi');
+    idx.upsert(pv('a', '5Gi'));
+    idx.upsert(pv('b', '2Gi'));
+    expect(idx.findBestMatch(claim, { delayBinding: false })?.metadata?.name).toBe('b');
+    idx.upsert(pv('b', '2Gi', { claim: { name: 'other', uid: 'x' }, phase: 'Bound' }));
+    expect(idx.findBestMatch(claim, { delayBinding: false })?.metadata?.name).toBe('a');
+    idx.remove('a');
+    expect(idx.findBestMatch(claim, { delayBinding: false })).toBeNull();
+    expect(idx.size).toBe(1);
+    idx.remove('b');
+    idx.remove('b');
+    expect(idx.size).toBe(0);
+  });
+
+  it('equal capacities written differently compare equal; ties go to the smaller name', () => {
+    const idx = newVolumeIndex();
+    idx.upsert(pv('z', '1Gi'));
+    idx.upsert(pv('m', '1024Mi'));
+    expect(idx.findBestMatch(pvc('c0', '1Gi'), { delayBinding: false })?.metadata?.name).toBe('m');
+  });
+
+  it('is equivalent to the linear reference matcher (randomized, fixed seed)', () => {
+    const r = rng(20240601);
+    const idx = newVolumeIndex();
+    const live = new Map<string, PersistentVolume>();
+    let next = 0;
+    let compared = 0;
+    let nonNull = 0;
+    for (let step = 0; step < 3000; step++) {
+      const roll = r();
+      if (roll < 0.55 || live.size === 0) {
+        const v = randomVolume(r, next++);
+        live.set(v.metadata?.name ?? '', v);
+        idx.upsert(v);
+      } else if (roll < 0.8) {
+        const name = pick(r, [...live.keys()]);
+        const v = randomVolume(r, 0);
+        const renamed = { ...v, metadata: { ...v.metadata, name } };
+        live.set(name, renamed);
+        idx.upsert(renamed);
+      } else {
+        const name = pick(r, [...live.keys()]);
+        live.delete(name);
+        idx.remove(name);
+      }
+      if (step % 3 === 0) {
+        const all = [...live.values()];
+        for (let q = 0; q < 4; q++) {
+          const claim = randomClaim(r);
+          const o = { delayBinding: r() < 0.2, ...(r() < 0.2 ? { node: pick(r, NODES) } : {}) };
+          const want = findBestMatchLinear(claim, all, o)?.metadata?.name ?? null;
+          const got = idx.findBestMatch(claim, o)?.metadata?.name ?? null;
+          if (got !== want) throw new Error(`step ${step}: claim ${JSON.stringify(claim.spec)} opts ${JSON.stringify(o)}: index ${got}, linear ${want}`);
+          compared++;
+          if (want !== null) nonNull++;
+        }
+      }
+    }
+    expect(idx.size).toBe(live.size);
+    expect(compared).toBe(4000);
+    // The generator must exercise real matches, not only misses.
+    expect(nonNull).toBeGreaterThan(800);
+  });
+
+  it('pre-bound volumes are found regardless of phase and class, per mode set', () => {
+    const idx = newVolumeIndex();
+    idx.upsert(pv('pre', '10Gi', { claim: { name: 'c0' }, phase: 'Pending', cls: 'x' }));
+    idx.upsert(pv('free', '1Gi'));
+    expect(idx.findBestMatch(pvc('c0', '1Gi'), { delayBinding: false })?.metadata?.name).toBe('pre');
+    // delayed binding: pre-bound still returned, unbound skipped
+    expect(idx.findBestMatch(pvc('c0', '1Gi'), { delayBinding: true })?.metadata?.name).toBe('pre');
+    expect(idx.findBestMatch({ ...pvc('c1', '1Gi'), metadata: { name: 'c1', namespace: NS } }, { delayBinding: true })).toBeNull();
+  });
+});
