@@ -114,8 +114,7 @@ export class Reflector<T extends KubeObjectLike> {
       try {
         const timeoutSeconds = this.o.watchTimeoutSeconds?.() ?? Math.floor(300 + Math.random() * 300);
         const stream = this.o.lw.watch({ resourceVersion: this.lastRv, allowWatchBookmarks: true, timeoutSeconds, signal });
-        for await (const ev of stream) {
-          if (signal.aborted) return;
+        for await (const ev of abortable(stream, signal)) {
           if (ev.type === 'ERROR') throw ev.error;
           events++;
           failures = 0;
@@ -158,4 +157,28 @@ function withTypeMeta<T extends KubeObjectLike>(item: T, list: ObjectList<T>): T
   const kind = item.kind ?? (list.kind?.endsWith('List') ? list.kind.slice(0, -4) : undefined);
   const apiVersion = item.apiVersion ?? list.apiVersion;
   return { ...item, ...(kind ? { kind } : {}), ...(apiVersion ? { apiVersion } : {}) };
+}
+
+/**
+ * Iterates `src` until it ends or `signal` aborts, whichever is first: a stream that ignores the
+ * signal (or a server that stops talking) cannot hold the reflector past shutdown.
+ */
+async function* abortable<E>(src: AsyncIterable<E>, signal: AbortSignal): AsyncGenerator<E, void, undefined> {
+  if (signal.aborted) return;
+  const it = src[Symbol.asyncIterator]();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    for (;;) {
+      const r = await Promise.race([it.next(), aborted]);
+      if (r === 'aborted' || r.done) return;
+      yield r.value;
+    }
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    void it.return?.()?.catch(() => undefined);
+  }
 }

@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock, flushMicrotasks } from './fake-clock.js';
+import { TerminalError, newWorkQueue, rateLimitDelay, runWorkers, type GetResult } from './workqueue.js';
+
+const setup = (): { clock: FakeClock; q: ReturnType<typeof newWorkQueue<string>> } => {
+  const clock = new FakeClock();
+  return { clock, q: newWorkQueue<string>({ clock, rateLimit: { initialMs: 5, capMs: 1000 } }) };
+};
+
+async function got(q: { get(): Promise<GetResult<string>> }): Promise<string | undefined> {
+  return (await q.get()).key;
+}
+
+describe('work queue', () => {
+  it('dedupes an item added twice while queued', async () => {
+    const { q } = setup();
+    q.add('a');
+    q.add('b');
+    q.add('a');
+    expect(q.len()).toBe(2);
+    expect(await got(q)).toBe('a');
+    expect(await got(q)).toBe('b');
+    expect(q.len()).toBe(0);
+  });
+
+  it('never hands out an item being processed; re-add while processing queues it after done', async () => {
+    const { q } = setup();
+    q.add('a');
+    expect(await got(q)).toBe('a');
+    q.add('a'); // while processing
+    expect(q.len()).toBe(0);
+    let second: string | undefined;
+    void q.get().then((r) => (second = r.key));
+    await flushMicrotasks();
+    expect(second).toBeUndefined();
+    q.add('a'); // still deduped against the dirty mark
+    q.done('a');
+    await flushMicrotasks();
+    expect(second).toBe('a');
+    q.done('a');
+    expect(q.len()).toBe(0);
+  });
+
+  it('wakes a waiting worker when an item arrives', async () => {
+    const { q } = setup();
+    const p = q.get();
+    q.add('x');
+    expect(await p).toEqual({ key: 'x', shutdown: false });
+  });
+
+  it('addRateLimited doubles per item up to the cap; forget resets', async () => {
+    const { clock, q } = setup();
+    const delays: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const before = clock.now();
+      q.addRateLimited('k');
+      expect(q.numRequeues('k')).toBe(i + 1);
+      expect(q.len()).toBe(0);
+      const [deadline] = clock.deadlines();
+      delays.push((deadline ?? NaN) - before);
+      await clock.advance((deadline ?? 0) - before - 1);
+      expect(q.len()).toBe(0);
+      await clock.advance(1);
+      expect(q.len()).toBe(1);
+      expect(await got(q)).toBe('k');
+      q.done('k');
+    }
+    expect(delays).toEqual([5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000]);
+    q.forget('k');
+    expect(q.numRequeues('k')).toBe(0);
+    q.addRateLimited('k');
+    expect(clock.deadlines()[0]! - clock.now()).toBe(5);
+  });
+
+  it('backoff is per item', () => {
+    const { clock, q } = setup();
+    q.addRateLimited('a');
+    q.addRateLimited('a');
+    q.addRateLimited('b');
+    expect(q.numRequeues('a')).toBe(2);
+    expect(q.numRequeues('b')).toBe(1);
+    expect(clock.deadlines().map((d) => d - clock.now())).toEqual([5, 5]); // 'a' keeps its earlier deadline
+  });
+
+  it('addAfter keeps the earliest deadline and delivers once', async () => {
+    const { clock, q } = setup();
+    q.addAfter('a', 100);
+    q.addAfter('a', 50);
+    q.addAfter('a', 200);
+    await clock.advance(50);
+    expect(q.len()).toBe(1);
+    await clock.advance(500);
+    expect(q.len()).toBe(1);
+  });
+
+  it('addAfter with a non-positive delay adds at once', () => {
+    const { q } = setup();
+    q.addAfter('a', 0);
+    expect(q.len()).toBe(1);
+  });
+
+  it('shutDown releases waiting workers, ignores adds, cancels delayed adds, and still hands out queued items', async () => {
+    const { clock, q } = setup();
+    const waiting = q.get();
+    q.shutDown();
+    expect(await waiting).toEqual({ key: undefined, shutdown: true });
+
+    const { clock: c2, q: q2 } = setup();
+    q2.add('a');
+    q2.addAfter('b', 10);
+    q2.shutDown();
+    q2.add('c');
+    await c2.advance(100);
+    expect(q2.shuttingDown()).toBe(true);
+    expect(await q2.get()).toEqual({ key: 'a', shutdown: false });
+    expect(await q2.get()).toEqual({ key: undefined, shutdown: true });
+    expect(c2.pending()).toBe(0);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('shutDownWithDrain waits for items being processed', async () => {
+    const { q } = setup();
+    q.add('a');
+    await got(q);
+    let drained = false;
+    void q.shutDownWithDrain().then(() => (drained = true));
+    await flushMicrotasks();
+    expect(drained).toBe(false);
+    q.done('a');
+    await flushMicrotasks();
+    expect(drained).toBe(true);
+  });
+});
+
+describe('rateLimitDelay', () => {
+  it.each([
+    { failures: 0, want: 5 },
+    { failures: 1, want: 10 },
+    { failures: 12, want: 20_480 },
+    { failures: 13, want: 30_000 },
+    { failures: 5000, want: 30_000 },
+  ])('failures=$failures → $want ms with the default policy', ({ failures, want }) => {
+    expect(rateLimitDelay({ initialMs: 5, capMs: 30_000 }, failures)).toBe(want);
+  });
+});
+
+describe('runWorkers', () => {
+  it('maps outcomes: error → rate-limited requeue, terminal → forget, requeueAfter → delayed add, success → forget', async () => {
+    const { clock, q } = setup();
+    const calls: string[] = [];
+    const outcomes = new Map<string, Array<() => Promise<{ requeueAfterMs?: number } | void>>>([
+      ['err', [() => Promise.reject(new Error('boom')), () => Promise.resolve()]],
+      ['term', [() => Promise.reject(new TerminalError('bad spec'))]],
+      ['later', [() => Promise.resolve({ requeueAfterMs: 1000 }), () => Promise.resolve()]],
+      ['ok', [() => Promise.resolve()]],
+    ]);
+    const ctl = new AbortController();
+    const running = runWorkers(
+      q,
+      2,
+      (key) => {
+        calls.push(key);
+        const next = outcomes.get(key)?.shift();
+        return next ? next() : Promise.resolve();
+      },
+      { signal: ctl.signal },
+    );
+    for (const k of ['err', 'term', 'later', 'ok']) q.add(k);
+    await flushMicrotasks();
+    expect(calls.sort()).toEqual(['err', 'later', 'ok', 'term']);
+    expect(q.numRequeues('err')).toBe(1);
+    expect(q.numRequeues('term')).toBe(0);
+    expect(clock.deadlines().map((d) => d - clock.now())).toEqual([5, 1000]);
+    await clock.advance(5);
+    expect(calls.filter((c) => c === 'err')).toHaveLength(2);
+    expect(q.numRequeues('err')).toBe(0); // the second attempt succeeded → forgotten
+    await clock.advance(995);
+    expect(calls.filter((c) => c === 'later')).toHaveLength(2);
+    expect(calls.filter((c) => c === 'term')).toHaveLength(1);
+    ctl.abort();
+    await running;
+    expect(q.shuttingDown()).toBe(true);
+  });
+
+  it('never runs one key on two workers at once', async () => {
+    const { q } = setup();
+    let active = 0;
+    let maxActive = 0;
+    const gates: Array<() => void> = [];
+    const ctl = new AbortController();
+    const running = runWorkers(
+      q,
+      4,
+      async () => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        await new Promise<void>((r) => gates.push(r));
+        active--;
+      },
+      { signal: ctl.signal },
+    );
+    q.add('same');
+    await flushMicrotasks();
+    q.add('same');
+    q.add('same');
+    await flushMicrotasks();
+    expect(gates).toHaveLength(1);
+    gates.shift()?.();
+    await flushMicrotasks();
+    expect(gates).toHaveLength(1); // the re-add ran after done, once
+    gates.shift()?.();
+    await flushMicrotasks();
+    expect(maxActive).toBe(1);
+    ctl.abort();
+    await running;
+  });
+});
