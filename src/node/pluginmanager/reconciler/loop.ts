@@ -1,0 +1,88 @@
+import { realClock, type Clock } from '../../../util/backoff.js';
+import { newLogger, type Logger } from '../../../util/log.js';
+import type { ActualStateOfWorld } from '../cache/actual-state.js';
+import type { DesiredStateOfWorld } from '../cache/desired-state.js';
+import type { DesiredPlugin, RegisteredPlugin } from '../cache/types.js';
+import type { OperationExecutor } from '../operationexecutor/executor.js';
+import { reconcile } from './reconcile.js';
+
+/** The effects the loop asks the executor to run. */
+export interface PluginOperations {
+  register(p: DesiredPlugin, signal: AbortSignal): Promise<void>;
+  unregister(p: RegisteredPlugin, signal: AbortSignal): Promise<void>;
+}
+
+export interface ReconcilerLoop {
+  /** Asks for a pass as soon as possible (watcher events); calls coalesce. */
+  trigger(): void;
+  /** One pass now: snapshot, reconcile, submit. Refusals are expected and ignored. */
+  pass(): void;
+  /** Runs passes on trigger, on executor changes and every `periodMs` until `signal` aborts. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+// The kubelet's plugin manager loop runs every 1 s and is its only trigger; here the period is a
+// safety net and watcher events and settled operations trigger a pass at once.
+export const DEFAULT_RECONCILE_PERIOD_MS = 1_000;
+
+export function newReconcilerLoop(o: {
+  dsw: DesiredStateOfWorld;
+  asw: ActualStateOfWorld;
+  executor: OperationExecutor;
+  operations: PluginOperations;
+  clock?: Clock;
+  periodMs?: number;
+  log?: Logger;
+}): ReconcilerLoop {
+  const clock = o.clock ?? realClock;
+  const periodMs = o.periodMs ?? DEFAULT_RECONCILE_PERIOD_MS;
+  const log = o.log ?? newLogger('pluginmanager/reconciler');
+  let wake: (() => void) | undefined;
+  let wanted = false;
+  let started = false;
+
+  const pass = (): void => {
+    for (const op of reconcile(o.dsw.pluginsToRegister(), o.asw.registeredPlugins())) {
+      const p = op.plugin;
+      // The timestamp is part of the name: a re-created socket is a new operation, not a retry,
+      // so it is not held back by the old socket's backoff.
+      const name = `${op.kind}@${p.timestamp}`;
+      const r = op.kind === 'register'
+        ? o.executor.run(p.socketPath, name, (s) => o.operations.register(op.plugin, s))
+        : o.executor.run(p.socketPath, name, (s) => o.operations.unregister(op.plugin, s));
+      if (r === 'started') log.debug(`${op.kind} started`, { socket: p.socketPath });
+    }
+  };
+
+  const trigger = (): void => {
+    wanted = true;
+    wake?.();
+  };
+
+  const run = async (signal: AbortSignal): Promise<void> => {
+    if (started) throw new Error('reconciler loop already started');
+    started = true;
+    const unsubscribe = o.executor.onChange(trigger);
+    try {
+      while (!signal.aborted) {
+        wanted = false;
+        pass();
+        if (wanted) continue;
+        const tick = new AbortController();
+        const onAbort = (): void => tick.abort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          clock.sleep(periodMs, tick.signal).then(resolve, resolve);
+        });
+        wake = undefined;
+        tick.abort();
+        signal.removeEventListener('abort', onAbort);
+      }
+    } finally {
+      unsubscribe();
+    }
+  };
+
+  return { trigger, pass, run };
+}
