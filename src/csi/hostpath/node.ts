@@ -5,7 +5,7 @@ import { bindMount, isReadOnlyMount, unmount } from '../../node/mount/mount.js';
 import { isMountPoint } from '../../node/mount/mountinfo.js';
 import type { NodeHandlers, NodeServiceCapability, VolumeUsage } from '../proto/types.js';
 import { unary, type HostpathDriver } from './driver.js';
-import { alreadyExists, failedPrecondition, invalidArgument, missing, notFound } from './errors.js';
+import { alreadyExists, failedPrecondition, missing, notFound } from './errors.js';
 import { directoryUsage, exists, filesystemStats } from './fsops.js';
 import type { VolumeRecord } from './state.js';
 import { parseCapability, unsupportedReason, type ParsedCapability } from './validate.js';
@@ -37,8 +37,10 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
   const log = d.log;
   const { config } = d;
 
+  // Spec (NodeStage/NodePublish "Exceeds capabilities"): a capability the volume does not have
+  // is FAILED_PRECONDITION, whether the access type or the access mode is wrong.
   const checkUsable = (v: VolumeRecord, cap: ParsedCapability): void => {
-    if (cap.kind !== v.kind) throw invalidArgument(`volume_capability: volume ${v.id} is a ${v.kind} volume, not ${cap.kind}`);
+    if (cap.kind !== v.kind) throw failedPrecondition(`volume_capability: volume ${v.id} is a ${v.kind} volume, not ${cap.kind}`);
     const why = unsupportedReason(cap);
     if (why) throw failedPrecondition(why);
   };
@@ -214,7 +216,7 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
         if (!(await exists(req.volumePath))) throw notFound(`volume_path ${req.volumePath} does not exist`);
         if (req.volumeCapability) {
           const cap = parseCapability(req.volumeCapability, 'volume_capability');
-          if (cap.kind !== v.kind) throw invalidArgument(`volume_capability: volume ${v.id} is a ${v.kind} volume, not ${cap.kind}`);
+          if (cap.kind !== v.kind) throw failedPrecondition(`volume_capability: volume ${v.id} is a ${v.kind} volume, not ${cap.kind}`);
         }
         if (v.kind === 'block') {
           for (const dev of await findLoopByBackingFile(d.volumePath(v.id))) await refreshLoopCapacity(dev);
