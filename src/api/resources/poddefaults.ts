@@ -40,7 +40,8 @@ function defaultProbe(p: Obj | undefined): void {
 function defaultContainer(c: Obj, hostNetwork: boolean): void {
   setDefault(c, 'terminationMessagePath', '/dev/termination-log');
   setDefault(c, 'terminationMessagePolicy', 'File');
-  if (typeof c.image === 'string' && c.image !== '') setDefault(c, 'imagePullPolicy', defaultPullPolicy(c.image));
+  // Like kube, even a missing image gets a policy (an unparseable reference has no "latest" tag).
+  setDefault(c, 'imagePullPolicy', typeof c.image === 'string' && c.image !== '' ? defaultPullPolicy(c.image) : 'IfNotPresent');
   for (const port of listAt(c, 'ports')) {
     setDefault(port, 'protocol', 'TCP');
     if (hostNetwork && port.hostPort === undefined) port.hostPort = port.containerPort;

@@ -15,9 +15,9 @@ export const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'] as
 export const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 export const POD_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;
 
-/** Volume source fields of a v1 Volume (everything but `name`). */
+/** Volume source fields of a v1 Volume, in the order kube's validation visits them (the first one counts). */
 export const VOLUME_SOURCES = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi',
+  'emptyDir', 'hostPath', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi',
   'glusterfs', 'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc',
   'azureFile', 'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected',
   'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral',
