@@ -282,6 +282,19 @@ describe.skipIf(notRoot)('hostpath CSI driver (root: real mounts and loop device
       await expect(stat(path.join(stateDir, 'volumes', id))).rejects.toMatchObject({ code: 'ENOENT' });
     });
 
+    it('publishing after the staging mount vanished (reboot) re-creates it instead of exposing an empty dir', async () => {
+      const v = await create(uniq('reboot'));
+      const { staging, target } = await bringUp(v.volumeId);
+      await writeFile(path.join(target, 'keep'), 'data');
+      await call(c.node, 'NodeUnpublishVolume', { volumeId: v.volumeId, targetPath: target });
+      await unmount(staging);
+      await call(c.node, 'NodePublishVolume', { volumeId: v.volumeId, stagingTargetPath: staging, targetPath: target, volumeCapability: mountCap() });
+      expect(await readFile(path.join(target, 'keep'), 'utf8')).toBe('data');
+      await tearDown(v.volumeId, staging, [target]);
+      expect(await mountsUnder(staging)).toEqual([]);
+      await call(c.controller, 'DeleteVolume', { volumeId: v.volumeId });
+    });
+
     it('NodeUnpublishVolume for another volume id leaves the mount at that target alone', async () => {
       const a = await create(uniq('owner'));
       const b = await create(uniq('bystander'));

@@ -60,6 +60,22 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
     if (!needRo) for (const dev of await findLoopByBackingFile(file, { readOnly: true })) await detachLoop(dev);
   };
 
+  /**
+   * Makes sure the staging path shows the volume's data. After a reboot the staging record
+   * survives but the bind mount does not; publishing the bare staging directory would hand the
+   * workload an empty directory instead of its data, so the staging mount is re-created first.
+   */
+  const ensureStaged = async (v: VolumeRecord, staging: string): Promise<void> => {
+    const src = d.volumePath(v.id);
+    if (await isMountPoint(staging)) {
+      if (!(await sameFile(staging, src))) throw failedPrecondition(`staging_target_path ${staging} has another mount`);
+      return;
+    }
+    await mkdir(staging, { recursive: true });
+    await bindMount(src, staging);
+    log.warn('staging mount was missing; re-created', { volume: v.id, staging });
+  };
+
   return {
     NodeStageVolume: unary(log, 'NodeStageVolume', async (req) => {
       if (!req.volumeId) throw missing('volume_id');
@@ -76,6 +92,7 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
         if (v.kind === 'mount') {
           await mkdir(staging, { recursive: true });
           if (await isMountPoint(staging)) {
+            // Spec: staged at this path but incompatible → ALREADY_EXISTS.
             if (!(await sameFile(staging, src))) throw alreadyExists(`staging_target_path ${staging} has another mount`);
           } else {
             await bindMount(src, staging);
@@ -122,6 +139,7 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
         if (!req.stagingTargetPath) throw failedPrecondition('staging_target_path is required: this driver stages volumes');
         const staging = path.resolve(req.stagingTargetPath);
         if (!v.staged[staging]) throw failedPrecondition(`volume ${v.id} is not staged at ${staging}`);
+        if (v.kind === 'mount') await ensureStaged(v, staging);
         const readOnly = req.readonly || cap.mode === 'SINGLE_NODE_READER_ONLY';
         // A read-only block publication gets its own read-only loop device: a read-only bind
         // mount of a device node does not stop writes to the device.
