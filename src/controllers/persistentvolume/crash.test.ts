@@ -68,4 +68,13 @@ describe('bind survives a crash between any two writes', () => {
     await expect(syncClaim(k.ctx, k.ctx.cache.getClaim(`${NS}/b`) ?? pvc('x', '1Gi'))).rejects.toThrow(/modified/);
     expect(k.volume('v1')?.spec?.claimRef?.name).toBe('a');
   });
+
+  it('concurrent workers pick different volumes (reservation), no conflicts', async () => {
+    const k = new Kit({ volumes: [pv('v1', '1Gi'), pv('v2', '1Gi'), pv('v3', '1Gi')], claims: [pvc('a', '1Gi'), pvc('b', '1Gi'), pvc('c', '1Gi')] });
+    const claims = ['a', 'b', 'c'].map((n) => k.ctx.cache.getClaim(`${NS}/${n}`) ?? pvc('x', '1Gi'));
+    await Promise.all(claims.map((c) => syncClaim(k.ctx, c)));
+    const names = ['a', 'b', 'c'].map((n) => k.claim(`${NS}/${n}`)?.spec?.volumeName);
+    expect(new Set(names)).toEqual(new Set(['v1', 'v2', 'v3']));
+    expect(k.writes).toHaveLength(12);
+  });
 });

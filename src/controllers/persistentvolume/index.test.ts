@@ -139,4 +139,18 @@ describe('volume index', () => {
     expect(idx.findBestMatch(pvc('c0', '1Gi'), { delayBinding: true })?.metadata?.name).toBe('pre');
     expect(idx.findBestMatch({ ...pvc('c1', '1Gi'), metadata: { name: 'c1', namespace: NS } }, { delayBinding: true })).toBeNull();
   });
+
+  it('a reserved volume is skipped by other claims, not by its holder, and released after', () => {
+    const idx = newVolumeIndex();
+    idx.upsert(pv('small', '1Gi'));
+    idx.upsert(pv('big', '2Gi'));
+    idx.reserve('small', `${NS}/c0`);
+    idx.upsert(pv('small', '1Gi')); // an update keeps the hold
+    expect(idx.findBestMatch(pvc('c1', '1Gi'), { delayBinding: false })?.metadata?.name).toBe('big');
+    expect(idx.findBestMatch(pvc('c0', '1Gi'), { delayBinding: false })?.metadata?.name).toBe('small');
+    idx.release('small', `${NS}/c1`); // not the holder: no effect
+    expect(idx.findBestMatch(pvc('c1', '1Gi'), { delayBinding: false })?.metadata?.name).toBe('big');
+    idx.release('small', `${NS}/c0`);
+    expect(idx.findBestMatch(pvc('c1', '1Gi'), { delayBinding: false })?.metadata?.name).toBe('small');
+  });
 });

@@ -51,6 +51,15 @@ export interface VolumeIndex {
   readonly size: number;
   /** Kubernetes' findBestMatchForClaim (see match.ts findBestMatchLinear for the reference). */
   findBestMatch(claim: PersistentVolumeClaim, o: MatchOptions): PersistentVolume | null;
+  /**
+   * Hold an Available volume for a claim while its bind writes are in flight, so concurrent workers
+   * choose other volumes instead of colliding on the same one (a Conflict and a retry). Kubernetes
+   * runs one worker and never needs this; outcomes are unchanged because a successful first write
+   * takes the volume out of the available set anyway.
+   */
+  reserve(name: string, claimKey: string): void;
+  /** Drop the hold (only if `claimKey` holds it). */
+  release(name: string, claimKey: string): void;
 }
 
 export function newVolumeIndex(): VolumeIndex {
@@ -79,6 +88,15 @@ function availKey(cls: string, mode: string): string {
 class OrderedVolumeIndex implements VolumeIndex {
   private readonly byName = new Map<string, Entry>();
   private readonly groups = new Map<string, Group>();
+  private readonly reserved = new Map<string, string>();
+
+  reserve(name: string, claimKey: string): void {
+    this.reserved.set(name, claimKey);
+  }
+
+  release(name: string, claimKey: string): void {
+    if (this.reserved.get(name) === claimKey) this.reserved.delete(name);
+  }
 
   get size(): number {
     return this.byName.size;
@@ -94,7 +112,9 @@ class OrderedVolumeIndex implements VolumeIndex {
 
   upsert(pv: PersistentVolume): void {
     const name = nameOf(pv);
+    const held = this.reserved.get(name);
     this.remove(name);
+    if (held !== undefined) this.reserved.set(name, held);
     const ref = pv.spec?.claimRef;
     const takeable = pv.status?.phase === 'Available' && !ref && !pv.metadata?.deletionTimestamp;
     const e: Entry = {
@@ -128,6 +148,7 @@ class OrderedVolumeIndex implements VolumeIndex {
     const e = this.byName.get(name);
     if (!e) return;
     this.byName.delete(name);
+    this.reserved.delete(name);
     const g = this.groups.get(e.modes);
     if (!g) return;
     if (e.availKey !== null) {
@@ -148,12 +169,13 @@ class OrderedVolumeIndex implements VolumeIndex {
 
   findBestMatch(claim: PersistentVolumeClaim, o: MatchOptions): PersistentVolume | null {
     const q = compileClaimQuery(claim);
+    const me = claimKey(claim);
     const mode = claim.spec?.volumeMode ?? 'Filesystem';
     for (const key of possibleModeKeys(this.groups.keys(), claim.spec?.accessModes ?? [])) {
       const g = this.groups.get(key);
       if (!g) continue;
       let prebound: Entry | null = null;
-      for (const e of g.prebound.get(claimKey(claim))?.values() ?? []) {
+      for (const e of g.prebound.get(me)?.values() ?? []) {
         if (checkVolumeModeMismatches(claim, e.pv) || e.pv.metadata?.deletionTimestamp) continue;
         if (!isVolumeBoundToClaim(e.pv, claim) || e.cap < q.request) continue;
         if (!prebound || e.name < prebound.name) prebound = e;
@@ -167,6 +189,8 @@ class OrderedVolumeIndex implements VolumeIndex {
       if (!arr) continue;
       for (let i = lowerBound(arr, { cap: q.request, name: '' }); i < arr.length; i++) {
         const e = arr[i] as Entry;
+        const holder = this.reserved.get(e.name);
+        if (holder !== undefined && holder !== me) continue;
         if (q.selector && !q.selector(e.pv.metadata?.labels)) continue;
         if (o.node && !volumeNodeAffinityMatches(e.pv, o.node)) continue;
         return e.pv;

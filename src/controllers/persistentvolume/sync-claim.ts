@@ -115,7 +115,14 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
       throw new SyncError(`error finding PV for claim "${claimKey(claim)}": ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     if (volume) {
-      await bind(c, volume, claim);
+      const name = volume.metadata?.name ?? '';
+      const key = claimKey(claim);
+      c.cache.volumes.reserve(name, key);
+      try {
+        await bind(c, volume, claim);
+      } finally {
+        c.cache.volumes.release(name, key);
+      }
       return;
     }
     if (await assignDefaultStorageClass(c, claim)) return;
