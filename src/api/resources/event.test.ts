@@ -67,7 +67,20 @@ describe('event', () => {
     ['cluster-scoped object in default', event({ involvedObject: { kind: 'PersistentVolume', name: 'pv1' } }), []],
     ['namespace mismatch', event({}, 'other'), ['involvedObject.namespace: Invalid value: "default": does not match event.namespace']],
     ['cluster-scoped object elsewhere', event({ involvedObject: { kind: 'Node', name: 'n' } }, 'kube-system'), ['involvedObject.namespace: Invalid value: "": does not match event.namespace']],
-    ['no involvedObject', event({ involvedObject: undefined }), ['involvedObject: Required value']],
+    ['no involvedObject, default namespace', event({ involvedObject: undefined }), []],
+    ['no involvedObject elsewhere', event({ involvedObject: undefined }, 'ns1'), ['involvedObject.namespace: Invalid value: "": does not match event.namespace']],
+    ['any old-style name', (() => { const e = event(); e.metadata.name = 'Pod.Name_With.CAPS'; return e; })(), []],
+    ['a name with a slash', (() => { const e = event(); e.metadata.name = 'a/b'; return e; })(), ['metadata.name: Invalid value: "a/b": may not contain \'/\'']],
+    [
+      'new-style event without reporting fields',
+      event({ eventTime: '2024-05-01T11:59:00.000000Z', reason: '' }),
+      ['reportingComponent: Required value', 'reportingInstance: Required value', 'action: Required value', 'reason: Required value'],
+    ],
+    [
+      'new-style event, complete',
+      event({ eventTime: '2024-05-01T11:59:00.000000Z', reportingComponent: 'stowage.io/pv-controller', reportingInstance: 'host-1', action: 'Provision' }),
+      [],
+    ],
   ])('validation: %s', (_n, e, want) => {
     ev.prepareForCreate(e, ctx());
     expect(texts(ev.validateCreate(e, ctx()))).toEqual(want);

@@ -2,7 +2,7 @@ import type { FieldCause } from '../../util/errors.js';
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
 import { objectAt, strAt } from './corehelpers.js';
 import { invalid, required } from './fielderrors.js';
-import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+import { isDNS1123Subdomain, isQualifiedName } from './names.js';
 import { column, fieldDoc, nameColumn, timestampSince } from './printing.js';
 import type { KubeObject, ResourceDef } from './types.js';
 
@@ -34,16 +34,56 @@ function eventTimes(o: KubeObject, now: number): { first: string; last: string; 
   return { first, last, count };
 }
 
+// Limits of the new-style (eventTime) fields, from the events API.
+const REPORTING_INSTANCE_MAX = 128;
+const ACTION_MAX = 128;
+const REASON_MAX = 128;
+const NOTE_MAX = 1024;
+
+/** Name rule every object name meets (the name is a URL path segment). */
+function pathSegmentName(name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  for (const bad of ['/', '%']) if (name.includes(bad)) return [`may not contain '${bad}'`];
+  return [];
+}
+
+/**
+ * kube-apiserver's legacy core/v1 event validation: no ObjectMeta rules (old clients wrote any
+ * names), the involved object's namespace must match, and events written with eventTime (the new
+ * API's shape) need reportingComponent, reportingInstance, action and reason.
+ */
 function validateEvent(obj: KubeObject): FieldCause[] {
   const out: FieldCause[] = [];
-  const io = involved(obj);
-  if (!io) return [required('involvedObject')];
+  const name = obj.metadata.name ?? '';
+  if (!name) out.push(required('metadata.name', 'name or generateName is required'));
+  for (const m of pathSegmentName(name)) out.push(invalid('metadata.name', name, m));
   const ns = obj.metadata.namespace ?? '';
-  const ioNs = strAt(io, 'namespace');
-  // Events about cluster-scoped objects live in "default" (or no namespace); others in the object's.
-  if (ioNs === '' ? ns !== '' && ns !== 'default' : ioNs !== ns) {
-    out.push(invalid('involvedObject.namespace', ioNs, 'does not match event.namespace'));
+  const ioNs = strAt(involved(obj), 'namespace');
+  const eventTime = strAt(obj, 'eventTime');
+  if (!eventTime) {
+    // Events about cluster-scoped objects live in "default" (or no namespace); others in the object's.
+    if (ioNs === '' ? ns !== '' && ns !== 'default' : ioNs !== ns) {
+      out.push(invalid('involvedObject.namespace', ioNs, 'does not match event.namespace'));
+    }
+  } else {
+    if (ioNs === '' && ns !== 'default' && ns !== 'kube-system') {
+      out.push(invalid('involvedObject.namespace', ioNs, 'does not match event.namespace'));
+    }
+    const controller = strAt(obj, 'reportingComponent');
+    if (!controller) out.push(required('reportingComponent'));
+    else for (const m of isQualifiedName(controller)) out.push(invalid('reportingComponent', controller, m));
+    const instance = strAt(obj, 'reportingInstance');
+    if (!instance) out.push(required('reportingInstance'));
+    else if (instance.length > REPORTING_INSTANCE_MAX) out.push(invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_MAX} characters`));
+    const action = strAt(obj, 'action');
+    if (!action) out.push(required('action'));
+    else if (action.length > ACTION_MAX) out.push(invalid('action', '', `can have at most ${ACTION_MAX} characters`));
+    const reason = strAt(obj, 'reason');
+    if (!reason) out.push(required('reason'));
+    else if (reason.length > REASON_MAX) out.push(invalid('reason', '', `can have at most ${REASON_MAX} characters`));
+    if (strAt(obj, 'message').length > NOTE_MAX) out.push(invalid('message', '', `can have at most ${NOTE_MAX} characters`));
   }
+  for (const m of isDNS1123Subdomain(ns)) out.push(invalid('namespace', ns, m));
   return out;
 }
 
@@ -108,11 +148,13 @@ export const eventResource: ResourceDef = {
   prepareForCreate() {},
   prepareForUpdate() {},
   prepareForStatusUpdate() {},
+  // core/v1 events get the legacy checks only, on create and update alike (kube skips ObjectMeta
+  // validation for them for backwards compatibility); identity fields are guarded by the registry.
   validateCreate(obj) {
-    return [...validateObjectMeta(obj.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateEvent(obj)];
+    return validateEvent(obj);
   },
-  validateUpdate(obj, old) {
-    return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateEvent(obj)];
+  validateUpdate(obj) {
+    return validateEvent(obj);
   },
   validateStatusUpdate() {
     return [];
