@@ -511,6 +511,14 @@ describe.skipIf(notRoot)('hostpath CSI driver (root: real mounts and loop device
       await call(c.controller, 'DeleteVolume', { volumeId: v.volumeId });
     });
 
+    it('refuses to take over a socket a live driver is serving', async () => {
+      const other = new AbortController();
+      await expect(
+        startHostpathDriver({ endpoint: sock, nodeId: NODE, stateDir: path.join(tmp, 'second'), signal: other.signal, logger: quietLogger() }),
+      ).rejects.toThrow(/in use/);
+      expect((await call(c.identity, 'Probe')).ready.value).toBe(true);
+    });
+
     it('a stale socket file is replaced at start', async () => {
       await stop();
       // A driver killed with SIGKILL leaves its socket file behind.

@@ -7,7 +7,7 @@ import type {
   ListSnapshotsResponse,
   Snapshot,
 } from '../proto/types.js';
-import { unary, type HostpathDriver } from './driver.js';
+import { TOPOLOGY_KEY, unary, type HostpathDriver } from './driver.js';
 import {
   alreadyExists,
   failedPrecondition,
@@ -28,7 +28,6 @@ import {
   topologyAllows,
   unsupportedReason,
 } from './validate.js';
-import { TOPOLOGY_KEY } from './driver.js';
 
 /** Controller capabilities; PUBLISH_UNPUBLISH_VOLUME only when attach is enabled. */
 export function controllerCapabilities(enableAttach: boolean): ControllerServiceCapability[] {

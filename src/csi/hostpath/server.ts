@@ -1,4 +1,5 @@
 import { lstat, mkdir, unlink } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { newLogger, type Logger } from '../../util/log.js';
@@ -42,14 +43,35 @@ export function parseEndpoint(endpoint: string): string {
   return path.resolve(p);
 }
 
+/** True when something accepts connections on the unix socket `p`. */
+function socketIsLive(p: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.createConnection(p);
+    const done = (live: boolean): void => {
+      sock.destroy();
+      resolve(live);
+    };
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+/**
+ * Removes a socket file left by a driver that died. Refuses to replace a live socket (another
+ * driver is serving there) or anything that is not a socket.
+ */
 async function removeStaleSocket(p: string): Promise<void> {
   try {
     const st = await lstat(p);
     if (!st.isSocket()) throw new Error(`${p} exists and is not a socket; refusing to replace it`);
-    await unlink(p);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
   }
+  if (await socketIsLive(p)) throw new Error(`${p} is in use by a running server; refusing to replace it`);
+  await unlink(p).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'ENOENT') throw e;
+  });
 }
 
 function validateOptions(o: HostpathDriverOptions): HostpathConfig {

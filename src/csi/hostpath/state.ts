@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile, open } from 'node:fs/promises';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 
 export const ACCESS_KINDS = ['mount', 'block'] as const;
@@ -127,9 +127,4 @@ export class StateStore {
     }
     await rename(tmp, file);
   }
-}
-
-/** Exposed for tests that corrupt or inspect the file. */
-export async function writeStateFile(dir: string, data: DriverStateData): Promise<void> {
-  await writeFile(path.join(dir, STATE_FILE), JSON.stringify(data));
 }
