@@ -206,16 +206,25 @@ class Recorder implements EventRecorder {
       reportingComponent: this.o.component,
       reportingInstance: this.o.host ?? '',
     });
-    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+    this.kick();
   }
 
-  flush(): Promise<void> {
-    return this.draining ?? Promise.resolve();
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
+  }
+
+  /** One writer at a time, in order; restarts if an event slipped in while the last one finished. */
+  private kick(): void {
+    if (this.draining) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.queue.length > 0) this.kick();
+    });
   }
 
   private async drain(): Promise<void> {
