@@ -23,6 +23,8 @@ describe('pod defaults', () => {
       schedulerName: 'default-scheduler',
       securityContext: {},
       enableServiceLinks: true,
+      priority: 0,
+      preemptionPolicy: 'PreemptLowerPriority',
       containers: [{ name: 'c', image: 'busybox:1.36', imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' }],
       tolerations: [
         { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
@@ -149,7 +151,7 @@ describe('pod create validation', () => {
 
 describe('pod update', () => {
   const update = (mutate: (spec: Record<string, unknown>) => void) => {
-    const old = created({ activeDeadlineSeconds: 100 });
+    const old = created({ activeDeadlineSeconds: 100, tolerations: [{ key: 'k0', operator: 'Exists' }] });
     old.status = { phase: 'Running' };
     const next = structuredClone(old);
     next.status = { phase: 'Pending' };
@@ -164,6 +166,11 @@ describe('pod update', () => {
     ['add a toleration', (s: Record<string, unknown>) => (s.tolerations as unknown[]).push({ key: 'k', operator: 'Exists' })],
     ['set nodeName once', (s: Record<string, unknown>) => (s.nodeName = 'node-1')],
     ['omit defaulted fields', (s: Record<string, unknown>) => delete s.dnsPolicy],
+    ['omit admission-set fields (replace with the original YAML)', (s: Record<string, unknown>) => {
+      delete s.tolerations;
+      delete s.priority;
+      delete s.preemptionPolicy;
+    }],
   ])('allows %s and keeps status', (_n, mutate) => {
     const { next, causes } = update(mutate);
     expect(causes).toEqual([]);

@@ -1,7 +1,7 @@
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
 import { keepSpec, keepStatus, listAt, objectAt, strAt } from './corehelpers.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
-import { addDefaultTolerations, applyPodDefaults, podQosClass } from './poddefaults.js';
+import { addDefaultTolerations, admitPriority, applyPodDefaults, podQosClass } from './poddefaults.js';
 import { validatePodSpec, validatePodSpecUpdate, validatePodStatus } from './podvalidation.js';
 import { age, ageColumn, column, fieldDoc, nameColumn, timestampSince } from './printing.js';
 import type { KubeObject, ResourceDef } from './types.js';
@@ -186,11 +186,14 @@ export const podResource: ResourceDef = {
 
   prepareForCreate(obj) {
     applyPodDefaults(obj);
+    admitPriority(obj);
     addDefaultTolerations(obj);
     obj.status = { phase: 'Pending', qosClass: podQosClass(obj) };
   },
   prepareForUpdate(obj, old) {
     applyPodDefaults(obj);
+    admitPriority(obj, old);
+    addDefaultTolerations(obj);
     keepStatus(obj, old);
   },
   prepareForStatusUpdate(obj, old) {

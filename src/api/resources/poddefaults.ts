@@ -94,7 +94,25 @@ export function applyPodDefaults(pod: KubeObject): void {
   for (const v of listAt(spec, 'volumes')) defaultVolume(v);
 }
 
-/** DefaultTolerationSeconds admission: tolerate not-ready / unreachable nodes for 300 s unless told otherwise. */
+/**
+ * Priority admission without PriorityClasses: priority 0 and the default preemption policy on
+ * create; on update a client that omits them keeps the stored values (they cannot change).
+ */
+export function admitPriority(pod: KubeObject, old?: KubeObject): void {
+  const spec = objectAt(pod, 'spec');
+  if (!spec) return;
+  const oldSpec = old ? objectAt(old, 'spec') : undefined;
+  for (const [key, fallback] of [['priority', 0], ['preemptionPolicy', 'PreemptLowerPriority']] as const) {
+    if (spec[key] !== undefined && spec[key] !== null) continue;
+    if (!old) spec[key] = fallback;
+    else if (oldSpec?.[key] !== undefined) spec[key] = oldSpec[key];
+  }
+}
+
+/**
+ * DefaultTolerationSeconds admission (create and update): tolerate not-ready / unreachable nodes
+ * for 300 s unless the pod already tolerates them.
+ */
 export const DEFAULT_TOLERATION_SECONDS = 300;
 const NODE_TAINTS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'] as const;
 
