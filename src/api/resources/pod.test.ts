@@ -167,7 +167,7 @@ describe('pod update', () => {
     ['set nodeName once', (s: Record<string, unknown>) => (s.nodeName = 'node-1')],
     ['omit defaulted fields', (s: Record<string, unknown>) => delete s.dnsPolicy],
     ['omit admission-set fields (replace with the original YAML)', (s: Record<string, unknown>) => {
-      delete s.tolerations;
+      s.tolerations = [{ key: 'k0', operator: 'Exists' }];
       delete s.priority;
       delete s.preemptionPolicy;
     }],
