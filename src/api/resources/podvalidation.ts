@@ -9,7 +9,8 @@ import type { KubeObject } from './types.js';
 type Obj = Record<string, unknown>;
 
 export const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
-export const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'] as const;
+// kube lists set-backed supported values sorted.
+export const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'] as const;
 export const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
 export const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'] as const;
 export const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
@@ -63,7 +64,7 @@ function validatePorts(c: Obj, p: string, out: FieldCause[]): void {
   listAt(c, 'ports').forEach((port, j) => {
     const pp = `${p}.ports[${j}]`;
     const n = port.containerPort;
-    if (n === undefined) out.push(required(`${pp}.containerPort`));
+    if (n === undefined || n === 0) out.push(required(`${pp}.containerPort`));
     else if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 65535) out.push(invalid(`${pp}.containerPort`, n as number, PORT_RANGE_MSG));
     const h = port.hostPort;
     if (h !== undefined && h !== 0 && (typeof h !== 'number' || !Number.isInteger(h) || h < 1 || h > 65535)) {
