@@ -105,6 +105,7 @@ describe('group-version documents', () => {
     expect(doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/status']?.put).toBeDefined();
     expect(doc.paths['/api/v1/pods']?.get?.['x-kubernetes-action']).toBe('list');
     expect(doc.paths['/api/v1/nodes/{name}']).toBeDefined();
+    expect(doc.paths['/api/v1/namespaces/{name}/finalize']?.put?.['x-kubernetes-action']).toBe('put');
     expect(doc.paths['/api/v1/namespaces/{namespace}/secrets/{name}/status']).toBeUndefined();
     expect(doc.paths['/api/v1/namespaces/{namespace}/pods']?.post?.parameters?.map((p) => p.name)).toContain('fieldValidation');
   });

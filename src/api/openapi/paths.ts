@@ -170,5 +170,16 @@ export function buildPaths(r: OpenApiResource, kindDef: string, listDef: string)
       parameters: pathParams(true),
     };
   }
+  if (r.group === '' && r.kind === 'Namespace') {
+    // The namespace controller empties spec.finalizers through this subresource.
+    paths[`${item}/finalize`] = {
+      put: op('put', `replace${pre}NamespaceFinalize`, 'replace finalize of the specified Namespace', {
+        parameters: WRITE_PARAMS,
+        requestBody: writeBody,
+        responses: responses([200, 201], kindDef),
+      }),
+      parameters: pathParams(true),
+    };
+  }
   return paths;
 }
