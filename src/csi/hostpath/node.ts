@@ -1,7 +1,7 @@
-import { lstat, mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { attachLoop, detachLoop, findLoopByBackingFile, refreshLoopCapacity } from '../../node/mount/loop.js';
-import { bindMount, isReadOnlyMount, unmount } from '../../node/mount/mount.js';
+import { bindMount, cleanupMountPoint, isReadOnlyMount, unmountAll } from '../../node/mount/mount.js';
 import { isMountPoint } from '../../node/mount/mountinfo.js';
 import type { NodeHandlers, NodeServiceCapability, VolumeUsage } from '../proto/types.js';
 import { unary, type HostpathDriver } from './driver.js';
@@ -13,14 +13,6 @@ import { parseCapability, unsupportedReason, type ParsedCapability } from './val
 export function nodeCapabilities(): NodeServiceCapability[] {
   const types = ['STAGE_UNSTAGE_VOLUME', 'GET_VOLUME_STATS', 'EXPAND_VOLUME', 'SINGLE_NODE_MULTI_WRITER', 'VOLUME_CONDITION'] as const;
   return types.map((type) => ({ rpc: { type } }));
-}
-
-/** Stacked mounts at one path (e.g. a repeated bind after a crash) are all removed; bounded. */
-const MAX_STACKED_UNMOUNTS = 16;
-
-async function unmountAll(p: string): Promise<void> {
-  for (let i = 0; i < MAX_STACKED_UNMOUNTS && (await isMountPoint(p)); i++) await unmount(p);
-  if (await isMountPoint(p)) throw new Error(`${p} is still mounted after ${MAX_STACKED_UNMOUNTS} unmounts`);
 }
 
 /** Same inode ⇒ the mount at `target` shows `source` (how we recognise our own bind mounts). */
@@ -179,15 +171,8 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
           log.warn('NodeUnpublishVolume: target belongs to another volume; nothing to do', { volume: v.id, owner: owner.id, target });
           return {};
         }
-        await unmountAll(target);
         // Spec: the SP deletes the file or directory it created at target_path.
-        try {
-          const st = await lstat(target);
-          if (st.isDirectory()) await rmdir(target);
-          else await rm(target, { force: true });
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-        }
+        await cleanupMountPoint(target);
         if (v.published[target]) {
           delete v.published[target];
           await d.store.save();

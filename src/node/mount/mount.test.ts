@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MountError } from './exec.js';
 import { attachLoop, detachLoop, findLoopByBackingFile, isLoopAttached } from './loop.js';
-import { bindMount, isReadOnlyMount, mount, unmount } from './mount.js';
+import { bindMount, cleanupMountPoint, isReadOnlyMount, mount, unmount } from './mount.js';
 import { isMountPoint, mountsUnder } from './mountinfo.js';
 
 const notRoot = process.getuid?.() !== 0;
@@ -66,6 +66,22 @@ describe.skipIf(notRoot)('mount utilities (root: real mounts)', () => {
     } finally {
       await unmount(dst);
     }
+  });
+
+  it('cleanupMountPoint unmounts stacked binds and removes the target; refuses non-empty dirs', async () => {
+    const src = path.join(dir, 'cl-src');
+    const dst = path.join(dir, 'cl-dst');
+    await mkdir(src);
+    await mkdir(dst);
+    await writeFile(path.join(src, 'keep'), 'data');
+    await bindMount(src, dst);
+    await bindMount(src, dst);
+    expect((await mountsUnder(dst)).length).toBe(2);
+    await cleanupMountPoint(dst);
+    await expect(stat(dst)).rejects.toMatchObject({ code: 'ENOENT' });
+    await cleanupMountPoint(dst);
+    await expect(cleanupMountPoint(src)).rejects.toMatchObject({ code: 'ENOTEMPTY' });
+    expect(await readFile(path.join(src, 'keep'), 'utf8')).toBe('data');
   });
 
   it('a failing mount raises MountError naming the command, exit code and stderr', async () => {

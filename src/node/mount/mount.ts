@@ -1,6 +1,7 @@
+import { lstat, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { MountError, run, type RunOptions } from './exec.js';
-import { findMount, isMountPoint } from './mountinfo.js';
+import { findMount, isMountPoint, mountsUnder } from './mountinfo.js';
 
 export interface BindMountOptions extends RunOptions {
   readOnly?: boolean;
@@ -69,5 +70,33 @@ export async function unmount(target: string, opts: UnmountOptions = {}): Promis
     if (e instanceof MountError && /not mounted|no mount point specified/i.test(e.stderr)) return;
     if (!(await isMountPoint(t))) return;
     throw e;
+  }
+}
+
+/** Mounts stacked at one path (a repeated bind) are each unmounted; more than this is a bug upstream. */
+export const MAX_STACKED_MOUNTS = 16;
+
+/** Unmounts every mount stacked exactly at `target` (topmost first). Idempotent. */
+export async function unmountAll(target: string, opts: UnmountOptions = {}): Promise<void> {
+  for (let i = 0; i < MAX_STACKED_MOUNTS && (await isMountPoint(target)); i++) await unmount(target, opts);
+  if (await isMountPoint(target)) throw new Error(`${target} is still mounted after ${MAX_STACKED_MOUNTS} unmounts`);
+}
+
+/**
+ * Unmounts `target` and removes it: an empty directory or a file (a block device's bind target).
+ * Never deletes across a mount point or removes a non-empty directory: those fail, leaving data
+ * alone. Idempotent: a missing target is success.
+ */
+export async function cleanupMountPoint(target: string, opts: UnmountOptions = {}): Promise<void> {
+  const t = abs(target);
+  await unmountAll(t, opts);
+  const below = await mountsUnder(t);
+  if (below.length > 0) throw new Error(`${t} still has mounts below it: ${below.map((m) => m.mountPoint).join(', ')}`);
+  try {
+    const st = await lstat(t);
+    if (st.isDirectory()) await rmdir(t);
+    else await rm(t);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
 }
