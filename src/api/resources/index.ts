@@ -1,0 +1,50 @@
+import type { ResourceDef } from './types.js';
+import { namespaceResource } from './namespace.js';
+import { nodeResource } from './node.js';
+import { podResource } from './pod.js';
+import { eventResource } from './event.js';
+import { secretResource } from './secret.js';
+import { configMapResource } from './configmap.js';
+import { leaseResource } from './lease.js';
+import { persistentVolumeResource } from './persistentvolume.js';
+import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
+import { storageClassResource } from './storageclass.js';
+import { csiDriverResource } from './csidriver.js';
+import { csiNodeResource } from './csinode.js';
+import { volumeAttachmentResource } from './volumeattachment.js';
+import { csiStorageCapacityResource } from './csistoragecapacity.js';
+
+/** Every kind the API server serves, core/v1 first, then storage.k8s.io/v1 and coordination.k8s.io/v1. */
+export const ALL_RESOURCES: readonly ResourceDef[] = [
+  namespaceResource,
+  nodeResource,
+  podResource,
+  eventResource,
+  secretResource,
+  configMapResource,
+  persistentVolumeResource,
+  persistentVolumeClaimResource,
+  storageClassResource,
+  csiDriverResource,
+  csiNodeResource,
+  volumeAttachmentResource,
+  csiStorageCapacityResource,
+  leaseResource,
+];
+
+export {
+  namespaceResource,
+  nodeResource,
+  podResource,
+  eventResource,
+  secretResource,
+  configMapResource,
+  leaseResource,
+  persistentVolumeResource,
+  persistentVolumeClaimResource,
+  storageClassResource,
+  csiDriverResource,
+  csiNodeResource,
+  volumeAttachmentResource,
+  csiStorageCapacityResource,
+};
