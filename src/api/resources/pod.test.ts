@@ -133,6 +133,11 @@ describe('pod create validation', () => {
       ['spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"'],
     ],
     [
+      'requests above limits',
+      { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } }] },
+      ['spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1'],
+    ],
+    [
       'block device on a non-PVC volume',
       { volumes: [{ name: 'v', emptyDir: {} }], containers: [{ name: 'c', image: 'x', volumeDevices: [{ name: 'v', devicePath: '/dev/x' }] }] },
       ['spec.containers[0].volumeDevices[0].name: Invalid value: "v": can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'],

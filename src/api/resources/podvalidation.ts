@@ -2,6 +2,7 @@ import type { FieldCause } from '../../util/errors.js';
 import { jsonEqual, listAt, objectAt, strAt } from './corehelpers.js';
 import { duplicate, forbidden, invalid, notFound, notSupported, required } from './fielderrors.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './names.js';
+import { compareQuantities, tryParseQuantity } from './quantity.js';
 import type { KubeObject } from './types.js';
 
 /** Pod spec validation (ValidatePodSpec / ValidatePodUpdate / ValidatePodStatusUpdate), at Stowage's depth. */
@@ -74,6 +75,27 @@ function validatePorts(c: Obj, p: string, out: FieldCause[]): void {
   });
 }
 
+/** Requests may not exceed limits (ValidateResourceRequirements); values must be quantities. */
+function validateResources(c: Obj, p: string, out: FieldCause[]): void {
+  const resources = objectAt(c, 'resources');
+  const limits = objectAt(resources, 'limits') ?? {};
+  const requests = objectAt(resources, 'requests') ?? {};
+  for (const [kind, map] of [['limits', limits], ['requests', requests]] as const) {
+    for (const [name, v] of Object.entries(map)) {
+      const q = tryParseQuantity(v);
+      if (!q) out.push(invalid(`${p}.resources.${kind}[${name}]`, String(v), 'must be a valid quantity'));
+      else if (q.nanos < 0n) out.push(invalid(`${p}.resources.${kind}[${name}]`, String(v), 'must be greater than or equal to 0'));
+    }
+  }
+  for (const [name, v] of Object.entries(requests)) {
+    const req = tryParseQuantity(v);
+    const lim = tryParseQuantity(limits[name]);
+    if (req && lim && compareQuantities(req, lim) > 0) {
+      out.push(invalid(`${p}.resources.requests`, String(v), `must be less than or equal to ${name} limit of ${String(limits[name])}`));
+    }
+  }
+}
+
 function validateContainer(c: Obj, p: string, volumes: Map<string, Obj>, out: FieldCause[]): void {
   const name = strAt(c, 'name');
   if (!name) out.push(required(`${p}.name`));
@@ -82,6 +104,7 @@ function validateContainer(c: Obj, p: string, volumes: Map<string, Obj>, out: Fi
   oneOf(`${p}.imagePullPolicy`, c.imagePullPolicy, PULL_POLICIES, out);
   oneOf(`${p}.terminationMessagePolicy`, c.terminationMessagePolicy, TERMINATION_MESSAGE_POLICIES, out);
   validatePorts(c, p, out);
+  validateResources(c, p, out);
   listAt(c, 'env').forEach((e, j) => {
     const envName = strAt(e, 'name');
     if (!envName) out.push(required(`${p}.env[${j}].name`));
