@@ -1,6 +1,16 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
+import { CliError } from './errors.js';
+import { upCommand } from './up.js';
 
 const program = new Command();
-program.name('stowage').description('The Kubernetes storage control plane as one program');
+program.name('stowage').description('The Kubernetes storage control plane as one program').exitOverride();
+upCommand(program);
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) process.exit(e.exitCode);
+  const msg = e instanceof CliError ? e.message : e instanceof Error ? e.message : String(e);
+  process.stderr.write(`stowage: ${msg}\n`);
+  process.exit(e instanceof CliError ? e.exitCode : 1);
+}

@@ -1,0 +1,50 @@
+/**
+ * B5: API write throughput and list latency. Creates N PersistentVolumes through the HTTPS API
+ * with C concurrent clients against a `stowage up` child process, then times lists of them.
+ *   node dist/bench/api-writes.js [N=10000] [C=16]
+ */
+import { percentile, peakRssMiB, startBenchServer } from './harness.js';
+
+const N = Number(process.argv[2] ?? 10_000);
+const C = Number(process.argv[3] ?? 16);
+
+const s = await startBenchServer();
+try {
+  const lat: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: C }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= N) return;
+        const body = {
+          apiVersion: 'v1',
+          kind: 'PersistentVolume',
+          metadata: { name: `bench-pv-${i}` },
+          spec: { capacity: { storage: `${1 + (i % 100)}Gi` }, accessModes: ['ReadWriteOnce'], storageClassName: 'bench', hostPath: { path: `/tmp/bench/${i}` } },
+        };
+        const a = performance.now();
+        const r = await s.req('POST', '/api/v1/persistentvolumes', body);
+        lat.push(performance.now() - a);
+        if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.text}`);
+      }
+    }),
+  );
+  const secs = (performance.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  const lists: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const a = performance.now();
+    const r = await s.req('GET', '/api/v1/persistentvolumes');
+    lists.push(performance.now() - a);
+    if (r.status !== 200 || (JSON.parse(r.text) as { items: unknown[] }).items.length !== N) throw new Error('list incomplete');
+  }
+  lists.sort((a, b) => a - b);
+  console.log(
+    `B5 api-writes: N=${N} clients=${C} creates/s=${Math.round(N / secs)} p50=${percentile(lat, 50).toFixed(1)}ms p99=${percentile(lat, 99).toFixed(1)}ms ` +
+      `list(${N}) p50=${percentile(lists, 50).toFixed(0)}ms min=${lists[0]!.toFixed(0)}ms server-peak-rss=${peakRssMiB(s.child.pid!)}MiB`,
+  );
+} finally {
+  await s.stop();
+}

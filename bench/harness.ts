@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** A `stowage up` child process for benchmarks, with an HTTPS client to it. */
+export interface BenchServer {
+  readonly url: string;
+  readonly token: string;
+  readonly ca: string;
+  readonly dataDir: string;
+  readonly child: ChildProcess;
+  req(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; text: string }>;
+  stop(): Promise<void>;
+}
+
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    try {
+      readFileSync(join(dir, 'package.json'));
+      return dir;
+    } catch {
+      dir = dirname(dir);
+    }
+  }
+  throw new Error('package root not found');
+}
+
+export async function startBenchServer(extraArgs: string[] = []): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'stowage-bench-'));
+  const bin = resolve(repoRoot(), 'bin', 'stowage');
+  const child = spawn(process.execPath, [bin, 'up', '--port', '0', '--data-dir', dataDir, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((res, rej) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /API server (https:\/\/\S+),/.exec(out);
+      if (m) res(m[1]!);
+    });
+    child.once('exit', (code) => rej(new Error(`stowage up exited with ${code}`)));
+  });
+  const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
+  const token = /token: (\S+)/.exec(kc)![1]!;
+  const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)![1]!, 'base64').toString();
+  const agent = new Agent({ ca, keepAlive: true, maxSockets: 64 });
+  return {
+    url,
+    token,
+    ca,
+    dataDir,
+    child,
+    req: (method, path, body, contentType = 'application/json') =>
+      new Promise((res, rej) => {
+        const payload = body === undefined ? undefined : JSON.stringify(body);
+        const r = request(new URL(path, url), { method, agent, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload ? { 'Content-Type': contentType } : {}) } }, (resp) => {
+          const chunks: Buffer[] = [];
+          resp.on('data', (c: Buffer) => chunks.push(c));
+          resp.on('end', () => res({ status: resp.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        });
+        r.on('error', rej);
+        if (payload) r.write(payload);
+        r.end();
+      }),
+    stop: async () => {
+      agent.destroy();
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Peak resident set size of a child process, from /proc (kB → MiB). */
+export function peakRssMiB(pid: number): number {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /VmHWM:\s+(\d+) kB/.exec(s);
+    return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}

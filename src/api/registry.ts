@@ -1,0 +1,397 @@
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../store/store.js';
+import { AlreadyExistsError, ConflictError, NotFoundError, type FieldCause } from '../util/errors.js';
+import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type ErrorSubject } from './status.js';
+import type { AdmissionContext, KubeObject, ResourceDef } from './resources/types.js';
+import { WatchCache, type CachedObject } from './watchcache.js';
+
+/** Options common to writes. */
+export interface WriteOptions {
+  readonly dryRun?: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  readonly preconditions?: { uid?: string; resourceVersion?: string };
+  readonly gracePeriodSeconds?: number;
+  readonly propagationPolicy?: string;
+}
+
+export type DeleteResult = { kind: 'deleted'; obj: KubeObject } | { kind: 'pending'; obj: KubeObject };
+
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** The storage key of an object: `/registry/<group|core>/<plural>/[<namespace>/]<name>`. */
+export function storageKey(def: ResourceDef, namespace: string | undefined, name: string): string {
+  return `${keyPrefix(def, namespace)}${name}`;
+}
+
+/** The key prefix of a resource, or of its objects in one namespace. */
+export function keyPrefix(def: ResourceDef, namespace?: string): string {
+  const base = `/registry/${def.group || 'core'}/${def.plural}/`;
+  return def.namespaced && namespace ? `${base}${namespace}/` : base;
+}
+
+function nowIso(): string {
+  // metav1.Time serializes with second precision.
+  return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function clone<T>(o: T): T {
+  return structuredClone(o);
+}
+
+/** Deep JSON equality, ignoring key order. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  return ak.every((k) => jsonEqual(ao[k], bo[k]));
+}
+
+/** Serializes an object for the store: resourceVersion is the store's revision, never stored. */
+function encode(obj: KubeObject): string {
+  const rv = obj.metadata.resourceVersion;
+  delete obj.metadata.resourceVersion;
+  const s = JSON.stringify(obj);
+  if (rv !== undefined) obj.metadata.resourceVersion = rv;
+  return s;
+}
+
+export type InvalidMessageFormatter = (kind: string, name: string, causes: readonly FieldCause[]) => string;
+
+/**
+ * Kubernetes' generic registry for one kind: create/update/delete with the kind's strategy
+ * (defaults, validation, status handling) over the revisioned store; reads from the watch cache.
+ */
+export class ResourceStorage {
+  readonly cache: WatchCache;
+
+  constructor(
+    readonly def: ResourceDef,
+    private readonly store: Store,
+    private readonly registry: ApiRegistry,
+    watchHistory?: number,
+  ) {
+    this.cache = new WatchCache(store, keyPrefix(def), watchHistory);
+  }
+
+  subject(name?: string): ErrorSubject {
+    return { group: this.def.group, resource: this.def.plural, name };
+  }
+
+  get(namespace: string | undefined, name: string): CachedObject | undefined {
+    return this.cache.get(storageKey(this.def, namespace, name));
+  }
+
+  mustGet(namespace: string | undefined, name: string): CachedObject {
+    const o = this.get(namespace, name);
+    if (!o) throw notFound(this.subject(name));
+    return o;
+  }
+
+  private invalid(name: string, causes: readonly FieldCause[]): never {
+    throw invalid(this.def.kind, this.def.group, name, causes, this.registry.formatInvalid(this.def.kind, name, causes));
+  }
+
+  async create(input: KubeObject, namespace: string | undefined, opts: WriteOptions = {}): Promise<KubeObject> {
+    const def = this.def;
+    const obj = clone(input);
+    const meta = obj.metadata;
+    if (def.namespaced) {
+      if (meta.namespace && namespace && meta.namespace !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = namespace ?? meta.namespace;
+      if (!meta.namespace) throw badRequest('the namespace of the object must be set');
+      this.registry.checkNamespaceWritable(meta.namespace, def);
+    } else {
+      delete meta.namespace;
+    }
+    if (!meta.name) {
+      if (meta.generateName) {
+        let suffix = '';
+        for (let i = 0; i < 5; i++) suffix += GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)];
+        meta.name = meta.generateName + suffix;
+      } else {
+        this.invalid('', [{ type: 'FieldValueRequired', field: 'metadata.name', message: 'name or generateName is required' }]);
+      }
+    }
+    const name = meta.name!;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowIso();
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    delete meta.managedFields;
+    if (meta.generation !== undefined) meta.generation = 1;
+    obj.apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+    obj.kind = def.kind;
+    const ctx = this.registry.admissionContext();
+    def.prepareForCreate(obj, ctx);
+    const causes = def.validateCreate(obj, ctx);
+    if (causes.length) this.invalid(name, causes);
+    if (opts.dryRun) {
+      if (this.get(meta.namespace, name)) throw alreadyExists(this.subject(name));
+      return obj;
+    }
+    try {
+      const kv = await this.store.create(storageKey(def, meta.namespace, name), encode(obj));
+      obj.metadata.resourceVersion = String(kv.modRevision);
+      return obj;
+    } catch (e) {
+      if (e instanceof AlreadyExistsError) throw alreadyExists(this.subject(name));
+      throw e;
+    }
+  }
+
+  /**
+   * Replaces an object (main resource or `/status`). A resourceVersion in `input` is a
+   * precondition (409 on mismatch); without one the update is unconditional and retried on races.
+   * `mutate`, when given, computes the new object from the current one (used by PATCH) and is
+   * re-run on a race.
+   */
+  async update(
+    namespace: string | undefined,
+    name: string,
+    next: (current: KubeObject) => KubeObject,
+    o: WriteOptions & { subresource?: 'status' | 'finalize' } = {},
+  ): Promise<KubeObject> {
+    const def = this.def;
+    for (let attempt = 0; ; attempt++) {
+      const cur = this.mustGet(namespace, name);
+      const old = cur.obj;
+      const obj = clone(next(clone(old)));
+      if (!obj || typeof obj !== 'object' || typeof obj.metadata !== 'object' || obj.metadata === null) {
+        throw badRequest('the object has no metadata');
+      }
+      const meta = obj.metadata;
+      if (meta.name !== undefined && meta.name !== name) {
+        throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+      }
+      if (def.namespaced && meta.namespace !== undefined && meta.namespace !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      const wantRv = meta.resourceVersion;
+      if (wantRv !== undefined && wantRv !== '' && wantRv !== old.metadata.resourceVersion) throw conflict(this.subject(name));
+      if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== old.metadata.uid) {
+        throw conflict(this.subject(name), `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid}`);
+      }
+      // Fields the server owns.
+      meta.name = name;
+      if (def.namespaced) meta.namespace = namespace;
+      meta.uid = old.metadata.uid;
+      meta.creationTimestamp = old.metadata.creationTimestamp;
+      if (old.metadata.deletionTimestamp) {
+        meta.deletionTimestamp = old.metadata.deletionTimestamp;
+        meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
+      } else {
+        delete meta.deletionTimestamp;
+        delete meta.deletionGracePeriodSeconds;
+      }
+      delete meta.managedFields;
+      if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
+      obj.apiVersion = old.apiVersion;
+      obj.kind = old.kind;
+      const ctx = this.registry.admissionContext();
+      let causes: FieldCause[];
+      if (o.subresource === 'status') {
+        def.prepareForStatusUpdate(obj, old, ctx);
+        causes = def.validateStatusUpdate(obj, old, ctx);
+      } else if (o.subresource === 'finalize') {
+        // Namespace finalize: only spec.finalizers may change.
+        const kept = clone(old);
+        (kept as { spec?: { finalizers?: unknown } }).spec = { ...((old as { spec?: object }).spec ?? {}), finalizers: (obj as { spec?: { finalizers?: unknown } }).spec?.finalizers };
+        Object.assign(obj, kept);
+        causes = [];
+      } else {
+        def.prepareForUpdate(obj, old, ctx);
+        causes = def.validateUpdate(obj, old, ctx);
+      }
+      if (causes.length) this.invalid(name, causes);
+      if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
+        meta.generation = (old.metadata.generation ?? 0) + 1;
+      }
+      meta.resourceVersion = old.metadata.resourceVersion;
+      if (jsonEqual(obj, old)) return clone(old); // no-op updates do not bump resourceVersion
+      if (o.dryRun) return obj;
+      const key = storageKey(def, namespace, name);
+      try {
+        if (meta.deletionTimestamp && (!meta.finalizers || meta.finalizers.length === 0) && !this.registry.extraFinalizersPending(def, obj)) {
+          // The last finalizer is gone from an object being deleted: it goes now.
+          await this.store.delete(key, cur.rev);
+          return obj;
+        }
+        const kv = await this.store.update(key, encode(obj), cur.rev);
+        obj.metadata.resourceVersion = String(kv.modRevision);
+        return obj;
+      } catch (e) {
+        if (e instanceof ConflictError) {
+          if (wantRv || attempt > 20) throw conflict(this.subject(name));
+          continue;
+        }
+        if (e instanceof NotFoundError) throw notFound(this.subject(name));
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Deletes an object. With finalizers it only gets a deletionTimestamp (and stays until the last
+   * finalizer is removed); a pod on a node is deleted gracefully (its node agent finishes it).
+   */
+  async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    const def = this.def;
+    for (let attempt = 0; ; attempt++) {
+      const cur = this.mustGet(namespace, name);
+      const old = cur.obj;
+      const pre = opts.preconditions;
+      if (pre?.uid && pre.uid !== old.metadata.uid) {
+        throw conflict(this.subject(name), `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
+        throw conflict(
+          this.subject(name),
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+        );
+      }
+      const graceful = this.registry.gracefulDeletion(def, old, opts.gracePeriodSeconds);
+      const finalizers = old.metadata.finalizers ?? [];
+      const key = storageKey(def, namespace, name);
+      try {
+        if (finalizers.length > 0 || graceful !== undefined || this.registry.extraFinalizersPending(def, old)) {
+          if (old.metadata.deletionTimestamp && graceful === undefined) return { kind: 'pending', obj: clone(old) };
+          const obj = clone(old);
+          if (!obj.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = nowIso();
+          obj.metadata.deletionGracePeriodSeconds = graceful ?? 0;
+          this.registry.beforeDeletionMarked(def, obj);
+          if (graceful === 0 && finalizers.length === 0 && !this.registry.extraFinalizersPending(def, obj)) {
+            if (!opts.dryRun) await this.store.delete(key, cur.rev);
+            return { kind: 'deleted', obj };
+          }
+          if (opts.dryRun) return { kind: 'pending', obj };
+          if (jsonEqual(obj, old)) return { kind: 'pending', obj };
+          const kv = await this.store.update(key, encode(obj), cur.rev);
+          obj.metadata.resourceVersion = String(kv.modRevision);
+          return { kind: 'pending', obj };
+        }
+        if (!opts.dryRun) await this.store.delete(key, cur.rev);
+        return { kind: 'deleted', obj: clone(old) };
+      } catch (e) {
+        if (e instanceof ConflictError && attempt < 20) continue;
+        if (e instanceof ConflictError) throw conflict(this.subject(name));
+        if (e instanceof NotFoundError) throw notFound(this.subject(name));
+        throw e;
+      }
+    }
+  }
+}
+
+function specChanged(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject): Record<string, unknown> => {
+    const { metadata: _m, status: _s, ...rest } = o;
+    return rest;
+  };
+  return !jsonEqual(strip(a), strip(b));
+}
+
+/** All resources of the server, and the cross-kind rules (namespaces, admission lookups). */
+export class ApiRegistry {
+  private readonly byKind = new Map<string, ResourceStorage>();
+  private readonly byPath = new Map<string, ResourceStorage>();
+
+  constructor(
+    readonly store: Store,
+    defs: readonly ResourceDef[],
+    readonly formatInvalid: InvalidMessageFormatter,
+    opts: { watchHistory?: number } = {},
+  ) {
+    for (const def of defs) {
+      const s = new ResourceStorage(def, store, this, opts.watchHistory);
+      this.byKind.set(def.kind, s);
+      this.byPath.set(`${def.group}/${def.version}/${def.plural}`, s);
+    }
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([...this.byKind.values()].map((s) => s.cache.start()));
+  }
+
+  stop(): void {
+    for (const s of this.byKind.values()) s.cache.stop();
+  }
+
+  all(): ResourceStorage[] {
+    return [...this.byKind.values()];
+  }
+
+  byGroupVersionPlural(group: string, version: string, plural: string): ResourceStorage | undefined {
+    return this.byPath.get(`${group}/${version}/${plural}`);
+  }
+
+  kind(kind: string): ResourceStorage {
+    const s = this.byKind.get(kind);
+    if (!s) throw new Error(`unknown kind ${kind}`);
+    return s;
+  }
+
+  admissionContext(): AdmissionContext {
+    return {
+      now: nowIso(),
+      list: (kind, namespace) => {
+        const s = this.byKind.get(kind);
+        if (!s) return [];
+        return s.cache.list(keyPrefix(s.def, namespace)).map((c) => c.obj);
+      },
+      get: (kind, name, namespace) => this.byKind.get(kind)?.get(namespace, name)?.obj,
+    };
+  }
+
+  /** Creating in a missing namespace is 404; in a terminating one, 403 (events excepted, as upstream). */
+  checkNamespaceWritable(namespace: string, def: ResourceDef): void {
+    const ns = this.byKind.get('Namespace')?.get(undefined, namespace);
+    if (!ns) throw notFound({ group: '', resource: 'namespaces', name: namespace });
+    if (ns.obj.metadata.deletionTimestamp && def.kind !== 'Event') {
+      throw forbidden(
+        `${def.plural}${def.group ? '.' + def.group : ''} "" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        { group: def.group, resource: def.plural },
+      );
+    }
+  }
+
+  /**
+   * Grace period for a deletion, or undefined for an immediate one. Pods bound to a node are
+   * deleted gracefully: the node agent confirms with a grace-0 delete once their volumes are gone.
+   */
+  gracefulDeletion(def: ResourceDef, obj: KubeObject, requested: number | undefined): number | undefined {
+    if (def.kind !== 'Pod') return undefined;
+    const spec = (obj.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
+    const phase = (obj.status as { phase?: string } | undefined)?.phase;
+    if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return undefined;
+    if (requested === 0) return undefined;
+    const grace = requested ?? spec.terminationGracePeriodSeconds ?? 30;
+    return grace;
+  }
+
+  /** Namespaces hold on to their `spec.finalizers` (the "kubernetes" finalizer) as well. */
+  extraFinalizersPending(def: ResourceDef, obj: KubeObject): boolean {
+    if (def.kind !== 'Namespace') return false;
+    const f = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers;
+    return !!f && f.length > 0;
+  }
+
+  beforeDeletionMarked(def: ResourceDef, obj: KubeObject): void {
+    if (def.kind === 'Namespace') {
+      obj.status = { ...((obj.status as object | undefined) ?? {}), phase: 'Terminating' };
+    }
+  }
+}

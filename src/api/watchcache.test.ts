@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../store/sqlite.js';
+import { ExpiredError, TimeoutError } from '../util/errors.js';
+import { WatchCache, type CacheEvent } from './watchcache.js';
+
+const obj = (name: string, v: string): string => JSON.stringify({ metadata: { name }, data: { v } });
+
+describe('WatchCache', () => {
+  it('mirrors the store and lists in key order with prefixes', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    await store.create('/registry/core/configmaps/ns1/b', obj('b', '1'));
+    const cache = new WatchCache(store, '/registry/core/configmaps/');
+    await cache.start();
+    await store.create('/registry/core/configmaps/ns1/a', obj('a', '1'));
+    await store.create('/registry/core/configmaps/ns2/c', obj('c', '1'));
+    await store.create('/registry/core/secrets/ns1/x', obj('x', '1'));
+    expect(cache.list().map((c) => c.obj.metadata.name)).toEqual(['a', 'b', 'c']);
+    expect(cache.list('/registry/core/configmaps/ns1/').map((c) => c.obj.metadata.name)).toEqual(['a', 'b']);
+    const a = cache.get('/registry/core/configmaps/ns1/a')!;
+    expect(a.obj.metadata.resourceVersion).toBe(String(a.rev));
+    expect(JSON.parse(a.json)).toEqual(a.obj);
+    cache.stop();
+    await store.close();
+  });
+
+  it('replays history after a revision, then delivers live events; too old → Expired; future → Timeout', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    const cache = new WatchCache(store, '/r/', 3);
+    await cache.start();
+    const k1 = await store.create('/r/a', obj('a', '1'));
+    await store.update('/r/a', obj('a', '2'));
+    await store.update('/r/a', obj('a', '3'));
+    const seen: CacheEvent[] = [];
+    const w = cache.watch(k1.modRevision, (e) => seen.push(e));
+    expect(seen.map((e) => e.type)).toEqual(['MODIFIED', 'MODIFIED']);
+    await store.delete('/r/a');
+    expect(seen.map((e) => e.type)).toEqual(['MODIFIED', 'MODIFIED', 'DELETED']);
+    expect(seen[2]!.cur.obj.data).toEqual({ v: '3' });
+    expect(seen[2]!.cur.obj.metadata.resourceVersion).toBe(String(seen[2]!.rev));
+    w.close();
+    await store.create('/r/b', obj('b', '1'));
+    expect(seen).toHaveLength(3);
+    expect(() => cache.watch(k1.modRevision, () => undefined)).toThrow(ExpiredError);
+    expect(() => cache.watch(store.currentRevision() + 5, () => undefined)).toThrow(TimeoutError);
+    cache.stop();
+    await store.close();
+  });
+});

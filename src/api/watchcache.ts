@@ -1,0 +1,167 @@
+import type { KeyValue, Store, Watcher } from '../store/store.js';
+import { ExpiredError, TimeoutError } from '../util/errors.js';
+import type { KubeObject } from './resources/types.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One object as the cache holds it: parsed (do not mutate) and its serialized JSON. */
+export interface CachedObject {
+  readonly key: string;
+  readonly obj: KubeObject;
+  readonly json: string;
+  readonly rev: number;
+}
+
+export interface CacheEvent {
+  readonly type: WatchEventType;
+  readonly key: string;
+  /** New state (for DELETED: the last state, with the delete's resourceVersion). */
+  readonly cur: CachedObject;
+  /** Previous state (undefined for ADDED). */
+  readonly prev?: CachedObject;
+  readonly rev: number;
+}
+
+export interface CacheWatch {
+  close(): void;
+}
+
+/** Decodes a stored value into an object whose metadata.resourceVersion is the modRevision. */
+export function decodeStored(kv: KeyValue, rev = kv.modRevision): CachedObject {
+  const obj = JSON.parse(kv.value) as KubeObject;
+  obj.metadata.resourceVersion = String(rev);
+  return { key: kv.key, obj, json: JSON.stringify(obj), rev };
+}
+
+/**
+ * The API server's in-memory copy of one resource, fed by the store's watch: lists and watches
+ * are served from here. Because the store notifies synchronously after each commit, the cache is
+ * never behind the store between two turns of the event loop.
+ *
+ * History: the last `historyLimit` events are kept so a client can resume a watch from an older
+ * resourceVersion; older than that → ExpiredError (HTTP 410) and the client relists.
+ */
+export class WatchCache {
+  private readonly items = new Map<string, CachedObject>();
+  private readonly history: CacheEvent[] = [];
+  private historyHead = 0; // index of the oldest retained event in `history` (ring via shift-free head)
+  /** Every event with rev > historyStartRev is in `history`. */
+  private historyStartRev = 0;
+  private readonly watchers = new Set<(ev: CacheEvent) => void>();
+  private storeWatcher: Watcher | undefined;
+  private sortedKeys: string[] | undefined;
+
+  constructor(
+    private readonly store: Store,
+    readonly prefix: string,
+    private readonly historyLimit = 20_000,
+  ) {}
+
+  async start(): Promise<void> {
+    const res = await this.store.list(this.prefix);
+    for (const kv of res.items) this.items.set(kv.key, decodeStored(kv));
+    this.historyStartRev = res.revision;
+    this.storeWatcher = this.store.watch(this.prefix, {
+      afterRevision: res.revision,
+      onEvent: (ev) => {
+        const prev = this.items.get(ev.kv.key);
+        let cev: CacheEvent;
+        if (ev.type === 'DELETE') {
+          if (!prev) return;
+          this.items.delete(ev.kv.key);
+          const last = decodeStored(ev.kv, ev.revision);
+          cev = { type: 'DELETED', key: ev.kv.key, cur: last, prev, rev: ev.revision };
+          this.sortedKeys = undefined;
+        } else {
+          const cur = decodeStored(ev.kv);
+          this.items.set(ev.kv.key, cur);
+          if (!prev) this.sortedKeys = undefined;
+          cev = prev ? { type: 'MODIFIED', key: ev.kv.key, cur, prev, rev: ev.revision } : { type: 'ADDED', key: ev.kv.key, cur, rev: ev.revision };
+        }
+        this.record(cev);
+        for (const w of this.watchers) {
+          try {
+            w(cev);
+          } catch {
+            // A broken watcher must not stop delivery to the others; it closes itself on write errors.
+          }
+        }
+      },
+    });
+  }
+
+  stop(): void {
+    this.storeWatcher?.close();
+    this.watchers.clear();
+  }
+
+  private record(ev: CacheEvent): void {
+    this.history.push(ev);
+    if (this.history.length - this.historyHead > this.historyLimit) {
+      this.historyStartRev = this.history[this.historyHead]!.rev;
+      this.historyHead++;
+      if (this.historyHead > 4096) {
+        this.history.splice(0, this.historyHead);
+        this.historyHead = 0;
+      }
+    }
+  }
+
+  /** The store's current revision: the cache reflects every commit up to it. */
+  revision(): number {
+    return this.store.currentRevision();
+  }
+
+  get(key: string): CachedObject | undefined {
+    return this.items.get(key);
+  }
+
+  size(): number {
+    return this.items.size;
+  }
+
+  /** Objects whose key starts with `keyPrefix`, in key order. */
+  list(keyPrefix = this.prefix): CachedObject[] {
+    if (!this.sortedKeys) this.sortedKeys = [...this.items.keys()].sort();
+    const keys = this.sortedKeys;
+    if (keyPrefix === this.prefix) return keys.map((k) => this.items.get(k)!);
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (keys[mid]! < keyPrefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: CachedObject[] = [];
+    for (let i = lo; i < keys.length && keys[i]!.startsWith(keyPrefix); i++) out.push(this.items.get(keys[i]!)!);
+    return out;
+  }
+
+  /** Unsorted iteration, for scans where order does not matter. */
+  values(): IterableIterator<CachedObject> {
+    return this.items.values();
+  }
+
+  /**
+   * Delivers every event after `fromRev` (replayed from history), then live ones.
+   * `fromRev` older than the retained history → ExpiredError; newer than the store → TimeoutError.
+   */
+  watch(fromRev: number, onEvent: (ev: CacheEvent) => void): CacheWatch {
+    const current = this.revision();
+    if (fromRev > current) throw new TimeoutError(`Too large resource version: ${fromRev}, current: ${current}`);
+    if (fromRev < this.historyStartRev) {
+      throw new ExpiredError(`too old resource version: ${fromRev} (${this.historyStartRev})`);
+    }
+    // Replay: binary search the first event with rev > fromRev.
+    let lo = this.historyHead;
+    let hi = this.history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.history[mid]!.rev <= fromRev) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.history.length; i++) onEvent(this.history[i]!);
+    this.watchers.add(onEvent);
+    return { close: () => void this.watchers.delete(onEvent) };
+  }
+}

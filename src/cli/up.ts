@@ -1,0 +1,74 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { startControlPlane } from '../api/controlplane.js';
+import { openSqliteStore } from '../store/sqlite.js';
+import { CliError } from './errors.js';
+
+export interface UpOptions {
+  readonly address: string;
+  readonly port: string;
+  readonly dataDir: string;
+}
+
+/** `stowage up`: everything in one process on SQLite under --data-dir. */
+export function upCommand(program: Command): void {
+  program
+    .command('up')
+    .description('run the API server and controllers in one process on an embedded SQLite store')
+    .option('--address <ip>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'HTTPS port', '6443')
+    .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live', './stowage-data')
+    .action(async (o: UpOptions) => {
+      await runUp(o);
+    });
+}
+
+export async function runUp(o: UpOptions): Promise<void> {
+  const port = Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(o.port)}: must be 0-65535`);
+  const dataDir = resolve(o.dataDir);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    accessSync(dataDir, constants.W_OK);
+  } catch (e) {
+    throw new CliError(`data dir ${dataDir} is not writable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let store;
+  try {
+    store = openSqliteStore({ path: join(dataDir, 'stowage.db') });
+  } catch (e) {
+    throw new CliError(`cannot open the store in ${dataDir}: ${(e as Error).message}`);
+  }
+  let plane;
+  try {
+    plane = await startControlPlane({ store, dataDir, address: o.address, port });
+  } catch (e) {
+    await store.close();
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') throw new CliError(`cannot listen on ${o.address}:${port}: address already in use`);
+    if (err.code === 'EADDRNOTAVAIL') throw new CliError(`cannot listen on ${o.address}:${port}: address not available`);
+    if (err.code === 'EACCES') throw new CliError(`cannot listen on ${o.address}:${port}: permission denied`);
+    throw e;
+  }
+  process.stdout.write(
+    [
+      `Stowage is running: API server ${plane.api.url}, data in ${dataDir}`,
+      `  export KUBECONFIG=${plane.kubeconfigPath}`,
+      `  kubectl get pv,pvc,sc -A`,
+      `Stop with Ctrl-C.`,
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolveStop) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolveStop();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await plane.close();
+  await store.close();
+}
