@@ -1,6 +1,7 @@
 import type { FieldCause } from '../../util/errors.js';
 import type { PatchMeta } from '../patch/types.js';
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
+import { canonicalQuantity } from './quantity.js';
 import type {
   AdmissionContext,
   FieldSelectorFields,
@@ -69,6 +70,16 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
   const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
   return ak.length === bk.length && ak.every((k) => deepEqual(ao[k], bo[k]));
+}
+
+/**
+ * Rewrites every quantity in a resource map (`{storage: "1.5Gi"}`) to its canonical text
+ * (`1536Mi`), as a Kubernetes decode/encode round trip does. Unparseable values stay for
+ * validation to report.
+ */
+export function canonicalizeQuantities(map: unknown): void {
+  if (!isObject(map)) return;
+  for (const [k, v] of Object.entries(map)) map[k] = canonicalQuantity(v);
 }
 
 function clone<T>(v: T): T {

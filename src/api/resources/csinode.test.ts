@@ -19,7 +19,7 @@ describe('CSINode create', () => {
     { name: 'negative count', d: [{ ...good, allocatable: { count: -1 } }], want: ['spec.drivers[0].allocatable.count: Invalid value: -1: must be greater than or equal to 0'] },
     { name: 'duplicate driver', d: [good, good], want: ['spec.drivers[1].name: Duplicate value: "hostpath.csi.k8s.io"'] },
     { name: 'duplicate topology key', d: [{ ...good, topologyKeys: ['a', 'a'] }], want: ['spec.drivers[0]: Duplicate value: "a"'] },
-    { name: 'bad topology key', d: [{ ...good, topologyKeys: ['a/b/c'] }], want: [expect.stringContaining('spec.drivers[0]: Invalid value: "a/b/c": a qualified name')] },
+    { name: 'bad topology key', d: [{ ...good, topologyKeys: ['a/b/c'] }], want: [expect.stringContaining('spec.drivers[0]: Invalid value: []string{"a/b/c"}: a qualified name')] },
   ])('$name', ({ d, want }) => expect(texts(def.validateCreate(node(d), admission()))).toEqual(want));
 });
 

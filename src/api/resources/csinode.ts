@@ -17,7 +17,6 @@ import {
   str,
   validateObjectMeta,
   validateObjectMetaUpdate,
-  validateWith,
 } from './common.js';
 import { validateCSIDriverName } from './persistentvolume.js';
 
@@ -40,12 +39,14 @@ function validateDrivers(drivers: unknown): FieldCause[] {
     if (names.has(name)) out.push(duplicate(`${p}.name`, name));
     names.add(name);
     const keys = new Set<string>();
-    for (const k of arr(drv.topologyKeys) ?? []) {
-      const key = typeof k === 'string' ? k : '';
+    const topologyKeys = (arr(drv.topologyKeys) ?? []).map((k) => (typeof k === 'string' ? k : ''));
+    // v1.30 reports the whole key list as the bad value of a malformed key.
+    const rendered = { rendered: `[]string{${topologyKeys.map((k) => JSON.stringify(k)).join(', ')}}` };
+    for (const key of topologyKeys) {
       if (!key) out.push(required(p));
       if (keys.has(key)) out.push(duplicate(p, key));
       keys.add(key);
-      out.push(...validateWith(isQualifiedName, key, p));
+      for (const m of isQualifiedName(key)) out.push(invalid(p, rendered, m));
     }
   });
   return out;

@@ -40,6 +40,12 @@ describe('CSIStorageCapacity', () => {
     ]);
   });
 
+  it('canonicalizes capacity', () => {
+    const c = clone(cap({ capacity: '10240Mi', maximumVolumeSize: '1000000' }));
+    def.prepareForCreate(c, admission());
+    expect(c).toMatchObject({ capacity: '10Gi', maximumVolumeSize: '1M' });
+  });
+
   it('prints name, class and canonical capacity (no AGE column in kube)', () => {
     expect(def.columns.map((c) => c.name)).toEqual(['Name', 'StorageClassName', 'Capacity']);
     expect(def.row(cap({ capacity: '10240Mi' }), 0)).toEqual(['csisc-1', 'fast', '10Gi']);

@@ -4,6 +4,7 @@ import {
   FIELD_IMMUTABLE,
   NAME_COLUMN,
   baseResourceDef,
+  canonicalQuantity,
   column,
   deepEqual,
   invalid,
@@ -47,6 +48,10 @@ export const csiStorageCapacityResource: ResourceDef = baseResourceDef({
     column('Capacity', 'string', 'capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.'),
   ],
   row: (c) => [c.metadata.name ?? '', str(c.storageClassName) ?? '', c.capacity === undefined || c.capacity === null ? '<unset>' : quantityText(c.capacity)],
+  defaults(c) {
+    if (c.capacity !== undefined && c.capacity !== null) c.capacity = canonicalQuantity(c.capacity);
+    if (c.maximumVolumeSize !== undefined && c.maximumVolumeSize !== null) c.maximumVolumeSize = canonicalQuantity(c.maximumVolumeSize);
+  },
   validateCreate: (c) => validateCapacity(c),
   validateUpdate: (c, old) => validateCapacityUpdate(c, old),
 });

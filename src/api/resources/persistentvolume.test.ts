@@ -32,6 +32,10 @@ describe('PersistentVolume create', () => {
     expect(def.validateCreate(c, admission())).toEqual([]);
   });
 
+  it('stores capacity in canonical form', () => {
+    expect(created(pv({ capacity: { storage: '1024Mi' } })).spec).toMatchObject({ capacity: { storage: '1Gi' } });
+  });
+
   it('keeps explicit values and does not add the finalizer twice', () => {
     const c = created(pv({ persistentVolumeReclaimPolicy: 'Delete', volumeMode: 'Block' }, { finalizers: ['kubernetes.io/pv-protection'] }));
     expect(c.spec).toMatchObject({ persistentVolumeReclaimPolicy: 'Delete', volumeMode: 'Block' });

@@ -9,6 +9,7 @@ import {
   ageString,
   arr,
   baseResourceDef,
+  canonicalizeQuantities,
   column,
   deepEqual,
   ensureObject,
@@ -361,6 +362,7 @@ function validatePVUpdate(pv: KubeObject, old: KubeObject): FieldCause[] {
 
 function setDefaults(pv: KubeObject): void {
   const spec = ensureObject(pv, 'spec');
+  canonicalizeQuantities(spec.capacity);
   if (!spec.persistentVolumeReclaimPolicy) spec.persistentVolumeReclaimPolicy = 'Retain';
   if (spec.volumeMode === undefined || spec.volumeMode === null) spec.volumeMode = 'Filesystem';
   const hostPath = obj(spec.hostPath);

@@ -152,6 +152,12 @@ describe('PersistentVolumeClaim update', () => {
     expect(errs[0]).toMatch(/^spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n/);
   });
 
+  it('quantities compare by value, not text', () => {
+    expect(update(pending, (o) => void (o.spec.resources = { requests: { storage: '1024Mi' } }))).toEqual([]);
+    const c = created(pvc({ resources: { requests: { storage: '1.5Gi' } } }));
+    expect(c.spec.resources).toEqual({ requests: { storage: '1536Mi' } });
+  });
+
   it('an unbound claim may not change its request', () => {
     const errs = update(pending, (o) => void (o.spec.resources = { requests: { storage: '2Gi' } }));
     expect(errs[0]).toMatch(/^spec: Forbidden: spec is immutable after creation/);

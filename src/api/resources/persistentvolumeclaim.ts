@@ -9,6 +9,7 @@ import {
   ageString,
   arr,
   baseResourceDef,
+  canonicalizeQuantities,
   column,
   compareQuantities,
   deepEqual,
@@ -276,8 +277,13 @@ function validatePVCStatusUpdate(pvc: KubeObject, old: KubeObject): FieldCause[]
 function setDefaults(pvc: KubeObject): void {
   const spec = ensureObject(pvc, 'spec');
   if (spec.volumeMode === undefined || spec.volumeMode === null) spec.volumeMode = 'Filesystem';
+  const resources = obj(spec.resources);
+  canonicalizeQuantities(resources?.requests);
+  canonicalizeQuantities(resources?.limits);
   const status = obj(pvc.status);
   if (status && !status.phase) status.phase = 'Pending';
+  canonicalizeQuantities(status?.capacity);
+  canonicalizeQuantities(status?.allocatedResources);
 }
 
 const SNAPSHOT_GROUP = 'snapshot.storage.k8s.io';
