@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import type {
-  ControllerHandlers,
-  ControllerServiceCapability,
-  CreateVolumeRequest__Output,
-  ListSnapshotsResponse,
-  Snapshot,
-} from '../proto/types.js';
+import type { ControllerHandlers, ControllerServiceCapability, CreateVolumeRequest__Output } from '../proto/types.js';
 import { TOPOLOGY_KEY, unary, type HostpathDriver } from './driver.js';
 import {
   alreadyExists,
@@ -18,7 +12,8 @@ import {
   unimplemented,
 } from './errors.js';
 import { copyData, createData, filesystemStats, growFile, removeData } from './fsops.js';
-import type { AccessKind, ContentSource, SnapshotRecord, VolumeRecord } from './state.js';
+import type { AccessKind, ContentSource, VolumeRecord } from './state.js';
+import { snapshotHandlers } from './snapshots.js';
 import {
   capacityCompatible,
   chooseCapacity,
@@ -67,16 +62,6 @@ function parseSource(req: CreateVolumeRequest__Output): ContentSource | undefine
     return { kind: 'volume', volumeId: s.volume.volumeId };
   }
   throw invalidArgument('volume_content_source must name a snapshot or a volume');
-}
-
-function toCsiSnapshot(s: SnapshotRecord): Snapshot {
-  return {
-    snapshotId: s.id,
-    sourceVolumeId: s.sourceVolumeId,
-    sizeBytes: s.sizeBytes,
-    creationTime: { seconds: Math.floor(s.createdAtMs / 1000), nanos: (s.createdAtMs % 1000) * 1_000_000 },
-    readyToUse: true,
-  };
 }
 
 export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
@@ -266,55 +251,7 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
 
     ControllerGetCapabilities: unary(log, 'ControllerGetCapabilities', async () => ({ capabilities: controllerCapabilities(config.enableAttach) })),
 
-    CreateSnapshot: unary(log, 'CreateSnapshot', async (req) => {
-      if (!req.name) throw missing('name');
-      if (!req.sourceVolumeId) throw missing('source_volume_id');
-      return d.locks.run(`sname:${req.name}`, async () => {
-        const existing = Object.values(d.snapshots).find((s) => s.name === req.name);
-        if (existing) {
-          if (existing.sourceVolumeId !== req.sourceVolumeId) {
-            throw alreadyExists(`snapshot ${req.name} exists for source volume ${existing.sourceVolumeId}`);
-          }
-          return { snapshot: toCsiSnapshot(existing) };
-        }
-        return d.locks.run(`vol:${req.sourceVolumeId}`, async () => {
-          const v = d.getVolume(req.sourceVolumeId);
-          const id = randomUUID();
-          try {
-            await copyData(v.kind, d.volumePath(v.id), d.snapshotPath(id));
-          } catch (e) {
-            await rm(d.snapshotPath(id), { recursive: true, force: true }).catch(() => undefined);
-            throw e;
-          }
-          const rec: SnapshotRecord = { id, name: req.name, sourceVolumeId: v.id, kind: v.kind, sizeBytes: v.capacityBytes, createdAtMs: Date.now() };
-          d.snapshots[id] = rec;
-          await d.store.save();
-          log.info('snapshot created', { id, name: req.name, source: v.id });
-          return { snapshot: toCsiSnapshot(rec) };
-        });
-      });
-    }),
-
-    DeleteSnapshot: unary(log, 'DeleteSnapshot', async (req) => {
-      if (!req.snapshotId) throw missing('snapshot_id');
-      return d.locks.run(`snap:${req.snapshotId}`, async () => {
-        const s = d.snapshots[req.snapshotId];
-        if (!s) return {};
-        await rm(d.snapshotPath(s.id), { recursive: true, force: true });
-        delete d.snapshots[s.id];
-        await d.store.save();
-        return {};
-      });
-    }),
-
-    ListSnapshots: unary(log, 'ListSnapshots', async (req): Promise<ListSnapshotsResponse> => {
-      let all = Object.values(d.snapshots);
-      if (req.snapshotId) all = all.filter((s) => s.id === req.snapshotId);
-      if (req.sourceVolumeId) all = all.filter((s) => s.sourceVolumeId === req.sourceVolumeId);
-      const byId = new Map(all.map((s) => [s.id, s]));
-      const page = paginate([...byId.keys()].sort(), req.maxEntries, req.startingToken);
-      return { entries: page.ids.map((id) => ({ snapshot: toCsiSnapshot(byId.get(id)!) })), nextToken: page.nextToken };
-    }),
+    ...snapshotHandlers(d),
 
     ControllerExpandVolume: unary(log, 'ControllerExpandVolume', async (req) => {
       if (!req.volumeId) throw missing('volume_id');
