@@ -75,6 +75,20 @@ describe('CSIDriver update', () => {
   ])('$name', ({ m, want }) => expect(update(m)).toEqual(want));
 });
 
+describe('CSIDriver generation', () => {
+  it('bumps on spec changes only', () => {
+    const stored = created(drv());
+    const same = clone(stored);
+    same.metadata.labels = { a: 'b' };
+    def.prepareForUpdate(same, stored, admission());
+    expect(same.metadata.generation).toBeUndefined();
+    const changed = clone(stored);
+    changed.spec.podInfoOnMount = true;
+    def.prepareForUpdate(changed, stored, admission());
+    expect(changed.metadata.generation).toBe(1);
+  });
+});
+
 describe('CSIDriver table', () => {
   it('columns', () => {
     expect(def.columns.map((c) => c.name)).toEqual(['Name', 'AttachRequired', 'PodInfoOnMount', 'StorageCapacity', 'TokenRequests', 'RequiresRepublish', 'Modes', 'Age']);

@@ -122,6 +122,10 @@ export const csiDriverResource: ResourceDef = baseResourceDef({
     ];
   },
   defaults: setDefaults,
+  prepareForUpdate(d, old) {
+    // Any spec change bumps the generation (starting from the unset 0).
+    if (!deepEqual(d.spec, old.spec)) d.metadata.generation = (old.metadata.generation ?? 0) + 1;
+  },
   validateCreate: (d) => [...validateObjectMeta(d.metadata, { namespaced: false }), ...validateSpec(d.spec)],
   validateUpdate: (d, old) => validateUpdate(d, old),
 });
