@@ -12,7 +12,7 @@ import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostpathDriver, type RunningHostpathDriver } from '../src/csi/hostpath/server.js';
 import { TOPOLOGY_KEY } from '../src/csi/hostpath/driver.js';
-import { detachLoop, listLoopDevices } from '../src/node/mount/loop.js';
+import { attachLoop, detachLoop, listLoopDevices } from '../src/node/mount/loop.js';
 import { unmount } from '../src/node/mount/mount.js';
 import { mountsUnder } from '../src/node/mount/mountinfo.js';
 import { blockCap, call, connect, expectCode, GiB, MiB, mountCap, quietLogger, type Clients } from './csi-hostpath-kit.js';
@@ -445,6 +445,14 @@ describe.skipIf(notRoot)('hostpath CSI driver (root: real mounts and loop device
       await tearDown(v.volumeId, staging, [target]);
       expect((await listLoopDevices()).filter((l) => l.backingFile === file)).toEqual([]);
       await call(c.controller, 'DeleteVolume', { volumeId: v.volumeId });
+    });
+
+    it('DeleteVolume detaches a loop device left behind by a crash', async () => {
+      const v = await create(uniq('blkleak'), 4 * MiB, blockCap());
+      const file = path.join(stateDir, 'volumes', v.volumeId);
+      await attachLoop(file);
+      await call(c.controller, 'DeleteVolume', { volumeId: v.volumeId });
+      expect((await listLoopDevices()).filter((l) => l.backingFile.startsWith(file))).toEqual([]);
     });
 
     it('directory volumes expand without node expansion; smaller requests do not shrink', async () => {

@@ -11,7 +11,8 @@ import {
   resourceExhausted,
   unimplemented,
 } from './errors.js';
-import { copyData, createData, filesystemStats, growFile, removeData } from './fsops.js';
+import { copyData, createData, exists, filesystemStats, growFile, removeData } from './fsops.js';
+import { detachLoop, findLoopByBackingFile } from '../../node/mount/loop.js';
 import type { AccessKind, ContentSource, VolumeRecord } from './state.js';
 import { snapshotHandlers } from './snapshots.js';
 import {
@@ -160,6 +161,10 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
         if (!v) return {};
         const users = [...Object.keys(v.attachments).map((n) => `published to node ${n}`), ...Object.keys(v.staged).map((p) => `staged at ${p}`), ...Object.keys(v.published).map((p) => `published at ${p}`)];
         if (users.length > 0) throw failedPrecondition(`volume ${v.id} is in use: ${users.join(', ')}`);
+        // A loop device nothing records any more (e.g. left by a crash) would pin the deleted file.
+        if (v.kind === 'block' && (await exists(d.volumePath(v.id)))) {
+          for (const dev of await findLoopByBackingFile(d.volumePath(v.id))) await detachLoop(dev);
+        }
         await removeData(d.volumePath(v.id));
         delete d.volumes[v.id];
         await d.store.save();
