@@ -472,6 +472,17 @@ describe('strategic merge patch: errors', () => {
     expect((caught as PatchNotApplicableError).detail).toBe(SMP_MESSAGES.noListOfLists);
   });
 
+  it('refuses absurd nesting instead of overflowing the stack', () => {
+    let patch: object = {};
+    let doc: object = {};
+    for (let i = 0; i < 5000; i++) {
+      patch = { a: patch };
+      doc = { a: doc };
+    }
+    expect(() => applyStrategicMergePatch(doc, patch, lookup)).toThrow(BadRequestError);
+    expect(() => applyStrategicMergePatch({}, patch, lookup)).toThrow(BadRequestError);
+  });
+
   it('lists of lists are fine where lists replace', () => {
     expect(applyStrategicMergePatch({ a: [[1]] }, { a: [[2]] }, lookup)).toEqual({ a: [[2]] });
   });

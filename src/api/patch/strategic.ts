@@ -190,7 +190,7 @@ function mergeList(
   if (!mergeKey) throw new BadRequestError(`cannot merge lists of objects without a merge key at ${showPath(path)}`);
   const keyOf = (v: JsonValue): JsonValue | undefined => (v as JsonObject)[mergeKey];
 
-  let base = orig as readonly JsonObject[];
+  const deleteKeys = new Set<JsonValue>();
   const regular: JsonObject[] = [];
   let replace = false;
   for (const item of patch as readonly JsonObject[]) {
@@ -200,8 +200,7 @@ function mergeList(
     }
     const d = item[DIRECTIVE];
     if (d === 'delete') {
-      const kv = requireMergeKey(item, mergeKey);
-      base = base.filter((o) => !(hasOwn(o, mergeKey) && o[mergeKey] === kv));
+      deleteKeys.add(requireMergeKey(item, mergeKey));
     } else if (d === 'replace') {
       replace = true; // keep going: other directive items are dropped too
     } else if (d === 'merge') {
@@ -216,14 +215,20 @@ function mergeList(
     return items;
   }
 
+  // Deletions remove every item with the key, wherever the directive sits in the patch list.
+  const base = (orig as readonly JsonObject[]).filter((o) => !(hasOwn(o, mergeKey) && deleteKeys.has(o[mergeKey] as JsonValue)));
   const out: JsonValue[] = base.slice();
+  const position = new Map<JsonValue, number>(); // merge key value → first item with it
+  out.forEach((o, i) => {
+    if (hasOwn(o as JsonObject, mergeKey) && !position.has(keyOf(o) as JsonValue)) position.set(keyOf(o) as JsonValue, i);
+  });
   const fresh = new Set<JsonValue>();
   for (const item of regular) {
     const kv = requireMergeKey(item, mergeKey);
-    const i = out.findIndex((o) => hasOwn(o as JsonObject, mergeKey) && keyOf(o) === kv);
-    const merged = mergeMap(i >= 0 ? (out[i] as JsonObject) : undefined, item, path, lookup);
-    if (i >= 0) out[i] = merged;
-    else out.push(merged);
+    const i = position.get(kv);
+    const merged = mergeMap(i === undefined ? undefined : (out[i] as JsonObject), item, path, lookup);
+    if (i !== undefined) out[i] = merged;
+    else position.set(kv, out.push(merged) - 1);
     fresh.add(merged);
   }
   for (let i = 0; i < out.length; i++) {
