@@ -1,6 +1,11 @@
 import type { Event } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { EventCorrelator, aggregateKey, eventKey, metaTime, referenceTo } from './events.js';
+import { EventCorrelator, aggregateKey, eventKey, metaTime, referenceTo, spamKey, type Correlated } from './events.js';
+
+function notSkipped(r: Correlated): Exclude<Correlated, { action: 'skip' }> {
+  if (r.action === 'skip') throw new Error('unexpectedly skipped');
+  return r;
+}
 
 const ev = (over: Partial<Event> = {}, obj: Partial<Event['involvedObject']> = {}): Event => ({
   metadata: { name: 'claim1.1', namespace: 'ns' },
@@ -39,10 +44,10 @@ describe('EventCorrelator', () => {
 
   it('the first event is created; an identical one patches count and lastTimestamp of the stored Event', () => {
     const c = new EventCorrelator();
-    const first = c.correlate(ev(), t0);
+    const first = notSkipped(c.correlate(ev(), t0));
     expect(first.action).toBe('create');
     c.observe(first.key, { ...first.event, metadata: { name: 'claim1.stored', namespace: 'ns' } }, t0);
-    const second = c.correlate(ev({ metadata: { name: 'claim1.2' }, lastTimestamp: metaTime(t0 + 5000) }), t0 + 5000);
+    const second = notSkipped(c.correlate(ev({ metadata: { name: 'claim1.2' }, lastTimestamp: metaTime(t0 + 5000) }), t0 + 5000));
     expect(second).toMatchObject({
       action: 'patch',
       patch: { count: 2, lastTimestamp: '2026-01-01T00:00:05Z', message: 'waiting for a volume to be created' },
@@ -56,14 +61,14 @@ describe('EventCorrelator', () => {
 
   it('a different message on the same object is a new Event', () => {
     const c = new EventCorrelator();
-    const a = c.correlate(ev(), t0);
+    const a = notSkipped(c.correlate(ev(), t0));
     c.observe(a.key, a.event, t0);
     expect(c.correlate(ev({ message: 'something else' }), t0).action).toBe('create');
   });
 
-  it('outside the window the same event starts over as a new Event', () => {
-    const c = new EventCorrelator({ windowMs: 600_000 });
-    const a = c.correlate(ev(), t0);
+  it('outside a configured dedup window the same event starts over as a new Event', () => {
+    const c = new EventCorrelator({ dedupWindowMs: 600_000 });
+    const a = notSkipped(c.correlate(ev(), t0));
     c.observe(a.key, a.event, t0);
     expect(c.correlate(ev(), t0 + 600_001).action).toBe('create');
   });
@@ -72,7 +77,7 @@ describe('EventCorrelator', () => {
     const c = new EventCorrelator();
     const results = [];
     for (let i = 0; i < 12; i++) {
-      const r = c.correlate(ev({ message: `attempt ${i}` }), t0 + i);
+      const r = notSkipped(c.correlate(ev({ message: `attempt ${i}` }), t0 + i));
       c.observe(r.key, { ...r.event, count: r.action === 'patch' ? r.patch.count : 1 }, t0 + i);
       results.push(r);
     }
@@ -82,10 +87,29 @@ describe('EventCorrelator', () => {
     expect(results[11]).toMatchObject({ action: 'patch', patch: { count: 3 } });
   });
 
+  it('by default (client-go) an identical event patches however long ago the first was', () => {
+    const c = new EventCorrelator();
+    const a = notSkipped(c.correlate(ev(), t0));
+    c.observe(a.key, a.event, t0);
+    expect(c.correlate(ev(), t0 + 86_400_000).action).toBe('patch');
+  });
+
+  it('the spam filter allows a burst of 25 events per source and object, then one per 5 minutes', () => {
+    const c = new EventCorrelator();
+    const actions = [];
+    for (let i = 0; i < 27; i++) actions.push(c.correlate(ev({ reason: `R${i}` }), t0).action);
+    expect(actions.filter((a) => a === 'skip')).toHaveLength(2);
+    expect(actions.slice(0, 25).every((a) => a !== 'skip')).toBe(true);
+    expect(c.correlate(ev({}, { name: 'other-claim' }), t0).action).toBe('create'); // separate budget
+    expect(c.correlate(ev({ reason: 'later' }), t0 + 299_000).action).toBe('skip');
+    expect(c.correlate(ev({ reason: 'later' }), t0 + 301_000).action).toBe('create');
+    expect(spamKey(ev({ reason: 'x', message: 'y' }))).toBe(spamKey(ev()));
+  });
+
   it('forgets the least recently used keys beyond the cache size', () => {
     const c = new EventCorrelator({ cacheSize: 2 });
     for (const m of ['a', 'b', 'c']) {
-      const r = c.correlate(ev({ message: m }), t0);
+      const r = notSkipped(c.correlate(ev({ message: m }), t0));
       c.observe(r.key, r.event, t0);
     }
     expect(c.correlate(ev({ message: 'a' }), t0).action).toBe('create');

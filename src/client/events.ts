@@ -50,11 +50,26 @@ export function aggregateKey(e: Event): string {
   return join([e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion, e.type, e.reason, e.reportingComponent, e.reportingInstance]);
 }
 
+/** client-go's getSpamKey: the spam budget is per source and involved object. */
+export function spamKey(e: Event): string {
+  const o = e.involvedObject;
+  return join([e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion]);
+}
+
 export interface CorrelatorOptions {
   /** Similar events with this many distinct messages inside the window are combined (client-go: 10). */
   readonly maxSimilar?: number;
-  /** Aggregation window (client-go: 600 s). */
+  /** Aggregation window for similar events (client-go: 600 s). */
   readonly windowMs?: number;
+  /**
+   * How long an identical event keeps patching the earlier Event. client-go has no limit (only the
+   * LRU); the server's Event TTL ends it, and a patch that finds the Event gone creates a new one.
+   */
+  readonly dedupWindowMs?: number;
+  /** Events a source may send about one object at once (client-go: 25)... */
+  readonly spamBurst?: number;
+  /** ...refilled at this rate (client-go: one per 5 minutes). */
+  readonly spamRefillMs?: number;
   /** Remembered keys (client-go: an LRU of 4096). */
   readonly cacheSize?: number;
 }
@@ -67,42 +82,65 @@ interface Observed {
 }
 
 export type Correlated =
+  | { readonly action: 'skip'; readonly event: Event }
   | { readonly action: 'create'; readonly event: Event; readonly key: string }
   | { readonly action: 'patch'; readonly event: Event; readonly key: string; readonly patch: { count: number; lastTimestamp: string; message: string } };
 
 /**
- * The decision half of client-go's EventCorrelator (aggregator + logger), pure apart from its
- * caches: an event seen before becomes a patch of count and lastTimestamp on the earlier Event;
- * a flood of similar events with different messages is combined into one.
+ * The decision half of client-go's EventCorrelator, pure apart from its caches: a spam filter (a
+ * token bucket per source and object), an aggregator (ten similar events with different messages
+ * within ten minutes are combined), and a logger (an event seen before becomes a patch of count
+ * and lastTimestamp on the earlier Event).
  */
 export class EventCorrelator {
+  private readonly spam = new Map<string, { tokens: number; atMs: number }>();
   private readonly similar = new Map<string, { messages: Set<string>; lastMs: number }>();
   private readonly seen = new Map<string, Observed>();
-  private readonly maxSimilar: number;
-  private readonly windowMs: number;
-  private readonly cacheSize: number;
+  private readonly o: Required<CorrelatorOptions>;
 
   constructor(o: CorrelatorOptions = {}) {
-    this.maxSimilar = o.maxSimilar ?? 10;
-    this.windowMs = o.windowMs ?? 600_000;
-    this.cacheSize = o.cacheSize ?? 4096;
+    this.o = {
+      maxSimilar: o.maxSimilar ?? 10,
+      windowMs: o.windowMs ?? 600_000,
+      dedupWindowMs: o.dedupWindowMs ?? Infinity,
+      spamBurst: o.spamBurst ?? 25,
+      spamRefillMs: o.spamRefillMs ?? 300_000,
+      cacheSize: o.cacheSize ?? 4096,
+    };
   }
 
   correlate(input: Event, nowMs: number): Correlated {
+    if (!this.takeSpamToken(spamKey(input), nowMs)) return { action: 'skip', event: input };
     let event = input;
     let key = eventKey(event);
     const aKey = aggregateKey(event);
     let rec = this.similar.get(aKey);
-    if (!rec || nowMs - rec.lastMs > this.windowMs) rec = { messages: new Set(), lastMs: nowMs };
+    if (!rec || nowMs - rec.lastMs > this.o.windowMs) rec = { messages: new Set(), lastMs: nowMs };
     rec.messages.add(event.message ?? '');
     rec.lastMs = nowMs;
-    remember(this.similar, aKey, rec, this.cacheSize);
-    if (rec.messages.size >= this.maxSimilar) {
-      event = { ...event, message: `(combined from similar events): ${event.message ?? ''}` };
+    remember(this.similar, aKey, rec, this.o.cacheSize);
+    if (rec.messages.size >= this.o.maxSimilar) {
+      // Keep the set at the threshold (client-go pops one), so every further one is combined too.
+      const first = rec.messages.values().next().value;
+      if (first !== undefined) rec.messages.delete(first);
+      const ts = metaTime(nowMs);
+      event = {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: event.metadata?.name, namespace: event.metadata?.namespace },
+        involvedObject: event.involvedObject,
+        reason: event.reason,
+        message: `(combined from similar events): ${event.message ?? ''}`,
+        type: event.type,
+        source: event.source,
+        count: 1,
+        firstTimestamp: ts,
+        lastTimestamp: ts,
+      };
       key = aKey;
     }
     const prev = this.seen.get(key);
-    if (prev && nowMs - prev.lastMs <= this.windowMs) {
+    if (prev && nowMs - prev.lastMs <= this.o.dedupWindowMs) {
       const lastTimestamp = event.lastTimestamp ?? metaTime(nowMs);
       const patched: Event = {
         ...event,
@@ -116,6 +154,16 @@ export class EventCorrelator {
     return { action: 'create', event, key };
   }
 
+  private takeSpamToken(key: string, nowMs: number): boolean {
+    const b = this.spam.get(key) ?? { tokens: this.o.spamBurst, atMs: nowMs };
+    b.tokens = Math.min(this.o.spamBurst, b.tokens + Math.max(0, nowMs - b.atMs) / this.o.spamRefillMs);
+    b.atMs = nowMs;
+    const ok = b.tokens >= 1;
+    if (ok) b.tokens -= 1;
+    remember(this.spam, key, b, this.o.cacheSize);
+    return ok;
+  }
+
   /** Records what the server stored for `key` so the next identical event patches it. */
   observe(key: string, stored: Event, nowMs: number): void {
     remember(
@@ -127,7 +175,7 @@ export class EventCorrelator {
         name: stored.metadata?.name ?? '',
         lastMs: nowMs,
       },
-      this.cacheSize,
+      this.o.cacheSize,
     );
   }
 }
@@ -240,6 +288,10 @@ class Recorder implements EventRecorder {
   private async write(e: Event): Promise<void> {
     const events = this.o.client.resource('Event');
     const c = this.correlator.correlate(e, this.clock.now());
+    if (c.action === 'skip') {
+      this.log.debug('event dropped by the spam filter', { reason: e.reason, object: `${e.involvedObject.kind}/${e.involvedObject.name}` });
+      return;
+    }
     const ns = c.event.metadata?.namespace;
     const tries = this.o.maxTries ?? 3;
     for (let attempt = 1; ; attempt++) {
