@@ -1,0 +1,102 @@
+/** Pure construction of the agent's Node: labels, status and the Lease spec. */
+import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.js';
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { HostInfo } from './host.js';
+
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+// The kubelet's defaults: lease duration 40 s, renewed every 10 s (a quarter of it).
+export const LEASE_DURATION_SECONDS = 40;
+export const LEASE_RENEW_MS = 10_000;
+
+/** The labels the kubelet sets on its Node. */
+export function nodeLabels(nodeName: string, host: HostInfo): Record<string, string> {
+  return {
+    'kubernetes.io/hostname': nodeName,
+    'kubernetes.io/os': host.os,
+    'kubernetes.io/arch': host.arch,
+    'beta.kubernetes.io/os': host.os,
+    'beta.kubernetes.io/arch': host.arch,
+  };
+}
+
+/** Labels missing from (or different on) the node; undefined when all are in place. */
+export function missingLabels(node: Node, want: Readonly<Record<string, string>>): Record<string, string> | undefined {
+  const have = node.metadata?.labels ?? {};
+  const out = Object.fromEntries(Object.entries(want).filter(([k, v]) => have[k] !== v));
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** metav1.Time: RFC 3339, second precision. */
+export function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+const CONDITIONS: ReadonlyArray<{ type: string; status: 'True' | 'False'; reason: string; message: string }> = [
+  { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'node agent has sufficient memory available' },
+  { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'node agent has no disk pressure' },
+  { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'node agent has sufficient PID available' },
+  { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'stowage node agent is posting ready status' },
+];
+
+/**
+ * The status the agent reports. A condition keeps its lastTransitionTime while its status is
+ * unchanged; lastHeartbeatTime is always now.
+ */
+export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number }): NodeStatus {
+  const now = rfc3339(o.nowMs);
+  const conditions: NodeCondition[] = CONDITIONS.map((c) => {
+    const prev = o.current?.conditions?.find((x) => x.type === c.type);
+    return { ...c, lastHeartbeatTime: now, lastTransitionTime: prev?.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : now };
+  });
+  const resources = {
+    cpu: String(o.host.cpus),
+    memory: `${Math.floor(o.host.memoryBytes / 1024)}Ki`,
+    pods: '110', // the kubelet's default --max-pods
+  };
+  return {
+    conditions,
+    addresses: [
+      ...(o.host.internalIP ? [{ type: 'InternalIP', address: o.host.internalIP }] : []),
+      { type: 'Hostname', address: o.host.hostname },
+    ],
+    capacity: resources,
+    allocatable: resources,
+    nodeInfo: {
+      machineID: o.host.machineID,
+      systemUUID: o.host.machineID,
+      bootID: o.host.bootID,
+      kernelVersion: o.host.kernelVersion,
+      osImage: o.host.osImage,
+      containerRuntimeVersion: '',
+      kubeletVersion: o.kubeletVersion,
+      kubeProxyVersion: '',
+      operatingSystem: o.host.os,
+      architecture: o.host.arch,
+    },
+  };
+}
+
+/** A new node Lease, owned by the Node (deleted with it). */
+export function newLease(node: Node, nowMs: number): Lease {
+  const name = node.metadata?.name ?? '';
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {
+      name,
+      namespace: NODE_LEASE_NAMESPACE,
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata?.uid ?? '' }],
+    },
+    spec: { holderIdentity: name, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime(nowMs) },
+  };
+}
+
+/** The lease renewed now (holder and duration reasserted). */
+export function renewedLease(lease: Lease, nodeName: string, nowMs: number): Lease {
+  return { ...lease, spec: { ...lease.spec, holderIdentity: nodeName, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime(nowMs) } };
+}

@@ -1,0 +1,164 @@
+import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { RestClient } from '../../client/rest.js';
+import { DEFAULT_BACKOFF, backoffDelay, realClock, type Clock } from '../../util/backoff.js';
+import { AlreadyExistsError, ConflictError, NotFoundError, toStowageError } from '../../util/errors.js';
+import { newLogger, type Logger } from '../../util/log.js';
+import { gatherHostInfo, type HostInfo } from './host.js';
+import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
+
+// The kubelet reports an unchanged status every 5 min and checks every 10 s; we have nothing that
+// changes between reports, so a steady heartbeat each minute is enough next to the 10 s lease.
+export const DEFAULT_STATUS_PERIOD_MS = 60_000;
+// Reported when /version cannot be read; kubectl only displays it.
+const FALLBACK_VERSION = 'v1.30.0';
+
+export interface NodeStatusOptions {
+  readonly client: RestClient;
+  readonly nodeName: string;
+  readonly host?: HostInfo;
+  readonly clock?: Clock;
+  readonly log?: Logger;
+  readonly statusPeriodMs?: number;
+  readonly leaseRenewMs?: number;
+}
+
+/** The agent's Node object and its heartbeat Lease. */
+export interface NodeStatusManager {
+  /** The Node as last written. */
+  node(): Node;
+  /** Writes the status and renews the lease now (tests). */
+  sync(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates or updates the Node (labels, status) and its Lease, retrying until the API answers or
+ * `signal` aborts; then keeps the heartbeat going in the background.
+ */
+export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal): Promise<NodeStatusManager> {
+  const clock = o.clock ?? realClock;
+  const log = o.log ?? newLogger('nodestatus');
+  const host = o.host ?? gatherHostInfo();
+  const nodes = o.client.resource('Node');
+  const leases = o.client.resource('Lease');
+  const stop = new AbortController();
+  const stopped = AbortSignal.any([signal, stop.signal]);
+  let version = FALLBACK_VERSION;
+  let current!: Node;
+
+  const readVersion = async (): Promise<void> => {
+    try {
+      const v = await o.client.http.json({ method: 'GET', path: '/version', signal: stopped });
+      const g = typeof v === 'object' && v !== null ? (v as { gitVersion?: unknown }).gitVersion : undefined;
+      if (typeof g === 'string' && g !== '') version = g;
+    } catch (e) {
+      log.debug('cannot read the server version; reporting a default', { error: toStowageError(e).message });
+    }
+  };
+
+  const ensureNode = async (): Promise<void> => {
+    const labels = nodeLabels(o.nodeName, host);
+    try {
+      current = await nodes.get(o.nodeName, { signal: stopped });
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+      try {
+        current = await nodes.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: o.nodeName, labels }, spec: {} }, { signal: stopped });
+        log.info('node created', { node: o.nodeName });
+      } catch (e2) {
+        if (!(e2 instanceof AlreadyExistsError)) throw e2;
+        current = await nodes.get(o.nodeName, { signal: stopped });
+      }
+    }
+    const missing = missingLabels(current, labels);
+    if (missing) current = await nodes.patch(o.nodeName, 'merge', { metadata: { labels: missing } }, { signal: stopped });
+  };
+
+  const writeStatus = async (): Promise<void> => {
+    const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now() });
+    try {
+      current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+      await ensureNode(); // deleted under us: the kubelet re-creates its Node too
+      current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
+    }
+  };
+
+  const renewLease = async (): Promise<void> => {
+    let lease: Lease | undefined;
+    try {
+      lease = await leases.get(o.nodeName, { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+    }
+    if (lease) {
+      await leases.update(renewedLease(lease, o.nodeName, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+      return;
+    }
+    await ensureNamespace();
+    await leases.create(newLease(current, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+  };
+
+  const ensureNamespace = async (): Promise<void> => {
+    try {
+      await o.client.resource('Namespace').create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NODE_LEASE_NAMESPACE } }, { signal: stopped });
+    } catch (e) {
+      if (!(e instanceof AlreadyExistsError)) throw e;
+    }
+  };
+
+  /** Runs `f` until it succeeds, with backoff; false when stopped first. */
+  const untilDone = async (what: string, f: () => Promise<void>): Promise<boolean> => {
+    for (let failures = 0; !stopped.aborted; ) {
+      try {
+        await f();
+        return true;
+      } catch (e) {
+        if (stopped.aborted) return false;
+        failures++;
+        const err = toStowageError(e);
+        // A lost race on the lease or node is normal: retry at once, re-reading.
+        const delay = err instanceof ConflictError ? 0 : backoffDelay(DEFAULT_BACKOFF, failures);
+        log.warn(`${what} failed; retrying`, { node: o.nodeName, error: err.message, retryInMs: delay });
+        await clock.sleep(delay, stopped).catch(() => undefined);
+      }
+    }
+    return false;
+  };
+
+  await readVersion();
+  await untilDone('registering the node', async () => {
+    await ensureNode();
+    await writeStatus();
+  });
+  await untilDone('renewing the node lease', renewLease);
+
+  const every = async (periodMs: number, what: string, f: () => Promise<void>): Promise<void> => {
+    while (!stopped.aborted) {
+      try {
+        await clock.sleep(periodMs, stopped);
+      } catch {
+        return;
+      }
+      await untilDone(what, f);
+    }
+  };
+  const loops = Promise.all([
+    every(o.leaseRenewMs ?? LEASE_RENEW_MS, 'renewing the node lease', renewLease),
+    every(o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS, 'updating the node status', writeStatus),
+  ]);
+
+  return {
+    node: () => current,
+    sync: async () => {
+      await writeStatus();
+      await renewLease();
+    },
+    stop: async () => {
+      stop.abort();
+      await loops;
+    },
+  };
+}

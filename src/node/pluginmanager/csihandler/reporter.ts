@@ -1,0 +1,98 @@
+import type { ObjectReference } from 'kubernetes-types/core/v1.js';
+import { metaTime, type EventRecorder } from '../../../client/events.js';
+import type { RestClient } from '../../../client/rest.js';
+import { realClock, type Clock } from '../../../util/backoff.js';
+import { toStowageError } from '../../../util/errors.js';
+import { newLogger, type Logger } from '../../../util/log.js';
+import type { RegisteredPlugin, SocketPath } from '../cache/types.js';
+import type { RegistrationObserver } from '../handler.js';
+import { PLUGIN_STATUS_ANNOTATION, transition, type PluginStatus, type StatusSignal } from './status.js';
+
+/** Publishes per-driver status (annotation + Events on the Node). Never throws, never blocks. */
+export interface PluginStatusReporter extends RegistrationObserver {
+  healthy(driver: string): void;
+  unhealthy(driver: string, reason: string): void;
+  /** Writes the annotation now (at start: replaces what an earlier run left behind). */
+  publish(): void;
+  /** Current statuses by driver; a copy. */
+  statuses(): Record<string, PluginStatus>;
+  /** Resolves once the annotation reflects every change so far (or a write failed). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// A failed annotation write is retried after this long (the API server is restarting, say).
+const WRITE_RETRY_MS = 1_000;
+
+export function newPluginStatusReporter(o: {
+  client: RestClient;
+  nodeName: string;
+  recorder?: EventRecorder;
+  clock?: Clock;
+  log?: Logger;
+}): PluginStatusReporter {
+  const clock = o.clock ?? realClock;
+  const log = o.log ?? newLogger('pluginmanager/status');
+  const statuses = new Map<string, PluginStatus>();
+  const nodeRef: ObjectReference = { kind: 'Node', apiVersion: 'v1', name: o.nodeName, uid: o.nodeName }; // the kubelet's node events use the name as uid
+  const stop = new AbortController();
+  let dirty = false;
+  let writing: Promise<void> | undefined;
+
+  const write = async (): Promise<void> => {
+    while (dirty && !stop.signal.aborted) {
+      dirty = false;
+      const value = statuses.size === 0 ? null : JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a.localeCompare(b))));
+      try {
+        await o.client.resource('Node').patch(o.nodeName, 'merge', { metadata: { annotations: { [PLUGIN_STATUS_ANNOTATION]: value } } }, { signal: stop.signal });
+      } catch (e) {
+        if (stop.signal.aborted) return;
+        log.warn('could not write the plugin status annotation; retrying', { error: toStowageError(e).message });
+        dirty = true;
+        await clock.sleep(WRITE_RETRY_MS, stop.signal).catch(() => undefined);
+      }
+    }
+  };
+
+  const schedule = (): void => {
+    dirty = true;
+    writing ??= write().finally(() => (writing = undefined));
+  };
+
+  const apply = (driver: string, s: StatusSignal): void => {
+    const t = transition(driver, statuses.get(driver), s, metaTime(clock.now()));
+    if (t.kind === 'unchanged') return;
+    if (t.kind === 'set') statuses.set(driver, t.status);
+    else statuses.delete(driver);
+    if (t.event) o.recorder?.event(nodeRef, t.event.type, t.event.reason, t.event.message);
+    schedule();
+  };
+
+  const isCsi = (type: string | undefined): boolean => type === undefined || type === 'CSIPlugin';
+
+  return {
+    registered: (p: RegisteredPlugin) => {
+      if (isCsi(p.type)) apply(p.name, { kind: 'registered', socket: p.socketPath, endpoint: p.endpoint });
+    },
+    failed: (p, reason) => {
+      if (isCsi(p.type)) apply(p.name, { kind: 'failed', socket: p.socketPath, reason });
+    },
+    deregistered: (p: RegisteredPlugin) => {
+      if (isCsi(p.type)) apply(p.name, { kind: 'deregistered', socket: p.socketPath });
+    },
+    socketRemoved: (socketPath: SocketPath) => {
+      for (const driver of [...statuses.keys()]) apply(driver, { kind: 'socketRemoved', socket: socketPath });
+    },
+    healthy: (driver) => apply(driver, { kind: 'healthy' }),
+    unhealthy: (driver, reason) => apply(driver, { kind: 'unhealthy', reason }),
+    publish: schedule,
+    statuses: () => Object.fromEntries(statuses),
+    flush: async () => {
+      while (writing) await writing;
+    },
+    close: async () => {
+      stop.abort();
+      await writing;
+    },
+  };
+}
