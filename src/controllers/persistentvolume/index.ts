@@ -22,10 +22,12 @@ import {
   volumeNodeAffinityMatches,
   type MatchOptions,
 } from './match.js';
+import { SortedChunks } from './sorted.js';
 import { claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim } from './types.js';
 
 interface Entry {
-  readonly pv: PersistentVolume;
+  /** Replaced in place when an update leaves every index key unchanged. */
+  pv: PersistentVolume;
   readonly name: string;
   readonly modes: string;
   readonly cap: bigint;
@@ -36,7 +38,7 @@ interface Entry {
 
 interface Group {
   size: number;
-  readonly available: Map<string, Entry[]>;
+  readonly available: Map<string, SortedChunks<Entry, SortKey>>;
   readonly prebound: Map<string, Map<string, Entry>>;
 }
 
@@ -66,20 +68,13 @@ export function newVolumeIndex(): VolumeIndex {
   return new OrderedVolumeIndex();
 }
 
-const cmp = (a: { cap: bigint; name: string }, b: { cap: bigint; name: string }): number =>
-  a.cap < b.cap ? -1 : a.cap > b.cap ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-
-/** First position whose element is ≥ key. */
-function lowerBound(arr: readonly Entry[], key: { cap: bigint; name: string }): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cmp(arr[mid] as Entry, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+interface SortKey {
+  readonly cap: bigint;
+  readonly name: string;
 }
+
+const cmp = (a: SortKey, b: SortKey): number =>
+  a.cap < b.cap ? -1 : a.cap > b.cap ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
 function availKey(cls: string, mode: string): string {
   return `${cls}\u0000${mode}`;
@@ -112,9 +107,8 @@ class OrderedVolumeIndex implements VolumeIndex {
 
   upsert(pv: PersistentVolume): void {
     const name = nameOf(pv);
-    const held = this.reserved.get(name);
-    this.remove(name);
-    if (held !== undefined) this.reserved.set(name, held);
+    // Overwrite rather than delete + set: V8 Maps degrade badly under delete/re-add of one key.
+    const old = this.byName.get(name);
     const ref = pv.spec?.claimRef;
     const takeable = pv.status?.phase === 'Available' && !ref && !pv.metadata?.deletionTimestamp;
     const e: Entry = {
@@ -125,6 +119,12 @@ class OrderedVolumeIndex implements VolumeIndex {
       availKey: takeable ? availKey(volumeClass(pv), pv.spec?.volumeMode ?? 'Filesystem') : null,
       preboundKey: ref ? claimRefKey(ref) : null,
     };
+    if (old && old.modes === e.modes && old.cap === e.cap && old.availKey === e.availKey && old.preboundKey === e.preboundKey) {
+      // Most updates (status writes, informer echoes of our own writes) move nothing.
+      old.pv = pv;
+      return;
+    }
+    if (old) this.detach(old);
     this.byName.set(name, e);
     let g = this.groups.get(e.modes);
     if (!g) {
@@ -133,9 +133,9 @@ class OrderedVolumeIndex implements VolumeIndex {
     }
     g.size++;
     if (e.availKey !== null) {
-      let arr = g.available.get(e.availKey);
-      if (!arr) g.available.set(e.availKey, (arr = []));
-      arr.splice(lowerBound(arr, e), 0, e);
+      let list = g.available.get(e.availKey);
+      if (!list) g.available.set(e.availKey, (list = new SortedChunks<Entry, SortKey>(cmp)));
+      list.insert(e);
     }
     if (e.preboundKey !== null) {
       let m = g.prebound.get(e.preboundKey);
@@ -149,14 +149,19 @@ class OrderedVolumeIndex implements VolumeIndex {
     if (!e) return;
     this.byName.delete(name);
     this.reserved.delete(name);
+    this.detach(e);
+  }
+
+  /** Take an entry out of its group (not out of byName). */
+  private detach(e: Entry): void {
+    const name = e.name;
     const g = this.groups.get(e.modes);
     if (!g) return;
     if (e.availKey !== null) {
-      const arr = g.available.get(e.availKey);
-      if (arr) {
-        const i = lowerBound(arr, e);
-        if (arr[i] === e) arr.splice(i, 1);
-        if (arr.length === 0) g.available.delete(e.availKey);
+      const list = g.available.get(e.availKey);
+      if (list) {
+        list.remove(e);
+        if (list.length === 0) g.available.delete(e.availKey);
       }
     }
     if (e.preboundKey !== null) {
@@ -185,16 +190,15 @@ class OrderedVolumeIndex implements VolumeIndex {
         return prebound.pv;
       }
       if (!o.node && o.delayBinding) continue;
-      const arr = g.available.get(availKey(q.cls, mode));
-      if (!arr) continue;
-      for (let i = lowerBound(arr, { cap: q.request, name: '' }); i < arr.length; i++) {
-        const e = arr[i] as Entry;
+      const list = g.available.get(availKey(q.cls, mode));
+      if (!list) continue;
+      const hit = list.findFrom({ cap: q.request, name: '' }, (e) => {
         const holder = this.reserved.get(e.name);
-        if (holder !== undefined && holder !== me) continue;
-        if (q.selector && !q.selector(e.pv.metadata?.labels)) continue;
-        if (o.node && !volumeNodeAffinityMatches(e.pv, o.node)) continue;
-        return e.pv;
-      }
+        if (holder !== undefined && holder !== me) return false;
+        if (q.selector && !q.selector(e.pv.metadata?.labels)) return false;
+        return !o.node || volumeNodeAffinityMatches(e.pv, o.node);
+      });
+      if (hit) return hit.pv;
     }
     return null;
   }
