@@ -2,7 +2,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
-import { LeaderElector } from '../src/client/leaderelection.js';
+import { LeaderElector, apiLeaseLock } from '../src/client/leaderelection.js';
 import { RestClient } from '../src/client/rest.js';
 
 let srv: TestApiServer;
@@ -21,8 +21,7 @@ function candidate(identity: string, name: string, o: { releaseOnCancel?: boolea
   const state = { leading: false, stopped: false, observed: [] as string[], leaderSignal: undefined as AbortSignal | undefined };
   const ctl = new AbortController();
   const elector = new LeaderElector({
-    client,
-    name,
+    lock: apiLeaseLock({ client, name }),
     identity,
     leaseDurationMs: 2_000,
     renewDeadlineMs: 1_500,

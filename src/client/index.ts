@@ -29,5 +29,5 @@ export { newWorkQueue, runWorkers, TerminalError, rateLimitDelay, DEFAULT_RATE_L
 export type { WorkQueue, GetResult, ReconcileFn, ReconcileResult, RateLimiterPolicy } from './workqueue.js';
 export { newEventRecorder, EventCorrelator, eventKey, aggregateKey, referenceTo } from './events.js';
 export type { EventRecorder, EventType } from './events.js';
-export { LeaderElector, decide, nextLeaseSpec, leaseExpiry } from './leaderelection.js';
-export type { ElectionDecision, LeaderElectorOptions } from './leaderelection.js';
+export { LeaderElector, apiLeaseLock, decide, nextLeaseSpec, leaseExpiry } from './leaderelection.js';
+export type { ElectionDecision, LeaderElectorOptions, LeaseLock } from './leaderelection.js';

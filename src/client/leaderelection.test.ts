@@ -1,5 +1,8 @@
+import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
 import { describe, expect, it } from 'vitest';
-import { decide, leaseExpiry, microTime, nextLeaseSpec } from './leaderelection.js';
+import { AlreadyExistsError, ConflictError, UnavailableError } from '../util/errors.js';
+import { FakeClock, flushMicrotasks } from './fake-clock.js';
+import { LeaderElector, decide, leaseExpiry, microTime, nextLeaseSpec, type LeaseLock } from './leaderelection.js';
 
 const T = Date.parse('2026-01-01T00:00:00Z');
 const lease = (holder: string | undefined, renewedSecondsAgo: number, duration = 15, transitions = 3) => ({
@@ -52,5 +55,128 @@ describe('nextLeaseSpec', () => {
   });
   it('the lease expires renewTime + duration later', () => {
     expect(leaseExpiry(nextLeaseSpec({ action: 'create' }, undefined, 'me', T, 15))).toBe(T + 15_000);
+  });
+});
+
+describe('LeaderElector loop (fake clock, in-memory lease)', () => {
+  class MemoryLock implements LeaseLock {
+    lease: Lease | undefined;
+    rv = 0;
+    failWrites = false;
+    writes: LeaseSpec[] = [];
+    get(): Promise<Lease | undefined> {
+      return Promise.resolve(this.lease && structuredClone(this.lease));
+    }
+    create(spec: LeaseSpec): Promise<void> {
+      if (this.failWrites) return Promise.reject(new UnavailableError('down'));
+      if (this.lease) return Promise.reject(new AlreadyExistsError('exists'));
+      this.lease = { metadata: { name: 'l', resourceVersion: String(++this.rv) }, spec };
+      this.writes.push(spec);
+      return Promise.resolve();
+    }
+    update(prev: Lease, spec: LeaseSpec): Promise<void> {
+      if (this.failWrites) return Promise.reject(new UnavailableError('down'));
+      if (prev.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) return Promise.reject(new ConflictError('stale'));
+      this.lease = { metadata: { name: 'l', resourceVersion: String(++this.rv) }, spec };
+      this.writes.push(spec);
+      return Promise.resolve();
+    }
+  }
+
+  function start(lock: MemoryLock, clock: FakeClock, identity = 'me') {
+    const state = { started: 0, stopped: 0, signal: undefined as AbortSignal | undefined, leaders: [] as string[] };
+    const ctl = new AbortController();
+    const elector = new LeaderElector({
+      lock,
+      identity,
+      clock,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      onStartedLeading: (s) => {
+        state.started++;
+        state.signal = s;
+      },
+      onStoppedLeading: () => state.stopped++,
+      onNewLeader: (id) => state.leaders.push(id),
+    });
+    let finished = false;
+    const done = elector.run(ctl.signal).then(() => (finished = true));
+    return { state, elector, ctl, done, finished: () => finished };
+  }
+
+  it('creates the lease, leads, and renews every retry period', async () => {
+    const clock = new FakeClock(T);
+    const lock = new MemoryLock();
+    const e = start(lock, clock);
+    await flushMicrotasks();
+    expect(e.state.started).toBe(1);
+    expect(e.elector.isLeader()).toBe(true);
+    expect(lock.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseTransitions: 0, leaseDurationSeconds: 15 });
+    await clock.advance(2_000);
+    await clock.advance(2_000);
+    expect(lock.writes.map((w) => w.renewTime)).toEqual([microTime(T), microTime(T + 2_000), microTime(T + 4_000)]);
+    e.ctl.abort();
+    await e.done;
+  });
+
+  it('loses leadership when renewals fail for the renew deadline', async () => {
+    const clock = new FakeClock(T);
+    const lock = new MemoryLock();
+    const e = start(lock, clock);
+    await flushMicrotasks();
+    lock.failWrites = true;
+    for (let i = 0; i < 4; i++) await clock.advance(2_000); // 8 s without a renewal: still leading
+    expect(e.elector.isLeader()).toBe(true);
+    expect(e.state.signal?.aborted).toBe(false);
+    await clock.advance(2_000); // 10 s: deadline reached
+    await e.done;
+    expect(e.elector.isLeader()).toBe(false);
+    expect(e.state.signal?.aborted).toBe(true);
+    expect(e.state.stopped).toBe(1);
+  });
+
+  it('waits while another holder’s lease is fresh, takes over after it expires', async () => {
+    const clock = new FakeClock(T);
+    const lock = new MemoryLock();
+    lock.lease = { metadata: { name: 'l', resourceVersion: '1' }, spec: lease('other', 0, 15, 2) };
+    lock.rv = 1;
+    const e = start(lock, clock);
+    await flushMicrotasks();
+    expect(e.state.leaders).toEqual(['other']);
+    expect(e.state.started).toBe(0);
+    for (let i = 0; i < 7; i++) await clock.advance(2_000); // t = 14 s
+    expect(e.state.started).toBe(0);
+    await clock.advance(2_000); // t = 16 s > renew + 15 s
+    expect(e.state.started).toBe(1);
+    expect(lock.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseTransitions: 3 });
+    e.ctl.abort();
+    await e.done;
+  });
+
+  it('releases the lease on shutdown', async () => {
+    const clock = new FakeClock(T);
+    const lock = new MemoryLock();
+    const e = start(lock, clock);
+    await flushMicrotasks();
+    await clock.advance(1_000);
+    e.ctl.abort();
+    await e.done;
+    expect(e.state.stopped).toBe(1);
+    expect(lock.lease?.spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0, renewTime: microTime(T + 1_000) });
+  });
+
+  it('a lost create race is not leadership', async () => {
+    const clock = new FakeClock(T);
+    const lock = new MemoryLock();
+    const racer = new MemoryLock();
+    // get() says absent, but create finds it exists
+    lock.get = () => racer.get();
+    lock.lease = { metadata: { name: 'l', resourceVersion: '1' }, spec: lease('other', 0) };
+    const e = start(lock, clock);
+    await flushMicrotasks();
+    expect(e.state.started).toBe(0);
+    e.ctl.abort();
+    await e.done;
   });
 });

@@ -57,12 +57,57 @@ export function nextLeaseSpec(
   }
 }
 
+/**
+ * Where the lease lives (client-go's resourcelock.Interface, reduced to what we use). `create`
+ * fails with AlreadyExistsError and `update` with ConflictError when another candidate raced us.
+ */
+export interface LeaseLock {
+  /** undefined when the lease does not exist. */
+  get(): Promise<Lease | undefined>;
+  create(spec: LeaseSpec): Promise<void>;
+  update(prev: Lease, spec: LeaseSpec): Promise<void>;
+}
+
+/** A coordination.k8s.io/v1 Lease through the API; creates the namespace when it is missing. */
+export function apiLeaseLock(o: { client: RestClient; name: string; namespace?: string; timeoutMs?: number }): LeaseLock {
+  const ns = o.namespace ?? 'kube-system';
+  const leases = o.client.resource('Lease');
+  // Each call must end well inside the elector's renew deadline (kube-controller-manager: 10 s).
+  const timeoutMs = o.timeoutMs ?? 5_000;
+  return {
+    get: async () => {
+      try {
+        return await leases.get(o.name, { namespace: ns, timeoutMs });
+      } catch (e) {
+        if (e instanceof NotFoundError) return undefined;
+        throw e;
+      }
+    },
+    create: async (spec) => {
+      const lease: Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: o.name, namespace: ns }, spec };
+      try {
+        await leases.create(lease, { timeoutMs });
+      } catch (e) {
+        if (!(e instanceof NotFoundError)) throw e;
+        // Our API server does not pre-create kube-system: create the namespace, then the lease.
+        await o.client
+          .resource('Namespace')
+          .create({ metadata: { name: ns } }, { timeoutMs })
+          .catch((err: unknown) => {
+            if (!(err instanceof AlreadyExistsError)) throw err;
+          });
+        await leases.create(lease, { timeoutMs });
+      }
+    },
+    update: async (prev, spec) => {
+      await leases.update({ ...prev, spec }, { timeoutMs });
+    },
+  };
+}
+
 export interface LeaderElectorOptions {
-  readonly client: RestClient;
-  /** Lease name, e.g. `stowage-controllers`. */
-  readonly name: string;
-  /** Created when missing. Default `kube-system`. */
-  readonly namespace?: string;
+  /** The lease: `apiLeaseLock({ client, name: 'stowage-controllers' })`. */
+  readonly lock: LeaseLock;
   /** Unique per candidate, e.g. `${hostname}_${uuid}`. */
   readonly identity: string;
   // Defaults are kube-controller-manager's: 15 s lease, 10 s renew deadline, 2 s retry period.
@@ -89,14 +134,12 @@ export interface LeaderElectorOptions {
 export class LeaderElector {
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly ns: string;
   private leading = false;
   private observedHolder = '';
 
   constructor(private readonly o: LeaderElectorOptions) {
     this.clock = o.clock ?? realClock;
-    this.log = o.log ?? newLogger(`leaderelection/${o.name}`);
-    this.ns = o.namespace ?? 'kube-system';
+    this.log = o.log ?? newLogger(`leaderelection/${o.identity}`);
   }
 
   isLeader(): boolean {
@@ -144,21 +187,11 @@ export class LeaderElector {
     }
   }
 
-  private leases() {
-    return this.o.client.resource('Lease');
-  }
-
-  /** One round of the protocol; false when someone else holds the lease or a write failed. */
+  /** One round of the protocol; false when someone else holds the lease or a read/write failed. */
   async tryAcquireOrRenew(): Promise<boolean> {
-    const timeoutMs = this.o.renewDeadlineMs ?? 10_000;
     const durationS = Math.max(1, Math.round((this.o.leaseDurationMs ?? 15_000) / 1000));
     try {
-      let lease: Lease | undefined;
-      try {
-        lease = await this.leases().get(this.o.name, { namespace: this.ns, timeoutMs });
-      } catch (e) {
-        if (!(e instanceof NotFoundError)) throw e;
-      }
+      const lease = await this.o.lock.get();
       const now = this.clock.now();
       const d = decide(lease?.spec, now, this.o.identity);
       const holder = lease?.spec?.holderIdentity ?? '';
@@ -168,11 +201,8 @@ export class LeaderElector {
       }
       if (d.action === 'wait') return false;
       const spec = nextLeaseSpec(d, lease?.spec, this.o.identity, now, durationS);
-      if (d.action === 'create' || !lease) {
-        await this.createLease(spec, timeoutMs);
-      } else {
-        await this.leases().update({ ...lease, spec }, { timeoutMs });
-      }
+      if (!lease) await this.o.lock.create(spec);
+      else await this.o.lock.update(lease, spec);
       if (d.action !== 'renew') this.observedHolder = this.o.identity;
       return true;
     } catch (e) {
@@ -182,38 +212,20 @@ export class LeaderElector {
     }
   }
 
-  private async createLease(spec: LeaseSpec, timeoutMs: number): Promise<void> {
-    const lease: Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.o.name, namespace: this.ns }, spec };
-    try {
-      await this.leases().create(lease, { timeoutMs });
-    } catch (e) {
-      if (!(e instanceof NotFoundError)) throw e;
-      // Our API server does not pre-create kube-system: create the namespace, then the lease.
-      await this.o.client
-        .resource('Namespace')
-        .create({ metadata: { name: this.ns } }, { timeoutMs })
-        .catch((err: unknown) => {
-          if (!(err instanceof AlreadyExistsError)) throw err;
-        });
-      await this.leases().create(lease, { timeoutMs });
-    }
-  }
-
   /** client-go's ReleaseOnCancel: clear the holder and shorten the lease to 1 s. */
   private async release(): Promise<void> {
     if (this.o.releaseOnCancel === false) return;
     try {
-      const lease = await this.leases().get(this.o.name, { namespace: this.ns });
-      if (lease.spec?.holderIdentity !== this.o.identity) return;
+      const lease = await this.o.lock.get();
+      if (!lease || lease.spec?.holderIdentity !== this.o.identity) return;
       const now = microTime(this.clock.now());
-      const spec: LeaseSpec = {
+      await this.o.lock.update(lease, {
         holderIdentity: '',
         leaseDurationSeconds: 1,
         acquireTime: now,
         renewTime: now,
         leaseTransitions: lease.spec.leaseTransitions ?? 0,
-      };
-      await this.leases().update({ ...lease, spec });
+      });
       this.log.info('released lease', { identity: this.o.identity });
     } catch (e) {
       this.log.warn('failed to release lease', { error: toStowageError(e).message });
