@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ForbiddenError } from '../../util/errors.js';
+import { HttpError } from '../status.js';
 import { persistentVolumeClaimResource as def, pickDefaultStorageClass } from './persistentvolumeclaim.js';
 import type { AdmissionContext, KubeObject } from './types.js';
 import { admission, clone, texts } from './storage.test-kit.js';
@@ -118,6 +118,16 @@ describe('PersistentVolumeClaim create', () => {
   });
 });
 
+function refusal(f: () => unknown): HttpError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof HttpError) return e;
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
+
 describe('PersistentVolumeClaim update', () => {
   const bound: Obj = (() => {
     const c = created(pvc({ storageClassName: 'fast' }));
@@ -197,16 +207,25 @@ describe('PersistentVolumeClaim update', () => {
       { name: 'class disallows', classes: [sc('fast', '2026-01-01T00:00:00Z', { expand: false })] },
       { name: 'class missing', classes: [] },
     ])('forbidden: $name', ({ classes }) => {
-      expect(() => update(bound, grow, admission(classes))).toThrow(
-        new ForbiddenError(
+      const err = refusal(() => update(bound, grow, admission(classes)));
+      expect(err).toMatchObject({
+        httpStatus: 403,
+        reason: 'Forbidden',
+        message:
           'persistentvolumeclaims "c1" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
-        ),
-      );
+        details: { name: 'c1', kind: 'persistentvolumeclaims' },
+      });
     });
     it('forbidden for a claim without class', () => {
       const noClass = clone(bound);
       delete noClass.spec.storageClassName;
-      expect(() => update(noClass, grow)).toThrow(ForbiddenError);
+      expect(refusal(() => update(noClass, grow)).httpStatus).toBe(403);
+    });
+    it('an unbound claim is refused by validation before admission runs', () => {
+      const stored = clone(bound);
+      stored.status = { phase: 'Pending' };
+      const errs = update(stored, grow, admission([sc('fast', '2026-01-01T00:00:00Z', { expand: true })]));
+      expect(errs[0]).toMatch(/^spec: Forbidden: spec is immutable/);
     });
   });
 });

@@ -1,5 +1,5 @@
 import type { FieldCause } from '../../util/errors.js';
-import { ForbiddenError } from '../../util/errors.js';
+import { forbidden as forbiddenStatus } from '../status.js';
 import type { AdmissionContext, KubeObject, ResourceDef } from './types.js';
 import {
   AGE_COLUMN,
@@ -214,16 +214,18 @@ function validatePVCUpdate(pvc: KubeObject, old: KubeObject): FieldCause[] {
 
 /**
  * The PersistentVolumeClaimResize admission plugin: growing a claim needs a bound claim whose
- * StorageClass (unchanged, non-empty) has `allowVolumeExpansion: true`. Refusals are 403s.
+ * StorageClass (unchanged, non-empty) has `allowVolumeExpansion: true`. Refusals are 403s with
+ * kube's message (`persistentvolumeclaims "c" is forbidden: ...`).
  */
 export function checkResize(pvc: KubeObject, old: KubeObject, ctx: AdmissionContext): void {
   const oldSize = storageRequest(old) ?? { nanos: 0n, format: 'DecimalSI' as const };
   const newSize = storageRequest(pvc) ?? { nanos: 0n, format: 'DecimalSI' as const };
   if (compareQuantities(newSize, oldSize) <= 0) return;
-  const subject = `persistentvolumeclaims ${JSON.stringify(pvc.metadata.name ?? '')} is forbidden`;
-  if (str(obj(old.status)?.phase) !== 'Bound') {
-    throw new ForbiddenError(`${subject}: Only bound persistent volume claims can be expanded`);
-  }
+  const name = pvc.metadata.name ?? '';
+  const refuse = (why: string): never => {
+    throw forbiddenStatus(`persistentvolumeclaims ${JSON.stringify(name)} is forbidden: ${why}`, { group: '', resource: 'persistentvolumeclaims', name });
+  };
+  if (str(obj(old.status)?.phase) !== 'Bound') refuse('Only bound persistent volume claims can be expanded');
   const cls = claimClass(pvc);
   const oldCls = claimClass(old);
   let allowed = false;
@@ -231,11 +233,7 @@ export function checkResize(pvc: KubeObject, old: KubeObject, ctx: AdmissionCont
     const sc = ctx.get('StorageClass', cls);
     allowed = sc?.allowVolumeExpansion === true;
   }
-  if (!allowed) {
-    throw new ForbiddenError(
-      `${subject}: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize`,
-    );
-  }
+  if (!allowed) refuse('only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
 }
 
 function validateResourceKey(key: string, field: string): FieldCause[] {
