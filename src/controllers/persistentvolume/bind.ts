@@ -28,6 +28,11 @@ export function clone<T>(o: T): T {
   return structuredClone(o);
 }
 
+/** A copy whose metadata and spec may be edited one level deep (nested values must be replaced, not mutated). */
+export function editable<T extends { metadata?: object; spec?: object }>(o: T): T {
+  return { ...o, metadata: { ...(o.metadata ?? {}) }, spec: { ...(o.spec ?? {}) } };
+}
+
 export function hasAnnotation(o: { metadata?: { annotations?: Record<string, string> } }, key: string): boolean {
   return o.metadata?.annotations?.[key] !== undefined;
 }
@@ -72,7 +77,7 @@ export async function updateVolumePhase(c: SyncContext, volume: PersistentVolume
   const status = { ...(volume.status ?? {}), phase };
   if (message) status.message = message;
   else delete status.message;
-  const v: PersistentVolume = { ...clone(volume), status };
+  const v: PersistentVolume = { ...volume, status };
   const stored = await c.fx.updateVolumeStatus(v);
   c.cache.storeVolume(stored);
   return stored;
@@ -103,8 +108,9 @@ export async function updateClaimStatus(
   volume: PersistentVolume | null,
 ): Promise<PersistentVolumeClaim> {
   let dirty = false;
-  const status: NonNullable<PersistentVolumeClaim['status']> = clone(claim.status ?? {});
-  const next: PersistentVolumeClaim = { ...clone(claim), status };
+  // Shallow copies suffice: cached objects are never mutated, and every nested value we change is replaced.
+  const status: NonNullable<PersistentVolumeClaim['status']> = { ...(claim.status ?? {}) };
+  const next: PersistentVolumeClaim = { ...claim, status };
   if (claim.status?.phase !== phase) {
     status.phase = phase;
     dirty = true;
@@ -171,7 +177,7 @@ export async function updateClaimStatusWithEvent(
 /** GetBindVolumeToClaim: the PV as it must look bound to `claim`, and whether that differs. */
 export function volumeBoundTo(volume: PersistentVolume, claim: PersistentVolumeClaim): { volume: PersistentVolume; dirty: boolean } {
   const setByController = !isVolumeBoundToClaim(volume, claim);
-  const v = clone(volume);
+  const v = editable(volume);
   v.spec = v.spec ?? {};
   let dirty = false;
   const ref = volume.spec?.claimRef;
@@ -203,7 +209,7 @@ export async function bindVolumeToClaim(c: SyncContext, volume: PersistentVolume
 /** Step 3: volumeName + bind-completed (+ bound-by-controller when the controller chose the PV). */
 export async function bindClaimToVolume(c: SyncContext, claim: PersistentVolumeClaim, volume: PersistentVolume): Promise<PersistentVolumeClaim> {
   let dirty = false;
-  const next = clone(claim);
+  const next = editable(claim);
   next.spec = next.spec ?? {};
   const volumeName = volume.metadata?.name ?? '';
   if (volumeName !== (claim.spec?.volumeName ?? '')) {
@@ -234,7 +240,7 @@ export async function bind(c: SyncContext, volume: PersistentVolume, claim: Pers
  * user's pre-binding keeps its claimRef and loses only the UID. Then phase Available.
  */
 export async function unbindVolume(c: SyncContext, volume: PersistentVolume): Promise<PersistentVolume> {
-  const v = clone(volume);
+  const v = editable(volume);
   v.spec = v.spec ?? {};
   if (hasAnnotation(volume, ANN_BOUND_BY_CONTROLLER)) {
     delete v.spec.claimRef;

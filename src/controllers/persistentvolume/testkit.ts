@@ -20,6 +20,15 @@ import {
 } from './types.js';
 import { ConflictError, NotFoundError, StowageError, UnavailableError } from '../../util/errors.js';
 
+/** Deep-freeze: the controller must never mutate objects it did not create (cache and API results). */
+export function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
 export type WriteOp = 'updateVolume' | 'updateVolumeStatus' | 'deleteVolume' | 'updateClaim' | 'updateClaimStatus';
 export interface Write {
   readonly op: WriteOp;
@@ -129,13 +138,13 @@ export class Kit {
     const stored = this.stamp(merged as T);
     store.set(key, stored);
     this.writes.push({ op, name: key });
-    return structuredClone(stored);
+    return deepFreeze(structuredClone(stored));
   }
 
   private newContext(): SyncContext {
     const cache = newPvControllerCache();
-    for (const v of this.volumes.values()) cache.storeVolume(structuredClone(v));
-    for (const c of this.claims.values()) cache.storeClaim(structuredClone(c));
+    for (const v of this.volumes.values()) cache.storeVolume(deepFreeze(structuredClone(v)));
+    for (const c of this.claims.values()) cache.storeClaim(deepFreeze(structuredClone(c)));
     const informerOnly = new Map((this.init.informerOnlyClaims ?? []).map((c) => [claimKey(c), c]));
     const listers: Listers = {
       claim: (ns, name) => cache.getClaim(`${ns}/${name}`) ?? informerOnly.get(`${ns}/${name}`),
@@ -160,12 +169,12 @@ export class Kit {
       liveVolume: async (name) => {
         const v = this.volumes.get(name);
         if (!v) throw new NotFoundError(`persistentvolumes "${name}" not found`);
-        return structuredClone(v);
+        return deepFreeze(structuredClone(v));
       },
       liveClaim: async (ns, name) => {
         const c = this.claims.get(`${ns}/${name}`);
         if (!c) throw new NotFoundError(`persistentvolumeclaims "${name}" not found`);
-        return structuredClone(c);
+        return deepFreeze(structuredClone(c));
       },
       event: (e) => {
         this.events.push(e);
