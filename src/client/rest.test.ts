@@ -133,6 +133,13 @@ describe('RestClient request shapes', () => {
     expect(await client.resource('PersistentVolume').delete('pv1')).toBeUndefined();
   });
 
+  it('list restores kind and apiVersion on items (the wire omits them)', async () => {
+    respond = (_q, res) => json(res, 200, { kind: 'VolumeAttachmentList', apiVersion: 'storage.k8s.io/v1', metadata: { resourceVersion: '9' }, items: [{ metadata: { name: 'va1' } }] });
+    const list = await client.resource('VolumeAttachment').list();
+    expect(list.items[0]).toMatchObject({ kind: 'VolumeAttachment', apiVersion: 'storage.k8s.io/v1', metadata: { name: 'va1' } });
+    expect(list.metadata.resourceVersion).toBe('9');
+  });
+
   it('a Status error body becomes a typed error', async () => {
     respond = (_q, res) => json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'persistentvolumes "x" not found' });
     const err = await client.resource('PersistentVolume').get('x').catch((e: unknown) => e);

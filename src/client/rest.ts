@@ -172,6 +172,9 @@ class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
     }
     const list = v as ObjectList<T>;
     list.metadata ??= {};
+    // Items of a list carry no kind/apiVersion on the wire; restore them so items are whole objects.
+    const apiVersion = apiVersionOf(this.info);
+    list.items = list.items.map((item) => (item.kind && item.apiVersion ? item : { ...item, kind: this.kind, apiVersion }));
     return list;
   }
 
@@ -232,6 +235,11 @@ class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
       timeoutMs: opts?.timeoutMs,
     });
     const decoder = new WatchDecoder<T>();
+    // A peer that vanished without closing would hold the watch forever: past the server-side
+    // timeout (plus slack) the stream is cut and the iteration ends as if the server had closed it.
+    const guard =
+      opts?.timeoutSeconds !== undefined ? setTimeout(() => res.destroy(), opts.timeoutSeconds * 1000 + WATCH_SLACK_MS) : undefined;
+    guard?.unref();
     try {
       try {
         for await (const chunk of res) {
@@ -248,10 +256,13 @@ class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
       // A connection cut mid-stream ends the iteration like a server timeout: callers resume.
       for (const ev of decoder.end()) yield ev;
     } finally {
+      clearTimeout(guard);
       res.destroy();
     }
   }
 }
+
+const WATCH_SLACK_MS = 30_000; // generous: a server ends the watch itself at timeoutSeconds
 
 function writeQuery(opts: WriteOptions | undefined): Query {
   return { dryRun: opts?.dryRun ? 'All' : undefined, fieldManager: opts?.fieldManager };
