@@ -12,12 +12,13 @@ import {
   updateClaimStatusWithEvent,
 } from './bind.js';
 import type { SyncContext } from './context.js';
-import { checkVolumeSatisfyClaim, claimClass, claimHasClass, isVolumeBoundToClaim } from './match.js';
+import { decideBoundClaim, decideNoMatch, decideRequestedVolume } from './decide.js';
+import { claimClass, claimHasClass } from './match.js';
 import { provisionClaim } from './provision.js';
+import { assertNever } from '../../util/errors.js';
 import {
   ANN_BETA_STORAGE_PROVISIONER,
   ANN_BIND_COMPLETED,
-  ANN_BOUND_BY_CONTROLLER,
   ANN_BETA_DEFAULT_CLASS,
   ANN_DEFAULT_CLASS,
   ANN_MIGRATED_TO,
@@ -126,15 +127,22 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
       return;
     }
     if (await assignDefaultStorageClass(c, claim)) return;
-    if (delayBinding && claim.metadata?.annotations?.[ANN_SELECTED_NODE] === undefined) {
-      const ev = delayBindingEvent(claim, c.listers.podsForClaim(claim.metadata?.namespace ?? '', claim.metadata?.name ?? ''));
-      claimEvent(c, claim, 'Normal', ev.reason, ev.message);
-    } else if (claimClass(claim) !== '') {
-      // The hand-off writes the claim itself; the bind happens in a later sync once a PV appears.
-      provisionClaim(c, claim);
-      return;
-    } else {
-      claimEvent(c, claim, 'Normal', REASONS.FailedBinding, 'no persistent volumes available for this claim and no storage class is set');
+    const action = decideNoMatch(delayBinding, claim.metadata?.annotations?.[ANN_SELECTED_NODE] !== undefined, claimClass(claim));
+    switch (action.kind) {
+      case 'waitForConsumer': {
+        const ev = delayBindingEvent(claim, c.listers.podsForClaim(claim.metadata?.namespace ?? '', claim.metadata?.name ?? ''));
+        claimEvent(c, claim, 'Normal', ev.reason, ev.message);
+        break;
+      }
+      case 'provision':
+        // The hand-off writes the claim itself; the bind happens in a later sync once a PV appears.
+        provisionClaim(c, claim);
+        return;
+      case 'failedBinding':
+        claimEvent(c, claim, 'Normal', REASONS.FailedBinding, action.message);
+        break;
+      default:
+        assertNever(action);
     }
     await updateClaimStatus(c, claim, 'Pending', null);
     return;
@@ -142,52 +150,43 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
 
   // The user asked for a specific volume.
   const volume = c.cache.volumes.get(volumeName);
-  if (!volume) {
-    await updateClaimStatus(c, claim, 'Pending', null);
-    return;
-  }
-  if (!volume.spec?.claimRef) {
-    const why = checkVolumeSatisfyClaim(volume, claim);
-    if (why !== null) {
-      claimEvent(c, claim, 'Warning', REASONS.VolumeMismatch, `Cannot bind to requested volume "${volumeName}": ${why}`);
+  const action = decideRequestedVolume(claim, volume);
+  switch (action.kind) {
+    case 'pending':
       await updateClaimStatus(c, claim, 'Pending', null);
       return;
-    }
-    await bind(c, volume, claim);
-    return;
+    case 'mismatch':
+      claimEvent(c, claim, 'Warning', REASONS.VolumeMismatch, action.message);
+      await updateClaimStatus(c, claim, 'Pending', null);
+      return;
+    case 'bind':
+      if (volume) await bind(c, volume, claim);
+      return;
+    case 'claimedByOther':
+      claimEvent(c, claim, 'Warning', REASONS.FailedBinding, action.message);
+      if (!action.controllerBound) {
+        await updateClaimStatus(c, claim, 'Pending', null);
+        return;
+      }
+      throw new SyncError(
+        `invalid binding of claim "${claimKey(claim)}" to volume "${volumeName}": volume already claimed by "${volume?.spec?.claimRef ? claimRefKey(volume.spec.claimRef) : ''}"`,
+      );
+    default:
+      assertNever(action);
   }
-  if (isVolumeBoundToClaim(volume, claim)) {
-    await bind(c, volume, claim);
-    return;
-  }
-  const msg = `volume "${volumeName}" already bound to a different claim.`;
-  claimEvent(c, claim, 'Warning', REASONS.FailedBinding, msg);
-  if (!hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER)) {
-    await updateClaimStatus(c, claim, 'Pending', null);
-    return;
-  }
-  // Only reachable if someone removed bind-completed from a claim the controller bound.
-  throw new SyncError(
-    `invalid binding of claim "${claimKey(claim)}" to volume "${volumeName}": volume already claimed by "${claimRefKey(volume.spec.claimRef)}"`,
-  );
 }
 
 export async function syncBoundClaim(c: SyncContext, claim: PersistentVolumeClaim): Promise<void> {
-  const volumeName = claim.spec?.volumeName ?? '';
-  if (volumeName === '') {
-    await updateClaimStatusWithEvent(c, claim, 'Lost', null, 'Warning', REASONS.ClaimLost, 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!');
-    return;
+  const volume = claim.spec?.volumeName ? c.cache.volumes.get(claim.spec.volumeName) : undefined;
+  const action = decideBoundClaim(claim, volume);
+  switch (action.kind) {
+    case 'lost':
+      await updateClaimStatusWithEvent(c, claim, 'Lost', null, 'Warning', action.reason, action.message);
+      return;
+    case 'bind':
+      if (volume) await bind(c, volume, claim);
+      return;
+    default:
+      assertNever(action);
   }
-  const volume = c.cache.volumes.get(volumeName);
-  if (!volume) {
-    await updateClaimStatusWithEvent(c, claim, 'Lost', null, 'Warning', REASONS.ClaimLost, 'Bound claim has lost its PersistentVolume. Data on the volume is lost!');
-    return;
-  }
-  const ref = volume.spec?.claimRef;
-  if (!ref || (ref.uid ?? '') === (claim.metadata?.uid ?? '')) {
-    // Unbound volume (or our own write not yet seen): bind again; a correct pair makes no writes.
-    await bind(c, volume, claim);
-    return;
-  }
-  await updateClaimStatusWithEvent(c, claim, 'Lost', null, 'Warning', REASONS.ClaimMisbound, 'Two claims are bound to the same volume, this one is bound incorrectly');
 }

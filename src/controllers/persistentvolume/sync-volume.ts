@@ -3,9 +3,9 @@
  * claim it names. A claim missing from the controller cache is looked up in the informer and then
  * the API before the volume is released — a stale cache must never reclaim a live binding.
  */
-import { claimEvent, clone, hasAnnotation, unbindVolume, updateVolumePhase, volumeEvent } from './bind.js';
+import { claimEvent, clone, unbindVolume, updateVolumePhase, volumeEvent } from './bind.js';
 import type { SyncContext } from './context.js';
-import { checkVolumeModeMismatches } from './match.js';
+import { decideBoundVolume } from './decide.js';
 import { reclaimVolume } from './reclaim.js';
 import { maybeReuseReleased } from './reuse.js';
 import {
@@ -17,7 +17,7 @@ import {
   type PersistentVolume,
   type PersistentVolumeClaim,
 } from './types.js';
-import { NotFoundError } from '../../util/errors.js';
+import { NotFoundError, assertNever } from '../../util/errors.js';
 
 async function liveClaimOrNull(c: SyncContext, namespace: string, name: string): Promise<PersistentVolumeClaim | null> {
   try {
@@ -62,40 +62,32 @@ export async function syncVolume(c: SyncContext, input: PersistentVolume): Promi
     claim = live && live.metadata?.uid === ref.uid ? live : null;
   }
 
-  if (!claim) {
-    // Keep a Failed phase visible to the user while the reclaim is retried.
-    if (volume.status?.phase !== 'Released' && volume.status?.phase !== 'Failed') {
-      volume = await updateVolumePhase(c, volume, 'Released', '');
-    }
-    await reclaimVolume(c, volume);
-    if (volume.spec?.persistentVolumeReclaimPolicy === 'Retain') await maybeReuseReleased(c, volume);
-    return;
-  }
-  const claimVolumeName = claim.spec?.volumeName ?? '';
-  if (claimVolumeName === '') {
-    if (checkVolumeModeMismatches(claim, volume)) {
-      // findBestMatch will never offer this volume to the claim: say why on both objects.
-      volumeEvent(c, volume, 'Warning', REASONS.VolumeMismatch, `Cannot bind PersistentVolume to requested PersistentVolumeClaim "${claim.metadata?.name ?? ''}" due to incompatible volumeMode.`);
-      claimEvent(c, claim, 'Warning', REASONS.VolumeMismatch, `Cannot bind PersistentVolume "${volume.metadata?.name ?? ''}" to requested PersistentVolumeClaim due to incompatible volumeMode.`);
+  const action = decideBoundVolume(volume, claim);
+  switch (action.kind) {
+    case 'release': {
+      // Keep a Failed phase visible to the user while the reclaim is retried.
+      if (volume.status?.phase !== 'Released' && volume.status?.phase !== 'Failed') {
+        volume = await updateVolumePhase(c, volume, 'Released', '');
+      }
+      await reclaimVolume(c, volume);
+      if (!claim && volume.spec?.persistentVolumeReclaimPolicy === 'Retain') await maybeReuseReleased(c, volume);
       return;
     }
-    // Half-bound (by us or by an external binder): the claim sync finishes it.
-    c.fx.enqueueClaim(claimKey(claim));
-    return;
+    case 'volumeModeMismatch':
+      // findBestMatch never offers this volume to the claim: say why on both objects.
+      volumeEvent(c, volume, 'Warning', REASONS.VolumeMismatch, action.volumeMessage);
+      if (claim) claimEvent(c, claim, 'Warning', REASONS.VolumeMismatch, action.claimMessage);
+      return;
+    case 'enqueueClaim':
+      if (claim) c.fx.enqueueClaim(claimKey(claim));
+      return;
+    case 'bound':
+      await updateVolumePhase(c, volume, 'Bound', '');
+      return;
+    case 'unbind':
+      await unbindVolume(c, volume);
+      return;
+    default:
+      assertNever(action);
   }
-  if (claimVolumeName === volume.metadata?.name) {
-    await updateVolumePhase(c, volume, 'Bound', '');
-    return;
-  }
-  // The claim is bound to another volume.
-  if (hasAnnotation(volume, ANN_DYNAMICALLY_PROVISIONED) && volume.spec?.persistentVolumeReclaimPolicy === 'Delete') {
-    // Provisioned for this claim but the claim went elsewhere: not needed, reclaim (delete) it.
-    if (volume.status?.phase !== 'Released' && volume.status?.phase !== 'Failed') {
-      volume = await updateVolumePhase(c, volume, 'Released', '');
-    }
-    await reclaimVolume(c, volume);
-    return;
-  }
-  // Controller-made binding: roll it back entirely. User pre-binding: keep the name, drop the UID.
-  await unbindVolume(c, volume);
 }
