@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExpiredError, UnavailableError } from '../util/errors.js';
 import { FakeClock, flushMicrotasks } from './fake-clock.js';
-import { isTombstone, newInformer, type Tombstone } from './informer.js';
+import { isTombstone, newInformer, waitForCacheSync, type Tombstone } from './informer.js';
 import type { ListerWatcher } from './reflector.js';
 import type { ObjectList } from './rest.js';
 import type { WatchEvent } from './watch.js';
@@ -228,5 +228,24 @@ describe('informer', () => {
     await expect(h.inf.run(h.ctl.signal)).rejects.toThrow(/already started/);
     h.ctl.abort();
     await running;
+  });
+
+  it('waitForCacheSync waits for every informer', async () => {
+    const a = harness();
+    const b = harness();
+    b.lw.listFailures = 1;
+    const ra = a.start();
+    const rb = b.start();
+    let synced = false;
+    const all = waitForCacheSync(undefined, a.inf, b.inf).then(() => (synced = true));
+    await flushMicrotasks();
+    expect(a.inf.hasSynced()).toBe(true);
+    expect(synced).toBe(false);
+    await b.clock.advance(800);
+    await all;
+    expect(synced).toBe(true);
+    a.ctl.abort();
+    b.ctl.abort();
+    await Promise.all([ra, rb]);
   });
 });

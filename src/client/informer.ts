@@ -202,3 +202,8 @@ class SharedInformer<T extends KubeObjectLike> implements Informer<T>, Reflector
     }
   }
 }
+
+/** Resolves once every informer has synced (client-go's WaitForCacheSync); rejects on abort. */
+export async function waitForCacheSync(signal: AbortSignal | undefined, ...informers: ReadonlyArray<Pick<Informer<unknown>, 'waitForSync'>>): Promise<void> {
+  await Promise.all(informers.map((i) => i.waitForSync(signal)));
+}

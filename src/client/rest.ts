@@ -277,3 +277,5 @@ function deleteBody(opts: DeleteOptions | undefined): unknown {
   if (opts.dryRun) body.dryRun = ['All'];
   return Object.keys(body).length > 2 ? body : undefined;
 }
+
+export { loadKubeconfig } from './kubeconfig.js';

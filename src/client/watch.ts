@@ -56,14 +56,17 @@ export class WatchDecoder<T> {
 
   /** Feeds one chunk; returns the events completed by it. */
   push(chunk: Buffer | string): WatchEvent<T>[] {
-    this.partial += typeof chunk === 'string' ? chunk : this.utf8.write(chunk);
+    const text = this.partial + (typeof chunk === 'string' ? chunk : this.utf8.write(chunk));
     const out: WatchEvent<T>[] = [];
+    let start = 0;
     let nl: number;
-    while ((nl = this.partial.indexOf('\n')) >= 0) {
-      const line = this.partial.slice(0, nl).trim();
-      this.partial = this.partial.slice(nl + 1);
+    // Walk by index and cut the remainder once: re-slicing per line is quadratic in a large chunk.
+    while ((nl = text.indexOf('\n', start)) >= 0) {
+      const line = text.slice(start, nl).trim();
+      start = nl + 1;
       if (line !== '') out.push(parseWatchLine<T>(line));
     }
+    this.partial = text.slice(start);
     return out;
   }
 
