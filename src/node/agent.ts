@@ -24,6 +24,8 @@ export interface NodeAgentOptions {
   readonly signal: AbortSignal;
   readonly log?: Logger;
   readonly clock?: Clock;
+  /** How often registered drivers are probed (default 5 s). */
+  readonly healthPeriodMs?: number;
   /** Host facts to report (default: read from this machine). */
   readonly host?: HostInfo;
 }
@@ -68,6 +70,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs },
     recorder,
     clock,
+    healthPeriodMs: o.healthPeriodMs,
     log: log.child('pluginmanager'),
   });
   log.info('node agent started', { node: o.nodeName, root: o.rootDir });

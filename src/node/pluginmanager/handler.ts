@@ -25,8 +25,11 @@ export interface PluginHandler {
 /** Told about every registration outcome (status reporting, metrics). Must not throw. */
 export interface RegistrationObserver {
   registered(p: RegisteredPlugin): void;
-  /** `name` is the plugin's own when GetInfo answered, else guessed from `<name>-reg.sock`. */
-  failed(p: { socketPath: SocketPath; type?: string; name: string }, reason: string): void;
+  /**
+   * `name` is the plugin's own when GetInfo answered, else guessed from `<name>-reg.sock`;
+   * `unreachable`: nothing answered on the socket (stale file or plugin gone).
+   */
+  failed(p: { socketPath: SocketPath; type?: string; name: string }, reason: string, unreachable: boolean): void;
   deregistered(p: RegisteredPlugin): void;
   /** The socket file is gone: forget failures recorded for it. */
   socketRemoved(socketPath: SocketPath): void;

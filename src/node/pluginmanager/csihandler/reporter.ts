@@ -74,8 +74,8 @@ export function newPluginStatusReporter(o: {
     registered: (p: RegisteredPlugin) => {
       if (isCsi(p.type)) apply(p.name, { kind: 'registered', socket: p.socketPath, endpoint: p.endpoint });
     },
-    failed: (p, reason) => {
-      if (isCsi(p.type)) apply(p.name, { kind: 'failed', socket: p.socketPath, reason });
+    failed: (p, reason, unreachable) => {
+      if (isCsi(p.type)) apply(p.name, { kind: 'failed', socket: p.socketPath, reason, unreachable });
     },
     deregistered: (p: RegisteredPlugin) => {
       if (isCsi(p.type)) apply(p.name, { kind: 'deregistered', socket: p.socketPath });

@@ -27,6 +27,8 @@ export interface PluginStatus {
   readonly since: string;
   /** The registration socket the status is about. */
   readonly socket: string;
+  /** Failing because nothing answers on the socket (rather than a refusal or an error). */
+  readonly unreachable?: boolean;
 }
 
 export interface StatusEvent {
@@ -38,7 +40,7 @@ export interface StatusEvent {
 /** What a signal means for a driver's status. */
 export type StatusSignal =
   | { readonly kind: 'registered'; readonly socket: string; readonly endpoint: string }
-  | { readonly kind: 'failed'; readonly socket: string; readonly reason: string }
+  | { readonly kind: 'failed'; readonly socket: string; readonly reason: string; readonly unreachable: boolean }
   | { readonly kind: 'unhealthy'; readonly reason: string }
   | { readonly kind: 'healthy' }
   | { readonly kind: 'deregistered'; readonly socket: string }
@@ -65,8 +67,12 @@ export function transition(driver: string, prev: PluginStatus | undefined, s: St
     case 'failed': {
       if (prev && prev.state !== 'failing' && prev.socket !== s.socket) return { kind: 'unchanged' };
       if (prev?.state === 'failing' && prev.reason === s.reason && prev.socket === s.socket) return { kind: 'unchanged' };
+      // A refused node-driver-registrar exits and leaves its socket behind: the retries then only
+      // find a dead socket, and the reason it was refused is what the user needs to see.
+      if (s.unreachable && prev?.state === 'failing' && !prev.unreachable && prev.socket === s.socket) return { kind: 'unchanged' };
       const event: StatusEvent = { type: 'Warning', reason: PLUGIN_EVENT_REASONS.failing, message: `CSI driver ${driver}: ${s.reason}` };
-      return { kind: 'set', status: { state: 'failing', reason: s.reason, since: since('failing'), socket: s.socket }, event };
+      const status: PluginStatus = { state: 'failing', reason: s.reason, since: since('failing'), socket: s.socket, ...(s.unreachable ? { unreachable: true } : {}) };
+      return { kind: 'set', status, event };
     }
     case 'unhealthy': {
       if (!prev || prev.state === 'failing') return { kind: 'unchanged' };
@@ -84,7 +90,8 @@ export function transition(driver: string, prev: PluginStatus | undefined, s: St
       return { kind: 'delete', event: { type: 'Normal', reason: PLUGIN_EVENT_REASONS.deregistered, message: `CSI driver ${driver} deregistered (registration socket ${s.socket} removed or replaced)` } };
     }
     case 'socketRemoved':
-      return prev?.state === 'failing' && prev.socket === s.socket ? { kind: 'delete' } : { kind: 'unchanged' };
+      // A stale socket cleaned up is no news; a refusal stays visible until the driver registers.
+      return prev?.state === 'failing' && prev.unreachable && prev.socket === s.socket ? { kind: 'delete' } : { kind: 'unchanged' };
   }
 }
 
@@ -99,7 +106,13 @@ export function parseStatusAnnotation(raw: string | undefined): Record<string, P
       if (typeof s !== 'object' || s === null) continue;
       const r = s as Record<string, unknown>;
       if (typeof r.state === 'string' && (PLUGIN_STATES as readonly string[]).includes(r.state) && typeof r.since === 'string') {
-        out[k] = { state: r.state as PluginState, since: r.since, socket: typeof r.socket === 'string' ? r.socket : '', ...(typeof r.reason === 'string' ? { reason: r.reason } : {}) };
+        out[k] = {
+          state: r.state as PluginState,
+          since: r.since,
+          socket: typeof r.socket === 'string' ? r.socket : '',
+          ...(typeof r.reason === 'string' ? { reason: r.reason } : {}),
+          ...(r.unreachable === true ? { unreachable: true } : {}),
+        };
       }
     }
     return out;

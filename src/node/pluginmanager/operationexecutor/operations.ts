@@ -41,14 +41,14 @@ export function newPluginOperations(o: PluginOperationsOptions): PluginOperation
     const client = new RegistrationClient(d.socketPath, dialTimeoutMs);
     let name = guessName(d.socketPath);
     let type: string | undefined;
-    const fail = (reason: string): void => o.observer?.failed({ socketPath: d.socketPath, type, name }, reason);
+    const fail = (reason: string, unreachable = false): void => o.observer?.failed({ socketPath: d.socketPath, type, name }, reason, unreachable);
     try {
       let info;
       try {
         info = await client.getInfo({ timeoutMs: dialTimeoutMs, signal });
       } catch (e) {
         const err = new PluginUnreachableError(`registration socket ${d.socketPath} is not answering: ${toStowageError(e).message}`, { cause: e });
-        fail(err.message);
+        fail(err.message, true);
         throw err;
       }
       type = info.type;
