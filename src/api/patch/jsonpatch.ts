@@ -15,6 +15,11 @@ export type JsonPatchOp = (typeof JSON_PATCH_OPS)[number];
  * As kube-apiserver does: a body that is not an array of objects is a BadRequestError (400); an
  * operation that cannot be applied (unknown op, missing field or path, index out of range, failed
  * `test`) is a PatchNotApplicableError (422 Invalid). Operations apply in order, all or nothing.
+ *
+ * Where kube's library (evanphx/json-patch v4) accepts more than RFC 6902, so do we, so that what
+ * kube accepts works here: negative array indexes count from the end (-1 is the last item; for
+ * `add`, -1 is the end), indexes may have leading zeros, a `~` not followed by 0 or 1 is literal,
+ * a missing `value` is null, and `test` of an absent path against null passes.
  */
 export function applyJsonPatch(doc: unknown, patch: unknown): JsonValue {
   if (!Array.isArray(patch)) throw new BadRequestError('json patch must be a JSON array of operations');
@@ -45,13 +50,13 @@ function applyOperation(box: Box, raw: JsonObject, i: number): void {
   const kind = op as JsonPatchOp;
   switch (kind) {
     case 'add':
-      add(box, path, valueField(raw, fail), fail);
+      add(box, path, valueField(raw), fail);
       return;
     case 'remove':
       remove(box, path, fail);
       return;
     case 'replace':
-      replace(box, path, valueField(raw, fail), fail);
+      replace(box, path, valueField(raw), fail);
       return;
     case 'move': {
       const from = pointerField(raw, 'from', fail);
@@ -71,8 +76,9 @@ function applyOperation(box: Box, raw: JsonObject, i: number): void {
       return;
     }
     case 'test': {
-      const expected = valueField(raw, fail);
+      const expected = valueField(raw);
       const actual = get(box.root, path.tokens);
+      if (actual === undefined && expected === null) return;
       if (actual === undefined) throw fail(`test: the document has no value at ${path.text}`);
       if (!jsonEqual(actual, expected)) throw fail(`test: the value at ${path.text} is not the expected value`);
       return;
@@ -93,10 +99,9 @@ function pointerField(raw: JsonObject, field: 'path' | 'from', fail: Fail): Poin
   return { text, tokens: parsePointer(text, fail) };
 }
 
-/** The operation's value, copied so that the result shares nothing with the patch. */
-function valueField(raw: JsonObject, fail: Fail): JsonValue {
-  if (!hasOwn(raw, 'value')) throw fail('missing "value"');
-  return cloneJson(raw.value, 'patch');
+/** The operation's value (null when absent, as kube), copied so that the result shares nothing with the patch. */
+function valueField(raw: JsonObject): JsonValue {
+  return hasOwn(raw, 'value') ? cloneJson(raw.value, 'patch') : null;
 }
 
 /** RFC 6901: "" is the whole document; otherwise "/"-separated tokens with ~1 → "/" and ~0 → "~". */
@@ -106,10 +111,7 @@ function parsePointer(text: string, fail: Fail): string[] {
   return text
     .slice(1)
     .split('/')
-    .map((t) => {
-      if (/~(?![01])/.test(t)) throw fail(`invalid JSON pointer "${text}": "~" must be followed by 0 or 1`);
-      return t.replace(/~1/g, '/').replace(/~0/g, '~');
-    });
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** The value at `tokens`, or undefined when there is none. */
@@ -117,8 +119,8 @@ function get(root: JsonValue, tokens: readonly string[]): JsonValue | undefined 
   let cur: JsonValue = root;
   for (const t of tokens) {
     if (Array.isArray(cur)) {
-      const i = parseIndex(t);
-      if (i === undefined || i >= cur.length) return undefined;
+      const i = resolveIndex(parseIndex(t), cur.length, false);
+      if (i === undefined) return undefined;
       cur = cur[i] as JsonValue;
     } else if (isJsonObject(cur)) {
       if (!hasOwn(cur, t)) return undefined;
@@ -130,9 +132,17 @@ function get(root: JsonValue, tokens: readonly string[]): JsonValue | undefined 
   return cur;
 }
 
-/** Array indexes are decimal without leading zeros (RFC 6901 §4); anything else is no index. */
+/** A decimal array index, signed as Go's strconv.Atoi reads it; anything else is no index. */
 function parseIndex(token: string): number | undefined {
-  return /^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : undefined;
+  return /^[+-]?[0-9]{1,15}$/.test(token) ? Number(token) : undefined;
+}
+
+/** The position `i` names in an array of `len` items (counting from the end when negative), if any. */
+function resolveIndex(i: number | undefined, len: number, forInsert: boolean): number | undefined {
+  if (i === undefined) return undefined;
+  const size = forInsert ? len + 1 : len;
+  const at = i < 0 ? i + size : i;
+  return at >= 0 && at < size ? at : undefined;
 }
 
 function parentOf(box: Box, p: Pointer, opName: string, fail: Fail): { parent: JsonValue[] | JsonObject; key: string } {
@@ -144,13 +154,13 @@ function parentOf(box: Box, p: Pointer, opName: string, fail: Fail): { parent: J
   return { parent, key: p.tokens[p.tokens.length - 1] as string };
 }
 
-function arrayIndex(arr: JsonValue[], key: string, p: Pointer, opName: string, allowEnd: boolean, fail: Fail): number {
-  if (key === '-' && allowEnd) return arr.length;
+function arrayIndex(arr: JsonValue[], key: string, p: Pointer, opName: string, forInsert: boolean, fail: Fail): number {
+  if (key === '-' && forInsert) return arr.length;
   const i = parseIndex(key);
   if (i === undefined) throw fail(`${opName}: "${key}" in ${p.text} is not an array index`);
-  const max = allowEnd ? arr.length : arr.length - 1;
-  if (i > max) throw fail(`${opName}: index ${i} in ${p.text} is out of range (array length ${arr.length})`);
-  return i;
+  const at = resolveIndex(i, arr.length, forInsert);
+  if (at === undefined) throw fail(`${opName}: index ${i} in ${p.text} is out of range (array length ${arr.length})`);
+  return at;
 }
 
 function add(box: Box, p: Pointer, value: JsonValue, fail: Fail): void {

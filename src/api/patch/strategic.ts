@@ -27,8 +27,8 @@ export const SMP_MESSAGES = {
  * Directives: `$patch` (replace/delete/merge), `$retainKeys`, `$deleteFromPrimitiveList/<f>`,
  * `$setElementOrder/<f>`; any other `$` key is a BadRequestError.
  *
- * Where upstream copies patch values raw into fields the object lacks, we apply them to an empty
- * value instead, so nested nulls are dropped and directives do not leak into the stored object.
+ * Values the object lacks are taken from the patch as upstream (1.32+) takes them: nulls dropped,
+ * `$patch` maps dropped. We also drop the other directive keys, which kube's typed decoding would.
  * Errors: malformed patches → BadRequestError (400, kube's texts where kube has one);
  * lists of lists → PatchNotApplicableError (422), as kube answers.
  */
@@ -60,7 +60,7 @@ function mergeMap(orig: JsonObject | undefined, patch: JsonObject, path: readonl
     if (d === 'replace') {
       const rest: JsonObject = {};
       for (const k of Object.keys(patch)) if (k !== DIRECTIVE) setKey(rest, k, patch[k] as JsonValue);
-      return mergeMap(undefined, rest, path, lookup);
+      return freshValue(rest, path.length) as JsonObject;
     }
     // Upstream empties the map rather than removing its key.
     if (d === 'delete') return {};
@@ -106,12 +106,16 @@ function mergeMap(orig: JsonObject | undefined, patch: JsonObject, path: readonl
         if (list !== undefined) setKey(out, k, list);
       }
       else if (!hasOwn(patch, k)) setKey(out, k, cloneJson(orig[k], 'document'));
-      else if (patch[k] !== null) setKey(out, k, mergeValue(orig[k] as JsonValue, patch[k] as JsonValue, child(path, k), lookup));
+      else if (patch[k] !== null) {
+        const v = mergeValue(orig[k] as JsonValue, patch[k] as JsonValue, child(path, k), lookup);
+        if (v !== undefined) setKey(out, k, v);
+      }
     }
   }
   for (const k of fields) {
     if (inOrig(k) || orders.has(k) || patch[k] === null) continue;
-    setKey(out, k, fromPatch(patch[k] as JsonValue, child(path, k), lookup));
+    const v = freshValue(patch[k], path.length + 1);
+    if (v !== undefined) setKey(out, k, v);
   }
   for (const [k, order] of orders) {
     if (inOrig(k)) continue;
@@ -134,27 +138,48 @@ function mergeMap(orig: JsonObject | undefined, patch: JsonObject, path: readonl
   return out;
 }
 
-/** Merges a patch value into an existing one of the field at `path`. */
-function mergeValue(orig: JsonValue, pv: JsonValue, path: readonly string[], lookup: PatchMetaLookup): JsonValue {
+/** Merges a patch value into an existing one of the field at `path`; undefined means drop the field. */
+function mergeValue(orig: JsonValue, pv: JsonValue, path: readonly string[], lookup: PatchMetaLookup): JsonValue | undefined {
   const ok = kindOf(orig, 'document');
   const pk = kindOf(pv, 'patch');
   if (ok === 'object' && pk === 'object') return mergeMap(orig as JsonObject, pv as JsonObject, path, lookup);
   if (ok === 'array' && pk === 'array') {
     const meta = lookup(path);
     if (isMergeList(meta)) return mergeList(orig as JsonValue[], pv as JsonValue[], meta, path, lookup);
-    return cloneJson(pv, 'patch');
   }
-  return fromPatch(pv, path, lookup);
+  return freshValue(pv, path.length);
 }
 
-/** A patch value for a field the object lacks: applied to nothing, so directives and nulls go. */
-function fromPatch(pv: JsonValue, path: readonly string[], lookup: PatchMetaLookup): JsonValue {
-  if (isJsonObject(pv)) return mergeMap(undefined, pv, path, lookup);
-  if (Array.isArray(pv)) {
-    const meta = lookup(path);
-    return isMergeList(meta) ? mergeList([], pv, meta, path, lookup) : cloneJson(pv, 'patch');
+/**
+ * A value taken from the patch as it stands (a field the object lacks, a changed type, a list
+ * that replaces, an appended item): as upstream, nulls inside it are dropped and so is any map
+ * carrying `$patch`; other directive keys, which kube's typed decoding would drop, are dropped
+ * too. Undefined means the value itself was a `$patch` map and the field goes.
+ */
+function freshValue(v: unknown, depth: number): JsonValue | undefined {
+  if (depth > MAX_JSON_DEPTH) throw new BadRequestError(`invalid JSON patch: nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  if (Array.isArray(v)) {
+    const out: JsonValue[] = [];
+    for (const item of v) {
+      const f = item === null ? null : freshValue(item, depth + 1);
+      if (f !== undefined) out.push(f);
+    }
+    return out;
   }
-  return cloneJson(pv, 'patch');
+  if (!isJsonObject(v)) return cloneJson(v, 'patch');
+  if (hasOwn(v, DIRECTIVE)) return undefined;
+  const out: JsonObject = {};
+  for (const k of Object.keys(v)) {
+    const item = v[k];
+    if (item === null) continue;
+    if (k.startsWith('$')) {
+      if (k === RETAIN_KEYS || k.startsWith(SET_ELEMENT_ORDER) || k.startsWith(DELETE_FROM_PRIMITIVE_LIST)) continue;
+      throw new BadRequestError(`unknown strategic merge patch directive "${k}"`);
+    }
+    const f = freshValue(item, depth + 1);
+    if (f !== undefined) setKey(out, k, f);
+  }
+  return out;
 }
 
 type ItemKind = 'object' | 'primitive';
@@ -210,7 +235,7 @@ function mergeList(
     }
   }
   if (replace) {
-    const items = regular.map((it) => mergeMap(undefined, it, path, lookup));
+    const items = regular.map((it) => freshValue(it, path.length) as JsonObject);
     for (const it of items) requireMergeKey(it, mergeKey);
     return items;
   }
@@ -226,7 +251,7 @@ function mergeList(
   for (const item of regular) {
     const kv = requireMergeKey(item, mergeKey);
     const i = position.get(kv);
-    const merged = mergeMap(i === undefined ? undefined : (out[i] as JsonObject), item, path, lookup);
+    const merged = i === undefined ? (freshValue(item, path.length) as JsonObject) : mergeMap(out[i] as JsonObject, item, path, lookup);
     if (i !== undefined) out[i] = merged;
     else position.set(kv, out.push(merged) - 1);
     fresh.add(merged);
@@ -270,11 +295,11 @@ function orderedList(
 
   let merged: JsonValue[];
   if (origVal && patchVal) {
-    merged = isMergeList(meta) ? mergeList(origVal, patchVal, meta, fieldPath, lookup) : (cloneJson(patchVal, 'patch') as JsonValue[]);
+    merged = isMergeList(meta) ? mergeList(origVal, patchVal, meta, fieldPath, lookup) : (freshValue(patchVal, fieldPath.length) as JsonValue[]);
   } else if (origVal) {
     merged = cloneJson(origVal, 'document') as JsonValue[];
   } else if (patchVal) {
-    merged = fromPatch(patchVal, fieldPath, lookup) as JsonValue[];
+    merged = freshValue(patchVal, fieldPath.length) as JsonValue[];
   } else {
     return undefined;
   }
