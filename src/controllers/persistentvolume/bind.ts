@@ -7,7 +7,7 @@
  * resumes: every step re-checks what is already written.
  */
 import type { SyncContext } from './context.js';
-import { isVolumeBoundToClaim } from './match.js';
+import { isVolumeBoundToClaim, volumeClass } from './match.js';
 import { quantityNanos } from './quantity.js';
 import {
   ANN_BIND_COMPLETED,
@@ -80,6 +80,10 @@ export async function updateVolumePhase(c: SyncContext, volume: PersistentVolume
   const v: PersistentVolume = { ...volume, status };
   const stored = await c.fx.updateVolumeStatus(v);
   c.cache.storeVolume(stored);
+  if (phase === 'Available' && !stored.spec?.claimRef) {
+    // A volume just became takeable: retry the claims of its class that found nothing.
+    for (const key of c.cache.takeWaiting(volumeClass(stored))) c.fx.enqueueClaim(key);
+  }
   return stored;
 }
 

@@ -18,6 +18,13 @@ export interface PvControllerCache {
   storeClaim(c: PersistentVolumeClaim): boolean;
   deleteClaim(key: string): void;
   listClaims(): PersistentVolumeClaim[];
+  /**
+   * Claims that found no volume, by storage class. Kubernetes retries them only at the next resync
+   * (15 s); Stowage requeues them as soon as a volume of their class becomes Available.
+   */
+  markWaiting(key: string, cls: string): void;
+  /** Remove and return the waiting claims of a class. */
+  takeWaiting(cls: string): string[];
 }
 
 export function newPvControllerCache(): PvControllerCache {
@@ -39,6 +46,20 @@ function isNotOlder(old: { metadata?: { resourceVersion?: string } } | undefined
 class Cache implements PvControllerCache {
   readonly volumes: VolumeIndex = newVolumeIndex();
   private readonly claims = new Map<string, PersistentVolumeClaim>();
+  private readonly waiting = new Map<string, Set<string>>();
+
+  markWaiting(key: string, cls: string): void {
+    let s = this.waiting.get(cls);
+    if (!s) this.waiting.set(cls, (s = new Set()));
+    s.add(key);
+  }
+
+  takeWaiting(cls: string): string[] {
+    const s = this.waiting.get(cls);
+    if (!s) return [];
+    this.waiting.delete(cls);
+    return [...s];
+  }
 
   storeVolume(v: PersistentVolume): boolean {
     const name = v.metadata?.name ?? '';

@@ -77,4 +77,16 @@ describe('bind survives a crash between any two writes', () => {
     expect(new Set(names)).toEqual(new Set(['v1', 'v2', 'v3']));
     expect(k.writes).toHaveLength(12);
   });
+
+  it('a claim that found nothing is requeued as soon as a volume of its class becomes Available', async () => {
+    const k = new Kit({ claims: [pvc('claim1', '1Gi')], volumes: [pv('v1', '1Gi', { phase: 'Pending' }), pv('g1', '1Gi', { phase: 'Pending', cls: 'gold' })] });
+    await syncClaim(k.ctx, k.ctx.cache.getClaim(`${NS}/claim1`) ?? pvc('x', '1Gi'));
+    expect(k.enqueued).toEqual([]);
+    await syncVolume(k.ctx, k.ctx.cache.volumes.get('g1') ?? pv('x', '1Gi'));
+    expect(k.enqueued).toEqual([]); // another class
+    await syncVolume(k.ctx, k.ctx.cache.volumes.get('v1') ?? pv('x', '1Gi'));
+    expect(k.enqueued).toEqual([`${NS}/claim1`]);
+    await syncClaim(k.ctx, k.ctx.cache.getClaim(`${NS}/claim1`) ?? pvc('x', '1Gi'));
+    expect(k.claim(`${NS}/claim1`)?.spec?.volumeName).toBe('v1');
+  });
 });

@@ -136,9 +136,11 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
       }
       case 'provision':
         // The hand-off writes the claim itself; the bind happens in a later sync once a PV appears.
+        c.cache.markWaiting(claimKey(claim), claimClass(claim));
         provisionClaim(c, claim);
         return;
       case 'failedBinding':
+        c.cache.markWaiting(claimKey(claim), '');
         claimEvent(c, claim, 'Normal', REASONS.FailedBinding, action.message);
         break;
       default:
