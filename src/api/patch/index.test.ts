@@ -61,6 +61,10 @@ describe('applyPatch', () => {
     expect(() => applyPatch(type, doc, patch, lookup)).toThrow(PatchNotApplicableError);
   });
 
+  it.each([null, 'str', 5, true])('a %j merge patch is 400 Invalid JSON Patch, as kube', (patch) => {
+    expect(() => applyPatch('application/merge-patch+json', doc, patch, lookup)).toThrow(new BadRequestError('Invalid JSON Patch'));
+  });
+
   it('passes malformed patches through as 400', () => {
     expect(() => applyPatch('application/json-patch+json', doc, {}, lookup)).toThrow(BadRequestError);
     expect(() => applyPatch('application/strategic-merge-patch+json', doc, [], lookup)).toThrow(BadRequestError);

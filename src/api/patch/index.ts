@@ -1,4 +1,4 @@
-import { UnsupportedMediaTypeError, assertNever } from '../../util/errors.js';
+import { BadRequestError, UnsupportedMediaTypeError, assertNever } from '../../util/errors.js';
 import { isJsonObject, type JsonObject } from './json.js';
 import { applyJsonPatch } from './jsonpatch.js';
 import { applyMergePatch } from './mergepatch.js';
@@ -45,6 +45,11 @@ export function applyPatch(contentType: string, doc: unknown, patchBody: unknown
     case 'json':
       return requireObject(applyJsonPatch(doc, patchBody));
     case 'merge':
+      // kube's merge-patch library refuses a scalar or null body outright; an array body replaces
+      // the object and then fails to decode (422), which requireObject reproduces.
+      if (patchBody === null || typeof patchBody !== 'object') {
+        throw new BadRequestError('Invalid JSON Patch');
+      }
       return requireObject(applyMergePatch(doc, patchBody));
     case 'strategic':
       return applyStrategicMergePatch(doc, patchBody, lookup);
