@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +83,20 @@ describe('plugin watcher', () => {
     await listen(a);
     await vi.waitFor(() => expect(paths()).toEqual([a]));
     expect(dsw.pluginsToRegister()[0]?.timestamp).toBeGreaterThan(t1);
+  });
+
+  it('a chmod of a known socket is not a re-creation', async () => {
+    await start();
+    const a = join(reg, 'a-reg.sock');
+    await listen(a);
+    await vi.waitFor(() => expect(paths()).toEqual([a]));
+    const t1 = dsw.pluginsToRegister()[0]?.timestamp;
+    chmodSync(a, 0o600);
+    // A second, later socket is our barrier: once it is seen, the chmod event was handled too.
+    const b = join(reg, 'b-reg.sock');
+    await listen(b);
+    await vi.waitFor(() => expect(paths()).toEqual([a, b]));
+    expect(dsw.pluginsToRegister().find((p) => p.socketPath === a)?.timestamp).toBe(t1);
   });
 
   it('walks and watches a new subdirectory; removing it removes its sockets', async () => {

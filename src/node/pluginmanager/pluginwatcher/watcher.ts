@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { realClock, type Clock } from '../../../util/backoff.js';
@@ -42,7 +42,10 @@ export function newPluginWatcher(o: PluginWatcherOptions): PluginWatcher {
 
 class Watcher implements PluginWatcher {
   private readonly watchers = new Map<string, FSWatcher>();
-  /** Identity (inode and ctime) of each desired socket: an event for the same file is not a re-creation. */
+  /**
+   * Identity (inode and birth time) of each desired socket: an event for the same file (the
+   * registrar's chmod right after bind, say) is not a re-creation and must not re-register it.
+   */
   private readonly files = new Map<string, string>();
   private readonly log: Logger;
   private readonly stopped = new AbortController();
@@ -112,7 +115,7 @@ class Watcher implements PluginWatcher {
       if (st.isDirectory()) await this.walk(p, seen);
       else if (st.isSocket()) {
         seen?.add(p);
-        this.add(p, `${st.ino}:${st.ctimeNs}`);
+        this.add(p, identity(st));
       }
     }
   }
@@ -150,7 +153,7 @@ class Watcher implements PluginWatcher {
       await this.walk(p);
       this.o.onChange();
     } else if (st.isSocket()) {
-      if (this.add(p, `${st.ino}:${st.ctimeNs}`)) this.o.onChange();
+      if (this.add(p, identity(st))) this.o.onChange();
     }
   }
 
@@ -187,6 +190,11 @@ class Watcher implements PluginWatcher {
       this.log.warn('handling a registry event failed', { error: String(e) });
     }
   }
+}
+
+// Birth time where the filesystem records it (ext4, tmpfs, xfs...); the inode alone otherwise.
+function identity(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.birthtimeNs}`;
 }
 
 function ignored(name: string): boolean {
