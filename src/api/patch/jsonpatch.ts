@@ -22,6 +22,8 @@ export type JsonPatchOp = (typeof JSON_PATCH_OPS)[number];
  * a missing `value` is null, and `test` of an absent path against null passes.
  */
 export function applyJsonPatch(doc: unknown, patch: unknown): JsonValue {
+  // Go decodes a JSON null into an empty list of operations, so kube treats it as a no-op.
+  if (patch === null) return cloneJson(doc, 'document');
   if (!Array.isArray(patch)) throw new BadRequestError('json patch must be a JSON array of operations');
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
     throw new BadRequestError(

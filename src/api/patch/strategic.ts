@@ -34,6 +34,8 @@ export const SMP_MESSAGES = {
  */
 export function applyStrategicMergePatch(doc: unknown, patch: unknown, lookup: PatchMetaLookup): JsonObject {
   if (!isJsonObject(doc)) throw new BadRequestError(SMP_MESSAGES.badDocument);
+  // Go decodes a JSON null into an empty patch map, so kube treats it as a no-op.
+  if (patch === null) return cloneJson(doc, 'document') as JsonObject;
   if (!isJsonObject(patch)) throw new BadRequestError('a strategic merge patch must be a JSON object');
   return mergeMap(doc, patch, [], lookup);
 }
