@@ -103,15 +103,11 @@ function mergeMap(orig: JsonObject | undefined, patch: JsonObject, path: readonl
     for (const k of Object.keys(orig)) {
       if (!inOrig(k)) continue;
       const order = orders.get(k);
-      if (order) {
-        const list = orderedList(orig[k] ?? undefined, patch, k, order, path, lookup);
-        if (list !== undefined) setKey(out, k, list);
-      }
-      else if (!hasOwn(patch, k)) setKey(out, k, cloneJson(orig[k], 'document'));
-      else if (patch[k] !== null) {
-        const v = mergeValue(orig[k] as JsonValue, patch[k] as JsonValue, child(path, k), lookup);
-        if (v !== undefined) setKey(out, k, v);
-      }
+      let v: JsonValue | undefined;
+      if (order) v = orderedList(orig[k] ?? undefined, patch, k, order, path, lookup);
+      else if (!hasOwn(patch, k)) v = cloneJson(orig[k], 'document');
+      else if (patch[k] !== null) v = mergeValue(orig[k] as JsonValue, patch[k] as JsonValue, child(path, k), lookup);
+      if (v !== undefined) setKey(out, k, v);
     }
   }
   for (const k of fields) {
@@ -127,7 +123,7 @@ function mergeMap(orig: JsonObject | undefined, patch: JsonObject, path: readonl
   // After merging, so that a field's additions and its deletion list both apply (as kubectl expects).
   for (const [k, values] of deletions) {
     const cur = hasOwn(out, k) ? out[k] : undefined;
-    if (!Array.isArray(cur)) continue; // nothing to delete from (upstream would store the deletion list here)
+    if (!Array.isArray(cur)) continue; // nothing to delete from
     const drop = new Set<JsonValue>();
     for (const v of values) {
       const kind = kindOf(v, 'patch');
