@@ -14,7 +14,7 @@ import { newDesiredStateOfWorld, type DesiredStateOfWorld } from './cache/desire
 import { socketPathOf } from './cache/types.js';
 import { newCsiPluginHandler } from './csihandler/handler.js';
 import { runHealthMonitor } from './csihandler/health.js';
-import { newNodeInfoManager } from './csihandler/nodeinfo.js';
+import { newNodeBatcher, newNodeInfoManager } from './csihandler/nodeinfo.js';
 import type { CsiDriverRegistry } from './csihandler/registry.js';
 import { newPluginStatusReporter } from './csihandler/reporter.js';
 import type { PluginStatus } from './csihandler/status.js';
@@ -59,9 +59,12 @@ export async function startPluginManager(o: PluginManagerOptions): Promise<Plugi
   const dsw = newDesiredStateOfWorld(clock);
   const asw = newActualStateOfWorld();
   const executor: OperationExecutor = newOperationExecutor({ backoff: o.backoff ?? DEFAULT_BACKOFF, clock, log: log.child('executor') });
-  const reporter = newPluginStatusReporter({ client: o.client, nodeName: o.nodeName, recorder: o.recorder, clock, log: log.child('status') });
+  // One writer of the Node's metadata for the CSI handler and the status reporter: edits made at
+  // the same moment (20 drivers registering) become one update instead of a conflict storm.
+  const nodeBatcher = newNodeBatcher(o.client, o.nodeName);
+  const reporter = newPluginStatusReporter({ node: nodeBatcher, nodeName: o.nodeName, recorder: o.recorder, clock, log: log.child('status') });
   const csi = newCsiPluginHandler({
-    nodeInfo: newNodeInfoManager({ client: o.client, nodeName: o.nodeName, log: log.child('nodeinfo') }),
+    nodeInfo: newNodeInfoManager({ client: o.client, nodeName: o.nodeName, nodeBatcher, log: log.child('nodeinfo') }),
     nodeGetInfoTimeoutMs: o.nodeGetInfoTimeoutMs,
     clock,
     log: log.child('csi'),

@@ -1,12 +1,12 @@
 import type { Node } from 'kubernetes-types/core/v1.js';
 import type { CSINode } from 'kubernetes-types/storage/v1.js';
 import type { RestClient } from '../../../client/rest.js';
-import { AlreadyExistsError, ConflictError, NotFoundError, toStowageError } from '../../../util/errors.js';
+import { NotFoundError, toStowageError } from '../../../util/errors.js';
 import { newLogger, type Logger } from '../../../util/log.js';
+import { newObjectBatcher, type ObjectBatcher } from './batcher.js';
 import {
   attachLimitKey, csiNodeDriver, parseNodeIds, withCsiNodeDriver, withNodeId, withTopologyLabels, withoutCsiNodeDriver,
 } from './node-updates.js';
-import { retryOnConflict } from './retry.js';
 
 /** What NodeGetInfo told us about one driver on this node. */
 export interface DriverNodeInfo {
@@ -31,81 +31,100 @@ export interface NodeInfoManager {
   uninstallDriver(driver: string, signal: AbortSignal): Promise<void>;
 }
 
-export function newNodeInfoManager(o: { client: RestClient; nodeName: string; log?: Logger }): NodeInfoManager {
-  return new Manager(o.client, o.nodeName, o.log ?? newLogger('pluginmanager/nodeinfo'));
+/** All of this agent's edits of its Node's metadata go through one batcher (one write per batch). */
+export function newNodeBatcher(client: RestClient, nodeName: string): ObjectBatcher<Node> {
+  const nodes = client.resource('Node');
+  return newObjectBatcher<Node>({
+    get: async () => {
+      try {
+        return await nodes.get(nodeName);
+      } catch (e) {
+        if (e instanceof NotFoundError) return undefined;
+        throw e;
+      }
+    },
+    write: (next) => nodes.update(next),
+  });
+}
+
+export function newCsiNodeBatcher(client: RestClient, nodeName: string): ObjectBatcher<CSINode> {
+  const csinodes = client.resource('CSINode');
+  return newObjectBatcher<CSINode>({
+    get: async () => {
+      try {
+        return await csinodes.get(nodeName);
+      } catch (e) {
+        if (e instanceof NotFoundError) return undefined;
+        throw e;
+      }
+    },
+    write: (next, current) => (current ? csinodes.update(next) : csinodes.create(next)),
+  });
+}
+
+export function newNodeInfoManager(o: {
+  client: RestClient;
+  nodeName: string;
+  nodeBatcher?: ObjectBatcher<Node>;
+  csiNodeBatcher?: ObjectBatcher<CSINode>;
+  log?: Logger;
+}): NodeInfoManager {
+  return new Manager(
+    o.client,
+    o.nodeName,
+    o.nodeBatcher ?? newNodeBatcher(o.client, o.nodeName),
+    o.csiNodeBatcher ?? newCsiNodeBatcher(o.client, o.nodeName),
+    o.log ?? newLogger('pluginmanager/nodeinfo'),
+  );
 }
 
 class Manager implements NodeInfoManager {
   constructor(
     private readonly client: RestClient,
     private readonly nodeName: string,
+    private readonly node: ObjectBatcher<Node>,
+    private readonly csinode: ObjectBatcher<CSINode>,
     private readonly log: Logger,
   ) {}
 
-  private get nodes() {
-    return this.client.resource('Node');
-  }
-  private get csinodes() {
-    return this.client.resource('CSINode');
+  private requireNode(cur: Node | undefined): Node {
+    if (!cur) throw new NotFoundError(`node ${this.nodeName} does not exist (yet)`);
+    return cur;
   }
 
   async installDriver(d: DriverNodeInfo, signal: AbortSignal): Promise<void> {
-    let prevNodeId: string | undefined;
-    let annotated = false;
-    let addedLabels: string[] = [];
-    const node = await retryOnConflict(async () => {
-      const cur = await this.nodes.get(this.nodeName, { signal });
+    signal.throwIfAborted();
+    // Filled by the edit's last run: what to put back if the CSINode write fails.
+    let undo = { prevNodeId: undefined as string | undefined, annotated: false, addedLabels: [] as string[] };
+    const written = await this.node.apply((c) => {
+      const cur = this.requireNode(c);
       const annotations = withNodeId(cur.metadata?.annotations, d.driver, d.nodeId);
       const labels = withTopologyLabels(cur.metadata?.labels, d.topology);
-      if (!annotations && !labels) return cur;
-      prevNodeId = parseNodeIds(cur.metadata?.annotations)[d.driver];
-      const next: Node = {
-        ...cur,
-        metadata: { ...cur.metadata, annotations: annotations ?? cur.metadata?.annotations, labels: labels?.labels ?? cur.metadata?.labels },
-      };
-      const written = await this.nodes.update(next, { signal });
-      annotated = annotations !== undefined;
-      addedLabels = labels?.added ?? [];
-      return written;
+      undo = { prevNodeId: parseNodeIds(cur.metadata?.annotations)[d.driver], annotated: annotations !== undefined, addedLabels: labels?.added ?? [] };
+      if (!annotations && !labels) return undefined;
+      return { ...cur, metadata: { ...cur.metadata, annotations: annotations ?? cur.metadata?.annotations, labels: labels?.labels ?? cur.metadata?.labels } };
     });
+    const node = this.requireNode(written);
     try {
+      signal.throwIfAborted();
       const entry = csiNodeDriver(d.driver, d.nodeId, Object.keys(d.topology), d.maxVolumesPerNode);
-      await retryOnConflict(async () => {
-        const cur = await this.getCsiNode(signal);
-        const next = withCsiNodeDriver(cur, node, entry);
-        if (!next) return;
-        if (cur) await this.csinodes.update(next, { signal });
-        else {
-          try {
-            await this.csinodes.create(next, { signal });
-          } catch (e) {
-            // Created meanwhile (another driver registering): read it again and update.
-            if (e instanceof AlreadyExistsError) throw new ConflictError(`CSINode ${this.nodeName} created concurrently`);
-            throw e;
-          }
-        }
-      });
+      await this.csinode.apply((cur) => withCsiNodeDriver(cur, node, entry));
     } catch (e) {
-      if (annotated || addedLabels.length > 0) await this.undoNode(d, prevNodeId, annotated, addedLabels);
+      if (undo.annotated || undo.addedLabels.length > 0) await this.undoNode(d, undo.prevNodeId, undo.annotated, undo.addedLabels);
       throw e;
     }
   }
 
   private async undoNode(d: DriverNodeInfo, prevNodeId: string | undefined, annotated: boolean, addedLabels: string[]): Promise<void> {
     try {
-      await retryOnConflict(async () => {
-        const cur = await this.nodes.get(this.nodeName);
-        const annotations = annotated ? withNodeId(cur.metadata?.annotations, d.driver, prevNodeId) : undefined;
-        const labels = { ...cur.metadata?.labels };
-        let labelsChanged = false;
-        for (const k of addedLabels) {
-          if (labels[k] === d.topology[k]) {
-            delete labels[k];
-            labelsChanged = true;
-          }
-        }
-        if (!annotations && !labelsChanged) return;
-        await this.nodes.update({ ...cur, metadata: { ...cur.metadata, annotations: annotations ?? cur.metadata?.annotations, labels } });
+      await this.node.apply((c) => {
+        if (!c) return undefined;
+        const annotations = annotated ? withNodeId(c.metadata?.annotations, d.driver, prevNodeId) : undefined;
+        const labels = { ...c.metadata?.labels };
+        const drop = addedLabels.filter((k) => labels[k] === d.topology[k]);
+        for (const k of drop) delete labels[k];
+        if (!annotations && drop.length === 0) return undefined;
+        return { ...c, metadata: { ...c.metadata, annotations: annotations ?? c.metadata?.annotations, labels } };
       });
     } catch (e) {
       this.log.error('could not undo a half-written driver registration on the Node', { driver: d.driver, error: toStowageError(e).message });
@@ -113,38 +132,15 @@ class Manager implements NodeInfoManager {
   }
 
   async uninstallDriver(driver: string, signal: AbortSignal): Promise<void> {
-    await retryOnConflict(async () => {
-      const cur = await this.getCsiNode(signal);
-      const next = cur && withoutCsiNodeDriver(cur, driver);
-      if (next) await this.csinodes.update(next, { signal });
-    });
-    await retryOnConflict(async () => {
-      const cur = await this.getNode(signal);
+    signal.throwIfAborted();
+    await this.csinode.apply((cur) => (cur ? withoutCsiNodeDriver(cur, driver) : undefined));
+    const node = await this.node.apply((cur) => {
       const annotations = cur && withNodeId(cur.metadata?.annotations, driver, undefined);
-      if (cur && annotations) await this.nodes.update({ ...cur, metadata: { ...cur.metadata, annotations } }, { signal });
+      return cur && annotations ? { ...cur, metadata: { ...cur.metadata, annotations } } : undefined;
     });
-    const node = await this.getNode(signal);
     const key = attachLimitKey(driver);
     if (node?.status?.capacity?.[key] !== undefined || node?.status?.allocatable?.[key] !== undefined) {
-      await this.nodes.patchStatus(this.nodeName, 'merge', { status: { capacity: { [key]: null }, allocatable: { [key]: null } } }, { signal });
-    }
-  }
-
-  private async getCsiNode(signal: AbortSignal): Promise<CSINode | undefined> {
-    try {
-      return await this.csinodes.get(this.nodeName, { signal });
-    } catch (e) {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
-    }
-  }
-
-  private async getNode(signal: AbortSignal): Promise<Node | undefined> {
-    try {
-      return await this.nodes.get(this.nodeName, { signal });
-    } catch (e) {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
+      await this.client.resource('Node').patchStatus(this.nodeName, 'merge', { status: { capacity: { [key]: null }, allocatable: { [key]: null } } }, { signal });
     }
   }
 }

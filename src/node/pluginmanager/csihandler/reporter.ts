@@ -1,8 +1,9 @@
 import type { ObjectReference } from 'kubernetes-types/core/v1.js';
 import { metaTime, type EventRecorder } from '../../../client/events.js';
-import type { RestClient } from '../../../client/rest.js';
+import type { Node } from 'kubernetes-types/core/v1.js';
 import { realClock, type Clock } from '../../../util/backoff.js';
-import { toStowageError } from '../../../util/errors.js';
+import { NotFoundError, toStowageError } from '../../../util/errors.js';
+import type { ObjectBatcher } from './batcher.js';
 import { newLogger, type Logger } from '../../../util/log.js';
 import type { RegisteredPlugin, SocketPath } from '../cache/types.js';
 import type { RegistrationObserver } from '../handler.js';
@@ -25,7 +26,8 @@ export interface PluginStatusReporter extends RegistrationObserver {
 const WRITE_RETRY_MS = 1_000;
 
 export function newPluginStatusReporter(o: {
-  client: RestClient;
+  /** This agent's writer of its Node (shared with the CSI handler: one write per batch). */
+  node: ObjectBatcher<Node>;
   nodeName: string;
   recorder?: EventRecorder;
   clock?: Clock;
@@ -42,9 +44,16 @@ export function newPluginStatusReporter(o: {
   const write = async (): Promise<void> => {
     while (dirty && !stop.signal.aborted) {
       dirty = false;
-      const value = statuses.size === 0 ? null : JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a.localeCompare(b))));
+      const value = statuses.size === 0 ? undefined : JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a.localeCompare(b))));
       try {
-        await o.client.resource('Node').patch(o.nodeName, 'merge', { metadata: { annotations: { [PLUGIN_STATUS_ANNOTATION]: value } } }, { signal: stop.signal });
+        await o.node.apply((cur) => {
+          if (!cur) throw new NotFoundError(`node ${o.nodeName} does not exist (yet)`);
+          if (cur.metadata?.annotations?.[PLUGIN_STATUS_ANNOTATION] === value) return undefined;
+          const annotations = { ...cur.metadata?.annotations };
+          if (value === undefined) delete annotations[PLUGIN_STATUS_ANNOTATION];
+          else annotations[PLUGIN_STATUS_ANNOTATION] = value;
+          return { ...cur, metadata: { ...cur.metadata, annotations } };
+        });
       } catch (e) {
         if (stop.signal.aborted) return;
         log.warn('could not write the plugin status annotation; retrying', { error: toStowageError(e).message });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { DEFAULT_BACKOFF, backoffDelay, realClock, type BackoffPolicy, type Clock } from '../../../util/backoff.js';
 import { toStowageError, type StowageError } from '../../../util/errors.js';
 import { newLogger, type Logger } from '../../../util/log.js';
@@ -57,7 +58,10 @@ class Executor implements OperationExecutor {
     private readonly policy: BackoffPolicy,
     private readonly clock: Clock,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // Every running operation (and each call inside it) listens on this one signal.
+    setMaxListeners(0, this.stop.signal);
+  }
 
   run(key: string, name: string, op: Operation): StartResult {
     if (this.closed || this.pending.has(key)) return 'alreadyRunning';
