@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { socketPathOf } from '../src/node/pluginmanager/cache/types.js';
 import { handler, startFakeDriver } from '../src/csi/fake-driver.test-kit.js';
 import { csiServices, registrationService } from '../src/csi/proto/index.js';
 import type { PluginInfo, RegistrationStatus } from '../src/csi/proto/types.js';
@@ -117,7 +118,7 @@ describe('plugin manager refusals and faults', () => {
     execFileSync('python3', ['-c', 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])', stale]);
     expect(existsSync(stale)).toBe(true);
     await vi.waitFor(() => expect(agent.pluginManager.statuses()[FAKE]).toMatchObject({ state: 'failing', unreachable: true }), WAIT);
-    expect(agent.pluginManager.desiredState.isAdded(stale as never)).toBe(true);
+    expect(agent.pluginManager.desiredState.isAdded(socketPathOf(stale))).toBe(true);
 
     unlinkSync(stale);
     await vi.waitFor(() => {

@@ -27,6 +27,7 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
     const agent = await startAgent(env);
     const node = await getNode(env);
     expect(node.metadata?.labels).toMatchObject({ 'kubernetes.io/hostname': NODE, 'kubernetes.io/os': 'linux' });
+    expect(node.metadata?.annotations?.['volumes.kubernetes.io/controller-managed-attach-detach']).toBe('true');
     expect(node.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'KubeletReady' });
     expect(node.status?.addresses?.map((a) => a.type)).toContain('Hostname');
     const lease = await env.client.resource('Lease').get(NODE, { namespace: 'kube-node-lease' });

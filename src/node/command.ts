@@ -15,7 +15,7 @@ export function nodeCommand(program: Command): Command {
     .command('node')
     .description('run the node agent: the Node object, its lease, and the CSI plugin manager')
     .requiredOption('--kubeconfig <path>', 'kubeconfig with the node\'s credentials')
-    .option('--node-name <name>', 'name of this node', hostname())
+    .option('--node-name <name>', 'name of this node (default: the host name, lower-cased as the kubelet does)', hostname().toLowerCase())
     .option('--root-dir <dir>', 'root of plugins_registry/, plugins/ and pods/', DEFAULT_ROOT_DIR)
     .option('--backoff-cap <duration>', 'cap of the per-plugin registration retry backoff', parseDuration, DEFAULT_BACKOFF.capMs)
     .action(async (opts: { kubeconfig: string; nodeName: string; rootDir: string; backoffCap: number }) => {

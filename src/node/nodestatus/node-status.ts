@@ -10,6 +10,8 @@ import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabe
 // The kubelet reports an unchanged status every 5 min and checks every 10 s; we have nothing that
 // changes between reports, so a steady heartbeat each minute is enough next to the 10 s lease.
 export const DEFAULT_STATUS_PERIOD_MS = 60_000;
+// The kubelet's default: attach/detach of this node's volumes is the controller's job.
+const NODE_ANNOTATIONS = { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' } as const;
 // Reported when /version cannot be read; kubectl only displays it.
 const FALLBACK_VERSION = 'v1.30.0';
 
@@ -64,7 +66,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e;
       try {
-        current = await nodes.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: o.nodeName, labels }, spec: {} }, { signal: stopped });
+        current = await nodes.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: o.nodeName, labels, annotations: { ...NODE_ANNOTATIONS } }, spec: {} }, { signal: stopped });
         log.info('node created', { node: o.nodeName });
       } catch (e2) {
         if (!(e2 instanceof AlreadyExistsError)) throw e2;
@@ -129,11 +131,13 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
   };
 
   await readVersion();
-  await untilDone('registering the node', async () => {
+  const registered = await untilDone('registering the node', async () => {
     await ensureNode();
     await writeStatus();
   });
-  await untilDone('renewing the node lease', renewLease);
+  if (!registered || !(await untilDone('renewing the node lease', renewLease))) {
+    throw new Error(`node ${o.nodeName}: stopped before the node was registered`);
+  }
 
   const every = async (periodMs: number, what: string, f: () => Promise<void>): Promise<void> => {
     while (!stopped.aborted) {

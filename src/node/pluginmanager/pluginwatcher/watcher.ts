@@ -127,7 +127,13 @@ class Watcher implements PluginWatcher {
         if (name === null) void this.safely(() => this.walk(dir));
         else void this.safely(() => this.handle(join(dir, name)));
       });
-      w.on('error', () => this.unwatch(dir));
+      w.on('error', () => {
+        // The directory went away (or inotify gave up on it): forget the watch so that a later
+        // walk (an event in the parent, or the periodic rescan) can watch it again.
+        w.close();
+        if (this.watchers.get(dir) === w) this.watchers.delete(dir);
+        this.unwatch(dir);
+      });
       this.watchers.set(dir, w);
     } catch (e) {
       this.log.warn('cannot watch directory', { dir, error: String(e) });
