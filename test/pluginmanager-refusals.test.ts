@@ -128,4 +128,25 @@ describe('plugin manager refusals and faults', () => {
     await agent.pluginManager.idle();
     expect(pluginStatuses(await getNode(env))[FAKE]).toBeUndefined();
   });
+
+  it('a driver whose node id changed while the agent was down re-registers (CSINode entries are immutable)', async () => {
+    const first = await startAgent(env);
+    const sock = driverSocket('fake');
+    let nodeId = 'before';
+    const driver = await startFakeDriver({
+      socket: sock, name: FAKE,
+      node: { NodeGetInfo: handler(() => ({ nodeId, maxVolumesPerNode: 3, accessibleTopology: null })) },
+    });
+    env.cleanups.push(() => driver.stop());
+    await startFakeRegistration(env, join(env.registry, `${FAKE}-reg.sock`), csiInfo(sock, ['1.0.0']));
+    await vi.waitFor(async () => expect((await getCsiNode(env))?.spec.drivers).toEqual([{ name: FAKE, nodeID: 'before', topologyKeys: [], allocatable: { count: 3 } }]), WAIT);
+    await first.stop();
+
+    nodeId = 'after';
+    await startAgent(env);
+    await vi.waitFor(async () => {
+      expect((await getCsiNode(env))?.spec.drivers).toEqual([{ name: FAKE, nodeID: 'after', topologyKeys: [], allocatable: { count: 3 } }]);
+      expect(nodeIds(await getNode(env))).toEqual({ [FAKE]: 'after' });
+    }, WAIT);
+  });
 });

@@ -121,16 +121,27 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
     expect((await nodeEvents(env)).find((e) => e.reason === 'PluginRegistrationFailed')?.type).toBe('Warning');
   });
 
-  it('a restarted agent registers the sockets already present', async () => {
+  it('a restarted agent registers the sockets already present and drops drivers that left meanwhile', async () => {
     const first = await startAgent(env);
     const hp = await startHostpath(env, HP, 'hp-node-1');
     await startRegistrarFor(env, hp.socket);
-    await vi.waitFor(async () => expect((await getCsiNode(env))?.spec.drivers?.map((d) => d.name)).toEqual([HP]), WAIT);
+    const gSock = join(env.root, 'plugins', 'gone', 'csi.sock');
+    mkdirSync(dirname(gSock), { recursive: true });
+    const gone = await startFakeDriver({ socket: gSock, name: 'gone.csi.stowage.io', nodeId: 'g' });
+    env.cleanups.push(() => gone.stop());
+    const goneReg = await startRegistrarFor(env, gSock);
+    await vi.waitFor(async () => expect((await getCsiNode(env))?.spec.drivers?.map((d) => d.name).sort()).toEqual(['gone.csi.stowage.io', HP]), WAIT);
     await first.stop();
 
-    // Wipe what the first run wrote: only a fresh registration can bring it back.
+    // While the agent is down: one driver leaves (its socket goes), and the API loses the other's entries.
+    await goneReg.stop();
+    const csinode = await getCsiNode(env);
     await env.client.resource('CSINode').delete(NODE);
-    await env.client.resource('Node').patch(NODE, 'merge', { metadata: { annotations: { 'csi.volume.kubernetes.io/nodeid': null } } });
+    await env.client.resource('CSINode').create({
+      metadata: { name: NODE, ownerReferences: csinode?.metadata?.ownerReferences },
+      spec: { drivers: (csinode?.spec.drivers ?? []).filter((d) => d.name === 'gone.csi.stowage.io') },
+    });
+    await env.client.resource('Node').patch(NODE, 'merge', { metadata: { annotations: { 'csi.volume.kubernetes.io/nodeid': JSON.stringify({ 'gone.csi.stowage.io': 'g' }) } } });
 
     const second = await startAgent(env);
     await vi.waitFor(async () => {
@@ -138,6 +149,7 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
       expect(nodeIds(await getNode(env))).toEqual({ [HP]: 'hp-node-1' });
     }, WAIT);
     expect(second.csiDrivers.getDriver(HP)?.endpoint).toBe(hp.socket);
+    expect(second.csiDrivers.getDriver('gone.csi.stowage.io')).toBeUndefined();
   });
 
   it('a driver that dies after registering is reported unhealthy, and healthy again when back', async () => {

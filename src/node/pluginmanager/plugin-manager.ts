@@ -8,6 +8,7 @@
 import type { EventRecorder } from '../../client/events.js';
 import type { RestClient } from '../../client/rest.js';
 import { DEFAULT_BACKOFF, realClock, type BackoffPolicy, type Clock } from '../../util/backoff.js';
+import { toStowageError } from '../../util/errors.js';
 import { newLogger, type Logger } from '../../util/log.js';
 import { newActualStateOfWorld, type ActualStateOfWorld } from './cache/actual-state.js';
 import { newDesiredStateOfWorld, type DesiredStateOfWorld } from './cache/desired-state.js';
@@ -85,6 +86,18 @@ export async function startPluginManager(o: PluginManagerOptions): Promise<Plugi
   reporter.publish();
   await watcher.start();
   const loopDone = loop.run(stopping.signal);
+  // Level-triggered at start too: once the sockets found at start have had their first try,
+  // drivers the API still lists for this node but nobody registered are removed.
+  const pruned = (async () => {
+    await loop.settled();
+    await executor.idle();
+    if (stopping.signal.aborted) return;
+    try {
+      await csi.pruneStale(stopping.signal);
+    } catch (e) {
+      if (!stopping.signal.aborted) log.warn('could not remove stale CSI drivers from the node', { error: toStowageError(e).message });
+    }
+  })();
   const healthDone = runHealthMonitor({ target: csi, sink: reporter, periodMs: o.healthPeriodMs, clock, signal: stopping.signal });
   log.info('plugin manager started', { registry: o.registryDir });
 
@@ -102,7 +115,7 @@ export async function startPluginManager(o: PluginManagerOptions): Promise<Plugi
       stopped ??= (async () => {
         watcher.stop();
         stopping.abort();
-        await Promise.allSettled([loopDone, healthDone]);
+        await Promise.allSettled([loopDone, healthDone, pruned]);
         await executor.close();
         await reporter.close();
         csi.close();

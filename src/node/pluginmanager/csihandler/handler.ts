@@ -19,6 +19,11 @@ const UNINSTALL_ATTEMPTS = 6;
 /** The CSIPlugin handler, with the driver registry and a live CSI client per registered driver. */
 export interface CsiPluginHandler extends PluginHandler {
   readonly registry: CsiDriverRegistry;
+  /**
+   * Removes from the API the drivers it lists for this node that are not registered now (their
+   * sockets went away while the agent was down). Call once the first registrations have settled.
+   */
+  pruneStale(signal: AbortSignal): Promise<string[]>;
   /** CSI clients of the registered drivers (for health checks); a fresh array. */
   clients(): Array<{ name: string; client: CsiClient }>;
   close(): void;
@@ -96,8 +101,20 @@ export function newCsiPluginHandler(o: CsiPluginHandlerOptions): CsiPluginHandle
     }
   };
 
+  const pruneStale = async (signal: AbortSignal): Promise<string[]> => {
+    const stale = (await o.nodeInfo.installedDrivers(signal)).filter((name) => !registry.getDriver(name));
+    for (const name of stale) {
+      // Checked again right before: a driver may have registered while we were reading.
+      if (registry.getDriver(name)) continue;
+      log.info('removing a CSI driver that is no longer registered on this node', { driver: name });
+      await o.nodeInfo.uninstallDriver(name, signal);
+    }
+    return stale;
+  };
+
   return {
     registry,
+    pruneStale,
     validatePlugin,
     registerPlugin,
     deregisterPlugin,

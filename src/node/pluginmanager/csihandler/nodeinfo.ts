@@ -29,6 +29,8 @@ export interface NodeInfoManager {
   installDriver(d: DriverNodeInfo, signal: AbortSignal): Promise<void>;
   /** Removes the driver from CSINode, the node-id annotation and the node's attach limits. Idempotent. */
   uninstallDriver(driver: string, signal: AbortSignal): Promise<void>;
+  /** Drivers the API lists for this node (CSINode entries and node-id annotation keys). */
+  installedDrivers(signal: AbortSignal): Promise<string[]>;
 }
 
 /** All of this agent's edits of its Node's metadata go through one batcher (one write per batch). */
@@ -108,6 +110,9 @@ class Manager implements NodeInfoManager {
     try {
       signal.throwIfAborted();
       const entry = csiNodeDriver(d.driver, d.nodeId, Object.keys(d.topology), d.maxVolumesPerNode);
+      // A CSINode driver entry is immutable (Kubernetes validation): one that changed (a new node
+      // id, say) is removed in a first write and added back in a second.
+      await this.csinode.apply((cur) => (cur && withCsiNodeDriver(cur, node, entry) ? withoutCsiNodeDriver(cur, d.driver) : undefined));
       await this.csinode.apply((cur) => withCsiNodeDriver(cur, node, entry));
     } catch (e) {
       if (undo.annotated || undo.addedLabels.length > 0) await this.undoNode(d, undo.prevNodeId, undo.annotated, undo.addedLabels);
@@ -129,6 +134,17 @@ class Manager implements NodeInfoManager {
     } catch (e) {
       this.log.error('could not undo a half-written driver registration on the Node', { driver: d.driver, error: toStowageError(e).message });
     }
+  }
+
+  async installedDrivers(signal: AbortSignal): Promise<string[]> {
+    signal.throwIfAborted();
+    const [csinode, node] = await Promise.all([
+      this.csinode.apply(() => undefined),
+      this.node.apply(() => undefined),
+    ]);
+    const names = new Set((csinode?.spec.drivers ?? []).map((d) => d.name));
+    for (const k of Object.keys(parseNodeIds(node?.metadata?.annotations))) names.add(k);
+    return [...names].sort();
   }
 
   async uninstallDriver(driver: string, signal: AbortSignal): Promise<void> {

@@ -19,6 +19,8 @@ export interface ReconcilerLoop {
   pass(): void;
   /** Runs passes on trigger, on executor changes and every `periodMs` until `signal` aborts. */
   run(signal: AbortSignal): Promise<void>;
+  /** Resolves once `run` has made its first pass. */
+  settled(): Promise<void>;
 }
 
 // The kubelet's plugin manager loop runs every 1 s and is its only trigger; here the period is a
@@ -40,6 +42,8 @@ export function newReconcilerLoop(o: {
   let wake: (() => void) | undefined;
   let wanted = false;
   let started = false;
+  let firstPass!: () => void;
+  const firstPassDone = new Promise<void>((resolve) => (firstPass = resolve));
 
   const pass = (): void => {
     for (const op of reconcile(o.dsw.pluginsToRegister(), o.asw.registeredPlugins())) {
@@ -67,6 +71,7 @@ export function newReconcilerLoop(o: {
       while (!signal.aborted) {
         wanted = false;
         pass();
+        firstPass();
         if (wanted) continue;
         const tick = new AbortController();
         const onAbort = (): void => tick.abort();
@@ -81,8 +86,9 @@ export function newReconcilerLoop(o: {
       }
     } finally {
       unsubscribe();
+      firstPass();
     }
   };
 
-  return { trigger, pass, run };
+  return { trigger, pass, run, settled: () => firstPassDone };
 }
