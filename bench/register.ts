@@ -89,17 +89,25 @@ async function registerOne(): Promise<{ ms: number; remove: () => Promise<void> 
   };
 }
 
+/** Lets the deregistrations' remaining writes (node annotation, status, Events) finish first. */
+async function quiesce(): Promise<void> {
+  await agent.pluginManager.idle();
+  await agent.recorder.flush();
+}
+
 const one: number[] = [];
 for (let i = 0; i < SEQUENTIAL; i++) {
   const r = await registerOne();
   one.push(r.ms);
   await r.remove();
+  await quiesce();
 }
 const many: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   const rs = await Promise.all(Array.from({ length: CONCURRENT }, () => registerOne()));
   many.push(...rs.map((r) => r.ms));
   await Promise.all(rs.map((r) => r.remove()));
+  await quiesce();
 }
 
 const fmt = (xs: number[]): string => {
