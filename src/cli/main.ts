@@ -1,10 +1,14 @@
 import { Command, CommanderError } from 'commander';
+import { hostpathCommand } from '../csi/hostpath/command.js';
+import { registrarCommand } from '../csi/registrar/command.js';
 import { CliError } from './errors.js';
 import { upCommand } from './up.js';
 
 const program = new Command();
 program.name('stowage').description('The Kubernetes storage control plane as one program').exitOverride();
 upCommand(program);
+hostpathCommand(program);
+registrarCommand(program);
 
 try {
   await program.parseAsync(process.argv);

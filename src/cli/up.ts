@@ -1,8 +1,9 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startControlPlane } from '../api/controlplane.js';
 import { openSqliteStore } from '../store/sqlite.js';
+import { ensureDir } from '../util/fsutil.js';
 import { CliError } from './errors.js';
 
 export interface UpOptions {
@@ -29,7 +30,7 @@ export async function runUp(o: UpOptions): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(o.port)}: must be 0-65535`);
   const dataDir = resolve(o.dataDir);
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    ensureDir(dataDir, 0o700);
     accessSync(dataDir, constants.W_OK);
   } catch (e) {
     throw new CliError(`data dir ${dataDir} is not writable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
