@@ -101,5 +101,5 @@ describe('stowage node as its own process', () => {
     expect(await node.exit).toBe(0);
     hostpath.proc.kill('SIGTERM');
     expect(await hostpath.exit).toBe(0);
-  });
+  }, 120_000); // three child processes transpiling TypeScript at start-up: slow on a loaded machine
 });

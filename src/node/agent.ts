@@ -63,16 +63,23 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   for (const d of [dirs.root, dirs.pluginsRegistry, dirs.plugins, dirs.pods]) await mkdir(d, { recursive: true, mode: 0o750 });
   const recorder = newEventRecorder({ client: o.client, component: 'stowage-node', host: o.nodeName, clock, log: log.child('events') });
   const nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host: o.host, clock, log: log.child('nodestatus') }, o.signal);
-  const pluginManager = await startPluginManager({
-    client: o.client,
-    nodeName: o.nodeName,
-    registryDir: dirs.pluginsRegistry,
-    backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs },
-    recorder,
-    clock,
-    healthPeriodMs: o.healthPeriodMs,
-    log: log.child('pluginmanager'),
-  });
+  let pluginManager: PluginManager;
+  try {
+    pluginManager = await startPluginManager({
+      client: o.client,
+      nodeName: o.nodeName,
+      registryDir: dirs.pluginsRegistry,
+      backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs },
+      recorder,
+      clock,
+      healthPeriodMs: o.healthPeriodMs,
+      log: log.child('pluginmanager'),
+    });
+  } catch (e) {
+    await nodeStatus.stop();
+    await recorder.close();
+    throw e;
+  }
   log.info('node agent started', { node: o.nodeName, root: o.rootDir });
 
   let stopping: Promise<void> | undefined;

@@ -2,7 +2,7 @@ import type { Node } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { RestClient } from '../../client/rest.js';
 import { DEFAULT_BACKOFF, backoffDelay, realClock, type Clock } from '../../util/backoff.js';
-import { AlreadyExistsError, ConflictError, NotFoundError, toStowageError } from '../../util/errors.js';
+import { AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, toStowageError } from '../../util/errors.js';
 import { newLogger, type Logger } from '../../util/log.js';
 import { gatherHostInfo, type HostInfo } from './host.js';
 import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
@@ -99,6 +99,12 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
       await leases.update(renewedLease(lease, o.nodeName, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
       return;
     }
+    try {
+      await leases.create(newLease(current, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+      return;
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e; // the namespace is missing
+    }
     await ensureNamespace();
     await leases.create(newLease(current, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
   };
@@ -107,7 +113,9 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
     try {
       await o.client.resource('Namespace').create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NODE_LEASE_NAMESPACE } }, { signal: stopped });
     } catch (e) {
-      if (!(e instanceof AlreadyExistsError)) throw e;
+      // Exists already (the API server creates it), or a node identity may not create namespaces:
+      // either way the lease create below tells whether it can be written.
+      if (!(e instanceof AlreadyExistsError) && !(e instanceof ForbiddenError)) throw e;
     }
   };
 
