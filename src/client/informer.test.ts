@@ -164,6 +164,9 @@ describe('informer', () => {
     h.lw.rv = '40';
     h.lw.last().push({ type: 'ERROR', error: new ExpiredError('too old resource version'), object: {} });
     await flushMicrotasks();
+    // nothing arrived since the list: the relist waits out the first backoff step
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.clock.advance(800);
     expect(h.lw.listCalls).toHaveLength(2);
     expect(h.log.slice(2)).toEqual(['add new@31', 'update keep@3->30', 'tombstone gone@4']);
     expect(h.lw.watches.map((w) => w.rv)).toEqual(['10', '40']);
@@ -247,5 +250,39 @@ describe('informer', () => {
     a.ctl.abort();
     b.ctl.abort();
     await Promise.all([ra, rb]);
+  });
+
+  it('a watch that expires straight after every list backs off between relists instead of spinning', async () => {
+    const h = harness();
+    h.lw.watch = (o) => {
+      const chan = new Chan<WatchEvent<Obj>>();
+      h.lw.watches.push({ rv: o.resourceVersion, bookmarks: o.allowWatchBookmarks, chan });
+      chan.push({ type: 'ERROR', error: new ExpiredError('too old'), object: {} });
+      return chan;
+    };
+    const running = h.start();
+    await flushMicrotasks();
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.clock.advance(800);
+    expect(h.lw.listCalls).toHaveLength(2);
+    await h.clock.advance(1599);
+    expect(h.lw.listCalls).toHaveLength(2);
+    await h.clock.advance(1);
+    expect(h.lw.listCalls).toHaveLength(3);
+    h.ctl.abort();
+    await running;
+  });
+
+  it('after a watch that made progress, a 410 relists at once', async () => {
+    const h = harness();
+    const running = h.start();
+    await h.inf.waitForSync();
+    await flushMicrotasks();
+    h.lw.last().push({ type: 'ADDED', object: obj('a', '11') });
+    h.lw.last().push({ type: 'ERROR', error: new ExpiredError('too old'), object: {} });
+    await flushMicrotasks();
+    expect(h.lw.listCalls).toHaveLength(2);
+    h.ctl.abort();
+    await running;
   });
 });

@@ -78,15 +78,21 @@ export class Reflector<T extends KubeObjectLike> {
     while (!signal.aborted) {
       try {
         await this.listAll(signal);
-        failures = 0;
-        await this.watchUntilExpired(signal);
+        const progressed = await this.watchUntilExpired(signal);
+        if (signal.aborted) break;
+        // Relist at once after a watch that made progress; a list whose watch expires straight
+        // away (a server with too little history) must not spin, so it backs off like a failure.
+        if (progressed) {
+          failures = 0;
+          continue;
+        }
+        failures++;
       } catch (e) {
         if (signal.aborted) break;
         failures++;
-        const delay = backoffDelay(this.backoff, failures);
-        this.log.warn('list failed; retrying', { error: toStowageError(e).message, retryInMs: delay });
-        await this.clock.sleep(delay, signal).catch(() => undefined);
+        this.log.warn('list failed; retrying', { error: toStowageError(e).message, retryInMs: backoffDelay(this.backoff, failures) });
       }
+      await this.clock.sleep(backoffDelay(this.backoff, failures), signal).catch(() => undefined);
     }
   }
 
@@ -106,9 +112,13 @@ export class Reflector<T extends KubeObjectLike> {
     this.o.sink.replace(items, rv);
   }
 
-  /** Returns when the watch history expired (relist needed) or on abort. */
-  private async watchUntilExpired(signal: AbortSignal): Promise<void> {
+  /**
+   * Returns when the watch history expired (relist needed) or on abort; true when at least one
+   * event (bookmarks included) arrived since the list.
+   */
+  private async watchUntilExpired(signal: AbortSignal): Promise<boolean> {
     let failures = 0;
+    let progressed = false;
     while (!signal.aborted) {
       let events = 0;
       try {
@@ -118,6 +128,7 @@ export class Reflector<T extends KubeObjectLike> {
           if (ev.type === 'ERROR') throw ev.error;
           events++;
           failures = 0;
+          progressed = true;
           switch (ev.type) {
             case 'ADDED':
               this.o.sink.added(ev.object);
@@ -138,16 +149,17 @@ export class Reflector<T extends KubeObjectLike> {
         // An empty watch that ended at once would otherwise spin; treat it as a failure.
         failures++;
       } catch (e) {
-        if (signal.aborted) return;
+        if (signal.aborted) return progressed;
         if (e instanceof ExpiredError) {
           this.log.info('watch history expired; relisting', { resourceVersion: this.lastRv });
-          return;
+          return progressed;
         }
         failures++;
         this.log.warn('watch failed; resuming', { error: toStowageError(e).message, resourceVersion: this.lastRv });
       }
       await this.clock.sleep(backoffDelay(this.backoff, failures), signal).catch(() => undefined);
     }
+    return progressed;
   }
 }
 
