@@ -37,6 +37,11 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
     const renewed = await env.client.resource('Lease').get(NODE, { namespace: 'kube-node-lease' });
     expect(renewed.spec?.renewTime).not.toBe(before);
     for (const d of ['plugins_registry', 'plugins', 'pods']) expect(existsSync(`${env.root}/${d}`)).toBe(true);
+
+    // A Node deleted under the agent comes back with its next status update, as the kubelet's does.
+    await env.client.resource('Node').delete(NODE);
+    await agent.nodeStatus.sync();
+    expect((await getNode(env)).status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
 
   it('registers: CSINode entry, node-id annotation, topology label, status; deregisters and re-registers with the socket', async () => {
