@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { controllersCommand } from '../controllers/manager.js';
 import { hostpathCommand } from '../csi/hostpath/command.js';
 import { registrarCommand } from '../csi/registrar/command.js';
 import { CliError } from './errors.js';
@@ -7,6 +8,7 @@ import { upCommand } from './up.js';
 const program = new Command();
 program.name('stowage').description('The Kubernetes storage control plane as one program').exitOverride();
 upCommand(program);
+controllersCommand(program);
 hostpathCommand(program);
 registrarCommand(program);
 

@@ -95,6 +95,12 @@ export class Histogram implements Metric {
 
 export class MetricsRegistry {
   private readonly metrics = new Map<string, Metric>();
+  private readonly collectors = new Set<() => string>();
+  /** Adds a collector rendering its own families (text format) at scrape time; returns a remover. */
+  collector(render: () => string): () => void {
+    this.collectors.add(render);
+    return () => void this.collectors.delete(render);
+  }
   private getOrAdd<T extends Metric>(name: string, make: () => T): T {
     const m = this.metrics.get(name);
     if (m) return m as T;
@@ -112,6 +118,8 @@ export class MetricsRegistry {
     return this.getOrAdd(name, () => new Histogram(name, help, labels, buckets));
   }
   render(): string {
-    return [...this.metrics.values()].map((m) => m.render()).join('\n') + '\n';
+    const parts = [...this.metrics.values()].map((m) => m.render());
+    for (const c of this.collectors) parts.push(c().trimEnd());
+    return parts.filter(Boolean).join('\n') + '\n';
   }
 }

@@ -1,0 +1,75 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import { LeaderElector, RestClient, apiLeaseLock, loadKubeconfig } from '../client/index.js';
+import { CliError } from '../cli/errors.js';
+import { newLogger } from '../util/log.js';
+import type { MetricsRegistry } from '../util/metrics.js';
+import { runPvController } from './persistentvolume/run.js';
+import { runProtectionControllers } from './protection/run.js';
+
+const log = newLogger('controllers');
+
+export interface ControllersOptions {
+  readonly client: RestClient;
+  readonly signal: AbortSignal;
+  readonly metrics?: MetricsRegistry;
+  readonly workers?: number;
+}
+
+/** Runs every controller of the controller manager until `signal` aborts. */
+export async function runControllers(o: ControllersOptions): Promise<void> {
+  await Promise.all([
+    runPvController({ client: o.client, signal: o.signal, metrics: o.metrics, workers: o.workers }),
+    runProtectionControllers({ client: o.client, signal: o.signal }),
+  ]);
+}
+
+/**
+ * Runs the controllers only while holding the `stowage-controllers` Lease in kube-system, so that
+ * several `stowage controllers` processes can run with one active. Losing the lease ends the run
+ * (the process exits and its supervisor restarts it, as kube-controller-manager does).
+ */
+export async function runControllersWithLeaderElection(o: ControllersOptions & { identity?: string }): Promise<void> {
+  const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
+  let ran: Promise<void> | undefined;
+  const elector = new LeaderElector({
+    lock: apiLeaseLock({ client: o.client, name: 'stowage-controllers', namespace: 'kube-system' }),
+    identity,
+    onStartedLeading: (signal) => {
+      ran = runControllers({ ...o, signal });
+      return ran;
+    },
+    onNewLeader: (id) => log.info('leader is', { identity: id }),
+  });
+  await elector.run(o.signal);
+  await ran;
+}
+
+/** `stowage controllers --kubeconfig …`: the controller manager as its own process. */
+export function controllersCommand(program: Command): void {
+  program
+    .command('controllers')
+    .description('run the PersistentVolume and protection controllers against an API server')
+    .requiredOption('--kubeconfig <path>', 'kubeconfig with the controllers\' credentials')
+    .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
+    .option('--workers <n>', 'workers per controller queue', '4')
+    .action(async (opts: { kubeconfig: string; leaderElect: boolean; workers: string }) => {
+      let cfg;
+      try {
+        cfg = await loadKubeconfig(opts.kubeconfig);
+      } catch (e) {
+        throw new CliError(`cannot load kubeconfig ${opts.kubeconfig}: ${(e as Error).message}`);
+      }
+      const workers = Number(opts.workers);
+      if (!Number.isInteger(workers) || workers < 1) throw new CliError(`invalid --workers ${JSON.stringify(opts.workers)}`);
+      const client = new RestClient(cfg);
+      const stop = new AbortController();
+      const onSignal = (): void => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const run = opts.leaderElect ? runControllersWithLeaderElection : runControllers;
+      await run({ client, signal: stop.signal, workers });
+      client.close();
+    });
+}

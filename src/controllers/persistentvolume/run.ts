@@ -1,0 +1,168 @@
+/**
+ * The PV controller's runtime: informers for volumes, claims, classes, nodes and pods feed two
+ * work queues (volumes by name, claims by `ns/name`) served by several workers each; the queue
+ * never hands one key to two workers. Writes go through the REST client; Events through the
+ * recorder (PV events land in `default`, as upstream). Resync every 15 s is the safety net.
+ */
+import { rmSync } from 'node:fs';
+import { setMaxListeners } from 'node:events';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import {
+  informerFor,
+  newEventRecorder,
+  newWorkQueue,
+  objectOf,
+  runWorkers,
+  waitForCacheSync,
+  type EventRecorder,
+  type RestClient,
+} from '../../client/index.js';
+import { newOperationExecutor } from '../../node/pluginmanager/operationexecutor/executor.js';
+import { newLogger } from '../../util/log.js';
+import type { MetricsRegistry } from '../../util/metrics.js';
+import { newPvControllerCache } from './cache.js';
+import type { SyncContext } from './context.js';
+import { handleClaimKey, handleVolumeKey, resync, type Requeue } from './controller.js';
+import { renderCollectorMetrics } from './metrics.js';
+import { DEFAULT_OPTIONS, claimKey, type ControllerOptions, type Effects, type Listers, type PersistentVolumeClaim } from './types.js';
+
+const log = newLogger('pv-controller');
+
+/** Kubernetes' PV controller resync period. */
+export const PV_RESYNC_MS = 15_000;
+
+export interface PvControllerRunOptions {
+  readonly client: RestClient;
+  readonly signal: AbortSignal;
+  readonly workers?: number;
+  readonly options?: Partial<ControllerOptions>;
+  readonly metrics?: MetricsRegistry;
+  readonly recorder?: EventRecorder;
+  readonly resyncMs?: number;
+}
+
+const POD_CLAIM_INDEX = 'claims';
+
+function podClaims(p: Pod): string[] {
+  const ns = p.metadata?.namespace ?? '';
+  return (p.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim?.claimName ? [`${ns}/${v.persistentVolumeClaim.claimName}`] : []));
+}
+
+/** Runs the PV controller until `signal` aborts. Resolves once it has stopped. */
+export async function runPvController(o: PvControllerRunOptions): Promise<void> {
+  const { client, signal } = o;
+  const workers = o.workers ?? 4;
+  const pvs = informerFor(client, 'PersistentVolume');
+  const pvcs = informerFor(client, 'PersistentVolumeClaim');
+  const classes = informerFor(client, 'StorageClass');
+  const nodes = informerFor(client, 'Node');
+  const pods = informerFor(client, 'Pod');
+  pods.addIndexer(POD_CLAIM_INDEX, podClaims);
+  const recorder = o.recorder ?? newEventRecorder({ client, component: 'persistentvolume-controller' });
+  const volumeQueue = newWorkQueue<string>({ name: 'volumes' });
+  const claimQueue = newWorkQueue<string>({ name: 'claims' });
+  const ops = newOperationExecutor({ log: log.child('operations') });
+  const requeue: Requeue = { volume: (n) => volumeQueue.add(n), claim: (k) => claimQueue.add(k) };
+
+  const pvApi = client.resource('PersistentVolume');
+  const pvcApi = client.resource('PersistentVolumeClaim');
+  const fx: Effects = {
+    updateVolume: (v) => pvApi.update(v),
+    updateVolumeStatus: (v) => pvApi.updateStatus(v),
+    deleteVolume: async (name, uid) => {
+      await pvApi.delete(name, uid ? { preconditions: { uid } } : {});
+    },
+    updateClaim: (c) => pvcApi.update(c, { namespace: c.metadata?.namespace }),
+    updateClaimStatus: (c) => pvcApi.updateStatus(c, { namespace: c.metadata?.namespace }),
+    liveVolume: (name) => pvApi.get(name),
+    liveClaim: (namespace, name) => pvcApi.get(name, { namespace }),
+    event: (e) => recorder.event(e.object, e.type, e.reason, e.message),
+    enqueueClaim: (key) => claimQueue.add(key),
+    scheduleOperation: (name, op) => {
+      ops.run(name, name, async () => {
+        const t0 = performance.now();
+        await op();
+        // Operation names are "<operation>-<volume>" upstream; keep the operation part as the label.
+        opDuration?.observe({ plugin_name: '', operation_name: name.split('-')[0] ?? name }, (performance.now() - t0) / 1000);
+      });
+    },
+    // The in-tree hostPath deleter removes the directory on the controller's host (only /tmp/...).
+    removeHostPathData: async (path) => {
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+  const listers: Listers = {
+    claim: (ns, name) => pvcs.lister.get(ns, name),
+    storageClass: (name) => classes.lister.get(name),
+    storageClasses: () => classes.lister.list(),
+    node: (name) => nodes.lister.get(name),
+    podsForClaim: (ns, name) => pods.byIndex(POD_CLAIM_INDEX, `${ns}/${name}`),
+  };
+  const ctx: SyncContext = { cache: newPvControllerCache(), listers, fx, options: { ...DEFAULT_OPTIONS, ...o.options } };
+
+  pvs.addEventHandler({
+    onAdd: (v) => volumeQueue.add(v.metadata!.name!),
+    onUpdate: (_, v) => volumeQueue.add(v.metadata!.name!),
+    onDelete: (v) => volumeQueue.add(objectOf(v).metadata!.name!),
+  });
+  pvcs.addEventHandler({
+    onAdd: (c) => claimQueue.add(claimKey(c)),
+    onUpdate: (_, c) => claimQueue.add(claimKey(c)),
+    onDelete: (c) => claimQueue.add(claimKey(objectOf(c))),
+  });
+  // A new or changed default class may bind (or provision) waiting class-less claims.
+  classes.addEventHandler({
+    onAdd: () => pvcs.lister.list().forEach((c: PersistentVolumeClaim) => c.status?.phase === 'Pending' && claimQueue.add(claimKey(c))),
+    onUpdate: () => undefined,
+  });
+
+  const removeCollector = o.metrics?.collector(() => renderCollectorMetrics(pvs.lister.list(), pvcs.lister.list()));
+  const workDuration = o.metrics?.histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes.', ['name']);
+  const opDuration = o.metrics?.histogram('volume_operation_total_seconds', 'Storage operation end to end duration in seconds', ['plugin_name', 'operation_name']);
+  const timed = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await f();
+    } finally {
+      workDuration?.observe({ name }, (performance.now() - t0) / 1000);
+    }
+  };
+
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal); // informers and workers each listen for the stop
+  const onAbort = (): void => stop.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const runs = [pvs, pvcs, classes, nodes, pods].map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: (e as Error).message })));
+  try {
+    await waitForCacheSync(stop.signal, pvs, pvcs, classes, nodes, pods);
+  } catch {
+    await Promise.allSettled(runs);
+    return;
+  }
+  log.info('caches synced; starting workers', { workers });
+  const resyncTimer = setInterval(() => resync(requeue, pvcs.lister.list(), pvs.lister.list()), o.resyncMs ?? PV_RESYNC_MS);
+  resyncTimer.unref();
+  const runOpts = { signal: stop.signal, log };
+  await Promise.all([
+    runWorkers(volumeQueue, workers, async (name) => timed('volumes', () => handleVolumeKey(ctx, requeue, name, pvs.lister.get(name))), runOpts),
+    runWorkers(
+      claimQueue,
+      workers,
+      async (key) => {
+        const [ns, name] = splitClaimKey(key);
+        await timed('claims', () => handleClaimKey(ctx, requeue, key, pvcs.lister.get(ns, name)));
+      },
+      runOpts,
+    ),
+  ]);
+  clearInterval(resyncTimer);
+  await ops.close();
+  await Promise.allSettled(runs);
+  removeCollector?.();
+  await recorder.flush();
+}
+
+function splitClaimKey(key: string): [string, string] {
+  const i = key.indexOf('/');
+  return [key.slice(0, i), key.slice(i + 1)];
+}

@@ -1,0 +1,121 @@
+/**
+ * Runtimes of the pvc-protection and pv-protection controllers: informers enqueue keys, a worker
+ * re-reads the object and applies the pure decision from decisions.ts with an update (a conflict
+ * requeues). Before removing the pvc-protection finalizer the pods are listed live from the API,
+ * as upstream does: a pod not yet in the informer must not let a claim in use go.
+ */
+import { setMaxListeners } from 'node:events';
+import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import { informerFor, newWorkQueue, objectOf, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
+import { newLogger } from '../../util/log.js';
+import {
+  PV_PROTECTION_FINALIZER,
+  PVC_PROTECTION_FINALIZER,
+  applyFinalizerDecision,
+  pvProtectionDecision,
+  pvcProtectionDecision,
+  type PvcProtectionOptions,
+} from './decisions.js';
+
+const log = newLogger('protection');
+const POD_CLAIM_INDEX = 'claims';
+
+function podClaimKeys(p: Pod): string[] {
+  const ns = p.metadata?.namespace ?? '';
+  return (p.spec?.volumes ?? []).flatMap((v) => {
+    if (v.persistentVolumeClaim?.claimName) return [`${ns}/${v.persistentVolumeClaim.claimName}`];
+    if (v.ephemeral) return [`${ns}/${p.metadata?.name ?? ''}-${v.name}`];
+    return [];
+  });
+}
+
+function split(key: string): [string, string] {
+  const i = key.indexOf('/');
+  return [key.slice(0, i), key.slice(i + 1)];
+}
+
+export interface ProtectionRunOptions {
+  readonly client: RestClient;
+  readonly signal: AbortSignal;
+  readonly workers?: number;
+  readonly pvc?: PvcProtectionOptions;
+}
+
+/** Runs both protection controllers until `signal` aborts. */
+export async function runProtectionControllers(o: ProtectionRunOptions): Promise<void> {
+  const { client, signal } = o;
+  const pvcs = informerFor(client, 'PersistentVolumeClaim');
+  const pvs = informerFor(client, 'PersistentVolume');
+  const pods = informerFor(client, 'Pod');
+  pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
+  const claimQueue = newWorkQueue<string>({ name: 'pvcprotection' });
+  const volumeQueue = newWorkQueue<string>({ name: 'pvprotection' });
+  const pvcApi = client.resource('PersistentVolumeClaim');
+  const pvApi = client.resource('PersistentVolume');
+  const podApi = client.resource('Pod');
+
+  const onClaim = (c: PersistentVolumeClaim): void => {
+    const hasF = (c.metadata?.finalizers ?? []).includes(PVC_PROTECTION_FINALIZER);
+    if (c.metadata?.deletionTimestamp ? hasF : !hasF) claimQueue.add(`${c.metadata?.namespace}/${c.metadata?.name}`);
+  };
+  pvcs.addEventHandler({ onAdd: onClaim, onUpdate: (_, c) => onClaim(c) });
+  const onPod = (p: Pod): void => {
+    for (const k of podClaimKeys(p)) claimQueue.add(k);
+  };
+  pods.addEventHandler({ onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) });
+  const onVolume = (v: PersistentVolume): void => {
+    const hasF = (v.metadata?.finalizers ?? []).includes(PV_PROTECTION_FINALIZER);
+    if (v.metadata?.deletionTimestamp ? hasF : !hasF) volumeQueue.add(v.metadata!.name!);
+  };
+  pvs.addEventHandler({ onAdd: onVolume, onUpdate: (_, v) => onVolume(v) });
+
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal); // informers and workers each listen for the stop
+  signal.addEventListener('abort', () => stop.abort(signal.reason), { once: true });
+  const runs = [pvcs, pvs, pods].map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: (e as Error).message })));
+  try {
+    await waitForCacheSync(stop.signal, pvcs, pvs, pods);
+  } catch {
+    await Promise.allSettled(runs);
+    return;
+  }
+  const workers = o.workers ?? 2;
+  await Promise.all([
+    runWorkers(
+      claimQueue,
+      workers,
+      async (key) => {
+        const [ns, name] = split(key);
+        const claim = pvcs.lister.get(ns, name);
+        if (!claim) return;
+        let d = pvcProtectionDecision(claim, pods.byIndex(POD_CLAIM_INDEX, key), o.pvc);
+        if (d.kind === 'remove') {
+          // Confirm with a live list: the informer may not have seen a just-scheduled pod.
+          const live = await podApi.list({ namespace: ns });
+          d = pvcProtectionDecision(claim, live.items, o.pvc);
+        }
+        if (d.kind !== 'add' && d.kind !== 'remove') return;
+        const next = structuredClone(claim);
+        next.metadata!.finalizers = applyFinalizerDecision(claim.metadata?.finalizers, PVC_PROTECTION_FINALIZER, d);
+        await pvcApi.update(next, { namespace: ns });
+        log.debug(`${d.kind === 'add' ? 'added' : 'removed'} pvc-protection finalizer`, { claim: key });
+      },
+      { signal: stop.signal, log },
+    ),
+    runWorkers(
+      volumeQueue,
+      workers,
+      async (name) => {
+        const pv = pvs.lister.get(name);
+        if (!pv) return;
+        const d = pvProtectionDecision(pv);
+        if (d.kind !== 'add' && d.kind !== 'remove') return;
+        const next = structuredClone(pv);
+        next.metadata!.finalizers = applyFinalizerDecision(pv.metadata?.finalizers, PV_PROTECTION_FINALIZER, d);
+        await pvApi.update(next);
+      },
+      { signal: stop.signal, log },
+    ),
+  ]);
+  await Promise.allSettled(runs);
+}
