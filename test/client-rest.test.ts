@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { RestClient } from '../src/client/rest.js';
+import { retryOnConflict } from '../src/client/retry.js';
 import {
   AlreadyExistsError,
   ConflictError,
@@ -48,18 +49,23 @@ describe('REST client against the API server', () => {
   });
 
   it('create, get, update, conflict on a stale resourceVersion, AlreadyExists, NotFound', async () => {
-    const pvs = client.resource('PersistentVolume');
-    const created = await pvs.create(pv('rest-pv1'));
-    expect(created.kind).toBe('PersistentVolume');
+    // ConfigMaps: no controller writes to them, so the only concurrent writer is this test.
+    await client.resource('Namespace').create({ metadata: { name: 'rest-crud' } });
+    const cms = client.resource('ConfigMap');
+    const created = await cms.create({ metadata: { name: 'cm1', namespace: 'rest-crud' }, data: { a: '1' } });
+    expect(created.kind).toBe('ConfigMap');
     expect(created.metadata?.uid).toBeTruthy();
-    await expect(pvs.create(pv('rest-pv1'))).rejects.toBeInstanceOf(AlreadyExistsError);
-    const got = await pvs.get('rest-pv1');
-    expect(got.spec?.capacity?.storage).toBe('1Gi');
-    const updated = await pvs.update({ ...got, metadata: { ...got.metadata, labels: { tier: 'gold' } } });
-    expect(updated.metadata?.labels).toEqual({ tier: 'gold' });
+    await expect(cms.create({ metadata: { name: 'cm1', namespace: 'rest-crud' } })).rejects.toBeInstanceOf(AlreadyExistsError);
+    const got = await cms.get('cm1', { namespace: 'rest-crud' });
+    expect(got.data).toEqual({ a: '1' });
+    const updated = await cms.update({ ...got, data: { a: '2' } });
+    expect(updated.data).toEqual({ a: '2' });
     expect(updated.metadata?.resourceVersion).not.toBe(got.metadata?.resourceVersion);
-    await expect(pvs.update({ ...got, metadata: { ...got.metadata, labels: { tier: 'x' } } })).rejects.toBeInstanceOf(ConflictError);
-    await expect(pvs.get('no-such-pv')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(cms.update({ ...got, data: { a: '3' } })).rejects.toBeInstanceOf(ConflictError);
+    await expect(client.resource('PersistentVolume').get('no-such-pv')).rejects.toBeInstanceOf(NotFoundError);
+    // cluster-scoped create
+    const p = await client.resource('PersistentVolume').create(pv('rest-pv1'));
+    expect(p.spec?.capacity?.storage).toBe('1Gi');
   });
 
   it('422 Invalid names the field in its causes', async () => {
@@ -80,8 +86,11 @@ describe('REST client against the API server', () => {
     expect(s.metadata?.labels?.s).toBe('y');
     const st = await pvs.patchStatus('rest-patch', 'merge', { status: { phase: 'Released' } });
     expect(st.status?.phase).toBe('Released');
-    const cur = await pvs.get('rest-patch');
-    const us = await pvs.updateStatus({ ...cur, status: { phase: 'Failed', message: 'gone' } });
+    // Controllers may write the PV between our read and write: re-read on conflict.
+    const us = await retryOnConflict(async () => {
+      const cur = await pvs.get('rest-patch');
+      return pvs.updateStatus({ ...cur, status: { phase: 'Failed', message: 'gone' } });
+    });
     expect(us.status?.phase).toBe('Failed');
     // status writes do not change the spec
     expect(us.spec?.storageClassName).toBe('fast');

@@ -56,10 +56,9 @@ export class HttpTransport {
   /** Sends a request and parses the JSON answer; non-2xx answers become typed errors. */
   async json(req: HttpRequest): Promise<unknown> {
     const deadline = req.timeoutMs ?? this.timeoutMs;
-    const timeout = AbortSignal.timeout(deadline);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const d = withDeadline(req.signal, deadline);
     try {
-      const res = await this.send(req, signal);
+      const res = await this.send(req, d.signal);
       const text = await readBody(res);
       const parsed = parseJson(text);
       const code = res.statusCode ?? 0;
@@ -67,11 +66,11 @@ export class HttpTransport {
       return parsed;
     } catch (e) {
       if (e instanceof StowageError) throw e;
-      if (timeout.aborted && !req.signal?.aborted) {
-        throw new TimeoutError(`${req.method} ${req.path}: no answer within ${deadline} ms`, { cause: e });
-      }
       if (req.signal?.aborted) throw req.signal.reason;
+      if (d.timedOut()) throw new TimeoutError(`${req.method} ${req.path}: no answer within ${deadline} ms`, { cause: e });
       throw errorFromTransport(e);
+    } finally {
+      d.dispose();
     }
   }
 
@@ -81,18 +80,18 @@ export class HttpTransport {
    */
   async stream(req: HttpRequest): Promise<IncomingMessage> {
     const deadline = req.timeoutMs ?? this.timeoutMs;
-    const headerTimeout = new AbortController();
-    const timer = setTimeout(() => headerTimeout.abort(new TimeoutError(`${req.path}: no response headers within ${deadline} ms`)), deadline);
-    const signal = req.signal ? AbortSignal.any([req.signal, headerTimeout.signal]) : headerTimeout.signal;
+    // The deadline covers only the wait for headers; the caller's signal covers the whole stream.
+    const d = withDeadline(req.signal, deadline);
+    const signal = req.signal;
     let res: IncomingMessage;
     try {
-      res = await this.send(req, signal);
+      res = await this.send(req, d.signal);
     } catch (e) {
-      if (req.signal?.aborted) throw req.signal.reason;
-      if (headerTimeout.signal.aborted) throw headerTimeout.signal.reason;
+      if (signal?.aborted) throw signal.reason;
+      if (d.timedOut()) throw new TimeoutError(`${req.path}: no response headers within ${deadline} ms`, { cause: e });
       throw errorFromTransport(e);
     } finally {
-      clearTimeout(timer);
+      d.dispose();
     }
     const code = res.statusCode ?? 0;
     if (code < 200 || code > 299) {
@@ -157,4 +156,32 @@ function parseJson(text: string): unknown {
   } catch {
     return text; // a non-JSON body (proxy error page): kept as the message
   }
+}
+
+/**
+ * An AbortSignal that fires when `parent` aborts or `ms` pass, whichever is first. Unlike
+ * AbortSignal.timeout/any it holds no timer or listener once disposed, which matters at
+ * thousands of requests per second against a process-lifetime parent signal.
+ */
+function withDeadline(
+  parent: AbortSignal | undefined,
+  ms: number,
+): { signal: AbortSignal; timedOut(): boolean; dispose(): void } {
+  const ctl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctl.abort(new TimeoutError(`deadline of ${ms} ms exceeded`));
+  }, ms);
+  const onAbort = (): void => ctl.abort(parent?.reason);
+  if (parent?.aborted) ctl.abort(parent.reason);
+  else parent?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: ctl.signal,
+    timedOut: () => timedOut,
+    dispose: () => {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onAbort);
+    },
+  };
 }

@@ -19,6 +19,7 @@ export type { KindInfo, KindMap, KindName } from './kinds.js';
 export { WatchDecoder, parseWatchLine } from './watch.js';
 export type { WatchEvent, WatchEventType } from './watch.js';
 export { errorFromStatus, parseStatus } from './status.js';
+export { retryOnConflict } from './retry.js';
 export { ObjectCache, metaNamespaceKey, splitKey, NAMESPACE_INDEX } from './cache.js';
 export type { Lister, IndexFunc } from './cache.js';
 export { Reflector, listerWatcherFor } from './reflector.js';
