@@ -35,7 +35,7 @@ describe('object batcher', () => {
     const first = b.apply(add('a')); // starts a batch of its own
     await Promise.all([first, b.apply(add('b')), b.apply(add('c')), b.apply(add('d'))]);
     expect(st.get()?.items).toEqual(['a', 'b', 'c', 'd']);
-    expect(st.log).toEqual(['get', 'update', 'get', 'update']);
+    expect(st.log).toEqual(['get', 'update', 'update']); // the second batch starts from what the first wrote
   });
 
   it('creates a missing object and skips the write when nothing changes', async () => {
@@ -44,7 +44,7 @@ describe('object batcher', () => {
     await b.apply(add('a'));
     await b.apply(() => undefined);
     expect(st.get()?.items).toEqual(['a']);
-    expect(st.log).toEqual(['get', 'create', 'get']);
+    expect(st.log).toEqual(['get', 'create', 'get']); // a no-op is decided on a fresh read
   });
 
   it('re-reads and re-applies after a conflict', async () => {
@@ -66,5 +66,24 @@ describe('object batcher', () => {
     await busy;
     await expect(bad).rejects.toThrow('collides');
     await expect(good).resolves.toMatchObject({ items: ['first', 'b'] });
+  });
+
+  it('a change made by another writer is noticed: a conflict, then a fresh read', async () => {
+    const st = fakeStore({ initial: { rv: 1, items: [] } });
+    const b = newObjectBatcher(st.access);
+    await b.apply(add('a'));
+    await st.access.write({ rv: 2, items: ['a', 'someone else'] }, { rv: 2, items: [] }); // rv 2 → 3
+    await b.apply(add('b'));
+    expect(st.get()?.items).toEqual(['a', 'someone else', 'b']);
+  });
+
+  it('a no-op decided on the cached copy is checked against a fresh read', async () => {
+    const st = fakeStore({ initial: { rv: 1, items: [] } });
+    const b = newObjectBatcher(st.access);
+    await b.apply(add('a'));
+    await st.access.write({ rv: 2, items: [] }, { rv: 2, items: [] }); // someone removed 'a'
+    const ensureA = (cur: Obj | undefined): Obj | undefined => (cur?.items.includes('a') ? undefined : add('a')(cur));
+    await b.apply(ensureA);
+    expect(st.get()?.items).toEqual(['a']);
   });
 });

@@ -19,7 +19,8 @@ export interface ObjectAccess<T> {
 /**
  * Serializes this process's edits of one object and applies all edits waiting at the same time
  * in one read and one write: 20 drivers registering at once cost one Node update, not 20 that
- * conflict with each other. Conflicts with other writers are retried with a fresh read.
+ * conflict with each other. The object as last written is reused instead of reading it again
+ * (this process is its main writer); a conflict with another writer means a fresh read and a retry.
  */
 export interface ObjectBatcher<T> {
   /** Resolves with the object as written (or as read, when no edit changed it). */
@@ -35,12 +36,16 @@ interface Pending<T> {
 export function newObjectBatcher<T>(access: ObjectAccess<T>): ObjectBatcher<T> {
   let queue: Array<Pending<T>> = [];
   let running = false;
+  // What we last wrote: still current unless someone else wrote since (then the write conflicts).
+  let lastWritten: T | undefined;
 
   const runBatch = async (batch: Array<Pending<T>>): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       const failed = new Map<Pending<T>, unknown>();
       try {
-        const current: T | undefined = await access.get();
+        const cached = lastWritten;
+        lastWritten = undefined;
+        const current: T | undefined = cached !== undefined ? structuredClone(cached) : await access.get();
         let next: T | undefined = current;
         let changed = false;
         for (const p of batch) {
@@ -54,8 +59,14 @@ export function newObjectBatcher<T>(access: ObjectAccess<T>): ObjectBatcher<T> {
             failed.set(p, e);
           }
         }
+        // Decisions made on the cached copy are validated by the conditional write; without a
+        // write nothing proves the copy was current, so decide again on a fresh read.
+        if (cached !== undefined && !changed) continue;
         let written: T | undefined = current;
-        if (changed && next !== undefined) written = await access.write(next, current);
+        if (changed && next !== undefined) {
+          written = await access.write(next, current);
+          lastWritten = written;
+        }
         for (const p of batch) {
           if (failed.has(p)) p.reject(failed.get(p));
           else p.resolve(written);

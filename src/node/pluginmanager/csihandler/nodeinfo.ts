@@ -8,6 +8,9 @@ import {
   attachLimitKey, csiNodeDriver, parseNodeIds, withCsiNodeDriver, withNodeId, withTopologyLabels, withoutCsiNodeDriver,
 } from './node-updates.js';
 
+/** The CSINode already lists the driver with other values: it must be removed before it is added. */
+class EntryChanged extends Error {}
+
 /** What NodeGetInfo told us about one driver on this node. */
 export interface DriverNodeInfo {
   readonly driver: string;
@@ -112,8 +115,17 @@ class Manager implements NodeInfoManager {
       const entry = csiNodeDriver(d.driver, d.nodeId, Object.keys(d.topology), d.maxVolumesPerNode);
       // A CSINode driver entry is immutable (Kubernetes validation): one that changed (a new node
       // id, say) is removed in a first write and added back in a second.
-      await this.csinode.apply((cur) => (cur && withCsiNodeDriver(cur, node, entry) ? withoutCsiNodeDriver(cur, d.driver) : undefined));
-      await this.csinode.apply((cur) => withCsiNodeDriver(cur, node, entry));
+      const add = (cur: CSINode | undefined): CSINode | undefined => withCsiNodeDriver(cur, node, entry);
+      try {
+        await this.csinode.apply((cur) => {
+          if (cur?.spec.drivers?.some((x) => x.name === d.driver) && add(cur)) throw new EntryChanged();
+          return add(cur);
+        });
+      } catch (e) {
+        if (!(e instanceof EntryChanged)) throw e;
+        await this.csinode.apply((cur) => (cur ? withoutCsiNodeDriver(cur, d.driver) : undefined));
+        await this.csinode.apply(add);
+      }
     } catch (e) {
       if (undo.annotated || undo.addedLabels.length > 0) await this.undoNode(d, undo.prevNodeId, undo.annotated, undo.addedLabels);
       throw e;
