@@ -33,7 +33,13 @@ export interface Env {
 export async function setupEnv(): Promise<Env> {
   const dir = mkdtempSync(join(tmpdir(), 'stowage-pm-'));
   mkdirSync(join(dir, 'api'));
-  const api = await startTestApiServer({ dataDir: join(dir, 'api') });
+  let api: TestApiServer;
+  try {
+    api = await startTestApiServer({ dataDir: join(dir, 'api') });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
   const client = new RestClient({ server: api.baseUrl, token: api.token, caPem: api.caPem });
   const root = join(dir, 'node');
   return { dir, api, client, root, registry: join(root, 'plugins_registry'), ac: new AbortController(), cleanups: [] };
