@@ -1,0 +1,175 @@
+import type { PodRef, PodUid, VolumeName, VolumeSpec } from '../types.js';
+
+/**
+ * Mount states. `Uncertain`: an operation may have half-happened (a timeout, or state reconstructed
+ * after a restart without proof): the volume must be neither assumed mounted nor assumed clean, so
+ * it is mounted again (idempotent) when wanted and unmounted when not.
+ */
+export const MOUNT_STATES = ['Mounted', 'Uncertain'] as const;
+export type MountState = (typeof MOUNT_STATES)[number];
+export type DeviceMountState = MountState | 'Unmounted';
+
+export interface MountedPod {
+  readonly volume: VolumeName;
+  readonly pod: PodRef;
+  readonly outerSpecName: string;
+  readonly spec: VolumeSpec;
+  readonly state: MountState;
+  /** Host path of the pod's view (the publish target, emptyDir dir, hostPath path or block symlink). */
+  readonly hostPath: string;
+  readonly remountRequired: boolean;
+  readonly resizeRequired: boolean;
+}
+
+export interface AttachedVolume {
+  readonly volume: VolumeName;
+  readonly spec: VolumeSpec;
+  readonly devicePath: string;
+  readonly deviceMountPath: string;
+  readonly deviceState: DeviceMountState;
+  /** Pods with the volume mounted (any state), fresh array. */
+  readonly pods: readonly MountedPod[];
+}
+
+/** What the reconciler needs to know about one (volume, pod) pair. */
+export type PodVolumeStatus =
+  | { readonly kind: 'notAttached' }
+  | { readonly kind: 'attached'; readonly deviceState: DeviceMountState }
+  | { readonly kind: 'mounted'; readonly deviceState: DeviceMountState; readonly state: MountState; readonly remountRequired: boolean; readonly resizeRequired: boolean };
+
+/**
+ * What this node has actually attached, staged and published. Written by operations (on success
+ * or uncertain outcome) and by reconstruction; read by the reconciler and pod status. Synchronous.
+ */
+export interface ActualStateOfWorld {
+  /** Idempotent; keeps the device state and pods of an already attached volume. */
+  markVolumeAttached(volume: VolumeName, spec: VolumeSpec, devicePath: string): void;
+  /** Removes the volume. Refused (returns false) while pods are mounted or the device is not Unmounted. */
+  markVolumeDetached(volume: VolumeName): boolean;
+  /** Throws when the volume is not attached: a device is never mounted before attach is verified. */
+  markDeviceMounted(volume: VolumeName, deviceMountPath: string, state: MountState): void;
+  /** No-op when not attached. */
+  markDeviceUnmounted(volume: VolumeName): void;
+  /** Throws when the volume is not attached. Re-marking replaces state and clears remount/resize flags. */
+  markVolumeMounted(m: Omit<MountedPod, 'remountRequired' | 'resizeRequired'>): void;
+  /** No-op when absent. */
+  markVolumeUnmounted(pod: PodUid, volume: VolumeName): void;
+  /** Flags every mounted volume of the pod for SetUp again (e.g. a changed spec). */
+  markRemountRequired(pod: PodUid): void;
+  /** Flags (pod, volume) for NodeExpandVolume. No-op when absent. */
+  markResizeRequired(pod: PodUid, volume: VolumeName, required: boolean): void;
+  podVolumeStatus(pod: PodUid, volume: VolumeName): PodVolumeStatus;
+  attachedVolume(volume: VolumeName): AttachedVolume | undefined;
+  attachedVolumes(): AttachedVolume[];
+  mountedPods(): MountedPod[];
+  mountedVolumesForPod(pod: PodUid): MountedPod[];
+  /** Volumes whose device is staged (any state) but no pod has them mounted. */
+  unmountedDevices(): AttachedVolume[];
+}
+
+export function newActualStateOfWorld(): ActualStateOfWorld {
+  return new Asw();
+}
+
+interface Entry {
+  spec: VolumeSpec;
+  devicePath: string;
+  deviceMountPath: string;
+  deviceState: DeviceMountState;
+  readonly pods: Map<PodUid, MountedPod>;
+}
+
+class Asw implements ActualStateOfWorld {
+  private readonly volumes = new Map<VolumeName, Entry>();
+
+  markVolumeAttached(volume: VolumeName, spec: VolumeSpec, devicePath: string): void {
+    const e = this.volumes.get(volume);
+    if (e) {
+      e.spec = spec;
+      e.devicePath = devicePath;
+      return;
+    }
+    this.volumes.set(volume, { spec, devicePath, deviceMountPath: '', deviceState: 'Unmounted', pods: new Map() });
+  }
+
+  markVolumeDetached(volume: VolumeName): boolean {
+    const e = this.volumes.get(volume);
+    if (!e) return true;
+    if (e.pods.size > 0 || e.deviceState !== 'Unmounted') return false;
+    this.volumes.delete(volume);
+    return true;
+  }
+
+  private must(volume: VolumeName): Entry {
+    const e = this.volumes.get(volume);
+    if (!e) throw new Error(`volume ${volume} is not attached in the actual state`);
+    return e;
+  }
+
+  markDeviceMounted(volume: VolumeName, deviceMountPath: string, state: MountState): void {
+    const e = this.must(volume);
+    e.deviceMountPath = deviceMountPath;
+    e.deviceState = state;
+  }
+
+  markDeviceUnmounted(volume: VolumeName): void {
+    const e = this.volumes.get(volume);
+    if (!e) return;
+    e.deviceState = 'Unmounted';
+  }
+
+  markVolumeMounted(m: Omit<MountedPod, 'remountRequired' | 'resizeRequired'>): void {
+    const e = this.must(m.volume);
+    e.pods.set(m.pod.uid, { ...m, pod: { ...m.pod }, remountRequired: false, resizeRequired: false });
+  }
+
+  markVolumeUnmounted(pod: PodUid, volume: VolumeName): void {
+    this.volumes.get(volume)?.pods.delete(pod);
+  }
+
+  markRemountRequired(pod: PodUid): void {
+    for (const e of this.volumes.values()) {
+      const p = e.pods.get(pod);
+      if (p) e.pods.set(pod, { ...p, remountRequired: true });
+    }
+  }
+
+  markResizeRequired(pod: PodUid, volume: VolumeName, required: boolean): void {
+    const e = this.volumes.get(volume);
+    const p = e?.pods.get(pod);
+    if (e && p) e.pods.set(pod, { ...p, resizeRequired: required });
+  }
+
+  podVolumeStatus(pod: PodUid, volume: VolumeName): PodVolumeStatus {
+    const e = this.volumes.get(volume);
+    if (!e) return { kind: 'notAttached' };
+    const p = e.pods.get(pod);
+    if (!p) return { kind: 'attached', deviceState: e.deviceState };
+    return { kind: 'mounted', deviceState: e.deviceState, state: p.state, remountRequired: p.remountRequired, resizeRequired: p.resizeRequired };
+  }
+
+  private view(name: VolumeName, e: Entry): AttachedVolume {
+    return { volume: name, spec: e.spec, devicePath: e.devicePath, deviceMountPath: e.deviceMountPath, deviceState: e.deviceState, pods: [...e.pods.values()] };
+  }
+
+  attachedVolume(volume: VolumeName): AttachedVolume | undefined {
+    const e = this.volumes.get(volume);
+    return e ? this.view(volume, e) : undefined;
+  }
+
+  attachedVolumes(): AttachedVolume[] {
+    return [...this.volumes].map(([n, e]) => this.view(n, e));
+  }
+
+  mountedPods(): MountedPod[] {
+    return [...this.volumes.values()].flatMap((e) => [...e.pods.values()]);
+  }
+
+  mountedVolumesForPod(pod: PodUid): MountedPod[] {
+    return this.mountedPods().filter((p) => p.pod.uid === pod);
+  }
+
+  unmountedDevices(): AttachedVolume[] {
+    return this.attachedVolumes().filter((v) => v.pods.length === 0 && v.deviceState !== 'Unmounted');
+  }
+}

@@ -1,0 +1,128 @@
+import type { PodRef, PodUid, SubPathMount, VolumeName, VolumeSpec } from '../types.js';
+
+/** One (volume, pod) pair the node should have mounted. Fresh copy from every getter. */
+export interface VolumeToMount {
+  readonly volume: VolumeName;
+  readonly pod: PodRef;
+  /** The pod's name for the volume (`spec.volumes[].name`). */
+  readonly outerSpecName: string;
+  readonly spec: VolumeSpec;
+  /** The CSIDriver says attachRequired (or no CSIDriver exists): wait for a VolumeAttachment. */
+  readonly pluginIsAttachable: boolean;
+  /** The volume is listed in node.status.volumesInUse (needed before an attachable volume is verified). */
+  readonly reportedInUse: boolean;
+  readonly subPaths: readonly SubPathMount[];
+  /** pod.spec.securityContext.fsGroup: applied with OnRootMismatch semantics after SetUp. */
+  readonly fsGroup?: number;
+}
+
+export interface PodVolumeInput {
+  readonly pod: PodRef;
+  readonly volume: VolumeName;
+  readonly outerSpecName: string;
+  readonly spec: VolumeSpec;
+  readonly pluginIsAttachable: boolean;
+  readonly subPaths?: readonly SubPathMount[];
+  readonly fsGroup?: number;
+}
+
+/**
+ * Volumes this node should mount and the pods needing them. Written only by the populator; read
+ * by the reconciler, the node-status reporter and pod status. Synchronous: each call is atomic.
+ */
+export interface DesiredStateOfWorld {
+  /** Idempotent: re-adding a (pod, volume) refreshes its spec; reportedInUse is kept. */
+  addPodToVolume(i: PodVolumeInput): void;
+  /** No-op when absent. The volume leaves when its last pod leaves. */
+  deletePodFromVolume(pod: PodUid, volume: VolumeName): void;
+  /** Removes every volume entry of the pod. No-op when absent. */
+  deletePod(pod: PodUid): void;
+  /** Marks the named volumes reported in node.status.volumesInUse, and all others not. */
+  markVolumesReportedInUse(names: readonly VolumeName[]): void;
+  /** Every (volume, pod) pair, fresh array. */
+  volumesToMount(): VolumeToMount[];
+  /** Distinct volume names, sorted. */
+  volumeNames(): VolumeName[];
+  /** The volumes wanted by one pod. */
+  volumesForPod(pod: PodUid): VolumeToMount[];
+  podExists(pod: PodUid): boolean;
+  volumeExists(volume: VolumeName): boolean;
+  podVolumeExists(pod: PodUid, volume: VolumeName): boolean;
+  pods(): PodUid[];
+}
+
+export function newDesiredStateOfWorld(): DesiredStateOfWorld {
+  return new Dsw();
+}
+
+interface VolumeEntry {
+  reportedInUse: boolean;
+  readonly pods: Map<PodUid, Omit<VolumeToMount, 'reportedInUse'>>;
+}
+
+class Dsw implements DesiredStateOfWorld {
+  private readonly volumes = new Map<VolumeName, VolumeEntry>();
+
+  addPodToVolume(i: PodVolumeInput): void {
+    let v = this.volumes.get(i.volume);
+    if (!v) this.volumes.set(i.volume, (v = { reportedInUse: false, pods: new Map() }));
+    v.pods.set(i.pod.uid, {
+      volume: i.volume,
+      pod: { ...i.pod },
+      outerSpecName: i.outerSpecName,
+      spec: i.spec,
+      pluginIsAttachable: i.pluginIsAttachable,
+      subPaths: [...(i.subPaths ?? [])],
+      ...(i.fsGroup !== undefined ? { fsGroup: i.fsGroup } : {}),
+    });
+  }
+
+  deletePodFromVolume(pod: PodUid, volume: VolumeName): void {
+    const v = this.volumes.get(volume);
+    if (!v) return;
+    v.pods.delete(pod);
+    if (v.pods.size === 0) this.volumes.delete(volume);
+  }
+
+  deletePod(pod: PodUid): void {
+    for (const name of [...this.volumes.keys()]) this.deletePodFromVolume(pod, name);
+  }
+
+  markVolumesReportedInUse(names: readonly VolumeName[]): void {
+    const set = new Set(names);
+    for (const [name, v] of this.volumes) v.reportedInUse = set.has(name);
+  }
+
+  volumesToMount(): VolumeToMount[] {
+    const out: VolumeToMount[] = [];
+    for (const v of this.volumes.values()) for (const p of v.pods.values()) out.push({ ...p, reportedInUse: v.reportedInUse });
+    return out;
+  }
+
+  volumeNames(): VolumeName[] {
+    return [...this.volumes.keys()].sort();
+  }
+
+  volumesForPod(pod: PodUid): VolumeToMount[] {
+    return this.volumesToMount().filter((v) => v.pod.uid === pod);
+  }
+
+  podExists(pod: PodUid): boolean {
+    for (const v of this.volumes.values()) if (v.pods.has(pod)) return true;
+    return false;
+  }
+
+  volumeExists(volume: VolumeName): boolean {
+    return this.volumes.has(volume);
+  }
+
+  podVolumeExists(pod: PodUid, volume: VolumeName): boolean {
+    return this.volumes.get(volume)?.pods.has(pod) ?? false;
+  }
+
+  pods(): PodUid[] {
+    const s = new Set<PodUid>();
+    for (const v of this.volumes.values()) for (const p of v.pods.keys()) s.add(p);
+    return [...s];
+  }
+}

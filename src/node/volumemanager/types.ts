@@ -1,0 +1,70 @@
+/**
+ * Vocabulary shared by the volume manager's caches, populator, reconciler and operations.
+ */
+
+/** Unique volume name: `kubernetes.io/csi/<driver>^<volumeHandle>`, or per-pod for emptyDir/hostPath. */
+export type VolumeName = string & { readonly __brand: 'VolumeName' };
+/** A pod's UID: pod directories and pod volume mounts are keyed by it. */
+export type PodUid = string & { readonly __brand: 'PodUid' };
+
+export const volumeName = (s: string): VolumeName => s as VolumeName;
+export const podUid = (s: string): PodUid => s as PodUid;
+
+export const PLUGINS = ['kubernetes.io/csi', 'kubernetes.io/empty-dir', 'kubernetes.io/host-path'] as const;
+export type PluginName = (typeof PLUGINS)[number];
+
+export const VOLUME_MODES = ['Filesystem', 'Block'] as const;
+export type VolumeMode = (typeof VOLUME_MODES)[number];
+
+/** The `kubernetes.io~csi` form used in pod directories. */
+export function escapePluginName(p: PluginName): string {
+  return p.replace('/', '~');
+}
+
+/** Unique name of a CSI volume (kubelet: plugin name + "/" + driver + "^" + handle). */
+export function csiVolumeName(driver: string, handle: string): VolumeName {
+  return volumeName(`kubernetes.io/csi/${driver}^${handle}`);
+}
+
+/** Where a pod reference points: enough to name it in events and API calls. */
+export interface PodRef {
+  readonly uid: PodUid;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** A container's volumeMount that asks for a subPath of the volume. */
+export interface SubPathMount {
+  readonly container: string;
+  /** Index of the volumeMount in the container's list (kubelet's directory name). */
+  readonly index: number;
+  readonly subPath: string;
+  readonly readOnly: boolean;
+}
+
+/** What the operations need to know about one volume, resolved from pod + claim + PV. */
+export interface VolumeSpec {
+  readonly plugin: PluginName;
+  /** PV name for claims, the pod volume's name for inline volumes (kubelet's spec name). */
+  readonly specName: string;
+  readonly mode: VolumeMode;
+  readonly readOnly: boolean;
+  readonly csi?: CsiSource;
+  readonly hostPath?: string;
+  /** PV capacity in bytes, and the claim whose status capacity it is compared with (expansion). */
+  readonly capacityBytes?: number;
+  readonly claim?: { readonly namespace: string; readonly name: string };
+  /** true for a `csi` inline volume in the pod (Ephemeral lifecycle: no staging). */
+  readonly ephemeral?: boolean;
+}
+
+export interface CsiSource {
+  readonly driver: string;
+  readonly volumeHandle: string;
+  readonly fsType: string;
+  readonly mountOptions: readonly string[];
+  readonly volumeAttributes: Readonly<Record<string, string>>;
+  readonly accessMode: CsiAccessMode;
+}
+
+export type CsiAccessMode = 'SINGLE_NODE_WRITER' | 'SINGLE_NODE_READER_ONLY' | 'SINGLE_NODE_MULTI_WRITER';
