@@ -1,0 +1,42 @@
+/**
+ * Names, annotation keys, finalizers and reasons the Kubernetes CSI sidecars use, as one table
+ * each, so that every user-visible string lives in one place.
+ */
+
+export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
+export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
+export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
+export const ANN_PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
+// external-provisioner records where the provisioner secret was, so that DeleteVolume can get it
+// after the StorageClass is gone.
+export const ANN_DELETION_SECRET_NAME = 'volume.kubernetes.io/provisioner-deletion-secret-name';
+export const ANN_DELETION_SECRET_NAMESPACE = 'volume.kubernetes.io/provisioner-deletion-secret-namespace';
+
+export const PROVISIONER_FINALIZER = 'external-provisioner.volume.kubernetes.io/finalizer';
+
+/** `external-attacher/<driver>` with every non-alphanumeric character replaced by `-`. */
+export function attacherFinalizer(driver: string): string {
+  return `external-attacher/${driver.replace(/[^a-zA-Z0-9]/g, '-')}`;
+}
+
+/** The PV (and CSI volume) name for a claim: `pvc-<claim uid>`, external-provisioner's default prefix. */
+export function pvNameForClaim(claimUid: string): string {
+  return `pvc-${claimUid}`;
+}
+
+export const REASONS = {
+  Provisioning: 'Provisioning',
+  ProvisioningSucceeded: 'ProvisioningSucceeded',
+  ProvisioningFailed: 'ProvisioningFailed',
+  ProvisioningCleanupFailed: 'ProvisioningCleanupFailed',
+  VolumeFailedDelete: 'VolumeFailedDelete',
+  Resizing: 'Resizing',
+  VolumeResizeSuccessful: 'VolumeResizeSuccessful',
+  VolumeResizeFailed: 'VolumeResizeFailed',
+  FileSystemResizeRequired: 'FileSystemResizeRequired',
+} as const;
+
+/** Lease name for `--leader-elect`, one per driver and sidecar as external-* name theirs. */
+export function leaseName(driver: string): string {
+  return `external-csi-sidecar-${driver.replace(/[^a-zA-Z0-9-]/g, '-')}`.toLowerCase().slice(0, 63).replace(/-+$/, '');
+}

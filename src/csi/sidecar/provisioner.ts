@@ -1,0 +1,205 @@
+/**
+ * The provisioner (external-provisioner + sig-storage-lib-external-provisioner semantics): claims
+ * the PV controller handed to this driver get a CSI volume named `pvc-<uid>` and a pre-bound PV.
+ * Crash safety comes from the deterministic name: CreateVolume is idempotent by name, and a saved
+ * PV is the "done" marker, so a restart at any point converges to exactly one volume.
+ */
+import type { PersistentVolumeClaim, PersistentVolume } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import { TerminalError, type EventRecorder } from '../../client/index.js';
+import { realClock, type Clock } from '../../util/backoff.js';
+import { AlreadyExistsError, InvalidError, NotFoundError, StowageError } from '../../util/errors.js';
+import { CsiError } from '../client.js';
+import type { TopologyRequirement } from '../proto/types.js';
+import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
+import { ANN_SELECTED_NODE, REASONS } from './names.js';
+import { buildPv, claimClassName, cloneSource, decideClaim, planProvision, type ProvisionPlan } from './provision-decide.js';
+import { accessibilityRequirements, allowedTopologySegments, driverTopologyKeys, nodeSegments, type Segments } from './topology.js';
+
+export interface ProvisionerOptions {
+  readonly recorder: EventRecorder;
+  /** Attempts to save the PV before the volume is deleted again (the library's default is 5). */
+  readonly saveAttempts?: number;
+  /** Delay between save attempts (the library waits 10 s; we default lower). */
+  readonly saveRetryDelayMs?: number;
+  readonly clock?: Clock;
+}
+
+export interface Provisioner {
+  /** Reconciles one claim by `namespace/name`. */
+  reconcile(key: string, signal: AbortSignal): Promise<void>;
+}
+
+/** A claim whose provisioning failed in a way only the user can fix (until the claim or class changes). */
+function isUserError(e: unknown): boolean {
+  return e instanceof InvalidError;
+}
+
+export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Provisioner {
+  const { informers, driver, log } = ctx;
+  const clock = o.clock ?? realClock;
+  const saveAttempts = o.saveAttempts ?? 5;
+  const saveDelay = o.saveRetryDelayMs ?? 1_000;
+  const rec = o.recorder;
+
+  const topologyFor = (claim: PersistentVolumeClaim, cls: StorageClass, selectedNode: string | undefined): TopologyRequirement | undefined => {
+    if (!ctx.topologyAware) return undefined;
+    const cluster: Segments[] = [];
+    for (const cn of informers.csiNodes.lister.list()) {
+      const keys = driverTopologyKeys(cn, driver);
+      const node = informers.nodes.lister.get(cn.metadata?.name ?? '');
+      if (!keys || keys.length === 0 || !node) continue;
+      try {
+        cluster.push(nodeSegments(node, keys));
+      } catch {
+        continue; // a node without its labels yet (registration in progress) offers no topology
+      }
+    }
+    let selected: Segments | undefined;
+    if (selectedNode) {
+      const node = informers.nodes.lister.get(selectedNode);
+      if (!node) throw new InvalidError(`failed to get target node: node "${selectedNode}" not found`);
+      const keys = driverTopologyKeys(informers.csiNodes.lister.get(selectedNode), driver);
+      if (keys === undefined) throw new InvalidError(`driver ${driver} is not registered on the selected node "${selectedNode}" (no CSINode entry)`);
+      selected = nodeSegments(node, keys);
+    }
+    return accessibilityRequirements({
+      allowed: allowedTopologySegments(cls.allowedTopologies),
+      cluster,
+      ...(selected ? { selected, selectedNode } : {}),
+      claimName: claim.metadata?.name ?? '',
+    });
+  };
+
+  /** WaitForFirstConsumer: the chosen node cannot take the volume; let the scheduler choose again. */
+  const reschedule = async (claim: PersistentVolumeClaim, signal: AbortSignal): Promise<void> => {
+    const ns = claim.metadata?.namespace ?? '';
+    await ctx.client
+      .resource('PersistentVolumeClaim')
+      .patch(claim.metadata?.name ?? '', 'merge', { metadata: { annotations: { [ANN_SELECTED_NODE]: null } } }, { namespace: ns, signal })
+      .catch((e: unknown) => log.warn('could not clear the selected node', { claim: `${ns}/${claim.metadata?.name ?? ''}`, error: errorMessage(e) }));
+  };
+
+  /** Saves the PV, retrying; true when it (or our earlier copy of it) is stored. */
+  const savePv = async (pv: PersistentVolume, claimUid: string, signal: AbortSignal): Promise<{ ok: true } | { ok: false; error: unknown }> => {
+    let last: unknown;
+    for (let attempt = 1; attempt <= saveAttempts; attempt++) {
+      if (signal.aborted) throw signal.reason;
+      try {
+        await ctx.client.resource('PersistentVolume').create(pv, { signal });
+        return { ok: true };
+      } catch (e) {
+        if (e instanceof AlreadyExistsError) {
+          const existing = await ctx.client.resource('PersistentVolume').get(pv.metadata?.name ?? '', { signal });
+          if (existing.spec?.claimRef?.uid === claimUid) return { ok: true };
+          return { ok: false, error: e };
+        }
+        last = e;
+        if (e instanceof StowageError && !e.retryable) break;
+        if (signal.aborted) throw signal.reason;
+        log.warn('saving the provisioned PV failed; retrying', { pv: pv.metadata?.name, attempt, error: errorMessage(e) });
+        if (attempt < saveAttempts) await clock.sleep(saveDelay, signal);
+      }
+    }
+    return { ok: false, error: last };
+  };
+
+  const reconcile = async (key: string, signal: AbortSignal): Promise<void> => {
+    const [ns, name] = key.split('/') as [string, string];
+    const claim = informers.claims.lister.get(ns, name);
+    if (!claim) return;
+    const className = claimClassName(claim);
+    // A class created a moment before the claim may not be in our cache yet: ask before complaining.
+    const cls =
+      informers.classes.lister.get(className) ??
+      (className
+        ? await ctx.client
+            .resource('StorageClass')
+            .get(className, { signal })
+            .catch((e: unknown) => {
+              if (e instanceof NotFoundError) return undefined;
+              throw e;
+            })
+        : undefined);
+    const d = decideClaim(claim, driver, cls, (n) => informers.volumes.lister.get(n) !== undefined);
+    if (d.kind === 'skip') return;
+    if (d.kind === 'waitForClass') {
+      rec.event(claim, 'Warning', REASONS.ProvisioningFailed, `storageclass.storage.k8s.io "${d.className}" not found`);
+      throw new TerminalError(`class ${d.className} of claim ${key} not found`); // a class add re-enqueues
+    }
+    // The informer may lag behind our own write of a moment ago: ask the server before creating.
+    const existing = await ctx.client.resource('PersistentVolume').get(d.pvName, { signal }).catch((e: unknown) => {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    });
+    if (existing) return;
+
+    rec.event(claim, 'Normal', REASONS.Provisioning, `External provisioner is provisioning volume for claim "${key}"`);
+    const failed = (e: unknown): void =>
+      rec.event(claim, 'Warning', REASONS.ProvisioningFailed, `failed to provision volume with StorageClass "${d.cls.metadata?.name ?? ''}": ${errorMessage(e)}`);
+
+    let plan: ProvisionPlan;
+    let secrets: Record<string, string>;
+    try {
+      if (!ctx.controllerCaps.has('CREATE_DELETE_VOLUME')) throw new InvalidError(`driver ${driver} does not support CREATE_DELETE_VOLUME`);
+      const contentSource = cloneSource(claim, (n, c) => informers.claims.lister.get(n, c), (n) => informers.volumes.lister.get(n), driver);
+      if (contentSource && !ctx.controllerCaps.has('CLONE_VOLUME')) throw new InvalidError(`driver ${driver} does not support cloning (CLONE_VOLUME)`);
+      const topology = topologyFor(claim, d.cls, d.selectedNode);
+      plan = planProvision({
+        claim,
+        cls: d.cls,
+        pvName: d.pvName,
+        singleNodeMultiWriter: ctx.controllerCaps.has('SINGLE_NODE_MULTI_WRITER'),
+        ...(contentSource ? { contentSource } : {}),
+        ...(topology ? { topology } : {}),
+      });
+      secrets = await fetchSecrets(ctx, plan.provisionerSecret, signal);
+    } catch (e) {
+      failed(e);
+      if (isUserError(e)) throw new TerminalError(errorMessage(e), { cause: e });
+      throw e;
+    }
+
+    let volume;
+    try {
+      const r = await ctx.csi.createVolume({ ...plan.request, secrets }, { signal, timeoutMs: ctx.csiTimeoutMs });
+      if (!r.volume) throw new InvalidError('CreateVolume returned no volume');
+      volume = r.volume;
+    } catch (e) {
+      if (signal.aborted) throw e;
+      failed(e);
+      if (d.selectedNode && e instanceof CsiError && e.grpcCodeName === 'RESOURCE_EXHAUSTED') await reschedule(claim, signal);
+      throw e;
+    }
+    // Stopped between CreateVolume and the PV write: the restarted sidecar repeats CreateVolume
+    // under the same name, gets the same volume back and saves the PV then.
+    if (signal.aborted) throw signal.reason;
+
+    let pv: PersistentVolume;
+    try {
+      pv = buildPv({ claim, cls: d.cls, driver, plan, pvName: d.pvName, volume });
+    } catch (e) {
+      failed(e);
+      await deleteCreated(volume.volumeId, secrets, claim, signal);
+      throw e;
+    }
+    const saved = await savePv(pv, claim.metadata?.uid ?? '', signal);
+    if (!saved.ok) {
+      rec.event(claim, 'Warning', REASONS.ProvisioningFailed, `Error creating provisioned PV object for claim ${key}: ${errorMessage(saved.error)}. Deleting the volume.`);
+      await deleteCreated(volume.volumeId, secrets, claim, signal);
+      throw saved.error instanceof Error ? saved.error : new Error(errorMessage(saved.error));
+    }
+    log.info('provisioned', { claim: key, pv: d.pvName, volumeId: volume.volumeId });
+    rec.event(claim, 'Normal', REASONS.ProvisioningSucceeded, `Successfully provisioned volume ${d.pvName}`);
+  };
+
+  const deleteCreated = async (volumeId: string, secrets: Record<string, string>, claim: PersistentVolumeClaim, signal: AbortSignal): Promise<void> => {
+    try {
+      await ctx.csi.deleteVolume({ volumeId, secrets }, { signal, timeoutMs: ctx.csiTimeoutMs });
+    } catch (e) {
+      rec.event(claim, 'Warning', REASONS.ProvisioningCleanupFailed, `Error cleaning provisioned volume for claim: ${errorMessage(e)}. Please delete manually.`);
+    }
+  };
+
+  return { reconcile };
+}
