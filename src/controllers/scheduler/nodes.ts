@@ -1,0 +1,85 @@
+/**
+ * Node-level filters that do not involve volumes (NodeUnschedulable, TaintToleration, NodeAffinity),
+ * so that a FailedScheduling message accounts for every node. A node whose Ready condition is not
+ * True is treated as carrying the not-ready NoSchedule taint the node lifecycle controller would add.
+ */
+import type { NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration, TopologySelectorTerm } from 'kubernetes-types/core/v1.js';
+import { REASONS, TAINT_NOT_READY, TAINT_UNSCHEDULABLE, type Node, type NodeFailure, type Pod } from './types.js';
+
+export function isNodeReady(n: Node): boolean {
+  return (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+export function tolerates(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.operator === 'Exists') return !t.key || t.key === taint.key;
+  return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
+}
+
+function effectiveTaints(n: Node): Taint[] {
+  const taints = [...(n.spec?.taints ?? [])];
+  if (!isNodeReady(n) && !taints.some((t) => t.key === TAINT_NOT_READY)) taints.push({ key: TAINT_NOT_READY, effect: 'NoSchedule' });
+  return taints;
+}
+
+function requirementMatches(r: NodeSelectorRequirement, value: string | undefined): boolean {
+  const vals = r.values ?? [];
+  switch (r.operator) {
+    case 'In':
+      return value !== undefined && vals.includes(value);
+    case 'NotIn':
+      return value === undefined || !vals.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+    case 'Lt': {
+      const a = Number.parseInt(value ?? '', 10);
+      const b = Number.parseInt(vals[0] ?? '', 10);
+      if (vals.length !== 1 || Number.isNaN(a) || Number.isNaN(b)) return false;
+      return r.operator === 'Gt' ? a > b : a < b;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Node selector terms: ORed; within a term all expressions and fields ANDed; an empty term matches nothing. */
+export function nodeSelectorTermsMatch(terms: readonly NodeSelectorTerm[], n: Node): boolean {
+  const labels = n.metadata?.labels ?? {};
+  return terms.some((t) => {
+    const exprs = t.matchExpressions ?? [];
+    const fields = t.matchFields ?? [];
+    if (exprs.length === 0 && fields.length === 0) return false;
+    return exprs.every((e) => requirementMatches(e, labels[e.key])) && fields.every((f) => f.key === 'metadata.name' && requirementMatches(f, n.metadata?.name));
+  });
+}
+
+/** StorageClass allowedTopologies (v1helper.MatchTopologySelectorTerms): none = everywhere. */
+export function topologyTermsMatch(terms: readonly TopologySelectorTerm[] | undefined, labels: Readonly<Record<string, string>>): boolean {
+  if (!terms || terms.length === 0) return true;
+  return terms.some((t) => (t.matchLabelExpressions ?? []).every((e) => labels[e.key] !== undefined && e.values.includes(labels[e.key]!)));
+}
+
+export function podNodeAffinityMatches(p: Pod, n: Node): boolean {
+  const labels = n.metadata?.labels ?? {};
+  for (const [k, v] of Object.entries(p.spec?.nodeSelector ?? {})) if (labels[k] !== v) return false;
+  const req = p.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  return req ? nodeSelectorTermsMatch(req.nodeSelectorTerms ?? [], n) : true;
+}
+
+/** The first failing non-volume filter for a pod on a node, in kube-scheduler's plugin order; null = passes. */
+export function nodeFilter(p: Pod, n: Node): NodeFailure | null {
+  const tolerations = p.spec?.tolerations ?? [];
+  if (n.spec?.unschedulable && !tolerations.some((t) => tolerates(t, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' }))) {
+    return { code: 'UnschedulableAndUnresolvable', reasons: [REASONS.nodeUnschedulable] };
+  }
+  for (const taint of effectiveTaints(n)) {
+    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
+    if (tolerations.some((t) => tolerates(t, taint))) continue;
+    return { code: 'UnschedulableAndUnresolvable', reasons: [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`] };
+  }
+  if (!podNodeAffinityMatches(p, n)) return { code: 'UnschedulableAndUnresolvable', reasons: [REASONS.nodeAffinity] };
+  return null;
+}

@@ -1,0 +1,262 @@
+/**
+ * Runtime of Stowage's scheduler: informers enqueue pod keys, one worker runs scheduling cycles
+ * (serially, as kube-scheduler does, so that each decision sees the previous one's assumptions),
+ * and the volume PreBind wait is level-triggered: a pod whose claims are still binding is
+ * requeued by claim events (and a timer) instead of holding a worker.
+ */
+import { setMaxListeners } from 'node:events';
+import type { PodCondition } from 'kubernetes-types/core/v1.js';
+import {
+  KINDS,
+  informerFor,
+  newEventRecorder,
+  newWorkQueue,
+  objectPath,
+  objectOf,
+  referenceTo,
+  runWorkers,
+  splitKey,
+  waitForCacheSync,
+  type RestClient,
+} from '../../client/index.js';
+import { realClock, type Clock } from '../../util/backoff.js';
+import { ConflictError } from '../../util/errors.js';
+import { newLogger } from '../../util/log.js';
+import { POD_CLAIM_INDEX, POD_NODE_INDEX, SchedulerCache, podClaimIndex, podNodeIndex } from './cache.js';
+import { schedulePod } from './schedule.js';
+import { volumeBindingState } from './prebind.js';
+import { ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, DEFAULT_SCHEDULER_NAME, isTerminal, nameOf, podKey, type PersistentVolume, type Pod } from './types.js';
+import type { PodVolumes } from './volumes.js';
+
+const log = newLogger('scheduler');
+
+export interface SchedulerOptions {
+  readonly client: RestClient;
+  readonly signal: AbortSignal;
+  /** Pods with this spec.schedulerName (or none) are ours. */
+  readonly schedulerName?: string;
+  /** How long PreBind waits for the PV controller / provisioner to bind claims (kube's bindTimeoutSeconds: 600). */
+  readonly bindTimeoutMs?: number;
+  /** Periodic retry of unschedulable pods on top of event-triggered retries (kube flushes after 5 min; we retry sooner). */
+  readonly retryMs?: number;
+  readonly clock?: Clock;
+}
+
+/** Should this scheduler place the pod at all? */
+export function isPodToSchedule(p: Pod, schedulerName: string): boolean {
+  if (p.spec?.nodeName) return false;
+  if ((p.spec?.schedulerName ?? DEFAULT_SCHEDULER_NAME) !== schedulerName) return false;
+  if (p.metadata?.deletionTimestamp || isTerminal(p)) return false;
+  return (p.spec?.schedulingGates ?? []).length === 0;
+}
+
+/** The pod's conditions with PodScheduled set; null when nothing would change. */
+export function withScheduledCondition(p: Pod, c: Pick<PodCondition, 'status' | 'reason' | 'message'>, nowIso: string): PodCondition[] | null {
+  const conds = p.status?.conditions ?? [];
+  const cur = conds.find((x) => x.type === 'PodScheduled');
+  if (cur && cur.status === c.status && cur.reason === c.reason && cur.message === c.message) return null;
+  const next: PodCondition = {
+    type: 'PodScheduled',
+    status: c.status,
+    ...(c.reason ? { reason: c.reason } : {}),
+    ...(c.message ? { message: c.message } : {}),
+    lastProbeTime: null as unknown as undefined, // kube serialises lastProbeTime: null
+    lastTransitionTime: cur && cur.status === c.status ? cur.lastTransitionTime : nowIso,
+  };
+  return [...conds.filter((x) => x.type !== 'PodScheduled'), next];
+}
+
+function nowIso(clock: Clock): string {
+  return new Date(Math.floor(clock.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** Runs the scheduler until `signal` aborts. */
+export async function runScheduler(o: SchedulerOptions): Promise<void> {
+  const { client } = o;
+  const schedulerName = o.schedulerName ?? DEFAULT_SCHEDULER_NAME;
+  const bindTimeoutMs = o.bindTimeoutMs ?? 600_000;
+  const retryMs = o.retryMs ?? 30_000;
+  const clock = o.clock ?? realClock;
+  const pods = informerFor(client, 'Pod');
+  pods.addIndexer(POD_NODE_INDEX, podNodeIndex);
+  pods.addIndexer(POD_CLAIM_INDEX, podClaimIndex);
+  const nodes = informerFor(client, 'Node');
+  const volumes = informerFor(client, 'PersistentVolume');
+  const claims = informerFor(client, 'PersistentVolumeClaim');
+  const classes = informerFor(client, 'StorageClass');
+  const csiNodes = informerFor(client, 'CSINode');
+  const informers = [pods, nodes, volumes, claims, classes, csiNodes];
+  const cache = new SchedulerCache({
+    pods: pods.lister,
+    nodes: nodes.lister,
+    volumes: volumes.lister,
+    claims: claims.lister,
+    classes: classes.lister,
+    csiNodes: csiNodes.lister,
+  });
+  const queue = newWorkQueue<string>({ name: 'scheduler' });
+  const recorder = newEventRecorder({ client, component: schedulerName });
+  const unschedulable = new Set<string>();
+  const podApi = client.resource('Pod');
+  const pvApi = client.resource('PersistentVolume');
+  const pvcApi = client.resource('PersistentVolumeClaim');
+
+  const retryUnschedulable = (): void => {
+    for (const k of unschedulable) queue.add(k);
+  };
+  const onPod = (p: Pod): void => {
+    const key = podKey(p);
+    if (isPodToSchedule(p, schedulerName)) {
+      queue.add(key);
+      return;
+    }
+    unschedulable.delete(key);
+    const a = cache.assumedPod(key);
+    if (a && (p.spec?.nodeName || p.metadata?.uid !== a.pod.metadata?.uid)) cache.forget(key);
+    if (isTerminal(p)) retryUnschedulable(); // a finished pod frees volume slots and ReadWriteOncePod claims
+  };
+  pods.addEventHandler({
+    onAdd: onPod,
+    onUpdate: (_, p) => onPod(p),
+    onDelete: (x) => {
+      const key = podKey(objectOf(x));
+      unschedulable.delete(key);
+      cache.forget(key);
+      retryUnschedulable();
+    },
+  });
+  const onCluster = { onAdd: retryUnschedulable, onUpdate: retryUnschedulable, onDelete: retryUnschedulable };
+  for (const i of [nodes, classes, csiNodes]) i.addEventHandler(onCluster);
+  const onVolume = (v: PersistentVolume): void => {
+    cache.observeVolume(volumes.lister.get(nameOf(v)), nameOf(v));
+    retryUnschedulable();
+  };
+  volumes.addEventHandler({ onAdd: onVolume, onUpdate: (_, v) => onVolume(v), onDelete: (x) => onVolume(objectOf(x)) });
+  const onClaim = (): void => {
+    for (const k of cache.waitingKeys()) queue.add(k);
+    retryUnschedulable();
+  };
+  claims.addEventHandler({ onAdd: onClaim, onUpdate: onClaim, onDelete: onClaim });
+
+  const setCondition = async (p: Pod, c: Pick<PodCondition, 'status' | 'reason' | 'message'>): Promise<void> => {
+    const conds = withScheduledCondition(p, c, nowIso(clock));
+    if (!conds) return;
+    // Strategic merge on conditions (merge key "type"): touches PodScheduled only, no resourceVersion race.
+    const cond = conds.find((x) => x.type === 'PodScheduled');
+    await podApi.patchStatus(nameOf(p), 'strategic', { status: { conditions: [cond] } }, { namespace: p.metadata?.namespace });
+  };
+
+  const bindPod = async (p: Pod, node: string): Promise<void> => {
+    const ns = p.metadata?.namespace ?? '';
+    const name = nameOf(p);
+    const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: ns, uid: p.metadata?.uid }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
+    try {
+      await client.http.json({ method: 'POST', path: objectPath(KINDS.Pod, name, ns, 'binding'), body: binding });
+    } catch (e) {
+      if (!(e instanceof ConflictError)) throw e; // already assigned: someone (maybe our earlier attempt) bound it
+      return;
+    }
+    cache.assume(p, node, 'bound', 0);
+    recorder.event(referenceTo(p, 'Pod'), 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
+  };
+
+  /** AssumePodVolumes + the API half of BindPodVolumes: pre-bind chosen PVs, hand the rest to provisioning. */
+  const bindVolumes = async (p: Pod, node: string, v: PodVolumes): Promise<Record<string, number>> => {
+    const written: Record<string, number> = {};
+    for (const { claim, volume } of v.staticBindings) {
+      const next = structuredClone(volume);
+      next.metadata = { ...(next.metadata ?? {}), annotations: { ...(next.metadata?.annotations ?? {}), [ANN_BOUND_BY_CONTROLLER]: 'yes' } };
+      next.spec = {
+        ...(next.spec ?? {}),
+        claimRef: {
+          kind: 'PersistentVolumeClaim',
+          apiVersion: 'v1',
+          namespace: claim.metadata?.namespace,
+          name: claim.metadata?.name,
+          uid: claim.metadata?.uid,
+          resourceVersion: claim.metadata?.resourceVersion,
+        },
+      };
+      cache.assumeVolume(await pvApi.update(next));
+      log.debug('pre-bound volume for pod', { pod: podKey(p), volume: nameOf(volume), claim: nameOf(claim) });
+    }
+    for (const claim of v.provisions) {
+      if (claim.metadata?.annotations?.[ANN_SELECTED_NODE] === node) continue;
+      const next = structuredClone(claim);
+      next.metadata = { ...(next.metadata ?? {}), annotations: { ...(next.metadata?.annotations ?? {}), [ANN_SELECTED_NODE]: node } };
+      const stored = await pvcApi.update(next);
+      written[`${claim.metadata?.namespace}/${nameOf(claim)}`] = Number(stored.metadata?.resourceVersion ?? 0);
+    }
+    return written;
+  };
+
+  const fail = async (p: Pod, message: string): Promise<void> => {
+    recorder.event(referenceTo(p, 'Pod'), 'Warning', 'FailedScheduling', message);
+    await setCondition(p, { status: 'False', reason: 'Unschedulable', message });
+  };
+
+  const reconcile = async (key: string): Promise<{ requeueAfterMs?: number } | void> => {
+    const { namespace, name } = splitKey(key);
+    const pod = pods.lister.get(namespace ?? '', name);
+    if (!pod || !isPodToSchedule(pod, schedulerName)) {
+      unschedulable.delete(key);
+      return;
+    }
+    const assumed = cache.assumedPod(key);
+    if (assumed && assumed.pod.metadata?.uid !== pod.metadata?.uid) cache.forget(key);
+    else if (assumed?.phase === 'bound') return; // the informer has not shown the binding yet
+    else if (assumed) {
+      const st = volumeBindingState(pod, assumed.node, cache.view(), assumed.claimVersions);
+      if (st.kind === 'bound') {
+        await bindPod(pod, assumed.node);
+        return;
+      }
+      if (st.kind === 'waiting') {
+        const left = assumed.deadline - clock.now();
+        if (left > 0) return { requeueAfterMs: Math.min(left, retryMs) };
+        cache.forget(key);
+        unschedulable.add(key);
+        await fail(pod, `running PreBind plugin "VolumeBinding": binding volumes: timed out waiting for the condition`);
+        return { requeueAfterMs: retryMs };
+      }
+      // The claim lost its pre-binding or selected node (e.g. the provisioner asked to reschedule): start over.
+      log.info('volume binding undone; rescheduling', { pod: key, reason: st.reason });
+      cache.forget(key);
+    }
+    const d = schedulePod(pod, cache.view());
+    if (d.kind === 'unschedulable') {
+      unschedulable.add(key);
+      await fail(pod, d.message);
+      return { requeueAfterMs: retryMs };
+    }
+    unschedulable.delete(key);
+    const written = await bindVolumes(pod, d.node, d.volumes);
+    if (d.volumes.staticBindings.length === 0 && d.volumes.provisions.length === 0) {
+      await bindPod(pod, d.node);
+      return;
+    }
+    cache.assume(pod, d.node, 'waitingVolumes', clock.now() + bindTimeoutMs, written);
+    return { requeueAfterMs: Math.min(bindTimeoutMs, retryMs) };
+  };
+
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  o.signal.addEventListener('abort', () => stop.abort(o.signal.reason), { once: true });
+  if (o.signal.aborted) stop.abort(o.signal.reason);
+  const runs = informers.map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: (e as Error).message })));
+  try {
+    await waitForCacheSync(stop.signal, ...informers);
+    // One worker: each cycle must see the assumptions of the one before (kube schedules one pod at a time).
+    await runWorkers(
+      queue,
+      1,
+      reconcile,
+      { signal: stop.signal, log },
+    );
+  } catch {
+    // aborted before the caches synced
+  } finally {
+    await Promise.allSettled(runs);
+    await recorder.close();
+  }
+}

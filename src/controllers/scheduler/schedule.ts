@@ -1,0 +1,51 @@
+/**
+ * One scheduling cycle for one pod, pure: PreFilter (claims), Filter (every node, kube's plugin
+ * order), a simple score (fewest attachable volumes, then name), and kube's FitError message.
+ */
+import { nodeFilter } from './nodes.js';
+import { classifyClaims, readWriteOncePodConflict, volumeFilter, volumesOnNode, type PodVolumes } from './volumes.js';
+import { nameOf, type ClusterView, type NodeFailure, type Pod } from './types.js';
+
+export type ScheduleDecision =
+  | { readonly kind: 'fit'; readonly node: string; readonly volumes: PodVolumes }
+  | { readonly kind: 'unschedulable'; readonly message: string };
+
+export function schedulePod(pod: Pod, view: ClusterView): ScheduleDecision {
+  const nodes = view.nodes();
+  const pre = classifyClaims(pod, view);
+  if (pre.kind === 'reject') return { kind: 'unschedulable', message: fitErrorMessage(nodes.length, pre.message, []) };
+  const rwop = readWriteOncePodConflict(pod, view);
+  const failures: NodeFailure[] = [];
+  const fits: Array<{ node: string; volumes: PodVolumes; score: number }> = [];
+  for (const n of nodes) {
+    const f = nodeFilter(pod, n) ?? volumeFilter(pod, n, rwop, pre.bound, pre.delayed, view);
+    if ('code' in f) failures.push(f);
+    else fits.push({ node: nameOf(n), volumes: f, score: volumesOnNode(nameOf(n), view) });
+  }
+  if (fits.length === 0) return { kind: 'unschedulable', message: fitErrorMessage(nodes.length, null, failures) };
+  fits.sort((a, b) => a.score - b.score || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+  const best = fits[0]!;
+  return { kind: 'fit', node: best.node, volumes: best.volumes };
+}
+
+function histogram(entries: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const e of entries) counts.set(e, (counts.get(e) ?? 0) + 1);
+  return [...counts].map(([r, n]) => `${n} ${r}`).sort().join(', ');
+}
+
+/**
+ * framework.FitError.Error(): "0/N nodes are available: <PreFilter message | sorted reason
+ * histogram>. preemption: 0/N nodes are available: <what preemption concluded per node>."
+ * Stowage never preempts; the tail says what kube's DefaultPreemption would on a cluster without
+ * lower-priority pods.
+ */
+export function fitErrorMessage(numNodes: number, preFilterMessage: string | null, failures: readonly NodeFailure[]): string {
+  if (numNodes === 0) return 'no nodes available to schedule pods';
+  const head = `0/${numNodes} nodes are available:`;
+  const body = preFilterMessage ?? histogram(failures.flatMap((f) => f.reasons));
+  const verdicts = preFilterMessage
+    ? Array.from({ length: numNodes }, () => 'Preemption is not helpful for scheduling')
+    : failures.map((f) => (f.code === 'UnschedulableAndUnresolvable' ? 'Preemption is not helpful for scheduling' : 'No preemption victims found for incoming pod'));
+  return `${head} ${body}. preemption: ${head} ${histogram(verdicts)}.`;
+}
