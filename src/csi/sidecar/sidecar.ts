@@ -5,7 +5,8 @@
  */
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { CSINode, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { randomUUID } from 'node:crypto';
 import {
   LeaderElector,
@@ -24,6 +25,7 @@ import {
 } from '../../client/index.js';
 import { newLogger, type Logger } from '../../util/log.js';
 import { CsiClient } from '../client.js';
+import { newAttacher } from './attacher.js';
 import type { SidecarContext } from './context.js';
 import { newDeleter } from './deleter.js';
 import { leaseName } from './names.js';
@@ -141,6 +143,32 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
       });
       starters.push(() => runWorkers(claims, workers, (k, s) => provisioner.reconcile(k, s), { signal: o.signal, log: log.child('provisioner') }));
       starters.push(() => runWorkers(volumes, workers, (k, s) => deleter.reconcile(k, s), { signal: o.signal, log: log.child('deleter') }));
+    }
+
+    if (enabled.attacher) {
+      const attacher = newAttacher(ctx);
+      const q = queue('attacher');
+      const addVa = (va: VolumeAttachment): void => {
+        if (va.spec?.attacher === driver) q.add(`va:${va.metadata?.name ?? ''}`);
+      };
+      I.attachments.addEventHandler({
+        onAdd: addVa,
+        onUpdate: (_, va) => addVa(va),
+        onDelete: (x) => {
+          const pv = objectOf(x).spec?.source?.persistentVolumeName;
+          if (pv) q.add(`pv:${pv}`);
+        },
+      });
+      const addPv = (pv: PersistentVolume): void => {
+        if (pv.spec?.csi?.driver === driver) q.add(`pv:${pv.metadata?.name ?? ''}`);
+      };
+      I.volumes.addEventHandler({ onAdd: addPv, onUpdate: (_, pv) => addPv(pv) });
+      // An attachment waiting for the driver to register on its node is retried when it does.
+      const addNode = (cn: CSINode): void => {
+        for (const va of I.attachments.lister.list()) if (va.spec?.nodeName === cn.metadata?.name && !va.status?.attached) addVa(va);
+      };
+      I.csiNodes.addEventHandler({ onAdd: addNode, onUpdate: (_, cn) => addNode(cn) });
+      starters.push(() => runWorkers(q, workers, (k, s) => attacher.reconcile(k, s), { signal: o.signal, log: log.child('attacher') }));
     }
 
     const informerRuns = Object.values(I).map((i) => i.run(o.signal));
