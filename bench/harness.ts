@@ -29,10 +29,11 @@ function repoRoot(): string {
   throw new Error('package root not found');
 }
 
-export async function startBenchServer(extraArgs: string[] = []): Promise<BenchServer> {
+export async function startBenchServer(extraArgs: string[] = process.env.STOWAGE_BENCH_SPLIT ? ['--no-controllers'] : []): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'stowage-bench-'));
   const bin = resolve(repoRoot(), 'bin', 'stowage');
-  const child = spawn(process.execPath, [bin, 'up', '--port', '0', '--data-dir', dataDir, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const nodeArgs = (process.env.STOWAGE_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((res, rej) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -43,6 +44,10 @@ export async function startBenchServer(extraArgs: string[] = []): Promise<BenchS
     child.once('exit', (code) => rej(new Error(`stowage up exited with ${code}`)));
   });
   const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
+  // STOWAGE_BENCH_SPLIT=1: the controllers run as their own process (two cores instead of one).
+  const controllers = extraArgs.includes('--no-controllers')
+    ? spawn(process.execPath, [...nodeArgs, bin, 'controllers', '--kubeconfig', join(dataDir, 'kubeconfig')], { stdio: ['ignore', 'ignore', 'inherit'] })
+    : undefined;
   const token = /token: (\S+)/.exec(kc)![1]!;
   const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)![1]!, 'base64').toString();
   const agent = new Agent({ ca, keepAlive: true, maxSockets: 64 });
@@ -66,6 +71,7 @@ export async function startBenchServer(extraArgs: string[] = []): Promise<BenchS
       }),
     stop: async () => {
       agent.destroy();
+      controllers?.kill('SIGTERM');
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
@@ -88,4 +94,53 @@ export function peakRssMiB(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * Streams a watch and calls `onEvent` for each decoded event until `stop()`; resolves `done` when
+ * the stream ends.
+ */
+export function streamWatch(s: BenchServer, path: string, onEvent: (ev: { type: string; object: { metadata?: { name?: string; namespace?: string }; status?: { phase?: string } } }) => void): { stop(): void; done: Promise<void> } {
+  const agent = new Agent({ ca: s.ca });
+  let req: ReturnType<typeof request> | undefined;
+  const done = new Promise<void>((resolveDone, rej) => {
+    req = request(new URL(path, s.url), { agent, headers: { Authorization: `Bearer ${s.token}`, Accept: 'application/json' } }, (resp) => {
+      let buf = '';
+      resp.setEncoding('utf8');
+      resp.on('data', (c: string) => {
+        buf += c;
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          if (line) onEvent(JSON.parse(line));
+        }
+      });
+      resp.on('end', () => resolveDone());
+      resp.on('error', () => resolveDone());
+    });
+    req.on('error', (e) => ((e as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolveDone() : rej(e)));
+    req.end();
+  });
+  return {
+    stop: () => {
+      req?.destroy();
+      agent.destroy();
+    },
+    done,
+  };
+}
+
+/** Runs `n` tasks with `concurrency` workers. */
+export async function pool(n: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= n) return;
+        await task(i);
+      }
+    }),
+  );
 }

@@ -25,7 +25,7 @@ function pvc(name: string, size = '1Gi'): Record<string, unknown> {
 describe('API server', () => {
   let s: TestApiServer;
   beforeAll(async () => {
-    s = await startTestApiServer();
+    s = await startTestApiServer({ controllers: false });
   });
   afterAll(async () => {
     await s?.close();
@@ -223,7 +223,7 @@ describe('API server', () => {
   });
 
   it('sends a 410 Expired ERROR event for a watch older than the retained history', async () => {
-    const small = await startTestApiServer({ watchCacheHistory: 2 });
+    const small = await startTestApiServer({ watchCacheHistory: 2, controllers: false });
     try {
       const first = (await api(small, 'POST', '/api/v1/persistentvolumes', pv('old'))).body;
       for (const v of ['a', 'b', 'c']) await api(small, 'PATCH', '/api/v1/persistentvolumes/old', { metadata: { labels: { v } } }, { contentType: 'application/merge-patch+json' });
@@ -275,13 +275,13 @@ describe('API server', () => {
 
 describe('API server restart', () => {
   it('keeps every object across a restart on the same data dir', async () => {
-    const first = await startTestApiServer({ keepData: true });
+    const first = await startTestApiServer({ keepData: true, controllers: false });
     const dataDir = first.dataDir;
     try {
       await api(first, 'POST', '/api/v1/persistentvolumes', pv('survivor'));
       const before = (await api(first, 'GET', '/api/v1/persistentvolumes/survivor')).body;
       await first.close();
-      const second = await startTestApiServer({ dataDir });
+      const second = await startTestApiServer({ dataDir, controllers: false });
       try {
         const after = await api(second, 'GET', '/api/v1/persistentvolumes/survivor');
         expect(after.status).toBe(200);

@@ -38,7 +38,7 @@ describe.skipIf(!hasKubectl)('kubectl against the API server', () => {
   };
 
   beforeAll(async () => {
-    s = await startTestApiServer();
+    s = await startTestApiServer({ controllers: false });
     dir = mkdtempSync(join(tmpdir(), 'stowage-kubectl-'));
   });
   afterAll(async () => {

@@ -1,5 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '../store/store.js';
 import { RestClient } from '../client/index.js';
@@ -33,6 +35,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   const hosts = ['127.0.0.1', 'localhost', '::1'];
   if (!hosts.includes(o.address) && o.address !== '0.0.0.0' && o.address !== '::') hosts.push(o.address);
   const pki = ensureServingMaterial(join(o.dataDir, 'pki'), hosts);
+  const localSocket = localSocketPath(o.dataDir);
   const api = await startApiServer({
     store: o.store,
     address: o.address,
@@ -40,6 +43,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     tls: { certPem: pki.certPem, keyPem: pki.keyPem },
     tokens: new Map([[pki.adminToken, { name: 'admin', groups: ['system:masters'] }]]),
     watchCacheHistory: o.watchCacheHistory,
+    localSocketPath: localSocket,
   });
   const ns = startNamespaceController(api.registry);
   const clientHost = o.address === '0.0.0.0' ? '127.0.0.1' : o.address === '::' ? '[::1]' : o.address.includes(':') ? `[${o.address}]` : o.address;
@@ -47,7 +51,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   const kubeconfigPath = join(o.dataDir, 'kubeconfig');
   writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caCertPem: pki.caCertPem, token: pki.adminToken }), { mode: 0o600 });
   // In-process components talk to the API server over loopback like any other client: one path, one set of semantics.
-  const client = new RestClient({ server, token: pki.adminToken, caPem: pki.caCertPem, maxSockets: 64 });
+  const client = new RestClient({ server: 'http://stowage-apiserver', socketPath: localSocket, token: pki.adminToken, maxSockets: 64 });
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
   const controllers = o.controllers === false ? Promise.resolve() : runControllers({ client, signal: stop.signal, metrics: api.metrics });
@@ -65,4 +69,11 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
       await api.close();
     },
   };
+}
+
+/** The private socket of in-process clients; unix socket paths are limited to 107 bytes. */
+function localSocketPath(dataDir: string): string {
+  const p = join(dataDir, 'apiserver.sock');
+  if (Buffer.byteLength(p) <= 100) return p;
+  return join(tmpdir(), `stowage-${createHash('sha256').update(p).digest('hex').slice(0, 16)}.sock`);
 }

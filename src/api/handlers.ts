@@ -285,9 +285,19 @@ export async function handleCreate(r: ResourceRequest, req: IncomingMessage, res
 
 export async function handleUpdate(r: ResourceRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const sub = subresourceOf(r);
-  const obj = asObject(decodeBody(await readBody(req), req.headers['content-type']), r);
+  const body = await readBody(req);
+  const decode = (): KubeObject => asObject(decodeBody(body, req.headers['content-type']), r);
+  const obj = decode();
   const warnings = checkUnknownFields(r, obj, fieldValidation(r.query));
-  const out = await r.storage.update(r.namespace, r.name!, () => obj, { dryRun: dryRun(r.query), subresource: sub });
+  // The registry takes ownership of what `next` returns; a retry after a race gets a fresh copy.
+  let first = true;
+  const next = (): KubeObject => {
+    if (first) return (first = false), obj;
+    const again = decode();
+    checkUnknownFields(r, again, 'Ignore');
+    return again;
+  };
+  const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub });
   sendJson(res, 200, out, { headers: warningHeaders(warnings) });
 }
 
@@ -416,6 +426,7 @@ export function handleWatch(r: ResourceRequest, req: IncomingMessage, res: Serve
   const timers: NodeJS.Timeout[] = [];
   const close = (): void => {
     if (closed) return;
+    flush();
     closed = true;
     watch?.close();
     for (const t of timers) clearTimeout(t), clearInterval(t);
@@ -429,7 +440,21 @@ export function handleWatch(r: ResourceRequest, req: IncomingMessage, res: Serve
     } else {
       line = `{"type":"${type}","object":${c.json}}\n`;
     }
-    res.write(line);
+    // Events of one turn of the event loop go out in one write: under load a bind is several
+    // writes in a row, and one syscall (and TLS record) per event per watcher would dominate.
+    pending.push(line);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
+  };
+  const pending: string[] = [];
+  let flushScheduled = false;
+  const flush = (): void => {
+    flushScheduled = false;
+    if (closed || pending.length === 0) return;
+    res.write(pending.join(''));
+    pending.length = 0;
     if (res.writableLength > MAX_WATCH_BUFFER_BYTES) close(); // a consumer this slow must relist
   };
   const onEvent = (ev: CacheEvent): void => {
@@ -486,6 +511,7 @@ export function handleWatch(r: ResourceRequest, req: IncomingMessage, res: Serve
     timers.push(
       setInterval(() => {
         const rvNow = String(r.storage.cache.revision());
+        flush();
         res.write(`{"type":"BOOKMARK","object":{"kind":${JSON.stringify(def.kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{"resourceVersion":"${rvNow}"}}}\n`);
       }, BOOKMARK_INTERVAL_MS),
     );
@@ -527,7 +553,8 @@ async function handleBinding(r: ResourceRequest, req: IncomingMessage, res: Serv
   const body = decodeBody(await readBody(req), req.headers['content-type']) as { target?: { name?: string; kind?: string } } | null;
   const node = body?.target?.name;
   if (!node) throw badRequest('target.name: Required value');
-  await r.storage.update(r.namespace, r.name!, (cur) => {
+  await r.storage.update(r.namespace, r.name!, (current) => {
+    const cur = structuredClone(current);
     const spec = (cur.spec ?? {}) as { nodeName?: string };
     if (spec.nodeName) {
       throw new HttpError(409, 'Conflict', `Operation cannot be fulfilled on pods/binding "${r.name}": pod ${r.name} is already assigned to node "${spec.nodeName}"`);

@@ -102,9 +102,9 @@ export class ResourceStorage {
     throw invalid(this.def.kind, this.def.group, name, causes, this.registry.formatInvalid(this.def.kind, name, causes));
   }
 
-  async create(input: KubeObject, namespace: string | undefined, opts: WriteOptions = {}): Promise<KubeObject> {
+  /** Creates `obj` (which the caller hands over: it is modified and returned). */
+  async create(obj: KubeObject, namespace: string | undefined, opts: WriteOptions = {}): Promise<KubeObject> {
     const def = this.def;
-    const obj = clone(input);
     const meta = obj.metadata;
     if (def.namespaced) {
       if (meta.namespace && namespace && meta.namespace !== namespace) {
@@ -157,8 +157,8 @@ export class ResourceStorage {
   /**
    * Replaces an object (main resource or `/status`). A resourceVersion in `input` is a
    * precondition (409 on mismatch); without one the update is unconditional and retried on races.
-   * `mutate`, when given, computes the new object from the current one (used by PATCH) and is
-   * re-run on a race.
+   * `next` computes the new object from the current one (the cache's own copy: read it, never
+   * modify it) and returns a fresh object, which this method then owns; it is re-run on a race.
    */
   async update(
     namespace: string | undefined,
@@ -170,7 +170,7 @@ export class ResourceStorage {
     for (let attempt = 0; ; attempt++) {
       const cur = this.mustGet(namespace, name);
       const old = cur.obj;
-      const obj = clone(next(clone(old)));
+      const obj = next(old);
       if (!obj || typeof obj !== 'object' || typeof obj.metadata !== 'object' || obj.metadata === null) {
         throw badRequest('the object has no metadata');
       }
@@ -222,7 +222,7 @@ export class ResourceStorage {
         meta.generation = (old.metadata.generation ?? 0) + 1;
       }
       meta.resourceVersion = old.metadata.resourceVersion;
-      if (jsonEqual(obj, old)) return clone(old); // no-op updates do not bump resourceVersion
+      if (jsonEqual(obj, old)) return old; // no-op updates do not bump resourceVersion
       if (o.dryRun) return obj;
       const key = storageKey(def, namespace, name);
       try {

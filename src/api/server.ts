@@ -1,5 +1,6 @@
+import { chmodSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { newLogger } from '../util/log.js';
@@ -34,6 +35,11 @@ export interface ApiServerOptions {
   readonly metrics?: MetricsRegistry;
   /** Events per resource kept for resuming watches (default 20,000). */
   readonly watchCacheHistory?: number;
+  /**
+   * Also serve plain HTTP on this unix socket (mode 0600) for in-process components: same
+   * handler, same authentication, no TLS or TCP cost.
+   */
+  readonly localSocketPath?: string;
 }
 
 export interface ApiServer {
@@ -56,19 +62,17 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const metrics = o.metrics ?? new MetricsRegistry();
   const requests = metrics.counter('apiserver_request_total', 'Counter of apiserver requests broken out for each verb, resource and HTTP response code.', ['verb', 'resource', 'code']);
 
-  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, keepAlive: true, keepAliveTimeout: 120_000 }, (req, res) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      requests.inc({ verb: req.method ?? '', resource: '', code: String(res.statusCode) });
-      void started;
-    });
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    res.on('finish', () => requests.inc({ verb: req.method ?? '', resource: '', code: String(res.statusCode) }));
     serve(req, res).catch((e: unknown) => {
       if (toStatus(e).code >= 500) log.warn('request failed', { method: req.method, url: req.url, error: (e as Error).message });
       sendError(res, e);
     });
-  });
+  };
+  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, keepAlive: true, keepAliveTimeout: 120_000 }, handle);
   server.headersTimeout = 60_000;
   server.requestTimeout = 0; // watches are long-lived
+  let local: HttpServer | undefined;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
@@ -157,6 +161,17 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       resolve();
     });
   });
+  if (o.localSocketPath) {
+    const path = o.localSocketPath;
+    rmSync(path, { force: true });
+    local = createHttpServer({ keepAlive: true, keepAliveTimeout: 120_000 }, handle);
+    local.requestTimeout = 0;
+    await new Promise<void>((resolve, reject) => {
+      local!.once('error', reject);
+      local!.listen(path, () => resolve());
+    });
+    chmodSync(path, 0o600);
+  }
   const port = (server.address() as AddressInfo).port;
   const host = o.address.includes(':') ? `[${o.address}]` : o.address;
   return {
@@ -167,7 +182,11 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     close: async () => {
       registry.stop();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      local?.closeAllConnections();
+      await Promise.all([
+        new Promise<void>((resolve) => server.close(() => resolve())),
+        local ? new Promise<void>((resolve) => local!.close(() => resolve())) : undefined,
+      ]);
     },
   };
 }

@@ -21,11 +21,19 @@ export interface TestApiServer {
  * Starts an API server on 127.0.0.1 with a free port, on a SQLite file in a fresh temp dir (or
  * `dataDir`, to restart on the same data). `close()` stops it and, for a temp dir it made, removes it.
  */
-export async function startTestApiServer(o: { dataDir?: string; keepData?: boolean; watchCacheHistory?: number } = {}): Promise<TestApiServer> {
+export interface TestApiServerOptions {
+  readonly dataDir?: string;
+  readonly keepData?: boolean;
+  readonly watchCacheHistory?: number;
+  /** Run the in-process controllers (PV binder, protection). Default true. */
+  readonly controllers?: boolean;
+}
+
+export async function startTestApiServer(o: TestApiServerOptions = {}): Promise<TestApiServer> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'stowage-test-'));
   const owned = o.dataDir === undefined && !o.keepData;
   const store = openSqliteStore({ path: join(dataDir, 'stowage.db') });
-  const plane = await startControlPlane({ store, dataDir, address: '127.0.0.1', port: 0, watchCacheHistory: o.watchCacheHistory });
+  const plane = await startControlPlane({ store, dataDir, address: '127.0.0.1', port: 0, watchCacheHistory: o.watchCacheHistory, controllers: o.controllers });
   return {
     baseUrl: plane.api.url,
     token: plane.adminToken,

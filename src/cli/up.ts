@@ -10,6 +10,8 @@ export interface UpOptions {
   readonly address: string;
   readonly port: string;
   readonly dataDir: string;
+  /** commander's --no-controllers */
+  readonly controllers?: boolean;
 }
 
 /** `stowage up`: everything in one process on SQLite under --data-dir. */
@@ -20,6 +22,7 @@ export function upCommand(program: Command): void {
     .option('--address <ip>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'HTTPS port', '6443')
     .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live', './stowage-data')
+    .option('--no-controllers', 'do not run the controller manager in this process (run `stowage controllers` elsewhere)')
     .action(async (o: UpOptions) => {
       await runUp(o);
     });
@@ -43,7 +46,7 @@ export async function runUp(o: UpOptions): Promise<void> {
   }
   let plane;
   try {
-    plane = await startControlPlane({ store, dataDir, address: o.address, port });
+    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false });
   } catch (e) {
     await store.close();
     const err = e as NodeJS.ErrnoException;

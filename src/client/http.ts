@@ -18,6 +18,11 @@ export interface RestConfig {
   /** Connection pool size per host; default 32. */
   readonly maxSockets?: number;
   readonly userAgent?: string;
+  /**
+   * Talk HTTP over this unix socket instead of TCP (in-process components of `stowage up` use the
+   * API server's private socket: no TLS, no loopback TCP). `server` still names the host for URLs.
+   */
+  readonly socketPath?: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000; // client-go has no default; 30 s keeps a hung server from stalling a loop forever
@@ -132,7 +137,7 @@ export class HttpTransport {
     }
     return new Promise<IncomingMessage>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
-      const r = this.mod.request(url, { method: req.method, headers, agent: this.agent, signal }, resolve);
+      const r = this.mod.request(url, { method: req.method, headers, agent: this.agent, signal, ...(this.cfg.socketPath ? { socketPath: this.cfg.socketPath } : {}) }, resolve);
       r.on('error', reject);
       r.end(payload);
     });

@@ -5,6 +5,7 @@ import { LeaderElector, RestClient, apiLeaseLock, loadKubeconfig } from '../clie
 import { CliError } from '../cli/errors.js';
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
+import { newControllerInformers, runInformers } from './informers.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
 
@@ -19,10 +20,13 @@ export interface ControllersOptions {
 
 /** Runs every controller of the controller manager until `signal` aborts. */
 export async function runControllers(o: ControllersOptions): Promise<void> {
+  const informers = newControllerInformers(o.client);
+  const runs = runInformers(informers, o.signal);
   await Promise.all([
-    runPvController({ client: o.client, signal: o.signal, metrics: o.metrics, workers: o.workers }),
-    runProtectionControllers({ client: o.client, signal: o.signal }),
+    runPvController({ client: o.client, signal: o.signal, metrics: o.metrics, workers: o.workers, informers }),
+    runProtectionControllers({ client: o.client, signal: o.signal, informers }),
   ]);
+  await Promise.all(runs);
 }
 
 /**

@@ -48,7 +48,17 @@ export function resolveRef(s: Schema): Schema {
 }
 
 /** Definition name of a root kind, e.g. ('', 'v1', 'Pod') → `io.k8s.api.core.v1.Pod`. */
+const nameCache = new Map<string, string>();
 export function definitionNameFor(group: string, version: string, kind: string): string {
+  const key = `${group}/${version}/${kind}`;
+  const hit = nameCache.get(key);
+  if (hit) return hit;
+  const name = findDefinitionName(group, version, kind);
+  nameCache.set(key, name);
+  return name;
+}
+
+function findDefinitionName(group: string, version: string, kind: string): string {
   const defs = definitions();
   for (const [name, s] of Object.entries(defs)) {
     const gvks = s['x-kubernetes-group-version-kind'];

@@ -41,7 +41,8 @@ export function startNamespaceController(registry: ApiRegistry): { stop(): void 
         const left = await deleteContent(registry, name);
         if (left > 0) continue;
         try {
-          await ns.update(undefined, name, (o) => {
+          await ns.update(undefined, name, (cur) => {
+            const o = structuredClone(cur);
             const spec = (o.spec ?? {}) as { finalizers?: string[] };
             o.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== 'kubernetes') };
             return o;

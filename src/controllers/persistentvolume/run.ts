@@ -6,9 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
-import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
-  informerFor,
   newEventRecorder,
   newWorkQueue,
   objectOf,
@@ -17,6 +15,7 @@ import {
   type EventRecorder,
   type RestClient,
 } from '../../client/index.js';
+import { POD_CLAIM_INDEX, newControllerInformers, runInformers, type ControllerInformers } from '../informers.js';
 import { newOperationExecutor } from '../../node/pluginmanager/operationexecutor/executor.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
@@ -33,6 +32,8 @@ export const PV_RESYNC_MS = 15_000;
 
 export interface PvControllerRunOptions {
   readonly client: RestClient;
+  /** Informers shared with other controllers (the caller runs them); default: own ones. */
+  readonly informers?: ControllerInformers;
   readonly signal: AbortSignal;
   readonly workers?: number;
   readonly options?: Partial<ControllerOptions>;
@@ -41,23 +42,14 @@ export interface PvControllerRunOptions {
   readonly resyncMs?: number;
 }
 
-const POD_CLAIM_INDEX = 'claims';
-
-function podClaims(p: Pod): string[] {
-  const ns = p.metadata?.namespace ?? '';
-  return (p.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim?.claimName ? [`${ns}/${v.persistentVolumeClaim.claimName}`] : []));
-}
 
 /** Runs the PV controller until `signal` aborts. Resolves once it has stopped. */
 export async function runPvController(o: PvControllerRunOptions): Promise<void> {
   const { client, signal } = o;
-  const workers = o.workers ?? 4;
-  const pvs = informerFor(client, 'PersistentVolume');
-  const pvcs = informerFor(client, 'PersistentVolumeClaim');
-  const classes = informerFor(client, 'StorageClass');
-  const nodes = informerFor(client, 'Node');
-  const pods = informerFor(client, 'Pod');
-  pods.addIndexer(POD_CLAIM_INDEX, podClaims);
+  const workers = o.workers ?? 32;
+  const shared = o.informers;
+  const inf = shared ?? newControllerInformers(client);
+  const { pvs, pvcs, classes, nodes, pods } = inf;
   const recorder = o.recorder ?? newEventRecorder({ client, component: 'persistentvolume-controller' });
   const volumeQueue = newWorkQueue<string>({ name: 'volumes' });
   const claimQueue = newWorkQueue<string>({ name: 'claims' });
@@ -132,7 +124,7 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
   setMaxListeners(0, stop.signal); // informers and workers each listen for the stop
   const onAbort = (): void => stop.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
-  const runs = [pvs, pvcs, classes, nodes, pods].map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: (e as Error).message })));
+  const runs = shared ? [] : runInformers(inf, stop.signal);
   try {
     await waitForCacheSync(stop.signal, pvs, pvcs, classes, nodes, pods);
   } catch {

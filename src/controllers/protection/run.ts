@@ -6,7 +6,8 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import { informerFor, newWorkQueue, objectOf, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
+import { newWorkQueue, objectOf, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
+import { POD_CLAIM_INDEX, newControllerInformers, podClaimKeys, runInformers, type ControllerInformers } from '../informers.js';
 import { newLogger } from '../../util/log.js';
 import {
   PV_PROTECTION_FINALIZER,
@@ -18,16 +19,6 @@ import {
 } from './decisions.js';
 
 const log = newLogger('protection');
-const POD_CLAIM_INDEX = 'claims';
-
-function podClaimKeys(p: Pod): string[] {
-  const ns = p.metadata?.namespace ?? '';
-  return (p.spec?.volumes ?? []).flatMap((v) => {
-    if (v.persistentVolumeClaim?.claimName) return [`${ns}/${v.persistentVolumeClaim.claimName}`];
-    if (v.ephemeral) return [`${ns}/${p.metadata?.name ?? ''}-${v.name}`];
-    return [];
-  });
-}
 
 function split(key: string): [string, string] {
   const i = key.indexOf('/');
@@ -36,6 +27,8 @@ function split(key: string): [string, string] {
 
 export interface ProtectionRunOptions {
   readonly client: RestClient;
+  /** Informers shared with other controllers (the caller runs them); default: own ones. */
+  readonly informers?: ControllerInformers;
   readonly signal: AbortSignal;
   readonly workers?: number;
   readonly pvc?: PvcProtectionOptions;
@@ -44,10 +37,9 @@ export interface ProtectionRunOptions {
 /** Runs both protection controllers until `signal` aborts. */
 export async function runProtectionControllers(o: ProtectionRunOptions): Promise<void> {
   const { client, signal } = o;
-  const pvcs = informerFor(client, 'PersistentVolumeClaim');
-  const pvs = informerFor(client, 'PersistentVolume');
-  const pods = informerFor(client, 'Pod');
-  pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
+  const shared = o.informers;
+  const inf = shared ?? newControllerInformers(client);
+  const { pvcs, pvs, pods } = inf;
   const claimQueue = newWorkQueue<string>({ name: 'pvcprotection' });
   const volumeQueue = newWorkQueue<string>({ name: 'pvprotection' });
   const pvcApi = client.resource('PersistentVolumeClaim');
@@ -72,7 +64,7 @@ export async function runProtectionControllers(o: ProtectionRunOptions): Promise
   const stop = new AbortController();
   setMaxListeners(0, stop.signal); // informers and workers each listen for the stop
   signal.addEventListener('abort', () => stop.abort(signal.reason), { once: true });
-  const runs = [pvcs, pvs, pods].map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: (e as Error).message })));
+  const runs = shared ? [] : runInformers(inf, stop.signal);
   try {
     await waitForCacheSync(stop.signal, pvcs, pvs, pods);
   } catch {
