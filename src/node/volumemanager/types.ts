@@ -51,8 +51,12 @@ export interface VolumeSpec {
   readonly readOnly: boolean;
   readonly csi?: CsiSource;
   readonly hostPath?: string;
+  /** hostPath.type: DirectoryOrCreate creates the directory. */
+  readonly hostPathType?: string;
   /** PV capacity in bytes, and the claim whose status capacity it is compared with (expansion). */
   readonly capacityBytes?: number;
+  /** The PV's capacity as written (a Quantity string), copied to the claim's status after expansion. */
+  readonly capacity?: string;
   readonly claim?: { readonly namespace: string; readonly name: string };
   /** true for a `csi` inline volume in the pod (Ephemeral lifecycle: no staging). */
   readonly ephemeral?: boolean;
@@ -67,4 +71,10 @@ export interface CsiSource {
   readonly accessMode: CsiAccessMode;
 }
 
-export type CsiAccessMode = 'SINGLE_NODE_WRITER' | 'SINGLE_NODE_READER_ONLY' | 'SINGLE_NODE_MULTI_WRITER';
+export type CsiAccessMode =
+  | 'SINGLE_NODE_WRITER'
+  | 'SINGLE_NODE_READER_ONLY'
+  | 'MULTI_NODE_READER_ONLY'
+  | 'MULTI_NODE_MULTI_WRITER'
+  | 'SINGLE_NODE_SINGLE_WRITER'
+  | 'SINGLE_NODE_MULTI_WRITER';

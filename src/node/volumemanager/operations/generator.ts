@@ -1,0 +1,120 @@
+import type { Histogram } from '../../../util/metrics.js';
+import { assertNever } from '../../../util/errors.js';
+import type { Operation, OpKey } from '../operationexecutor/nested-pending.js';
+import type { ReconcileOp } from '../reconciler/reconcile.js';
+import type { PodRef, VolumeSpec } from '../types.js';
+import { podReference, type OperationContext } from './context.js';
+import { csiExpand, csiMountDevice, csiSetUp, csiTearDown, csiUnmountDevice, csiVerifyAttached } from './csi.js';
+import { emptyDirSetUp, emptyDirTearDown, hostPathSetUp, hostPathTearDown } from './local.js';
+
+/** One runnable operation for the executor: its key, kubelet metric name and body. */
+export interface GeneratedOperation {
+  readonly key: OpKey;
+  readonly name: string;
+  readonly run: Operation;
+}
+
+/** `volume_plugin` label: CSI volumes as `kubernetes.io/csi:<driver>`, as the kubelet reports them. */
+export function pluginLabel(spec: VolumeSpec): string {
+  return spec.csi ? `${spec.plugin}:${spec.csi.driver}` : spec.plugin;
+}
+
+interface Failure {
+  readonly pod?: PodRef;
+  readonly reason: string;
+  readonly message: (e: unknown) => string;
+}
+
+const why = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Turns a reconciler decision into an executor operation: dispatch by plugin, a Warning event on
+ * the pod on failure (Kubernetes reasons, messages naming the volume and the cause) and the
+ * storage_operation_duration_seconds observation.
+ */
+export function generate(ctx: OperationContext, op: ReconcileOp, durations?: Histogram): GeneratedOperation | undefined {
+  const wrap = (key: OpKey, name: string, spec: VolumeSpec, body: (s: AbortSignal) => Promise<void>, fail?: Failure): GeneratedOperation => ({
+    key,
+    name,
+    run: async (signal) => {
+      const t0 = performance.now();
+      try {
+        await body(signal);
+        durations?.observe({ operation_name: name, volume_plugin: pluginLabel(spec), status: 'success' }, (performance.now() - t0) / 1000);
+      } catch (e) {
+        durations?.observe({ operation_name: name, volume_plugin: pluginLabel(spec), status: 'fail-unknown' }, (performance.now() - t0) / 1000);
+        if (fail?.pod && !signal.aborted) ctx.recorder.event(podReference(fail.pod), 'Warning', fail.reason, fail.message(e));
+        else ctx.log.warn(`${name} failed`, { error: why(e) });
+        throw e;
+      }
+    },
+  });
+
+  switch (op.kind) {
+    case 'verifyAttached': {
+      const t = op.toMount;
+      return wrap({ volume: op.volume }, 'verify_controller_attached_volume', t.spec, async () => {
+        if (t.spec.plugin === 'kubernetes.io/csi') await csiVerifyAttached(ctx, t);
+        else ctx.asw.markVolumeAttached(t.volume, t.spec, '');
+      }, { pod: t.pod, reason: 'FailedAttachVolume', message: (e) => `AttachVolume.Attach failed for volume "${t.spec.specName}" : ${why(e)}` });
+    }
+    case 'mountDevice': {
+      const t = op.toMount;
+      const reason = t.spec.mode === 'Block' ? 'FailedMapVolume' : 'FailedMount';
+      const verb = t.spec.mode === 'Block' ? 'MapVolume.MapPodDevice' : 'MountVolume.MountDevice';
+      return wrap({ volume: op.volume }, 'mount_device', t.spec, (s) => csiMountDevice(ctx, t, s), { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
+    }
+    case 'setUp': {
+      const t = op.toMount;
+      const body = async (s: AbortSignal): Promise<void> => {
+        switch (t.spec.plugin) {
+          case 'kubernetes.io/csi':
+            return csiSetUp(ctx, t, s);
+          case 'kubernetes.io/empty-dir':
+            return emptyDirSetUp(ctx, t);
+          case 'kubernetes.io/host-path':
+            return hostPathSetUp(ctx, t, t.spec.hostPathType === 'DirectoryOrCreate');
+          default:
+            return assertNever(t.spec.plugin);
+        }
+      };
+      const reason = t.spec.mode === 'Block' ? 'FailedMapVolume' : 'FailedMount';
+      const verb = t.spec.mode === 'Block' ? 'MapVolume.SetUpDevice' : 'MountVolume.SetUp';
+      return wrap({ volume: op.volume, pod: op.pod }, 'volume_mount', t.spec, body, { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
+    }
+    case 'expand': {
+      const t = op.toMount;
+      return wrap({ volume: op.volume, pod: op.pod }, 'volume_fs_resize', t.spec, async (s) => {
+        await csiExpand(ctx, t, s);
+        ctx.recorder.event(podReference(t.pod), 'Normal', 'VolumeResizeSuccessful', `MountVolume.NodeExpandVolume succeeded for volume "${t.spec.specName}"`);
+      }, { pod: t.pod, reason: 'VolumeResizeFailed', message: (e) => `MountVolume.NodeExpandVolume failed for volume "${t.spec.specName}" : ${why(e)}` });
+    }
+    case 'unmountVolume': {
+      const m = op.mounted;
+      return wrap({ volume: op.volume, pod: op.pod }, 'volume_unmount', m.spec, async (s) => {
+        switch (m.spec.plugin) {
+          case 'kubernetes.io/csi':
+            return csiTearDown(ctx, m, s);
+          case 'kubernetes.io/empty-dir':
+            return emptyDirTearDown(ctx, m);
+          case 'kubernetes.io/host-path':
+            return hostPathTearDown(ctx, m);
+          default:
+            return assertNever(m.spec.plugin);
+        }
+      });
+    }
+    case 'unmountDevice': {
+      const v = op.attached;
+      return wrap({ volume: op.volume }, 'unmount_device', v.spec, async (s) => {
+        if (v.spec.plugin === 'kubernetes.io/csi' && !v.spec.ephemeral) await csiUnmountDevice(ctx, v, s);
+        else ctx.asw.markDeviceUnmounted(v.volume);
+      });
+    }
+    case 'markDetached':
+      ctx.asw.markVolumeDetached(op.volume);
+      return undefined;
+    default:
+      return assertNever(op);
+  }
+}

@@ -1,0 +1,57 @@
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { describe, expect, it } from 'vitest';
+import type { MountedPod } from '../cache/actual-state.js';
+import { csiSpec, pod as ref, vol } from '../testing/fixtures.js';
+import { decidePod, HOST_PATHS_ANNOTATION } from './decide.js';
+
+const NOW = '2026-01-01T00:00:00Z';
+const pod = (o: { volumes?: string[]; deleting?: boolean; running?: boolean; annotation?: string } = {}): Pod => ({
+  metadata: {
+    name: 'a',
+    namespace: 'default',
+    uid: 'uid-a',
+    ...(o.deleting ? { deletionTimestamp: NOW } : {}),
+    ...(o.annotation ? { annotations: { [HOST_PATHS_ANNOTATION]: o.annotation } } : {}),
+  },
+  spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: (o.volumes ?? ['data']).map((name) => ({ name, emptyDir: {} })) },
+  status: o.running
+    ? { phase: 'Running', conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True' })) }
+    : { phase: 'Pending' },
+});
+const m = (name: string, state: 'Mounted' | 'Uncertain' = 'Mounted'): MountedPod => ({
+  volume: vol(name),
+  pod: ref('a'),
+  outerSpecName: name,
+  spec: csiSpec(name),
+  state,
+  hostPath: `/h/${name}`,
+  remountRequired: false,
+  resizeRequired: false,
+});
+
+describe('decidePod', () => {
+  it.each([
+    { name: 'nothing mounted → wait', p: pod(), mounted: [], desired: 1, want: 'none' },
+    { name: 'uncertain → wait', p: pod(), mounted: [m('data', 'Uncertain')], desired: 1, want: 'none' },
+    { name: 'one of two → wait', p: pod({ volumes: ['data', 'x'] }), mounted: [m('data')], desired: 2, want: 'none' },
+    { name: 'all mounted → running', p: pod(), mounted: [m('data')], desired: 1, want: 'running' },
+    { name: 'no volumes → running', p: pod({ volumes: [] }), mounted: [], desired: 0, want: 'running' },
+    { name: 'already running with annotation → none', p: pod({ running: true, annotation: '{"data":"/h/data"}' }), mounted: [m('data')], desired: 1, want: 'none' },
+    { name: 'deleting with mounts → wait', p: pod({ deleting: true }), mounted: [m('data')], desired: 0, want: 'none' },
+    { name: 'deleting, all torn down → delete', p: pod({ deleting: true }), mounted: [], desired: 0, want: 'delete' },
+  ])('$name', ({ p, mounted, desired, want }) => {
+    expect(decidePod(p, mounted, desired, NOW).kind).toBe(want);
+  });
+
+  it('writes Running, the four conditions and the host paths', () => {
+    const a = decidePod(pod(), [m('data')], 1, NOW);
+    expect(a).toMatchObject({ kind: 'running', annotation: '{"data":"/h/data"}', status: { phase: 'Running' } });
+    if (a.kind !== 'running') throw new Error('unreachable');
+    expect((a.status?.['conditions'] as Array<{ type: string; status: string }>).map((c) => `${c.type}=${c.status}`)).toEqual([
+      'PodScheduled=True',
+      'Initialized=True',
+      'ContainersReady=True',
+      'Ready=True',
+    ]);
+  });
+});

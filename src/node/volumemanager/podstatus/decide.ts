@@ -1,0 +1,58 @@
+import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
+import type { MountedPod } from '../cache/actual-state.js';
+
+/** Pod annotation listing each mounted volume's host path, `{ "<volume name>": "<host path>" }` (docs/volumes-on-host.md). */
+export const HOST_PATHS_ANNOTATION = 'volumes.stowage.io/host-paths';
+
+export const READY_CONDITIONS = ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'] as const;
+
+export type PodAction =
+  | { readonly kind: 'none' }
+  /** Write the annotation (metadata) and/or the status; either may be absent when already right. */
+  | { readonly kind: 'running'; readonly annotation?: string; readonly status?: Record<string, unknown> }
+  /** Every volume is torn down: the node's final delete (grace period 0). */
+  | { readonly kind: 'delete' };
+
+function hostPaths(mounted: readonly MountedPod[]): string {
+  const o: Record<string, string> = {};
+  for (const m of [...mounted].sort((a, b) => a.outerSpecName.localeCompare(b.outerSpecName))) o[m.outerSpecName] = m.hostPath;
+  return JSON.stringify(o);
+}
+
+/**
+ * What pod status to write. A pod whose every volume is Mounted becomes Running with the
+ * conditions kubectl shows as ready (Stowage runs no containers: mounted volumes are the whole
+ * start). A terminating pod is deleted once the node holds no volume of it. Pure.
+ */
+export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount: number, nowIso: string): PodAction {
+  if (pod.metadata?.deletionTimestamp) return mounted.length === 0 && desiredCount === 0 ? { kind: 'delete' } : { kind: 'none' };
+  const phase = pod.status?.phase;
+  if (phase === 'Succeeded' || phase === 'Failed') return { kind: 'none' };
+  const names = (pod.spec?.volumes ?? []).map((v) => v.name);
+  const ok = names.every((n) => mounted.some((m) => m.outerSpecName === n && m.state === 'Mounted'));
+  if (!ok) return { kind: 'none' };
+  const annotation = hostPaths(mounted.filter((m) => names.includes(m.outerSpecName)));
+  const wantAnnotation = pod.metadata?.annotations?.[HOST_PATHS_ANNOTATION] !== annotation ? annotation : undefined;
+  const conds = pod.status?.conditions ?? [];
+  const ready = phase === 'Running' && READY_CONDITIONS.every((t) => conds.some((c) => c.type === t && c.status === 'True'));
+  if (ready && wantAnnotation === undefined) return { kind: 'none' };
+  if (ready) return { kind: 'running', annotation };
+  const conditions: PodCondition[] = READY_CONDITIONS.map((type) => {
+    const prev = conds.find((c) => c.type === type && c.status === 'True');
+    return { type, status: 'True', lastTransitionTime: prev?.lastTransitionTime ?? nowIso };
+  });
+  const containerStatuses = (pod.spec?.containers ?? []).map((c) => ({
+    name: c.name,
+    image: c.image ?? '',
+    imageID: '',
+    ready: true,
+    started: true,
+    restartCount: 0,
+    state: { running: { startedAt: pod.status?.startTime ?? nowIso } },
+  }));
+  return {
+    kind: 'running',
+    ...(wantAnnotation !== undefined ? { annotation } : {}),
+    status: { phase: 'Running', conditions, containerStatuses, startTime: pod.status?.startTime ?? nowIso },
+  };
+}

@@ -1,0 +1,88 @@
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { EventRecorder } from '../../../client/events.js';
+import type { Clock } from '../../../util/backoff.js';
+import type { ActualStateOfWorld } from '../cache/actual-state.js';
+import type { DesiredStateOfWorld } from '../cache/desired-state.js';
+import { podReference } from '../operations/context.js';
+import type { PodUid } from '../types.js';
+import { podIsTerminating, podRefOf, resolvePodVolumes, type PopulatorLookups } from './resolve.js';
+
+/** Fills the desired state from the pods bound to this node. */
+export interface Populator {
+  /**
+   * One full pass, synchronous: findAndAddNewPods then findAndRemoveDeletedPods. Once a pass has
+   * run with every informer synced, hasPopulatedOnce() is true for good.
+   */
+  populate(): void;
+  hasPopulatedOnce(): boolean;
+}
+
+export interface PopulatorOptions {
+  readonly dsw: DesiredStateOfWorld;
+  readonly asw: ActualStateOfWorld;
+  /** Pods with spec.nodeName = this node (informer lister). */
+  readonly pods: () => readonly Pod[];
+  readonly lookups: PopulatorLookups;
+  readonly recorder: EventRecorder;
+  readonly clock: Clock;
+  /** True once the pod, claim, PV and CSIDriver informers have listed. */
+  readonly synced: () => boolean;
+  /** The same problem is reported again at most this often (the event correlator aggregates further). */
+  readonly problemRepeatMs?: number;
+}
+
+export function newPopulator(o: PopulatorOptions): Populator {
+  return new DswPopulator(o);
+}
+
+const PROBLEM_REPEAT_MS = 30_000; // a retry every resync would otherwise flood the pod's events
+
+class DswPopulator implements Populator {
+  private populated = false;
+  private readonly reported = new Map<string, { message: string; atMs: number }>();
+
+  constructor(private readonly o: PopulatorOptions) {}
+
+  hasPopulatedOnce(): boolean {
+    return this.populated;
+  }
+
+  populate(): void {
+    const synced = this.o.synced();
+    const live = new Set<PodUid>();
+    this.findAndAddNewPods(live);
+    this.findAndRemoveDeletedPods(live);
+    if (synced) this.populated = true;
+  }
+
+  private findAndAddNewPods(live: Set<PodUid>): void {
+    const { dsw, asw } = this.o;
+    for (const pod of this.o.pods()) {
+      if (podIsTerminating(pod)) continue;
+      const ref = podRefOf(pod);
+      live.add(ref.uid);
+      const r = resolvePodVolumes(pod, this.o.lookups);
+      const wanted = new Set(r.volumes.map((v) => v.volume));
+      for (const cur of dsw.volumesForPod(ref.uid)) if (!wanted.has(cur.volume)) dsw.deletePodFromVolume(ref.uid, cur.volume);
+      for (const { resizeNeeded, ...v } of r.volumes) {
+        dsw.addPodToVolume(v);
+        const st = asw.podVolumeStatus(ref.uid, v.volume);
+        if (resizeNeeded && st.kind === 'mounted' && !st.resizeRequired) asw.markResizeRequired(ref.uid, v.volume, true);
+      }
+      for (const p of r.problems) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
+    }
+  }
+
+  private findAndRemoveDeletedPods(live: Set<PodUid>): void {
+    for (const uid of this.o.dsw.pods()) if (!live.has(uid)) this.o.dsw.deletePod(uid);
+    for (const k of [...this.reported.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.reported.delete(k);
+  }
+
+  private report(pod: Pod, key: string, reason: string, message: string): void {
+    const now = this.o.clock.now();
+    const last = this.reported.get(key);
+    if (last && last.message === message && now - last.atMs < (this.o.problemRepeatMs ?? PROBLEM_REPEAT_MS)) return;
+    this.reported.set(key, { message, atMs: now });
+    this.o.recorder.event(podReference(podRefOf(pod)), 'Warning', reason, message);
+  }
+}

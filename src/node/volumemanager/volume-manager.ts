@@ -1,0 +1,207 @@
+/**
+ * The node agent's volume manager (kubelet pkg/kubelet/volumemanager): wiring only.
+ *
+ * - populator (populator/): pods on this node → desired state (DSW). Writes the DSW.
+ * - reconciler (reconciler/): pure decision over DSW × ASW → operations, run by the nested pending
+ *   operations executor (operationexecutor/); operations (operations/) write the actual state (ASW).
+ * - reconstruct/: rebuilds the ASW from disk and the mount table at start; removes orphaned pod dirs.
+ * - podstatus/: pods whose volumes are all mounted become Running; deleted pods are finally deleted.
+ */
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { newEventRecorder, type EventRecorder } from '../../client/events.js';
+import { informerFor, type Informer } from '../../client/informer.js';
+import type { RestClient } from '../../client/rest.js';
+import { DEFAULT_BACKOFF, realClock, type Clock } from '../../util/backoff.js';
+import { newLogger, type Logger } from '../../util/log.js';
+import type { MetricsRegistry } from '../../util/metrics.js';
+import { newActualStateOfWorld, type ActualStateOfWorld } from './cache/actual-state.js';
+import { newDesiredStateOfWorld, type DesiredStateOfWorld } from './cache/desired-state.js';
+import { CsiClients, type CsiDriverLookup } from './operations/csi-clients.js';
+import type { OperationContext } from './operations/context.js';
+import { generate, pluginLabel } from './operations/generator.js';
+import { newNestedPendingOperations, type NestedPendingOperations } from './operationexecutor/nested-pending.js';
+import { newPopulator, type Populator } from './populator/populator.js';
+import { VolumesInUseReporter } from './populator/volumes-in-use.js';
+import { PodStatusWriter } from './podstatus/writer.js';
+import { cleanupOrphanedPodDirs } from './reconstruct/orphans.js';
+import { reconstructActualState } from './reconstruct/reconstruct.js';
+import { reconcile } from './reconciler/reconcile.js';
+import type { PodUid } from './types.js';
+
+export type { CsiDriverLookup } from './operations/csi-clients.js';
+export { HOST_PATHS_ANNOTATION } from './podstatus/decide.js';
+
+export interface VolumeManagerOptions {
+  readonly client: RestClient;
+  readonly nodeName: string;
+  /** The kubelet root dir equivalent (pods/ and plugins/ live under it). */
+  readonly rootDir: string;
+  readonly drivers: CsiDriverLookup;
+  readonly signal: AbortSignal;
+  readonly metrics?: MetricsRegistry;
+  /** Cap of the per-operation exponential backoff (500 ms doubling); default DEFAULT_BACKOFF.capMs. */
+  readonly backoffCapMs?: number;
+  /** Reconciler/populator period as a safety net besides event wake-ups (kubelet: 100 ms). */
+  readonly periodMs?: number;
+  readonly log?: Logger;
+  readonly clock?: Clock;
+}
+
+export interface VolumeManager {
+  readonly dsw: Pick<DesiredStateOfWorld, 'volumesToMount' | 'volumeNames' | 'volumesForPod' | 'pods'>;
+  readonly asw: Pick<ActualStateOfWorld, 'attachedVolumes' | 'mountedPods' | 'mountedVolumesForPod'>;
+  /** True once the populator has completed a full pass with synced informers. */
+  populatedOnce(): boolean;
+  /** Resolves when no operation, status write or node write is in flight (at that instant). */
+  idle(): Promise<void>;
+  /** Stops the loops, aborts operations in flight and waits for them; mounts are left as they are. */
+  stop(): Promise<void>;
+}
+
+const ORPHAN_SWEEP_MS = 2_000;
+
+/** Starts the volume manager; resolves once its state is reconstructed and its loop runs. */
+export async function startVolumeManager(o: VolumeManagerOptions): Promise<VolumeManager> {
+  const log = o.log ?? newLogger('volumemanager');
+  const clock = o.clock ?? realClock;
+  const stopCtl = new AbortController();
+  const onAbort = (): void => stopCtl.abort();
+  o.signal.addEventListener('abort', onAbort, { once: true });
+  const signal = stopCtl.signal;
+
+  const dsw = newDesiredStateOfWorld();
+  const asw = newActualStateOfWorld();
+  const recorder: EventRecorder = newEventRecorder({ client: o.client, component: 'kubelet', host: o.nodeName });
+  const csi = new CsiClients(o.drivers, log.child('csi'));
+
+  const pods = informerFor(o.client, 'Pod', { fieldSelector: `spec.nodeName=${o.nodeName}` });
+  const claims = informerFor(o.client, 'PersistentVolumeClaim');
+  const pvs = informerFor(o.client, 'PersistentVolume');
+  const drivers = informerFor(o.client, 'CSIDriver');
+  const attachments = informerFor(o.client, 'VolumeAttachment');
+  const informers: Array<Informer<unknown>> = [pods, claims, pvs, drivers, attachments] as Array<Informer<unknown>>;
+
+  let wake: (() => void) | undefined;
+  let dirty = true;
+  const kick = (): void => {
+    dirty = true;
+    wake?.();
+  };
+  for (const inf of informers) inf.addEventHandler({ onAdd: kick, onUpdate: kick, onDelete: kick });
+
+  const exec: NestedPendingOperations = newNestedPendingOperations({ backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs }, clock });
+  exec.onSettled(kick);
+
+  const durations = o.metrics?.histogram('storage_operation_duration_seconds', 'Storage operation duration', ['operation_name', 'volume_plugin', 'status']);
+  const total = o.metrics?.gauge('volume_manager_total_volumes', 'Number of volumes in Volume Manager', ['plugin_name', 'state']);
+  if (total) {
+    total.collect = (g) => {
+      g.reset();
+      const count = (state: string, specs: ReadonlyArray<{ spec: Parameters<typeof pluginLabel>[0] }>): void => {
+        const by = new Map<string, number>();
+        for (const s of specs) by.set(pluginLabel(s.spec), (by.get(pluginLabel(s.spec)) ?? 0) + 1);
+        for (const [plugin_name, n] of by) g.set({ plugin_name, state }, n);
+      };
+      count('desired_state_of_world', dsw.volumesToMount());
+      count('actual_state_of_world', asw.mountedPods());
+    };
+  }
+
+  const ctx: OperationContext = {
+    rootDir: o.rootDir,
+    nodeName: o.nodeName,
+    asw,
+    csi,
+    api: { csiDriver: (n) => drivers.lister.get(n), volumeAttachment: (n) => attachments.lister.get(n) },
+    client: o.client,
+    recorder,
+    log,
+  };
+  const populator: Populator = newPopulator({
+    dsw,
+    asw,
+    pods: () => pods.lister.list() as Pod[],
+    lookups: { claim: (ns, n) => claims.lister.get(ns, n), volume: (n) => pvs.lister.get(n), csiDriver: (n) => drivers.lister.get(n) },
+    recorder,
+    clock,
+    synced: () => informers.every((i) => i.hasSynced()),
+  });
+  const inUse = new VolumesInUseReporter(o.client, o.nodeName, log, kick);
+  const status = new PodStatusWriter(o.client, log, kick);
+
+  const reconstructed = await reconstructActualState({ rootDir: o.rootDir, asw, log });
+  if (reconstructed > 0) log.info('actual state reconstructed from disk', { volumes: reconstructed });
+
+  const runs = informers.map((i) => i.run(signal).catch((e: unknown) => log.error('informer stopped', { error: String(e) })));
+
+  let sweeping: Promise<void> | undefined;
+  let lastSweep = 0;
+  const sweep = (): void => {
+    if (sweeping || !populator.hasPopulatedOnce() || clock.now() - lastSweep < ORPHAN_SWEEP_MS) return;
+    lastSweep = clock.now();
+    const live = new Set(pods.lister.list().map((p) => p.metadata?.uid ?? ''));
+    const keep = (uid: PodUid): boolean => live.has(uid) || dsw.podExists(uid) || asw.mountedVolumesForPod(uid).length > 0;
+    sweeping = cleanupOrphanedPodDirs({ rootDir: o.rootDir, keep, log })
+      .then((removed) => void (removed.length && log.info('orphaned pod directories removed', { pods: removed.join(',') })))
+      .catch((e: unknown) => log.warn('orphan sweep failed', { error: String(e) }))
+      .finally(() => (sweeping = undefined));
+  };
+
+  const iterate = (): void => {
+    populator.populate();
+    inUse.sync(dsw);
+    for (const op of reconcile(dsw, asw, populator.hasPopulatedOnce())) {
+      const g = generate(ctx, op, durations);
+      if (g) exec.run(g.key, g.name, g.run); // alreadyExists / backoff are expected: the next pass retries
+    }
+    status.sync(pods.lister.list() as Pod[], asw, dsw);
+    sweep();
+  };
+
+  const periodMs = o.periodMs ?? 100;
+  const loop = (async () => {
+    while (!signal.aborted) {
+      dirty = false;
+      try {
+        iterate();
+      } catch (e) {
+        log.error('volume manager pass failed', { error: String(e) });
+      }
+      if (dirty) {
+        await new Promise<void>((r) => setImmediate(r));
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, periodMs);
+        function done(): void {
+          clearTimeout(t);
+          wake = undefined;
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        wake = done;
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  })();
+
+  let stopped: Promise<void> | undefined;
+  return {
+    dsw,
+    asw,
+    populatedOnce: () => populator.hasPopulatedOnce(),
+    idle: async () => {
+      await Promise.all([exec.idle(), status.idle(), inUse.idle(), sweeping]);
+    },
+    stop: () =>
+      (stopped ??= (async () => {
+        stopCtl.abort();
+        o.signal.removeEventListener('abort', onAbort);
+        await loop;
+        await exec.close();
+        await Promise.all([status.idle(), inUse.idle(), sweeping, ...runs]);
+        await recorder.close();
+        csi.close();
+      })()),
+  };
+}
