@@ -57,14 +57,14 @@ export interface Env {
   close(): Promise<void>;
 }
 
-export async function startEnv(o: { enableAttach?: boolean } = {}): Promise<Env> {
+export async function startEnv(o: { enableAttach?: boolean; capacityBytes?: number } = {}): Promise<Env> {
   const srv = await startTestApiServer();
   const client = new RestClient(await loadKubeconfig(srv.kubeconfigPath));
   const dir = mkdtempSync(join(tmpdir(), 'stowage-sidecar-'));
   const stateDir = join(dir, 'state');
   const socket = join(dir, 'csi.sock');
   const driverAc = new AbortController();
-  const driver = await startHostpathDriver({ endpoint: socket, nodeId: NODE, stateDir, enableAttach: o.enableAttach ?? false, signal: driverAc.signal, logger: quietLogger() });
+  const driver = await startHostpathDriver({ endpoint: socket, nodeId: NODE, stateDir, enableAttach: o.enableAttach ?? false, ...(o.capacityBytes !== undefined ? { capacityBytes: o.capacityBytes } : {}), signal: driverAc.signal, logger: quietLogger() });
   await client.resource('Node').create({ metadata: { name: NODE, labels: { [TOPOLOGY_KEY]: NODE } } });
   await client.resource('CSINode').create({ metadata: { name: NODE }, spec: { drivers: [{ name: DRIVER, nodeID: NODE, topologyKeys: [TOPOLOGY_KEY] }] } });
   const sidecars: Array<{ stop(): Promise<void> }> = [];

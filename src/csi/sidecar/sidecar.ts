@@ -31,6 +31,7 @@ import { newDeleter } from './deleter.js';
 import { leaseName } from './names.js';
 import { claimClassName } from './provision-decide.js';
 import { newProvisioner, type ProvisionerOptions } from './provisioner.js';
+import { newResizer } from './resizer.js';
 
 export interface CsiSidecarOptions {
   readonly client: RestClient;
@@ -169,6 +170,21 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
       };
       I.csiNodes.addEventHandler({ onAdd: addNode, onUpdate: (_, cn) => addNode(cn) });
       starters.push(() => runWorkers(q, workers, (k, s) => attacher.reconcile(k, s), { signal: o.signal, log: log.child('attacher') }));
+    }
+
+    if (enabled.resizer) {
+      const resizer = newResizer(ctx, { recorder: recorder('external-resizer') });
+      const q = queue('resizer');
+      I.claims.addEventHandler({
+        onAdd: (c) => q.add(metaNamespaceKey(c)),
+        onUpdate: (_, c) => q.add(metaNamespaceKey(c)),
+      });
+      const addPv = (pv: PersistentVolume): void => {
+        const ref = pv.spec?.claimRef;
+        if (pv.spec?.csi?.driver === driver && ref?.namespace && ref.name) q.add(`${ref.namespace}/${ref.name}`);
+      };
+      I.volumes.addEventHandler({ onAdd: addPv, onUpdate: (_, pv) => addPv(pv) });
+      starters.push(() => runWorkers(q, workers, (k, s) => resizer.reconcile(k, s), { signal: o.signal, log: log.child('resizer') }));
     }
 
     const informerRuns = Object.values(I).map((i) => i.run(o.signal));
