@@ -239,10 +239,10 @@ describe('PersistentVolumeClaim status update', () => {
     def.prepareForStatusUpdate(o, stored, admission());
     return o;
   }
-  it('keeps the stored spec and drops allocatedResources (feature off)', () => {
+  it('keeps the stored spec and allocatedResources (RecoverVolumeExpansionFailure on)', () => {
     const o = statusUpdate({ phase: 'Bound', capacity: { storage: '1Gi' }, allocatedResources: { storage: '1Gi' } });
     expect(o.spec).toEqual(stored.spec);
-    expect(o.status).toEqual({ phase: 'Bound', capacity: { storage: '1Gi' } });
+    expect(o.status).toEqual({ phase: 'Bound', capacity: { storage: '1Gi' }, allocatedResources: { storage: '1Gi' } });
     expect(def.validateStatusUpdate(o, stored, admission())).toEqual([]);
   });
   it('validates capacity shape', () => {

@@ -252,8 +252,7 @@ function validatePVCStatusUpdate(pvc: KubeObject, old: KubeObject): FieldCause[]
     if (!q) out.push(...validateQuantityField(v, `status.capacity[${k}]`, 'any'));
     else if (q.nanos < 0n) out.push(invalid(`status.capacity[${k}]`, q.nanos / 1_000_000_000n, 'must be a valid resource quantity'));
   }
-  const recover = hasAllocated(old);
-  if (recover.resources || recover.statuses) {
+  {
     const statusPath = 'status.allocatedResourceStatus';
     for (const [k, v] of Object.entries(obj(status.allocatedResourceStatuses) ?? {})) {
       out.push(...validateResourceKey(k, statusPath));
@@ -374,11 +373,9 @@ export const persistentVolumeClaimResource: ResourceDef = baseResourceDef({
   },
   prepareForStatusUpdate(pvc, old) {
     const status = ensureObject(pvc, 'status');
-    const had = hasAllocated(old);
     const oldStatus = obj(old.status) ?? {};
-    // RecoverVolumeExpansionFailure and VolumeAttributesClass are off in 1.30.
-    if (!had.resources) delete status.allocatedResources;
-    if (!had.statuses) delete status.allocatedResourceStatuses;
+    // VolumeAttributesClass is off in 1.30. RecoverVolumeExpansionFailure is on (beta and on by
+    // default since 1.32): the CSI resizer records allocatedResources and their resize status.
     if (oldStatus.currentVolumeAttributesClassName === undefined) delete status.currentVolumeAttributesClassName;
     if (oldStatus.modifyVolumeStatus === undefined) delete status.modifyVolumeStatus;
   },
