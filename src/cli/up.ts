@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { startControlPlane } from '../api/controlplane.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { ensureDir } from '../util/fsutil.js';
+import { startAllInOne, type AllInOne } from './allinone.js';
 import { CliError } from './errors.js';
 
 export interface UpOptions {
@@ -12,6 +13,11 @@ export interface UpOptions {
   readonly dataDir: string;
   /** commander's --no-controllers */
   readonly controllers?: boolean;
+  /** commander's --no-hostpath */
+  readonly hostpath?: boolean;
+  /** commander's --no-node */
+  readonly node?: boolean;
+  readonly nodeName?: string;
 }
 
 /** `stowage up`: everything in one process on SQLite under --data-dir. */
@@ -23,6 +29,9 @@ export function upCommand(program: Command): void {
     .option('--port <port>', 'HTTPS port', '6443')
     .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live', './stowage-data')
     .option('--no-controllers', 'do not run the controller manager in this process (run `stowage controllers` elsewhere)')
+    .option('--no-node', 'do not run a node agent in this process')
+    .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
+    .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
     .action(async (o: UpOptions) => {
       await runUp(o);
     });
@@ -55,9 +64,19 @@ export async function runUp(o: UpOptions): Promise<void> {
     if (err.code === 'EACCES') throw new CliError(`cannot listen on ${o.address}:${port}: permission denied`);
     throw e;
   }
+  let node: AllInOne | undefined;
+  if (o.node !== false) {
+    try {
+      node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName });
+    } catch (e) {
+      await plane.close();
+      await store.close();
+      throw new CliError(`cannot start the node agent: ${(e as Error).message}`);
+    }
+  }
   process.stdout.write(
     [
-      `Stowage is running: API server ${plane.api.url}, data in ${dataDir}`,
+      `Stowage is running: API server ${plane.api.url}, data in ${dataDir}${node ? `, node ${node.nodeName}` : ''}`,
       `  export KUBECONFIG=${plane.kubeconfigPath}`,
       `  kubectl get pv,pvc,sc -A`,
       `Stop with Ctrl-C.`,
@@ -73,6 +92,7 @@ export async function runUp(o: UpOptions): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  await node?.stop();
   await plane.close();
   await store.close();
 }

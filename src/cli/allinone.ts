@@ -1,0 +1,91 @@
+import { setMaxListeners } from 'node:events';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { RestClient } from '../client/index.js';
+import { ConflictError, NotFoundError, AlreadyExistsError } from '../util/errors.js';
+import { startHostpathDriver } from '../csi/hostpath/server.js';
+import { DEFAULT_DRIVER_NAME } from '../csi/hostpath/driver.js';
+import { runRegistrar } from '../csi/registrar/registrar.js';
+import { startNodeAgent, type NodeAgent } from '../node/agent.js';
+import { ensureDir } from '../util/fsutil.js';
+import { newLogger } from '../util/log.js';
+
+const log = newLogger('up');
+
+export interface AllInOneOptions {
+  readonly client: RestClient;
+  readonly dataDir: string;
+  /** Leave the built-in hostpath driver (and its registrar) out. */
+  readonly hostpath: boolean;
+  readonly nodeName?: string;
+}
+
+export interface AllInOne {
+  readonly nodeName: string;
+  readonly agent: NodeAgent;
+  stop(): Promise<void>;
+}
+
+/** The node agent's name when none is given: the host name, lower-cased as the kubelet does. */
+export function defaultNodeName(): string {
+  return hostname().toLowerCase();
+}
+
+/**
+ * The node side of `stowage up`: one node agent (root `<data-dir>/node`) and, unless disabled,
+ * the built-in hostpath driver with its registrar, which registers it with that agent the way
+ * node-driver-registrar does with a kubelet.
+ */
+export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
+  const nodeName = o.nodeName ?? defaultNodeName();
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  const rootDir = join(o.dataDir, 'node');
+  const agent = await startNodeAgent({ client: o.client, nodeName, rootDir, signal: stop.signal });
+  const background: Promise<unknown>[] = [];
+  if (o.hostpath) {
+    const driverDir = join(agent.dirs.plugins, DEFAULT_DRIVER_NAME);
+    ensureDir(driverDir, 0o750);
+    const socket = join(driverDir, 'csi.sock');
+    const driver = await startHostpathDriver({ endpoint: socket, nodeId: nodeName, stateDir: join(o.dataDir, 'csi-hostpath'), signal: stop.signal });
+    background.push(driver.done);
+    await ensureCsiDriver(o.client, DEFAULT_DRIVER_NAME, { attachRequired: false });
+    background.push(
+      runRegistrar({ csiAddress: socket, kubeletRegistrationPath: socket, pluginRegistrationPath: agent.dirs.pluginsRegistry, signal: stop.signal }).catch((e: unknown) =>
+        log.error('built-in registrar stopped', { error: (e as Error).message }),
+      ),
+    );
+  }
+  return {
+    nodeName,
+    agent,
+    stop: async () => {
+      stop.abort();
+      await agent.stop();
+      await Promise.allSettled(background);
+    },
+  };
+}
+
+/** Creates or updates the CSIDriver object of a built-in driver. */
+async function ensureCsiDriver(client: RestClient, name: string, spec: { attachRequired: boolean }): Promise<void> {
+  const api = client.resource('CSIDriver');
+  const want = { attachRequired: spec.attachRequired, podInfoOnMount: true, volumeLifecycleModes: ['Persistent'], fsGroupPolicy: 'File' };
+  for (let i = 0; i < 5; i++) {
+    try {
+      const cur = await api.get(name);
+      const same = cur.spec?.attachRequired === want.attachRequired && cur.spec?.podInfoOnMount === want.podInfoOnMount;
+      if (same) return;
+      // attachRequired is immutable: replace the object.
+      await api.delete(name);
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+    }
+    try {
+      await api.create({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name }, spec: want });
+      return;
+    } catch (e) {
+      if (!(e instanceof AlreadyExistsError) && !(e instanceof ConflictError)) throw e;
+    }
+  }
+}

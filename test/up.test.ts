@@ -1,0 +1,97 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { api, type Target } from './helpers/http.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(ROOT, 'bin', 'stowage');
+const built = existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'));
+const isRoot = process.getuid?.() === 0;
+if (!built) console.warn('stowage up tests skipped: run `npm run build` first (npm test does)');
+
+interface Running {
+  child: ChildProcess;
+  target: Target;
+  exit: Promise<number | null>;
+}
+
+async function up(dataDir: string, extra: string[] = []): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'testnode', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = await new Promise<string>((res, rej) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /API server (https:\/\/\S+),/.exec(out);
+      if (m) res(m[1]!);
+    });
+    void exit.then((code) => rej(new Error(`stowage up exited with ${code}`)));
+  });
+  const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
+  const token = /token: (\S+)/.exec(kc)![1]!;
+  const caPem = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)![1]!, 'base64').toString();
+  return { child, exit, target: { baseUrl: url, token, caPem } };
+}
+
+describe.skipIf(!built)('stowage up', () => {
+  const dirs: string[] = [];
+  const tmp = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'stowage-up-'));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it.skipIf(!isRoot)('registers the built-in hostpath driver with its node, stops cleanly on SIGTERM, and restarts with its data', async () => {
+    const dataDir = tmp();
+    const a = await up(dataDir);
+    try {
+      await expect
+        .poll(async () => (await api(a.target, 'GET', '/apis/storage.k8s.io/v1/csinodes/testnode')).body?.spec?.drivers?.[0], { timeout: 15_000 })
+        .toMatchObject({ name: 'hostpath.csi.stowage.io', nodeID: 'testnode', topologyKeys: ['topology.hostpath.csi.stowage.io/node'] });
+      const drv = await api(a.target, 'GET', '/apis/storage.k8s.io/v1/csidrivers/hostpath.csi.stowage.io');
+      expect(drv.body.spec.attachRequired).toBe(false);
+      const node = (await api(a.target, 'GET', '/api/v1/nodes/testnode')).body;
+      expect(JSON.parse(node.metadata.annotations['csi.volume.kubernetes.io/nodeid'])).toEqual({ 'hostpath.csi.stowage.io': 'testnode' });
+      await api(a.target, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep' }, data: { k: 'v' } });
+    } finally {
+      a.child.kill('SIGTERM');
+    }
+    expect(await a.exit).toBe(0);
+    expect(existsSync(join(dataDir, 'node', 'plugins_registry', 'hostpath.csi.stowage.io-reg.sock'))).toBe(false);
+    const b = await up(dataDir);
+    try {
+      const cm = await api(b.target, 'GET', '/api/v1/namespaces/default/configmaps/keep');
+      expect(cm.body.data).toEqual({ k: 'v' });
+      expect(b.target.token).toBe(a.target.token);
+    } finally {
+      b.child.kill('SIGTERM');
+    }
+    expect(await b.exit).toBe(0);
+  }, 60_000);
+
+  it('refuses a port in use and an unusable data dir with a one-line error', async () => {
+    const a = await up(tmp(), ['--no-node']);
+    try {
+      const port = new URL(a.target.baseUrl).port;
+      const r = spawnSync(process.execPath, [BIN, 'up', '--port', port, '--data-dir', tmp(), '--no-node'], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim()).toBe(`stowage: cannot listen on 127.0.0.1:${port}: address already in use`);
+    } finally {
+      a.child.kill('SIGTERM');
+      await a.exit;
+    }
+    const file = join(tmp(), 'a-file');
+    writeFileSync(file, '');
+    const bad = spawnSync(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', join(file, 'sub')], { encoding: 'utf8', timeout: 30_000 });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.trim()).toMatch(/^stowage: data dir .* is not writable: ENOTDIR$/);
+    const badPort = spawnSync(process.execPath, [BIN, 'up', '--port', 'x'], { encoding: 'utf8', timeout: 30_000 });
+    expect(badPort.stderr.trim()).toBe('stowage: invalid --port "x": must be 0-65535');
+  }, 60_000);
+});
