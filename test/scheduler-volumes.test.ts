@@ -138,6 +138,10 @@ describe('scheduler: volume-aware placement', () => {
     // Freeing a slot (the pod goes) lets the waiting pod in, without any periodic retry being needed.
     await client.resource('Pod').delete('p1', { namespace: 'limits', gracePeriodSeconds: 0 });
     expect(await until('p3 bound', () => nodeOf('limits', 'p3'))).toBe(nodes[0]);
+    const cond = await until('PodScheduled=True', async () =>
+      (await client.resource('Pod').get('p3', { namespace: 'limits' })).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'True'),
+    );
+    expect(cond.reason).toBeUndefined();
   });
 
   it('refuses a second pod for a ReadWriteOncePod claim', async () => {

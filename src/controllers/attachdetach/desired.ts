@@ -29,8 +29,15 @@ export function multiAttachAllowed(pv: PersistentVolume): boolean {
   return modes.includes('ReadWriteMany') || modes.includes('ReadOnlyMany');
 }
 
-function podTerminated(p: Pod): boolean {
-  return p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+/**
+ * volumeutil.IsPodTerminated: a finished pod, or one being deleted with no container running.
+ * The node's volumesInUse still guards the detach, so a volume is never pulled from under a mount.
+ */
+export function podTerminated(p: Pod): boolean {
+  if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') return true;
+  if (!p.metadata?.deletionTimestamp) return false;
+  const st = p.status;
+  return ![...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])].some((c) => c.state?.running !== undefined);
 }
 
 function podClaims(p: Pod): string[] {

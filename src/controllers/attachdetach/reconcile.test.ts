@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { desiredAttachments, type DesiredInputs } from './desired.js';
+import { desiredAttachments, podTerminated, type DesiredInputs } from './desired.js';
 import { nodeLiveness } from './nodehealth.js';
 import { multiAttachMessage, reconcileAttachments, type NodeState } from './reconcile.js';
 import { ANN_CONTROLLER_MANAGED, attachmentName, uniqueVolumeName, type ActualAttachment, type CSIDriver, type DesiredAttachment, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod } from './types.js';
@@ -134,4 +134,14 @@ describe('nodeLiveness', () => {
     ['tainted, lease expired but within grace', tainted, t0 + 45_000, 'dying'],
     ['tainted, lease expired beyond grace', tainted, t0 + 51_000, 'gone'],
   ])('%s', (_, node, now, kind) => expect(nodeLiveness(node, lease, now, 10_000).kind).toBe(kind));
+});
+
+describe('podTerminated', () => {
+  const del = '2026-01-01T00:00:00Z';
+  it.each<[string, Pod, boolean]>([
+    ['running', { metadata: { name: 'p' }, status: { phase: 'Running' } }, false],
+    ['succeeded', { metadata: { name: 'p' }, status: { phase: 'Succeeded' } }, true],
+    ['deleting, nothing running', { metadata: { name: 'p', deletionTimestamp: del }, status: { phase: 'Running' } }, true],
+    ['deleting, a container still running', { metadata: { name: 'p', deletionTimestamp: del }, status: { containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } }] } }, false],
+  ])('%s → %s', (_, p, want) => expect(podTerminated(p)).toBe(want));
 });

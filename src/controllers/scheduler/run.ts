@@ -25,7 +25,7 @@ import { newLogger } from '../../util/log.js';
 import { POD_CLAIM_INDEX, POD_NODE_INDEX, SchedulerCache, podClaimIndex, podNodeIndex } from './cache.js';
 import { schedulePod } from './schedule.js';
 import { volumeBindingState } from './prebind.js';
-import { ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, DEFAULT_SCHEDULER_NAME, isTerminal, nameOf, podKey, type PersistentVolume, type Pod } from './types.js';
+import { ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, DEFAULT_SCHEDULER_NAME, isTerminal, nameOf, podKey, type Node, type PersistentVolume, type Pod } from './types.js';
 import type { PodVolumes } from './volumes.js';
 
 const log = newLogger('scheduler');
@@ -48,6 +48,17 @@ export function isPodToSchedule(p: Pod, schedulerName: string): boolean {
   if ((p.spec?.schedulerName ?? DEFAULT_SCHEDULER_NAME) !== schedulerName) return false;
   if (p.metadata?.deletionTimestamp || isTerminal(p)) return false;
   return (p.spec?.schedulingGates ?? []).length === 0;
+}
+
+/** Did anything the filters look at change between two versions of a node? */
+export function nodeSchedulingChanged(a: Node, b: Node): boolean {
+  const ready = (n: Node): boolean => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return (
+    ready(a) !== ready(b) ||
+    Boolean(a.spec?.unschedulable) !== Boolean(b.spec?.unschedulable) ||
+    JSON.stringify(a.metadata?.labels ?? {}) !== JSON.stringify(b.metadata?.labels ?? {}) ||
+    JSON.stringify(a.spec?.taints ?? []) !== JSON.stringify(b.spec?.taints ?? [])
+  );
 }
 
 /** The pod's conditions with PodScheduled set; null when nothing would change. */
@@ -126,7 +137,9 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     },
   });
   const onCluster = { onAdd: retryUnschedulable, onUpdate: retryUnschedulable, onDelete: retryUnschedulable };
-  for (const i of [nodes, classes, csiNodes]) i.addEventHandler(onCluster);
+  for (const i of [classes, csiNodes]) i.addEventHandler(onCluster);
+  // Heartbeats rewrite node status every few seconds; only changes that can make a pod fit count (kube's queueing hints).
+  nodes.addEventHandler({ onAdd: retryUnschedulable, onDelete: retryUnschedulable, onUpdate: (a, b) => (nodeSchedulingChanged(a, b) ? retryUnschedulable() : undefined) });
   const onVolume = (v: PersistentVolume): void => {
     cache.observeVolume(volumes.lister.get(nameOf(v)), nameOf(v));
     retryUnschedulable();
@@ -143,7 +156,9 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     if (!conds) return;
     // Strategic merge on conditions (merge key "type"): touches PodScheduled only, no resourceVersion race.
     const cond = conds.find((x) => x.type === 'PodScheduled');
-    await podApi.patchStatus(nameOf(p), 'strategic', { status: { conditions: [cond] } }, { namespace: p.metadata?.namespace });
+    // Fields the new condition lacks are deleted explicitly: a strategic merge would keep the old ones.
+    const patch = { reason: null, message: null, ...cond };
+    await podApi.patchStatus(nameOf(p), 'strategic', { status: { conditions: [patch] } }, { namespace: p.metadata?.namespace });
   };
 
   const bindPod = async (p: Pod, node: string): Promise<void> => {
@@ -158,6 +173,10 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     }
     cache.assume(p, node, 'bound', 0);
     recorder.event(referenceTo(p, 'Pod'), 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
+    // Kubernetes' binding endpoint flips PodScheduled to True; ours only sets nodeName, so a pod we
+    // earlier marked Unschedulable is corrected here.
+    const cur = p.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    if (cur && cur.status !== 'True') await setCondition(p, { status: 'True' });
   };
 
   /** AssumePodVolumes + the API half of BindPodVolumes: pre-bind chosen PVs, hand the rest to provisioning. */
@@ -190,9 +209,10 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     return written;
   };
 
-  const fail = async (p: Pod, message: string): Promise<void> => {
+  /** Reason Unschedulable for a fit error, SchedulerError for anything else (e.g. PreBind timing out), as kube. */
+  const fail = async (p: Pod, message: string, reason: 'Unschedulable' | 'SchedulerError' = 'Unschedulable'): Promise<void> => {
     recorder.event(referenceTo(p, 'Pod'), 'Warning', 'FailedScheduling', message);
-    await setCondition(p, { status: 'False', reason: 'Unschedulable', message });
+    await setCondition(p, { status: 'False', reason, message });
   };
 
   const reconcile = async (key: string): Promise<{ requeueAfterMs?: number } | void> => {
@@ -216,7 +236,7 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
         if (left > 0) return { requeueAfterMs: Math.min(left, retryMs) };
         cache.forget(key);
         unschedulable.add(key);
-        await fail(pod, `running PreBind plugin "VolumeBinding": binding volumes: timed out waiting for the condition`);
+        await fail(pod, `running PreBind plugin "VolumeBinding": binding volumes: timed out waiting for the condition`, 'SchedulerError');
         return { requeueAfterMs: retryMs };
       }
       // The claim lost its pre-binding or selected node (e.g. the provisioner asked to reschedule): start over.
