@@ -9,6 +9,7 @@ let srv: TestApiServer;
 let client: RestClient;
 const stop = new AbortController();
 let scheduler: Promise<void>;
+let impatient: Promise<void>;
 const DRIVER = 'hostpath.csi.k8s.io';
 const LIMITED = 'limited.csi.example.com';
 
@@ -54,7 +55,7 @@ async function failedScheduling(ns: string, name: string): Promise<Event | undef
 beforeAll(async () => {
   srv = await startTestApiServer();
   client = srv.plane.client;
-  for (const ns of ['affinity', 'wffc', 'static', 'unfit', 'limits', 'rwop']) await client.resource('Namespace').create({ metadata: { name: ns } });
+  for (const ns of ['affinity', 'wffc', 'static', 'unfit', 'limits', 'rwop', 'timeout']) await client.resource('Namespace').create({ metadata: { name: ns } });
   await readyNode(client, 'n1', { zone: 'a' });
   await readyNode(client, 'n2', { zone: 'b' });
   await csiNode(client, 'n1', [{ name: DRIVER }, { name: LIMITED, count: 1 }]);
@@ -62,11 +63,13 @@ beforeAll(async () => {
   await client.resource('StorageClass').create({ metadata: { name: 'wffc' }, provisioner: DRIVER, volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: ['b'] }] }] });
   await client.resource('StorageClass').create({ metadata: { name: 'local' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' });
   scheduler = runScheduler({ client, signal: stop.signal, bindTimeoutMs: 60_000 });
+  // A second scheduler, for pods that name it, whose PreBind gives up quickly.
+  impatient = runScheduler({ client, signal: stop.signal, schedulerName: 'impatient', bindTimeoutMs: 300 });
 });
 
 afterAll(async () => {
   stop.abort();
-  await scheduler;
+  await Promise.all([scheduler, impatient]);
   await srv?.close();
 });
 
@@ -154,5 +157,17 @@ describe('scheduler: volume-aware placement', () => {
     const ev = await until('FailedScheduling', () => failedScheduling('rwop', 'b'));
     expect(ev.message).toContain('2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode');
     expect(await nodeOf('rwop', 'b')).toBeUndefined();
+  });
+
+  it('gives up waiting for a volume that is never provisioned (PreBind timeout) and says so', async () => {
+    await claim('timeout', 'data', 'wffc');
+    await client.resource('Pod').create({ ...pod('timeout', 'p', ['data']), spec: { ...pod('timeout', 'p', ['data']).spec!, schedulerName: 'impatient' } });
+    const cond = await until('PodScheduled=False', async () =>
+      (await client.resource('Pod').get('p', { namespace: 'timeout' })).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False'),
+    );
+    expect(cond).toMatchObject({ reason: 'SchedulerError', message: 'running PreBind plugin "VolumeBinding": binding volumes: timed out waiting for the condition' });
+    const ev = await until('FailedScheduling', () => failedScheduling('timeout', 'p'));
+    expect(ev.source?.component).toBe('impatient');
+    expect(await nodeOf('timeout', 'p')).toBeUndefined();
   });
 });
