@@ -1,11 +1,12 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listLoopDevices } from '../src/node/mount/loop.js';
 import { findMount, mountsUnder } from '../src/node/mount/mountinfo.js';
 import { deviceMountPath } from '../src/node/volumemanager/operations/paths.js';
 import { startVolumeManager, type VolumeManager } from '../src/node/volumemanager/volume-manager.js';
 import { MetricsRegistry } from '../src/util/metrics.js';
-import { claimPod, createPod, deletePodAndWait, DRIVER, NODE, staticClaim, startEnv, until, waitRunning, type Env } from './volumemanager-kit.js';
+import { claimPod, createPod, deletePodAndWait, DRIVER, events, NODE, staticClaim, startEnv, until, waitRunning, type Env } from './volumemanager-kit.js';
 
 const notRoot = process.getuid?.() !== 0;
 
@@ -88,5 +89,71 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     expect(() => writeFileSync(path.join(hostPaths['v']!, 'nope'), 'x')).toThrow(/EROFS|read-only/);
     await deletePodAndWait(env, 'r1');
     await until('everything unmounted', async () => (await mountsUnder(env.rootDir)).length === 0);
+  });
+
+  it('block volume: staged, published, bound into the global map with a descriptor-lock loop, pod symlink; all released', async () => {
+    await staticClaim(env, 'blk', { block: true });
+    const pod = claimPod('b1', []);
+    pod.spec!.containers[0]!.volumeDevices = [{ name: 'dev', devicePath: '/dev/xvda' }];
+    pod.spec!.volumes = [{ name: 'dev', persistentVolumeClaim: { claimName: 'blk' } }];
+    const created = await createPod(env, pod);
+    const { hostPaths } = await waitRunning(env, 'b1');
+    const uid = created.metadata!.uid!;
+    const link = path.join(env.rootDir, 'pods', uid, 'volumeDevices', 'kubernetes.io~csi', 'pv-blk');
+    expect(hostPaths['dev']).toBe(link);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    const publish = path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'publish', 'pv-blk', uid);
+    expect(readlinkSync(link)).toBe(publish);
+    expect(statSync(link).isBlockDevice()).toBe(true);
+    const globalMap = path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'pv-blk', 'dev', uid);
+    expect(await findMount(globalMap)).toBeDefined();
+    expect((await listLoopDevices()).some((l) => l.backingFile === globalMap)).toBe(true);
+    await deletePodAndWait(env, 'b1');
+    await until('unmapped and unstaged', async () => (await mountsUnder(env.rootDir)).length === 0 && !(await listLoopDevices()).some((l) => l.backingFile.startsWith(env.dir)));
+    await until('block dirs removed', () => !existsSync(path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'pv-blk')));
+  });
+
+  it('subPath: bind-mounted under volume-subpaths; a symlink escape fails with a clear event', async () => {
+    const { handle } = await staticClaim(env, 'sp');
+    // Prepare the volume's content through a first pod: a directory and an escaping symlink.
+    await createPod(env, claimPod('sp0', [{ volume: 'v', claim: 'sp' }]));
+    const first = await waitRunning(env, 'sp0');
+    mkdirSync(path.join(first.hostPaths['v']!, 'app'));
+    writeFileSync(path.join(first.hostPaths['v']!, 'app', 'cfg'), 'inside');
+    symlinkSync('/etc', path.join(first.hostPaths['v']!, 'evil'));
+    await deletePodAndWait(env, 'sp0');
+
+    const good = await createPod(env, claimPod('sp1', [{ volume: 'v', claim: 'sp' }], { subPaths: [{ volume: 'v', subPath: 'app' }] }));
+    await waitRunning(env, 'sp1');
+    const sub = path.join(env.rootDir, 'pods', good.metadata!.uid!, 'volume-subpaths', 'v', 'app', '1');
+    expect(await findMount(sub)).toBeDefined();
+    expect(readFileSync(path.join(sub, 'cfg'), 'utf8')).toBe('inside');
+    await deletePodAndWait(env, 'sp1');
+    await until('pod dir removed', () => !existsSync(path.join(env.rootDir, 'pods', good.metadata!.uid!)));
+
+    await createPod(env, claimPod('sp2', [{ volume: 'v', claim: 'sp' }], { subPaths: [{ volume: 'v', subPath: 'evil' }] }));
+    const ev = await until('FailedMount for the escape', async () => (await events(env, 'sp2')).find((e) => e.reason === 'FailedMount' && e.message.includes('symbolic link')));
+    expect(ev.message).toContain('MountVolume.SetUp failed for volume "pv-sp"');
+    expect((await env.client.resource('Pod').get('sp2', { namespace: 'default' })).status?.phase).not.toBe('Running');
+    expect((await mountsUnder(env.rootDir)).some((m) => m.mountPoint.includes('volume-subpaths'))).toBe(false);
+    await deletePodAndWait(env, 'sp2');
+    await until('unstaged', async () => (await findMount(deviceMountPath(env.rootDir, DRIVER, handle))) === undefined);
+    expect(await mountsUnder(env.rootDir)).toEqual([]);
+  });
+
+  it('emptyDir and hostPath: set up without mounts, emptyDir removed with the pod', async () => {
+    const hp = path.join(env.dir, 'host-data');
+    const created = await createPod(env, {
+      metadata: { name: 'e1', namespace: 'default' },
+      spec: { nodeName: NODE, containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'h', hostPath: { path: hp, type: 'DirectoryOrCreate' } }] },
+    });
+    const { hostPaths } = await waitRunning(env, 'e1');
+    expect(hostPaths['h']).toBe(hp);
+    expect(hostPaths['scratch']).toBe(path.join(env.rootDir, 'pods', created.metadata!.uid!, 'volumes', 'kubernetes.io~empty-dir', 'scratch'));
+    writeFileSync(path.join(hostPaths['scratch']!, 'tmp'), 'x');
+    writeFileSync(path.join(hp, 'keep'), 'x');
+    await deletePodAndWait(env, 'e1');
+    await until('pod dir removed', () => !existsSync(path.join(env.rootDir, 'pods', created.metadata!.uid!)));
+    expect(readFileSync(path.join(hp, 'keep'), 'utf8')).toBe('x');
   });
 });

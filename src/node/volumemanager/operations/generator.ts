@@ -4,6 +4,7 @@ import type { Operation, OpKey } from '../operationexecutor/nested-pending.js';
 import type { ReconcileOp } from '../reconciler/reconcile.js';
 import type { PodRef, VolumeSpec } from '../types.js';
 import { podReference, type OperationContext } from './context.js';
+import { blockMountDevice, blockSetUp, blockTearDown, blockUnmountDevice } from './block.js';
 import { csiExpand, csiMountDevice, csiSetUp, csiTearDown, csiUnmountDevice, csiVerifyAttached } from './csi.js';
 import { emptyDirSetUp, emptyDirTearDown, hostPathSetUp, hostPathTearDown } from './local.js';
 
@@ -62,14 +63,14 @@ export function generate(ctx: OperationContext, op: ReconcileOp, durations?: His
       const t = op.toMount;
       const reason = t.spec.mode === 'Block' ? 'FailedMapVolume' : 'FailedMount';
       const verb = t.spec.mode === 'Block' ? 'MapVolume.MapPodDevice' : 'MountVolume.MountDevice';
-      return wrap({ volume: op.volume }, 'mount_device', t.spec, (s) => csiMountDevice(ctx, t, s), { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
+      return wrap({ volume: op.volume }, 'mount_device', t.spec, (s) => (t.spec.mode === 'Block' ? blockMountDevice(ctx, t, s) : csiMountDevice(ctx, t, s)), { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
     }
     case 'setUp': {
       const t = op.toMount;
       const body = async (s: AbortSignal): Promise<void> => {
         switch (t.spec.plugin) {
           case 'kubernetes.io/csi':
-            return csiSetUp(ctx, t, s);
+            return t.spec.mode === 'Block' ? blockSetUp(ctx, t, s) : csiSetUp(ctx, t, s);
           case 'kubernetes.io/empty-dir':
             return emptyDirSetUp(ctx, t);
           case 'kubernetes.io/host-path':
@@ -80,7 +81,7 @@ export function generate(ctx: OperationContext, op: ReconcileOp, durations?: His
       };
       const reason = t.spec.mode === 'Block' ? 'FailedMapVolume' : 'FailedMount';
       const verb = t.spec.mode === 'Block' ? 'MapVolume.SetUpDevice' : 'MountVolume.SetUp';
-      return wrap({ volume: op.volume, pod: op.pod }, 'volume_mount', t.spec, body, { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
+      return wrap({ volume: op.volume, pod: op.pod }, t.spec.mode === 'Block' ? 'map_volume' : 'volume_mount', t.spec, body, { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
     }
     case 'expand': {
       const t = op.toMount;
@@ -91,10 +92,10 @@ export function generate(ctx: OperationContext, op: ReconcileOp, durations?: His
     }
     case 'unmountVolume': {
       const m = op.mounted;
-      return wrap({ volume: op.volume, pod: op.pod }, 'volume_unmount', m.spec, async (s) => {
+      return wrap({ volume: op.volume, pod: op.pod }, m.spec.mode === 'Block' ? 'unmap_volume' : 'volume_unmount', m.spec, async (s) => {
         switch (m.spec.plugin) {
           case 'kubernetes.io/csi':
-            return csiTearDown(ctx, m, s);
+            return m.spec.mode === 'Block' ? blockTearDown(ctx, m, s) : csiTearDown(ctx, m, s);
           case 'kubernetes.io/empty-dir':
             return emptyDirTearDown(ctx, m);
           case 'kubernetes.io/host-path':
@@ -107,7 +108,7 @@ export function generate(ctx: OperationContext, op: ReconcileOp, durations?: His
     case 'unmountDevice': {
       const v = op.attached;
       return wrap({ volume: op.volume }, 'unmount_device', v.spec, async (s) => {
-        if (v.spec.plugin === 'kubernetes.io/csi' && !v.spec.ephemeral) await csiUnmountDevice(ctx, v, s);
+        if (v.spec.plugin === 'kubernetes.io/csi' && !v.spec.ephemeral) await (v.spec.mode === 'Block' ? blockUnmountDevice(ctx, v, s) : csiUnmountDevice(ctx, v, s));
         else ctx.asw.markDeviceUnmounted(v.volume);
       });
     }
