@@ -5,7 +5,7 @@
  * take the last volume slot of a node or the same static PV.
  */
 import type { Lister } from '../../client/index.js';
-import { isTerminal, nameOf, podClaimNames, podKey, type ClusterView, type CSINode, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from './types.js';
+import { isTerminal, nameOf, podClaimNames, podKey, type ClusterView, type CSIDriver, type CSINode, type CSIStorageCapacity, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from './types.js';
 
 export const POD_NODE_INDEX = 'nodeName';
 export const POD_CLAIM_INDEX = 'claims';
@@ -37,6 +37,8 @@ export interface SchedulerSources {
   readonly claims: Lister<PersistentVolumeClaim>;
   readonly classes: Lister<StorageClass>;
   readonly csiNodes: Lister<CSINode>;
+  readonly csiDrivers: Lister<CSIDriver>;
+  readonly capacities: Lister<CSIStorageCapacity>;
 }
 
 export class SchedulerCache {
@@ -103,6 +105,8 @@ export class SchedulerCache {
       volumes: () => src.volumes.list().map((v) => volumeOf(nameOf(v)) ?? v),
       storageClass: (name) => src.classes.get(name),
       csiNode: (name) => src.csiNodes.get(name),
+      csiDriver: (name) => src.csiDrivers.get(name),
+      storageCapacities: () => src.capacities.list(),
     };
   }
 }

@@ -96,7 +96,9 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   const claims = informerFor(client, 'PersistentVolumeClaim');
   const classes = informerFor(client, 'StorageClass');
   const csiNodes = informerFor(client, 'CSINode');
-  const informers = [pods, nodes, volumes, claims, classes, csiNodes];
+  const csiDrivers = informerFor(client, 'CSIDriver');
+  const capacities = informerFor(client, 'CSIStorageCapacity');
+  const informers = [pods, nodes, volumes, claims, classes, csiNodes, csiDrivers, capacities];
   const cache = new SchedulerCache({
     pods: pods.lister,
     nodes: nodes.lister,
@@ -104,6 +106,8 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     claims: claims.lister,
     classes: classes.lister,
     csiNodes: csiNodes.lister,
+    csiDrivers: csiDrivers.lister,
+    capacities: capacities.lister,
   });
   const queue = newWorkQueue<string>({ name: 'scheduler' });
   const recorder = newEventRecorder({ client, component: schedulerName });
@@ -137,7 +141,10 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     },
   });
   const onCluster = { onAdd: retryUnschedulable, onUpdate: retryUnschedulable, onDelete: retryUnschedulable };
-  for (const i of [classes, csiNodes]) i.addEventHandler(onCluster);
+  classes.addEventHandler(onCluster);
+  csiNodes.addEventHandler(onCluster);
+  csiDrivers.addEventHandler(onCluster);
+  capacities.addEventHandler(onCluster);
   // Heartbeats rewrite node status every few seconds; only changes that can make a pod fit count (kube's queueing hints).
   nodes.addEventHandler({ onAdd: retryUnschedulable, onDelete: retryUnschedulable, onUpdate: (a, b) => (nodeSchedulingChanged(a, b) ? retryUnschedulable() : undefined) });
   const onVolume = (v: PersistentVolume): void => {

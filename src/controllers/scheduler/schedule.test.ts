@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { fitErrorMessage, schedulePod } from './schedule.js';
+import type { CSIStorageCapacity } from './types.js';
 import { claim, csiNode, node, pod, storageClass, viewOf, volume, type World } from './testkit.js';
 
 const wffc = storageClass('wffc');
 const immediate = storageClass('imm', { wffc: false });
 const csi2 = [csiNode('n1', [{}]), csiNode('n2', [{}])];
+function capacity(zone: string, cap: string, max?: string): CSIStorageCapacity {
+  return {
+    metadata: { name: `cap-${zone}`, namespace: 'kube-system' },
+    storageClassName: 'wffc',
+    nodeTopology: { matchLabels: { zone } },
+    capacity: cap,
+    ...(max ? { maximumVolumeSize: max } : {}),
+  };
+}
 const NOT_HELPFUL = (n: number, total: number): string => `preemption: 0/${total} nodes are available: ${n} Preemption is not helpful for scheduling.`;
 
 interface Case {
@@ -158,6 +168,40 @@ const cases: Case[] = [
     pod: pod('p', ['c']),
     message:
       '0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) had volume node affinity conflict, 1 node(s) were unschedulable. ' + NOT_HELPFUL(3, 3),
+  },
+  {
+    name: 'CSIStorageCapacity: only the node whose pool holds the request',
+    world: {
+      nodes: [node('n1', { zone: 'a' }), node('n2', { zone: 'b' })],
+      classes: [wffc],
+      csiNodes: csi2,
+      claims: [claim('c', { size: '1Gi' })],
+      csiDrivers: [{ metadata: { name: 'hostpath.csi.k8s.io' }, spec: { storageCapacity: true } }],
+      capacities: [capacity('a', '500Mi'), capacity('b', '10Gi', '2Gi'), { ...capacity('b', '100Gi'), storageClassName: 'other' }],
+    },
+    pod: pod('p', ['c']),
+    node: 'n2',
+    provisions: ['c'],
+  },
+  {
+    name: 'CSIStorageCapacity: maximumVolumeSize too small everywhere',
+    world: {
+      nodes: [node('n1', { zone: 'a' }), node('n2', { zone: 'b' })],
+      classes: [wffc],
+      csiNodes: csi2,
+      claims: [claim('c', { size: '3Gi' })],
+      csiDrivers: [{ metadata: { name: 'hostpath.csi.k8s.io' }, spec: { storageCapacity: true } }],
+      capacities: [capacity('a', '500Mi'), capacity('b', '10Gi', '2Gi')],
+    },
+    pod: pod('p', ['c']),
+    message: `0/2 nodes are available: 2 node(s) did not have enough free storage. ${NOT_HELPFUL(2, 2)}`,
+  },
+  {
+    name: 'CSIStorageCapacity ignored for drivers that did not opt in',
+    world: { nodes: [node('n1', { zone: 'a' })], classes: [wffc], csiNodes: csi2, claims: [claim('c', { size: '3Gi' })], capacities: [capacity('a', '1Mi')] },
+    pod: pod('p', ['c']),
+    node: 'n1',
+    provisions: ['c'],
   },
   {
     name: 'no nodes at all',

@@ -1,5 +1,5 @@
 /** Builders and an in-memory ClusterView for the scheduler's unit tests. */
-import { isTerminal, nameOf, podClaimNames, type ClusterView, type CSINode, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from './types.js';
+import { isTerminal, nameOf, podClaimNames, type ClusterView, type CSIDriver, type CSINode, type CSIStorageCapacity, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from './types.js';
 
 export interface World {
   nodes?: Node[];
@@ -8,6 +8,8 @@ export interface World {
   volumes?: PersistentVolume[];
   classes?: StorageClass[];
   csiNodes?: CSINode[];
+  csiDrivers?: CSIDriver[];
+  capacities?: CSIStorageCapacity[];
 }
 
 export function viewOf(w: World): ClusterView {
@@ -21,6 +23,8 @@ export function viewOf(w: World): ClusterView {
     volumes: () => w.volumes ?? [],
     storageClass: (name) => (w.classes ?? []).find((c) => nameOf(c) === name),
     csiNode: (name) => (w.csiNodes ?? []).find((c) => nameOf(c) === name),
+    csiDriver: (name) => (w.csiDrivers ?? []).find((c) => nameOf(c) === name),
+    storageCapacities: () => w.capacities ?? [],
   };
 }
 

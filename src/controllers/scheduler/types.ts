@@ -4,9 +4,9 @@
  * decision functions work on.
  */
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import type { CSINode, StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass } from 'kubernetes-types/storage/v1.js';
 
-export type { CSINode, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass };
+export type { CSIDriver, CSINode, CSIStorageCapacity, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass };
 
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
@@ -29,6 +29,7 @@ export const REASONS = {
   bindConflict: "node(s) didn't find available persistent volumes to bind",
   nodeConflict: 'node(s) had volume node affinity conflict',
   pvNotExist: 'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)',
+  notEnoughSpace: 'node(s) did not have enough free storage',
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS] | `node(s) had untolerated taint {${string}}`;
 
@@ -61,6 +62,8 @@ export interface ClusterView {
   volumes(): readonly PersistentVolume[];
   storageClass(name: string): StorageClass | undefined;
   csiNode(name: string): CSINode | undefined;
+  csiDriver(name: string): CSIDriver | undefined;
+  storageCapacities(): readonly CSIStorageCapacity[];
 }
 
 export function nameOf(o: { metadata?: { name?: string } }): string {

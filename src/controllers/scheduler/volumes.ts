@@ -8,6 +8,8 @@
  * would fail on such a node anyway, and failing here keeps the pod pending with a reason instead.
  */
 import { findBestMatchLinear, volumeNodeAffinityMatches } from '../persistentvolume/match.js';
+import { quantityValue } from '../persistentvolume/quantity.js';
+import { compileLabelSelector } from '../persistentvolume/selector.js';
 import { topologyTermsMatch } from './nodes.js';
 import {
   ANN_BIND_COMPLETED,
@@ -17,6 +19,7 @@ import {
   nameOf,
   podClaimNames,
   type ClusterView,
+  type CSIStorageCapacity,
   type Node,
   type NodeFailure,
   type PersistentVolume,
@@ -152,17 +155,45 @@ export interface PodVolumes {
 
 export type FindResult = { readonly kind: 'fit'; readonly volumes: PodVolumes } | { readonly kind: 'conflict'; readonly reasons: readonly Reason[] };
 
-/** Can this node provision the claim (class has a provisioner, allowedTopologies and the driver's CSINode topology fit)? */
-export function canProvisionOn(c: PersistentVolumeClaim, node: Node, view: ClusterView): boolean {
+function capacityServes(cap: CSIStorageCapacity, cls: string, bytes: bigint, node: Node): boolean {
+  if (cap.storageClassName !== cls) return false;
+  const limit = cap.maximumVolumeSize ?? cap.capacity;
+  if (limit === undefined || quantityValue(limit) < bytes) return false;
+  if (!cap.nodeTopology) return false; // no topology: usable nowhere
+  try {
+    return compileLabelSelector(cap.nodeTopology)(node.metadata?.labels ?? {});
+  } catch {
+    return false; // an invalid selector selects no node
+  }
+}
+
+/**
+ * hasEnoughCapacity: only for CSI drivers that opted in (CSIDriver storageCapacity: true), some
+ * CSIStorageCapacity of the class must reach the node and hold the requested size.
+ */
+export function hasEnoughCapacity(c: PersistentVolumeClaim, provisioner: string, clsName: string, node: Node, view: ClusterView): boolean {
+  const request = c.spec?.resources?.requests?.['storage'];
+  if (request === undefined) return true;
+  if (view.csiDriver(provisioner)?.spec?.storageCapacity !== true) return true;
+  const bytes = quantityValue(request);
+  return view.storageCapacities().some((cap) => capacityServes(cap, clsName, bytes, node));
+}
+
+export type ProvisionCheck = 'ok' | 'impossible' | 'noSpace';
+
+/** Can this node provision the claim (class has a provisioner, allowedTopologies and the driver's CSINode topology fit, capacity)? */
+export function canProvisionOn(c: PersistentVolumeClaim, node: Node, view: ClusterView): ProvisionCheck {
   const cls = view.storageClass(claimClassName(c));
   const provisioner = cls?.provisioner ?? '';
-  if (!cls || provisioner === '' || provisioner === NOT_SUPPORTED_PROVISIONER) return false;
+  if (!cls || provisioner === '' || provisioner === NOT_SUPPORTED_PROVISIONER) return 'impossible';
   const labels = node.metadata?.labels ?? {};
-  if (!topologyTermsMatch(cls.allowedTopologies, labels)) return false;
-  if (provisioner.startsWith('kubernetes.io/')) return true; // in-tree plugins have no CSINode entry
-  const driver = view.csiNode(nameOf(node))?.spec?.drivers?.find((d) => d.name === provisioner);
-  if (!driver) return false;
-  return (driver.topologyKeys ?? []).every((k) => labels[k] !== undefined);
+  if (!topologyTermsMatch(cls.allowedTopologies, labels)) return 'impossible';
+  if (!provisioner.startsWith('kubernetes.io/')) {
+    // in-tree plugins have no CSINode entry
+    const driver = view.csiNode(nameOf(node))?.spec?.drivers?.find((d) => d.name === provisioner);
+    if (!driver || !(driver.topologyKeys ?? []).every((k) => labels[k] !== undefined)) return 'impossible';
+  }
+  return hasEnoughCapacity(c, provisioner, claimClassName(c), node, view) ? 'ok' : 'noSpace';
 }
 
 /** VolumeBinding Filter (FindPodVolumes) for one node. */
@@ -180,15 +211,22 @@ export function findPodVolumes(
     else if (!volumeNodeAffinityMatches(pv, node)) nodeConflict = true;
   }
   let bindConflict = false;
+  let noSpace = false;
   const staticBindings: StaticBinding[] = [];
   const provisions: PersistentVolumeClaim[] = [];
   const chosen = new Set<string>();
+  const provision = (c: PersistentVolumeClaim): void => {
+    const r = canProvisionOn(c, node, view);
+    if (r === 'ok') provisions.push(c);
+    else if (r === 'noSpace') noSpace = true;
+    else bindConflict = true;
+  };
   for (const c of delayed) {
     const selected = c.metadata?.annotations?.[ANN_SELECTED_NODE];
     if (selected !== undefined) {
       // Provisioning already started for another node: this node cannot serve the claim.
-      if (selected !== nameOf(node) || !canProvisionOn(c, node, view)) bindConflict = true;
-      else provisions.push(c);
+      if (selected !== nameOf(node)) bindConflict = true;
+      else provision(c);
       continue;
     }
     const candidates = view.volumes().filter((v) => !chosen.has(nameOf(v)));
@@ -196,12 +234,12 @@ export function findPodVolumes(
     if (pv) {
       chosen.add(nameOf(pv));
       staticBindings.push({ claim: c, volume: pv });
-    } else if (canProvisionOn(c, node, view)) provisions.push(c);
-    else bindConflict = true;
+    } else provision(c);
   }
   const reasons: Reason[] = [];
   if (nodeConflict) reasons.push(REASONS.nodeConflict);
   if (bindConflict) reasons.push(REASONS.bindConflict);
+  if (noSpace) reasons.push(REASONS.notEnoughSpace);
   if (pvMissing) reasons.push(REASONS.pvNotExist);
   if (reasons.length > 0) return { kind: 'conflict', reasons };
   return { kind: 'fit', volumes: { staticBindings, provisions } };
