@@ -28,12 +28,20 @@ export class RecordingCsiClient extends CsiClient {
   readonly creates: T.CreateVolumeRequest[] = [];
   readonly publishes: T.ControllerPublishVolumeRequest[] = [];
   readonly expands: T.ControllerExpandVolumeRequest[] = [];
+  readonly deletes: T.DeleteVolumeRequest[] = [];
   afterCreate?: () => void;
+  afterDelete?: () => void;
   failExpandAbove?: bigint;
   override async createVolume(req: T.CreateVolumeRequest, o?: CallOptions): Promise<T.CreateVolumeResponse__Output> {
     this.creates.push(req);
     const r = await super.createVolume(req, o);
     this.afterCreate?.();
+    return r;
+  }
+  override async deleteVolume(req: T.DeleteVolumeRequest, o?: CallOptions): Promise<T.DeleteVolumeResponse__Output> {
+    this.deletes.push(req);
+    const r = await super.deleteVolume(req, o);
+    this.afterDelete?.();
     return r;
   }
   override controllerPublishVolume(req: T.ControllerPublishVolumeRequest, o?: CallOptions): Promise<T.ControllerPublishVolumeResponse__Output> {

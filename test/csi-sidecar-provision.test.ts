@@ -134,6 +134,45 @@ describe('provisioner and deleter with the hostpath driver', () => {
   });
 });
 
+describe('secrets', () => {
+  it('passes the provisioner secret to CreateVolume and DeleteVolume and puts the other refs on the PV', async () => {
+    await env.client.resource('Secret').create({ metadata: { name: 'prov-default', namespace: 'default' }, stringData: { token: 't0p' } });
+    await env.client.resource('StorageClass').create(
+      storageClass('secret', {
+        parameters: {
+          'csi.storage.k8s.io/provisioner-secret-name': 'prov-${pvc.namespace}',
+          'csi.storage.k8s.io/provisioner-secret-namespace': '${pvc.namespace}',
+          'csi.storage.k8s.io/node-publish-secret-name': '${pvc.name}-pub',
+          'csi.storage.k8s.io/node-publish-secret-namespace': 'default',
+        },
+      }),
+    );
+    const c = await claims().create(claim('s1', 'secret', '1Mi'));
+    const name = `pvc-${c.metadata!.uid!}`;
+    const pv = await eventually(() => pvs().get(name));
+    expect(sidecar.csi.creates.find((r) => r.name === name)?.secrets).toEqual({ token: 't0p' });
+    expect(pv.spec?.csi?.nodePublishSecretRef).toEqual({ name: 's1-pub', namespace: 'default' });
+    expect(pv.metadata?.annotations?.['volume.kubernetes.io/provisioner-deletion-secret-name']).toBe('prov-default');
+    await claims().delete('s1', { namespace: 'default' });
+    await eventually(async () => {
+      await expect(pvs().get(name)).rejects.toThrow(/not found/);
+    });
+    expect(sidecar.csi.deletes.find((r) => r.volumeId === pv.spec?.csi?.volumeHandle)?.secrets).toEqual({ token: 't0p' });
+  });
+
+  it('a missing provisioner secret is a ProvisioningFailed event, and nothing is created', async () => {
+    await env.client.resource('StorageClass').create(
+      storageClass('nosecret', { parameters: { 'csi.storage.k8s.io/provisioner-secret-name': 'absent', 'csi.storage.k8s.io/provisioner-secret-namespace': 'default' } }),
+    );
+    const c = await claims().create(claim('s2', 'nosecret', '1Mi'));
+    await eventually(async () => {
+      const evs = await eventsFor(env.client, 'default', 's2');
+      expect(evs.find((e) => e.reason === 'ProvisioningFailed')?.message).toMatch(/failed to provision volume with StorageClass "nosecret": .*not found/);
+    });
+    expect(sidecar.csi.creates.find((r) => r.name === `pvc-${c.metadata!.uid!}`)).toBeUndefined();
+  });
+});
+
 describe('crash in the middle of provisioning', () => {
   it('a sidecar stopped after CreateVolume and restarted leaves exactly one volume', async () => {
     await sidecar.stop();
@@ -158,5 +197,30 @@ describe('crash in the middle of provisioning', () => {
     expect(after.length).toBe(before.length + 1);
     expect(after).toContain((await pvs().get(name)).spec?.csi?.volumeHandle);
     expect(readdirSync(join(env.stateDir, 'volumes')).length).toBe(after.length);
+  });
+
+  it('a sidecar stopped after DeleteVolume (before the PV is released) finishes the deletion when restarted', async () => {
+    const c = await claims().create(claim('k2', 'crash', '1Mi'));
+    const name = `pvc-${c.metadata!.uid!}`;
+    const pv = await eventually(() => pvs().get(name));
+    await eventually(async () => expect((await claims().get('k2', { namespace: 'default' })).status?.phase).toBe('Bound'));
+    const volumeId = pv.spec!.csi!.volumeHandle;
+    const stopped = new Promise<void>((resolve) => {
+      sidecar.csi.afterDelete = () => {
+        void sidecar.stop().then(resolve);
+      };
+    });
+    await claims().delete('k2', { namespace: 'default' });
+    await stopped;
+    expect(await volumeIds()).not.toContain(volumeId);
+    // The PV is still there, held by our finalizer.
+    expect((await pvs().get(name)).metadata?.finalizers).toContain(PROVISIONER_FINALIZER);
+
+    sidecar = env.startSidecar();
+    await eventually(async () => {
+      await expect(pvs().get(name)).rejects.toThrow(/not found/);
+    });
+    expect(await volumeIds()).not.toContain(volumeId);
+    expect(existsSync(join(env.stateDir, 'volumes', volumeId))).toBe(false);
   });
 });

@@ -1,0 +1,116 @@
+/**
+ * The provisioner's executor paths that a real API server will not produce on demand: a PV that
+ * cannot be saved (retried, then the volume is deleted again) and a PV saved by an earlier run.
+ */
+import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import { describe, expect, it } from 'vitest';
+import type { EventRecorder, RestClient } from '../../client/index.js';
+import { AlreadyExistsError, InternalError, NotFoundError } from '../../util/errors.js';
+import type { CsiClient } from '../client.js';
+import type * as T from '../proto/types.js';
+import type { SidecarContext } from './context.js';
+import { newProvisioner } from './provisioner.js';
+
+const D = 'd.example.com';
+const claim: PersistentVolumeClaim = {
+  metadata: { name: 'c', namespace: 'ns', uid: 'u1', annotations: { 'volume.kubernetes.io/storage-provisioner': D } },
+  spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'sc', resources: { requests: { storage: '1Mi' } } },
+};
+const cls: StorageClass = { metadata: { name: 'sc' }, provisioner: D };
+
+function lister<T>(items: Record<string, T>) {
+  return { lister: { get: (a: string, b?: string) => items[b === undefined ? a : `${a}/${b}`], list: () => Object.values(items) } };
+}
+
+function setup(createPv: (pv: PersistentVolume) => Promise<PersistentVolume>, getPv?: () => Promise<PersistentVolume>) {
+  const events: string[] = [];
+  const calls: string[] = [];
+  const recorder: EventRecorder = { event: (_o, _t, reason, message) => void events.push(`${reason}: ${message}`), flush: async () => undefined, close: async () => undefined };
+  const resources: Record<string, unknown> = {
+    PersistentVolume: {
+      get: async () => {
+        throw new NotFoundError('not found');
+      },
+      create: async (pv: PersistentVolume) => {
+        calls.push('createPV');
+        return createPv(pv);
+      },
+    },
+  };
+  if (getPv) (resources.PersistentVolume as { get: () => Promise<PersistentVolume> }).get = getPv;
+  const client = { resource: (k: string) => resources[k] } as unknown as RestClient;
+  const csi = {
+    createVolume: async (r: T.CreateVolumeRequest) => {
+      calls.push(`CreateVolume ${r.name}`);
+      return { volume: { volumeId: 'vol-1', capacityBytes: 1 << 20, volumeContext: {}, contentSource: null, accessibleTopology: [] } };
+    },
+    deleteVolume: async (r: T.DeleteVolumeRequest) => {
+      calls.push(`DeleteVolume ${r.volumeId}`);
+      return {};
+    },
+  } as unknown as CsiClient;
+  const ctx = {
+    client,
+    csi,
+    driver: D,
+    controllerCaps: new Set(['CREATE_DELETE_VOLUME']),
+    topologyAware: false,
+    informers: {
+      claims: lister({ 'ns/c': claim }),
+      volumes: lister({}),
+      classes: lister({ sc: cls }),
+      csiNodes: lister({}),
+      nodes: lister({}),
+      attachments: lister({}),
+    },
+    log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => ctx.log },
+    csiTimeoutMs: 1000,
+  } as unknown as SidecarContext;
+  const p = newProvisioner(ctx, { recorder, saveAttempts: 3, saveRetryDelayMs: 0, clock: { now: () => 0, sleep: async () => undefined } });
+  return { p, events, calls };
+}
+
+describe('provisioner executor', () => {
+  it('retries saving the PV, then deletes the volume and reports it', async () => {
+    const { p, events, calls } = setup(async () => {
+      throw new InternalError('etcd is sad');
+    });
+    await expect(p.reconcile('ns/c', new AbortController().signal)).rejects.toThrow(/etcd is sad/);
+    expect(calls).toEqual(['CreateVolume pvc-u1', 'createPV', 'createPV', 'createPV', 'DeleteVolume vol-1']);
+    expect(events).toEqual([
+      'Provisioning: External provisioner is provisioning volume for claim "ns/c"',
+      'ProvisioningFailed: Error creating provisioned PV object for claim ns/c: etcd is sad. Deleting the volume.',
+    ]);
+  });
+
+  it('a PV already saved for this claim (AlreadyExists, same uid) counts as success', async () => {
+    let gets = 0;
+    const mine: PersistentVolume = { metadata: { name: 'pvc-u1' }, spec: { claimRef: { uid: 'u1' } } };
+    const { p, events, calls } = setup(
+      async () => {
+        throw new AlreadyExistsError('persistentvolumes "pvc-u1" already exists');
+      },
+      // Absent when the claim is first looked at, present when the failed create is checked.
+      async () => {
+        if (gets++ === 0) throw new NotFoundError('not found');
+        return mine;
+      },
+    );
+    await p.reconcile('ns/c', new AbortController().signal);
+    expect(calls).toEqual(['CreateVolume pvc-u1', 'createPV']);
+    expect(events.at(-1)).toBe('ProvisioningSucceeded: Successfully provisioned volume pvc-u1');
+  });
+
+  it('stops after CreateVolume when aborted, leaving the volume for the next run', async () => {
+    const ac = new AbortController();
+    const { p, calls } = setup(async (pv) => pv);
+    const origCreate = calls.push.bind(calls);
+    calls.push = (...items: string[]) => {
+      if (items[0]?.startsWith('CreateVolume')) ac.abort();
+      return origCreate(...items);
+    };
+    await expect(p.reconcile('ns/c', ac.signal)).rejects.toThrow();
+    expect([...calls]).toEqual(['CreateVolume pvc-u1']);
+  });
+});
