@@ -16,7 +16,7 @@ import {
   type RestClient,
 } from '../../client/index.js';
 import { POD_CLAIM_INDEX, newControllerInformers, runInformers, type ControllerInformers } from '../informers.js';
-import { newOperationExecutor } from '../../node/pluginmanager/operationexecutor/executor.js';
+import { newOperationExecutor } from '../../util/keyedoperations.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { newPvControllerCache } from './cache.js';

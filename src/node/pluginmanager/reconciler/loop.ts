@@ -3,7 +3,7 @@ import { newLogger, type Logger } from '../../../util/log.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
 import type { DesiredStateOfWorld } from '../cache/desired-state.js';
 import type { DesiredPlugin, RegisteredPlugin } from '../cache/types.js';
-import type { OperationExecutor } from '../operationexecutor/executor.js';
+import type { OperationExecutor } from '../../../util/keyedoperations.js';
 import { reconcile } from './reconcile.js';
 
 /** The effects the loop asks the executor to run. */

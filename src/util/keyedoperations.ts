@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import { DEFAULT_BACKOFF, backoffDelay, realClock, type BackoffPolicy, type Clock } from '../../../util/backoff.js';
-import { toStowageError, type StowageError } from '../../../util/errors.js';
-import { newLogger, type Logger } from '../../../util/log.js';
+import { DEFAULT_BACKOFF, backoffDelay, realClock, type BackoffPolicy, type Clock } from './backoff.js';
+import { toStowageError, type StowageError } from './errors.js';
+import { newLogger, type Logger } from './log.js';
 
 /** Result of asking for an operation; the last two are expected refusals, not failures. */
 export type StartResult = 'started' | 'alreadyRunning' | 'backingOff';
@@ -9,8 +9,8 @@ export type StartResult = 'started' | 'alreadyRunning' | 'backingOff';
 export type Operation = (signal: AbortSignal) => Promise<void>;
 
 /**
- * Runs at most one operation per key (a plugin manager key is the socket path), with per-key
- * exponential backoff after a failure.
+ * Runs at most one operation per key (the plugin manager keys by socket path, the PV controller by
+ * operation name), with per-key exponential backoff after a failure.
  */
 export interface OperationExecutor {
   /**

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { FakeClock, flushMicrotasks } from '../../../client/fake-clock.js';
-import type { Logger } from '../../../util/log.js';
-import { newOperationExecutor } from './executor.js';
+import { FakeClock, flushMicrotasks } from '../client/fake-clock.js';
+import type { Logger } from './log.js';
+import { newOperationExecutor } from './keyedoperations.js';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 const policy = { initialMs: 500, factor: 2, capMs: 4_000 };
