@@ -2,7 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CsiClient } from '../src/csi/client.js';
-import { PROVISIONER_FINALIZER } from '../src/csi/sidecar/names.js';
+import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import { informerFor } from '../src/client/index.js';
+import { CLONE_FINALIZER, PROVISIONER_FINALIZER } from '../src/csi/sidecar/names.js';
 import { claim, DRIVER, eventsFor, eventually, NODE, quietLogger, startEnv, storageClass, TOPOLOGY_KEY, type Env } from './csi-sidecar-kit.js';
 
 let env: Env;
@@ -88,8 +90,26 @@ describe('provisioner and deleter with the hostpath driver', () => {
       expect(got.status?.phase).toBe('Bound');
       return p;
     });
+    // Record every finalizer list the source claim goes through.
+    const seen = new Set<string>();
+    const ac = new AbortController();
+    const inf = informerFor(env.client, 'PersistentVolumeClaim', { namespace: 'default' });
+    const note = (c: PersistentVolumeClaim): void => {
+      if (c.metadata?.name === 'src') for (const f of c.metadata.finalizers ?? []) seen.add(f);
+    };
+    inf.addEventHandler({ onAdd: note, onUpdate: (_, c) => note(c) });
+    const running = inf.run(ac.signal);
+    await inf.waitForSync();
     const dst = await claims().create(claim('dst', 'clone', '1Mi', { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' } }));
     const dstPv = await eventually(() => pvs().get(`pvc-${dst.metadata!.uid!}`));
+    // Protected while the clone was being made, released once the clone is bound.
+    await eventually(async () => {
+      expect((await claims().get('dst', { namespace: 'default' })).status?.phase).toBe('Bound');
+      expect((await claims().get('src', { namespace: 'default' })).metadata?.finalizers ?? []).not.toContain(CLONE_FINALIZER);
+    });
+    ac.abort();
+    await running;
+    expect(seen).toContain(CLONE_FINALIZER);
     const req = sidecar.csi.creates.find((r) => r.name === `pvc-${dst.metadata!.uid!}`);
     expect(req?.volumeContentSource).toEqual({ volume: { volumeId: srcPv.spec!.csi!.volumeHandle } });
     expect(dstPv.spec?.csi?.volumeHandle).not.toBe(srcPv.spec?.csi?.volumeHandle);

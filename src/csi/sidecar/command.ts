@@ -31,6 +31,7 @@ interface Opts {
   provisioner: boolean;
   attacher: boolean;
   resizer: boolean;
+  extraCreateMetadata: boolean;
 }
 
 /** Adds `stowage csi-sidecar --csi-address … --kubeconfig … [--leader-elect]`. Runs until SIGINT/SIGTERM. */
@@ -43,6 +44,7 @@ export function sidecarCommand(program: Command): Command {
     .option('--leader-elect', 'hold a per-driver Lease so that only one replica is active', false)
     .option('--workers <n>', 'workers per queue', positiveInt, 4)
     .option('--timeout <duration>', 'timeout of each CSI call', parseDuration, 15_000)
+    .option('--extra-create-metadata', 'pass csi.storage.k8s.io/pvc/name, pvc/namespace and pv/name to CreateVolume', false)
     .option('--no-provisioner', 'do not provision or delete volumes')
     .option('--no-attacher', 'do not attach or detach volumes')
     .option('--no-resizer', 'do not expand volumes')
@@ -68,6 +70,7 @@ export function sidecarCommand(program: Command): Command {
           workers: opts.workers,
           csiTimeoutMs: opts.timeout,
           controllers: { provisioner: opts.provisioner, attacher: opts.attacher, resizer: opts.resizer },
+          provisioner: { extraCreateMetadata: opts.extraCreateMetadata },
           log,
         };
         if (opts.leaderElect) {

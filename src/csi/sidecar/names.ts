@@ -13,6 +13,8 @@ export const ANN_DELETION_SECRET_NAME = 'volume.kubernetes.io/provisioner-deleti
 export const ANN_DELETION_SECRET_NAMESPACE = 'volume.kubernetes.io/provisioner-deletion-secret-namespace';
 
 export const PROVISIONER_FINALIZER = 'external-provisioner.volume.kubernetes.io/finalizer';
+/** On a claim being cloned, until every claim cloning it is bound (or gone). */
+export const CLONE_FINALIZER = 'provisioner.storage.kubernetes.io/cloning-protection';
 
 /** `external-attacher/<driver>` with every non-alphanumeric character replaced by `-`. */
 export function attacherFinalizer(driver: string): string {

@@ -2,7 +2,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/c
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { describe, expect, it } from 'vitest';
 import { attacherFinalizer, pvNameForClaim } from './names.js';
-import { buildPv, cloneSource, decideClaim, planProvision } from './provision-decide.js';
+import { buildPv, cloneSource, cloneSourceInUse, decideClaim, planProvision } from './provision-decide.js';
 import { provisionCapabilities } from './capabilities.js';
 import { decideVolume } from './delete-decide.js';
 
@@ -79,6 +79,11 @@ describe('planProvision', () => {
   });
 });
 
+it('extra create metadata names the claim and the PV', () => {
+  const p = planProvision({ claim: pvc(), cls: cls({ parameters: { a: '1' } }), pvName: 'pvc-x', singleNodeMultiWriter: false, extraCreateMetadata: true });
+  expect(p.request.parameters).toEqual({ a: '1', 'csi.storage.k8s.io/pvc/name': 'c', 'csi.storage.k8s.io/pvc/namespace': 'ns', 'csi.storage.k8s.io/pv/name': 'pvc-x' });
+});
+
 describe('cloneSource', () => {
   const srcPv: PersistentVolume = { metadata: { name: 'pv-src' }, spec: { csi: { driver: D, volumeHandle: 'h-src' } } };
   const bound = pvc({ name: 'src', spec: { volumeName: 'pv-src' }, status: { phase: 'Bound' } });
@@ -116,4 +121,14 @@ describe('decideVolume', () => {
     { name: 'deleted by the user, Retain', v: pv({ phase: 'Bound', policy: 'Retain', deleting: true }), want: 'removeFinalizer' },
     { name: 'deleted, finalizer already gone', v: pv({ deleting: true, fins: [] }), want: 'skip' },
   ])('$name → $want', ({ v, want }) => expect(decideVolume(v, D).kind).toBe(want));
+});
+
+describe('cloneSourceInUse', () => {
+  const src = pvc({ name: 'src', spec: { volumeName: 'pv-src' }, status: { phase: 'Bound' } });
+  const clone = (extra: Partial<NonNullable<PersistentVolumeClaim['spec']>> = {}) => pvc({ name: 'dst', spec: { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' }, ...extra } });
+  it.each([
+    { name: 'a pending clone', others: [clone()], want: true },
+    { name: 'a bound clone', others: [clone({ volumeName: 'pv2' })], want: false },
+    { name: 'no clones', others: [pvc({ name: 'x' })], want: false },
+  ])('$name → $want', ({ others, want }) => expect(cloneSourceInUse(src, [src, ...others], D)).toBe(want));
 });

@@ -81,7 +81,13 @@ export interface PlanInput {
   readonly singleNodeMultiWriter: boolean;
   readonly contentSource?: VolumeContentSource;
   readonly topology?: TopologyRequirement;
+  /** `--extra-create-metadata`: tell the driver the claim's and the PV's names. */
+  readonly extraCreateMetadata?: boolean;
 }
+
+export const PARAM_PVC_NAME = 'csi.storage.k8s.io/pvc/name';
+export const PARAM_PVC_NAMESPACE = 'csi.storage.k8s.io/pvc/namespace';
+export const PARAM_PV_NAME = 'csi.storage.k8s.io/pv/name';
 
 /** CreateVolume for a claim; InvalidError for what the user must fix in the claim or class. */
 export function planProvision(i: PlanInput): ProvisionPlan {
@@ -116,7 +122,12 @@ export function planProvision(i: PlanInput): ProvisionPlan {
       mountOptions: cls.mountOptions,
       singleNodeMultiWriter: i.singleNodeMultiWriter,
     }),
-    parameters: driverParameters(params),
+    parameters: {
+      ...driverParameters(params),
+      ...(i.extraCreateMetadata
+        ? { [PARAM_PVC_NAME]: claim.metadata?.name ?? '', [PARAM_PVC_NAMESPACE]: claim.metadata?.namespace ?? '', [PARAM_PV_NAME]: i.pvName }
+        : {}),
+    },
     ...(i.contentSource ? { volumeContentSource: i.contentSource } : {}),
     ...(i.topology ? { accessibilityRequirements: i.topology } : {}),
   };
@@ -218,4 +229,25 @@ export function buildPv(o: {
       csi,
     },
   };
+}
+
+/** The claim named as a clone source by `claim` (same namespace), if any. */
+export function cloneSourceName(claim: PersistentVolumeClaim): string | undefined {
+  const ds = claim.spec?.dataSourceRef ?? claim.spec?.dataSource;
+  if (!ds || (ds.apiGroup ?? '') !== '' || ds.kind !== 'PersistentVolumeClaim') return undefined;
+  return ds.name;
+}
+
+/**
+ * Whether a clone source may lose its cloning-protection finalizer: no claim of this driver that
+ * clones it is still waiting for its volume (unbound and not being deleted).
+ */
+export function cloneSourceInUse(source: PersistentVolumeClaim, sameNamespace: readonly PersistentVolumeClaim[], driver: string): boolean {
+  const name = source.metadata?.name;
+  return sameNamespace.some((c) => {
+    if (c.metadata?.uid === source.metadata?.uid || cloneSourceName(c) !== name) return false;
+    const anns = c.metadata?.annotations ?? {};
+    const handedTo = anns[ANN_STORAGE_PROVISIONER] ?? anns[ANN_BETA_STORAGE_PROVISIONER];
+    return handedTo === driver && !c.spec?.volumeName && !c.metadata?.deletionTimestamp;
+  });
 }

@@ -12,8 +12,8 @@ import { AlreadyExistsError, InvalidError, NotFoundError, StowageError } from '.
 import { CsiError } from '../client.js';
 import type { TopologyRequirement } from '../proto/types.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
-import { ANN_SELECTED_NODE, REASONS } from './names.js';
-import { buildPv, claimClassName, cloneSource, decideClaim, planProvision, type ProvisionPlan } from './provision-decide.js';
+import { ANN_SELECTED_NODE, CLONE_FINALIZER, REASONS } from './names.js';
+import { buildPv, claimClassName, cloneSource, cloneSourceInUse, cloneSourceName, decideClaim, planProvision, type ProvisionPlan } from './provision-decide.js';
 import { accessibilityRequirements, allowedTopologySegments, driverTopologyKeys, nodeSegments, type Segments } from './topology.js';
 
 export interface ProvisionerOptions {
@@ -23,6 +23,8 @@ export interface ProvisionerOptions {
   /** Delay between save attempts (the library waits 10 s; we default lower). */
   readonly saveRetryDelayMs?: number;
   readonly clock?: Clock;
+  /** Add the claim's and PV's names to CreateVolume parameters (external-provisioner --extra-create-metadata). */
+  readonly extraCreateMetadata?: boolean;
 }
 
 export interface Provisioner {
@@ -104,10 +106,28 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
     return { ok: false, error: last };
   };
 
+  /** Adds or removes the cloning-protection finalizer on a claim (fresh read, resourceVersion-checked write). */
+  const setCloneFinalizer = async (ns: string, name: string, want: boolean, signal: AbortSignal): Promise<void> => {
+    const api = ctx.client.resource('PersistentVolumeClaim');
+    const c = await api.get(name, { namespace: ns, signal }).catch((e: unknown) => {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    });
+    if (!c) return;
+    const fins = c.metadata?.finalizers ?? [];
+    if (fins.includes(CLONE_FINALIZER) === want) return;
+    c.metadata = { ...c.metadata, finalizers: want ? [...fins, CLONE_FINALIZER] : fins.filter((f) => f !== CLONE_FINALIZER) };
+    await api.update(c, { signal });
+  };
+
   const reconcile = async (key: string, signal: AbortSignal): Promise<void> => {
     const [ns, name] = key.split('/') as [string, string];
     const claim = informers.claims.lister.get(ns, name);
     if (!claim) return;
+    // A clone source is protected only while a clone of it still waits for its volume.
+    if ((claim.metadata?.finalizers ?? []).includes(CLONE_FINALIZER) && !cloneSourceInUse(claim, informers.claims.lister.list(ns), driver)) {
+      await setCloneFinalizer(ns, name, false, signal);
+    }
     const className = claimClassName(claim);
     // A class created a moment before the claim may not be in our cache yet: ask before complaining.
     const cls =
@@ -150,10 +170,13 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
         cls: d.cls,
         pvName: d.pvName,
         singleNodeMultiWriter: ctx.controllerCaps.has('SINGLE_NODE_MULTI_WRITER'),
+        extraCreateMetadata: o.extraCreateMetadata ?? false,
         ...(contentSource ? { contentSource } : {}),
         ...(topology ? { topology } : {}),
       });
       secrets = await fetchSecrets(ctx, plan.provisionerSecret, signal);
+      const source = contentSource ? cloneSourceName(claim) : undefined;
+      if (source) await setCloneFinalizer(ns, source, true, signal);
     } catch (e) {
       failed(e);
       if (isUserError(e)) throw new TerminalError(errorMessage(e), { cause: e });

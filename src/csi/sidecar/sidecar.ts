@@ -29,7 +29,7 @@ import { newAttacher } from './attacher.js';
 import type { SidecarContext } from './context.js';
 import { newDeleter } from './deleter.js';
 import { leaseName } from './names.js';
-import { claimClassName } from './provision-decide.js';
+import { claimClassName, cloneSourceName } from './provision-decide.js';
 import { newProvisioner, type ProvisionerOptions } from './provisioner.js';
 import { newResizer } from './resizer.js';
 
@@ -48,7 +48,7 @@ export interface CsiSidecarOptions {
   readonly resyncMs?: number;
   /** Per-key retry backoff; default 500 ms doubling to 30 s. */
   readonly rateLimit?: RateLimiterPolicy;
-  readonly provisioner?: Pick<ProvisionerOptions, 'saveAttempts' | 'saveRetryDelayMs'>;
+  readonly provisioner?: Pick<ProvisionerOptions, 'saveAttempts' | 'saveRetryDelayMs' | 'extraCreateMetadata'>;
   /** Which controllers run (default all). */
   readonly controllers?: { provisioner?: boolean; attacher?: boolean; resizer?: boolean };
   readonly log?: Logger;
@@ -119,7 +119,19 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
       const claims = queue('provisioner-claims');
       const volumes = queue('provisioner-volumes');
       const addClaim = (c: PersistentVolumeClaim): void => claims.add(metaNamespaceKey(c));
-      I.claims.addEventHandler({ onAdd: addClaim, onUpdate: (_, c) => addClaim(c) });
+      // A clone that got its volume (or went away) may release its source's cloning protection.
+      const addSource = (c: PersistentVolumeClaim): void => {
+        const src = cloneSourceName(c);
+        if (src && c.metadata?.namespace) claims.add(`${c.metadata.namespace}/${src}`);
+      };
+      I.claims.addEventHandler({
+        onAdd: addClaim,
+        onUpdate: (_, c) => {
+          addClaim(c);
+          addSource(c);
+        },
+        onDelete: (x) => addSource(objectOf(x)),
+      });
       I.classes.addEventHandler({
         onAdd: (cls) => {
           for (const c of I.claims.lister.list()) if (claimClassName(c) === cls.metadata?.name) addClaim(c);
