@@ -19,11 +19,15 @@ export function podClaimIndex(p: Pod): string[] {
   return podClaimNames(p).map((c) => `${ns}/${c}`);
 }
 
-/** A pod this scheduler placed. `waitingVolumes`: volumes are being bound (PreBind); `bound`: binding POSTed. */
+/**
+ * A pod this scheduler placed. `binding`: API writes in flight (volumes or the pod binding);
+ * `waitingVolumes`: waiting for the PV controller / provisioner (PreBind); `bound`: binding POSTed,
+ * waiting for the informer to show it.
+ */
 export interface AssumedPod {
   readonly pod: Pod; // a copy with spec.nodeName set
   readonly node: string;
-  readonly phase: 'waitingVolumes' | 'bound';
+  readonly phase: 'binding' | 'waitingVolumes' | 'bound';
   /** Clock ms after which waiting for volumes gives up (PreBind's bind timeout). */
   readonly deadline: number;
   /** Claims whose selected-node this scheduler wrote → the resourceVersion it got back (older informer copies are stale). */
@@ -57,11 +61,6 @@ export class SchedulerCache {
     return this.assumed.get(key);
   }
 
-  /** Keys of pods waiting for their volumes to bind. Fresh array. */
-  waitingKeys(): string[] {
-    return [...this.assumed].filter(([, a]) => a.phase === 'waitingVolumes').map(([k]) => k);
-  }
-
   forget(key: string): void {
     this.assumed.delete(key);
   }
@@ -69,6 +68,11 @@ export class SchedulerCache {
   /** Records a PV this scheduler pre-bound (the object as the API server stored it). */
   assumeVolume(pv: PersistentVolume): void {
     this.assumedVolumes.set(nameOf(pv), pv);
+  }
+
+  /** Drops an assumed volume whose pre-binding write failed. */
+  forgetVolume(name: string): void {
+    this.assumedVolumes.delete(name);
   }
 
   /** Drops an assumed volume once the informer has caught up (its copy carries a claimRef) or it is gone. */

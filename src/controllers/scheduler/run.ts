@@ -20,15 +20,15 @@ import {
   type RestClient,
 } from '../../client/index.js';
 import { realClock, type Clock } from '../../util/backoff.js';
-import { ConflictError } from '../../util/errors.js';
+import { ConflictError, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import { POD_CLAIM_INDEX, POD_NODE_INDEX, SchedulerCache, podClaimIndex, podNodeIndex } from './cache.js';
 import { schedulePod } from './schedule.js';
 import { volumeBindingState } from './prebind.js';
-import { ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, DEFAULT_SCHEDULER_NAME, isTerminal, nameOf, podKey, type Node, type PersistentVolume, type Pod } from './types.js';
-import type { PodVolumes } from './volumes.js';
+import { ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, DEFAULT_SCHEDULER_NAME, isTerminal, nameOf, podKey, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod } from './types.js';
 
 const log = newLogger('scheduler');
+const BINDING_CONCURRENCY = 32; // API writes of binding cycles in flight; half the in-process client's sockets
 
 export interface SchedulerOptions {
   readonly client: RestClient;
@@ -152,11 +152,16 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     retryUnschedulable();
   };
   volumes.addEventHandler({ onAdd: onVolume, onUpdate: (_, v) => onVolume(v), onDelete: (x) => onVolume(objectOf(x)) });
-  const onClaim = (): void => {
-    for (const k of cache.waitingKeys()) queue.add(k);
+  // A claim event wakes the pods waiting on that claim only: with many pods in PreBind at once
+  // (a burst of WaitForFirstConsumer claims), waking all of them on every claim write is quadratic.
+  const onClaim = (c: PersistentVolumeClaim): void => {
+    for (const p of pods.byIndex(POD_CLAIM_INDEX, `${c.metadata?.namespace ?? ''}/${nameOf(c)}`)) {
+      const key = podKey(p);
+      if (cache.assumedPod(key)?.phase === 'waitingVolumes') queue.add(key);
+    }
     retryUnschedulable();
   };
-  claims.addEventHandler({ onAdd: onClaim, onUpdate: onClaim, onDelete: onClaim });
+  claims.addEventHandler({ onAdd: onClaim, onUpdate: (_, c) => onClaim(c), onDelete: (x) => onClaim(objectOf(x)) });
 
   const setCondition = async (p: Pod, c: Pick<PodCondition, 'status' | 'reason' | 'message'>): Promise<void> => {
     const conds = withScheduledCondition(p, c, nowIso(clock));
@@ -168,6 +173,8 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     await podApi.patchStatus(nameOf(p), 'strategic', { status: { conditions: [patch] } }, { namespace: p.metadata?.namespace });
   };
 
+  const stillAssumed = (key: string, p: Pod): boolean => cache.assumedPod(key)?.pod.metadata?.uid === p.metadata?.uid;
+
   const bindPod = async (p: Pod, node: string): Promise<void> => {
     const ns = p.metadata?.namespace ?? '';
     const name = nameOf(p);
@@ -178,7 +185,7 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
       if (!(e instanceof ConflictError)) throw e; // already assigned: someone (maybe our earlier attempt) bound it
       return;
     }
-    cache.assume(p, node, 'bound', 0);
+    if (stillAssumed(podKey(p), p)) cache.assume(p, node, 'bound', 0);
     recorder.event(referenceTo(p, 'Pod'), 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
     // Kubernetes' binding endpoint flips PodScheduled to True; ours only sets nodeName, so a pod we
     // earlier marked Unschedulable is corrected here.
@@ -186,27 +193,29 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     if (cur && cur.status !== 'True') await setCondition(p, { status: 'True' });
   };
 
-  /** AssumePodVolumes + the API half of BindPodVolumes: pre-bind chosen PVs, hand the rest to provisioning. */
-  const bindVolumes = async (p: Pod, node: string, v: PodVolumes): Promise<Record<string, number>> => {
+  /** The PV as AssumePodVolumes pre-binds it (volume.GetBindVolumeToClaim): claimRef with uid, bound-by-controller. */
+  const preboundVolume = (volume: PersistentVolume, claim: PersistentVolumeClaim): PersistentVolume => {
+    const next = structuredClone(volume);
+    next.metadata = { ...(next.metadata ?? {}), annotations: { ...(next.metadata?.annotations ?? {}), [ANN_BOUND_BY_CONTROLLER]: 'yes' } };
+    next.spec = {
+      ...(next.spec ?? {}),
+      claimRef: {
+        kind: 'PersistentVolumeClaim',
+        apiVersion: 'v1',
+        namespace: claim.metadata?.namespace,
+        name: claim.metadata?.name,
+        uid: claim.metadata?.uid,
+        resourceVersion: claim.metadata?.resourceVersion,
+      },
+    };
+    return next;
+  };
+
+  /** The API half of BindPodVolumes: write the pre-bound PVs, hand the rest to provisioning. */
+  const writeVolumes = async (node: string, prebound: readonly PersistentVolume[], provisions: readonly PersistentVolumeClaim[]): Promise<Record<string, number>> => {
     const written: Record<string, number> = {};
-    for (const { claim, volume } of v.staticBindings) {
-      const next = structuredClone(volume);
-      next.metadata = { ...(next.metadata ?? {}), annotations: { ...(next.metadata?.annotations ?? {}), [ANN_BOUND_BY_CONTROLLER]: 'yes' } };
-      next.spec = {
-        ...(next.spec ?? {}),
-        claimRef: {
-          kind: 'PersistentVolumeClaim',
-          apiVersion: 'v1',
-          namespace: claim.metadata?.namespace,
-          name: claim.metadata?.name,
-          uid: claim.metadata?.uid,
-          resourceVersion: claim.metadata?.resourceVersion,
-        },
-      };
-      cache.assumeVolume(await pvApi.update(next));
-      log.debug('pre-bound volume for pod', { pod: podKey(p), volume: nameOf(volume), claim: nameOf(claim) });
-    }
-    for (const claim of v.provisions) {
+    for (const pv of prebound) cache.assumeVolume(await pvApi.update(pv));
+    for (const claim of provisions) {
       if (claim.metadata?.annotations?.[ANN_SELECTED_NODE] === node) continue;
       const next = structuredClone(claim);
       next.metadata = { ...(next.metadata ?? {}), annotations: { ...(next.metadata?.annotations ?? {}), [ANN_SELECTED_NODE]: node } };
@@ -214,6 +223,29 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
       written[`${claim.metadata?.namespace}/${nameOf(claim)}`] = Number(stored.metadata?.resourceVersion ?? 0);
     }
     return written;
+  };
+
+  // The binding cycle runs beside the scheduling cycle (as kube's does in a goroutine): the serial
+  // worker only decides and assumes; API writes proceed concurrently, bounded.
+  const inFlight = new Set<Promise<void>>();
+  const waiters: Array<() => void> = [];
+  const slot = async (): Promise<void> => {
+    while (inFlight.size >= BINDING_CONCURRENCY) await new Promise<void>((r) => waiters.push(r));
+  };
+  const inBackground = async (key: string, work: () => Promise<void>, undo: () => void): Promise<void> => {
+    await slot();
+    const task = work()
+      .catch((e: unknown) => {
+        undo();
+        cache.forget(key);
+        log.warn('binding cycle failed; pod requeued', { pod: key, error: toStowageError(e).message });
+        queue.addRateLimited(key);
+      })
+      .finally(() => {
+        inFlight.delete(task);
+        waiters.shift()?.();
+      });
+    inFlight.add(task);
   };
 
   /** Reason Unschedulable for a fit error, SchedulerError for anything else (e.g. PreBind timing out), as kube. */
@@ -231,11 +263,13 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     }
     const assumed = cache.assumedPod(key);
     if (assumed && assumed.pod.metadata?.uid !== pod.metadata?.uid) cache.forget(key);
-    else if (assumed?.phase === 'bound') return; // the informer has not shown the binding yet
+    else if (assumed?.phase === 'bound' || assumed?.phase === 'binding') return; // the binding cycle requeues when it is done
     else if (assumed) {
       const st = volumeBindingState(pod, assumed.node, cache.view(), assumed.claimVersions);
       if (st.kind === 'bound') {
-        await bindPod(pod, assumed.node);
+        const node = assumed.node;
+        cache.assume(pod, node, 'binding', assumed.deadline);
+        await inBackground(key, () => bindPod(pod, node), () => undefined);
         return;
       }
       if (st.kind === 'waiting') {
@@ -257,13 +291,25 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
       return { requeueAfterMs: retryMs };
     }
     unschedulable.delete(key);
-    const written = await bindVolumes(pod, d.node, d.volumes);
-    if (d.volumes.staticBindings.length === 0 && d.volumes.provisions.length === 0) {
-      await bindPod(pod, d.node);
-      return;
-    }
-    cache.assume(pod, d.node, 'waitingVolumes', clock.now() + bindTimeoutMs, written);
-    return { requeueAfterMs: Math.min(bindTimeoutMs, retryMs) };
+    // Assume before writing, so that the next cycle already sees this pod on the node and its PVs taken.
+    const { node, volumes: v } = d;
+    const prebound = v.staticBindings.map((b) => preboundVolume(b.volume, b.claim));
+    for (const pv of prebound) cache.assumeVolume(pv);
+    const deadline = clock.now() + bindTimeoutMs;
+    cache.assume(pod, node, 'binding', deadline);
+    await inBackground(
+      key,
+      async () => {
+        if (prebound.length === 0 && v.provisions.length === 0) return bindPod(pod, node);
+        const written = await writeVolumes(node, prebound, v.provisions);
+        if (!stillAssumed(key, pod)) return; // deleted meanwhile: nothing to wait for
+        cache.assume(pod, node, 'waitingVolumes', deadline, written);
+        queue.add(key); // the claims may have bound already
+      },
+      () => {
+        for (const pv of prebound) cache.forgetVolume(nameOf(pv));
+      },
+    );
   };
 
   const stop = new AbortController();
@@ -274,15 +320,11 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   try {
     await waitForCacheSync(stop.signal, ...informers);
     // One worker: each cycle must see the assumptions of the one before (kube schedules one pod at a time).
-    await runWorkers(
-      queue,
-      1,
-      reconcile,
-      { signal: stop.signal, log },
-    );
+    await runWorkers(queue, 1, reconcile, { signal: stop.signal, log });
   } catch {
     // aborted before the caches synced
   } finally {
+    await Promise.allSettled([...inFlight]);
     await Promise.allSettled(runs);
     await recorder.close();
   }

@@ -20,9 +20,10 @@ export function schedulePod(pod: Pod, view: ClusterView): ScheduleDecision {
   for (const n of nodes) {
     const f = nodeFilter(pod, n) ?? volumeFilter(pod, n, rwop, pre.bound, pre.delayed, view);
     if ('code' in f) failures.push(f);
-    else fits.push({ node: nameOf(n), volumes: f, score: volumesOnNode(nameOf(n), view) });
+    else fits.push({ node: nameOf(n), volumes: f, score: 0 });
   }
   if (fits.length === 0) return { kind: 'unschedulable', message: fitErrorMessage(nodes.length, null, failures) };
+  if (fits.length > 1) for (const f of fits) f.score = volumesOnNode(f.node, view); // scoring a lone candidate is wasted work
   fits.sort((a, b) => a.score - b.score || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
   const best = fits[0]!;
   return { kind: 'fit', node: best.node, volumes: best.volumes };
