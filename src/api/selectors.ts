@@ -4,62 +4,13 @@
  */
 import { BadRequestError, InvalidError } from '../util/errors.js';
 import type { FieldCause } from '../util/errors.js';
-
-// ---------------------------------------------------------------------------------------------
-// Label key/value validation (IsQualifiedName / IsValidLabelValue), messages as Kubernetes words them.
-
-const QNAME_CHAR = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QNAME_RE = new RegExp(`^${QNAME_CHAR}$`);
-const QNAME_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
-  `(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '${QNAME_CHAR}')`;
-const DNS1123_SUBDOMAIN = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
-const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN}$`);
-const LABEL_VALUE = '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?';
-const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE}$`);
+import { isQualifiedName, isValidLabelValue } from './resources/names.js';
 
 /** Problems with a label key (a qualified name: optional DNS-subdomain prefix + '/' + name); [] when valid. */
-export function validateLabelKey(key: string): string[] {
-  const parts = key.split('/');
-  let name: string;
-  const errs: string[] = [];
-  if (parts.length === 1) {
-    name = parts[0]!;
-  } else if (parts.length === 2) {
-    const prefix = parts[0]!;
-    name = parts[1]!;
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else if (prefix.length > 253) errs.push('prefix part must be no more than 253 characters');
-    else if (!DNS1123_SUBDOMAIN_RE.test(prefix)) {
-      errs.push(
-        "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must " +
-          `start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '${DNS1123_SUBDOMAIN}')`,
-      );
-    }
-  } else {
-    return [`a qualified name ${QNAME_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push('name part must be no more than 63 characters');
-  if (name.length > 0 && !QNAME_RE.test(name)) errs.push(`name part ${QNAME_MSG}`);
-  return errs;
-}
+export const validateLabelKey = isQualifiedName;
 
 /** Problems with a label value (empty allowed, ≤63 chars); [] when valid. */
-export function validateLabelValue(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push('must be no more than 63 characters');
-  if (!LABEL_VALUE_RE.test(value)) {
-    errs.push(
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end " +
-        `with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '${LABEL_VALUE}')`,
-    );
-  }
-  return errs;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Label selectors
+export const validateLabelValue = isValidLabelValue;
 
 export const LABEL_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Equals', 'NotEquals', 'GreaterThan', 'LessThan'] as const;
 export type LabelOperator = (typeof LABEL_OPERATORS)[number];
