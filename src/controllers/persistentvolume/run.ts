@@ -4,7 +4,8 @@
  * never hands one key to two workers. Writes go through the REST client; Events through the
  * recorder (PV events land in `default`, as upstream). Resync every 15 s is the safety net.
  */
-import { rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { mountsUnder } from '../../node/mount/mountinfo.js';
 import { setMaxListeners } from 'node:events';
 import {
   newEventRecorder,
@@ -78,9 +79,12 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
         opDuration?.observe({ plugin_name: '', operation_name: name.split('-')[0] ?? name }, (performance.now() - t0) / 1000);
       });
     },
-    // The in-tree hostPath deleter removes the directory on the controller's host (only /tmp/...).
+    // The in-tree hostPath deleter removes the directory on the controller's host (only /tmp/...),
+    // but never across a mount point: a volume still mounted somewhere below is an error, not data loss.
     removeHostPathData: async (path) => {
-      rmSync(path, { recursive: true, force: true });
+      const mounted = await mountsUnder(path).catch(() => []);
+      if (mounted.length > 0) throw new Error(`refusing to delete ${path}: ${mounted[0]!.mountPoint} is mounted inside it`);
+      await rm(path, { recursive: true, force: true });
     },
   };
   const listers: Listers = {
