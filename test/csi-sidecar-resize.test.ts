@@ -77,4 +77,16 @@ describe('resizer', () => {
     });
     expect((await env.client.resource('PersistentVolume').get(pvName)).spec?.capacity?.storage).toBe('3Mi');
   });
+
+  it('WaitForFirstConsumer: RESOURCE_EXHAUSTED on the selected node clears the selection so the scheduler can choose again', async () => {
+    await boundClaim('r4'); // something allocated, so that the whole capacity no longer fits
+    await env.client.resource('StorageClass').create(storageClass('late', { volumeBindingMode: 'WaitForFirstConsumer' }));
+    await claims().create({ ...claim('r5', 'late', '64Mi'), metadata: { name: 'r5', namespace: 'default', annotations: { 'volume.kubernetes.io/selected-node': 'n1' } } });
+    await eventually(async () => {
+      const c = await claims().get('r5', { namespace: 'default' });
+      expect(c.metadata?.annotations?.['volume.kubernetes.io/selected-node']).toBeUndefined();
+    });
+    const failed = (await eventsFor(env.client, 'default', 'r5')).find((e) => e.reason === 'ProvisioningFailed');
+    expect(failed?.message).toMatch(/RESOURCE_EXHAUSTED/);
+  });
 });

@@ -8,7 +8,7 @@ import type { PersistentVolumeClaim, PersistentVolume } from 'kubernetes-types/c
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { TerminalError, type EventRecorder } from '../../client/index.js';
 import { realClock, type Clock } from '../../util/backoff.js';
-import { AlreadyExistsError, InvalidError, NotFoundError, StowageError } from '../../util/errors.js';
+import { AlreadyExistsError, InvalidError, NotFoundError, StowageError, UnavailableError } from '../../util/errors.js';
 import { CsiError } from '../client.js';
 import type { TopologyRequirement } from '../proto/types.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
@@ -59,11 +59,17 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
     }
     let selected: Segments | undefined;
     if (selectedNode) {
+      // The node may be registering right now (Node, CSINode and its labels arrive separately):
+      // these are retried with backoff, not reported as the user's mistake.
       const node = informers.nodes.lister.get(selectedNode);
-      if (!node) throw new InvalidError(`failed to get target node: node "${selectedNode}" not found`);
+      if (!node) throw new UnavailableError(`failed to get target node: node "${selectedNode}" not found`);
       const keys = driverTopologyKeys(informers.csiNodes.lister.get(selectedNode), driver);
-      if (keys === undefined) throw new InvalidError(`driver ${driver} is not registered on the selected node "${selectedNode}" (no CSINode entry)`);
-      selected = nodeSegments(node, keys);
+      if (keys === undefined) throw new UnavailableError(`driver ${driver} is not registered on the selected node "${selectedNode}" (no CSINode entry)`);
+      try {
+        selected = nodeSegments(node, keys);
+      } catch (e) {
+        throw new UnavailableError(errorMessage(e), { cause: e });
+      }
     }
     return accessibilityRequirements({
       allowed: allowedTopologySegments(cls.allowedTopologies),
