@@ -59,6 +59,7 @@ export interface VolumeManager {
 }
 
 const ORPHAN_SWEEP_MS = 2_000;
+const POPULATE_RESYNC_MS = 1_000;
 
 /** Starts the volume manager; resolves once its state is reconstructed and its loop runs. */
 export async function startVolumeManager(o: VolumeManagerOptions): Promise<VolumeManager> {
@@ -87,7 +88,13 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     dirty = true;
     wake?.();
   };
-  for (const inf of informers) inf.addEventHandler({ onAdd: kick, onUpdate: kick, onDelete: kick });
+  // Object changes re-run the populator; operation and write completions only the reconciler.
+  let populateDue = true;
+  const objectsChanged = (): void => {
+    populateDue = true;
+    kick();
+  };
+  for (const inf of informers) inf.addEventHandler({ onAdd: objectsChanged, onUpdate: objectsChanged, onDelete: objectsChanged });
 
   const exec: NestedPendingOperations = newNestedPendingOperations({ backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs }, clock });
   exec.onSettled(kick);
@@ -147,8 +154,14 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
       .finally(() => (sweeping = undefined));
   };
 
+  let lastPopulate = 0;
   const iterate = (): void => {
-    populator.populate();
+    // Besides object changes, a full pass at least every POPULATE_RESYNC_MS retries unresolved volumes.
+    if (populateDue || clock.now() - lastPopulate >= POPULATE_RESYNC_MS) {
+      populateDue = false;
+      lastPopulate = clock.now();
+      populator.populate();
+    }
     inUse.sync(dsw);
     for (const op of reconcile(dsw, asw, populator.hasPopulatedOnce())) {
       const g = generate(ctx, op, durations);

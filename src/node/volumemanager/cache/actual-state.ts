@@ -166,7 +166,12 @@ class Asw implements ActualStateOfWorld {
   }
 
   mountedVolumesForPod(pod: PodUid): MountedPod[] {
-    return this.mountedPods().filter((p) => p.pod.uid === pod);
+    const out: MountedPod[] = [];
+    for (const e of this.volumes.values()) {
+      const p = e.pods.get(pod);
+      if (p) out.push(p);
+    }
+    return out;
   }
 
   unmountedDevices(): AttachedVolume[] {

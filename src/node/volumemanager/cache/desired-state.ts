@@ -62,6 +62,8 @@ interface VolumeEntry {
 
 class Dsw implements DesiredStateOfWorld {
   private readonly volumes = new Map<VolumeName, VolumeEntry>();
+  /** pod → its volumes: keeps per-pod reads O(volumes of the pod), the populator asks for every pod on every pass. */
+  private readonly byPod = new Map<PodUid, Set<VolumeName>>();
 
   addPodToVolume(i: PodVolumeInput): void {
     let v = this.volumes.get(i.volume);
@@ -75,6 +77,9 @@ class Dsw implements DesiredStateOfWorld {
       subPaths: [...(i.subPaths ?? [])],
       ...(i.fsGroup !== undefined ? { fsGroup: i.fsGroup } : {}),
     });
+    let s = this.byPod.get(i.pod.uid);
+    if (!s) this.byPod.set(i.pod.uid, (s = new Set()));
+    s.add(i.volume);
   }
 
   deletePodFromVolume(pod: PodUid, volume: VolumeName): void {
@@ -82,10 +87,13 @@ class Dsw implements DesiredStateOfWorld {
     if (!v) return;
     v.pods.delete(pod);
     if (v.pods.size === 0) this.volumes.delete(volume);
+    const s = this.byPod.get(pod);
+    s?.delete(volume);
+    if (s?.size === 0) this.byPod.delete(pod);
   }
 
   deletePod(pod: PodUid): void {
-    for (const name of [...this.volumes.keys()]) this.deletePodFromVolume(pod, name);
+    for (const name of [...(this.byPod.get(pod) ?? [])]) this.deletePodFromVolume(pod, name);
   }
 
   markVolumesReportedInUse(names: readonly VolumeName[]): void {
@@ -104,12 +112,17 @@ class Dsw implements DesiredStateOfWorld {
   }
 
   volumesForPod(pod: PodUid): VolumeToMount[] {
-    return this.volumesToMount().filter((v) => v.pod.uid === pod);
+    const out: VolumeToMount[] = [];
+    for (const name of this.byPod.get(pod) ?? []) {
+      const v = this.volumes.get(name);
+      const p = v?.pods.get(pod);
+      if (v && p) out.push({ ...p, reportedInUse: v.reportedInUse });
+    }
+    return out;
   }
 
   podExists(pod: PodUid): boolean {
-    for (const v of this.volumes.values()) if (v.pods.has(pod)) return true;
-    return false;
+    return this.byPod.has(pod);
   }
 
   volumeExists(volume: VolumeName): boolean {
@@ -121,8 +134,6 @@ class Dsw implements DesiredStateOfWorld {
   }
 
   pods(): PodUid[] {
-    const s = new Set<PodUid>();
-    for (const v of this.volumes.values()) for (const p of v.pods.keys()) s.add(p);
-    return [...s];
+    return [...this.byPod.keys()];
   }
 }

@@ -1,0 +1,90 @@
+import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import { describe, expect, it } from 'vitest';
+import { csiAccessMode, podIsTerminating, resolvePodVolumes, type PopulatorLookups } from './resolve.js';
+
+const claim = (name: string, o: { bound?: string; capacity?: string; deleting?: boolean } = {}): PersistentVolumeClaim => ({
+  metadata: { name, namespace: 'ns', uid: `uid-${name}`, ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+  spec: { volumeName: o.bound },
+  status: o.bound ? { phase: 'Bound', capacity: { storage: o.capacity ?? '1Gi' } } : { phase: 'Pending' },
+});
+const pv = (name: string, o: { csi?: boolean; capacity?: string; claimUid?: string } = {}): PersistentVolume => ({
+  metadata: { name },
+  spec: {
+    capacity: { storage: o.capacity ?? '1Gi' },
+    accessModes: ['ReadWriteOnce'],
+    claimRef: { namespace: 'ns', name: 'c', uid: o.claimUid ?? 'uid-c' },
+    mountOptions: ['noatime'],
+    ...(o.csi === false ? { nfs: { server: 's', path: '/p' } } : { csi: { driver: 'd.example', volumeHandle: 'h1', fsType: 'ext4', volumeAttributes: { a: 'b' } } }),
+  },
+});
+const lookups = (claims: PersistentVolumeClaim[], pvs: PersistentVolume[], attachRequired?: boolean): PopulatorLookups => ({
+  claim: (ns, n) => claims.find((c) => c.metadata?.namespace === ns && c.metadata?.name === n),
+  volume: (n) => pvs.find((p) => p.metadata?.name === n),
+  csiDriver: (n) => (attachRequired === undefined ? undefined : { metadata: { name: n }, spec: { attachRequired } }),
+});
+const pod = (volumes: NonNullable<Pod['spec']>['volumes']): Pod => ({
+  metadata: { name: 'p', namespace: 'ns', uid: 'pod-uid' },
+  spec: { containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/d' }, { name: 'data', mountPath: '/s', subPath: 'x/y' }] }], volumes },
+});
+
+describe('resolvePodVolumes', () => {
+  it.each([
+    { name: 'missing claim', c: [], p: [], problem: 'persistentvolumeclaim "c" not found' },
+    { name: 'unbound claim', c: [claim('c')], p: [], problem: 'PVC is not bound' },
+    { name: 'claim being deleted', c: [claim('c', { bound: 'pv1', deleting: true })], p: [pv('pv1')], problem: 'PVC is being deleted' },
+    { name: 'PV missing', c: [claim('c', { bound: 'pv1' })], p: [], problem: 'persistentvolume "pv1" not found' },
+    { name: 'PV bound elsewhere', c: [claim('c', { bound: 'pv1' })], p: [pv('pv1', { claimUid: 'other' })], problem: 'bound to another claim' },
+    { name: 'PV not CSI', c: [claim('c', { bound: 'pv1' })], p: [pv('pv1', { csi: false })], problem: 'unsupported source (nfs)' },
+  ])('$name → a problem, no volume', ({ c, p, problem }) => {
+    const r = resolvePodVolumes(pod([{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }]), lookups(c, p));
+    expect(r.volumes).toEqual([]);
+    expect(r.problems).toHaveLength(1);
+    expect(r.problems[0]?.message).toContain(problem);
+  });
+
+  it('bound claim → the CSI unique name, spec, subPaths and attachability', () => {
+    const r = resolvePodVolumes(pod([{ name: 'data', persistentVolumeClaim: { claimName: 'c', readOnly: true } }]), lookups([claim('c', { bound: 'pv1' })], [pv('pv1')], false));
+    expect(r.problems).toEqual([]);
+    expect(r.volumes).toHaveLength(1);
+    const v = r.volumes[0]!;
+    expect(v.volume).toBe('kubernetes.io/csi/d.example^h1');
+    expect(v.pluginIsAttachable).toBe(false);
+    expect(v.resizeNeeded).toBe(false);
+    expect(v.subPaths).toEqual([{ container: 'app', index: 1, subPath: 'x/y', readOnly: false }]);
+    expect(v.spec).toMatchObject({ specName: 'pv1', readOnly: true, mode: 'Filesystem', claim: { namespace: 'ns', name: 'c' } });
+    expect(v.spec.csi).toEqual({ driver: 'd.example', volumeHandle: 'h1', fsType: 'ext4', mountOptions: ['noatime'], volumeAttributes: { a: 'b' }, accessMode: 'SINGLE_NODE_WRITER' });
+  });
+
+  it('no CSIDriver object → attachable (kubelet default); PV larger than the claim → resize needed', () => {
+    const r = resolvePodVolumes(pod([{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }]), lookups([claim('c', { bound: 'pv1', capacity: '1Gi' })], [pv('pv1', { capacity: '2Gi' })]));
+    expect(r.volumes[0]?.pluginIsAttachable).toBe(true);
+    expect(r.volumes[0]?.resizeNeeded).toBe(true);
+  });
+
+  it.each([
+    { name: 'emptyDir', v: { name: 'data', emptyDir: {} }, want: 'kubernetes.io/empty-dir/pod-uid-data' },
+    { name: 'hostPath', v: { name: 'data', hostPath: { path: '/srv' } }, want: 'kubernetes.io/host-path/pod-uid-data' },
+  ])('$name → a per-pod volume', ({ v, want }) => {
+    expect(resolvePodVolumes(pod([v]), lookups([], [])).volumes.map((x) => x.volume)).toEqual([want]);
+  });
+
+  it('an unsupported source is named in the problem', () => {
+    const r = resolvePodVolumes(pod([{ name: 'cfg', configMap: { name: 'x' } }]), lookups([], []));
+    expect(r.problems[0]?.message).toMatch(/volume "cfg" has an unsupported source \(configMap\)/);
+  });
+});
+
+describe('helpers', () => {
+  it.each([
+    { modes: ['ReadWriteOncePod'], want: 'SINGLE_NODE_SINGLE_WRITER' },
+    { modes: ['ReadWriteOnce', 'ReadOnlyMany'], want: 'SINGLE_NODE_WRITER' },
+    { modes: ['ReadWriteMany'], want: 'MULTI_NODE_MULTI_WRITER' },
+    { modes: ['ReadOnlyMany'], want: 'MULTI_NODE_READER_ONLY' },
+  ])('access modes $modes → $want', ({ modes, want }) => expect(csiAccessMode(modes)).toBe(want));
+
+  it.each([
+    { p: { metadata: { deletionTimestamp: 'x' } }, want: true },
+    { p: { status: { phase: 'Succeeded' } }, want: true },
+    { p: { status: { phase: 'Running' } }, want: false },
+  ])('terminating $p → $want', ({ p, want }) => expect(podIsTerminating(p as Pod)).toBe(want));
+});
