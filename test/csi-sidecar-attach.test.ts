@@ -2,7 +2,7 @@ import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CsiClient } from '../src/csi/client.js';
 import { attacherFinalizer } from '../src/csi/sidecar/names.js';
-import { claim, DRIVER, eventually, NODE, quietLogger, startEnv, storageClass, type Env } from './csi-sidecar-kit.js';
+import { claim, DRIVER, eventsFor, eventually, NODE, quietLogger, startEnv, storageClass, type Env } from './csi-sidecar-kit.js';
 
 const FIN = attacherFinalizer(DRIVER);
 
@@ -84,6 +84,33 @@ describe('attacher with a driver that publishes (enable-attach)', () => {
     await vas.delete('va2');
     await eventually(async () => {
       await expect(vas.get('va2')).rejects.toThrow(/not found/);
+    });
+  });
+});
+
+describe('deleter and attachments', () => {
+  let env: Env;
+  beforeAll(async () => {
+    env = await startEnv({ enableAttach: true });
+    env.startSidecar();
+    await env.client.resource('StorageClass').create(storageClass('sc'));
+  });
+  afterAll(async () => env?.close());
+
+  it('does not delete a volume still attached: VolumeFailedDelete, then deletes it once detached', async () => {
+    const pvName = await provision(env, 'd1');
+    const vas = env.client.resource('VolumeAttachment');
+    await vas.create(va('dva', pvName));
+    await eventually(async () => expect((await vas.get('dva')).status?.attached).toBe(true));
+    await env.client.resource('PersistentVolumeClaim').delete('d1', { namespace: 'default' });
+    await eventually(async () => {
+      const evs = await eventsFor(env.client, 'default', pvName); // events of cluster-scoped objects live in default
+      expect(evs.find((e) => e.reason === 'VolumeFailedDelete')?.message).toBe(`persistentvolume ${pvName} is still attached to node ${NODE}`);
+    });
+    expect((await env.client.resource('PersistentVolume').get(pvName)).status?.phase).toBe('Released');
+    await vas.delete('dva');
+    await eventually(async () => {
+      await expect(env.client.resource('PersistentVolume').get(pvName)).rejects.toThrow(/not found/);
     });
   });
 });
