@@ -145,4 +145,14 @@ describe('attach/detach controller', () => {
     await client.resource('Node').patch('n4', 'merge', { spec: { taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }] } });
     await until('force-detached', async () => !(await vaExists(name)));
   });
+
+  it('attaches a ReadWriteOnce volume wanted on two nodes at once to exactly one of them', async () => {
+    await boundClaim('race');
+    await Promise.all([podOn('race-a', 'n1', ['race']), podOn('race-b', 'n2', ['race'])]);
+    await boundClaim('marker5');
+    await podOn('marker5', 'n2', ['marker5']);
+    await until('marker attachment', () => vaExists(vaName('pv-marker5', 'n2')));
+    const both = await Promise.all([vaExists(vaName('pv-race', 'n1')), vaExists(vaName('pv-race', 'n2'))]);
+    expect(both.filter(Boolean)).toHaveLength(1);
+  });
 });

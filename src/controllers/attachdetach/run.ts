@@ -6,7 +6,7 @@
  * changes no event announces (time passing).
  */
 import { setMaxListeners } from 'node:events';
-import { informerFor, newEventRecorder, newWorkQueue, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
+import { informerFor, newEventRecorder, newWorkQueue, objectOf, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, NotFoundError, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
@@ -17,6 +17,7 @@ import { NODE_LEASE_NAMESPACE, uniqueVolumeName, type ActualAttachment, type Des
 
 const log = newLogger('attachdetach');
 const SYNC = 'sync';
+const CREATED_MEMORY_MS = 60_000; // far beyond any informer lag; only bounds memory of objects deleted unseen
 
 export interface AttachDetachOptions {
   readonly client: RestClient;
@@ -60,13 +61,29 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
   const informers = [pods, nodes, volumes, claims, drivers, attachments, leases];
   const queue = newWorkQueue<string>({ name: 'attachdetach' });
   const enqueue = (): void => queue.add(SYNC);
+  // VolumeAttachments this controller created that the informer may not show yet. Without them a
+  // sync right after a create would not see the volume attached to its node, and could attach a
+  // ReadWriteOnce volume to a second node. Entries leave once the informer has the object (or after
+  // CREATED_MEMORY_MS, should someone else delete it before we ever see it).
+  const created = new Map<string, { a: ActualAttachment; at: number }>();
+
   const handler = { onAdd: enqueue, onUpdate: enqueue, onDelete: enqueue };
   pods.addEventHandler(handler);
   nodes.addEventHandler(handler);
   volumes.addEventHandler(handler);
   claims.addEventHandler(handler);
   drivers.addEventHandler(handler);
-  attachments.addEventHandler(handler);
+  attachments.addEventHandler({
+    onAdd: (va) => {
+      created.delete(va.metadata?.name ?? '');
+      enqueue();
+    },
+    onUpdate: enqueue,
+    onDelete: (x) => {
+      created.delete(objectOf(x).metadata?.name ?? '');
+      enqueue();
+    },
+  });
   leases.addEventHandler(handler);
   const recorder = newEventRecorder({ client, component: 'attachdetach-controller' });
   const vaApi = client.resource('VolumeAttachment');
@@ -106,6 +123,7 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
         } catch (e) {
           if (!(e instanceof NotFoundError)) throw e;
         }
+        created.delete(op.name);
         return;
       case 'create': {
         const a = op.attachment;
@@ -120,6 +138,10 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
         } catch (e) {
           if (!(e instanceof AlreadyExistsError)) throw e;
         }
+        created.set(a.name, {
+          a: { name: a.name, pvName: a.pvName, nodeName: a.nodeName, attacher: a.driver, attached: false, deleting: false, uniqueName: a.uniqueName },
+          at: clock.now(),
+        });
         return;
       }
       case 'multiAttach':
@@ -164,6 +186,10 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
       isGone: (name) => live(name).kind === 'gone',
     });
     const actual = attachments.lister.list().flatMap((va) => actualOf(va) ?? []);
+    for (const [name, c] of created) {
+      if (attachments.lister.get(name) || now - c.at > CREATED_MEMORY_MS) created.delete(name);
+      else actual.push(c.a);
+    }
     const nodeStates = new Map<string, NodeState>();
     for (const n of nodes.lister.list()) {
       const name = n.metadata?.name ?? '';
