@@ -1,0 +1,13 @@
+/**
+ * Entry point for test/csi-sidecar-process.test.ts: runs `stowage csi-sidecar ...` or
+ * `stowage csi-hostpath ...` through the same commander wiring the CLI uses.
+ * Usage: node --import <register hooks> test/csi-sidecar.child.ts <subcommand> [flags]
+ */
+import { Command } from 'commander';
+import { hostpathCommand } from '../src/csi/hostpath/index.js';
+import { sidecarCommand } from '../src/csi/sidecar/command.js';
+
+const program = new Command().name('stowage');
+sidecarCommand(program);
+hostpathCommand(program);
+await program.parseAsync(process.argv);
