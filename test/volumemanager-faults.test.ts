@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listLoopDevices } from '../src/node/mount/loop.js';
 import { findMount, mountsUnder, readMountInfo } from '../src/node/mount/mountinfo.js';
 import { deviceMountPath } from '../src/node/volumemanager/operations/paths.js';
 import { startVolumeManager, type VolumeManager } from '../src/node/volumemanager/volume-manager.js';
@@ -121,4 +122,29 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     await deletePodAndWait(env, 'u1');
     await deletePodAndWait(env, 'u2');
   });
+
+  it('block volume survives a restart (one bind, one lock loop) and is released after deletion while down', async () => {
+    vm ??= await start();
+    await staticClaim(env, 'blk', { block: true });
+    const pod = claimPod('b1', []);
+    pod.spec!.containers[0]!.volumeDevices = [{ name: 'dev', devicePath: '/dev/xvda' }];
+    pod.spec!.volumes = [{ name: 'dev', persistentVolumeClaim: { claimName: 'blk' } }];
+    const created = await createPod(env, pod);
+    await waitRunning(env, 'b1');
+    const globalMap = path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'pv-blk', 'dev', created.metadata!.uid!);
+    await vm.stop();
+    vm = await start();
+    await until('reconciled', async () => {
+      await vm!.idle();
+      return vm!.asw.mountedPods().length === 1 && vm!.asw.mountedPods().every((m) => m.state === 'Mounted');
+    });
+    expect((await readMountInfo()).filter((m) => m.mountPoint === globalMap)).toHaveLength(1);
+    expect((await listLoopDevices()).filter((l) => l.backingFile === globalMap)).toHaveLength(1);
+    await vm.stop();
+    vm = undefined;
+    await env.client.resource('Pod').delete('b1', { namespace: 'default' });
+    vm = await start();
+    await until('pod gone', async () => !(await env.client.resource('Pod').list({ namespace: 'default' })).items.some((p) => p.metadata?.name === 'b1'));
+    await until('unmapped, unstaged, loops released', async () => (await mountsUnder(env.rootDir)).length === 0 && !(await listLoopDevices()).some((l) => l.backingFile.startsWith(env.dir)));
+  }, 30_000);
 });

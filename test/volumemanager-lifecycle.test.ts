@@ -156,4 +156,16 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     await until('pod dir removed', () => !existsSync(path.join(env.rootDir, 'pods', created.metadata!.uid!)));
     expect(readFileSync(path.join(hp, 'keep'), 'utf8')).toBe('x');
   });
+
+  it('PV capacity grown past the claim status → NodeExpandVolume, claim status follows, VolumeResizeSuccessful', async () => {
+    await staticClaim(env, 'grow', { bytes: 1 << 20 });
+    await createPod(env, claimPod('g1', [{ volume: 'v', claim: 'grow' }]));
+    await waitRunning(env, 'g1');
+    await env.client.resource('PersistentVolume').patch('pv-grow', 'merge', { spec: { capacity: { storage: String(2 << 20) } } });
+    await until('claim status capacity grown', async () => (await env.client.resource('PersistentVolumeClaim').get('grow', { namespace: 'default' })).status?.capacity?.['storage'] === String(2 << 20));
+    const ev = await until('resize event', async () => (await events(env, 'g1')).find((e) => e.reason === 'VolumeResizeSuccessful'));
+    expect(ev.message).toContain('pv-grow');
+    await deletePodAndWait(env, 'g1');
+    await until('unmounted', async () => (await mountsUnder(env.rootDir)).length === 0);
+  });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Logger } from '../../../util/log.js';
 import { isMountPoint } from '../../mount/mountinfo.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
-import { csiPluginDir, deviceMountPath, deviceVolDataPath, podsDir, podVolumeDir, VOL_DATA_FILE } from '../operations/paths.js';
+import { blockStagingPath, blockVolDataPath, csiPluginDir, deviceMountPath, deviceVolDataPath, podDeviceDir, podsDir, podVolumeDir, VOL_DATA_FILE } from '../operations/paths.js';
 import { readVolData } from '../operations/voldata.js';
 import { csiVolumeName, escapePluginName, podUid, volumeName, type VolumeSpec } from '../types.js';
 
@@ -17,11 +17,11 @@ async function list(dir: string): Promise<string[]> {
 
 const exists = (p: string): Promise<boolean> => access(p).then(() => true, () => false);
 
-function csiSpecFor(specName: string, driver: string, handle: string, ephemeral: boolean): VolumeSpec {
+function csiSpecFor(specName: string, driver: string, handle: string, ephemeral: boolean, block = false): VolumeSpec {
   return {
     plugin: 'kubernetes.io/csi',
     specName,
-    mode: 'Filesystem',
+    mode: block ? 'Block' : 'Filesystem',
     readOnly: false,
     ...(ephemeral ? { ephemeral } : {}),
     csi: { driver, volumeHandle: handle, fsType: '', mountOptions: [], volumeAttributes: {}, accessMode: 'SINGLE_NODE_WRITER' },
@@ -56,6 +56,20 @@ export async function reconstructActualState(o: { rootDir: string; asw: ActualSt
       asw.markVolumeMounted({ volume: name, pod, outerSpecName: data.outerSpecName ?? specName, spec, state: 'Uncertain', hostPath: path.join(csiDir, specName, 'mount') });
       n++;
     }
+    // Block: the pod's device symlinks, with driver and handle from the global vol_data.json.
+    for (const specName of await list(podDeviceDir(rootDir, uid))) {
+      const data = await readVolData(blockVolDataPath(rootDir, specName));
+      if (!data) {
+        log.warn('block volume without a usable vol_data.json; left for orphan cleanup', { pod: uid, volume: specName });
+        continue;
+      }
+      const spec = csiSpecFor(specName, data.driverName, data.volumeHandle, false, true);
+      const name = csiVolumeName(data.driverName, data.volumeHandle);
+      asw.markVolumeAttached(name, spec, '');
+      asw.markDeviceMounted(name, blockStagingPath(rootDir, specName), 'Uncertain');
+      asw.markVolumeMounted({ volume: name, pod, outerSpecName: specName, spec, state: 'Uncertain', hostPath: path.join(podDeviceDir(rootDir, uid), specName) });
+      n++;
+    }
     const emptyDir = path.join(podsDir(rootDir), uid, 'volumes', escapePluginName('kubernetes.io/empty-dir'));
     for (const specName of await list(emptyDir)) {
       const name = volumeName(`kubernetes.io/empty-dir/${uid}-${specName}`);
@@ -64,6 +78,16 @@ export async function reconstructActualState(o: { rootDir: string; asw: ActualSt
       asw.markVolumeMounted({ volume: name, pod, outerSpecName: specName, spec, state: 'Mounted', hostPath: path.join(emptyDir, specName) });
       n++;
     }
+  }
+  // Block stagings no pod mentions.
+  for (const specName of await list(path.join(csiPluginDir(rootDir), 'volumeDevices'))) {
+    if (specName === 'staging' || specName === 'publish') continue;
+    const data = await readVolData(blockVolDataPath(rootDir, specName));
+    if (!data) continue;
+    const name = csiVolumeName(data.driverName, data.volumeHandle);
+    if (asw.attachedVolume(name)) continue;
+    asw.markVolumeAttached(name, csiSpecFor(specName, data.driverName, data.volumeHandle, false, true), '');
+    asw.markDeviceMounted(name, blockStagingPath(rootDir, specName), 'Uncertain');
   }
   // Stagings no pod directory mentions (a crash between unpublish and unstage, or during staging).
   for (const driver of await list(csiPluginDir(rootDir))) {
