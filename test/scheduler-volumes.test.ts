@@ -116,7 +116,7 @@ describe('scheduler: volume-aware placement', () => {
     await claim('unfit', 'data', 'manual');
     await until('claim bound', async () => (await client.resource('PersistentVolumeClaim').get('data', { namespace: 'unfit' })).status?.phase === 'Bound');
     await client.resource('Pod').create(pod('unfit', 'p', ['data']));
-    const want = '0/2 nodes are available: 2 node(s) had volume node affinity conflict. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
+    const want = '0/2 nodes are available: 2 node(s) had volume node affinity conflict. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..';
     const cond = await until('PodScheduled=False', async () =>
       (await client.resource('Pod').get('p', { namespace: 'unfit' })).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False'),
     );
@@ -137,7 +137,7 @@ describe('scheduler: volume-aware placement', () => {
     expect(nodes.sort()).toEqual(['n1', 'n2']);
     await client.resource('Pod').create(pod('limits', 'p3', ['c3']));
     const ev = await until('FailedScheduling', () => failedScheduling('limits', 'p3'));
-    expect(ev.message).toBe('0/2 nodes are available: 2 node(s) exceed max volume count. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.');
+    expect(ev.message).toBe('0/2 nodes are available: 2 node(s) exceed max volume count. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..');
     // Freeing a slot (the pod goes) lets the waiting pod in, without any periodic retry being needed.
     await client.resource('Pod').delete('p1', { namespace: 'limits', gracePeriodSeconds: 0 });
     expect(await until('p3 bound', () => nodeOf('limits', 'p3'))).toBe(nodes[0]);

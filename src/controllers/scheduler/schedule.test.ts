@@ -15,7 +15,7 @@ function capacity(zone: string, cap: string, max?: string): CSIStorageCapacity {
     ...(max ? { maximumVolumeSize: max } : {}),
   };
 }
-const NOT_HELPFUL = (n: number, total: number): string => `preemption: 0/${total} nodes are available: ${n} Preemption is not helpful for scheduling.`;
+const NOT_HELPFUL = (n: number, total: number): string => `preemption: 0/${total} nodes are available: ${n} Preemption is not helpful for scheduling..`;
 
 interface Case {
   name: string;
@@ -136,7 +136,7 @@ const cases: Case[] = [
       pods: [pod('a', ['old'], { nodeName: 'n1' })],
     },
     pod: pod('p', ['new']),
-    message: '0/1 nodes are available: 1 node(s) exceed max volume count. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+    message: '0/1 nodes are available: 1 node(s) exceed max volume count. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..',
   },
   {
     name: 'a volume already on the node does not count twice',
@@ -160,7 +160,7 @@ const cases: Case[] = [
     },
     pod: pod('p', ['c']),
     message:
-      '0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.',
+      '0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..',
   },
   {
     name: 'not-ready and cordoned nodes are explained',
@@ -243,7 +243,28 @@ describe('fitErrorMessage', () => {
         { code: 'Unschedulable', reasons: ['node(s) exceed max volume count'] },
       ]),
     ).toBe(
-      "0/3 nodes are available: 1 node(s) exceed max volume count, 1 node(s) had volume node affinity conflict, 2 node(s) didn't find available persistent volumes to bind. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+      "0/3 nodes are available: 1 node(s) exceed max volume count, 1 node(s) had volume node affinity conflict, 2 node(s) didn't find available persistent volumes to bind. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling..",
     );
+  });
+});
+
+describe('generic ephemeral volumes', () => {
+  const p = pod('web', []);
+  p.spec!.volumes = [{ name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } }];
+  it('waits for the ephemeral volume controller', () => {
+    expect(schedulePod(p, viewOf({ nodes: [node('n1')] }))).toEqual({
+      kind: 'unschedulable',
+      message: `0/1 nodes are available: waiting for ephemeral volume controller to create the persistentvolumeclaim "web-scratch". ${NOT_HELPFUL(1, 1)}`,
+    });
+  });
+  it('refuses a claim of that name the pod does not own', () => {
+    const d = schedulePod(p, viewOf({ nodes: [node('n1')], classes: [wffc], csiNodes: csi2, claims: [claim('web-scratch')] }));
+    expect(d.kind === 'unschedulable' && d.message).toContain('PVC default/web-scratch was not created for pod default/web (pod is not owner)');
+  });
+  it('schedules with the claim it owns', () => {
+    const c = claim('web-scratch');
+    c.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'Pod', name: 'web', uid: 'uid-web', controller: true }];
+    const d = schedulePod(p, viewOf({ nodes: [node('n1')], classes: [wffc], csiNodes: csi2, claims: [c] }));
+    expect(d).toMatchObject({ kind: 'fit', node: 'n1' });
   });
 });

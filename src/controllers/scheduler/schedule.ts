@@ -48,5 +48,7 @@ export function fitErrorMessage(numNodes: number, preFilterMessage: string | nul
   const verdicts = preFilterMessage
     ? Array.from({ length: numNodes }, () => 'Preemption is not helpful for scheduling')
     : failures.map((f) => (f.code === 'UnschedulableAndUnresolvable' ? 'Preemption is not helpful for scheduling' : 'No preemption victims found for incoming pod'));
-  return `${head} ${body}. preemption: ${head} ${histogram(verdicts)}.`;
+  // The preemption message is itself a FitError text ending in "." and gets the separator's "." again:
+  // Kubernetes really prints "..".
+  return `${head} ${body}. preemption: ${head} ${histogram(verdicts)}..`;
 }

@@ -49,10 +49,19 @@ export function classifyClaims(pod: Pod, view: ClusterView): ClaimClassification
   const bound: PersistentVolumeClaim[] = [];
   const delayed: PersistentVolumeClaim[] = [];
   let immediate = 0;
-  for (const name of podClaimNames(pod)) {
+  for (const v of pod.spec?.volumes ?? []) {
+    const ephemeral = v.ephemeral !== undefined;
+    const name = ephemeral ? `${nameOf(pod)}-${v.name}` : v.persistentVolumeClaim?.claimName;
+    if (!name) continue;
     const c = view.claim(ns, name);
-    if (!c) return { kind: 'reject', message: `persistentvolumeclaim "${name}" not found` };
+    if (!c) {
+      const message = ephemeral ? `waiting for ephemeral volume controller to create the persistentvolumeclaim "${name}"` : `persistentvolumeclaim "${name}" not found`;
+      return { kind: 'reject', message };
+    }
     if (c.metadata?.deletionTimestamp) return { kind: 'reject', message: `persistentvolumeclaim "${name}" is being deleted` };
+    if (ephemeral && !(c.metadata?.ownerReferences ?? []).some((r) => r.controller && r.uid === pod.metadata?.uid)) {
+      return { kind: 'reject', message: `PVC ${ns}/${name} was not created for pod ${ns}/${nameOf(pod)} (pod is not owner)` };
+    }
     if (isClaimFullyBound(c)) {
       bound.push(c);
       continue;
