@@ -82,6 +82,10 @@ describe('attach/detach controller', () => {
     const unique = uniqueVolumeName(DRIVER, 'h-pv-data');
     await markAttached(name);
     await until('volumesAttached', async () => (await attachedOn('n1')).includes(unique));
+    const ok = await until('SuccessfulAttachVolume', async () =>
+      (await client.resource('Event').list({ namespace: NS })).items.find((e: Event) => e.involvedObject.name === 'p' && e.reason === 'SuccessfulAttachVolume'),
+    );
+    expect(ok).toMatchObject({ type: 'Normal', message: 'AttachVolume.Attach succeeded for volume "pv-data"' });
 
     // The kubelet still has it mounted: deleting the pod must not detach yet.
     await client.resource('Node').patchStatus('n1', 'merge', { status: { volumesInUse: [unique] } });
