@@ -10,6 +10,9 @@ export interface ProxyControls {
   publishGate?: Promise<void>;
   /** Called when a NodePublishVolume arrives (before the gate). */
   onPublish?: () => void;
+  /** When set, NodeUnpublishVolume waits for it before forwarding; onUnpublish is called on arrival. */
+  unpublishGate?: Promise<void>;
+  onUnpublish?: () => void;
   readonly publishAt: number[];
 }
 
@@ -33,7 +36,11 @@ export async function startProxy(o: { socket: string; upstream: string; name: st
       NodeGetCapabilities: fwd(() => up.nodeGetCapabilities()),
       NodeStageVolume: fwd((r) => up.nodeStageVolume(r)),
       NodeUnstageVolume: fwd((r) => up.nodeUnstageVolume(r)),
-      NodeUnpublishVolume: fwd((r) => up.nodeUnpublishVolume(r)),
+      NodeUnpublishVolume: fwd(async (r) => {
+        controls.onUnpublish?.();
+        if (controls.unpublishGate) await controls.unpublishGate;
+        return up.nodeUnpublishVolume(r);
+      }),
       NodeExpandVolume: fwd((r) => up.nodeExpandVolume(r)),
       NodePublishVolume: fwd(async (r) => {
         controls.publishAt.push(Date.now());
