@@ -32,6 +32,10 @@ interface Opts {
   attacher: boolean;
   resizer: boolean;
   extraCreateMetadata: boolean;
+  enableCapacity: boolean;
+  capacityNamespace: string;
+  capacityPollInterval: number;
+  capacityForImmediateBinding: boolean;
 }
 
 /** Adds `stowage csi-sidecar --csi-address … --kubeconfig … [--leader-elect]`. Runs until SIGINT/SIGTERM. */
@@ -45,6 +49,10 @@ export function sidecarCommand(program: Command): Command {
     .option('--workers <n>', 'workers per queue', positiveInt, 4)
     .option('--timeout <duration>', 'timeout of each CSI call', parseDuration, 15_000)
     .option('--extra-create-metadata', 'pass csi.storage.k8s.io/pvc/name, pvc/namespace and pv/name to CreateVolume', false)
+    .option('--enable-capacity', 'publish CSIStorageCapacity objects from GetCapacity', false)
+    .option('--capacity-namespace <ns>', 'namespace of the CSIStorageCapacity objects', 'kube-system')
+    .option('--capacity-poll-interval <duration>', 'how often GetCapacity is polled', parseDuration, 60_000)
+    .option('--capacity-for-immediate-binding', 'track Immediate classes too', false)
     .option('--no-provisioner', 'do not provision or delete volumes')
     .option('--no-attacher', 'do not attach or detach volumes')
     .option('--no-resizer', 'do not expand volumes')
@@ -71,6 +79,9 @@ export function sidecarCommand(program: Command): Command {
           csiTimeoutMs: opts.timeout,
           controllers: { provisioner: opts.provisioner, attacher: opts.attacher, resizer: opts.resizer },
           provisioner: { extraCreateMetadata: opts.extraCreateMetadata },
+          ...(opts.enableCapacity
+            ? { capacity: { namespace: opts.capacityNamespace, pollMs: opts.capacityPollInterval, immediateToo: opts.capacityForImmediateBinding } }
+            : {}),
           log,
         };
         if (opts.leaderElect) {

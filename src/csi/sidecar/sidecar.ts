@@ -26,6 +26,7 @@ import {
 import { newLogger, type Logger } from '../../util/log.js';
 import { CsiClient } from '../client.js';
 import { newAttacher } from './attacher.js';
+import { newCapacityTracker } from './capacity.js';
 import type { SidecarContext } from './context.js';
 import { newDeleter } from './deleter.js';
 import { leaseName } from './names.js';
@@ -49,6 +50,8 @@ export interface CsiSidecarOptions {
   /** Per-key retry backoff; default 500 ms doubling to 30 s. */
   readonly rateLimit?: RateLimiterPolicy;
   readonly provisioner?: Pick<ProvisionerOptions, 'saveAttempts' | 'saveRetryDelayMs' | 'extraCreateMetadata'>;
+  /** Storage capacity tracking (external-provisioner --enable-capacity); off unless given. */
+  readonly capacity?: { namespace?: string; pollMs?: number; immediateToo?: boolean };
   /** Which controllers run (default all). */
   readonly controllers?: { provisioner?: boolean; attacher?: boolean; resizer?: boolean };
   readonly log?: Logger;
@@ -197,6 +200,35 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
       };
       I.volumes.addEventHandler({ onAdd: addPv, onUpdate: (_, pv) => addPv(pv) });
       starters.push(() => runWorkers(q, workers, (k, s) => resizer.reconcile(k, s), { signal: o.signal, log: log.child('resizer') }));
+    }
+
+    if (o.capacity) {
+      const pollMs = o.capacity.pollMs ?? 60_000; // external-provisioner's --capacity-poll-interval default
+      const tracker = newCapacityTracker(ctx, { namespace: o.capacity.namespace ?? 'kube-system', immediateToo: o.capacity.immediateToo ?? false });
+      const q = queue('capacity');
+      const poke = (): void => q.add('capacity');
+      I.classes.addEventHandler({ onAdd: poke, onUpdate: poke, onDelete: poke });
+      I.csiNodes.addEventHandler({ onAdd: poke, onUpdate: poke, onDelete: poke });
+      // Only label changes move topology; node status heartbeats must not re-poll the driver.
+      I.nodes.addEventHandler({
+        onAdd: poke,
+        onUpdate: (a, b) => {
+          if (JSON.stringify(a.metadata?.labels ?? {}) !== JSON.stringify(b.metadata?.labels ?? {})) poke();
+        },
+        onDelete: poke,
+      });
+      starters.push(() =>
+        runWorkers(
+          q,
+          1,
+          async (_k, s) => {
+            await tracker.sync(s);
+            return { requeueAfterMs: pollMs };
+          },
+          { signal: o.signal, log: log.child('capacity') },
+        ),
+      );
+      poke();
     }
 
     const informerRuns = Object.values(I).map((i) => i.run(o.signal));
