@@ -1,5 +1,6 @@
 /** Stowage's scheduler: volume-aware pod placement (kube-scheduler's volume plugins in essence). */
-export { runScheduler, isPodToSchedule, withScheduledCondition, nodeSchedulingChanged } from './run.js';
+export { runScheduler } from './run.js';
+export { isPodToSchedule, withScheduledCondition, nodeSchedulingChanged, preboundVolume } from './policy.js';
 export type { SchedulerOptions } from './run.js';
 export { schedulePod, fitErrorMessage } from './schedule.js';
 export type { ScheduleDecision } from './schedule.js';

@@ -6,6 +6,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { PodCondition } from 'kubernetes-types/core/v1.js';
+import { newBoundedRunner } from './background.js';
 import {
   KINDS,
   informerFor,
@@ -25,7 +26,8 @@ import { newLogger } from '../../util/log.js';
 import { POD_CLAIM_INDEX, POD_NODE_INDEX, SchedulerCache, podClaimIndex, podNodeIndex } from './cache.js';
 import { schedulePod } from './schedule.js';
 import { volumeBindingState } from './prebind.js';
-import { ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, DEFAULT_SCHEDULER_NAME, isTerminal, nameOf, podKey, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod } from './types.js';
+import { isPodToSchedule, nodeSchedulingChanged, nowIso, preboundVolume, withScheduledCondition } from './policy.js';
+import { ANN_SELECTED_NODE, DEFAULT_SCHEDULER_NAME, isTerminal, nameOf, podKey, type PersistentVolume, type PersistentVolumeClaim, type Pod } from './types.js';
 
 const log = newLogger('scheduler');
 const BINDING_CONCURRENCY = 32; // API writes of binding cycles in flight; half the in-process client's sockets
@@ -40,45 +42,6 @@ export interface SchedulerOptions {
   /** Periodic retry of unschedulable pods on top of event-triggered retries (kube flushes after 5 min; we retry sooner). */
   readonly retryMs?: number;
   readonly clock?: Clock;
-}
-
-/** Should this scheduler place the pod at all? */
-export function isPodToSchedule(p: Pod, schedulerName: string): boolean {
-  if (p.spec?.nodeName) return false;
-  if ((p.spec?.schedulerName ?? DEFAULT_SCHEDULER_NAME) !== schedulerName) return false;
-  if (p.metadata?.deletionTimestamp || isTerminal(p)) return false;
-  return (p.spec?.schedulingGates ?? []).length === 0;
-}
-
-/** Did anything the filters look at change between two versions of a node? */
-export function nodeSchedulingChanged(a: Node, b: Node): boolean {
-  const ready = (n: Node): boolean => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-  return (
-    ready(a) !== ready(b) ||
-    Boolean(a.spec?.unschedulable) !== Boolean(b.spec?.unschedulable) ||
-    JSON.stringify(a.metadata?.labels ?? {}) !== JSON.stringify(b.metadata?.labels ?? {}) ||
-    JSON.stringify(a.spec?.taints ?? []) !== JSON.stringify(b.spec?.taints ?? [])
-  );
-}
-
-/** The pod's conditions with PodScheduled set; null when nothing would change. */
-export function withScheduledCondition(p: Pod, c: Pick<PodCondition, 'status' | 'reason' | 'message'>, nowIso: string): PodCondition[] | null {
-  const conds = p.status?.conditions ?? [];
-  const cur = conds.find((x) => x.type === 'PodScheduled');
-  if (cur && cur.status === c.status && cur.reason === c.reason && cur.message === c.message) return null;
-  const next: PodCondition = {
-    type: 'PodScheduled',
-    status: c.status,
-    ...(c.reason ? { reason: c.reason } : {}),
-    ...(c.message ? { message: c.message } : {}),
-    lastProbeTime: null as unknown as undefined, // kube serialises lastProbeTime: null
-    lastTransitionTime: cur && cur.status === c.status ? cur.lastTransitionTime : nowIso,
-  };
-  return [...conds.filter((x) => x.type !== 'PodScheduled'), next];
-}
-
-function nowIso(clock: Clock): string {
-  return new Date(Math.floor(clock.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /** Runs the scheduler until `signal` aborts. */
@@ -193,24 +156,6 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     if (cur && cur.status !== 'True') await setCondition(p, { status: 'True' });
   };
 
-  /** The PV as AssumePodVolumes pre-binds it (volume.GetBindVolumeToClaim): claimRef with uid, bound-by-controller. */
-  const preboundVolume = (volume: PersistentVolume, claim: PersistentVolumeClaim): PersistentVolume => {
-    const next = structuredClone(volume);
-    next.metadata = { ...(next.metadata ?? {}), annotations: { ...(next.metadata?.annotations ?? {}), [ANN_BOUND_BY_CONTROLLER]: 'yes' } };
-    next.spec = {
-      ...(next.spec ?? {}),
-      claimRef: {
-        kind: 'PersistentVolumeClaim',
-        apiVersion: 'v1',
-        namespace: claim.metadata?.namespace,
-        name: claim.metadata?.name,
-        uid: claim.metadata?.uid,
-        resourceVersion: claim.metadata?.resourceVersion,
-      },
-    };
-    return next;
-  };
-
   /** The API half of BindPodVolumes: write the pre-bound PVs, hand the rest to provisioning. */
   const writeVolumes = async (node: string, prebound: readonly PersistentVolume[], provisions: readonly PersistentVolumeClaim[]): Promise<Record<string, number>> => {
     const written: Record<string, number> = {};
@@ -227,26 +172,16 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
 
   // The binding cycle runs beside the scheduling cycle (as kube's does in a goroutine): the serial
   // worker only decides and assumes; API writes proceed concurrently, bounded.
-  const inFlight = new Set<Promise<void>>();
-  const waiters: Array<() => void> = [];
-  const slot = async (): Promise<void> => {
-    while (inFlight.size >= BINDING_CONCURRENCY) await new Promise<void>((r) => waiters.push(r));
-  };
-  const inBackground = async (key: string, work: () => Promise<void>, undo: () => void): Promise<void> => {
-    await slot();
-    const task = work()
-      .catch((e: unknown) => {
+  const binder = newBoundedRunner(BINDING_CONCURRENCY);
+  const inBackground = (key: string, work: () => Promise<void>, undo: () => void): Promise<void> =>
+    binder.run(() =>
+      work().catch((e: unknown) => {
         undo();
         cache.forget(key);
         log.warn('binding cycle failed; pod requeued', { pod: key, error: toStowageError(e).message });
         queue.addRateLimited(key);
-      })
-      .finally(() => {
-        inFlight.delete(task);
-        waiters.shift()?.();
-      });
-    inFlight.add(task);
-  };
+      }),
+    );
 
   /** Reason Unschedulable for a fit error, SchedulerError for anything else (e.g. PreBind timing out), as kube. */
   const fail = async (p: Pod, message: string, reason: 'Unschedulable' | 'SchedulerError' = 'Unschedulable'): Promise<void> => {
@@ -324,7 +259,7 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   } catch {
     // aborted before the caches synced
   } finally {
-    await Promise.allSettled([...inFlight]);
+    await binder.idle();
     await Promise.allSettled(runs);
     await recorder.close();
   }

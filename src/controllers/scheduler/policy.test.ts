@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { isPodToSchedule, nodeSchedulingChanged, withScheduledCondition } from './run.js';
+import { isPodToSchedule, nodeSchedulingChanged, withScheduledCondition } from './policy.js';
 import { node, pod } from './testkit.js';
 
 describe('isPodToSchedule', () => {
