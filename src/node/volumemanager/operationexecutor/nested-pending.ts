@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { backoffDelay, realClock, type BackoffPolicy, type Clock } from '../../../util/backoff.js';
 import { toStowageError, type StowageError } from '../../../util/errors.js';
 import type { PodUid, VolumeName } from '../types.js';
@@ -58,7 +59,10 @@ class Nested implements NestedPendingOperations {
   constructor(
     private readonly policy: BackoffPolicy,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    // Every operation in flight listens on the stop signal (through its CSI call): not a leak.
+    setMaxListeners(0, this.stop.signal);
+  }
 
   run(key: OpKey, name: string, op: Operation): StartResult {
     if (this.closed) return 'alreadyExists';

@@ -62,14 +62,23 @@ class DswPopulator implements Populator {
       const ref = podRefOf(pod);
       live.add(ref.uid);
       const r = resolvePodVolumes(pod, this.o.lookups);
-      const wanted = new Set(r.volumes.map((v) => v.volume));
-      for (const cur of dsw.volumesForPod(ref.uid)) if (!wanted.has(cur.volume)) dsw.deletePodFromVolume(ref.uid, cur.volume);
+      // A volume leaves a live pod's desired state only when it left the pod spec or now resolves to
+      // another volume. A resolution problem (claim being deleted, informer lag) must never unmount
+      // a volume a running pod uses: the kubelet removes volumes only with their pod.
+      const inSpec = new Set((pod.spec?.volumes ?? []).map((v) => v.name));
+      const resolved = new Map(r.volumes.map((v) => [v.outerSpecName, v.volume]));
+      for (const cur of dsw.volumesForPod(ref.uid)) {
+        const now = resolved.get(cur.outerSpecName);
+        if (!inSpec.has(cur.outerSpecName) || (now !== undefined && now !== cur.volume)) dsw.deletePodFromVolume(ref.uid, cur.volume);
+      }
       for (const { resizeNeeded, ...v } of r.volumes) {
         dsw.addPodToVolume(v);
         const st = asw.podVolumeStatus(ref.uid, v.volume);
         if (resizeNeeded && st.kind === 'mounted' && !st.resizeRequired) asw.markResizeRequired(ref.uid, v.volume, true);
       }
-      for (const p of r.problems) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
+      // A volume already set up for the pod stays; its problem is not news (the kubelet skips processed pods).
+      const kept = new Set(dsw.volumesForPod(ref.uid).map((v) => v.outerSpecName));
+      for (const p of r.problems) if (!kept.has(p.outerSpecName)) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
     }
   }
 

@@ -1,0 +1,67 @@
+import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import { describe, expect, it } from 'vitest';
+import type { EventRecorder } from '../../../client/events.js';
+import { FakeClock } from '../../../client/fake-clock.js';
+import { newActualStateOfWorld } from '../cache/actual-state.js';
+import { newDesiredStateOfWorld } from '../cache/desired-state.js';
+import { podUid } from '../types.js';
+import { newPopulator } from './populator.js';
+
+function setup() {
+  const claims = new Map<string, PersistentVolumeClaim>([['c', { metadata: { name: 'c', namespace: 'ns', uid: 'cu' }, spec: { volumeName: 'pv' }, status: { phase: 'Bound', capacity: { storage: '1Gi' } } }]]);
+  const pv: PersistentVolume = { metadata: { name: 'pv' }, spec: { capacity: { storage: '1Gi' }, claimRef: { uid: 'cu' }, csi: { driver: 'd', volumeHandle: 'h' } } };
+  let pods: Pod[] = [{ metadata: { name: 'p', namespace: 'ns', uid: 'pu' }, spec: { containers: [], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }] } }];
+  const events: string[] = [];
+  const recorder: EventRecorder = { event: (_o, _t, reason, message) => void events.push(`${reason}: ${message}`), flush: async () => undefined, close: async () => undefined };
+  let synced = false;
+  const dsw = newDesiredStateOfWorld();
+  const clock = new FakeClock();
+  const populator = newPopulator({
+    dsw,
+    asw: newActualStateOfWorld(),
+    pods: () => pods,
+    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false } }) },
+    recorder,
+    clock,
+    synced: () => synced,
+  });
+  return { claims, dsw, populator, events, clock, setPods: (p: Pod[]) => (pods = p), sync: () => (synced = true) };
+}
+
+describe('populator', () => {
+  it('adds pods, marks populated only after a synced pass, removes deleted pods', () => {
+    const t = setup();
+    t.populator.populate();
+    expect(t.dsw.volumeNames()).toEqual(['kubernetes.io/csi/d^h']);
+    expect(t.populator.hasPopulatedOnce()).toBe(false);
+    t.sync();
+    t.populator.populate();
+    expect(t.populator.hasPopulatedOnce()).toBe(true);
+    t.setPods([]);
+    t.populator.populate();
+    expect(t.dsw.volumeNames()).toEqual([]);
+  });
+
+  it('a live pod keeps its volume when its claim starts being deleted (never unmount a running pod)', () => {
+    const t = setup();
+    t.populator.populate();
+    t.claims.set('c', { ...t.claims.get('c')!, metadata: { ...t.claims.get('c')!.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } });
+    t.populator.populate();
+    expect(t.dsw.podVolumeExists(podUid('pu'), t.dsw.volumeNames()[0]!)).toBe(true);
+    expect(t.events).toEqual([]);
+  });
+
+  it('a terminating pod leaves; the same problem is reported again only after the repeat period', async () => {
+    const t = setup();
+    t.claims.clear();
+    t.populator.populate();
+    t.populator.populate();
+    expect(t.events).toHaveLength(1);
+    await t.clock.advance(30_000);
+    t.populator.populate();
+    expect(t.events).toHaveLength(2);
+    t.setPods([{ metadata: { name: 'p', namespace: 'ns', uid: 'pu', deletionTimestamp: 'x' }, spec: { containers: [] } }]);
+    t.populator.populate();
+    expect(t.dsw.pods()).toEqual([]);
+  });
+});
