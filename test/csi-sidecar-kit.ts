@@ -29,6 +29,8 @@ export class RecordingCsiClient extends CsiClient {
   readonly publishes: T.ControllerPublishVolumeRequest[] = [];
   readonly expands: T.ControllerExpandVolumeRequest[] = [];
   readonly deletes: T.DeleteVolumeRequest[] = [];
+  /** Controller capabilities to hide from the sidecar (to play a less capable driver). */
+  hideControllerCaps: readonly string[] = [];
   afterCreate?: () => void;
   afterDelete?: () => void;
   failExpandAbove?: bigint;
@@ -37,6 +39,10 @@ export class RecordingCsiClient extends CsiClient {
     const r = await super.createVolume(req, o);
     this.afterCreate?.();
     return r;
+  }
+  override async controllerCapabilities(): Promise<ReadonlySet<T.ControllerCapabilityName>> {
+    const all = await super.controllerCapabilities();
+    return new Set([...all].filter((c) => !this.hideControllerCaps.includes(c)));
   }
   override async deleteVolume(req: T.DeleteVolumeRequest, o?: CallOptions): Promise<T.DeleteVolumeResponse__Output> {
     this.deletes.push(req);
@@ -61,7 +67,7 @@ export interface Env {
   stateDir: string;
   socket: string;
   /** Starts a sidecar; returns its stopper (resolves when it has stopped). */
-  startSidecar(o?: Partial<CsiSidecarOptions>): { csi: RecordingCsiClient; stop(): Promise<void>; done: Promise<void> };
+  startSidecar(o?: Partial<CsiSidecarOptions> & { hideControllerCaps?: string[] }): { csi: RecordingCsiClient; stop(): Promise<void>; done: Promise<void> };
   close(): Promise<void>;
 }
 
@@ -84,8 +90,10 @@ export async function startEnv(o: { enableAttach?: boolean; capacityBytes?: numb
     socket,
     startSidecar(so = {}) {
       const ac = new AbortController();
+      const { hideControllerCaps, ...rest } = so;
       const csi = new RecordingCsiClient({ endpoint: socket, log: quietLogger() });
-      const done = runCsiSidecar({ client, csi, signal: ac.signal, rateLimit: { initialMs: 50, capMs: 1_000 }, resyncMs: 0, log: quietLogger(), ...so });
+      csi.hideControllerCaps = hideControllerCaps ?? [];
+      const done = runCsiSidecar({ client, csi, signal: ac.signal, rateLimit: { initialMs: 50, capMs: 1_000 }, resyncMs: 0, log: quietLogger(), ...rest });
       done.catch(() => undefined);
       const stop = async (): Promise<void> => {
         ac.abort();

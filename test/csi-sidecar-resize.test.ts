@@ -90,3 +90,27 @@ describe('resizer', () => {
     expect(failed?.message).toMatch(/RESOURCE_EXHAUSTED/);
   });
 });
+
+describe('resizer for a driver that only expands on the node', () => {
+  let env2: Env;
+  let side: ReturnType<Env['startSidecar']>;
+  beforeAll(async () => {
+    env2 = await startEnv();
+    side = env2.startSidecar({ hideControllerCaps: ['EXPAND_VOLUME'] });
+    await env2.client.resource('StorageClass').create(storageClass('sc'));
+  });
+  afterAll(async () => env2?.close());
+
+  it('records the new size on the PV and leaves the rest to the node (FileSystemResizePending), without ControllerExpandVolume', async () => {
+    const api = env2.client.resource('PersistentVolumeClaim');
+    const c = await api.create(claim('n1', 'sc', '1Mi'));
+    await eventually(async () => expect((await api.get('n1', { namespace: 'default' })).status?.phase).toBe('Bound'));
+    await api.patch('n1', 'merge', { spec: { resources: { requests: { storage: '2Mi' } } } }, { namespace: 'default' });
+    await eventually(async () => {
+      const got = await api.get('n1', { namespace: 'default' });
+      expect(got.status?.conditions?.find((x) => x.type === 'FileSystemResizePending')?.status).toBe('True');
+    });
+    expect((await env2.client.resource('PersistentVolume').get(`pvc-${c.metadata!.uid!}`)).spec?.capacity?.storage).toBe('2Mi');
+    expect(side.csi.expands).toEqual([]);
+  });
+});

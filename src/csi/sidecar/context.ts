@@ -13,6 +13,11 @@ export interface SidecarContext {
   /** The driver name from GetPluginInfo. */
   readonly driver: string;
   readonly controllerCaps: ReadonlySet<ControllerCapabilityName>;
+  /**
+   * The driver grows volumes on the node only (a plugin VolumeExpansion capability without the
+   * controller's EXPAND_VOLUME): the resizer just records the new size and leaves the rest to the node.
+   */
+  readonly nodeOnlyExpansion: boolean;
   /** Plugin capability VOLUME_ACCESSIBILITY_CONSTRAINTS: the driver wants topology. */
   readonly topologyAware: boolean;
   readonly informers: {

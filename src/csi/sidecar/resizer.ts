@@ -4,7 +4,7 @@
  * for the node to finish). A failed size is recoverable by lowering the request: the next attempt
  * uses the new request (RecoverVolumeExpansionFailure).
  */
-import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import { TerminalError, type EventRecorder } from '../../client/index.js';
 import { NotFoundError } from '../../util/errors.js';
 import { CsiError } from '../client.js';
@@ -46,8 +46,25 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
     await api.update(pv, { signal }); // resourceVersion-checked; a Conflict is retried by the queue
   };
 
+  /** ControllerExpandVolume, or for a node-only driver the trivial resizer (the node does it all). */
+  const expandOnDriver = async (pv: PersistentVolume, bytes: bigint, signal: AbortSignal): Promise<{ bytes: bigint; nodeExpansion: boolean }> => {
+    if (ctx.nodeOnlyExpansion) return { bytes, nodeExpansion: true };
+    const csi = pv.spec!.csi!;
+    const ref = csi.controllerExpandSecretRef?.name ? { name: csi.controllerExpandSecretRef.name, namespace: csi.controllerExpandSecretRef.namespace ?? 'default' } : undefined;
+    const r = await ctx.csi.controllerExpandVolume(
+      {
+        volumeId: csi.volumeHandle,
+        capacityRange: { requiredBytes: bytes.toString() },
+        secrets: await fetchSecrets(ctx, ref, signal),
+        volumeCapability: pvCapability(pv, ctx.controllerCaps.has('SINGLE_NODE_MULTI_WRITER')),
+      },
+      { signal, timeoutMs: ctx.csiTimeoutMs },
+    );
+    return { bytes: BigInt(r.capacityBytes || 0) || bytes, nodeExpansion: r.nodeExpansionRequired };
+  };
+
   const reconcile = async (key: string, signal: AbortSignal): Promise<void> => {
-    if (!ctx.controllerCaps.has('EXPAND_VOLUME')) return;
+    if (!ctx.controllerCaps.has('EXPAND_VOLUME') && !ctx.nodeOnlyExpansion) return;
     const [ns, name] = key.split('/') as [string, string];
     const cached = informers.claims.lister.get(ns, name);
     if (!cached) return;
@@ -94,19 +111,7 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
     let newBytes: bigint;
     let nodeExpansion: boolean;
     try {
-      const csi = pv.spec!.csi!;
-      const ref = csi.controllerExpandSecretRef?.name ? { name: csi.controllerExpandSecretRef.name, namespace: csi.controllerExpandSecretRef.namespace ?? 'default' } : undefined;
-      const r = await ctx.csi.controllerExpandVolume(
-        {
-          volumeId: csi.volumeHandle,
-          capacityRange: { requiredBytes: d.bytes.toString() },
-          secrets: await fetchSecrets(ctx, ref, signal),
-          volumeCapability: pvCapability(pv, ctx.controllerCaps.has('SINGLE_NODE_MULTI_WRITER')),
-        },
-        { signal, timeoutMs: ctx.csiTimeoutMs },
-      );
-      newBytes = BigInt(r.capacityBytes || 0) || d.bytes;
-      nodeExpansion = r.nodeExpansionRequired;
+      ({ bytes: newBytes, nodeExpansion } = await expandOnDriver(pv, d.bytes, signal));
     } catch (e) {
       if (signal.aborted) throw e;
       const msg = `resize volume "${pvName}" by resizer "${driver}" failed: ${errorMessage(e)}`;

@@ -86,6 +86,7 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
       driver,
       controllerCaps,
       topologyAware: pluginCaps.has('VOLUME_ACCESSIBILITY_CONSTRAINTS'),
+      nodeOnlyExpansion: !controllerCaps.has('EXPAND_VOLUME') && (await csi.volumeExpansionModes()).size > 0,
       informers: {
         claims: inf('PersistentVolumeClaim'),
         volumes: inf('PersistentVolume'),
