@@ -118,8 +118,9 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
     const I = ctx.informers;
 
     if (enabled.provisioner) {
-      const provisioner = newProvisioner(ctx, { recorder: recorder('external-provisioner'), ...o.provisioner });
-      const deleter = newDeleter(ctx, { recorder: recorder('external-provisioner') });
+      const provisionerEvents = recorder('external-provisioner');
+      const provisioner = newProvisioner(ctx, { recorder: provisionerEvents, ...o.provisioner });
+      const deleter = newDeleter(ctx, { recorder: provisionerEvents });
       const claims = queue('provisioner-claims');
       const volumes = queue('provisioner-volumes');
       const addClaim = (c: PersistentVolumeClaim): void => claims.add(metaNamespaceKey(c));
