@@ -11,9 +11,10 @@ import { realClock, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, NotFoundError, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import { desiredAttachments, isControllerManaged } from './desired.js';
+import { attachEvents } from './events.js';
 import { nodeLiveness, type NodeLiveness } from './nodehealth.js';
 import { reconcileAttachments, type AttachOp, type NodeState } from './reconcile.js';
-import { NODE_LEASE_NAMESPACE, uniqueVolumeName, type ActualAttachment, type DesiredAttachment, type PodRef, type VolumeAttachment } from './types.js';
+import { NODE_LEASE_NAMESPACE, uniqueVolumeName, type ActualAttachment, type PodRef, type VolumeAttachment } from './types.js';
 
 const log = newLogger('attachdetach');
 const SYNC = 'sync';
@@ -150,25 +151,6 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
     }
   };
 
-  /** Normal SuccessfulAttachVolume / Warning FailedAttachVolume on the pods, once per attachment state. */
-  const attachEvents = (desired: ReadonlyMap<string, DesiredAttachment>): void => {
-    const next = new Set<string>();
-    for (const va of attachments.lister.list()) {
-      const d = desired.get(va.metadata?.name ?? '');
-      if (!d) continue;
-      const err = va.status?.attachError?.message;
-      const key = va.status?.attached ? `${d.name}/ok` : err ? `${d.name}/err/${err}` : null;
-      if (!key) continue;
-      next.add(key);
-      if (attachReported.has(key)) continue;
-      for (const p of d.pods) {
-        if (va.status?.attached) recorder.event(podRefObject(p), 'Normal', 'SuccessfulAttachVolume', `AttachVolume.Attach succeeded for volume "${d.pvName}"`);
-        else recorder.event(podRefObject(p), 'Warning', 'FailedAttachVolume', `AttachVolume.Attach failed for volume "${d.pvName}" : ${err}`);
-      }
-    }
-    attachReported = next;
-  };
-
   const sync = async (): Promise<{ requeueAfterMs: number }> => {
     const now = clock.now();
     const liveness = new Map<string, NodeLiveness>();
@@ -215,7 +197,9 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
       if (!multiAttachReported.has(key)) await execute(op);
     }
     multiAttachReported = warned;
-    attachEvents(desired);
+    const told = attachEvents(desired, attachments.lister.list(), attachReported);
+    attachReported = told.reported;
+    for (const e of told.events) recorder.event(podRefObject(e.pod), e.type, e.reason, e.message);
     if (errors.length > 0) throw toStowageError(errors[0]);
     let next = resyncMs;
     for (const l of liveness.values()) if (l.kind === 'dying') next = Math.min(next, Math.max(1, l.goneAtMs - now));
