@@ -110,7 +110,11 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
       queues.push(q);
       return q;
     };
-    const enabled = { provisioner: true, attacher: true, resizer: true, ...o.controllers };
+    const enabled = {
+      provisioner: o.controllers?.provisioner ?? true,
+      attacher: o.controllers?.attacher ?? true,
+      resizer: o.controllers?.resizer ?? true,
+    };
     // Workers start once every cache has synced: a decision on a half-filled cache (no nodes yet,
     // say) would be wrong, not just late.
     const starters: Array<() => Promise<void>> = [];
