@@ -35,7 +35,6 @@ export function withScheduledCondition(p: Pod, c: Pick<PodCondition, 'status' | 
     status: c.status,
     ...(c.reason ? { reason: c.reason } : {}),
     ...(c.message ? { message: c.message } : {}),
-    lastProbeTime: null as unknown as undefined, // kube serialises lastProbeTime: null
     lastTransitionTime: cur && cur.status === c.status ? cur.lastTransitionTime : nowIso,
   };
   return [...conds.filter((x) => x.type !== 'PodScheduled'), next];
