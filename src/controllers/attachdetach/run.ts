@@ -210,7 +210,7 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
   setMaxListeners(0, stop.signal);
   o.signal.addEventListener('abort', () => stop.abort(o.signal.reason), { once: true });
   if (o.signal.aborted) stop.abort(o.signal.reason);
-  const runs = informers.map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: (e as Error).message })));
+  const runs = informers.map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: toStowageError(e).message })));
   try {
     await waitForCacheSync(stop.signal, ...informers);
     queue.add(SYNC);

@@ -251,7 +251,7 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   setMaxListeners(0, stop.signal);
   o.signal.addEventListener('abort', () => stop.abort(o.signal.reason), { once: true });
   if (o.signal.aborted) stop.abort(o.signal.reason);
-  const runs = informers.map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: (e as Error).message })));
+  const runs = informers.map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: toStowageError(e).message })));
   try {
     await waitForCacheSync(stop.signal, ...informers);
     // One worker: each cycle must see the assumptions of the one before (kube schedules one pod at a time).
