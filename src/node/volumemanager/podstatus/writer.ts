@@ -55,10 +55,11 @@ export class PodStatusWriter {
       await pods.delete(name, { namespace, gracePeriodSeconds: 0, preconditions: { uid: pod.metadata?.uid } });
       return;
     }
-    if (action.annotation !== undefined) {
-      await pods.patch(name, 'merge', { metadata: { annotations: { [HOST_PATHS_ANNOTATION]: action.annotation } } }, { namespace });
-    }
-    if (action.status) await pods.patchStatus(name, 'merge', { status: action.status }, { namespace });
+    // One write: pods/status keeps the metadata it is sent (as Kubernetes' pod status strategy does).
+    const patch: Record<string, unknown> = {};
+    if (action.annotation !== undefined) patch['metadata'] = { annotations: { [HOST_PATHS_ANNOTATION]: action.annotation } };
+    if (action.status) patch['status'] = action.status;
+    await pods.patchStatus(name, 'merge', patch, { namespace });
   }
 
   async idle(): Promise<void> {
