@@ -56,6 +56,7 @@ describe('provisioner and deleter with the hostpath driver', () => {
     expect(pv.spec?.storageClassName).toBe('fast');
     expect(pv.spec?.mountOptions).toEqual(['noatime']);
     expect(pv.spec?.nodeAffinity?.required?.nodeSelectorTerms).toEqual([{ matchExpressions: [{ key: TOPOLOGY_KEY, operator: 'In', values: [NODE] }] }]);
+    expect(pv.spec?.csi?.volumeAttributes?.['storage.kubernetes.io/csiProvisionerIdentity']).toMatch(new RegExp(`^\\d+-\\d+-${DRIVER.replace(/\./g, '\\.')}$`));
     const volumeId = pv.spec!.csi!.volumeHandle;
     expect(existsSync(join(env.stateDir, 'volumes', volumeId))).toBe(true);
 

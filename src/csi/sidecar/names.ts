@@ -42,3 +42,11 @@ export const REASONS = {
 export function leaseName(driver: string): string {
   return `external-csi-sidecar-${driver.replace(/[^a-zA-Z0-9-]/g, '-')}`.toLowerCase().slice(0, 63).replace(/-+$/, '');
 }
+
+/** volumeAttributes key naming the provisioner instance that created a volume (as external-provisioner writes it). */
+export const ATTR_PROVISIONER_IDENTITY = 'storage.kubernetes.io/csiProvisionerIdentity';
+
+/** external-provisioner's identity format: `<start ms>-<random>-<driver>`, one per sidecar run. */
+export function provisionerIdentity(driver: string, startMs: number, random: number): string {
+  return `${startMs}-${random}-${driver}`;
+}

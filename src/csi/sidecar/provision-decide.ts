@@ -14,6 +14,7 @@ import {
   ANN_PROVISIONED_BY,
   ANN_SELECTED_NODE,
   ANN_STORAGE_PROVISIONER,
+  ATTR_PROVISIONER_IDENTITY,
   PROVISIONER_FINALIZER,
   pvNameForClaim,
 } from './names.js';
@@ -182,6 +183,8 @@ export function buildPv(o: {
   plan: ProvisionPlan;
   pvName: string;
   volume: Volume__Output;
+  /** Written to volumeAttributes under storage.kubernetes.io/csiProvisionerIdentity. */
+  identity?: string;
 }): PersistentVolume {
   const { claim, cls, plan, volume } = o;
   const capBytes = BigInt(volume.capacityBytes || 0) || plan.requestBytes;
@@ -198,7 +201,7 @@ export function buildPv(o: {
   const csi: NonNullable<NonNullable<PersistentVolume['spec']>['csi']> = {
     driver: o.driver,
     volumeHandle: volume.volumeId,
-    volumeAttributes: { ...volume.volumeContext },
+    volumeAttributes: { ...volume.volumeContext, ...(o.identity ? { [ATTR_PROVISIONER_IDENTITY]: o.identity } : {}) },
     ...(plan.fsType ? { fsType: plan.fsType } : {}),
     ...(r.controllerPublish ? { controllerPublishSecretRef: toRef(r.controllerPublish) } : {}),
     ...(r.nodeStage ? { nodeStageSecretRef: toRef(r.nodeStage) } : {}),

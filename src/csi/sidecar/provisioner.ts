@@ -12,7 +12,7 @@ import { AlreadyExistsError, InvalidError, NotFoundError, StowageError, Unavaila
 import { CsiError } from '../client.js';
 import type { TopologyRequirement } from '../proto/types.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
-import { ANN_SELECTED_NODE, CLONE_FINALIZER, REASONS } from './names.js';
+import { ANN_SELECTED_NODE, CLONE_FINALIZER, REASONS, provisionerIdentity } from './names.js';
 import { buildPv, claimClassName, cloneSource, cloneSourceInUse, cloneSourceName, decideClaim, planProvision, type ProvisionPlan } from './provision-decide.js';
 import { accessibilityRequirements, allowedTopologySegments, driverTopologyKeys, nodeSegments, type Segments } from './topology.js';
 
@@ -43,6 +43,7 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
   const saveAttempts = o.saveAttempts ?? 5;
   const saveDelay = o.saveRetryDelayMs ?? 1_000;
   const rec = o.recorder;
+  const identity = provisionerIdentity(driver, Date.now(), Math.floor(Math.random() * 10_000));
 
   const topologyFor = (claim: PersistentVolumeClaim, cls: StorageClass, selectedNode: string | undefined): TopologyRequirement | undefined => {
     if (!ctx.topologyAware) return undefined;
@@ -206,7 +207,7 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
 
     let pv: PersistentVolume;
     try {
-      pv = buildPv({ claim, cls: d.cls, driver, plan, pvName: d.pvName, volume });
+      pv = buildPv({ claim, cls: d.cls, driver, plan, pvName: d.pvName, volume, identity });
     } catch (e) {
       failed(e);
       await deleteCreated(volume.volumeId, secrets, claim, signal);
