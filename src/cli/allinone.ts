@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, AlreadyExistsError } from '../util/errors
 import { startHostpathDriver } from '../csi/hostpath/server.js';
 import { DEFAULT_DRIVER_NAME } from '../csi/hostpath/driver.js';
 import { runRegistrar } from '../csi/registrar/registrar.js';
+import { runCsiSidecar } from '../csi/sidecar/sidecar.js';
 import { startNodeAgent, type NodeAgent } from '../node/agent.js';
 import { ensureDir } from '../util/fsutil.js';
 import { newLogger } from '../util/log.js';
@@ -15,8 +16,10 @@ const log = newLogger('up');
 export interface AllInOneOptions {
   readonly client: RestClient;
   readonly dataDir: string;
-  /** Leave the built-in hostpath driver (and its registrar) out. */
+  /** Leave the built-in hostpath driver (and its registrar and sidecar) out. */
   readonly hostpath: boolean;
+  /** The built-in driver publishes volumes to nodes (ControllerPublish); its CSIDriver requires attach. */
+  readonly enableAttach?: boolean;
   readonly nodeName?: string;
 }
 
@@ -33,8 +36,8 @@ export function defaultNodeName(): string {
 
 /**
  * The node side of `stowage up`: one node agent (root `<data-dir>/node`) and, unless disabled,
- * the built-in hostpath driver with its registrar, which registers it with that agent the way
- * node-driver-registrar does with a kubelet.
+ * the built-in hostpath driver with its registrar (which registers it with that agent the way
+ * node-driver-registrar does with a kubelet) and its controller sidecar (provision, attach, resize).
  */
 export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   const nodeName = o.nodeName ?? defaultNodeName();
@@ -47,9 +50,13 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     const driverDir = join(agent.dirs.plugins, DEFAULT_DRIVER_NAME);
     ensureDir(driverDir, 0o750);
     const socket = join(driverDir, 'csi.sock');
-    const driver = await startHostpathDriver({ endpoint: socket, nodeId: nodeName, stateDir: join(o.dataDir, 'csi-hostpath'), signal: stop.signal });
+    const attach = o.enableAttach === true;
+    const driver = await startHostpathDriver({ endpoint: socket, nodeId: nodeName, stateDir: join(o.dataDir, 'csi-hostpath'), enableAttach: attach, signal: stop.signal });
     background.push(driver.done);
-    await ensureCsiDriver(o.client, DEFAULT_DRIVER_NAME, { attachRequired: false });
+    await ensureCsiDriver(o.client, DEFAULT_DRIVER_NAME, { attachRequired: attach });
+    background.push(
+      runCsiSidecar({ client: o.client, csiAddress: socket, signal: stop.signal }).catch((e: unknown) => log.error('built-in CSI sidecar stopped', { error: (e as Error).message })),
+    );
     background.push(
       runRegistrar({ csiAddress: socket, kubeletRegistrationPath: socket, pluginRegistrationPath: agent.dirs.pluginsRegistry, signal: stop.signal }).catch((e: unknown) =>
         log.error('built-in registrar stopped', { error: (e as Error).message }),

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { controllersCommand } from '../controllers/manager.js';
 import { hostpathCommand } from '../csi/hostpath/command.js';
 import { registrarCommand } from '../csi/registrar/command.js';
+import { sidecarCommand } from '../csi/sidecar/command.js';
 import { nodeCommand } from '../node/command.js';
 import { CliError } from './errors.js';
 import { upCommand } from './up.js';
@@ -12,6 +13,7 @@ upCommand(program);
 controllersCommand(program);
 hostpathCommand(program);
 registrarCommand(program);
+sidecarCommand(program);
 nodeCommand(program);
 
 try {

@@ -18,6 +18,7 @@ export interface UpOptions {
   /** commander's --no-node */
   readonly node?: boolean;
   readonly nodeName?: string;
+  readonly enableAttach?: boolean;
 }
 
 /** `stowage up`: everything in one process on SQLite under --data-dir. */
@@ -32,6 +33,7 @@ export function upCommand(program: Command): void {
     .option('--no-node', 'do not run a node agent in this process')
     .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
+    .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false)
     .action(async (o: UpOptions) => {
       await runUp(o);
     });
@@ -67,7 +69,7 @@ export async function runUp(o: UpOptions): Promise<void> {
   let node: AllInOne | undefined;
   if (o.node !== false) {
     try {
-      node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName });
+      node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName, enableAttach: o.enableAttach === true });
     } catch (e) {
       await plane.close();
       await store.close();

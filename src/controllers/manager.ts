@@ -5,9 +5,11 @@ import { LeaderElector, RestClient, apiLeaseLock, loadKubeconfig } from '../clie
 import { CliError } from '../cli/errors.js';
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
+import { runAttachDetachController } from './attachdetach/run.js';
 import { newControllerInformers, runInformers } from './informers.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
+import { runScheduler } from './scheduler/run.js';
 
 const log = newLogger('controllers');
 
@@ -18,13 +20,18 @@ export interface ControllersOptions {
   readonly workers?: number;
 }
 
-/** Runs every controller of the controller manager until `signal` aborts. */
+/**
+ * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
+ * protection and attach/detach controllers, and kube-scheduler's volume-aware placement.
+ */
 export async function runControllers(o: ControllersOptions): Promise<void> {
   const informers = newControllerInformers(o.client);
   const runs = runInformers(informers, o.signal);
   await Promise.all([
     runPvController({ client: o.client, signal: o.signal, metrics: o.metrics, workers: o.workers, informers }),
     runProtectionControllers({ client: o.client, signal: o.signal, informers }),
+    runAttachDetachController({ client: o.client, signal: o.signal }),
+    runScheduler({ client: o.client, signal: o.signal }),
   ]);
   await Promise.all(runs);
 }
@@ -54,7 +61,7 @@ export async function runControllersWithLeaderElection(o: ControllersOptions & {
 export function controllersCommand(program: Command): void {
   program
     .command('controllers')
-    .description('run the PersistentVolume and protection controllers against an API server')
+    .description('run the controllers (PV binder, protection, attach/detach, volume-aware scheduler) against an API server')
     .requiredOption('--kubeconfig <path>', 'kubeconfig with the controllers\' credentials')
     .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
     .option('--workers <n>', 'workers per controller queue', '4')
