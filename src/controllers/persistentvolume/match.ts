@@ -3,7 +3,7 @@
  * controller's index, v1.30), plus `findBestMatchLinear`: the straightforward reference matcher the
  * indexed one (index.ts) is proven equivalent to.
  */
-import type { NodeSelectorRequirement } from 'kubernetes-types/core/v1.js';
+import { volumeNodeAffinityMatches } from '../nodeaffinity.js';
 import { quantityNanos, quantityValue } from './quantity.js';
 import { compileLabelSelector, type LabelMatcher } from './selector.js';
 import {
@@ -103,45 +103,7 @@ export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: Persist
   return null;
 }
 
-function requirementMatches(r: NodeSelectorRequirement, value: string | undefined): boolean {
-  const vals = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-      return value !== undefined && vals.includes(value);
-    case 'NotIn':
-      return value === undefined || !vals.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      if (value === undefined || vals.length !== 1) return false;
-      const a = Number.parseInt(value, 10);
-      const b = Number.parseInt(vals[0] ?? '', 10);
-      if (Number.isNaN(a) || Number.isNaN(b)) return false;
-      return r.operator === 'Gt' ? a > b : a < b;
-    }
-    default:
-      return false;
-  }
-}
-
-/** PV node affinity (required terms ORed, expressions ANDed) against a node; no affinity admits all. */
-export function volumeNodeAffinityMatches(volume: PersistentVolume, node: Node): boolean {
-  const required = volume.spec?.nodeAffinity?.required;
-  if (!required) return true;
-  const labels = node.metadata?.labels ?? {};
-  return (required.nodeSelectorTerms ?? []).some((t) => {
-    const exprs = t.matchExpressions ?? [];
-    const fields = t.matchFields ?? [];
-    if (exprs.length === 0 && fields.length === 0) return false;
-    return (
-      exprs.every((e) => requirementMatches(e, labels[e.key])) &&
-      fields.every((f) => f.key === 'metadata.name' && requirementMatches(f, node.metadata?.name))
-    );
-  });
-}
+export { volumeNodeAffinityMatches };
 
 export interface MatchOptions {
   /** WaitForFirstConsumer class: only pre-bound volumes may be returned (unless `node` is given). */

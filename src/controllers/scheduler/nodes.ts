@@ -3,7 +3,8 @@
  * so that a FailedScheduling message accounts for every node. A node whose Ready condition is not
  * True is treated as carrying the not-ready NoSchedule taint the node lifecycle controller would add.
  */
-import type { NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration, TopologySelectorTerm } from 'kubernetes-types/core/v1.js';
+import { nodeSelectorTermsMatch } from '../nodeaffinity.js';
+import type { Taint, Toleration, TopologySelectorTerm } from 'kubernetes-types/core/v1.js';
 import { REASONS, TAINT_NOT_READY, TAINT_UNSCHEDULABLE, type Node, type NodeFailure, type Pod } from './types.js';
 
 export function isNodeReady(n: Node): boolean {
@@ -22,39 +23,7 @@ function effectiveTaints(n: Node): Taint[] {
   return taints;
 }
 
-function requirementMatches(r: NodeSelectorRequirement, value: string | undefined): boolean {
-  const vals = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-      return value !== undefined && vals.includes(value);
-    case 'NotIn':
-      return value === undefined || !vals.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      const a = Number.parseInt(value ?? '', 10);
-      const b = Number.parseInt(vals[0] ?? '', 10);
-      if (vals.length !== 1 || Number.isNaN(a) || Number.isNaN(b)) return false;
-      return r.operator === 'Gt' ? a > b : a < b;
-    }
-    default:
-      return false;
-  }
-}
-
-/** Node selector terms: ORed; within a term all expressions and fields ANDed; an empty term matches nothing. */
-export function nodeSelectorTermsMatch(terms: readonly NodeSelectorTerm[], n: Node): boolean {
-  const labels = n.metadata?.labels ?? {};
-  return terms.some((t) => {
-    const exprs = t.matchExpressions ?? [];
-    const fields = t.matchFields ?? [];
-    if (exprs.length === 0 && fields.length === 0) return false;
-    return exprs.every((e) => requirementMatches(e, labels[e.key])) && fields.every((f) => f.key === 'metadata.name' && requirementMatches(f, n.metadata?.name));
-  });
-}
+export { nodeSelectorTermsMatch };
 
 /** StorageClass allowedTopologies (v1helper.MatchTopologySelectorTerms): none = everywhere. */
 export function topologyTermsMatch(terms: readonly TopologySelectorTerm[] | undefined, labels: Readonly<Record<string, string>>): boolean {
