@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const csi = new CsiClient({ endpoint: socket });
   await client.resource('CSIDriver').create({ metadata: { name: DEFAULT_DRIVER_NAME }, spec: { attachRequired: false } });
   const metrics = new MetricsRegistry();
-  const vm = await startVolumeManager({ client, nodeName: NODE, rootDir: path.join(dir, 'kubelet'), drivers: { endpoint: () => socket }, signal: stop.signal, metrics });
+  const vm = await startVolumeManager({ client, nodeName: NODE, rootDir: path.join(dir, 'kubelet'), drivers: { endpoint: () => socket }, signal: stop.signal, metrics, ...(process.env.B3_CONC ? { maxConcurrentCalls: Number(process.env.B3_CONC) } : {}) });
 
   const created = new Map<string, number>();
   const running = new Map<string, number>();

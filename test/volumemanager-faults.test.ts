@@ -102,8 +102,7 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     vm = undefined;
     await env.client.resource('Pod').delete('r2', { namespace: 'default', gracePeriodSeconds: 0 }); // gone at once
     vm = await start();
-    await until('unmounted', async () => (await mountsUnder(env.rootDir)).length === 0);
-    expect(existsSync(path.dirname(deviceMountPath(env.rootDir, DRIVER, handle)))).toBe(false);
+    await until('unmounted and staging dir removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(path.dirname(deviceMountPath(env.rootDir, DRIVER, handle))));
   }, 30_000);
 
   it('unbound claim and unsupported source → Warning events, pod stays Pending', async () => {

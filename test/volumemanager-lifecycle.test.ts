@@ -46,7 +46,7 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     await deletePodAndWait(env, 'p1');
     await until('everything unmounted', async () => (await mountsUnder(env.rootDir)).length === 0);
     await until('pod dir removed', () => !existsSync(path.join(env.rootDir, 'pods', pod.metadata!.uid!)));
-    expect(existsSync(path.dirname(staging))).toBe(false);
+    await until('staging dir removed', () => !existsSync(path.dirname(staging)));
 
     await createPod(env, claimPod('p2', [{ volume: 'data', claim: 'c1' }]));
     const second = await waitRunning(env, 'p2');

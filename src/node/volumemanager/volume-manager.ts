@@ -19,6 +19,7 @@ import { newDesiredStateOfWorld, type DesiredStateOfWorld } from './cache/desire
 import { CsiClients, type CsiDriverLookup } from './operations/csi-clients.js';
 import type { OperationContext } from './operations/context.js';
 import { generate, pluginLabel } from './operations/generator.js';
+import { PriorityLimiter } from './operations/limiter.js';
 import { newNestedPendingOperations, type NestedPendingOperations } from './operationexecutor/nested-pending.js';
 import { newPopulator, type Populator } from './populator/populator.js';
 import { VolumesInUseReporter } from './populator/volumes-in-use.js';
@@ -41,6 +42,8 @@ export interface VolumeManagerOptions {
   readonly metrics?: MetricsRegistry;
   /** Cap of the per-operation exponential backoff (500 ms doubling); default DEFAULT_BACKOFF.capMs. */
   readonly backoffCapMs?: number;
+  /** Driver stage/publish/teardown calls in flight at once (publish first); default 4 (measured best of 2/4/8 with B3 on 2 cores). */
+  readonly maxConcurrentCalls?: number;
   /** Reconciler/populator period as a safety net besides event wake-ups (kubelet: 100 ms). */
   readonly periodMs?: number;
   readonly log?: Logger;
@@ -119,6 +122,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     nodeName: o.nodeName,
     asw,
     csi,
+    limiter: new PriorityLimiter(o.maxConcurrentCalls ?? 4),
     api: { csiDriver: (n) => drivers.lister.get(n), volumeAttachment: (n) => attachments.lister.get(n) },
     client: o.client,
     recorder,

@@ -9,6 +9,7 @@ import type { AttachedVolume, MountedPod } from '../cache/actual-state.js';
 import type { VolumeToMount } from '../cache/desired-state.js';
 import type { CsiSource, VolumeSpec } from '../types.js';
 import type { OperationContext } from './context.js';
+import { CALL_PRIORITY } from './limiter.js';
 import { blockGlobalMapPath, blockPublishPath, blockStagingPath, blockVolDataPath, podDeviceDir } from './paths.js';
 import { writeVolData } from './voldata.js';
 
@@ -44,7 +45,7 @@ export async function blockMountDevice(ctx: OperationContext, t: VolumeToMount, 
   }
   await mkdir(staging, { recursive: true, mode: 0o750 });
   try {
-    await client.nodeStageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging, volumeCapability: blockCapability(t.spec), volumeContext: { ...c.volumeAttributes } }, { signal });
+    await ctx.limiter.run(CALL_PRIORITY.stage, () => client.nodeStageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging, volumeCapability: blockCapability(t.spec), volumeContext: { ...c.volumeAttributes } }, { signal }), signal);
   } catch (e) {
     // A block staging leaves no mount to look at: only the gRPC code tells whether it may have happened.
     if (e instanceof CsiError && e.uncertain) ctx.asw.markDeviceMounted(t.volume, staging, 'Uncertain');
@@ -65,7 +66,7 @@ export async function blockSetUp(ctx: OperationContext, t: VolumeToMount, signal
   const mounted = { volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, hostPath: link };
   await mkdir(path.dirname(publish), { recursive: true, mode: 0o750 });
   try {
-    await client.nodePublishVolume(
+    await ctx.limiter.run(CALL_PRIORITY.publish, () => client.nodePublishVolume(
       {
         volumeId: c.volumeHandle,
         ...(staged ? { stagingTargetPath: blockStagingPath(ctx.rootDir, t.spec.specName) } : {}),
@@ -75,7 +76,7 @@ export async function blockSetUp(ctx: OperationContext, t: VolumeToMount, signal
         volumeContext: { ...c.volumeAttributes },
       },
       { signal },
-    );
+    ), signal);
   } catch (e) {
     if ((e instanceof CsiError && e.uncertain) || (await isMountPoint(publish))) ctx.asw.markVolumeMounted({ ...mounted, state: 'Uncertain' });
     throw e;
@@ -112,7 +113,7 @@ export async function blockTearDown(ctx: OperationContext, m: MountedPod, signal
   await rmdir(path.dirname(m.hostPath)).catch(ignore(['ENOENT', 'ENOTEMPTY']));
   await rmdir(path.dirname(path.dirname(m.hostPath))).catch(ignore(['ENOENT', 'ENOTEMPTY']));
   const client = ctx.csi.get(c.driver);
-  await client.nodeUnpublishVolume({ volumeId: c.volumeHandle, targetPath: publish }, { signal });
+  await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnpublishVolume({ volumeId: c.volumeHandle, targetPath: publish }, { signal }), signal);
   if (await isMountPoint(publish)) throw new Error(`${publish} is still mounted after NodeUnpublishVolume`);
   await rm(publish, { force: true });
   await rmdir(path.dirname(publish)).catch(ignore(['ENOENT', 'ENOTEMPTY']));
@@ -125,7 +126,7 @@ export async function blockUnmountDevice(ctx: OperationContext, v: AttachedVolum
   const client = ctx.csi.get(c.driver);
   const staging = blockStagingPath(ctx.rootDir, v.spec.specName);
   if ((await client.nodeCapabilities()).has('STAGE_UNSTAGE_VOLUME')) {
-    await client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal });
+    await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }), signal);
   }
   await rmdir(staging).catch(ignore(['ENOENT', 'ENOTEMPTY']));
   const mapDir = blockGlobalMapPath(ctx.rootDir, v.spec.specName);

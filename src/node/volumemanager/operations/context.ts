@@ -6,6 +6,7 @@ import type { Logger } from '../../../util/log.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
 import type { PodRef } from '../types.js';
 import type { CsiClients } from './csi-clients.js';
+import type { PriorityLimiter } from './limiter.js';
 
 /** Cached API objects the operations consult (informer listers in production). */
 export interface ApiLookups {
@@ -19,6 +20,8 @@ export interface OperationContext {
   readonly nodeName: string;
   readonly asw: ActualStateOfWorld;
   readonly csi: CsiClients;
+  /** Bounds concurrent stage/publish/teardown driver calls (publish first). */
+  readonly limiter: PriorityLimiter;
   readonly api: ApiLookups;
   readonly client: RestClient;
   readonly recorder: EventRecorder;

@@ -10,6 +10,7 @@ import type { VolumeToMount } from '../cache/desired-state.js';
 import { cleanSubPaths, mountSubPath } from '../subpath/subpath.js';
 import type { CsiSource, VolumeSpec } from '../types.js';
 import { attachRequired, type OperationContext } from './context.js';
+import { CALL_PRIORITY } from './limiter.js';
 import { applyFsGroup } from './fsgroup.js';
 import { attachmentName, csiPublishPath, deviceMountPath, deviceVolDataPath, subPathDir, VOL_DATA_FILE } from './paths.js';
 import { writeVolData } from './voldata.js';
@@ -80,10 +81,10 @@ export async function csiMountDevice(ctx: OperationContext, t: VolumeToMount, si
   await writeVolData(deviceVolDataPath(staging), { driverName: c.driver, volumeHandle: c.volumeHandle });
   await mkdir(staging, { recursive: true, mode: 0o750 });
   try {
-    await client.nodeStageVolume(
+    await ctx.limiter.run(CALL_PRIORITY.stage, () => client.nodeStageVolume(
       { volumeId: c.volumeHandle, publishContext: publishContext(ctx, c), stagingTargetPath: staging, volumeCapability: capability(t.spec), volumeContext: { ...c.volumeAttributes } },
       { signal },
-    );
+    ), signal);
   } catch (e) {
     if (await uncertain(e, staging)) ctx.asw.markDeviceMounted(t.volume, staging, 'Uncertain');
     else {
@@ -131,7 +132,7 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
   }
   const mounted = { volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, hostPath: target };
   try {
-    await client.nodePublishVolume(
+    await ctx.limiter.run(CALL_PRIORITY.publish, () => client.nodePublishVolume(
       {
         volumeId: c.volumeHandle,
         publishContext: publishContext(ctx, c),
@@ -142,7 +143,7 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
         volumeContext,
       },
       { signal },
-    );
+    ), signal);
   } catch (e) {
     if (await uncertain(e, target)) ctx.asw.markVolumeMounted({ ...mounted, state: 'Uncertain' });
     else {
@@ -180,7 +181,7 @@ export async function csiTearDown(ctx: OperationContext, m: MountedPod, signal: 
   await cleanSubPaths(subPathDir(ctx.rootDir, m.pod.uid, m.outerSpecName));
   const client = ctx.csi.get(c.driver);
   const target = m.hostPath;
-  await client.nodeUnpublishVolume({ volumeId: c.volumeHandle, targetPath: target }, { signal });
+  await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnpublishVolume({ volumeId: c.volumeHandle, targetPath: target }, { signal }), signal);
   if (await isMountPoint(target)) throw new Error(`${target} is still mounted after NodeUnpublishVolume`);
   await removePodVolumeDir(target);
   ctx.asw.markVolumeUnmounted(m.pod.uid, m.volume);
@@ -192,7 +193,7 @@ export async function csiUnmountDevice(ctx: OperationContext, v: AttachedVolume,
   const staging = v.deviceMountPath || deviceMountPath(ctx.rootDir, c.driver, c.volumeHandle);
   const client = ctx.csi.get(c.driver);
   if ((await nodeCaps(client)).has('STAGE_UNSTAGE_VOLUME')) {
-    await client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal });
+    await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }), signal);
     if (await isMountPoint(staging)) throw new Error(`${staging} is still mounted after NodeUnstageVolume`);
     await cleanupDeviceDir(staging);
   }
