@@ -54,8 +54,8 @@ export interface ActualStateOfWorld {
   markVolumeMounted(m: Omit<MountedPod, 'remountRequired' | 'resizeRequired'>): void;
   /** No-op when absent. */
   markVolumeUnmounted(pod: PodUid, volume: VolumeName): void;
-  /** Flags every mounted volume of the pod for SetUp again (e.g. a changed spec). */
-  markRemountRequired(pod: PodUid): void;
+  /** Flags the pod's mounted volume (or all of them) for SetUp again, e.g. a driver that requiresRepublish. */
+  markRemountRequired(pod: PodUid, volume?: VolumeName): void;
   /** Flags (pod, volume) for NodeExpandVolume. No-op when absent. */
   markResizeRequired(pod: PodUid, volume: VolumeName, required: boolean): void;
   podVolumeStatus(pod: PodUid, volume: VolumeName): PodVolumeStatus;
@@ -127,8 +127,9 @@ class Asw implements ActualStateOfWorld {
     this.volumes.get(volume)?.pods.delete(pod);
   }
 
-  markRemountRequired(pod: PodUid): void {
-    for (const e of this.volumes.values()) {
+  markRemountRequired(pod: PodUid, volume?: VolumeName): void {
+    for (const [name, e] of this.volumes) {
+      if (volume !== undefined && name !== volume) continue;
       const p = e.pods.get(pod);
       if (p) e.pods.set(pod, { ...p, remountRequired: true });
     }

@@ -7,7 +7,7 @@ import { newDesiredStateOfWorld } from '../cache/desired-state.js';
 import { podUid } from '../types.js';
 import { newPopulator } from './populator.js';
 
-function setup() {
+function setup(o: { requiresRepublish?: boolean } = {}) {
   const claims = new Map<string, PersistentVolumeClaim>([['c', { metadata: { name: 'c', namespace: 'ns', uid: 'cu' }, spec: { volumeName: 'pv' }, status: { phase: 'Bound', capacity: { storage: '1Gi' } } }]]);
   const pv: PersistentVolume = { metadata: { name: 'pv' }, spec: { capacity: { storage: '1Gi' }, claimRef: { uid: 'cu' }, csi: { driver: 'd', volumeHandle: 'h' } } };
   let pods: Pod[] = [{ metadata: { name: 'p', namespace: 'ns', uid: 'pu' }, spec: { containers: [], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }] } }];
@@ -15,17 +15,19 @@ function setup() {
   const recorder: EventRecorder = { event: (_o, _t, reason, message) => void events.push(`${reason}: ${message}`), flush: async () => undefined, close: async () => undefined };
   let synced = false;
   const dsw = newDesiredStateOfWorld();
+  const asw = newActualStateOfWorld();
   const clock = new FakeClock();
   const populator = newPopulator({
     dsw,
-    asw: newActualStateOfWorld(),
+    asw,
+    republishMs: 60_000,
     pods: () => pods,
-    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false } }) },
+    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false, requiresRepublish: o.requiresRepublish } }) },
     recorder,
     clock,
     synced: () => synced,
   });
-  return { claims, dsw, populator, events, clock, setPods: (p: Pod[]) => (pods = p), sync: () => (synced = true) };
+  return { claims, dsw, asw, populator, events, clock, setPods: (p: Pod[]) => (pods = p), sync: () => (synced = true) };
 }
 
 describe('populator', () => {
@@ -63,5 +65,20 @@ describe('populator', () => {
     t.setPods([{ metadata: { name: 'p', namespace: 'ns', uid: 'pu', deletionTimestamp: 'x' }, spec: { containers: [] } }]);
     t.populator.populate();
     expect(t.dsw.pods()).toEqual([]);
+  });
+
+  it('requiresRepublish: a mounted volume is flagged for SetUp again once per period', async () => {
+    const t = setup({ requiresRepublish: true });
+    t.populator.populate();
+    const [v] = t.dsw.volumesToMount();
+    t.asw.markVolumeAttached(v!.volume, v!.spec, '');
+    t.asw.markVolumeMounted({ volume: v!.volume, pod: v!.pod, outerSpecName: 'data', spec: v!.spec, state: 'Mounted', hostPath: '/x' });
+    t.populator.populate();
+    await t.clock.advance(59_000);
+    t.populator.populate();
+    expect(t.asw.podVolumeStatus(v!.pod.uid, v!.volume)).toMatchObject({ remountRequired: false });
+    await t.clock.advance(1_000);
+    t.populator.populate();
+    expect(t.asw.podVolumeStatus(v!.pod.uid, v!.volume)).toMatchObject({ remountRequired: true });
   });
 });

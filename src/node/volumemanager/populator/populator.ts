@@ -4,7 +4,7 @@ import type { Clock } from '../../../util/backoff.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
 import type { DesiredStateOfWorld } from '../cache/desired-state.js';
 import { podReference } from '../operations/context.js';
-import type { PodUid } from '../types.js';
+import type { PodUid, VolumeName } from '../types.js';
 import { podIsTerminating, podRefOf, resolvePodVolumes, type PopulatorLookups } from './resolve.js';
 
 /** Fills the desired state from the pods bound to this node. */
@@ -29,6 +29,8 @@ export interface PopulatorOptions {
   readonly synced: () => boolean;
   /** The same problem is reported again at most this often (the event correlator aggregates further). */
   readonly problemRepeatMs?: number;
+  /** CSIDriver.requiresRepublish volumes are published again this often (kubelet: each pod resync, 1 min). */
+  readonly republishMs?: number;
 }
 
 export function newPopulator(o: PopulatorOptions): Populator {
@@ -36,10 +38,13 @@ export function newPopulator(o: PopulatorOptions): Populator {
 }
 
 const PROBLEM_REPEAT_MS = 30_000; // a retry every resync would otherwise flood the pod's events
+const REPUBLISH_MS = 60_000; // the kubelet's default pod sync frequency
 
 class DswPopulator implements Populator {
   private populated = false;
   private readonly reported = new Map<string, { message: string; atMs: number }>();
+  /** `<pod uid>/<volume>` → when it was last seen mounted and settled (requiresRepublish timing). */
+  private readonly publishedAt = new Map<string, number>();
 
   constructor(private readonly o: PopulatorOptions) {}
 
@@ -71,10 +76,11 @@ class DswPopulator implements Populator {
         const now = resolved.get(cur.outerSpecName);
         if (!inSpec.has(cur.outerSpecName) || (now !== undefined && now !== cur.volume)) dsw.deletePodFromVolume(ref.uid, cur.volume);
       }
-      for (const { resizeNeeded, ...v } of r.volumes) {
+      for (const { resizeNeeded, requiresRepublish, ...v } of r.volumes) {
         dsw.addPodToVolume(v);
         const st = asw.podVolumeStatus(ref.uid, v.volume);
         if (resizeNeeded && st.kind === 'mounted' && !st.resizeRequired) asw.markResizeRequired(ref.uid, v.volume, true);
+        if (requiresRepublish && st.kind === 'mounted' && st.state === 'Mounted' && !st.remountRequired) this.republishIfDue(ref.uid, v.volume);
       }
       // A volume already set up for the pod stays; its problem is not news (the kubelet skips processed pods).
       const kept = new Set(dsw.volumesForPod(ref.uid).map((v) => v.outerSpecName));
@@ -85,6 +91,18 @@ class DswPopulator implements Populator {
   private findAndRemoveDeletedPods(live: Set<PodUid>): void {
     for (const uid of this.o.dsw.pods()) if (!live.has(uid)) this.o.dsw.deletePod(uid);
     for (const k of [...this.reported.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.reported.delete(k);
+    for (const k of [...this.publishedAt.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.publishedAt.delete(k);
+  }
+
+  private republishIfDue(pod: PodUid, volume: VolumeName): void {
+    const key = `${pod}/${volume}`;
+    const now = this.o.clock.now();
+    const since = this.publishedAt.get(key);
+    if (since === undefined) this.publishedAt.set(key, now);
+    else if (now - since >= (this.o.republishMs ?? REPUBLISH_MS)) {
+      this.publishedAt.set(key, now);
+      this.o.asw.markRemountRequired(pod, volume);
+    }
   }
 
   private report(pod: Pod, key: string, reason: string, message: string): void {

@@ -20,7 +20,7 @@ export interface VolumeProblem {
 }
 
 export interface ResolvedPod {
-  readonly volumes: ReadonlyArray<PodVolumeInput & { readonly resizeNeeded: boolean }>;
+  readonly volumes: ReadonlyArray<PodVolumeInput & { readonly resizeNeeded: boolean; readonly requiresRepublish?: boolean }>;
   readonly problems: readonly VolumeProblem[];
 }
 
@@ -77,7 +77,7 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
   const ref = podRefOf(pod);
   const ns = ref.namespace;
   const fsGroup = pod.spec?.securityContext?.fsGroup;
-  const volumes: Array<PodVolumeInput & { resizeNeeded: boolean }> = [];
+  const volumes: Array<PodVolumeInput & { resizeNeeded: boolean; requiresRepublish?: boolean }> = [];
   const problems: VolumeProblem[] = [];
   const problem = (outer: string, message: string): void => void problems.push({ outerSpecName: outer, reason: 'FailedMount', message });
   for (const v of pod.spec?.volumes ?? []) {
@@ -139,6 +139,7 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
           claim: { namespace: ns, name: claimName },
         },
         resizeNeeded: capacityBytes !== undefined && claimBytes !== undefined && capacityBytes > claimBytes,
+        requiresRepublish: l.csiDriver(csi.driver)?.spec.requiresRepublish === true,
       });
     } else if (v.csi) {
       // Inline ephemeral: the kubelet names the volume per pod (csi-<sha256(podUID + name)>).
