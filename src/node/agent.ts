@@ -1,6 +1,7 @@
 /**
  * The node agent (Stowage's kubelet for storage): wiring only. It keeps the Node and its Lease
- * (nodestatus) and runs the plugin manager on `<rootDir>/plugins_registry`.
+ * (nodestatus), runs the plugin manager on `<rootDir>/plugins_registry` and the volume manager
+ * for the pods bound to this node, which finds drivers through the plugin manager's registry.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +13,8 @@ import { startNodeStatus, type NodeStatusManager } from './nodestatus/node-statu
 import type { HostInfo } from './nodestatus/host.js';
 import type { CsiDriverRegistry } from './pluginmanager/csihandler/registry.js';
 import { startPluginManager, type PluginManager } from './pluginmanager/plugin-manager.js';
+import { startVolumeManager, type VolumeManager } from './volumemanager/volume-manager.js';
+import type { MetricsRegistry } from '../util/metrics.js';
 
 export interface NodeAgentOptions {
   readonly client: RestClient;
@@ -28,6 +31,9 @@ export interface NodeAgentOptions {
   readonly healthPeriodMs?: number;
   /** Host facts to report (default: read from this machine). */
   readonly host?: HostInfo;
+  /** Run the volume manager (pods' volumes staged, published, torn down). Default true. */
+  readonly volumeManager?: boolean;
+  readonly metrics?: MetricsRegistry;
 }
 
 /** The directories the agent keeps under its root, named as the kubelet's. */
@@ -47,6 +53,8 @@ export interface NodeAgent {
   readonly csiDrivers: CsiDriverRegistry;
   readonly nodeStatus: NodeStatusManager;
   readonly recorder: EventRecorder;
+  /** Undefined when started with `volumeManager: false`. */
+  readonly volumeManager?: VolumeManager;
   /** Stops every loop; idempotent. The Node, Lease and registrations stay in the API. */
   stop(): Promise<void>;
 }
@@ -80,11 +88,30 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     await recorder.close();
     throw e;
   }
+  const vmStop = new AbortController();
+  let volumeManager: VolumeManager | undefined;
+  if (o.volumeManager !== false) {
+    const drivers = pluginManager.csiDrivers;
+    volumeManager = await startVolumeManager({
+      client: o.client,
+      nodeName: o.nodeName,
+      rootDir: dirs.root,
+      drivers: { endpoint: (name) => drivers.getDriver(name)?.endpoint },
+      signal: vmStop.signal,
+      metrics: o.metrics,
+      backoffCapMs: o.backoffCapMs,
+      clock,
+      log: log.child('volumemanager'),
+    });
+  }
   log.info('node agent started', { node: o.nodeName, root: o.rootDir });
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      // Volumes stay mounted: a restarted agent reconstructs them and never unmounts a live pod's.
+      vmStop.abort();
+      await volumeManager?.stop();
       await pluginManager.stop();
       await nodeStatus.stop();
       await recorder.close();
@@ -95,5 +122,5 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   if (o.signal.aborted) await stop();
   else o.signal.addEventListener('abort', () => void stop(), { once: true });
 
-  return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, stop };
+  return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, volumeManager, stop };
 }
