@@ -1,0 +1,142 @@
+/**
+ * The whole lifecycle through `stowage up` with the built-in driver, driven by kubectl with the
+ * YAML a Kubernetes user writes: StorageClass + claim + pod → provisioned, placed, (attached),
+ * mounted, Running; data written; claim expanded; pod and claim deleted → unmounted, (detached),
+ * CSI volume deleted, PV gone, nothing left on disk.
+ */
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(ROOT, 'bin', 'stowage');
+const built = existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'));
+const isRoot = process.getuid?.() === 0;
+const hasKubectl = (() => {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (!isRoot || !hasKubectl || !built) console.warn('lifecycle tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
+
+const manifest = (mode: 'Immediate' | 'WaitForFirstConsumer'): string => `apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: fast
+provisioner: hostpath.csi.stowage.io
+allowVolumeExpansion: true
+volumeBindingMode: ${mode}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: fast
+  resources:
+    requests:
+      storage: 1Gi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+spec:
+  containers:
+  - name: app
+    image: busybox
+    volumeMounts:
+    - name: data
+      mountPath: /data
+  volumes:
+  - name: data
+    persistentVolumeClaim:
+      claimName: data
+`;
+
+function mountsUnder(dir: string): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[4] ?? '')
+    .filter((m) => m.startsWith(dir));
+}
+
+describe.skipIf(!isRoot || !hasKubectl || !built)('lifecycle through stowage up and kubectl', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  for (const variant of [
+    { name: 'Immediate class, no attach', mode: 'Immediate' as const, attach: false },
+    { name: 'WaitForFirstConsumer class, with attach', mode: 'WaitForFirstConsumer' as const, attach: true },
+  ]) {
+    it(variant.name, async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'stowage-e2e-'));
+      dirs.push(dataDir);
+      const child: ChildProcess = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'e2e', ...(variant.attach ? ['--enable-attach'] : [])], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      try {
+        await new Promise<void>((res, rej) => {
+          let out = '';
+          child.stdout!.on('data', (d: Buffer) => {
+            out += d.toString();
+            if (out.includes('Stowage is running')) res();
+          });
+          void exit.then((c) => rej(new Error(`stowage up exited with ${c}`)));
+        });
+        const env = { ...process.env, KUBECONFIG: join(dataDir, 'kubeconfig'), HOME: dataDir };
+        const kubectl = async (...args: string[]): Promise<string> => (await promisify(execFile)('kubectl', args, { env, timeout: 60_000 })).stdout;
+        const json = async (...args: string[]): Promise<any> => JSON.parse(await kubectl(...args, '-o', 'json')); // eslint-disable-line @typescript-eslint/no-explicit-any
+        // The node registers the driver first (as a kubelet with node-driver-registrar).
+        await expect.poll(async () => (await json('get', 'csinode', 'e2e').catch(() => ({}))).spec?.drivers?.length ?? 0, { timeout: 20_000 }).toBe(1);
+        const file = join(dataDir, 'app.yaml');
+        writeFileSync(file, manifest(variant.mode));
+        await kubectl('apply', '-f', file);
+        await expect.poll(async () => (await json('get', 'pod', 'app')).status?.phase, { timeout: 30_000 }).toBe('Running');
+        const pod = await json('get', 'pod', 'app');
+        expect(pod.spec.nodeName).toBe('e2e');
+        const claim = await json('get', 'pvc', 'data');
+        expect(claim.status.phase).toBe('Bound');
+        const pv = await json('get', 'pv', claim.spec.volumeName);
+        expect(pv.spec.csi.driver).toBe('hostpath.csi.stowage.io');
+        expect(pv.metadata.annotations['pv.kubernetes.io/provisioned-by']).toBe('hostpath.csi.stowage.io');
+        if (variant.attach) {
+          const vas = await json('get', 'volumeattachments');
+          expect(vas.items).toHaveLength(1);
+          expect(vas.items[0].status.attached).toBe(true);
+          expect(vas.items[0].spec).toMatchObject({ attacher: 'hostpath.csi.stowage.io', nodeName: 'e2e', source: { persistentVolumeName: pv.metadata.name } });
+        }
+        // The volume is really mounted at the pod's path on the host; write through it.
+        const hostPath = JSON.parse(pod.metadata.annotations['volumes.stowage.io/host-paths']).data as string;
+        expect(mountsUnder(hostPath)).toContain(hostPath);
+        writeFileSync(join(hostPath, 'hello.txt'), 'hello');
+        // Grow the claim: the sidecar expands the volume, the claim's capacity follows.
+        await kubectl('patch', 'pvc', 'data', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}');
+        await expect.poll(async () => (await json('get', 'pvc', 'data')).status?.capacity?.storage, { timeout: 30_000 }).toBe('2Gi');
+        // Delete everything: unmounted, (detached), deleted in the driver, nothing left.
+        await kubectl('delete', 'pod', 'app', '--timeout=60s');
+        expect(mountsUnder(dataDir)).toEqual([]);
+        await kubectl('delete', 'pvc', 'data', '--timeout=60s');
+        await expect.poll(async () => (await json('get', 'pv')).items.length, { timeout: 30_000 }).toBe(0);
+        expect((await json('get', 'volumeattachments')).items).toHaveLength(0);
+        const volumesDir = join(dataDir, 'csi-hostpath', 'volumes');
+        expect(existsSync(volumesDir) ? readdirSync(volumesDir) : []).toEqual([]);
+      } finally {
+        child.kill('SIGTERM');
+        await exit;
+      }
+      expect(mountsUnder(dataDir)).toEqual([]);
+    }, 150_000);
+  }
+});
