@@ -1,6 +1,8 @@
 /**
  * B5: API write throughput and list latency. Creates N PersistentVolumes through the HTTPS API
- * with C concurrent clients against a `stowage up` child process, then times lists of them.
+ * with C concurrent clients against a `stowage up --no-controllers --no-node` child process (the
+ * API server alone: with controllers, every new PV also gets its Available status write), then
+ * times lists of them.
  *   node dist/bench/api-writes.js [N=10000] [C=16]
  */
 import { percentile, peakRssMiB, startBenchServer } from './harness.js';
@@ -8,7 +10,7 @@ import { percentile, peakRssMiB, startBenchServer } from './harness.js';
 const N = Number(process.argv[2] ?? 10_000);
 const C = Number(process.argv[3] ?? 16);
 
-const s = await startBenchServer();
+const s = await startBenchServer(['--no-controllers', '--no-node']);
 try {
   const lat: number[] = [];
   let next = 0;
@@ -42,7 +44,7 @@ try {
   }
   lists.sort((a, b) => a - b);
   console.log(
-    `B5 api-writes: N=${N} clients=${C} creates/s=${Math.round(N / secs)} p50=${percentile(lat, 50).toFixed(1)}ms p99=${percentile(lat, 99).toFixed(1)}ms ` +
+    `B5 api-writes (API server alone): N=${N} clients=${C} creates/s=${Math.round(N / secs)} p50=${percentile(lat, 50).toFixed(1)}ms p99=${percentile(lat, 99).toFixed(1)}ms ` +
       `list(${N}) p50=${percentile(lists, 50).toFixed(0)}ms min=${lists[0]!.toFixed(0)}ms server-peak-rss=${peakRssMiB(s.child.pid!)}MiB`,
   );
 } finally {

@@ -11,7 +11,8 @@ const CLASSES = ['', 'gold', 'silver', 'bronze'];
 const CONCURRENCY = 32;
 
 for (const N of sizes.length ? sizes : [1000, 10_000]) {
-  const s = await startBenchServer();
+  // Static binding needs no node: the API server and the controllers (in one process unless STOWAGE_BENCH_SPLIT).
+  const s = await startBenchServer(['--no-node', ...(process.env.STOWAGE_BENCH_SPLIT ? ['--no-controllers'] : [])]);
   try {
     const t0 = performance.now();
     await pool(N, CONCURRENCY, async (i) => {

@@ -59,6 +59,8 @@ describe.skipIf(!built)('stowage up', () => {
       const node = (await api(a.target, 'GET', '/api/v1/nodes/testnode')).body;
       expect(JSON.parse(node.metadata.annotations['csi.volume.kubernetes.io/nodeid'])).toEqual({ 'hostpath.csi.stowage.io': 'testnode' });
       await api(a.target, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep' }, data: { k: 'v' } });
+      // The controllers run in a worker thread; their metrics are served with the API server's.
+      await expect.poll(async () => (await api(a.target, 'GET', '/metrics')).text, { timeout: 15_000 }).toContain('pv_collector_total_pv_count');
     } finally {
       a.child.kill('SIGTERM');
     }

@@ -5,10 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '../store/store.js';
 import { RestClient } from '../client/index.js';
+import { Worker } from 'node:worker_threads';
 import { runControllers } from '../controllers/manager.js';
+import type { ControllersWorkerData, FromControllersWorker, ToControllersWorker } from '../controllers/worker.js';
+import { newLogger } from '../util/log.js';
+import type { MetricsRegistry } from '../util/metrics.js';
 import { startNamespaceController } from '../controllers/namespace/namespace-controller.js';
 import { startApiServer, type ApiServer } from './server.js';
 import { ensureServingMaterial, kubeconfigYaml } from './tls.js';
+
+const log = newLogger('controlplane');
 
 /** The API server with what belongs to it: TLS material, admin kubeconfig, namespace lifecycle. */
 export interface ControlPlane {
@@ -27,8 +33,13 @@ export interface ControlPlaneOptions {
   readonly address: string;
   readonly port: number;
   readonly watchCacheHistory?: number;
-  /** Run the controller manager in-process (PV binder, protection). Default true. */
+  /** Run the controllers (PV binder, protection, attach/detach, scheduler). Default true. */
   readonly controllers?: boolean;
+  /**
+   * Run them in a worker thread (a second core) instead of on the API server's event loop. Needs
+   * the compiled JavaScript (the worker loads `dist/`), so the CLI asks for it and tests do not.
+   */
+  readonly controllersInWorker?: boolean;
 }
 
 export async function startControlPlane(o: ControlPlaneOptions): Promise<ControlPlane> {
@@ -54,7 +65,12 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   const client = new RestClient({ server: 'http://stowage-apiserver', socketPath: localSocket, token: pki.adminToken, maxSockets: 64 });
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
-  const controllers = o.controllers === false ? Promise.resolve() : runControllers({ client, signal: stop.signal, metrics: api.metrics });
+  const controllers =
+    o.controllers === false
+      ? Promise.resolve()
+      : o.controllersInWorker
+        ? runControllersInWorker({ socketPath: localSocket, token: pki.adminToken, signal: stop.signal, metrics: api.metrics })
+        : runControllers({ client, signal: stop.signal, metrics: api.metrics });
   return {
     api,
     client,
@@ -76,4 +92,23 @@ function localSocketPath(dataDir: string): string {
   const p = join(dataDir, 'apiserver.sock');
   if (Buffer.byteLength(p) <= 100) return p;
   return join(tmpdir(), `stowage-${createHash('sha256').update(p).digest('hex').slice(0, 16)}.sock`);
+}
+
+/** Runs the controllers in a worker thread until `signal` aborts; their metrics join /metrics. */
+async function runControllersInWorker(o: { socketPath: string; token: string; signal: AbortSignal; metrics: MetricsRegistry }): Promise<void> {
+  const worker = new Worker(new URL('../controllers/worker.js', import.meta.url), { workerData: { socketPath: o.socketPath, token: o.token } satisfies ControllersWorkerData });
+  let lastMetrics = '';
+  const removeCollector = o.metrics.collector(() => lastMetrics);
+  worker.on('message', (m: FromControllersWorker) => {
+    if (m.kind === 'metrics') lastMetrics = m.text;
+  });
+  const exited = new Promise<void>((resolve) => {
+    worker.once('error', (e) => log.error('controllers worker failed', { error: e.message }));
+    worker.once('exit', () => resolve());
+  });
+  const stop = (): void => worker.postMessage({ kind: 'stop' } satisfies ToControllersWorker);
+  if (o.signal.aborted) stop();
+  else o.signal.addEventListener('abort', stop, { once: true });
+  await exited;
+  removeCollector();
 }

@@ -57,7 +57,7 @@ export async function runUp(o: UpOptions): Promise<void> {
   }
   let plane;
   try {
-    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false });
+    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true });
   } catch (e) {
     await store.close();
     const err = e as NodeJS.ErrnoException;
