@@ -3,6 +3,7 @@
  * (nodestatus), runs the plugin manager on `<rootDir>/plugins_registry` and the volume manager
  * for the pods bound to this node, which finds drivers through the plugin manager's registry.
  */
+import { setMaxListeners } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newEventRecorder, type EventRecorder } from '../client/events.js';
@@ -89,6 +90,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     throw e;
   }
   const vmStop = new AbortController();
+  setMaxListeners(0, vmStop.signal); // every informer and operation of the volume manager listens
   let volumeManager: VolumeManager | undefined;
   if (o.volumeManager !== false) {
     const drivers = pluginManager.csiDrivers;

@@ -91,6 +91,7 @@ export function parseState(text: string): DriverStateData {
  */
 export class StateStore {
   private saving: Promise<void> = Promise.resolve();
+  private waiting: Promise<void> | undefined;
   private constructor(
     readonly dir: string,
     readonly data: DriverStateData,
@@ -108,9 +109,20 @@ export class StateStore {
     return new StateStore(dir, data);
   }
 
-  /** Persists the current state. Resolves once a write that includes every change so far is on disk. */
+  /**
+   * Persists the current state. Resolves once a write that includes every change so far is on disk.
+   * Group commit: saves asked for while a write is still waiting to start share that write (it
+   * serializes the state when it starts), so a burst of RPCs costs two writes, not one each.
+   */
   save(): Promise<void> {
-    const next = this.saving.catch(() => undefined).then(() => this.write());
+    if (this.waiting) return this.waiting;
+    const next = this.saving
+      .catch(() => undefined)
+      .then(() => {
+        this.waiting = undefined; // changes from here on need the next write
+        return this.write();
+      });
+    this.waiting = next;
     this.saving = next;
     return next;
   }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /**
  * The node agent's volume manager (kubelet pkg/kubelet/volumemanager): wiring only.
  *
@@ -72,6 +73,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const onAbort = (): void => stopCtl.abort();
   o.signal.addEventListener('abort', onAbort, { once: true });
   const signal = stopCtl.signal;
+  setMaxListeners(0, signal); // informers, the loop and every operation listen for the stop
 
   const dsw = newDesiredStateOfWorld();
   const asw = newActualStateOfWorld();
@@ -179,13 +181,17 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const loop = (async () => {
     while (!signal.aborted) {
       dirty = false;
+      const started = performance.now();
       try {
         iterate();
       } catch (e) {
         log.error('volume manager pass failed', { error: String(e) });
       }
       if (dirty) {
-        await new Promise<void>((r) => setImmediate(r));
+        // A pass covers every pod, so under a stream of events back-to-back passes would starve
+        // the operations they start: rest at least as long as the pass took before the next one.
+        const rest = performance.now() - started;
+        await new Promise<void>((r) => (rest >= 1 ? setTimeout(r, rest) : setImmediate(r)));
         continue;
       }
       await new Promise<void>((resolve) => {
