@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 /**
  * The node agent's volume manager (kubelet pkg/kubelet/volumemanager): wiring only.
  *
@@ -8,6 +7,7 @@ import { setMaxListeners } from 'node:events';
  * - reconstruct/: rebuilds the ASW from disk and the mount table at start; removes orphaned pod dirs.
  * - podstatus/: pods whose volumes are all mounted become Running; deleted pods are finally deleted.
  */
+import { setMaxListeners } from 'node:events';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { newEventRecorder, type EventRecorder } from '../../client/events.js';
 import { informerFor, type Informer } from '../../client/informer.js';
