@@ -64,6 +64,9 @@ export interface VolumeManager {
 
 const ORPHAN_SWEEP_MS = 2_000;
 const POPULATE_RESYNC_MS = 1_000;
+// Full passes over every pod (populator, pod status) run at most this often under a stream of
+// events — the kubelet's populator period. Per-event passes would cost O(pods²) on a busy node.
+const FULL_PASS_MIN_INTERVAL_MS = 100;
 
 /** Starts the volume manager; resolves once its state is reconstructed and its loop runs. */
 export async function startVolumeManager(o: VolumeManagerOptions): Promise<VolumeManager> {
@@ -160,10 +163,12 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
       .finally(() => (sweeping = undefined));
   };
 
-  let lastPopulate = 0;
+  let lastPopulate = -Infinity;
+  let lastStatusSync = -Infinity; // skipped passes are caught up by the periodic pass (periodMs)
   const iterate = (): void => {
     // Besides object changes, a full pass at least every POPULATE_RESYNC_MS retries unresolved volumes.
-    if (populateDue || clock.now() - lastPopulate >= POPULATE_RESYNC_MS) {
+    const now = clock.now();
+    if ((populateDue && now - lastPopulate >= FULL_PASS_MIN_INTERVAL_MS) || now - lastPopulate >= POPULATE_RESYNC_MS) {
       populateDue = false;
       lastPopulate = clock.now();
       populator.populate();
@@ -173,7 +178,10 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
       const g = generate(ctx, op, durations);
       if (g) exec.run(g.key, g.name, g.run); // alreadyExists / backoff are expected: the next pass retries
     }
-    status.sync(pods.lister.list() as Pod[], asw, dsw);
+    if (now - lastStatusSync >= FULL_PASS_MIN_INTERVAL_MS) {
+      lastStatusSync = now;
+      status.sync(pods.lister.list() as Pod[], asw, dsw);
+    }
     sweep();
   };
 
