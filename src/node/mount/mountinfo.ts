@@ -51,9 +51,23 @@ export function parseMountInfo(text: string): MountInfoEntry[] {
 export const MOUNTINFO_PATH = '/proc/self/mountinfo';
 
 /** Reads and parses this process's mount table. */
-export async function readMountInfo(file: string = MOUNTINFO_PATH): Promise<MountInfoEntry[]> {
-  return parseMountInfo(await readFile(file, 'utf8'));
+export function readMountInfo(file: string = MOUNTINFO_PATH): Promise<MountInfoEntry[]> {
+  if (file !== MOUNTINFO_PATH) return readFile(file, 'utf8').then(parseMountInfo);
+  // Group read: callers arriving while a read is in flight share the next read, which starts
+  // after their call — never a stale table — so a node with thousands of mounts and many
+  // concurrent operations reads (and the kernel renders) the table once per round, not per call.
+  if (nextRead) return nextRead;
+  const next = currentRead.catch(() => undefined).then(() => {
+    nextRead = undefined;
+    return readFile(MOUNTINFO_PATH, 'utf8').then(parseMountInfo);
+  });
+  nextRead = next;
+  currentRead = next;
+  return next;
 }
+
+let currentRead: Promise<unknown> = Promise.resolve();
+let nextRead: Promise<MountInfoEntry[]> | undefined;
 
 /** realpath, or the normalised absolute path when it does not exist (or cannot be resolved). */
 async function resolvePath(p: string): Promise<string> {
