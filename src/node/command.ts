@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { RestClient } from '../client/rest.js';
-import { parseDuration } from '../csi/registrar/command.js';
+import { parseDuration } from '../cli/flags.js';
 import { DEFAULT_BACKOFF } from '../util/backoff.js';
 import { newLogger } from '../util/log.js';
 import { startNodeAgent } from './agent.js';

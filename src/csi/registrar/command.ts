@@ -1,22 +1,10 @@
 /** `stowage csi-registrar`: the same flags as node-driver-registrar. */
-import { Command, InvalidArgumentError } from 'commander';
+import { parseDuration } from '../../cli/flags.js';
+import { Command } from 'commander';
 import { runRegistrar, DEFAULT_REGISTRAR_TIMEOUT_MS } from './registrar.js';
 import { newLogger } from '../../util/log.js';
 
-/** Parses a Go-style duration as upstream flags take it: `1s`, `500ms`, `2m`, `1m30s`. */
-export function parseDuration(s: string): number {
-  const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-  let total = 0;
-  let consumed = 0;
-  for (const m of s.matchAll(re)) {
-    if (m.index !== consumed) break;
-    total += Number(m[1]) * (unit[m[2] ?? ''] ?? 0);
-    consumed += m[0].length;
-  }
-  if (s === '' || consumed !== s.length) throw new InvalidArgumentError(`not a duration: ${JSON.stringify(s)} (e.g. 1s, 500ms)`);
-  return total;
-}
+export { parseDuration };
 
 export function registrarCommand(program: Command): Command {
   return program

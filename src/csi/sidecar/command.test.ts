@@ -7,9 +7,9 @@ describe('parseDuration', () => {
     ['15s', 15_000],
     ['500ms', 500],
     ['2m', 120_000],
-    ['3', 3_000],
+    ['1m30s', 90_000],
   ])('%s → %d ms', (v, ms) => expect(parseDuration(v)).toBe(ms));
-  it.each(['', 'abc', '5h', '0s'])('refuses %j', (v) => expect(() => parseDuration(v)).toThrow());
+  it.each(['', 'abc', '3', '0s'])('refuses %j', (v) => expect(() => parseDuration(v)).toThrow());
 });
 
 describe('sidecarCommand', () => {

@@ -2,19 +2,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { RestClient, loadKubeconfig } from '../../client/index.js';
 import { CliError } from '../../cli/errors.js';
+import { parsePositiveDuration } from '../../cli/flags.js';
 import { newLogger } from '../../util/log.js';
 import { CsiClient } from '../client.js';
 import { runCsiSidecar, runCsiSidecarWithLeaderElection } from './sidecar.js';
 
-/** `15s`, `500ms`, `2m` or a bare number of seconds (the external-* sidecars' --timeout flag). */
-export function parseDuration(v: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(v.trim());
-  if (!m) throw new InvalidArgumentError(`invalid duration ${JSON.stringify(v)} (e.g. 15s, 500ms, 2m)`);
-  const n = Number(m[1]);
-  const ms = m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
-  if (ms <= 0) throw new InvalidArgumentError('duration must be positive');
-  return Math.round(ms);
-}
+export { parsePositiveDuration as parseDuration };
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -47,11 +40,11 @@ export function sidecarCommand(program: Command): Command {
     .requiredOption('--kubeconfig <path>', "kubeconfig with the sidecar's credentials")
     .option('--leader-elect', 'hold a per-driver Lease so that only one replica is active', false)
     .option('--workers <n>', 'workers per queue', positiveInt, 4)
-    .option('--timeout <duration>', 'timeout of each CSI call', parseDuration, 15_000)
+    .option('--timeout <duration>', 'timeout of each CSI call', parsePositiveDuration, 15_000)
     .option('--extra-create-metadata', 'pass csi.storage.k8s.io/pvc/name, pvc/namespace and pv/name to CreateVolume', false)
     .option('--enable-capacity', 'publish CSIStorageCapacity objects from GetCapacity', false)
     .option('--capacity-namespace <ns>', 'namespace of the CSIStorageCapacity objects', 'kube-system')
-    .option('--capacity-poll-interval <duration>', 'how often GetCapacity is polled', parseDuration, 60_000)
+    .option('--capacity-poll-interval <duration>', 'how often GetCapacity is polled', parsePositiveDuration, 60_000)
     .option('--capacity-for-immediate-binding', 'track Immediate classes too', false)
     .option('--no-provisioner', 'do not provision or delete volumes')
     .option('--no-attacher', 'do not attach or detach volumes')

@@ -1,0 +1,27 @@
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * Parses a duration flag as Go's time.ParseDuration does for the upstream tools whose flags we
+ * mirror (node-driver-registrar, external-* sidecars): `1s`, `500ms`, `2m`, `1m30s`, `1h`.
+ * Returns milliseconds.
+ */
+export function parseDuration(s: string): number {
+  const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  let total = 0;
+  let consumed = 0;
+  for (const m of s.matchAll(re)) {
+    if (m.index !== consumed) break;
+    total += Number(m[1]) * (unit[m[2] ?? ''] ?? 0);
+    consumed += m[0].length;
+  }
+  if (s === '' || consumed !== s.length) throw new InvalidArgumentError(`not a duration: ${JSON.stringify(s)} (e.g. 1s, 500ms)`);
+  return total;
+}
+
+/** A duration flag that must be greater than zero. */
+export function parsePositiveDuration(s: string): number {
+  const ms = parseDuration(s);
+  if (ms <= 0) throw new InvalidArgumentError('duration must be positive');
+  return Math.round(ms);
+}
