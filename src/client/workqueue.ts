@@ -1,5 +1,5 @@
 import { realClock, type Clock } from '../util/backoff.js';
-import { toStowageError } from '../util/errors.js';
+import { ConflictError, toStowageError } from '../util/errors.js';
 import { newLogger, type Logger } from '../util/log.js';
 
 /** Per-item exponential backoff: `initialMs · 2^(failures)` capped, reset by `forget`. */
@@ -220,7 +220,8 @@ export async function runWorkers<K>(
         } else {
           queue.addRateLimited(key);
           const err = toStowageError(e);
-          log.warn('reconcile failed; requeued with backoff', {
+          // A lost optimistic-concurrency race is routine: retried at once (5 ms), not a failure worth a warning.
+          (err instanceof ConflictError ? log.debug : log.warn)('reconcile failed; requeued with backoff', {
             key: String(key),
             error: err.message,
             requeues: queue.numRequeues(key),
