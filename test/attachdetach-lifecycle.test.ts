@@ -58,7 +58,7 @@ async function markAttached(name: string): Promise<void> {
 const attachedOn = async (node: string): Promise<string[]> => ((await client.resource('Node').get(node)).status?.volumesAttached ?? []).map((v) => v.name);
 
 beforeAll(async () => {
-  srv = await startTestApiServer();
+  srv = await startTestApiServer({ scheduler: false, attachDetach: false });
   client = srv.plane.client;
   await client.resource('Namespace').create({ metadata: { name: NS } });
   for (const n of ['n1', 'n2', 'n3', 'n4']) await managedNode(n);

@@ -13,7 +13,7 @@ let running: Promise<unknown>;
 const DRIVER = 'attach.csi.example.com';
 
 beforeAll(async () => {
-  srv = await startTestApiServer();
+  srv = await startTestApiServer({ scheduler: false, attachDetach: false });
   client = srv.plane.client;
   for (const n of ['n1', 'n2']) await readyNode(client, n, {}, { [ANN_CONTROLLER_MANAGED]: 'true' });
   await client.resource('StorageClass').create({ metadata: { name: 'local' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' });

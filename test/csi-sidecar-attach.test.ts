@@ -73,6 +73,9 @@ describe('attacher with a driver that publishes (enable-attach)', () => {
 
   it('records attachError when the node has no driver, and lets the attachment go on deletion', async () => {
     const pvName = await provision(env, 'a2');
+    // A node without the driver. It exists (the attach/detach controller releases attachments of
+    // deleted nodes) and is not controller-managed, so only the attacher acts on this attachment.
+    await env.client.resource('Node').create({ metadata: { name: 'n9' } });
     const vas = env.client.resource('VolumeAttachment');
     await vas.create(va('va2', pvName, 'n9'));
     const got = await eventually(async () => {

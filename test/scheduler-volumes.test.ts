@@ -53,7 +53,7 @@ async function failedScheduling(ns: string, name: string): Promise<Event | undef
 }
 
 beforeAll(async () => {
-  srv = await startTestApiServer();
+  srv = await startTestApiServer({ scheduler: false, attachDetach: false });
   client = srv.plane.client;
   for (const ns of ['affinity', 'wffc', 'static', 'unfit', 'limits', 'rwop', 'timeout']) await client.resource('Namespace').create({ metadata: { name: ns } });
   await readyNode(client, 'n1', { zone: 'a' });

@@ -40,6 +40,9 @@ export interface ControlPlaneOptions {
    * the compiled JavaScript (the worker loads `dist/`), so the CLI asks for it and tests do not.
    */
   readonly controllersInWorker?: boolean;
+  /** In-process controllers only: leave out the scheduler / attach-detach controller (tests run their own). */
+  readonly scheduler?: boolean;
+  readonly attachDetach?: boolean;
 }
 
 export async function startControlPlane(o: ControlPlaneOptions): Promise<ControlPlane> {
@@ -70,7 +73,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
       ? Promise.resolve()
       : o.controllersInWorker
         ? runControllersInWorker({ socketPath: localSocket, token: pki.adminToken, signal: stop.signal, metrics: api.metrics })
-        : runControllers({ client, signal: stop.signal, metrics: api.metrics });
+        : runControllers({ client, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach });
   return {
     api,
     client,

@@ -25,15 +25,18 @@ export interface TestApiServerOptions {
   readonly dataDir?: string;
   readonly keepData?: boolean;
   readonly watchCacheHistory?: number;
-  /** Run the in-process controllers (PV binder, protection). Default true. */
+  /** Run the in-process controllers (PV binder, protection, scheduler, attach/detach). Default true. */
   readonly controllers?: boolean;
+  /** With controllers: leave out the scheduler or the attach/detach controller (a test runs its own). */
+  readonly scheduler?: boolean;
+  readonly attachDetach?: boolean;
 }
 
 export async function startTestApiServer(o: TestApiServerOptions = {}): Promise<TestApiServer> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'stowage-test-'));
   const owned = o.dataDir === undefined && !o.keepData;
   const store = openSqliteStore({ path: join(dataDir, 'stowage.db') });
-  const plane = await startControlPlane({ store, dataDir, address: '127.0.0.1', port: 0, watchCacheHistory: o.watchCacheHistory, controllers: o.controllers });
+  const plane = await startControlPlane({ store, dataDir, address: '127.0.0.1', port: 0, watchCacheHistory: o.watchCacheHistory, controllers: o.controllers, scheduler: o.scheduler, attachDetach: o.attachDetach });
   return {
     baseUrl: plane.api.url,
     token: plane.adminToken,

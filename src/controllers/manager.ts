@@ -18,6 +18,10 @@ export interface ControllersOptions {
   readonly signal: AbortSignal;
   readonly metrics?: MetricsRegistry;
   readonly workers?: number;
+  /** Run the volume-aware scheduler (default true). */
+  readonly scheduler?: boolean;
+  /** Run the attach/detach controller (default true). */
+  readonly attachDetach?: boolean;
 }
 
 /**
@@ -30,8 +34,8 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
   await Promise.all([
     runPvController({ client: o.client, signal: o.signal, metrics: o.metrics, workers: o.workers, informers }),
     runProtectionControllers({ client: o.client, signal: o.signal, informers }),
-    runAttachDetachController({ client: o.client, signal: o.signal }),
-    runScheduler({ client: o.client, signal: o.signal }),
+    o.attachDetach === false ? undefined : runAttachDetachController({ client: o.client, signal: o.signal }),
+    o.scheduler === false ? undefined : runScheduler({ client: o.client, signal: o.signal }),
   ]);
   await Promise.all(runs);
 }
