@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RestClient } from '../client/index.js';
 import { ConflictError, NotFoundError, AlreadyExistsError } from '../util/errors.js';
-import { startHostpathDriver } from '../csi/hostpath/server.js';
+import { Worker } from 'node:worker_threads';
+import type { FromHostpathWorker, HostpathWorkerData, ToHostpathWorker } from '../csi/hostpath/worker.js';
 import { DEFAULT_DRIVER_NAME } from '../csi/hostpath/driver.js';
 import { runRegistrar } from '../csi/registrar/registrar.js';
 import { runCsiSidecar } from '../csi/sidecar/sidecar.js';
@@ -51,8 +52,8 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     ensureDir(driverDir, 0o750);
     const socket = join(driverDir, 'csi.sock');
     const attach = o.enableAttach === true;
-    const driver = await startHostpathDriver({ endpoint: socket, nodeId: nodeName, stateDir: join(o.dataDir, 'csi-hostpath'), enableAttach: attach, signal: stop.signal });
-    background.push(driver.done);
+    const driver = await startHostpathWorker({ endpoint: socket, nodeId: nodeName, stateDir: join(o.dataDir, 'csi-hostpath'), enableAttach: attach }, stop.signal);
+    background.push(driver.stopped);
     await ensureCsiDriver(o.client, DEFAULT_DRIVER_NAME, { attachRequired: attach });
     background.push(
       runCsiSidecar({ client: o.client, csiAddress: socket, signal: stop.signal }).catch((e: unknown) => log.error('built-in CSI sidecar stopped', { error: (e as Error).message })),
@@ -95,4 +96,22 @@ async function ensureCsiDriver(client: RestClient, name: string, spec: { attachR
       if (!(e instanceof AlreadyExistsError) && !(e instanceof ConflictError)) throw e;
     }
   }
+}
+
+/**
+ * Starts the built-in driver in a worker thread (its mounts and state writes off the API server's
+ * event loop); resolves once it listens. `stopped` settles when the thread ends after `signal`.
+ */
+async function startHostpathWorker(data: HostpathWorkerData, signal: AbortSignal): Promise<{ stopped: Promise<void> }> {
+  const worker = new Worker(new URL('../csi/hostpath/worker.js', import.meta.url), { workerData: data });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    worker.on('message', (m: FromHostpathWorker) => (m.kind === 'listening' ? resolve() : reject(new Error(`hostpath driver: ${m.message}`))));
+    worker.once('error', reject);
+    void exited.then(() => reject(new Error('hostpath driver thread exited')));
+  });
+  const stopWorker = (): void => worker.postMessage({ kind: 'stop' } satisfies ToHostpathWorker);
+  if (signal.aborted) stopWorker();
+  else signal.addEventListener('abort', stopWorker, { once: true });
+  return { stopped: exited };
 }
