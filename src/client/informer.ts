@@ -1,4 +1,5 @@
 import { realClock, type BackoffPolicy, type Clock } from '../util/backoff.js';
+import { toStowageError } from '../util/errors.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { ObjectCache, metaNamespaceKey, type IndexFunc, type Lister } from './cache.js';
 import type { KindMap, KindName } from './kinds.js';
@@ -201,6 +202,14 @@ class SharedInformer<T extends KubeObjectLike> implements Informer<T>, Reflector
       this.log.error(`${what} handler threw`, { error: e instanceof Error ? e.message : String(e) });
     }
   }
+}
+
+/**
+ * Runs each informer until `signal` aborts (client-go's factory Start); the promises settle when
+ * they stop. An informer that ends with an error is logged, not thrown.
+ */
+export function runInformers(signal: AbortSignal, informers: ReadonlyArray<Pick<Informer<unknown>, 'run'>>, log: Logger): Promise<void>[] {
+  return informers.map((i) => i.run(signal).catch((e: unknown) => log.warn('informer ended', { error: toStowageError(e).message })));
 }
 
 /** Resolves once every informer has synced (client-go's WaitForCacheSync); rejects on abort. */

@@ -1,6 +1,6 @@
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
-import { informerFor, type Informer, type RestClient } from '../client/index.js';
+import { informerFor, runInformers, type Informer, type RestClient } from '../client/index.js';
 import { newLogger } from '../util/log.js';
 
 const log = newLogger('informers');
@@ -42,6 +42,6 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
 }
 
 /** Runs every informer until `signal` aborts; the promises settle when they stop. */
-export function runInformers(inf: ControllerInformers, signal: AbortSignal): Promise<void>[] {
-  return Object.values(inf).map((i: Informer<unknown>) => i.run(signal).catch((e: unknown) => log.warn('informer ended', { error: (e as Error).message })));
+export function runControllerInformers(inf: ControllerInformers, signal: AbortSignal): Promise<void>[] {
+  return runInformers(signal, Object.values(inf) as Informer<unknown>[], log);
 }

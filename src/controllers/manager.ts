@@ -6,7 +6,7 @@ import { CliError } from '../cli/errors.js';
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { runAttachDetachController } from './attachdetach/run.js';
-import { newControllerInformers, runInformers } from './informers.js';
+import { newControllerInformers, runControllerInformers } from './informers.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
 import { runScheduler } from './scheduler/run.js';
@@ -30,7 +30,7 @@ export interface ControllersOptions {
  */
 export async function runControllers(o: ControllersOptions): Promise<void> {
   const informers = newControllerInformers(o.client);
-  const runs = runInformers(informers, o.signal);
+  const runs = runControllerInformers(informers, o.signal);
   await Promise.all([
     runPvController({ client: o.client, signal: o.signal, metrics: o.metrics, workers: o.workers, informers }),
     runProtectionControllers({ client: o.client, signal: o.signal, informers }),

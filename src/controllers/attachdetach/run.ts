@@ -5,8 +5,8 @@
  * from any starting state and after any restart; a resync timer and lease-expiry deadlines cover
  * changes no event announces (time passing).
  */
-import { setMaxListeners } from 'node:events';
-import { informerFor, newEventRecorder, newWorkQueue, objectOf, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
+import { informerFor, newEventRecorder, newWorkQueue, objectOf, runInformers, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
+import { childAbortController } from '../../util/abort.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, NotFoundError, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
@@ -206,11 +206,8 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
     return { requeueAfterMs: next };
   };
 
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal);
-  o.signal.addEventListener('abort', () => stop.abort(o.signal.reason), { once: true });
-  if (o.signal.aborted) stop.abort(o.signal.reason);
-  const runs = informers.map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: toStowageError(e).message })));
+  const stop = childAbortController(o.signal);
+  const runs = runInformers(stop.signal, informers, log);
   try {
     await waitForCacheSync(stop.signal, ...informers);
     queue.add(SYNC);

@@ -6,7 +6,6 @@
  */
 import { rm } from 'node:fs/promises';
 import { mountsUnder } from '../../node/mount/mountinfo.js';
-import { setMaxListeners } from 'node:events';
 import {
   newEventRecorder,
   newWorkQueue,
@@ -16,8 +15,9 @@ import {
   type EventRecorder,
   type RestClient,
 } from '../../client/index.js';
-import { POD_CLAIM_INDEX, newControllerInformers, runInformers, type ControllerInformers } from '../informers.js';
+import { POD_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
 import { newOperationExecutor } from '../../util/keyedoperations.js';
+import { childAbortController } from '../../util/abort.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { newPvControllerCache } from './cache.js';
@@ -124,11 +124,8 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
     }
   };
 
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal); // informers and workers each listen for the stop
-  const onAbort = (): void => stop.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  const runs = shared ? [] : runInformers(inf, stop.signal);
+  const stop = childAbortController(signal);
+  const runs = shared ? [] : runControllerInformers(inf, stop.signal);
   try {
     await waitForCacheSync(stop.signal, pvs, pvcs, classes, nodes, pods);
   } catch {

@@ -4,10 +4,10 @@
  * requeues). Before removing the pvc-protection finalizer the pods are listed live from the API,
  * as upstream does: a pod not yet in the informer must not let a claim in use go.
  */
-import { setMaxListeners } from 'node:events';
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { newWorkQueue, objectOf, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
-import { POD_CLAIM_INDEX, newControllerInformers, podClaimKeys, runInformers, type ControllerInformers } from '../informers.js';
+import { POD_CLAIM_INDEX, newControllerInformers, podClaimKeys, runControllerInformers, type ControllerInformers } from '../informers.js';
+import { childAbortController } from '../../util/abort.js';
 import { newLogger } from '../../util/log.js';
 import {
   PV_PROTECTION_FINALIZER,
@@ -61,10 +61,8 @@ export async function runProtectionControllers(o: ProtectionRunOptions): Promise
   };
   pvs.addEventHandler({ onAdd: onVolume, onUpdate: (_, v) => onVolume(v) });
 
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal); // informers and workers each listen for the stop
-  signal.addEventListener('abort', () => stop.abort(signal.reason), { once: true });
-  const runs = shared ? [] : runInformers(inf, stop.signal);
+  const stop = childAbortController(signal);
+  const runs = shared ? [] : runControllerInformers(inf, stop.signal);
   try {
     await waitForCacheSync(stop.signal, pvcs, pvs, pods);
   } catch {

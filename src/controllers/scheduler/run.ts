@@ -4,7 +4,6 @@
  * and the volume PreBind wait is level-triggered: a pod whose claims are still binding is
  * requeued by claim events (and a timer) instead of holding a worker.
  */
-import { setMaxListeners } from 'node:events';
 import type { PodCondition } from 'kubernetes-types/core/v1.js';
 import { newBoundedRunner } from './background.js';
 import {
@@ -15,11 +14,13 @@ import {
   objectPath,
   objectOf,
   referenceTo,
+  runInformers,
   runWorkers,
   splitKey,
   waitForCacheSync,
   type RestClient,
 } from '../../client/index.js';
+import { childAbortController } from '../../util/abort.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { ConflictError, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
@@ -247,11 +248,8 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     );
   };
 
-  const stop = new AbortController();
-  setMaxListeners(0, stop.signal);
-  o.signal.addEventListener('abort', () => stop.abort(o.signal.reason), { once: true });
-  if (o.signal.aborted) stop.abort(o.signal.reason);
-  const runs = informers.map((i) => i.run(stop.signal).catch((e: unknown) => log.warn('informer ended', { error: toStowageError(e).message })));
+  const stop = childAbortController(o.signal);
+  const runs = runInformers(stop.signal, informers, log);
   try {
     await waitForCacheSync(stop.signal, ...informers);
     // One worker: each cycle must see the assumptions of the one before (kube schedules one pod at a time).

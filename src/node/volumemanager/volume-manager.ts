@@ -7,10 +7,10 @@
  * - reconstruct/: rebuilds the ASW from disk and the mount table at start; removes orphaned pod dirs.
  * - podstatus/: pods whose volumes are all mounted become Running; deleted pods are finally deleted.
  */
-import { setMaxListeners } from 'node:events';
+import { childAbortController } from '../../util/abort.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { newEventRecorder, type EventRecorder } from '../../client/events.js';
-import { informerFor, type Informer } from '../../client/informer.js';
+import { informerFor, runInformers, type Informer } from '../../client/informer.js';
 import type { RestClient } from '../../client/rest.js';
 import { DEFAULT_BACKOFF, realClock, type Clock } from '../../util/backoff.js';
 import { newLogger, type Logger } from '../../util/log.js';
@@ -72,11 +72,8 @@ const FULL_PASS_MIN_INTERVAL_MS = 100;
 export async function startVolumeManager(o: VolumeManagerOptions): Promise<VolumeManager> {
   const log = o.log ?? newLogger('volumemanager');
   const clock = o.clock ?? realClock;
-  const stopCtl = new AbortController();
-  const onAbort = (): void => stopCtl.abort();
-  o.signal.addEventListener('abort', onAbort, { once: true });
+  const stopCtl = childAbortController(o.signal);
   const signal = stopCtl.signal;
-  setMaxListeners(0, signal); // informers, the loop and every operation listen for the stop
 
   const dsw = newDesiredStateOfWorld();
   const asw = newActualStateOfWorld();
@@ -148,7 +145,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const reconstructed = await reconstructActualState({ rootDir: o.rootDir, asw, log });
   if (reconstructed > 0) log.info('actual state reconstructed from disk', { volumes: reconstructed });
 
-  const runs = informers.map((i) => i.run(signal).catch((e: unknown) => log.error('informer stopped', { error: String(e) })));
+  const runs = runInformers(signal, informers, log);
 
   let sweeping: Promise<void> | undefined;
   let lastSweep = 0;
@@ -227,7 +224,6 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     stop: () =>
       (stopped ??= (async () => {
         stopCtl.abort();
-        o.signal.removeEventListener('abort', onAbort);
         await loop;
         await exec.close();
         await Promise.all([status.idle(), inUse.idle(), sweeping, ...runs]);
