@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { metaTime } from '../util/metatime.js';
 import type { Store } from '../store/store.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, type FieldCause } from '../util/errors.js';
 import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type ErrorSubject } from './status.js';
@@ -33,7 +34,7 @@ export function keyPrefix(def: ResourceDef, namespace?: string): string {
 
 function nowIso(): string {
   // metav1.Time serializes with second precision.
-  return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return metaTime();
 }
 
 function clone<T>(o: T): T {

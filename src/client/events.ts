@@ -1,4 +1,5 @@
 import type { Event, EventSource, ObjectReference } from 'kubernetes-types/core/v1.js';
+import { metaTime } from '../util/metatime.js';
 import { realClock, type Clock } from '../util/backoff.js';
 import { NotFoundError, toStowageError } from '../util/errors.js';
 import { newLogger, type Logger } from '../util/log.js';
@@ -32,9 +33,7 @@ export function referenceTo(obj: KubeObjectLike | ObjectReference, kind?: KindNa
 }
 
 /** metav1.Time: RFC 3339 with second precision. */
-export function metaTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+export { metaTime };
 
 const join = (parts: Array<string | undefined>): string => parts.map((p) => p ?? '').join('');
 

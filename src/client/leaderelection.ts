@@ -1,4 +1,5 @@
 import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
+import { microTime } from '../util/metatime.js';
 import { realClock, type Clock } from '../util/backoff.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, toStowageError } from '../util/errors.js';
 import { newLogger, type Logger } from '../util/log.js';
@@ -11,10 +12,7 @@ export type ElectionDecision =
   | { readonly action: 'renew' }
   | { readonly action: 'wait'; readonly holder: string; readonly expiresAtMs: number };
 
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '000Z');
-}
+export { microTime };
 
 /** When the lease stops protecting its holder: renewTime + leaseDurationSeconds. */
 export function leaseExpiry(spec: LeaseSpec): number {

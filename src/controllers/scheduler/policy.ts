@@ -2,6 +2,7 @@
  * Small pure rules of the scheduler runtime: which pods are ours, which node changes can make a
  * pod fit, the PodScheduled condition, and the PV as the scheduler pre-binds it.
  */
+import { metaTime } from '../../util/metatime.js';
 import type { PodCondition } from 'kubernetes-types/core/v1.js';
 import type { Clock } from '../../util/backoff.js';
 import { ANN_BOUND_BY_CONTROLLER, DEFAULT_SCHEDULER_NAME, isTerminal, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod } from './types.js';
@@ -42,7 +43,7 @@ export function withScheduledCondition(p: Pod, c: Pick<PodCondition, 'status' | 
 
 /** metav1.Time of the clock: RFC 3339, second precision. */
 export function nowIso(clock: Clock): string {
-  return new Date(Math.floor(clock.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return metaTime(clock.now());
 }
 
 /** The PV as AssumePodVolumes pre-binds it (volume.GetBindVolumeToClaim): claimRef with uid, bound-by-controller. */

@@ -4,6 +4,7 @@
  * and errors go to the VolumeAttachment status. Drivers without PUBLISH_UNPUBLISH_VOLUME get every
  * attachment marked attached without a call. Keys: `va:<name>` and `pv:<name>`.
  */
+import { metaTime } from '../../util/metatime.js';
 import type { PersistentVolume } from 'kubernetes-types/core/v1.js';
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { NotFoundError } from '../../util/errors.js';
@@ -19,7 +20,7 @@ export interface Attacher {
 }
 
 function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return metaTime();
 }
 
 export function newAttacher(ctx: SidecarContext): Attacher {

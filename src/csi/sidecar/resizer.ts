@@ -4,6 +4,7 @@
  * for the node to finish). A failed size is recoverable by lowering the request: the next attempt
  * uses the new request (RecoverVolumeExpansionFailure).
  */
+import { metaTime } from '../../util/metatime.js';
 import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import { TerminalError, type EventRecorder } from '../../client/index.js';
 import { NotFoundError } from '../../util/errors.js';
@@ -27,7 +28,7 @@ export interface Resizer {
   reconcile(key: string, signal: AbortSignal): Promise<void>;
 }
 
-const nowIso = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const nowIso = (): string => metaTime();
 const RESIZE_CONDITIONS = [CONDITION_RESIZING, CONDITION_FS_RESIZE_PENDING, CONDITION_CONTROLLER_RESIZE_ERROR];
 
 export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }): Resizer {

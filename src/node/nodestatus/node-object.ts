@@ -1,4 +1,5 @@
 /** Pure construction of the agent's Node: labels, status and the Lease spec. */
+import { metaTime, microTime } from '../../util/metatime.js';
 import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { HostInfo } from './host.js';
@@ -26,15 +27,7 @@ export function missingLabels(node: Node, want: Readonly<Record<string, string>>
   return Object.keys(out).length ? out : undefined;
 }
 
-/** metav1.Time: RFC 3339, second precision. */
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
-
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
+export { microTime };
 
 const CONDITIONS: ReadonlyArray<{ type: string; status: 'True' | 'False'; reason: string; message: string }> = [
   { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'node agent has sufficient memory available' },
@@ -48,7 +41,7 @@ const CONDITIONS: ReadonlyArray<{ type: string; status: 'True' | 'False'; reason
  * unchanged; lastHeartbeatTime is always now.
  */
 export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number }): NodeStatus {
-  const now = rfc3339(o.nowMs);
+  const now = metaTime(o.nowMs);
   const conditions: NodeCondition[] = CONDITIONS.map((c) => {
     const prev = o.current?.conditions?.find((x) => x.type === c.type);
     return { ...c, lastHeartbeatTime: now, lastTransitionTime: prev?.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : now };

@@ -1,4 +1,5 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { metaTime } from '../../../util/metatime.js';
 import type { RestClient } from '../../../client/rest.js';
 import { NotFoundError, ConflictError } from '../../../util/errors.js';
 import type { Logger } from '../../../util/log.js';
@@ -21,7 +22,7 @@ export class PodStatusWriter {
   ) {}
 
   sync(pods: readonly Pod[], asw: ActualStateOfWorld, dsw: DesiredStateOfWorld): void {
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = metaTime();
     for (const pod of pods) {
       const uid = pod.metadata?.uid ?? '';
       const rv = pod.metadata?.resourceVersion ?? '';
