@@ -155,6 +155,29 @@ describe('API server', () => {
     expect((await api(s, 'DELETE', '/api/v1/persistentvolumes/pv-del')).status).toBe(404);
   });
 
+  it('deletes a pod on a node gracefully: due at now + grace, shortened by a later delete, gone at grace 0', async () => {
+    await api(s, 'POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'graceful' },
+      spec: { nodeName: 'n1', terminationGracePeriodSeconds: 60, containers: [{ name: 'c', image: 'busybox' }] },
+    });
+    const before = Date.now();
+    const d1 = await api(s, 'DELETE', '/api/v1/namespaces/default/pods/graceful');
+    expect(d1.body.metadata.deletionGracePeriodSeconds).toBe(60);
+    const due = Date.parse(d1.body.metadata.deletionTimestamp);
+    expect(due).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 59_000);
+    // A longer grace period does not postpone it; a shorter one brings it forward.
+    const d2 = await api(s, 'DELETE', '/api/v1/namespaces/default/pods/graceful?gracePeriodSeconds=120');
+    expect(d2.body.metadata.deletionGracePeriodSeconds).toBe(60);
+    const d3 = await api(s, 'DELETE', '/api/v1/namespaces/default/pods/graceful?gracePeriodSeconds=5');
+    expect(d3.body.metadata.deletionGracePeriodSeconds).toBe(5);
+    expect(Date.parse(d3.body.metadata.deletionTimestamp)).toBeLessThan(due);
+    expect((await api(s, 'GET', '/api/v1/namespaces/default/pods/graceful')).status).toBe(200);
+    await api(s, 'DELETE', '/api/v1/namespaces/default/pods/graceful?gracePeriodSeconds=0');
+    expect((await api(s, 'GET', '/api/v1/namespaces/default/pods/graceful')).status).toBe(404);
+  });
+
   it('serves Tables with the kind columns, and -o json style lists', async () => {
     const t = await api(s, 'GET', '/api/v1/persistentvolumes', undefined, { accept: TABLE });
     expect(t.body.kind).toBe('Table');

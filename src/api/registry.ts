@@ -270,9 +270,11 @@ export class ResourceStorage {
       const key = storageKey(def, namespace, name);
       try {
         if (finalizers.length > 0 || graceful !== undefined || this.registry.extraFinalizersPending(def, old)) {
-          if (old.metadata.deletionTimestamp && graceful === undefined) return { kind: 'pending', obj: clone(old) };
+          // rest.BeforeDelete: a graceful deletion is due at now + grace; a later delete may only shorten it.
+          const prevGrace = old.metadata.deletionGracePeriodSeconds ?? 0;
+          if (old.metadata.deletionTimestamp && (graceful === undefined || graceful >= prevGrace)) return { kind: 'pending', obj: clone(old) };
           const obj = clone(old);
-          if (!obj.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = nowIso();
+          obj.metadata.deletionTimestamp = graceful === undefined ? nowIso() : metaTime(Date.now() + graceful * 1000);
           obj.metadata.deletionGracePeriodSeconds = graceful ?? 0;
           this.registry.beforeDeletionMarked(def, obj);
           if (graceful === 0 && finalizers.length === 0 && !this.registry.extraFinalizersPending(def, obj)) {
