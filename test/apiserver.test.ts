@@ -155,6 +155,14 @@ describe('API server', () => {
     expect((await api(s, 'DELETE', '/api/v1/persistentvolumes/pv-del')).status).toBe(404);
   });
 
+  it('counts requests by verb, resource and code on /metrics', async () => {
+    await api(s, 'GET', '/api/v1/persistentvolumes');
+    await api(s, 'GET', '/api/v1/persistentvolumes/nope');
+    const m = (await api(s, 'GET', '/metrics')).text;
+    expect(m).toMatch(/apiserver_request_total\{verb="LIST",group="",version="v1",resource="persistentvolumes",subresource="",code="200"\} [1-9]/);
+    expect(m).toMatch(/apiserver_request_total\{verb="GET",group="",version="v1",resource="persistentvolumes",subresource="",code="404"\} [1-9]/);
+  });
+
   it('deletes a pod on a node gracefully: due at now + grace, shortened by a later delete, gone at grace 0', async () => {
     await api(s, 'POST', '/api/v1/namespaces/default/pods', {
       apiVersion: 'v1',

@@ -518,12 +518,17 @@ export function handleWatch(r: ResourceRequest, req: IncomingMessage, res: Serve
   }
 }
 
+/** A watch, asked by `?watch=true|1` or the legacy `/watch/` path. */
+export function isWatch(r: ResourceRequest): boolean {
+  return r.legacyWatch || r.query.get('watch') === 'true' || r.query.get('watch') === '1';
+}
+
 /** Routes a resource request by method. */
 export async function handleResource(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, store: Store): Promise<void> {
   const method = req.method ?? 'GET';
-  const isWatch = r.legacyWatch || r.query.get('watch') === 'true' || r.query.get('watch') === '1';
+  const watch = isWatch(r);
   if (r.name === undefined) {
-    if (method === 'GET') return isWatch ? handleWatch(r, req, res) : handleList(r, req, res, store);
+    if (method === 'GET') return watch ? handleWatch(r, req, res) : handleList(r, req, res, store);
     if (method === 'POST') {
       if (r.storage.def.namespaced && !r.namespace) throw methodNotAllowed();
       return handleCreate(r, req, res);
@@ -532,7 +537,7 @@ export async function handleResource(r: ResourceRequest, req: IncomingMessage, r
     throw methodNotAllowed();
   }
   if (method === 'GET') {
-    if (isWatch) {
+    if (watch) {
       // A watch on a single object is a watch of the collection restricted to that name.
       const q = new URLSearchParams(r.query);
       const fs = q.get('fieldSelector');

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { newLogger } from '../util/log.js';
 import { aggregatedDiscovery, apiGroupList, apiGroupObject, apiResourceList, apiVersions, versionInfo } from './discovery.js';
-import { handleResource, type ResourceRequest } from './handlers.js';
+import { handleResource, isWatch, type ResourceRequest } from './handlers.js';
 import { parseAccept, sendError, sendJson, sendRaw } from './http.js';
 import { openApiV3Document, openApiV3Index } from './openapi/documents.js';
 import { ApiRegistry } from './registry.js';
@@ -60,10 +60,22 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   await registry.start();
   await ensureNamespaces(registry);
   const metrics = o.metrics ?? new MetricsRegistry();
-  const requests = metrics.counter('apiserver_request_total', 'Counter of apiserver requests broken out for each verb, resource and HTTP response code.', ['verb', 'resource', 'code']);
+  const requests = metrics.counter('apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', [
+    'verb',
+    'group',
+    'version',
+    'resource',
+    'subresource',
+    'code',
+  ]);
+  // What each resource request was about, for the metric labels (set once the URL is routed).
+  const requestInfo = new WeakMap<IncomingMessage, { verb: string; group: string; version: string; resource: string; subresource: string }>();
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    res.on('finish', () => requests.inc({ verb: req.method ?? '', resource: '', code: String(res.statusCode) }));
+    res.on('finish', () => {
+      const info = requestInfo.get(req) ?? { verb: req.method ?? '', group: '', version: '', resource: '', subresource: '' };
+      requests.inc({ ...info, code: String(res.statusCode) });
+    });
     serve(req, res).catch((e: unknown) => {
       if (toStatus(e).code >= 500) log.warn('request failed', { method: req.method, url: req.url, error: (e as Error).message });
       sendError(res, e);
@@ -100,7 +112,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       if (segs.length === 1) return discovery(req, res, true) ?? sendJson(res, 200, apiVersions());
       if (segs[1] !== 'v1') throw notFound();
       if (segs.length === 2) return sendJson(res, 200, apiResourceList(defs, '', 'v1'));
-      return handleResource(route('', 'v1', segs.slice(2), url.searchParams), req, res, o.store);
+      return handleResource(tagged(req, route('', 'v1', segs.slice(2), url.searchParams)), req, res, o.store);
     }
     if (segs[0] === 'apis') {
       if (segs.length === 1) return discovery(req, res, false) ?? sendJson(res, 200, apiGroupList(defs));
@@ -116,7 +128,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
         if (!l) throw notFound();
         return sendJson(res, 200, l);
       }
-      return handleResource(route(group, version, segs.slice(3), url.searchParams), req, res, o.store);
+      return handleResource(tagged(req, route(group, version, segs.slice(3), url.searchParams)), req, res, o.store);
     }
     throw notFound();
   }
@@ -132,6 +144,15 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       if (m.type === 'application/json' && !m.params.as) return undefined;
     }
     return undefined;
+  }
+
+  /** Records the request's metric labels; kube's verb is LIST or WATCH for collection reads. */
+  function tagged(req: IncomingMessage, r: ResourceRequest): ResourceRequest {
+    const method = req.method ?? 'GET';
+    const verb = method === 'GET' ? (isWatch(r) ? 'WATCH' : r.name === undefined ? 'LIST' : 'GET') : method;
+    const d = r.storage.def;
+    requestInfo.set(req, { verb, group: d.group, version: d.version, resource: d.plural, subresource: r.subresource ?? '' });
+    return r;
   }
 
   /** Parses the part of a resource URL after the group-version. */
