@@ -6,6 +6,7 @@
  * A crash or conflict between any two leaves a state from which the next syncClaim/syncVolume
  * resumes: every step re-checks what is already written.
  */
+import { referenceTo } from '../../client/events.js';
 import type { SyncContext } from './context.js';
 import { isVolumeBoundToClaim, volumeClass } from './match.js';
 import { quantityNanos } from './quantity.js';
@@ -60,15 +61,7 @@ export function claimEvent(c: SyncContext, pvc: PersistentVolumeClaim, type: Eve
 
 /** The claimRef Kubernetes writes (reference.GetReference of the claim). */
 export function claimReference(claim: PersistentVolumeClaim): ObjectReference {
-  const ref: ObjectReference = {
-    kind: 'PersistentVolumeClaim',
-    namespace: claim.metadata?.namespace ?? '',
-    name: claim.metadata?.name ?? '',
-    apiVersion: 'v1',
-  };
-  if (claim.metadata?.uid) ref.uid = claim.metadata.uid;
-  if (claim.metadata?.resourceVersion) ref.resourceVersion = claim.metadata.resourceVersion;
-  return ref;
+  return referenceTo(claim, 'PersistentVolumeClaim');
 }
 
 /** updateVolumePhase: status write only when the phase differs. */

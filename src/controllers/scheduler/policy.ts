@@ -2,6 +2,7 @@
  * Small pure rules of the scheduler runtime: which pods are ours, which node changes can make a
  * pod fit, the PodScheduled condition, and the PV as the scheduler pre-binds it.
  */
+import { referenceTo } from '../../client/events.js';
 import { metaTime } from '../../util/metatime.js';
 import type { PodCondition } from 'kubernetes-types/core/v1.js';
 import type { Clock } from '../../util/backoff.js';
@@ -52,14 +53,7 @@ export function preboundVolume(volume: PersistentVolume, claim: PersistentVolume
   next.metadata = { ...(next.metadata ?? {}), annotations: { ...(next.metadata?.annotations ?? {}), [ANN_BOUND_BY_CONTROLLER]: 'yes' } };
   next.spec = {
     ...(next.spec ?? {}),
-    claimRef: {
-      kind: 'PersistentVolumeClaim',
-      apiVersion: 'v1',
-      namespace: claim.metadata?.namespace,
-      name: claim.metadata?.name,
-      uid: claim.metadata?.uid,
-      resourceVersion: claim.metadata?.resourceVersion,
-    },
+    claimRef: referenceTo(claim, 'PersistentVolumeClaim'),
   };
   return next;
 }

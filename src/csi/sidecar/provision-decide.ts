@@ -5,6 +5,7 @@
 import type { PersistentVolume, PersistentVolumeClaim, SecretReference } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import type { CreateVolumeRequest, TopologyRequirement, Volume__Output, VolumeContentSource } from '../proto/types.js';
+import { referenceTo } from '../../client/events.js';
 import { InvalidError } from '../../util/errors.js';
 import { provisionCapabilities } from './capabilities.js';
 import {
@@ -216,14 +217,7 @@ export function buildPv(o: {
     spec: {
       accessModes: [...(claim.spec?.accessModes ?? [])],
       capacity: { storage: bytesQuantity(capBytes) },
-      claimRef: {
-        kind: 'PersistentVolumeClaim',
-        apiVersion: 'v1',
-        namespace: claim.metadata?.namespace,
-        name: claim.metadata?.name,
-        uid: claim.metadata?.uid,
-        resourceVersion: claim.metadata?.resourceVersion,
-      },
+      claimRef: referenceTo(claim, 'PersistentVolumeClaim'),
       persistentVolumeReclaimPolicy: cls.reclaimPolicy ?? 'Delete',
       storageClassName: cls.metadata?.name ?? '',
       volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
