@@ -95,5 +95,12 @@ describe.skipIf(!built)('stowage up', () => {
     expect(bad.stderr.trim()).toMatch(/^stowage: data dir .* is not writable: ENOTDIR$/);
     const badPort = spawnSync(process.execPath, [BIN, 'up', '--port', 'x'], { encoding: 'utf8', timeout: 30_000 });
     expect(badPort.stderr.trim()).toBe('stowage: invalid --port "x": must be 0-65535');
+    const ctrl = spawnSync(process.execPath, [BIN, 'controllers', '--kubeconfig', join(file, 'missing')], { encoding: 'utf8', timeout: 30_000 });
+    expect(ctrl.status).toBe(1);
+    expect(ctrl.stderr.trim()).toMatch(/^stowage: cannot load kubeconfig .*missing: /);
+    expect(ctrl.stderr.trim().split('\n')).toHaveLength(1);
+    const workers = spawnSync(process.execPath, [BIN, 'controllers', '--kubeconfig', file, '--workers', '0'], { encoding: 'utf8', timeout: 30_000 });
+    expect(workers.status).toBe(1);
+    expect(workers.stderr.trim()).toBe('stowage: invalid --workers "0": must be a positive integer');
   }, 60_000);
 });

@@ -70,14 +70,14 @@ export function controllersCommand(program: Command): void {
     .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
     .option('--workers <n>', 'workers per controller queue', '4')
     .action(async (opts: { kubeconfig: string; leaderElect: boolean; workers: string }) => {
+      const workers = Number(opts.workers);
+      if (!Number.isInteger(workers) || workers < 1) throw new CliError(`invalid --workers ${JSON.stringify(opts.workers)}: must be a positive integer`);
       let cfg;
       try {
         cfg = await loadKubeconfig(opts.kubeconfig);
       } catch (e) {
         throw new CliError(`cannot load kubeconfig ${opts.kubeconfig}: ${(e as Error).message}`);
       }
-      const workers = Number(opts.workers);
-      if (!Number.isInteger(workers) || workers < 1) throw new CliError(`invalid --workers ${JSON.stringify(opts.workers)}`);
       const client = new RestClient(cfg);
       const stop = new AbortController();
       const onSignal = (): void => stop.abort();
