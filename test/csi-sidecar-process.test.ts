@@ -90,6 +90,11 @@ describe('stowage csi-sidecar as a separate process', () => {
     const handles = new Set((await client.resource('PersistentVolume').list()).items.map((pv) => pv.spec?.csi?.volumeHandle));
     expect(handles.size).toBe(N);
 
+    // The first process may have finished the batch before it died: one more claim proves the
+    // second one is up (and has its signal handlers) before it is asked to stop.
+    await client.resource('PersistentVolumeClaim').create(claim('after', 'sc', '1Mi'));
+    await eventually(async () => expect((await client.resource('PersistentVolumeClaim').get('after', { namespace: 'default' })).status?.phase).toBe('Bound'), 60_000);
+    expect(await volumeCount()).toBe(N + 1);
     second.proc.kill('SIGTERM');
     expect(await second.exit).toBe(0);
     expect(second.stderr()).not.toMatch(/ERROR/);
