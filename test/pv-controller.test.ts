@@ -123,6 +123,14 @@ describe.skipIf(!built)('PV controller crash safety', () => {
     try {
       const N = 60;
       for (let i = 0; i < N; i++) await api(s, 'POST', '/api/v1/persistentvolumes', pv(`crash-${i}`, `${1 + (i % 3)}Gi`, 'crash'));
+      // As in Kubernetes (FindMatchingVolume skips volumes not yet Available), a claim arriving while
+      // its exact-size volume is still Pending would take a bigger one, and the last claim of the
+      // biggest size would rightly find nothing: let the controller make every volume Available first.
+      await expect
+        .poll(async () => (await api(s, 'GET', '/api/v1/persistentvolumes')).body.items.filter((v: { status: { phase: string } }) => v.status.phase === 'Available').length, {
+          timeout: 20_000,
+        })
+        .toBe(N);
       for (let i = 0; i < N; i++) await api(s, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc(`crash-${i}`, `${1 + (i % 3)}Gi`, 'crash'));
       const countBoundPvs = async (): Promise<number> =>
         (await api(s, 'GET', '/api/v1/persistentvolumes')).body.items.filter((v: { spec: { claimRef?: unknown } }) => v.spec.claimRef).length;
