@@ -107,6 +107,67 @@ describe('sqlite store', () => {
   });
 });
 
+describe('sqlite store group commit', () => {
+  it('commits writes issued together in one batch; a refused write fails alone and takes no revision', async () => {
+    const s = openSqliteStore({ path: ':memory:' });
+    await s.create('/g/a', '1');
+    const seen: Array<[string, number]> = [];
+    s.watch('/g/', { onEvent: (ev) => seen.push([ev.kv.key, ev.revision]) });
+    await Promise.resolve();
+    const results = await Promise.allSettled([
+      s.create('/g/b', '2'),
+      s.update('/g/a', 'x', 99), // stale modRevision
+      s.create('/g/a', 'dup'), // exists
+      s.update('/g/a', '3', 1),
+      s.delete('/g/missing'),
+      s.create('/g/c', '4'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).name : (r.value as { modRevision: number }).modRevision))).toEqual([
+      2,
+      'ConflictError',
+      'AlreadyExistsError',
+      3,
+      'NotFoundError',
+      4,
+    ]);
+    expect(s.currentRevision()).toBe(4);
+    expect(seen).toEqual([
+      ['/g/b', 2],
+      ['/g/a', 3],
+      ['/g/c', 4],
+    ]);
+    expect((await s.get('/g/a'))?.value).toBe('3');
+    await s.close();
+  });
+
+  it('rolls the whole batch back when SQLite itself fails, handing out no revision', async () => {
+    const s = openSqliteStore({ path: ':memory:' });
+    await s.create('/f/a', '1');
+    const results = await Promise.allSettled([
+      s.create('/f/b', '2'),
+      s.create('/f/c', null as unknown as string), // NOT NULL constraint: a failure of SQLite, not a refusal
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(s.currentRevision()).toBe(1);
+    expect(await s.get('/f/b')).toBeUndefined();
+    // The store goes on with the next revision.
+    expect((await s.create('/f/b', '2')).modRevision).toBe(2);
+    await s.close();
+  });
+
+  it('commits accepted writes on close instead of dropping them', async () => {
+    const path = nextFile();
+    const a = openSqliteStore({ path });
+    const pending = a.create('/c/a', '1');
+    await a.close();
+    expect((await pending).modRevision).toBe(1);
+    const b = openSqliteStore({ path });
+    expect((await b.get('/c/a'))?.value).toBe('1');
+    await b.close();
+  });
+});
+
 describe('sqlite store file locking', () => {
   it('refuses a second open of the same file while the first is open', async () => {
     const path = nextFile();

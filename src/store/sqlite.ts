@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { AlreadyExistsError, BadRequestError, ConflictError, ExpiredError, NotFoundError, StowageError, UnavailableError, toStowageError } from '../util/errors.js';
+import { AlreadyExistsError, assertNever, BadRequestError, ConflictError, ExpiredError, NotFoundError, StowageError, UnavailableError, toStowageError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
 import type { KeyValue, ListOptions, ListResult, Store, WatchEvent, Watcher, WatchOptions } from './store.js';
 
@@ -44,6 +44,15 @@ interface LogRow {
   prev_value: string | null;
   prev_create_rev: number | null;
   prev_mod_rev: number | null;
+}
+
+interface QueuedWrite {
+  readonly op: 'create' | 'update' | 'delete';
+  readonly key: string;
+  readonly value: string | undefined;
+  readonly expected: number | undefined;
+  readonly resolve: (ev: WatchEvent) => void;
+  readonly reject: (err: unknown) => void;
 }
 
 interface WatchEntry {
@@ -136,11 +145,13 @@ class SqliteKv implements SqliteStore {
     Statement
   >;
   private readonly tx: {
-    create: (key: string, value: string) => KeyValue;
-    update: (key: string, value: string, expected: number | undefined) => { kv: KeyValue; prev: KeyValue };
-    delete: (key: string, expected: number | undefined) => KeyValue;
+    /** Applies queued writes in one transaction; a write refused by its own check fails alone. */
+    batch: (writes: readonly QueuedWrite[]) => Array<WatchEvent | StowageError>;
     compact: (rev: number) => void;
   };
+  /** Writes waiting for the next group commit (see `enqueue`). */
+  private queue: QueuedWrite[] = [];
+  private flushScheduled = false;
 
   constructor(o: SqliteStoreOptions) {
     this.historyLimit = Math.max(1, o.historyLimit ?? DEFAULT_HISTORY);
@@ -191,27 +202,55 @@ class SqliteKv implements SqliteStore {
 
   private buildTransactions(): SqliteKv['tx'] {
     const { db, st } = this;
+    // Each apply checks before it writes, so a refused write (exists, missing, stale) leaves nothing
+    // behind and the batch goes on; any other failure aborts the whole transaction.
+    const apply = (w: QueuedWrite): WatchEvent => {
+      const rev = this.rev + 1;
+      switch (w.op) {
+        case 'create': {
+          if (st.insert.run(w.key, w.value, rev, rev).changes === 0) throw new AlreadyExistsError(`key ${w.key} already exists`);
+          st.log.run(rev, w.key, PUT, w.value, rev, null, null, null);
+          this.rev = rev;
+          return { type: 'PUT', kv: { key: w.key, value: w.value!, createRevision: rev, modRevision: rev }, revision: rev };
+        }
+        case 'update': {
+          const prev = this.current(w.key, w.expected);
+          st.upd.run(w.value, rev, w.key);
+          st.log.run(rev, w.key, PUT, w.value, prev.createRevision, prev.value, prev.createRevision, prev.modRevision);
+          this.rev = rev;
+          return { type: 'PUT', kv: { key: w.key, value: w.value!, createRevision: prev.createRevision, modRevision: rev }, prev, revision: rev };
+        }
+        case 'delete': {
+          const prev = this.current(w.key, w.expected);
+          st.del.run(w.key);
+          st.log.run(rev, w.key, DEL, null, null, prev.value, prev.createRevision, prev.modRevision);
+          this.rev = rev;
+          return { type: 'DELETE', kv: { ...prev, modRevision: rev }, prev, revision: rev };
+        }
+        default:
+          return assertNever(w.op);
+      }
+    };
+    const batch = db.transaction((writes: readonly QueuedWrite[]) =>
+      writes.map((w) => {
+        try {
+          return apply(w);
+        } catch (err) {
+          if (err instanceof StowageError) return err;
+          throw err;
+        }
+      }),
+    );
     return {
-      create: db.transaction((key: string, value: string): KeyValue => {
-        const rev = this.rev + 1;
-        if (st.insert.run(key, value, rev, rev).changes === 0) throw new AlreadyExistsError(`key ${key} already exists`);
-        st.log.run(rev, key, PUT, value, rev, null, null, null);
-        return { key, value, createRevision: rev, modRevision: rev };
-      }),
-      update: db.transaction((key: string, value: string, expected: number | undefined) => {
-        const prev = this.current(key, expected);
-        const rev = this.rev + 1;
-        st.upd.run(value, rev, key);
-        st.log.run(rev, key, PUT, value, prev.createRevision, prev.value, prev.createRevision, prev.modRevision);
-        return { kv: { key, value, createRevision: prev.createRevision, modRevision: rev }, prev };
-      }),
-      delete: db.transaction((key: string, expected: number | undefined): KeyValue => {
-        const prev = this.current(key, expected);
-        const rev = this.rev + 1;
-        st.del.run(key);
-        st.log.run(rev, key, DEL, null, null, prev.value, prev.createRevision, prev.modRevision);
-        return prev;
-      }),
+      batch: (writes) => {
+        const before = this.rev;
+        try {
+          return batch(writes);
+        } catch (err) {
+          this.rev = before; // rolled back: the revisions handed out inside were never committed
+          throw err;
+        }
+      },
       compact: db.transaction((rev: number) => {
         st.compact.run(rev);
         st.meta.run('compacted', rev);
@@ -286,28 +325,57 @@ class SqliteKv implements SqliteStore {
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
-    this.assertOpen();
-    const kv = this.guard(() => this.tx.create(key, value));
-    this.committed(kv.modRevision);
-    this.emit({ type: 'PUT', kv, revision: kv.modRevision });
-    return kv;
+    return (await this.enqueue({ op: 'create', key, value, expected: undefined })).kv;
   }
 
   async update(key: string, value: string, expectedModRevision?: number): Promise<KeyValue> {
-    this.assertOpen();
-    const { kv, prev } = this.guard(() => this.tx.update(key, value, expectedModRevision));
-    this.committed(kv.modRevision);
-    this.emit({ type: 'PUT', kv, prev, revision: kv.modRevision });
-    return kv;
+    return (await this.enqueue({ op: 'update', key, value, expected: expectedModRevision })).kv;
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    return (await this.enqueue({ op: 'delete', key, value: undefined, expected: expectedModRevision })).prev!;
+  }
+
+  /**
+   * Group commit: writes issued in the same turn of the event loop (typically the requests parsed
+   * in one I/O poll) share one SQLite transaction, committed in setImmediate. Each write still
+   * resolves only after its transaction committed and its watch event was emitted, in order.
+   */
+  private enqueue(w: Omit<QueuedWrite, 'resolve' | 'reject'>): Promise<WatchEvent> {
     this.assertOpen();
-    const prev = this.guard(() => this.tx.delete(key, expectedModRevision));
-    const rev = this.rev + 1;
-    this.committed(rev);
-    this.emit({ type: 'DELETE', kv: { ...prev, modRevision: rev }, prev, revision: rev });
-    return prev;
+    return new Promise<WatchEvent>((resolve, reject) => {
+      this.queue.push({ ...w, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const writes = this.queue;
+    if (writes.length === 0) return;
+    this.queue = [];
+    if (this.closed) {
+      for (const w of writes) w.reject(new UnavailableError('store is closed'));
+      return;
+    }
+    let results: Array<WatchEvent | StowageError>;
+    try {
+      results = this.tx.batch(writes);
+    } catch (err) {
+      const e = storeError(err);
+      for (const w of writes) w.reject(e);
+      return;
+    }
+    this.autoCompact(this.compactBatch);
+    for (const r of results) if (!(r instanceof StowageError)) this.emit(r);
+    writes.forEach((w, i) => {
+      const r = results[i]!;
+      if (r instanceof StowageError) w.reject(r);
+      else w.resolve(r);
+    });
   }
 
   async compact(revision: number): Promise<void> {
@@ -324,11 +392,6 @@ class SqliteKv implements SqliteStore {
     } catch (err) {
       throw storeError(err);
     }
-  }
-
-  private committed(rev: number): void {
-    this.rev = rev;
-    this.autoCompact(this.compactBatch);
   }
 
   private autoCompact(slack: number): void {
@@ -415,6 +478,8 @@ class SqliteKv implements SqliteStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Writes already accepted are committed, not dropped.
+    this.flush();
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     for (const w of this.watchers) w.closed = true;
