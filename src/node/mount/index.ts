@@ -6,6 +6,7 @@ export {
   findMount,
   isMountPoint,
   mountsUnder,
+  mountsOfSource,
   MOUNTINFO_PATH,
   type MountInfoEntry,
 } from './mountinfo.js';

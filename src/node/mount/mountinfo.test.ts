@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findMount, mountsUnder, parseMountInfo, unescapeMountField } from './mountinfo.js';
+import { findMount, mountsOfSource, mountsUnder, parseMountInfo, unescapeMountField } from './mountinfo.js';
 
 const SAMPLE = [
   '22 27 0:21 / /proc rw,relatime - proc proc rw',
@@ -59,5 +59,11 @@ describe('parseMountInfo', () => {
     const under = await mountsUnder('/tmp/a\tb', [...entries, ...parseMountInfo('50 27 0:41 / /tmp/a\\011bc rw - tmpfs x rw')]);
     expect(under.map((e) => e.mountPoint)).toEqual(['/tmp/a\tb/inner', '/tmp/a\tb', '/tmp/a\tb']);
     expect(under[1]!.source).toBe('second');
+  });
+
+  it('mountsOfSource lists every mount of one source', async () => {
+    expect((await mountsOfSource('second', entries)).map((e) => e.mountPoint)).toEqual(['/tmp/a\tb']);
+    expect((await mountsOfSource('tmpfs', entries)).map((e) => e.mountPoint)).toEqual(['/tmp/a\tb/inner']);
+    expect(await mountsOfSource('/dev/loop9', entries)).toEqual([]);
   });
 });

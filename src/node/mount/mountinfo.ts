@@ -108,3 +108,9 @@ export async function mountsUnder(dir: string, entries?: readonly MountInfoEntry
     .sort((a, b) => b.e.mountPoint.length - a.e.mountPoint.length || b.i - a.i)
     .map(({ e }) => e);
 }
+
+/** Every mount whose source is `source` (e.g. a loop device: where its filesystem is mounted). */
+export async function mountsOfSource(source: string, entries?: readonly MountInfoEntry[]): Promise<MountInfoEntry[]> {
+  const all = entries ?? (await readMountInfo());
+  return all.filter((e) => e.source === source);
+}
