@@ -13,7 +13,9 @@ import {
 } from './errors.js';
 import { copyData, createData, exists, filesystemStats, growFile, removeData } from './fsops.js';
 import { detachLoop, findLoopByBackingFile } from '../../node/mount/loop.js';
-import type { AccessKind, ContentSource, VolumeRecord } from './state.js';
+import { mountsOfSource } from '../../node/mount/mountinfo.js';
+import { fsTypeUnsupportedReason, isFsType, minimumBytes, syncFilesystem } from './filesystem.js';
+import { dataLayout, type AccessKind, type ContentSource, type VolumeRecord } from './state.js';
 import { snapshotHandlers } from './snapshots.js';
 import {
   capacityCompatible,
@@ -23,6 +25,7 @@ import {
   parseCreateCapabilities,
   topologyAllows,
   unsupportedReason,
+  type ParsedCapability,
 } from './validate.js';
 
 /** Controller capabilities; PUBLISH_UNPUBLISH_VOLUME only when attach is enabled. */
@@ -65,6 +68,29 @@ function parseSource(req: CreateVolumeRequest__Output): ContentSource | undefine
   throw invalidArgument('volume_content_source must name a snapshot or a volume');
 }
 
+/**
+ * The fsType a CreateVolume asks for: '' (a directory volume, as the upstream hostpath driver
+ * keeps every mount volume) or one supported filesystem, the same in every capability.
+ */
+async function requestedFsType(caps: readonly ParsedCapability[]): Promise<string> {
+  const types = new Set(caps.map((c) => c.fsType).filter((t) => t !== ''));
+  if (types.size > 1) throw invalidArgument(`volume_capabilities ask for different mount.fs_type values: ${[...types].join(', ')}`);
+  const i = caps.findIndex((c) => c.fsType !== '');
+  if (i < 0) return '';
+  const why = await fsTypeUnsupportedReason(caps[i]!.fsType, `volume_capabilities[${i}].mount.fs_type`);
+  if (why) throw invalidArgument(why);
+  return caps[i]!.fsType;
+}
+
+/** Why a volume cannot be used with this capability's fs_type (ValidateVolumeCapabilities, GetCapacity). */
+async function fsTypeMismatch(c: ParsedCapability, field: string, v?: VolumeRecord): Promise<string | undefined> {
+  if (c.fsType === '') return undefined;
+  const why = await fsTypeUnsupportedReason(c.fsType, field);
+  if (why || !v) return why;
+  if (v.fsType !== c.fsType) return `volume ${v.id} ${v.fsType ? `has a ${v.fsType} filesystem` : 'is a directory volume without a filesystem'}, not ${c.fsType}`;
+  return undefined;
+}
+
 export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
   const log = d.log;
   const { config } = d;
@@ -73,16 +99,26 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
     if (v.kind !== kind) throw invalidArgument(`${field}: volume ${v.id} is a ${v.kind} volume, not ${kind}`);
   };
 
+  interface Source {
+    readonly path: string;
+    readonly kind: AccessKind;
+    readonly fsType: string;
+    readonly bytes: number;
+    readonly lock: string;
+    /** Mounted filesystems of a source volume, flushed before its file is copied. */
+    readonly mounted: readonly string[];
+  }
   /** The data to copy into a new volume, its kind and minimum size; NOT_FOUND when the source is gone. */
-  const resolveSource = (src: ContentSource): { path: string; kind: AccessKind; bytes: number; lock: string } => {
+  const resolveSource = (src: ContentSource): Source => {
     if (src.kind === 'snapshot') {
       const s = d.snapshots[src.snapshotId];
       if (!s) throw notFound(`source snapshot ${src.snapshotId} does not exist`);
-      return { path: d.snapshotPath(s.id), kind: s.kind, bytes: s.sizeBytes, lock: `snap:${s.id}` };
+      return { path: d.snapshotPath(s.id), kind: s.kind, fsType: s.fsType ?? '', bytes: s.sizeBytes, lock: `snap:${s.id}`, mounted: [] };
     }
     const v = d.volumes[src.volumeId];
     if (!v) throw notFound(`source volume ${src.volumeId} does not exist`);
-    return { path: d.volumePath(v.id), kind: v.kind, bytes: v.capacityBytes, lock: `vol:${v.id}` };
+    const mounted = v.fsType ? Object.keys(v.staged) : [];
+    return { path: d.volumePath(v.id), kind: v.kind, fsType: v.fsType ?? '', bytes: v.capacityBytes, lock: `vol:${v.id}`, mounted };
   };
 
   return {
@@ -90,6 +126,7 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
       if (!req.name) throw missing('name');
       const caps = parseCreateCapabilities(req.volumeCapabilities);
       const kind = caps[0]!.kind;
+      const fsType = kind === 'mount' ? await requestedFsType(caps) : '';
       const source = parseSource(req);
       if (!topologyAllows(req.accessibilityRequirements, TOPOLOGY_KEY, config.nodeId)) {
         throw resourceExhausted(`accessibility_requirements exclude node ${config.nodeId}`);
@@ -98,6 +135,10 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
         const existing = Object.values(d.volumes).find((v) => v.name === req.name);
         if (existing) {
           if (existing.kind !== kind) throw alreadyExists(`volume ${req.name} exists as a ${existing.kind} volume`);
+          // An empty fs_type with a content source takes the source's filesystem.
+          if (fsType ? existing.fsType !== fsType : existing.fsType && !existing.contentSource) {
+            throw alreadyExists(`volume ${req.name} exists ${existing.fsType ? `with a ${existing.fsType} filesystem` : 'as a directory volume'}`);
+          }
           if (!capacityCompatible(existing.capacityBytes, req.capacityRange)) {
             throw alreadyExists(`volume ${req.name} exists with ${existing.capacityBytes} bytes, outside the requested range`);
           }
@@ -105,9 +146,17 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
           return { volume: d.toCsiVolume(existing) };
         }
         const id = randomUUID();
-        const create = async (src?: { path: string; kind: AccessKind; bytes: number }): Promise<VolumeRecord> => {
+        const create = async (src?: Source): Promise<VolumeRecord> => {
           if (src && src.kind !== kind) throw invalidArgument(`volume_content_source is a ${src.kind} source, the request asks for ${kind}`);
-          const size = chooseCapacity(req.capacityRange, config.capacityBytes, src?.bytes ?? 0);
+          if (src && fsType && src.fsType !== fsType) {
+            throw invalidArgument(`volume_content_source ${src.fsType ? `has a ${src.fsType} filesystem` : 'is a directory volume'}, the request asks for mount.fs_type ${fsType}`);
+          }
+          // A clone or restore keeps the source's filesystem (the copy is of its device's bytes).
+          const volFsType = src ? src.fsType : fsType;
+          const layout = dataLayout({ kind, fsType: volFsType });
+          // A filesystem has a smallest size (XFS: 300 MiB): a smaller request gets that much, within its limit.
+          const fsMin = isFsType(volFsType) ? minimumBytes(volFsType) : 0;
+          const size = chooseCapacity(req.capacityRange, config.capacityBytes, Math.max(src?.bytes ?? 0, fsMin));
           if (config.capacityBytes !== undefined && d.allocatedBytes() + size > config.capacityBytes) {
             throw resourceExhausted(`not enough capacity: ${size} bytes asked, ${config.capacityBytes - d.allocatedBytes()} free`);
           }
@@ -115,10 +164,14 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
           const dst = d.volumePath(id);
           try {
             if (src) {
-              await copyData(kind, src.path, dst);
-              if (kind === 'block') await growFile(dst, size);
+              // A mounted source is copied live (as the upstream hostpath driver does); flushing
+              // its filesystem first makes the copy at least as recent as the call.
+              for (const m of src.mounted) await syncFilesystem(m);
+              await copyData(layout, src.path, dst);
+              // The filesystem of a grown clone is grown at its next staging.
+              if (layout === 'file') await growFile(dst, size);
             } else {
-              await createData(kind, dst, size);
+              await createData(layout, dst, size);
             }
           } catch (e) {
             await rm(dst, { recursive: true, force: true }).catch(() => undefined);
@@ -130,6 +183,7 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
             id,
             name: req.name,
             kind,
+            ...(volFsType ? { fsType: volFsType } : {}),
             capacityBytes: size,
             createdAtMs: Date.now(),
             parameters: { ...req.parameters },
@@ -140,7 +194,7 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
           };
           d.volumes[id] = rec;
           await d.store.save();
-          log.info('volume created', { id, name: req.name, kind, bytes: size, source: source ? JSON.stringify(source) : '' });
+          log.info('volume created', { id, name: req.name, kind, fsType: volFsType, bytes: size, source: source ? JSON.stringify(source) : '' });
           return rec;
         };
         let rec: VolumeRecord;
@@ -162,8 +216,17 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
         const users = [...Object.keys(v.attachments).map((n) => `published to node ${n}`), ...Object.keys(v.staged).map((p) => `staged at ${p}`), ...Object.keys(v.published).map((p) => `published at ${p}`)];
         if (users.length > 0) throw failedPrecondition(`volume ${v.id} is in use: ${users.join(', ')}`);
         // A loop device nothing records any more (e.g. left by a crash) would pin the deleted file.
-        if (v.kind === 'block' && (await exists(d.volumePath(v.id)))) {
-          for (const dev of await findLoopByBackingFile(d.volumePath(v.id))) await detachLoop(dev);
+        const file = d.volumePath(v.id);
+        if (dataLayout(v) === 'file' && (await exists(file))) {
+          const loops = await findLoopByBackingFile(file);
+          // Detaching a mounted loop device only marks it for autoclear; the file stays in use.
+          for (const dev of loops) {
+            const m = await mountsOfSource(dev);
+            if (m.length > 0) throw failedPrecondition(`volume ${v.id} is still mounted from ${dev} at ${m.map((x) => x.mountPoint).join(', ')}`);
+          }
+          for (const dev of loops) await detachLoop(dev);
+          const left = await findLoopByBackingFile(file);
+          if (left.length > 0) throw failedPrecondition(`volume ${v.id} still has loop devices ${left.join(', ')}`);
         }
         await removeData(d.volumePath(v.id));
         delete d.volumes[v.id];
@@ -218,9 +281,9 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
       if (req.volumeCapabilities.length === 0) throw missing('volume_capabilities');
       const v = d.getVolume(req.volumeId);
       const caps = req.volumeCapabilities.map((c, i) => parseCapability(c, `volume_capabilities[${i}]`));
-      for (const c of caps) {
+      for (const [i, c] of caps.entries()) {
         if (c.kind !== v.kind) return { message: `volume ${v.id} is a ${v.kind} volume, not ${c.kind}` };
-        const why = unsupportedReason(c);
+        const why = unsupportedReason(c) ?? (await fsTypeMismatch(c, `volume_capabilities[${i}].mount.fs_type`, v));
         if (why) return { message: why };
       }
       return {
@@ -245,7 +308,8 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
       const segs = req.accessibleTopology?.segments;
       if (segs && segs[TOPOLOGY_KEY] !== undefined && segs[TOPOLOGY_KEY] !== config.nodeId) return { availableCapacity: 0 };
       for (const [i, c] of req.volumeCapabilities.entries()) {
-        if (unsupportedReason(parseCapability(c, `volume_capabilities[${i}]`))) return { availableCapacity: 0 };
+        const p = parseCapability(c, `volume_capabilities[${i}]`);
+        if (unsupportedReason(p) || (await fsTypeMismatch(p, `volume_capabilities[${i}].mount.fs_type`))) return { availableCapacity: 0 };
       }
       const available =
         config.capacityBytes !== undefined
@@ -270,13 +334,14 @@ export function controllerHandlers(d: HostpathDriver): ControllerHandlers {
         if (config.capacityBytes !== undefined && d.allocatedBytes() - v.capacityBytes + size > config.capacityBytes) {
           throw resourceExhausted(`not enough capacity to grow volume ${v.id} to ${size} bytes`);
         }
-        if (v.kind === 'block') await growFile(d.volumePath(v.id), size);
+        const layout = dataLayout(v);
+        if (layout === 'file') await growFile(d.volumePath(v.id), size);
         v.capacityBytes = size;
         await d.store.save();
         log.info('volume expanded', { id: v.id, bytes: size });
-        // A block volume's loop device must re-read its size on the node (NodeExpandVolume);
-        // a directory has no size to grow.
-        return { capacityBytes: size, nodeExpansionRequired: v.kind === 'block' };
+        // A loop device must re-read its size on the node (NodeExpandVolume), and a filesystem
+        // volume's filesystem grow into it; a directory has no size to grow.
+        return { capacityBytes: size, nodeExpansionRequired: layout === 'file' };
       });
     }),
 

@@ -6,7 +6,7 @@ import type { Volume, VolumeCondition } from '../proto/types.js';
 import { notFound, toServiceError } from './errors.js';
 import { exists } from './fsops.js';
 import { KeyedMutex } from './mutex.js';
-import { StateStore, type SnapshotRecord, type VolumeRecord } from './state.js';
+import { dataLayout, StateStore, type SnapshotRecord, type VolumeRecord } from './state.js';
 
 export const DEFAULT_DRIVER_NAME = 'hostpath.csi.stowage.io';
 export const TOPOLOGY_KEY = 'topology.hostpath.csi.stowage.io/node';
@@ -93,7 +93,7 @@ export class HostpathDriver {
   /** Abnormal when the backing directory or file has gone missing under us. */
   async condition(v: VolumeRecord): Promise<VolumeCondition> {
     if (await exists(this.volumePath(v.id))) return { abnormal: false, message: 'volume is healthy' };
-    return { abnormal: true, message: `backing ${v.kind === 'block' ? 'file' : 'directory'} ${this.volumePath(v.id)} is missing` };
+    return { abnormal: true, message: `backing ${dataLayout(v) === 'file' ? 'file' : 'directory'} ${this.volumePath(v.id)} is missing` };
   }
 
   /** Nodes the volume is published to: ControllerPublish records, else this node when node-published. */

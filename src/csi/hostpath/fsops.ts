@@ -3,14 +3,14 @@ import path from 'node:path';
 import { run } from '../../node/mount/exec.js';
 import { mountsUnder } from '../../node/mount/mountinfo.js';
 import { failedPrecondition } from './errors.js';
-import type { AccessKind } from './state.js';
+import type { DataLayout } from './state.js';
 
 /** Copies can be large; a 10 GiB sparse file copies in seconds, a full one in minutes. */
 const COPY_TIMEOUT_MS = 30 * 60_000;
 
 /** Creates the backing data: a directory, or a sparse file of `bytes` (no blocks allocated). */
-export async function createData(kind: AccessKind, p: string, bytes: number): Promise<void> {
-  if (kind === 'mount') {
+export async function createData(layout: DataLayout, p: string, bytes: number): Promise<void> {
+  if (layout === 'directory') {
     await mkdir(p, { recursive: true, mode: 0o777 });
     return;
   }
@@ -20,8 +20,8 @@ export async function createData(kind: AccessKind, p: string, bytes: number): Pr
 }
 
 /** Copies volume data: a directory tree (attributes kept) or a file (holes kept). Never through a shell. */
-export async function copyData(kind: AccessKind, src: string, dst: string): Promise<void> {
-  if (kind === 'mount') {
+export async function copyData(layout: DataLayout, src: string, dst: string): Promise<void> {
+  if (layout === 'directory') {
     await mkdir(dst, { recursive: true, mode: 0o777 });
     await run('cp', ['-a', '--reflink=auto', '--', `${src}/.`, `${dst}/`], { timeoutMs: COPY_TIMEOUT_MS });
     return;
@@ -29,7 +29,7 @@ export async function copyData(kind: AccessKind, src: string, dst: string): Prom
   await run('cp', ['--sparse=always', '--reflink=auto', '--', src, dst], { timeoutMs: COPY_TIMEOUT_MS });
 }
 
-/** Grows a block volume's file; never shrinks it. */
+/** Grows a volume's backing file; never shrinks it. */
 export async function growFile(p: string, bytes: number): Promise<void> {
   const st = await lstat(p);
   if (st.size < bytes) await truncate(p, bytes);
@@ -77,12 +77,23 @@ export async function directoryUsage(dir: string): Promise<Usage> {
 }
 
 export interface FsStats {
+  readonly totalBytes: number;
+  /** Blocks in use (total - free), as df counts them. */
+  readonly usedBytes: number;
+  /** Free to an unprivileged user (f_bavail). */
   readonly availableBytes: number;
   readonly totalInodes: number;
   readonly freeInodes: number;
 }
 
+/** statfs(2) of the filesystem holding `p`, in bytes and inodes. */
 export async function filesystemStats(p: string): Promise<FsStats> {
   const s = await statfs(p);
-  return { availableBytes: s.bavail * s.bsize, totalInodes: s.files, freeInodes: s.ffree };
+  return {
+    totalBytes: s.blocks * s.bsize,
+    usedBytes: (s.blocks - s.bfree) * s.bsize,
+    availableBytes: s.bavail * s.bsize,
+    totalInodes: s.files,
+    freeInodes: s.ffree,
+  };
 }

@@ -1,13 +1,14 @@
 import { mkdir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { attachLoop, detachLoop, findLoopByBackingFile, refreshLoopCapacity } from '../../node/mount/loop.js';
-import { bindMount, cleanupMountPoint, isReadOnlyMount, unmountAll } from '../../node/mount/mount.js';
-import { isMountPoint } from '../../node/mount/mountinfo.js';
+import { bindMount, cleanupMountPoint, isReadOnlyMount, mount, unmountAll } from '../../node/mount/mount.js';
+import { findMount, isMountPoint, mountsOfSource } from '../../node/mount/mountinfo.js';
 import type { NodeHandlers, NodeServiceCapability, VolumeUsage } from '../proto/types.js';
 import { unary, type HostpathDriver } from './driver.js';
 import { alreadyExists, failedPrecondition, missing, notFound } from './errors.js';
+import { formatDevice, growMounted, growsOnlyMounted, growUnmounted, isFsType, openPristineRoot, probeFsType, type FsType } from './filesystem.js';
 import { directoryUsage, exists, filesystemStats } from './fsops.js';
-import type { VolumeRecord } from './state.js';
+import { dataLayout, type VolumeRecord } from './state.js';
 import { parseCapability, unsupportedReason, type ParsedCapability } from './validate.js';
 
 export function nodeCapabilities(): NodeServiceCapability[] {
@@ -35,6 +36,60 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
     if (cap.kind !== v.kind) throw failedPrecondition(`volume_capability: volume ${v.id} is a ${v.kind} volume, not ${cap.kind}`);
     const why = unsupportedReason(cap);
     if (why) throw failedPrecondition(why);
+    // A directory volume ignores fs_type, as it always has (a PV may name one from its class).
+    if (v.fsType && cap.fsType && cap.fsType !== v.fsType) {
+      throw failedPrecondition(`volume_capability.mount.fs_type: volume ${v.id} has a ${v.fsType} filesystem, not ${cap.fsType}`);
+    }
+  };
+
+  const fsTypeOf = (v: VolumeRecord): FsType => {
+    if (!v.fsType || !isFsType(v.fsType)) throw failedPrecondition(`volume ${v.id} has no filesystem this driver can mount (${v.fsType ?? 'none'})`);
+    return v.fsType;
+  };
+
+  /**
+   * What is mounted at `staging`: nothing, this volume (its directory bound there, or its
+   * filesystem from its loop device), or something else.
+   */
+  const stagingState = async (v: VolumeRecord, staging: string): Promise<'none' | 'ours' | 'other'> => {
+    const m = await findMount(staging);
+    if (!m) return 'none';
+    const src = d.volumePath(v.id);
+    if (!v.fsType) return (await sameFile(staging, src)) ? 'ours' : 'other';
+    const loops = (await exists(src)) ? await findLoopByBackingFile(src, { readOnly: false }) : [];
+    return loops.includes(m.source) ? 'ours' : 'other';
+  };
+
+  /**
+   * Mounts a filesystem volume at `staging`. Each step re-checks what a crash may have left:
+   * a loop device already attached is reused; a device with a filesystem is never formatted again
+   * (one of another type is refused); a filesystem smaller than its device (a clone grown past
+   * its source, an expansion while not staged or interrupted before NodeExpandVolume) is grown.
+   */
+  const mountFilesystem = async (v: VolumeRecord, staging: string, mountFlags: readonly string[]): Promise<void> => {
+    const fsType = fsTypeOf(v);
+    const file = d.volumePath(v.id);
+    const dev = await attachLoop(file);
+    try {
+      await refreshLoopCapacity(dev);
+      const found = await probeFsType(dev);
+      if (found === undefined) {
+        await formatDevice(dev, fsType);
+        log.info('volume formatted', { volume: v.id, fsType, device: dev });
+      } else if (found !== fsType) {
+        throw failedPrecondition(`volume ${v.id} holds a ${found} filesystem, not ${fsType}; it is never reformatted`);
+      }
+      // Never an offline resize of a device whose filesystem is mounted elsewhere (a second staging path).
+      if ((await mountsOfSource(dev)).length === 0) await growUnmounted(dev, fsType, (await stat(file)).size);
+      await mkdir(staging, { recursive: true });
+      await mount(dev, staging, fsType, mountFlags);
+      await openPristineRoot(staging);
+      if (growsOnlyMounted(fsType)) await growMounted(dev, staging, fsType);
+    } catch (e) {
+      // Leave no device behind that no staging record accounts for.
+      await releaseUnusedLoops(v).catch((x: unknown) => log.warn('releasing loop device failed', { volume: v.id, error: String(x) }));
+      throw e;
+    }
   };
 
   /**
@@ -42,14 +97,25 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
    * or has a writable publication, the read-only one while it has a read-only publication.
    */
   const releaseUnusedLoops = async (v: VolumeRecord): Promise<void> => {
-    if (v.kind !== 'block') return;
+    if (dataLayout(v) !== 'file') return;
     const file = d.volumePath(v.id);
     if (!(await exists(file))) return;
     const pubs = Object.values(v.published);
-    const needRw = Object.keys(v.staged).length > 0 || pubs.some((p) => !p.readOnly);
-    const needRo = pubs.some((p) => p.readOnly);
-    if (!needRw) for (const dev of await findLoopByBackingFile(file, { readOnly: false })) await detachLoop(dev);
-    if (!needRo) for (const dev of await findLoopByBackingFile(file, { readOnly: true })) await detachLoop(dev);
+    const staged = Object.keys(v.staged).length > 0;
+    // A filesystem volume's publications are binds of its staged mount: all on the read-write device.
+    const needRw = staged || (v.fsType ? pubs.length > 0 : pubs.some((p) => !p.readOnly));
+    const needRo = !v.fsType && pubs.some((p) => p.readOnly);
+    const detach = async (dev: string): Promise<void> => {
+      // Detaching a mounted device only marks it for autoclear, hiding the leak: leave it and say so.
+      const m = await mountsOfSource(dev);
+      if (m.length > 0) {
+        log.warn('loop device still mounted; not detached', { volume: v.id, device: dev, mounts: m.map((x) => x.mountPoint).join(', ') });
+        return;
+      }
+      await detachLoop(dev);
+    };
+    if (!needRw) for (const dev of await findLoopByBackingFile(file, { readOnly: false })) await detach(dev);
+    if (!needRo) for (const dev of await findLoopByBackingFile(file, { readOnly: true })) await detach(dev);
   };
 
   /**
@@ -57,14 +123,13 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
    * survives but the bind mount does not; publishing the bare staging directory would hand the
    * workload an empty directory instead of its data, so the staging mount is re-created first.
    */
-  const ensureStaged = async (v: VolumeRecord, staging: string): Promise<void> => {
-    const src = d.volumePath(v.id);
-    if (await isMountPoint(staging)) {
-      if (!(await sameFile(staging, src))) throw failedPrecondition(`staging_target_path ${staging} has another mount`);
-      return;
-    }
+  const ensureStaged = async (v: VolumeRecord, staging: string, mountFlags: readonly string[]): Promise<void> => {
+    const state = await stagingState(v, staging);
+    if (state === 'other') throw failedPrecondition(`staging_target_path ${staging} has another mount`);
+    if (state === 'ours') return;
     await mkdir(staging, { recursive: true });
-    await bindMount(src, staging);
+    if (v.fsType) await mountFilesystem(v, staging, mountFlags);
+    else await bindMount(d.volumePath(v.id), staging);
     log.warn('staging mount was missing; re-created', { volume: v.id, staging });
   };
 
@@ -83,11 +148,12 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
         const src = d.volumePath(v.id);
         if (v.kind === 'mount') {
           await mkdir(staging, { recursive: true });
-          if (await isMountPoint(staging)) {
-            // Spec: staged at this path but incompatible → ALREADY_EXISTS.
-            if (!(await sameFile(staging, src))) throw alreadyExists(`staging_target_path ${staging} has another mount`);
-          } else {
-            await bindMount(src, staging);
+          const state = await stagingState(v, staging);
+          // Spec: staged at this path but incompatible → ALREADY_EXISTS.
+          if (state === 'other') throw alreadyExists(`staging_target_path ${staging} has another mount`);
+          if (state === 'none') {
+            if (v.fsType) await mountFilesystem(v, staging, cap.mountFlags);
+            else await bindMount(src, staging);
           }
         } else {
           // Block: the loop device is the staged state; the staging directory stays untouched.
@@ -107,9 +173,7 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
       const staging = path.resolve(req.stagingTargetPath);
       return d.locks.run(`vol:${req.volumeId}`, async () => {
         const v = d.getVolume(req.volumeId);
-        if (v.kind === 'mount' && (await isMountPoint(staging)) && (await sameFile(staging, d.volumePath(v.id)))) {
-          await unmountAll(staging);
-        }
+        if (v.kind === 'mount' && (await stagingState(v, staging)) === 'ours') await unmountAll(staging);
         if (v.staged[staging]) {
           delete v.staged[staging];
           await d.store.save();
@@ -131,7 +195,7 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
         if (!req.stagingTargetPath) throw failedPrecondition('staging_target_path is required: this driver stages volumes');
         const staging = path.resolve(req.stagingTargetPath);
         if (!v.staged[staging]) throw failedPrecondition(`volume ${v.id} is not staged at ${staging}`);
-        if (v.kind === 'mount') await ensureStaged(v, staging);
+        if (v.kind === 'mount') await ensureStaged(v, staging, cap.mountFlags);
         const readOnly = req.readonly || cap.mode === 'SINGLE_NODE_READER_ONLY';
         // A read-only block publication gets its own read-only loop device: a read-only bind
         // mount of a device node does not stop writes to the device.
@@ -198,7 +262,15 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
       const condition = await d.condition(v);
       if (condition.abnormal) return { usage: [], volumeCondition: condition };
       let usage: VolumeUsage[];
-      if (v.kind === 'block') {
+      if (v.fsType) {
+        // The volume's own filesystem: statfs of the path is the truth, overhead and all.
+        if (!(await isMountPoint(req.volumePath))) throw notFound(`volume_path ${req.volumePath} is not a mount of volume ${v.id}`);
+        const fs = await filesystemStats(req.volumePath);
+        usage = [
+          { unit: 'BYTES', total: fs.totalBytes, used: fs.usedBytes, available: fs.availableBytes },
+          { unit: 'INODES', total: fs.totalInodes, used: fs.totalInodes - fs.freeInodes, available: fs.freeInodes },
+        ];
+      } else if (v.kind === 'block') {
         usage = [{ unit: 'BYTES', total: v.capacityBytes }];
       } else {
         const [u, fs] = await Promise.all([directoryUsage(d.volumePath(v.id)), filesystemStats(d.volumePath(v.id))]);
@@ -221,7 +293,19 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
           const cap = parseCapability(req.volumeCapability, 'volume_capability');
           if (cap.kind !== v.kind) throw failedPrecondition(`volume_capability: volume ${v.id} is a ${v.kind} volume, not ${cap.kind}`);
         }
-        if (v.kind === 'block') {
+        if (v.fsType) {
+          const fsType = fsTypeOf(v);
+          const devs = await findLoopByBackingFile(d.volumePath(v.id), { readOnly: false });
+          if (devs.length === 0) throw failedPrecondition(`volume ${v.id} is not staged on this node: no filesystem to grow`);
+          // The device first (it caps what the filesystem can see), then the mounted filesystem online.
+          for (const dev of devs) {
+            await refreshLoopCapacity(dev);
+            const mounted = await mountsOfSource(dev);
+            if (mounted.length === 0) throw failedPrecondition(`volume ${v.id}'s filesystem is not mounted on this node (stage it first)`);
+            await growMounted(dev, mounted[0]!.mountPoint, fsType);
+          }
+          log.info('filesystem expanded', { volume: v.id, bytes: v.capacityBytes });
+        } else if (v.kind === 'block') {
           for (const dev of await findLoopByBackingFile(d.volumePath(v.id))) await refreshLoopCapacity(dev);
         }
         return { capacityBytes: v.capacityBytes };

@@ -4,7 +4,8 @@ import type { ControllerHandlers, ListSnapshotsResponse, Snapshot } from '../pro
 import { unary, type HostpathDriver } from './driver.js';
 import { alreadyExists, missing } from './errors.js';
 import { copyData } from './fsops.js';
-import type { SnapshotRecord } from './state.js';
+import { syncFilesystem } from './filesystem.js';
+import { dataLayout, type SnapshotRecord } from './state.js';
 import { paginate } from './validate.js';
 
 function toCsiSnapshot(s: SnapshotRecord): Snapshot {
@@ -40,12 +41,14 @@ export function snapshotHandlers(d: HostpathDriver): Pick<ControllerHandlers, 'C
           const v = d.getVolume(req.sourceVolumeId);
           const id = randomUUID();
           try {
-            await copyData(v.kind, d.volumePath(v.id), d.snapshotPath(id));
+            // A mounted filesystem volume is copied live; flush it first (see CreateVolume).
+            if (v.fsType) for (const m of Object.keys(v.staged)) await syncFilesystem(m);
+            await copyData(dataLayout(v), d.volumePath(v.id), d.snapshotPath(id));
           } catch (e) {
             await rm(d.snapshotPath(id), { recursive: true, force: true }).catch(() => undefined);
             throw e;
           }
-          const rec: SnapshotRecord = { id, name: req.name, sourceVolumeId: v.id, kind: v.kind, sizeBytes: v.capacityBytes, createdAtMs: Date.now() };
+          const rec: SnapshotRecord = { id, name: req.name, sourceVolumeId: v.id, kind: v.kind, ...(v.fsType ? { fsType: v.fsType } : {}), sizeBytes: v.capacityBytes, createdAtMs: Date.now() };
           d.snapshots[id] = rec;
           await d.store.save();
           log.info('snapshot created', { id, name: req.name, source: v.id });

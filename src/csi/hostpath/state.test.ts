@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseState, STATE_FILE, StateStore } from './state.js';
+import { dataLayout, parseState, STATE_FILE, StateStore } from './state.js';
 
 describe('StateStore', () => {
   let dir = '';
@@ -34,7 +34,16 @@ describe('StateStore', () => {
     { name: 'unknown kind', text: '{"version":1,"volumes":{"a":{"id":"a","name":"x","kind":"tape","capacityBytes":1}},"snapshots":{}}' },
     { name: 'bad snapshot', text: '{"version":1,"volumes":{},"snapshots":{"s":{"id":"s"}}}' },
     { name: 'not JSON', text: 'garbage' },
+    { name: 'non-string fsType', text: '{"version":1,"volumes":{"a":{"id":"a","name":"x","kind":"mount","capacityBytes":1,"fsType":4}},"snapshots":{}}' },
   ])('parseState rejects $name', ({ text }) => {
     expect(() => parseState(text)).toThrow();
+  });
+
+  it('loads a state file from before filesystem volumes: a record without fsType is a directory volume', () => {
+    const st = parseState('{"version":1,"volumes":{"a":{"id":"a","name":"x","kind":"mount","capacityBytes":1}},"snapshots":{}}');
+    expect(st.volumes.a!.fsType).toBeUndefined();
+    expect(dataLayout(st.volumes.a!)).toBe('directory');
+    expect(dataLayout({ kind: 'mount', fsType: 'ext4' })).toBe('file');
+    expect(dataLayout({ kind: 'block' })).toBe('file');
   });
 });

@@ -5,6 +5,17 @@ export const ACCESS_KINDS = ['mount', 'block'] as const;
 /** How a volume is stored: a directory (mount) or a sparse file behind a loop device (block). */
 export type AccessKind = (typeof ACCESS_KINDS)[number];
 
+/**
+ * How a volume's data is kept under stateDir/volumes: a directory (a mount volume without an
+ * fsType) or a sparse file (a block volume, or a filesystem volume: a mount volume with an fsType,
+ * formatted behind a loop device when staged).
+ */
+export type DataLayout = 'directory' | 'file';
+
+export function dataLayout(v: { readonly kind: AccessKind; readonly fsType?: string | undefined }): DataLayout {
+  return v.kind === 'block' || v.fsType ? 'file' : 'directory';
+}
+
 export type ContentSource = { kind: 'snapshot'; snapshotId: string } | { kind: 'volume'; volumeId: string };
 
 /** A NodeStageVolume that succeeded: for mount volumes the staging path is a bind mount of the data. */
@@ -24,6 +35,8 @@ export interface VolumeRecord {
   readonly id: string;
   readonly name: string;
   readonly kind: AccessKind;
+  /** Mount volumes only: the filesystem on the backing file. Absent = a directory volume (older state files have none). */
+  readonly fsType?: string;
   capacityBytes: number;
   readonly createdAtMs: number;
   readonly contentSource?: ContentSource;
@@ -41,6 +54,8 @@ export interface SnapshotRecord {
   readonly name: string;
   readonly sourceVolumeId: string;
   readonly kind: AccessKind;
+  /** The source volume's fsType: a restore is a filesystem volume of the same type. */
+  readonly fsType?: string;
   readonly sizeBytes: number;
   readonly createdAtMs: number;
 }
@@ -68,7 +83,7 @@ export function parseState(text: string): DriverStateData {
     throw new Error('hostpath state: not a version 1 state file');
   }
   for (const [id, v] of Object.entries(raw.volumes)) {
-    if (!isRecord(v) || v.id !== id || typeof v.name !== 'string' || !ACCESS_KINDS.includes(v.kind as AccessKind) || typeof v.capacityBytes !== 'number') {
+    if (!isRecord(v) || v.id !== id || typeof v.name !== 'string' || !ACCESS_KINDS.includes(v.kind as AccessKind) || typeof v.capacityBytes !== 'number' || (v.fsType !== undefined && typeof v.fsType !== 'string')) {
       throw new Error(`hostpath state: bad volume record ${id}`);
     }
     v.attachments = isRecord(v.attachments) ? v.attachments : {};
@@ -77,7 +92,7 @@ export function parseState(text: string): DriverStateData {
     v.parameters = isRecord(v.parameters) ? v.parameters : {};
   }
   for (const [id, s] of Object.entries(raw.snapshots)) {
-    if (!isRecord(s) || s.id !== id || typeof s.name !== 'string' || typeof s.sourceVolumeId !== 'string') {
+    if (!isRecord(s) || s.id !== id || typeof s.name !== 'string' || typeof s.sourceVolumeId !== 'string' || (s.fsType !== undefined && typeof s.fsType !== 'string')) {
       throw new Error(`hostpath state: bad snapshot record ${id}`);
     }
   }

@@ -89,7 +89,7 @@ export function chooseCapacity(range: CapacityRange__Output | null | undefined, 
   if (!Number.isSafeInteger(limit) || limit < 0) throw invalidArgument('capacity_range.limit_bytes must not be negative');
   if (limit > 0 && required > limit) throw outOfRange(`capacity_range.required_bytes ${required} exceeds limit_bytes ${limit}`);
   const want = Math.max(required, minimum);
-  if (limit > 0 && want > limit) throw outOfRange(`capacity_range.limit_bytes ${limit} is smaller than the source's ${minimum} bytes`);
+  if (limit > 0 && want > limit) throw outOfRange(`capacity_range.limit_bytes ${limit} is smaller than the ${minimum} bytes needed (the source's size or the filesystem's minimum)`);
   let size = want > 0 ? roundUp(want, CAPACITY_ALIGN) : DEFAULT_VOLUME_BYTES;
   // Rounding (or the default) must not break the caller's limit; limit >= want here.
   if (limit > 0 && size > limit) size = limit;
