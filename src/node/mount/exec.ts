@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
 import { StowageError } from '../../util/errors.js';
+import { execOk, Spawner } from './spawner.js';
 
 /** Default limit for one mount-related command; mount(8) on a healthy local fs returns in ms. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
@@ -28,23 +28,19 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** One helper process per thread runs every command (see spawner.ts for why). */
+const spawner = new Spawner();
+
 /** Runs a program with an argument array (never through a shell); resolves with its stdout. */
-export function run(command: string, args: readonly string[], opts: RunOptions = {}): Promise<string> {
+export async function run(command: string, args: readonly string[], opts: RunOptions = {}): Promise<string> {
   const timeout = opts.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  return new Promise((resolve, reject) => {
-    execFile(command, [...args], { timeout, killSignal: 'SIGKILL', encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (!err) {
-        resolve(stdout);
-        return;
-      }
-      const e = err as NodeJS.ErrnoException & { code?: unknown; killed?: boolean; signal?: string | null };
-      const exitCode = typeof e.code === 'number' ? e.code : null;
-      const text = (stderr || '').trim();
-      let detail: string;
-      if (e.killed || e.signal) detail = `timed out or killed after ${timeout} ms${e.signal ? ` (${e.signal})` : ''}`;
-      else if (typeof e.code === 'string') detail = `cannot run: ${e.code}`;
-      else detail = `exit code ${exitCode ?? '?'}${text ? `: ${text}` : ''}`;
-      reject(new MountError(command, args, exitCode, text, detail, { cause: err }));
-    });
-  });
+  const r = await spawner.run(command, args, timeout);
+  if (execOk(r)) return r.stdout;
+  const text = r.stderr.trim();
+  let detail: string;
+  if (r.lost) detail = 'outcome unknown: the process that ran it exited';
+  else if (r.killed || r.signal) detail = `timed out or killed after ${timeout} ms${r.signal ? ` (${r.signal})` : ''}`;
+  else if (r.errno !== null) detail = `cannot run: ${r.errno}`;
+  else detail = `exit code ${r.exitCode ?? '?'}${text ? `: ${text}` : ''}`;
+  throw new MountError(command, args, r.exitCode, text, detail);
 }
