@@ -50,4 +50,25 @@ describe('ActualStateOfWorld', () => {
     expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toMatchObject({ state: 'Mounted', remountRequired: false });
     expect(a.mountedVolumesForPod(pod('b').uid)).toHaveLength(1);
   });
+
+  it('lists each pod its own mounted volumes, following mounts, unmounts and a remount of all of them', () => {
+    const a = newActualStateOfWorld();
+    for (const h of ['h1', 'h2', 'h3']) a.markVolumeAttached(vol(h), csiSpec(h), '');
+    a.markVolumeMounted(mounted('a', 'h1'));
+    a.markVolumeMounted(mounted('a', 'h2'));
+    a.markVolumeMounted(mounted('b', 'h2'));
+    a.markVolumeMounted(mounted('b', 'h3'));
+    const names = (p: string): string[] => a.mountedVolumesForPod(pod(p).uid).map((m) => m.volume).sort();
+    expect(names('a')).toEqual([vol('h1'), vol('h2')]);
+    expect(names('b')).toEqual([vol('h2'), vol('h3')]);
+    expect(names('c')).toEqual([]);
+    a.markRemountRequired(pod('b').uid);
+    expect(a.mountedVolumesForPod(pod('b').uid).every((m) => m.remountRequired)).toBe(true);
+    expect(a.mountedVolumesForPod(pod('a').uid).some((m) => m.remountRequired)).toBe(false);
+    a.markVolumeUnmounted(pod('a').uid, vol('h2'));
+    a.markVolumeUnmounted(pod('a').uid, vol('h1'));
+    expect(names('a')).toEqual([]);
+    a.markVolumeMounted(mounted('a', 'h3'));
+    expect(names('a')).toEqual([vol('h3')]);
+  });
 });

@@ -81,6 +81,8 @@ interface Entry {
 
 class Asw implements ActualStateOfWorld {
   private readonly volumes = new Map<VolumeName, Entry>();
+  /** pod → volumes it has mounted: per-pod reads stay O(volumes of the pod) (pod status asks for every pod). */
+  private readonly byPod = new Map<PodUid, Set<VolumeName>>();
 
   markVolumeAttached(volume: VolumeName, spec: VolumeSpec, devicePath: string): void {
     const e = this.volumes.get(volume);
@@ -121,17 +123,23 @@ class Asw implements ActualStateOfWorld {
   markVolumeMounted(m: Omit<MountedPod, 'remountRequired' | 'resizeRequired'>): void {
     const e = this.must(m.volume);
     e.pods.set(m.pod.uid, { ...m, pod: { ...m.pod }, remountRequired: false, resizeRequired: false });
+    let s = this.byPod.get(m.pod.uid);
+    if (!s) this.byPod.set(m.pod.uid, (s = new Set()));
+    s.add(m.volume);
   }
 
   markVolumeUnmounted(pod: PodUid, volume: VolumeName): void {
     this.volumes.get(volume)?.pods.delete(pod);
+    const s = this.byPod.get(pod);
+    s?.delete(volume);
+    if (s?.size === 0) this.byPod.delete(pod);
   }
 
   markRemountRequired(pod: PodUid, volume?: VolumeName): void {
-    for (const [name, e] of this.volumes) {
-      if (volume !== undefined && name !== volume) continue;
-      const p = e.pods.get(pod);
-      if (p) e.pods.set(pod, { ...p, remountRequired: true });
+    for (const name of volume !== undefined ? [volume] : [...(this.byPod.get(pod) ?? [])]) {
+      const e = this.volumes.get(name);
+      const p = e?.pods.get(pod);
+      if (e && p) e.pods.set(pod, { ...p, remountRequired: true });
     }
   }
 
@@ -168,8 +176,8 @@ class Asw implements ActualStateOfWorld {
 
   mountedVolumesForPod(pod: PodUid): MountedPod[] {
     const out: MountedPod[] = [];
-    for (const e of this.volumes.values()) {
-      const p = e.pods.get(pod);
+    for (const name of this.byPod.get(pod) ?? []) {
+      const p = this.volumes.get(name)?.pods.get(pod);
       if (p) out.push(p);
     }
     return out;

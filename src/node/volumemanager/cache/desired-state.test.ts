@@ -48,4 +48,23 @@ describe('DesiredStateOfWorld', () => {
       [vol('h2'), true],
     ]);
   });
+
+  it('changes its volume set generation only when a volume joins or leaves', () => {
+    const d = newDesiredStateOfWorld();
+    const g0 = d.volumeSetGeneration();
+    d.addPodToVolume(want('a', 'h1'));
+    const g1 = d.volumeSetGeneration();
+    expect(g1).not.toBe(g0);
+    d.addPodToVolume(want('b', 'h1')); // another pod of the same volume
+    d.addPodToVolume(want('a', 'h1', { outerSpecName: 'renamed' }));
+    d.markVolumesReportedInUse([vol('h1')]);
+    expect(d.volumeSetGeneration()).toBe(g1);
+    d.deletePod(pod('a').uid); // h1 stays for b
+    expect(d.volumeSetGeneration()).toBe(g1);
+    d.deletePod(pod('b').uid);
+    const g2 = d.volumeSetGeneration();
+    expect(g2).not.toBe(g1);
+    d.addPodToVolume(want('a', 'h1')); // the same name again is a new volume
+    expect(d.volumeSetGeneration()).not.toBe(g2);
+  });
 });

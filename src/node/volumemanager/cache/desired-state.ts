@@ -43,6 +43,8 @@ export interface DesiredStateOfWorld {
   volumesToMount(): VolumeToMount[];
   /** Distinct volume names, sorted. */
   volumeNames(): VolumeName[];
+  /** Changes whenever a volume joins or leaves (cheap to compare before asking for volumeNames). */
+  volumeSetGeneration(): number;
   /** The volumes wanted by one pod. */
   volumesForPod(pod: PodUid): VolumeToMount[];
   podExists(pod: PodUid): boolean;
@@ -62,12 +64,16 @@ interface VolumeEntry {
 
 class Dsw implements DesiredStateOfWorld {
   private readonly volumes = new Map<VolumeName, VolumeEntry>();
+  private generation = 0;
   /** pod → its volumes: keeps per-pod reads O(volumes of the pod), the populator asks for every pod on every pass. */
   private readonly byPod = new Map<PodUid, Set<VolumeName>>();
 
   addPodToVolume(i: PodVolumeInput): void {
     let v = this.volumes.get(i.volume);
-    if (!v) this.volumes.set(i.volume, (v = { reportedInUse: false, pods: new Map() }));
+    if (!v) {
+      this.volumes.set(i.volume, (v = { reportedInUse: false, pods: new Map() }));
+      this.generation++;
+    }
     v.pods.set(i.pod.uid, {
       volume: i.volume,
       pod: { ...i.pod },
@@ -86,7 +92,10 @@ class Dsw implements DesiredStateOfWorld {
     const v = this.volumes.get(volume);
     if (!v) return;
     v.pods.delete(pod);
-    if (v.pods.size === 0) this.volumes.delete(volume);
+    if (v.pods.size === 0) {
+      this.volumes.delete(volume);
+      this.generation++;
+    }
     const s = this.byPod.get(pod);
     s?.delete(volume);
     if (s?.size === 0) this.byPod.delete(pod);
@@ -109,6 +118,10 @@ class Dsw implements DesiredStateOfWorld {
 
   volumeNames(): VolumeName[] {
     return [...this.volumes.keys()].sort();
+  }
+
+  volumeSetGeneration(): number {
+    return this.generation;
   }
 
   volumesForPod(pod: PodUid): VolumeToMount[] {

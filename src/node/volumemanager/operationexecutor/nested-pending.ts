@@ -47,11 +47,15 @@ interface Entry {
   promise?: Promise<void>;
 }
 
-const exact = (a: OpKey, b: OpKey): boolean => a.volume === b.volume && a.pod === b.pod;
-const conflicts = (a: OpKey, b: OpKey): boolean => a.volume === b.volume && (a.pod === undefined || b.pod === undefined || a.pod === b.pod);
+/** The entries of one volume, by pod ('' for the whole-volume key), and how many are pending. */
+interface VolumeEntries {
+  readonly byPod: Map<string, Entry>;
+  pending: number;
+}
 
+/** Indexed by volume so that a reconciler pass over N volumes costs O(N), not O(N × entries). */
 class Nested implements NestedPendingOperations {
-  private entries: Entry[] = [];
+  private readonly volumes = new Map<VolumeName, VolumeEntries>();
   private readonly listeners = new Set<(key: OpKey, name: string, error?: StowageError) => void>();
   private readonly stop = new AbortController();
   private closed = false;
@@ -65,18 +69,21 @@ class Nested implements NestedPendingOperations {
   }
 
   run(key: OpKey, name: string, op: Operation): StartResult {
-    if (this.closed) return 'alreadyExists';
-    if (this.entries.some((e) => e.pending && conflicts(e.key, key))) return 'alreadyExists';
-    let e = this.entries.find((x) => exact(x.key, key));
+    if (this.closed || this.isPending(key)) return 'alreadyExists';
+    let v = this.volumes.get(key.volume);
+    let e = v?.byPod.get(key.pod ?? '');
     if (e && e.name === name && this.clock.now() < e.retryAtMs) return 'backoff';
     if (e && e.name !== name) {
       e.name = name;
       e.failures = 0;
       e.retryAtMs = 0;
     }
-    if (!e) this.entries.push((e = { key: { ...key }, name, pending: false, failures: 0, retryAtMs: 0 }));
+    if (!v) this.volumes.set(key.volume, (v = { byPod: new Map(), pending: 0 }));
+    if (!e) v.byPod.set(key.pod ?? '', (e = { key: { ...key }, name, pending: false, failures: 0, retryAtMs: 0 }));
     const entry = e;
+    const vol = v;
     entry.pending = true;
+    vol.pending++;
     entry.promise = (async () => {
       let error: StowageError | undefined;
       try {
@@ -85,23 +92,29 @@ class Nested implements NestedPendingOperations {
         error = toStowageError(err);
       }
       entry.pending = false;
+      vol.pending--;
       if (error) {
         entry.failures++;
         entry.retryAtMs = this.clock.now() + backoffDelay(this.policy, entry.failures);
       } else {
-        this.entries = this.entries.filter((x) => x !== entry);
+        vol.byPod.delete(entry.key.pod ?? '');
+        if (vol.byPod.size === 0 && this.volumes.get(entry.key.volume) === vol) this.volumes.delete(entry.key.volume);
       }
       for (const l of this.listeners) l(entry.key, name, error);
     })();
     return 'started';
   }
 
+  /** Conflicting: same volume, and either side holds the whole volume or both name the same pod. */
   isPending(key: OpKey): boolean {
-    return this.entries.some((e) => e.pending && conflicts(e.key, key));
+    const v = this.volumes.get(key.volume);
+    if (!v || v.pending === 0) return false;
+    if (key.pod === undefined) return true;
+    return v.byPod.get(key.pod)?.pending === true || v.byPod.get('')?.pending === true;
   }
 
   failures(key: OpKey): number {
-    return this.entries.find((e) => exact(e.key, key))?.failures ?? 0;
+    return this.volumes.get(key.volume)?.byPod.get(key.pod ?? '')?.failures ?? 0;
   }
 
   onSettled(fn: (key: OpKey, name: string, error?: StowageError) => void): () => void {
@@ -111,7 +124,8 @@ class Nested implements NestedPendingOperations {
 
   async idle(): Promise<void> {
     for (;;) {
-      const pending = this.entries.filter((e) => e.pending).map((e) => e.promise);
+      const pending: Array<Promise<void> | undefined> = [];
+      for (const v of this.volumes.values()) for (const e of v.byPod.values()) if (e.pending) pending.push(e.promise);
       if (pending.length === 0) return;
       await Promise.all(pending);
     }

@@ -11,6 +11,8 @@ import type { VolumeName } from '../types.js';
  */
 export class VolumesInUseReporter {
   private last: string | undefined;
+  /** The desired volume set generation already reported and marked: nothing to do until it changes. */
+  private settledGeneration = -1;
   private writing: Promise<void> | undefined;
 
   constructor(
@@ -22,10 +24,13 @@ export class VolumesInUseReporter {
 
   sync(dsw: DesiredStateOfWorld): void {
     if (this.writing) return;
+    const generation = dsw.volumeSetGeneration();
+    if (generation === this.settledGeneration) return;
     const names = dsw.volumeNames();
     const key = JSON.stringify(names);
     if (key === this.last) {
       dsw.markVolumesReportedInUse(names);
+      this.settledGeneration = generation;
       return;
     }
     this.writing = this.write(names)
