@@ -52,10 +52,13 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
    * filesystem from its loop device), or something else.
    */
   const stagingState = async (v: VolumeRecord, staging: string): Promise<'none' | 'ours' | 'other'> => {
+    const src = d.volumePath(v.id);
+    // The staging path showing the volume's own directory can only be our bind mount: no need to
+    // read the mount table (thousands of lines on a busy node) for the common re-check.
+    if (!v.fsType && (await sameFile(staging, src))) return 'ours';
     const m = await findMount(staging);
     if (!m) return 'none';
-    const src = d.volumePath(v.id);
-    if (!v.fsType) return (await sameFile(staging, src)) ? 'ours' : 'other';
+    if (!v.fsType) return 'other';
     const loops = (await exists(src)) ? await findLoopByBackingFile(src, { readOnly: false }) : [];
     return loops.includes(m.source) ? 'ours' : 'other';
   };

@@ -147,7 +147,7 @@ export class StateStore {
     const tmp = `${file}.tmp-${process.pid}`;
     const fh = await open(tmp, 'w', 0o600);
     try {
-      await fh.writeFile(JSON.stringify(this.data, null, 1));
+      await fh.writeFile(JSON.stringify(this.data));
       await fh.sync();
     } finally {
       await fh.close();

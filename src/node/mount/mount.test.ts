@@ -27,6 +27,8 @@ describe.skipIf(notRoot)('mount utilities (root: real mounts)', () => {
     await mount('tmpfs', t, 'tmpfs', ['size=1m']);
     expect(await isMountPoint(t)).toBe(true);
     expect(await isMountPoint(dir)).toBe(false);
+    expect(await isMountPoint(path.join(dir, 'does-not-exist'))).toBe(false);
+    expect(await isMountPoint(path.join(t, '..', 'tmpfs with space'))).toBe(true);
     expect((await mountsUnder(dir)).map((m) => m.mountPoint)).toEqual([t]);
     await unmount(t);
     expect(await isMountPoint(t)).toBe(false);

@@ -21,6 +21,7 @@ export interface MountInfoEntry {
 
 /** Decodes the kernel's octal escapes (`\040` space, `\011` tab, `\012` newline, `\134` backslash). */
 export function unescapeMountField(s: string): string {
+  if (!s.includes('\\')) return s;
   return s.replace(/\\([0-7]{3})/g, (_m, oct: string) => String.fromCharCode(parseInt(oct, 8)));
 }
 
@@ -84,7 +85,15 @@ async function resolvePath(p: string): Promise<string> {
  * filesystem has the same st_dev as its parent and would be missed.
  */
 export async function findMount(p: string, entries?: readonly MountInfoEntry[]): Promise<MountInfoEntry | undefined> {
-  const target = await resolvePath(p);
+  let target: string;
+  try {
+    target = await realpath(p);
+  } catch (e) {
+    // Nothing can be mounted on a path that does not exist (a mount point cannot be removed while
+    // mounted), so the common "is the new target mounted yet?" needs no read of the mount table.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !entries) return undefined;
+    target = path.resolve(p);
+  }
   const all = entries ?? (await readMountInfo());
   let found: MountInfoEntry | undefined;
   // Later lines are mounted on top of earlier ones at the same point.
