@@ -79,6 +79,13 @@ interface Entry {
   readonly pods: Map<PodUid, MountedPod>;
 }
 
+const NOT_ATTACHED: PodVolumeStatus = Object.freeze({ kind: 'notAttached' });
+const DEVICE_STATES: readonly DeviceMountState[] = ['Mounted', 'Uncertain', 'Unmounted'];
+const ATTACHED = Object.fromEntries(DEVICE_STATES.map((d) => [d, Object.freeze({ kind: 'attached', deviceState: d })])) as Record<DeviceMountState, PodVolumeStatus>;
+const SETTLED = Object.fromEntries(
+  DEVICE_STATES.map((d) => [d, Object.freeze({ kind: 'mounted', deviceState: d, state: 'Mounted', remountRequired: false, resizeRequired: false })]),
+) as Record<DeviceMountState, PodVolumeStatus>;
+
 class Asw implements ActualStateOfWorld {
   private readonly volumes = new Map<VolumeName, Entry>();
   /** pod → volumes it has mounted: per-pod reads stay O(volumes of the pod) (pod status asks for every pod). */
@@ -151,9 +158,11 @@ class Asw implements ActualStateOfWorld {
 
   podVolumeStatus(pod: PodUid, volume: VolumeName): PodVolumeStatus {
     const e = this.volumes.get(volume);
-    if (!e) return { kind: 'notAttached' };
+    if (!e) return NOT_ATTACHED;
     const p = e.pods.get(pod);
-    if (!p) return { kind: 'attached', deviceState: e.deviceState };
+    if (!p) return ATTACHED[e.deviceState];
+    // The settled case, by far the most common on a busy node, allocates nothing.
+    if (p.state === 'Mounted' && !p.remountRequired && !p.resizeRequired) return SETTLED[e.deviceState];
     return { kind: 'mounted', deviceState: e.deviceState, state: p.state, remountRequired: p.remountRequired, resizeRequired: p.resizeRequired };
   }
 
@@ -171,7 +180,9 @@ class Asw implements ActualStateOfWorld {
   }
 
   mountedPods(): MountedPod[] {
-    return [...this.volumes.values()].flatMap((e) => [...e.pods.values()]);
+    const out: MountedPod[] = [];
+    for (const e of this.volumes.values()) for (const p of e.pods.values()) out.push(p);
+    return out;
   }
 
   mountedVolumesForPod(pod: PodUid): MountedPod[] {

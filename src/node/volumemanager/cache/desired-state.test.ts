@@ -14,6 +14,12 @@ describe('DesiredStateOfWorld', () => {
     expect(all.every((v) => v.reportedInUse)).toBe(true);
     expect(all.find((v) => v.pod.name === 'a')?.outerSpecName).toBe('renamed');
     expect(d.volumeNames()).toEqual([vol('h1')]);
+    // Pairs handed out are snapshots: a later change stores new objects.
+    d.markVolumesReportedInUse([]);
+    expect(all.every((v) => v.reportedInUse)).toBe(true);
+    expect(d.volumesToMount().some((v) => v.reportedInUse)).toBe(false);
+    d.addPodToVolume(want('c', 'h1'));
+    expect(d.volumesForPod(pod('c').uid)[0]?.reportedInUse).toBe(false);
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import type { PodRef, PodUid, SubPathMount, VolumeName, VolumeSpec } from '../types.js';
 
-/** One (volume, pod) pair the node should have mounted. Fresh copy from every getter. */
+/** One (volume, pod) pair the node should have mounted. Never mutated: a change stores a new object. */
 export interface VolumeToMount {
   readonly volume: VolumeName;
   readonly pod: PodRef;
@@ -59,7 +59,8 @@ export function newDesiredStateOfWorld(): DesiredStateOfWorld {
 
 interface VolumeEntry {
   reportedInUse: boolean;
-  readonly pods: Map<PodUid, Omit<VolumeToMount, 'reportedInUse'>>;
+  /** Handed out as they are (getters allocate no copies: the reconciler reads every pair on every pass). */
+  readonly pods: Map<PodUid, VolumeToMount>;
 }
 
 class Dsw implements DesiredStateOfWorld {
@@ -80,6 +81,7 @@ class Dsw implements DesiredStateOfWorld {
       outerSpecName: i.outerSpecName,
       spec: i.spec,
       pluginIsAttachable: i.pluginIsAttachable,
+      reportedInUse: v.reportedInUse,
       subPaths: [...(i.subPaths ?? [])],
       ...(i.fsGroup !== undefined ? { fsGroup: i.fsGroup } : {}),
     });
@@ -107,12 +109,17 @@ class Dsw implements DesiredStateOfWorld {
 
   markVolumesReportedInUse(names: readonly VolumeName[]): void {
     const set = new Set(names);
-    for (const [name, v] of this.volumes) v.reportedInUse = set.has(name);
+    for (const [name, v] of this.volumes) {
+      const reported = set.has(name);
+      if (v.reportedInUse === reported) continue;
+      v.reportedInUse = reported;
+      for (const [uid, p] of v.pods) v.pods.set(uid, { ...p, reportedInUse: reported });
+    }
   }
 
   volumesToMount(): VolumeToMount[] {
     const out: VolumeToMount[] = [];
-    for (const v of this.volumes.values()) for (const p of v.pods.values()) out.push({ ...p, reportedInUse: v.reportedInUse });
+    for (const v of this.volumes.values()) for (const p of v.pods.values()) out.push(p);
     return out;
   }
 
@@ -129,7 +136,7 @@ class Dsw implements DesiredStateOfWorld {
     for (const name of this.byPod.get(pod) ?? []) {
       const v = this.volumes.get(name);
       const p = v?.pods.get(pod);
-      if (v && p) out.push({ ...p, reportedInUse: v.reportedInUse });
+      if (p) out.push(p);
     }
     return out;
   }

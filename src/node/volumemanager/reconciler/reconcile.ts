@@ -35,10 +35,11 @@ export function reconcile(dsw: DswView, asw: AswView, populatedOnce: boolean): R
 }
 
 function unmountVolumes(dsw: DswView, asw: AswView): ReconcileOp[] {
-  return asw
-    .mountedPods()
-    .filter((m) => !dsw.podVolumeExists(m.pod.uid, m.volume))
-    .map((m) => ({ kind: 'unmountVolume', volume: m.volume, pod: m.pod.uid, mounted: m }));
+  const out: ReconcileOp[] = [];
+  for (const m of asw.mountedPods()) {
+    if (!dsw.podVolumeExists(m.pod.uid, m.volume)) out.push({ kind: 'unmountVolume', volume: m.volume, pod: m.pod.uid, mounted: m });
+  }
+  return out;
 }
 
 function mountOrAttach(dsw: DswView, asw: AswView): ReconcileOp[] {
