@@ -5,17 +5,15 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, stat, statfs, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostpathDriver, type RunningHostpathDriver } from '../src/csi/hostpath/server.js';
-import { detachLoop, listLoopDevices } from '../src/node/mount/loop.js';
-import { unmount } from '../src/node/mount/mount.js';
 import { mountsUnder } from '../src/node/mount/mountinfo.js';
-import { call, connect, expectCode, MiB, mountCap, quietLogger, type Clients } from './csi-hostpath-kit.js';
+import { call, connect, expectCode, MiB, mountCap, quietLogger, removeAndExpectNothingLeft, type Clients } from './csi-hostpath-kit.js';
 import type { VolumeCapability } from '../src/csi/proto/types.js';
 
 const NODE = 'node-fs';
@@ -64,13 +62,7 @@ describe.skipIf(notRoot)('hostpath CSI driver: filesystem volumes (root)', () =>
     c?.close();
     ac?.abort();
     await running?.done;
-    const left = await mountsUnder(tmp);
-    for (const m of left) await unmount(m.mountPoint);
-    const loops = (await listLoopDevices()).filter((l) => l.backingFile.startsWith(tmp));
-    for (const l of loops) await detachLoop(l.device);
-    await rm(tmp, { recursive: true, force: true });
-    expect(left.map((m) => m.mountPoint), 'mounts left behind').toEqual([]);
-    expect(loops.map((l) => l.device), 'loop devices left behind').toEqual([]);
+    await removeAndExpectNothingLeft(tmp);
   });
 
   const file = (id: string): string => path.join(tmp, 'state', 'volumes', id);

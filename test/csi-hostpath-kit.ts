@@ -1,9 +1,13 @@
 /** Shared helpers for the hostpath CSI conformance tests: raw grpc-js clients and expectations. */
 import * as grpc from '@grpc/grpc-js';
+import { rm } from 'node:fs/promises';
 import { expect } from 'vitest';
 import { csiProto } from '../src/csi/proto/index.js';
 import type { VolumeCapability } from '../src/csi/proto/types.js';
 import type { Logger } from '../src/util/log.js';
+import { detachLoop, listLoopDevices } from '../src/node/mount/loop.js';
+import { unmount } from '../src/node/mount/mount.js';
+import { mountsUnder } from '../src/node/mount/mountinfo.js';
 
 export interface Clients {
   identity: grpc.Client;
@@ -64,4 +68,15 @@ export function quietLogger(): Logger {
   const err = (level: string) => (msg: string, f?: Record<string, unknown>) => process.stderr.write(`${level} [csi-hostpath] ${msg} ${f ? JSON.stringify(f) : ''}\n`);
   const l: Logger = { debug: () => undefined, info: () => undefined, warn: err('WARN'), error: err('ERROR'), child: () => l };
   return l;
+}
+
+/** Removes `tmp` after tearing down any mount or loop device left in it, then fails if there were any. */
+export async function removeAndExpectNothingLeft(tmp: string): Promise<void> {
+  const left = await mountsUnder(tmp);
+  for (const m of left) await unmount(m.mountPoint);
+  const loops = (await listLoopDevices()).filter((l) => l.backingFile.startsWith(tmp));
+  for (const l of loops) await detachLoop(l.device);
+  await rm(tmp, { recursive: true, force: true });
+  expect(left.map((m) => m.mountPoint), 'mounts left behind').toEqual([]);
+  expect(loops.map((l) => l.device), 'loop devices left behind').toEqual([]);
 }

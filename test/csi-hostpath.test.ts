@@ -12,10 +12,10 @@ import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostpathDriver, type RunningHostpathDriver } from '../src/csi/hostpath/server.js';
 import { TOPOLOGY_KEY } from '../src/csi/hostpath/driver.js';
-import { attachLoop, detachLoop, listLoopDevices } from '../src/node/mount/loop.js';
+import { attachLoop, listLoopDevices } from '../src/node/mount/loop.js';
 import { unmount } from '../src/node/mount/mount.js';
 import { mountsUnder } from '../src/node/mount/mountinfo.js';
-import { blockCap, call, connect, expectCode, GiB, MiB, mountCap, quietLogger, type Clients } from './csi-hostpath-kit.js';
+import { blockCap, call, connect, expectCode, GiB, MiB, mountCap, quietLogger, removeAndExpectNothingLeft, type Clients } from './csi-hostpath-kit.js';
 
 const NODE = 'node-a';
 const CAPACITY = 20 * GiB;
@@ -51,13 +51,7 @@ describe.skipIf(notRoot)('hostpath CSI driver (root: real mounts and loop device
 
   afterAll(async () => {
     if (c) await stop();
-    const left = await mountsUnder(tmp);
-    for (const m of left) await unmount(m.mountPoint);
-    const loops = (await listLoopDevices()).filter((l) => l.backingFile.startsWith(tmp));
-    for (const l of loops) await detachLoop(l.device);
-    await rm(tmp, { recursive: true, force: true });
-    expect(left.map((m) => m.mountPoint), 'mounts left behind').toEqual([]);
-    expect(loops.map((l) => l.device), 'loop devices left behind').toEqual([]);
+    await removeAndExpectNothingLeft(tmp);
   });
 
   const create = async (name: string, bytes = 16 * MiB, cap = mountCap(), extra: object = {}) =>
