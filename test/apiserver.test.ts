@@ -328,3 +328,31 @@ describe('API server restart', () => {
     }
   });
 });
+
+describe('/openapi/v2', () => {
+  let s: TestApiServer;
+  beforeAll(async () => {
+    s = await startTestApiServer({ controllers: false });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('answers kubectl with protobuf, others with JSON, and a matching If-None-Match with 304', async () => {
+    const pb = await api(s, 'GET', '/openapi/v2', undefined, { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+    expect(pb.status).toBe(200);
+    expect(pb.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    // Document.swagger (field 1) = "2.0" comes first.
+    expect(pb.text.startsWith('\n\u00032.0')).toBe(true);
+    const json = await api(s, 'GET', '/openapi/v2');
+    expect(json.headers['content-type']).toBe('application/json');
+    expect(json.body.swagger).toBe('2.0');
+    expect(json.body.definitions['io.k8s.api.core.v1.PersistentVolumeClaim']['x-kubernetes-group-version-kind']).toEqual([
+      { group: '', kind: 'PersistentVolumeClaim', version: 'v1' },
+    ]);
+    expect(json.headers.etag).toBe(pb.headers.etag);
+    const again = (await api(s, 'GET', '/openapi/v2', undefined, { headers: { 'If-None-Match': String(json.headers.etag) } })).status;
+    expect(again).toBe(304);
+    expect((await api(s, 'GET', '/openapi/v2', undefined, { token: null })).status).toBe(401);
+  });
+});

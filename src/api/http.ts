@@ -61,12 +61,12 @@ export function sendJson(res: ServerResponse, code: number, body: unknown, o: Se
   sendRaw(res, code, typeof body === 'string' ? body : JSON.stringify(body), o);
 }
 
-export function sendRaw(res: ServerResponse, code: number, text: string, o: SendOptions = {}): void {
+export function sendRaw(res: ServerResponse, code: number, body: string | Buffer, o: SendOptions = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const buf = Buffer.from(text);
+  const buf = typeof body === 'string' ? Buffer.from(body) : body;
   res.writeHead(code, {
     'Content-Type': o.contentType ?? 'application/json',
     'Content-Length': String(buf.length),

@@ -8,6 +8,7 @@ import { aggregatedDiscovery, apiGroupList, apiGroupObject, apiResourceList, api
 import { handleResource, isWatch, type ResourceRequest } from './handlers.js';
 import { parseAccept, sendError, sendJson, sendRaw } from './http.js';
 import { openApiV3Document, openApiV3Index } from './openapi/documents.js';
+import { OPENAPI_V2_PROTOBUF_ACCEPT, OPENAPI_V2_PROTOBUF_TYPE, openApiV2 } from './openapi/v2.js';
 import { ApiRegistry } from './registry.js';
 import { ALL_RESOURCES } from './resources/index.js';
 import { formatInvalidMessage } from './resources/common.js';
@@ -101,6 +102,12 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     if (path === '/healthz' || path === '/livez' || path === '/readyz') return sendRaw(res, 200, 'ok', { contentType: 'text/plain; charset=utf-8' });
     if (path === '/version') return sendJson(res, 200, versionInfo());
     if (path === '/metrics') return sendRaw(res, 200, metrics.render(), { contentType: 'text/plain; version=0.0.4; charset=utf-8' });
+    if (path === '/openapi/v2') {
+      const v2 = openApiV2(defs);
+      if (req.headers['if-none-match'] === v2.etag) return sendRaw(res, 304, '', { headers: { ETag: v2.etag } });
+      const proto = (req.headers.accept ?? '').includes(OPENAPI_V2_PROTOBUF_ACCEPT.split('@')[0]!);
+      return sendRaw(res, 200, proto ? v2.protobuf : v2.json, { contentType: proto ? OPENAPI_V2_PROTOBUF_TYPE : 'application/json', headers: { ETag: v2.etag } });
+    }
     if (path === '/openapi/v3') return sendJson(res, 200, openApiV3Index(defs));
     if (path.startsWith('/openapi/v3/')) {
       const doc = openApiV3Document(defs, path.slice('/openapi/v3/'.length));

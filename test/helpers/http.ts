@@ -17,12 +17,12 @@ export interface Target {
 const agents = new WeakMap<Target, Agent>();
 
 /** One HTTPS request to the test API server with the admin token. */
-export function api(t: Target, method: string, path: string, body?: unknown, o: { contentType?: string; accept?: string; token?: string | null } = {}): Promise<RawResponse> {
+export function api(t: Target, method: string, path: string, body?: unknown, o: { contentType?: string; accept?: string; token?: string | null; headers?: Record<string, string> } = {}): Promise<RawResponse> {
   let agent = agents.get(t);
   if (!agent) agents.set(t, (agent = new Agent({ ca: t.caPem, keepAlive: true })));
   const url = new URL(path, t.baseUrl);
   const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  const headers: Record<string, string> = { Accept: o.accept ?? 'application/json' };
+  const headers: Record<string, string> = { Accept: o.accept ?? 'application/json', ...(o.headers ?? {}) };
   const token = o.token === undefined ? t.token : o.token;
   if (token) headers.Authorization = `Bearer ${token}`;
   if (payload !== undefined) {
