@@ -1,7 +1,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
@@ -19,12 +19,30 @@ const hasKubectl = (() => {
 })();
 if (!hasKubectl) console.warn('kubectl end-to-end tests skipped: kubectl is not on PATH');
 
-describe.skipIf(!hasKubectl)('kubectl against the API server', () => {
+/**
+ * Every kubectl minor in 1.27–1.33 installed beside the one on PATH (a version dispatcher ships
+ * them as kubectl.1.NN); the plain `kubectl` when there are none.
+ */
+const kubectls = ((): string[] => {
+  if (!hasKubectl) return ['kubectl'];
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter((d) => existsSync(join(d, 'kubectl')));
+  const found = new Set<string>();
+  for (const d of dirs) {
+    const real = dirname(realpathSync(join(d, 'kubectl')));
+    for (const dir of new Set([d, real])) {
+      for (const f of readdirSync(dir)) if (/^kubectl\.1\.(2[7-9]|3[0-3])$/.test(f)) found.add(join(dir, f));
+    }
+    if (found.size > 0) break;
+  }
+  return found.size > 0 ? [...found].sort() : ['kubectl'];
+})();
+
+describe.skipIf(!hasKubectl).each(kubectls)('%s against the API server', (bin) => {
   let s: TestApiServer;
   let dir: string;
   const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
     try {
-      const r = await run('kubectl', args, { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir }, timeout: 60_000 });
+      const r = await run(bin, args, { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir }, timeout: 60_000 });
       return { stdout: r.stdout, stderr: r.stderr, code: 0 };
     } catch (e) {
       const err = e as { stdout?: string; stderr?: string; code?: number };
@@ -118,7 +136,7 @@ ${extra}`;
   });
 
   it('get -w sees an update', async () => {
-    const child = spawn('kubectl', ['get', 'pv', 'kpv', '-w', '--no-headers'], { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir } });
+    const child = spawn(bin, ['get', 'pv', 'kpv', '-w', '--no-headers'], { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir } });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await expect.poll(() => out.split('\n').filter(Boolean).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
