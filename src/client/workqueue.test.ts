@@ -23,6 +23,17 @@ describe('work queue', () => {
     expect(q.len()).toBe(0);
   });
 
+  it('hands items out in arrival order across many adds and takes (a long queue stays first-in first-out)', async () => {
+    const { q } = setup();
+    const out: string[] = [];
+    for (let i = 0; i < 5000; i++) q.add(`k${i}`);
+    for (let i = 0; i < 3000; i++) out.push((await got(q))!);
+    for (let i = 5000; i < 7000; i++) q.add(`k${i}`);
+    expect(q.len()).toBe(4000);
+    while (q.len() > 0) out.push((await got(q))!);
+    expect(out).toEqual(Array.from({ length: 7000 }, (_, i) => `k${i}`));
+  });
+
   it('never hands out an item being processed; re-add while processing queues it after done', async () => {
     const { q } = setup();
     q.add('a');

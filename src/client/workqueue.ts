@@ -54,8 +54,35 @@ export function newWorkQueue<K>(o: WorkQueueOptions = {}): WorkQueue<K> {
   return new RateLimitedQueue<K>(o);
 }
 
+/**
+ * FIFO with O(1) take: Array.shift copies the whole array, which made a 100k-item queue
+ * quadratic. The consumed prefix is dropped once it is most of the array.
+ */
+class Fifo<K> {
+  private items: K[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(k: K): void {
+    this.items.push(k);
+  }
+
+  shift(): K | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const k = this.items[this.head++] as K;
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return k;
+  }
+}
+
 class RateLimitedQueue<K> implements WorkQueue<K> {
-  private readonly queue: K[] = [];
+  private readonly queue = new Fifo<K>();
   private readonly dirty = new Set<K>();
   private readonly processing = new Set<K>();
   private readonly failures = new Map<K, number>();
