@@ -74,8 +74,9 @@ export async function updateVolumePhase(c: SyncContext, volume: PersistentVolume
   const stored = await c.fx.updateVolumeStatus(v);
   c.cache.storeVolume(stored);
   if (phase === 'Available' && !stored.spec?.claimRef) {
-    // A volume just became takeable: retry the claims of its class that found nothing.
-    for (const key of c.cache.takeWaiting(volumeClass(stored))) c.fx.enqueueClaim(key);
+    // A volume just became takeable: retry a claim that found nothing and could take it.
+    const key = c.cache.takeWaitingFor(stored);
+    if (key !== undefined) c.fx.enqueueClaim(key);
   }
   return stored;
 }

@@ -5,6 +5,7 @@
  * already written. Older resourceVersions are ignored; equal ones pass (periodic resync).
  */
 import { newVolumeIndex, type VolumeIndex } from './index.js';
+import { volumeClass, volumeCouldSatisfy } from './match.js';
 import { claimKey, type PersistentVolume, type PersistentVolumeClaim } from './types.js';
 
 export class ResourceVersionError extends Error {}
@@ -20,11 +21,14 @@ export interface PvControllerCache {
   listClaims(): PersistentVolumeClaim[];
   /**
    * Claims that found no volume, by storage class. Kubernetes retries them only at the next resync
-   * (15 s); Stowage requeues them as soon as a volume of their class becomes Available.
+   * (15 s); Stowage wakes one of them as soon as a volume it could take becomes Available.
    */
   markWaiting(key: string, cls: string): void;
-  /** Remove and return the waiting claims of a class. */
-  takeWaiting(cls: string): string[];
+  /**
+   * Remove and return the longest-waiting claim that `volume` could satisfy. One per volume: waking
+   * every waiting claim of the class for each new volume made N claims re-sync N times.
+   */
+  takeWaitingFor(volume: PersistentVolume): string | undefined;
 }
 
 export function newPvControllerCache(): PvControllerCache {
@@ -54,11 +58,17 @@ class Cache implements PvControllerCache {
     s.add(key);
   }
 
-  takeWaiting(cls: string): string[] {
-    const s = this.waiting.get(cls);
-    if (!s) return [];
-    this.waiting.delete(cls);
-    return [...s];
+  takeWaitingFor(volume: PersistentVolume): string | undefined {
+    const s = this.waiting.get(volumeClass(volume));
+    if (!s) return undefined;
+    for (const key of s) {
+      const claim = this.claims.get(key);
+      if (claim && !claim.spec?.volumeName && !volumeCouldSatisfy(claim, volume)) continue;
+      // A claim gone from the cache, or bound meanwhile, is dropped; one that could take the volume is woken.
+      s.delete(key);
+      if (claim && !claim.spec?.volumeName) return key;
+    }
+    return undefined;
   }
 
   storeVolume(v: PersistentVolume): boolean {

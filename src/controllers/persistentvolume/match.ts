@@ -47,6 +47,16 @@ export function possibleModeKeys(keys: Iterable<string>, requested: readonly str
   return out.sort((a, b) => size(a) - size(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/**
+ * Whether `volume` (assumed Available and unclaimed) is one findBestMatch could give `claim`
+ * without a node: same class and volumeMode, big enough, the claim's access modes, its selector.
+ */
+export function volumeCouldSatisfy(claim: PersistentVolumeClaim, volume: PersistentVolume): boolean {
+  if (checkVolumeModeMismatches(claim, volume) || volumeClass(volume) !== claimClass(claim)) return false;
+  if (capacityNanos(volume) < requestNanos(claim) || !checkAccessModes(claim, volume)) return false;
+  return !claim.spec?.selector || compileLabelSelector(claim.spec.selector)(volume.metadata?.labels);
+}
+
 export function checkAccessModes(claim: PersistentVolumeClaim, volume: PersistentVolume): boolean {
   const have = new Set(volume.spec?.accessModes ?? []);
   return (claim.spec?.accessModes ?? []).every((m) => have.has(m));

@@ -20,15 +20,18 @@ const esc = (v: string): string => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n'
 function family(name: string, help: string, counts: Map<string, number>, labelNames: readonly string[]): string {
   const lines = [`# HELP ${name} [ALPHA] ${help}`, `# TYPE ${name} gauge`];
   for (const [key, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const values = JSON.parse(key) as string[];
+    const values = key.split(LABEL_SEP);
     const labels = labelNames.map((l, i) => `${l}="${esc(values[i] ?? '')}"`).join(',');
     lines.push(`${name}{${labels}} ${n}`);
   }
   return lines.join('\n') + '\n';
 }
 
+// Label values never contain NUL: it separates them in the counting key.
+const LABEL_SEP = '\u0000';
+
 function bump(m: Map<string, number>, labels: readonly string[]): void {
-  const k = JSON.stringify(labels);
+  const k = labels.join(LABEL_SEP);
   m.set(k, (m.get(k) ?? 0) + 1);
 }
 
