@@ -79,22 +79,25 @@ const PATCH_DEF: Schema = {
   type: 'object',
 };
 
-function buildDocument(rs: readonly OpenApiResource[]): Record<string, unknown> {
+/** The definitions a document serving `rs` starts from: each kind, its list, and the meta types of every operation. */
+export function definitionRoots(rs: readonly OpenApiResource[]): string[] {
   const roots = [`${META}.Status`, `${META}.DeleteOptions`, `${META}.WatchEvent`];
+  for (const r of rs) roots.push(definitionNameFor(r.group, r.version, r.kind), definitionNameFor(r.group, r.version, `${r.kind}List`));
+  return roots;
+}
+
+function buildDocument(rs: readonly OpenApiResource[]): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const r of [...rs].sort((a, b) => a.plural.localeCompare(b.plural))) {
-    const kindDef = definitionNameFor(r.group, r.version, r.kind);
-    const listDef = definitionNameFor(r.group, r.version, `${r.kind}List`);
-    roots.push(kindDef, listDef);
-    Object.assign(paths, buildPaths(r, kindDef, listDef));
+    Object.assign(paths, buildPaths(r, definitionNameFor(r.group, r.version, r.kind), definitionNameFor(r.group, r.version, `${r.kind}List`)));
   }
-  const schemas: Record<string, Schema> = { ...closure(roots), [`${META}.Patch`]: PATCH_DEF };
+  const schemas: Record<string, Schema> = { ...definitionClosure(definitionRoots(rs)), [`${META}.Patch`]: PATCH_DEF };
   const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]]));
   return { openapi: '3.0.0', info: { ...OPENAPI_INFO }, paths, components: { schemas: sorted } };
 }
 
-/** The named definitions and everything they reference. */
-function closure(roots: readonly string[]): Record<string, Schema> {
+/** The named definitions and everything they reference (v3 form). */
+export function definitionClosure(roots: readonly string[]): Record<string, Schema> {
   const defs = definitions();
   const out: Record<string, Schema> = {};
   const todo = [...roots];

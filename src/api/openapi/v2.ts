@@ -6,9 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Schema } from '../resources/types.js';
-import { OPENAPI_INFO, type OpenApiResource } from './documents.js';
+import { definitionClosure, definitionRoots, OPENAPI_INFO, type OpenApiResource } from './documents.js';
 import { ProtoMessage } from './protowire.js';
-import { definitionNameFor, definitions } from './schemas.js';
 
 /** The media type kubectl asks for (client-go's openAPIV2mimePb); the server answers with the `.v1.0` form. */
 export const OPENAPI_V2_PROTOBUF_ACCEPT = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
@@ -25,7 +24,6 @@ type JsonSchema = Record<string, unknown>;
 
 const V3_REF = '#/components/schemas/';
 const V2_REF = '#/definitions/';
-const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 
 /** A v3 schema as Swagger 2.0: refs point into `definitions`; a lone `allOf: [$ref]` (v3's way to describe a ref) becomes the ref. */
 export function toV2Schema(s: unknown): JsonSchema {
@@ -46,24 +44,8 @@ export function toV2Schema(s: unknown): JsonSchema {
 
 /** Every definition the served kinds (and their lists) need, in v2 form, sorted by name. */
 function v2Definitions(resources: readonly OpenApiResource[]): Record<string, JsonSchema> {
-  const defs = definitions();
-  const roots = [`${META}.Status`, `${META}.DeleteOptions`, `${META}.WatchEvent`];
-  for (const r of resources) roots.push(definitionNameFor(r.group, r.version, r.kind), definitionNameFor(r.group, r.version, `${r.kind}List`));
-  const out: Record<string, JsonSchema> = {};
-  const todo = [...roots];
-  while (todo.length) {
-    const name = todo.pop() as string;
-    if (name in out) continue;
-    const def = defs[name];
-    if (!def) throw new Error(`unknown definition ${name}`);
-    const v2 = toV2Schema(def);
-    out[name] = v2;
-    JSON.stringify(v2, (k, v: unknown) => {
-      if (k === '$ref' && typeof v === 'string' && v.startsWith(V2_REF)) todo.push(v.slice(V2_REF.length));
-      return v;
-    });
-  }
-  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]!]));
+  const v3 = definitionClosure(definitionRoots(resources));
+  return Object.fromEntries(Object.keys(v3).sort().map((k) => [k, toV2Schema(v3[k])]));
 }
 
 /** gnostic's Any: any JSON value, carried as YAML text (JSON is YAML). */
