@@ -1,6 +1,8 @@
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { informerFor, runInformers, type Informer, type RestClient } from '../client/index.js';
+import { NODE_LEASE_NAMESPACE } from '../node/nodestatus/node-object.js';
 import { newLogger } from '../util/log.js';
 
 const log = newLogger('informers');
@@ -17,27 +19,48 @@ export function podClaimKeys(p: Pod): string[] {
   });
 }
 
+/** Index of pods by `spec.nodeName` (unscheduled pods are in no bucket). */
+export const POD_NODE_INDEX = 'nodeName';
+
+export function podNodeKeys(p: Pod): string[] {
+  return p.spec?.nodeName ? [p.spec.nodeName] : [];
+}
+
 /**
  * The informers the controller manager's controllers share, so each kind is listed and watched
- * once per process (client-go's SharedInformerFactory).
+ * once per process (client-go's SharedInformerFactory): the PV binder, the protection
+ * controllers, attach/detach and the scheduler all read these.
  */
 export interface ControllerInformers {
   readonly pvs: Informer<PersistentVolume>;
   readonly pvcs: Informer<PersistentVolumeClaim>;
   readonly classes: Informer<StorageClass>;
   readonly nodes: Informer<Node>;
+  /** Indexed by POD_CLAIM_INDEX and POD_NODE_INDEX. */
   readonly pods: Informer<Pod>;
+  readonly csiDrivers: Informer<CSIDriver>;
+  readonly csiNodes: Informer<CSINode>;
+  readonly attachments: Informer<VolumeAttachment>;
+  readonly capacities: Informer<CSIStorageCapacity>;
+  /** Node heartbeats, namespace kube-node-lease only. */
+  readonly nodeLeases: Informer<Lease>;
 }
 
 export function newControllerInformers(client: RestClient): ControllerInformers {
   const pods = informerFor(client, 'Pod');
   pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
+  pods.addIndexer(POD_NODE_INDEX, podNodeKeys);
   return {
     pvs: informerFor(client, 'PersistentVolume'),
     pvcs: informerFor(client, 'PersistentVolumeClaim'),
     classes: informerFor(client, 'StorageClass'),
     nodes: informerFor(client, 'Node'),
     pods,
+    csiDrivers: informerFor(client, 'CSIDriver'),
+    csiNodes: informerFor(client, 'CSINode'),
+    attachments: informerFor(client, 'VolumeAttachment'),
+    capacities: informerFor(client, 'CSIStorageCapacity'),
+    nodeLeases: informerFor(client, 'Lease', { namespace: NODE_LEASE_NAMESPACE }),
   };
 }
 

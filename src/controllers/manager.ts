@@ -34,8 +34,8 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
   await Promise.all([
     runPvController({ client: o.client, signal: o.signal, metrics: o.metrics, workers: o.workers, informers }),
     runProtectionControllers({ client: o.client, signal: o.signal, informers }),
-    o.attachDetach === false ? undefined : runAttachDetachController({ client: o.client, signal: o.signal }),
-    o.scheduler === false ? undefined : runScheduler({ client: o.client, signal: o.signal }),
+    o.attachDetach === false ? undefined : runAttachDetachController({ client: o.client, signal: o.signal, informers }),
+    o.scheduler === false ? undefined : runScheduler({ client: o.client, signal: o.signal, informers }),
   ]);
   await Promise.all(runs);
 }

@@ -5,7 +5,8 @@
  * from any starting state and after any restart; a resync timer and lease-expiry deadlines cover
  * changes no event announces (time passing).
  */
-import { informerFor, newEventRecorder, newWorkQueue, objectOf, runInformers, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
+import { newEventRecorder, newWorkQueue, objectOf, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
+import { newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
 import { childAbortController } from '../../util/abort.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, NotFoundError, toStowageError } from '../../util/errors.js';
@@ -30,6 +31,8 @@ export interface AttachDetachOptions {
   /** API writes in flight at once per sync. */
   readonly concurrency?: number;
   readonly clock?: Clock;
+  /** Informers shared with other controllers (the caller runs them); default: own ones. */
+  readonly informers?: ControllerInformers;
 }
 
 function podRefObject(p: PodRef): { kind: string; apiVersion: string; namespace: string; name: string; uid: string } {
@@ -52,13 +55,8 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
   const graceMs = o.nodeGoneGraceMs ?? 0;
   const resyncMs = o.resyncMs ?? 60_000;
   const concurrency = o.concurrency ?? 16;
-  const pods = informerFor(client, 'Pod');
-  const nodes = informerFor(client, 'Node');
-  const volumes = informerFor(client, 'PersistentVolume');
-  const claims = informerFor(client, 'PersistentVolumeClaim');
-  const drivers = informerFor(client, 'CSIDriver');
-  const attachments = informerFor(client, 'VolumeAttachment');
-  const leases = informerFor(client, 'Lease', { namespace: NODE_LEASE_NAMESPACE });
+  const inf = o.informers ?? newControllerInformers(client);
+  const { pods, nodes, pvs: volumes, pvcs: claims, csiDrivers: drivers, attachments, nodeLeases: leases } = inf;
   const informers = [pods, nodes, volumes, claims, drivers, attachments, leases];
   const queue = newWorkQueue<string>({ name: 'attachdetach' });
   const enqueue = (): void => queue.add(SYNC);
@@ -207,7 +205,7 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
   };
 
   const stop = childAbortController(o.signal);
-  const runs = runInformers(stop.signal, informers, log);
+  const runs = o.informers ? [] : runControllerInformers(inf, stop.signal);
   try {
     await waitForCacheSync(stop.signal, ...informers);
     queue.add(SYNC);

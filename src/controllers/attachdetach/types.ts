@@ -14,7 +14,7 @@ export type { CSIDriver, Lease, Node, PersistentVolume, PersistentVolumeClaim, P
 export const ANN_CONTROLLER_MANAGED = 'volumes.kubernetes.io/controller-managed-attach-detach';
 /** An operator's statement that the node is down for good; its volumes may be detached without unmounting. */
 export const TAINT_OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
-export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+export { NODE_LEASE_NAMESPACE } from '../../node/nodestatus/node-object.js';
 export const CSI_PLUGIN_NAME = 'kubernetes.io/csi';
 
 /** csi_attacher.go getAttachmentName: "csi-" + hex(sha256(volumeHandle + driver + nodeName)). */

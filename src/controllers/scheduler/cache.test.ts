@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Lister } from '../../client/index.js';
-import { POD_CLAIM_INDEX, POD_NODE_INDEX, SchedulerCache, podClaimIndex, podNodeIndex } from './cache.js';
+import { POD_CLAIM_INDEX, POD_NODE_INDEX, podClaimKeys, podNodeKeys } from '../informers.js';
+import { SchedulerCache } from './cache.js';
 import { preboundVolume } from './policy.js';
 import { claim, pod, volume } from './testkit.js';
 import type { KubeObjectLike } from '../../client/index.js';
@@ -21,7 +22,7 @@ describe('SchedulerCache', () => {
   const pvs = [volume('pv1'), volume('pv2')];
   const make = (): SchedulerCache =>
     new SchedulerCache({
-      pods: lister(podsOnN1, { [POD_NODE_INDEX]: podNodeIndex, [POD_CLAIM_INDEX]: podClaimIndex }),
+      pods: lister(podsOnN1, { [POD_NODE_INDEX]: podNodeKeys, [POD_CLAIM_INDEX]: podClaimKeys }),
       nodes: lister([]),
       volumes: lister(pvs),
       claims: lister([claim('c1')]),

@@ -4,20 +4,9 @@
  * informer does not show pre-bound yet. Without these, two pods scheduled back to back could both
  * take the last volume slot of a node or the same static PV.
  */
+import { POD_CLAIM_INDEX, POD_NODE_INDEX, podClaimKeys } from '../informers.js';
 import type { Lister } from '../../client/index.js';
-import { isTerminal, nameOf, podClaimNames, podKey, type ClusterView, type CSIDriver, type CSINode, type CSIStorageCapacity, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from './types.js';
-
-export const POD_NODE_INDEX = 'nodeName';
-export const POD_CLAIM_INDEX = 'claims';
-
-export function podNodeIndex(p: Pod): string[] {
-  return p.spec?.nodeName ? [p.spec.nodeName] : [];
-}
-
-export function podClaimIndex(p: Pod): string[] {
-  const ns = p.metadata?.namespace ?? '';
-  return podClaimNames(p).map((c) => `${ns}/${c}`);
-}
+import { isTerminal, nameOf, podKey, type ClusterView, type CSIDriver, type CSINode, type CSIStorageCapacity, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from './types.js';
 
 /**
  * A pod this scheduler placed. `binding`: API writes in flight (volumes or the pod binding);
@@ -102,7 +91,7 @@ export class SchedulerCache {
       assignedPodsUsingClaim: (ns, name) =>
         merge(
           src.pods.byIndex(POD_CLAIM_INDEX, `${ns}/${name}`).filter((p) => p.spec?.nodeName && !isTerminal(p)),
-          assumed.filter((a) => podClaimIndex(a.pod).includes(`${ns}/${name}`)).map((a) => a.pod),
+          assumed.filter((a) => podClaimKeys(a.pod).includes(`${ns}/${name}`)).map((a) => a.pod),
         ),
       claim: (ns, name) => src.claims.get(ns, name),
       volume: volumeOf,

@@ -8,13 +8,11 @@ import type { PodCondition } from 'kubernetes-types/core/v1.js';
 import { newBoundedRunner } from './background.js';
 import {
   KINDS,
-  informerFor,
   newEventRecorder,
   newWorkQueue,
   objectPath,
   objectOf,
   referenceTo,
-  runInformers,
   runWorkers,
   splitKey,
   waitForCacheSync,
@@ -24,7 +22,8 @@ import { childAbortController } from '../../util/abort.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { ConflictError, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
-import { POD_CLAIM_INDEX, POD_NODE_INDEX, SchedulerCache, podClaimIndex, podNodeIndex } from './cache.js';
+import { POD_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
+import { SchedulerCache } from './cache.js';
 import { schedulePod } from './schedule.js';
 import { volumeBindingState } from './prebind.js';
 import { isPodToSchedule, nodeSchedulingChanged, nowIso, preboundVolume, withScheduledCondition } from './policy.js';
@@ -43,6 +42,8 @@ export interface SchedulerOptions {
   /** Periodic retry of unschedulable pods on top of event-triggered retries (kube flushes after 5 min; we retry sooner). */
   readonly retryMs?: number;
   readonly clock?: Clock;
+  /** Informers shared with other controllers (the caller runs them); default: own ones. */
+  readonly informers?: ControllerInformers;
 }
 
 /** Runs the scheduler until `signal` aborts. */
@@ -52,16 +53,8 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   const bindTimeoutMs = o.bindTimeoutMs ?? 600_000;
   const retryMs = o.retryMs ?? 30_000;
   const clock = o.clock ?? realClock;
-  const pods = informerFor(client, 'Pod');
-  pods.addIndexer(POD_NODE_INDEX, podNodeIndex);
-  pods.addIndexer(POD_CLAIM_INDEX, podClaimIndex);
-  const nodes = informerFor(client, 'Node');
-  const volumes = informerFor(client, 'PersistentVolume');
-  const claims = informerFor(client, 'PersistentVolumeClaim');
-  const classes = informerFor(client, 'StorageClass');
-  const csiNodes = informerFor(client, 'CSINode');
-  const csiDrivers = informerFor(client, 'CSIDriver');
-  const capacities = informerFor(client, 'CSIStorageCapacity');
+  const inf = o.informers ?? newControllerInformers(client);
+  const { pods, nodes, pvs: volumes, pvcs: claims, classes, csiNodes, csiDrivers, capacities } = inf;
   const informers = [pods, nodes, volumes, claims, classes, csiNodes, csiDrivers, capacities];
   const cache = new SchedulerCache({
     pods: pods.lister,
@@ -249,7 +242,7 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   };
 
   const stop = childAbortController(o.signal);
-  const runs = runInformers(stop.signal, informers, log);
+  const runs = o.informers ? [] : runControllerInformers(inf, stop.signal);
   try {
     await waitForCacheSync(stop.signal, ...informers);
     // One worker: each cycle must see the assumptions of the one before (kube schedules one pod at a time).
