@@ -1,22 +1,15 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { hasKubectl } from './helpers/env.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
 import { api } from './helpers/http.js';
 
 const run = promisify(execFile);
 
-const hasKubectl = (() => {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 if (!hasKubectl) console.warn('kubectl end-to-end tests skipped: kubectl is not on PATH');
 
 /**

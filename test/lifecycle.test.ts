@@ -4,26 +4,14 @@
  * mounted, Running; data written; claim expanded; pod and claim deleted → unmounted, (detached),
  * CSI volume deleted, PV gone, nothing left on disk.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { BIN, built, hasKubectl, isRoot } from './helpers/env.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(ROOT, 'bin', 'stowage');
-const built = existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'));
-const isRoot = process.getuid?.() === 0;
-const hasKubectl = (() => {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 if (!isRoot || !hasKubectl || !built) console.warn('lifecycle tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
 
 const onPath = (program: string): boolean => [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin'].some((d) => d !== '' && existsSync(join(d, program)));

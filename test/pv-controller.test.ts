@@ -1,16 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { BIN, ROOT, built } from './helpers/env.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
 import { api } from './helpers/http.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(ROOT, 'bin', 'stowage');
 const CONFORMANCE = resolve(ROOT, '..', 'shared', 'conformance', 'pv');
-const built = existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'));
 
 function pv(name: string, size: string, cls = ''): object {
   return {

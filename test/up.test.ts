@@ -1,15 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { BIN, built, isRoot } from './helpers/env.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, type Target } from './helpers/http.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = join(ROOT, 'bin', 'stowage');
-const built = existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'));
-const isRoot = process.getuid?.() === 0;
 if (!built) console.warn('stowage up tests skipped: run `npm run build` first (npm test does)');
 
 interface Running {
