@@ -19,7 +19,7 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
 
   beforeAll(async () => {
     env = await startEnv();
-    proxy = await startProxy({ socket: path.join(env.dir, 'proxy.sock'), upstream: env.socket, name: DRIVER });
+    proxy = await startProxy({ socket: path.join(env.dir, 'proxy.sock'), upstream: env.socket });
   });
   afterAll(async () => {
     await vm?.stop();
