@@ -25,7 +25,7 @@ for (let r = 0; r < (process.env.CHAOS_SEED ? 1 : ROUNDS); r++) {
   const seed = base + r;
   const res = await runRound({ seed, ...variantOf(seed), claims: CLAIMS, killsPerPhase: KILLS, keepOnFailure: true, log: (l) => process.stderr.write(`${l}\n`) });
   results.push(res);
-  process.stderr.write(`round ${r + 1}: seed ${seed} ${JSON.stringify(variantOf(seed))}: ${res.kills.length} kills, ${Object.values(res.faults).reduce((a, b) => a + b, 0)} faults, ${res.violations.length} violations\n`);
+  process.stderr.write(`round ${r + 1}: seed ${seed} ${JSON.stringify(variantOf(seed))}: ${res.kills.length} kills, ${Object.values(res.faults).reduce((a, b) => a + b, 0)} faults, ${res.exits.length} self-exits ${res.exits.join(' ')}, ${res.violations.length} violations\n`);
 }
 const conv = results.flatMap((r) => r.convergenceMs).sort((a, b) => a - b);
 const kills = results.reduce((a, r) => a + r.kills.length, 0);
@@ -38,6 +38,7 @@ for (const r of results) for (const [k, n] of Object.entries(r.faults)) byFault.
 console.log(
   `chaos: ${results.length} rounds (seeds ${base}..${base + results.length - 1}), ${kills} kills, ${faults} faults, convergence p50 ${percentile(conv, 50)} ms p99 ${percentile(conv, 99)} ms max ${conv.at(-1) ?? 0} ms, ${violations.length} violations`,
 );
+console.log(`  processes that exited by themselves and were restarted: ${results.flatMap((r) => r.exits).join(', ') || 'none'}`);
 console.log(`  kills by process: ${[...byTarget].map(([k, n]) => `${k} ${n}`).join(', ')}`);
 console.log(`  faults by kind:method: ${[...byFault].sort().map(([k, n]) => `${k} ${n}`).join(', ')}`);
 for (const v of violations) console.log(`  violation: ${v}`);

@@ -12,6 +12,10 @@ export interface ProxyControls {
   /** When set, NodeUnpublishVolume waits for it before forwarding; onUnpublish is called on arrival. */
   unpublishGate?: Promise<void>;
   onUnpublish?: () => void;
+  /** Faults for the next NodeUnstageVolume calls, in order; onUnstage is called on arrival, then unstageGate awaited. */
+  readonly unstageFaults: CsiFault[];
+  onUnstage?: () => void;
+  unstageGate?: Promise<void>;
   readonly publishAt: number[];
 }
 
@@ -24,11 +28,16 @@ export interface Proxy {
 }
 
 export async function startProxy(o: { socket: string; upstream: string }): Promise<Proxy> {
-  const controls: ProxyControls = { publishFailures: 0, publishAt: [] };
+  const controls: ProxyControls = { publishFailures: 0, publishAt: [], unstageFaults: [] };
   const decide = async (method: string): Promise<CsiFault | undefined> => {
     if (method === 'NodeUnpublishVolume') {
       controls.onUnpublish?.();
       if (controls.unpublishGate) await controls.unpublishGate;
+    }
+    if (method === 'NodeUnstageVolume') {
+      controls.onUnstage?.();
+      if (controls.unstageGate) await controls.unstageGate;
+      return controls.unstageFaults.shift();
     }
     if (method === 'NodePublishVolume') {
       controls.publishAt.push(Date.now());

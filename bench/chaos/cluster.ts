@@ -39,6 +39,8 @@ export interface Cluster {
   readonly nodeRoot: string;
   kill(name: ProcessName): Promise<void>;
   start(name: ProcessName): Promise<void>;
+  /** Exits we did not cause (each restarted after a second, as a kubelet restarts a container). */
+  readonly exits: readonly { name: ProcessName; code: number | null }[];
   /** SIGTERM everything (SIGKILL after a grace period); the proxy stops too. */
   stop(): Promise<void>;
 }
@@ -77,7 +79,9 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     registrar: ['csi-registrar', '--csi-address', csiSocket, '--kubelet-registration-path', csiSocket, '--plugin-registration-path', join(nodeRoot, 'plugins_registry')],
     node: ['node', '--kubeconfig', kubeconfig, '--node-name', NODE_NAME, '--root-dir', nodeRoot, '--backoff-cap', '2s'],
   };
-  const children = new Map<ProcessName, { child: ChildProcess; exited: Promise<void> }>();
+  const children = new Map<ProcessName, { child: ChildProcess; exited: Promise<void>; killed: boolean }>();
+  const exits: { name: ProcessName; code: number | null }[] = [];
+  let stopping = false;
 
   const start = async (name: ProcessName): Promise<void> => {
     if (children.has(name)) return;
@@ -85,10 +89,16 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     const isApi = name === 'up' || name === 'api';
     const child = spawn(process.execPath, [BIN, ...args[name]], { stdio: ['ignore', isApi ? 'pipe' : log, log] });
     closeSync(log);
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    children.set(name, { child, exited });
-    void exited.then(() => {
+    const entry = { child, exited: new Promise<void>((r) => child.once('exit', () => r())), killed: false };
+    const exited = entry.exited;
+    children.set(name, entry);
+    child.once('exit', (code) => {
       if (children.get(name)?.child === child) children.delete(name);
+      if (entry.killed || stopping) return;
+      // A process that gives up (e.g. a sidecar whose driver does not answer at start, as
+      // external-provisioner exits) is restarted by its supervisor; the run records it.
+      exits.push({ name, code });
+      setTimeout(() => void (stopping ? undefined : start(name).catch(() => undefined)), 1_000);
     });
     if (!isApi) return;
     // The API server (and with it `up`) is ready when it says so; the others converge by themselves.
@@ -106,6 +116,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   const kill = async (name: ProcessName): Promise<void> => {
     const c = children.get(name);
     if (!c) return;
+    c.killed = true;
     c.child.kill('SIGKILL');
     await c.exited;
   };
@@ -122,6 +133,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   if (o.mode === 'split') await ensureCsiDriver(client, o.attach);
 
   const stop = async (): Promise<void> => {
+    stopping = true;
     const all = [...children.entries()];
     for (const [, c] of all) c.child.kill('SIGTERM');
     const timer = setTimeout(() => all.forEach(([, c]) => c.child.kill('SIGKILL')), 15_000);
@@ -130,7 +142,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     await proxy?.stop();
     client.close();
   };
-  return { dataDir, client, processes, ...(proxy ? { proxy } : {}), driverStateDir, nodeRoot, kill, start, stop };
+  return { dataDir, client, processes, exits, ...(proxy ? { proxy } : {}), driverStateDir, nodeRoot, kill, start, stop };
 }
 
 async function ensureCsiDriver(client: RestClient, attachRequired: boolean): Promise<void> {

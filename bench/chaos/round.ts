@@ -43,6 +43,8 @@ export interface RoundResult {
   readonly faults: Readonly<Record<string, number>>;
   /** Convergence time of each phase, from its last restart (ms). */
   readonly convergenceMs: readonly number[];
+  /** Processes that exited by themselves and were restarted (e.g. a registrar refused while the API was down). */
+  readonly exits: readonly string[];
   readonly violations: readonly string[];
   readonly dataDir?: string;
 }
@@ -141,6 +143,7 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
   const t0 = Date.now();
   let cluster: Cluster | undefined;
   let faults: Record<string, number> = {};
+  let exits: string[] = [];
   try {
     cluster = await startCluster({ dataDir, mode: o.mode, attach: o.attach, ...(o.faults && o.mode === 'split' ? { faults: faultMatrix(faultRandom) } : {}) });
     const c = cluster;
@@ -216,11 +219,12 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
     }
   } finally {
     faults = Object.fromEntries(cluster?.proxy?.injected ?? []);
+    exits = (cluster?.exits ?? []).map((e) => `${e.name}(${e.code})`);
     await cluster?.stop();
     cleanupHost(dataDir);
     if (violations.length === 0 || !o.keepOnFailure) rmSync(dataDir, { recursive: true, force: true });
   }
-  return { seed: o.seed, kills, faults, convergenceMs, violations, ...(violations.length > 0 && o.keepOnFailure ? { dataDir } : {}) };
+  return { seed: o.seed, kills, faults, convergenceMs, exits, violations, ...(violations.length > 0 && o.keepOnFailure ? { dataDir } : {}) };
 }
 
 /** What a cluster that did not converge looks like (the not-yet-converged objects). */
