@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CsiClient } from '../src/csi/client.js';
 import { listLoopDevices } from '../src/node/mount/loop.js';
 import { findMount, mountsUnder, readMountInfo } from '../src/node/mount/mountinfo.js';
 import { deviceMountPath } from '../src/node/volumemanager/operations/paths.js';
@@ -103,6 +105,36 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     await env.client.resource('Pod').delete('r2', { namespace: 'default', gracePeriodSeconds: 0 }); // gone at once
     vm = await start();
     await until('unmounted and staging dir removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(path.dirname(deviceMountPath(env.rootDir, DRIVER, handle))));
+  }, 30_000);
+
+  it('NodeUnstageVolume done but its reply lost, then the volume deleted before the retry → NOT_FOUND ends the unstage: directory and vol_data.json removed', async () => {
+    vm ??= await start();
+    const { handle } = await staticClaim(env, 'g1');
+    await createPod(env, claimPod('g1', [{ volume: 'data', claim: 'g1' }]));
+    await waitRunning(env, 'g1');
+    proxy.controls.unstageFaults.push({ kind: 'errorAfter', code: grpc.status.UNAVAILABLE });
+    let arrivals = 0;
+    let release!: () => void;
+    const retried = new Promise<void>((r) => {
+      proxy.controls.onUnstage = () => {
+        if (++arrivals !== 2) return;
+        proxy.controls.unstageGate = new Promise<void>((g) => (release = g));
+        r();
+      };
+    });
+    await deletePodAndWait(env, 'g1');
+    await retried; // the first unstage acted and "failed"; the retry waits while the volume goes
+    const driver = new CsiClient({ endpoint: env.socket });
+    try {
+      await driver.deleteVolume({ volumeId: handle, secrets: {} });
+    } finally {
+      driver.close();
+    }
+    proxy.controls.unstageGate = undefined;
+    proxy.controls.onUnstage = undefined;
+    release();
+    const staging = deviceMountPath(env.rootDir, DRIVER, handle);
+    await until('staging dir and vol_data.json removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(path.dirname(staging)));
   }, 30_000);
 
   it('unbound claim and unsupported source → Warning events, pod stays Pending', async () => {
