@@ -4,7 +4,8 @@
  * all-in-one and the split processes, with and without attach, and with the driver-fault proxy;
  * the invariants are checked after every convergence. Needs root (real mounts) and a build.
  *   node dist/bench/chaos.js [ROUNDS=24] [KILLS_PER_PHASE=3] [CLAIMS=6]
- *   CHAOS_SEED=<n> replays one round (its mode and options derive from the seed)
+ *   CHAOS_SEED=<n> sets the first round's seed; `CHAOS_SEED=<n> node dist/bench/chaos.js 1` replays
+ *   one round (its mode and options derive from the seed)
  */
 import { percentile } from './harness.js';
 import { runRound, type RoundOptions, type RoundResult } from './chaos/round.js';
@@ -21,7 +22,7 @@ export function variantOf(seed: number): Pick<RoundOptions, 'mode' | 'attach' | 
 }
 
 const results: RoundResult[] = [];
-for (let r = 0; r < (process.env.CHAOS_SEED ? 1 : ROUNDS); r++) {
+for (let r = 0; r < ROUNDS; r++) {
   const seed = base + r;
   const res = await runRound({ seed, ...variantOf(seed), claims: CLAIMS, killsPerPhase: KILLS, keepOnFailure: true, log: (l) => process.stderr.write(`${l}\n`) });
   results.push(res);

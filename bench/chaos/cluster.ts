@@ -8,9 +8,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { RestClient, loadKubeconfig } from '../../src/client/index.js';
+import { repoRoot } from '../harness.js';
 import { startFaultProxy, type FaultDecider, type FaultProxy } from './fault-proxy.js';
 
 export const DRIVER = 'hostpath.csi.stowage.io';
@@ -45,7 +45,7 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'stowage');
+const BIN = join(repoRoot(), 'bin', 'stowage');
 
 async function freePort(): Promise<number> {
   const srv = createServer();
