@@ -19,7 +19,7 @@ import {
   PROVISIONER_FINALIZER,
   pvNameForClaim,
 } from './names.js';
-import { bytesOf, bytesQuantity } from './quantity.js';
+import { bytesOf, bytesQuantity } from '../../kube/quantity.js';
 import { FSTYPE_PARAM, driverParameters, resolveSecretRef, type SecretKind, type SecretRef, type TemplateContext } from './secrets.js';
 import { nodeAffinityFrom } from './topology.js';
 

@@ -15,6 +15,7 @@ import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
 import { ANN_SELECTED_NODE, CLONE_FINALIZER, REASONS, provisionerIdentity } from './names.js';
 import { buildPv, claimClassName, cloneSource, cloneSourceInUse, cloneSourceName, decideClaim, planProvision, type ProvisionPlan } from './provision-decide.js';
 import { accessibilityRequirements, allowedTopologySegments, driverTopologyKeys, nodeSegments, type Segments } from './topology.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
 
 export interface ProvisionerOptions {
   readonly recorder: EventRecorder;
@@ -128,7 +129,7 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
   };
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<void> => {
-    const [ns, name] = key.split('/') as [string, string];
+    const [ns, name] = splitNamespacedKey(key);
     const claim = informers.claims.lister.get(ns, name);
     if (!claim) return;
     // A clone source is protected only while a clone of it still waits for its volume.
