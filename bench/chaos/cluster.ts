@@ -6,6 +6,7 @@
  * (`csi-hostpath/` for the driver's state, `node/` for the node agent's root).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -83,34 +84,46 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   const exits: { name: ProcessName; code: number | null }[] = [];
   let stopping = false;
 
-  const start = async (name: ProcessName): Promise<void> => {
+  /** Resolved by the API server's first incarnation (since the last kill) that says it is ready. */
+  const ready = new EventEmitter();
+  ready.setMaxListeners(0);
+
+  const spawnOne = (name: ProcessName): void => {
     if (children.has(name)) return;
     const log = openSync(join(dataDir, 'logs', `${name}.log`), 'a');
     const isApi = name === 'up' || name === 'api';
     const child = spawn(process.execPath, [BIN, ...args[name]], { stdio: ['ignore', isApi ? 'pipe' : log, log] });
     closeSync(log);
     const entry = { child, exited: new Promise<void>((r) => child.once('exit', () => r())), killed: false };
-    const exited = entry.exited;
     children.set(name, entry);
     child.once('exit', (code) => {
       if (children.get(name)?.child === child) children.delete(name);
       if (entry.killed || stopping) return;
       // A process that gives up (e.g. a sidecar whose driver does not answer at start, as
-      // external-provisioner exits) is restarted by its supervisor; the run records it.
+      // external-provisioner exits, or a server that could not start) is restarted by its
+      // supervisor, as a kubelet restarts a container; the run records it.
       exits.push({ name, code });
-      setTimeout(() => void (stopping ? undefined : start(name).catch(() => undefined)), 1_000);
+      setTimeout(() => (stopping ? undefined : spawnOne(name)), 1_000);
     });
     if (!isApi) return;
-    // The API server (and with it `up`) is ready when it says so; the others converge by themselves.
-    await new Promise<void>((res, rej) => {
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('Stowage is running')) res();
-      });
-      void exited.then(() => rej(new Error(`${name} exited before it was ready (see ${join(dataDir, 'logs', `${name}.log`)})`)));
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('Stowage is running')) {
+        out = '';
+        ready.emit(name);
+      }
     });
-    child.stdout!.resume();
+  };
+
+  const start = async (name: ProcessName): Promise<void> => {
+    const isApi = name === 'up' || name === 'api';
+    const isReady = isApi ? once(ready, name, { signal: AbortSignal.timeout(120_000) }) : undefined;
+    spawnOne(name);
+    // The API server (and with it `up`) is ready when it says so; the others converge by themselves.
+    await isReady?.catch(() => {
+      throw new Error(`${name} not ready within 120 s (see ${join(dataDir, 'logs', `${name}.log`)})`);
+    });
   };
 
   const kill = async (name: ProcessName): Promise<void> => {

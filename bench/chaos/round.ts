@@ -217,6 +217,10 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
       }
       log(`seed ${o.seed}: ${phase} converged ${convergenceMs.at(-1)} ms after the last restart`);
     }
+  } catch (e) {
+    // The harness itself failed (e.g. a server that never came back): reported, not thrown, so a
+    // soak goes on and the data dir is kept.
+    violations.push(`[seed ${o.seed} ${o.mode}] harness: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
     faults = Object.fromEntries(cluster?.proxy?.injected ?? []);
     exits = (cluster?.exits ?? []).map((e) => `${e.name}(${e.code})`);
