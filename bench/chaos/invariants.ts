@@ -7,6 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod, PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
+import { listLoopDevices } from '../../src/mount/loop.js';
+import { mountsUnder } from '../../src/mount/mountinfo.js';
 import type { Cluster } from './cluster.js';
 import { DRIVER, NODE_NAME } from './cluster.js';
 
@@ -68,24 +70,14 @@ export function readDriverRecords(stateDir: string): DriverRecords {
   };
 }
 
-export function mountsUnder(dir: string): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((l) => (l.split(' ')[4] ?? '').replace(/\\040/g, ' '))
-    .filter((m) => m === dir || m.startsWith(`${dir}/`));
+/** Mount points at or below `dir`, deepest first. */
+export async function mountPointsUnder(dir: string): Promise<string[]> {
+  return (await mountsUnder(dir)).map((m) => m.mountPoint);
 }
 
-/** Loop devices whose backing file is under `dir` (from sysfs, as losetup -a reads it). */
-export function loopsUnder(dir: string): string[] {
-  return list('/sys/block')
-    .filter((n) => /^loop\d+$/.test(n))
-    .filter((n) => {
-      try {
-        return readFileSync(join('/sys/block', n, 'loop', 'backing_file'), 'utf8').startsWith(dir);
-      } catch {
-        return false;
-      }
-    });
+/** Loop devices whose backing file is under `dir`. */
+export async function loopsUnder(dir: string): Promise<string[]> {
+  return (await listLoopDevices()).filter((l) => l.backingFile.startsWith(`${dir}/`)).map((l) => l.device);
 }
 
 export async function takeSnapshot(c: Cluster): Promise<Snapshot> {
@@ -102,8 +94,8 @@ export async function takeSnapshot(c: Cluster): Promise<Snapshot> {
     pods: pods.items,
     attachments: attachments.items,
     driver: readDriverRecords(c.driverStateDir),
-    mounts: mountsUnder(c.dataDir),
-    loops: loopsUnder(c.dataDir),
+    mounts: await mountPointsUnder(c.dataDir),
+    loops: await loopsUnder(c.dataDir),
     podDirs: list(join(c.nodeRoot, 'pods')),
     stagingDirs: list(stagingRoot).map((d) => join(stagingRoot, d)),
   };

@@ -5,15 +5,17 @@
  * each phase the cluster must converge (a generous bound) and the invariants hold. The seed alone
  * replays the round's choices (the moments hit depend on the machine's speed too).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { AlreadyExistsError, NotFoundError } from '../../src/util/errors.js';
+import { seededRandom } from '../../src/util/seeded-random.js';
 import { DRIVER, logTail, startCluster, type Cluster, type ProcessName } from './cluster.js';
 import type { CsiFault, FaultDecider } from './fault-proxy.js';
-import { checkEmpty, checkSteady, loopsUnder, mountsUnder, takeSnapshot, type Snapshot } from './invariants.js';
+import { detachLoop } from '../../src/mount/loop.js';
+import { run } from '../../src/mount/exec.js';
+import { checkEmpty, checkSteady, loopsUnder, mountPointsUnder, takeSnapshot, type Snapshot } from './invariants.js';
 
 export const PHASES = ['provision', 'mount', 'expand', 'teardown'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -47,18 +49,6 @@ export interface RoundResult {
   readonly exits: readonly string[];
   readonly violations: readonly string[];
   readonly dataDir?: string;
-}
-
-/** mulberry32: a small seeded PRNG, so that a seed replays the round's choices. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const CONTROLLER_METHODS = ['CreateVolume', 'DeleteVolume', 'ControllerPublishVolume', 'ControllerUnpublishVolume', 'ControllerExpandVolume'];
@@ -133,8 +123,8 @@ async function write(fn: () => Promise<unknown>): Promise<void> {
 
 export async function runRound(o: RoundOptions): Promise<RoundResult> {
   const log = o.log ?? (() => undefined);
-  const random = rng(o.seed);
-  const faultRandom = rng(o.seed ^ 0x5eed);
+  const random = seededRandom(o.seed);
+  const faultRandom = seededRandom(o.seed ^ 0x5eed);
   const convergeMs = o.convergeMs ?? 120_000;
   const dataDir = mkdtempSync(join(tmpdir(), `stowage-chaos-${o.seed}-`));
   const kills: { phase: Phase; target: ProcessName; atMs: number }[] = [];
@@ -225,7 +215,7 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
     faults = Object.fromEntries(cluster?.proxy?.injected ?? []);
     exits = (cluster?.exits ?? []).map((e) => `${e.name}(${e.code})`);
     await cluster?.stop();
-    cleanupHost(dataDir);
+    await cleanupHost(dataDir);
     if (violations.length === 0 || !o.keepOnFailure) rmSync(dataDir, { recursive: true, force: true });
   }
   return { seed: o.seed, kills, faults, convergenceMs, exits, violations, ...(violations.length > 0 && o.keepOnFailure ? { dataDir } : {}) };
@@ -243,19 +233,7 @@ function describe(s: Snapshot | undefined): string[] {
 }
 
 /** Unmounts and detaches whatever a failed round left under its data dir, so the next starts clean. */
-export function cleanupHost(dataDir: string): void {
-  for (const m of mountsUnder(dataDir).sort((a, b) => b.length - a.length)) {
-    try {
-      execFileSync('umount', ['-l', m], { stdio: 'ignore' });
-    } catch {
-      // already gone
-    }
-  }
-  for (const l of loopsUnder(dataDir)) {
-    try {
-      execFileSync('losetup', ['-d', `/dev/${l}`], { stdio: 'ignore' });
-    } catch {
-      // already gone
-    }
-  }
+export async function cleanupHost(dataDir: string): Promise<void> {
+  for (const m of await mountPointsUnder(dataDir)) await run('umount', ['-l', m]).catch(() => undefined);
+  for (const l of await loopsUnder(dataDir)) await detachLoop(l).catch(() => undefined);
 }
