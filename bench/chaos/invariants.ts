@@ -38,6 +38,11 @@ export interface Snapshot {
   readonly podDirs: readonly string[];
   /** Per-volume directories under plugins/kubernetes.io/csi/<driver>/ (staging + vol_data.json). */
   readonly stagingDirs: readonly string[];
+  /**
+   * The node agent's records (a vol_data.json beside a staging `globalmount` or a pod volume's
+   * `mount`), each with whether its mount point is in the mount table.
+   */
+  readonly nodeRecords: readonly { readonly dir: string; readonly volData: boolean; readonly mounted: boolean }[];
 }
 
 const list = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir) : []);
@@ -88,16 +93,28 @@ export async function takeSnapshot(c: Cluster): Promise<Snapshot> {
     c.client.resource('VolumeAttachment').list(),
   ]);
   const stagingRoot = join(c.nodeRoot, 'plugins', 'kubernetes.io', 'csi', DRIVER);
+  const mounts = await mountPointsUnder(c.dataDir);
+  const mounted = new Set(mounts);
+  const record = (dir: string, mountName: string) => ({ dir, volData: existsSync(join(dir, 'vol_data.json')), mounted: mounted.has(join(dir, mountName)) });
+  const podsRoot = join(c.nodeRoot, 'pods');
+  const nodeRecords = [
+    ...list(stagingRoot).map((d) => record(join(stagingRoot, d), 'globalmount')),
+    ...list(podsRoot).flatMap((uid) => {
+      const csiDir = join(podsRoot, uid, 'volumes', 'kubernetes.io~csi');
+      return list(csiDir).map((v) => record(join(csiDir, v), 'mount'));
+    }),
+  ];
   return {
     claims: claims.items,
     volumes: volumes.items,
     pods: pods.items,
     attachments: attachments.items,
     driver: readDriverRecords(c.driverStateDir),
-    mounts: await mountPointsUnder(c.dataDir),
+    mounts,
     loops: await loopsUnder(c.dataDir),
     podDirs: list(join(c.nodeRoot, 'pods')),
     stagingDirs: list(stagingRoot).map((d) => join(stagingRoot, d)),
+    nodeRecords,
   };
 }
 
@@ -122,6 +139,11 @@ export function checkSteady(s: Snapshot, o: { attach: boolean }): string[] {
   for (const [pv, claims] of claimsOfPv) if (claims.length > 1) v.push(`PV ${pv} is bound to ${claims.length} claims: ${claims.join(', ')}`);
   for (const pv of s.volumes) {
     if (pv.status?.phase !== 'Bound') v.push(`PV ${pv.metadata?.name} is ${pv.status?.phase}, not Bound (every PV here belongs to a live claim)`);
+  }
+  // Every pod is Running here: each record of the node agent is a live mount, each mount has its record.
+  for (const r of s.nodeRecords) {
+    if (!r.volData) v.push(`node: ${r.dir} has no vol_data.json${r.mounted ? ' but is mounted' : ''}`);
+    else if (!r.mounted) v.push(`node: ${r.dir}/vol_data.json records a volume that is not mounted`);
   }
   const hostPaths = (p: Pod): Record<string, string> => {
     try {
