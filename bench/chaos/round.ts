@@ -4,6 +4,8 @@
  * and restarted (and, with a fault matrix, the driver's calls fail, stall and lose replies). After
  * each phase the cluster must converge (a generous bound) and the invariants hold. The seed alone
  * replays the round's choices (the moments hit depend on the machine's speed too).
+ * Snapshots are not exercised: the CSI sidecar has no snapshotter (and the API no VolumeSnapshot
+ * kinds); the driver's snapshots/ directory is still checked for orphans.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
