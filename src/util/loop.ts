@@ -41,28 +41,33 @@ export function newLoop(o: LoopOptions): Loop {
     wake?.();
   };
 
-  /** Until a trigger, the period or the abort, whichever comes first. */
-  const wait = async (signal: AbortSignal): Promise<void> => {
+  /** Until a trigger, the period or the abort, whichever comes first (resolves, never rejects). */
+  const wait = (signal: AbortSignal): Promise<void> => {
     const tick = new AbortController();
-    const onAbort = (): void => tick.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        clock.sleep(o.periodMs, tick.signal).then(resolve, resolve);
-      });
-    } finally {
-      wake = undefined;
-      tick.abort(); // a trigger won: drop the period's sleep
-      signal.removeEventListener('abort', onAbort);
-    }
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        wake = undefined;
+        signal.removeEventListener('abort', done);
+        tick.abort(); // a trigger or the abort won: drop the period's sleep
+        resolve();
+      };
+      wake = done;
+      signal.addEventListener('abort', done, { once: true });
+      clock.sleep(o.periodMs, tick.signal).then(done, () => undefined);
+    });
   };
 
-  const runOnce = async (signal: AbortSignal): Promise<void> => {
-    try {
-      await o.body(signal);
-    } catch (e) {
+  /** Calls a synchronous body without a hop through the microtask queue: a trigger runs it at once. */
+  const runOnce = (signal: AbortSignal): Promise<void> | undefined => {
+    const failed = (e: unknown): void => {
       if (!signal.aborted) log.error(`${o.name}: run failed`, { error: toStowageError(e).message });
+    };
+    try {
+      const r = o.body(signal);
+      return r ? r.catch(failed) : undefined;
+    } catch (e) {
+      failed(e);
+      return undefined;
     }
   };
 
@@ -70,11 +75,12 @@ export function newLoop(o: LoopOptions): Loop {
     if (started) throw new Error(`${o.name}: loop already started`);
     started = true;
     try {
-      if (!wanted) await wait(signal);
+      if (!wanted && !signal.aborted) await wait(signal);
       while (!signal.aborted) {
         wanted = false;
         const t0 = clock.now();
-        await runOnce(signal);
+        const running = runOnce(signal);
+        if (running) await running;
         firstRunEnded();
         if (signal.aborted) break;
         if (!wanted) {

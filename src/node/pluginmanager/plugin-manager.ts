@@ -19,7 +19,7 @@ import { newNodeBatcher, newNodeInfoManager } from './csihandler/nodeinfo.js';
 import type { CsiDriverRegistry } from './csihandler/registry.js';
 import { newPluginStatusReporter } from './csihandler/reporter.js';
 import type { PluginStatus } from './csihandler/status.js';
-import { newOperationExecutor, type OperationExecutor } from '../../util/keyedoperations.js';
+import { newOperationExecutor, type OperationExecutor } from '../../util/executor.js';
 import { newPluginOperations } from './operationexecutor/operations.js';
 import { newPluginWatcher } from './pluginwatcher/watcher.js';
 import { newReconcilerLoop } from './reconciler/loop.js';
