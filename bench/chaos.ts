@@ -5,14 +5,17 @@
  * the invariants are checked after every convergence. Needs root (real mounts) and a build.
  *   node dist/bench/chaos.js [ROUNDS=24] [KILLS_PER_PHASE=3] [CLAIMS=6]
  *   CHAOS_SEED=<n> sets the first round's seed; `CHAOS_SEED=<n> node dist/bench/chaos.js 1` replays
- *   one round (its mode and options derive from the seed)
+ *   one round (its mode and options derive from the seed); CHAOS_TARGETS=sidecar,driver kills only
+ *   those processes (split names: api controllers sidecar node driver registrar; all-in-one: up)
  */
 import { percentile } from './harness.js';
+import { SPLIT_PROCESSES, type ProcessName } from './chaos/cluster.js';
 import { runRound, type RoundOptions, type RoundResult } from './chaos/round.js';
 
 const ROUNDS = Number(process.argv[2] ?? 24);
 const KILLS = Number(process.argv[3] ?? 3);
 const CLAIMS = Number(process.argv[4] ?? 6);
+const targets = process.env.CHAOS_TARGETS?.split(',').filter((t): t is ProcessName => (['up', ...SPLIT_PROCESSES] as string[]).includes(t));
 const base = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 1e9);
 
 /** The variant a seed runs: the seed alone replays it. */
@@ -24,7 +27,9 @@ export function variantOf(seed: number): Pick<RoundOptions, 'mode' | 'attach' | 
 const results: RoundResult[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const seed = base + r;
-  const res = await runRound({ seed, ...variantOf(seed), claims: CLAIMS, killsPerPhase: KILLS, keepOnFailure: true, log: (l) => process.stderr.write(`${l}\n`) });
+  const variant = variantOf(seed);
+  const mine = targets?.filter((t) => (variant.mode === 'allinone') === (t === 'up'));
+  const res = await runRound({ seed, ...variant, ...(mine && mine.length > 0 ? { targets: mine } : {}), claims: CLAIMS, killsPerPhase: KILLS, keepOnFailure: true, log: (l) => process.stderr.write(`${l}\n`) });
   results.push(res);
   process.stderr.write(`round ${r + 1}: seed ${seed} ${JSON.stringify(variantOf(seed))}: ${res.kills.length} kills, ${Object.values(res.faults).reduce((a, b) => a + b, 0)} faults, ${res.exits.length} self-exits ${res.exits.join(' ')}, ${res.violations.length} violations\n`);
 }
