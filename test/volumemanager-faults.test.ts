@@ -107,11 +107,19 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     await until('unmounted and staging dir removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(path.dirname(deviceMountPath(env.rootDir, DRIVER, handle))));
   }, 30_000);
 
-  it('NodeUnstageVolume done but its reply lost, then the volume deleted before the retry → NOT_FOUND ends the unstage: directory and vol_data.json removed', async () => {
+  it.each([
+    { kind: 'filesystem', name: 'g1', block: false },
+    { kind: 'block', name: 'g2', block: true },
+  ])('$kind: NodeUnstageVolume done but its reply lost, then the volume deleted before the retry → NOT_FOUND ends the unstage: directories and vol_data.json removed', async ({ name, block }) => {
     vm ??= await start();
-    const { handle } = await staticClaim(env, 'g1');
-    await createPod(env, claimPod('g1', [{ volume: 'data', claim: 'g1' }]));
-    await waitRunning(env, 'g1');
+    const { handle } = await staticClaim(env, name, { block });
+    const pod = claimPod(name, block ? [] : [{ volume: 'data', claim: name }]);
+    if (block) {
+      pod.spec!.containers[0]!.volumeDevices = [{ name: 'dev', devicePath: '/dev/xvda' }];
+      pod.spec!.volumes = [{ name: 'dev', persistentVolumeClaim: { claimName: name } }];
+    }
+    await createPod(env, pod);
+    await waitRunning(env, name);
     proxy.controls.unstageFaults.push({ kind: 'errorAfter', code: grpc.status.UNAVAILABLE });
     let arrivals = 0;
     let release!: () => void;
@@ -122,7 +130,7 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
         r();
       };
     });
-    await deletePodAndWait(env, 'g1');
+    await deletePodAndWait(env, name);
     await retried; // the first unstage acted and "failed"; the retry waits while the volume goes
     const driver = new CsiClient({ endpoint: env.socket });
     try {
@@ -133,8 +141,8 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     proxy.controls.unstageGate = undefined;
     proxy.controls.onUnstage = undefined;
     release();
-    const staging = deviceMountPath(env.rootDir, DRIVER, handle);
-    await until('staging dir and vol_data.json removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(path.dirname(staging)));
+    const left = block ? path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', `pv-${name}`) : path.dirname(deviceMountPath(env.rootDir, DRIVER, handle));
+    await until('staging dir and vol_data.json removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(left));
   }, 30_000);
 
   it('unbound claim and unsupported source → Warning events, pod stays Pending', async () => {

@@ -48,7 +48,7 @@ async function uncertain(e: unknown, target: string): Promise<boolean> {
  * was deleted before the retry), so nothing of it is staged here. Retrying could never succeed and
  * would keep the directory and vol_data.json forever.
  */
-async function goneFromDriver(e: unknown, staging: string): Promise<boolean> {
+export async function goneFromDriver(e: unknown, staging: string): Promise<boolean> {
   return e instanceof CsiError && e.grpcCodeName === 'NOT_FOUND' && !(await isMountPoint(staging));
 }
 
