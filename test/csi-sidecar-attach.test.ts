@@ -17,6 +17,17 @@ function va(name: string, pvName: string, node = NODE): VolumeAttachment {
   return { metadata: { name }, spec: { attacher: DRIVER, nodeName: node, source: { persistentVolumeName: pvName } } };
 }
 
+/** Creates a VolumeAttachment and waits until the attacher reports it attached. */
+async function createAttached(env: Env, name: string, pvName: string): Promise<VolumeAttachment> {
+  const vas = env.client.resource('VolumeAttachment');
+  await vas.create(va(name, pvName));
+  return eventually(async () => {
+    const got = await vas.get(name);
+    expect(got.status?.attached).toBe(true);
+    return got;
+  });
+}
+
 async function publishedNodes(env: Env, volumeId: string): Promise<string[]> {
   const c = new CsiClient({ endpoint: env.socket, log: quietLogger() });
   try {
@@ -40,12 +51,7 @@ describe('attacher with a driver that publishes (enable-attach)', () => {
   it('attaches a VolumeAttachment, then detaches it on deletion', async () => {
     const pvName = await provision(env, 'a1');
     const vas = env.client.resource('VolumeAttachment');
-    await vas.create(va('va1', pvName));
-    const attached = await eventually(async () => {
-      const got = await vas.get('va1');
-      expect(got.status?.attached).toBe(true);
-      return got;
-    });
+    const attached = await createAttached(env, 'va1', pvName);
     expect(attached.metadata?.finalizers).toContain(FIN);
     expect(attached.status?.attachmentMetadata ?? {}).toEqual({});
     expect(attached.status?.attachError).toBeUndefined();
@@ -74,12 +80,7 @@ describe('attacher with a driver that publishes (enable-attach)', () => {
   it('records the node ID before publishing, and unpublishes with it when the CSINode no longer lists the driver (driver or node agent restarting)', async () => {
     const pvName = await provision(env, 'a3');
     const vas = env.client.resource('VolumeAttachment');
-    await vas.create(va('va3', pvName));
-    const attached = await eventually(async () => {
-      const got = await vas.get('va3');
-      expect(got.status?.attached).toBe(true);
-      return got;
-    });
+    const attached = await createAttached(env, 'va3', pvName);
     expect(attached.metadata?.annotations?.[ANN_VA_NODE_ID]).toBe(NODE);
     const volumeId = (await env.client.resource('PersistentVolume').get(pvName)).spec!.csi!.volumeHandle;
     expect(await publishedNodes(env, volumeId)).toEqual([NODE]);
