@@ -11,7 +11,7 @@ import { openApiV3Document, openApiV3Index } from './openapi/documents.js';
 import { OPENAPI_V2_PROTOBUF_ACCEPT, OPENAPI_V2_PROTOBUF_TYPE, openApiV2 } from './openapi/v2.js';
 import type { ApiRegistry } from './registry.js';
 import type { ResourceDef } from './resources/types.js';
-import type { Route, RouteHandler } from './routes.js';
+import type { Route, RouteContext, RouteHandler } from './routes.js';
 import { pathNotFound } from './status.js';
 
 export interface RouteTableOptions {
@@ -29,10 +29,8 @@ export interface RouteTableOptions {
  */
 export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOptions): Route[] {
   const ok: RouteHandler = ({ res }) => sendRaw(res, 200, 'ok', { contentType: 'text/plain; charset=utf-8' });
-  const resources =
-    (group: string, version: string, rest: readonly string[]): RouteHandler =>
-    ({ req, res, url }) =>
-      handleResource(tag(req, parseResourcePath(registry, group, version, rest, url.searchParams)), req, res, store);
+  const resource = (c: RouteContext, group: string, version: string): Promise<void> =>
+    handleResource(tag(c.req, parseResourcePath(registry, group, version, c.rest, c.url.searchParams)), c.req, c.res, store);
   const legacyDiscovery =
     (doc: (params: Readonly<Record<string, string>>) => object | undefined): RouteHandler =>
     ({ req, res, params }) =>
@@ -70,7 +68,7 @@ export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOpt
     },
     { path: '/api', methods: { GET: aggregated(true, apiVersions) } },
     { path: '/api/v1', methods: { GET: legacyDiscovery(() => apiResourceList(defs, '', 'v1')) } },
-    { path: '/api/v1/*', methods: { '*': (c) => resources('', 'v1', c.rest)(c) } },
+    { path: '/api/v1/*', methods: { '*': (c) => resource(c, '', 'v1') } },
     { path: '/apis', methods: { GET: aggregated(false, () => apiGroupList(defs)) } },
     {
       path: '/apis/:group',
@@ -78,7 +76,7 @@ export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOpt
       methods: { GET: legacyDiscovery((p) => apiGroupObject(defs, p.group!)) },
     },
     { path: '/apis/:group/:version', exists: servedGroupVersion, methods: { GET: legacyDiscovery((p) => apiResourceList(defs, p.group!, p.version!)) } },
-    { path: '/apis/:group/:version/*', exists: servedGroupVersion, methods: { '*': (c) => resources(c.params.group!, c.params.version!, c.rest)(c) } },
+    { path: '/apis/:group/:version/*', exists: servedGroupVersion, methods: { '*': (c) => resource(c, c.params.group!, c.params.version!) } },
   ];
 }
 
