@@ -44,18 +44,24 @@ describe('registry with per-kind hooks', () => {
     await expect(byPlural('', 'configmaps').create(configMap('late'), 'doomed')).rejects.toThrow(ApiForbiddenError);
     await expect(byPlural('', 'events').create(event('late'), 'doomed')).resolves.toBeDefined();
     await expect(byPlural('', 'configmaps').create(configMap('nowhere'), 'missing')).rejects.toThrow(ApiNotFoundError);
-    // finalize may change spec.finalizers only: the label change is dropped.
-    await namespaces.update(
-      undefined,
-      'doomed',
-      (cur) => {
-        const o = structuredClone(cur);
-        o.metadata.labels = { ...o.metadata.labels, sneaky: 'yes' };
-        o.spec = { finalizers: [] };
-        return o;
-      },
-      { subresource: 'finalize' },
-    );
+    // finalize may change spec.finalizers only: a label change through it is dropped.
+    const finalize = (finalizers: string[]) =>
+      namespaces.update(
+        undefined,
+        'doomed',
+        (cur) => {
+          const o = structuredClone(cur);
+          o.metadata.labels = { ...o.metadata.labels, sneaky: 'yes' };
+          o.spec = { finalizers };
+          return o;
+        },
+        { subresource: 'finalize' },
+      );
+    await finalize(['kubernetes', 'example.com/other']);
+    const held = namespaces.get(undefined, 'doomed')?.obj;
+    expect(held?.spec).toEqual({ finalizers: ['kubernetes', 'example.com/other'] });
+    expect(held?.metadata.labels?.sneaky).toBeUndefined();
+    await finalize([]);
     expect(namespaces.get(undefined, 'doomed')).toBeUndefined();
   });
 

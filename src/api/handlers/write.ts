@@ -12,15 +12,23 @@ export interface AdmittedBody {
   readonly warnings: string[];
 }
 
+/** Where an object body comes from: kube reports a patch result's decoding errors differently (422). */
+export type BodyOrigin = 'create' | 'update' | 'patch';
+
 /**
  * The one place every decoded object body passes before the registry sees it: create and update
- * bodies and each patch's result. Checks that it is an object of the URL's kind and version, then
- * unknown fields: Strict → 400, Warn → a Warning header per field, Ignore → dropped silently.
- * Unknown fields never reach the store.
+ * bodies (main resource and subresources) and each patch's result. Checks that it is an object of
+ * the URL's kind and version, then unknown fields: Strict → 400, Warn → a Warning header per
+ * field, Ignore → dropped silently. Unknown fields never reach the store.
  */
-export function admitBody(r: ResourceRequest, body: unknown, mode: FieldValidation): AdmittedBody {
+export function admitBody(r: ResourceRequest, body: unknown, o: { readonly fieldValidation: FieldValidation; readonly origin: BodyOrigin }): AdmittedBody {
   const obj = asObject(body, r);
-  return { obj, warnings: checkUnknownFields(r, obj, mode) };
+  return { obj, warnings: checkUnknownFields(r, obj, o.fieldValidation) };
+}
+
+/** The same for the body of an action subresource (a Binding): the kind's own check. */
+export function admitActionBody(sub: ActionSubresource, body: unknown): void {
+  sub.validateBody(body);
 }
 
 function asObject(body: unknown, r: ResourceRequest): KubeObject {
@@ -73,7 +81,7 @@ function updateSubresource(r: ResourceRequest): string | undefined {
 
 export async function handleCreate({ r, req, res, format }: ResourceCall): Promise<void> {
   if (r.storage.def.namespaced && !r.namespace) throw methodNotAllowed();
-  const { obj, warnings } = admitBody(r, decodeBody(await readBody(req), req.headers['content-type']), fieldValidation(r.query));
+  const { obj, warnings } = admitBody(r, decodeBody(await readBody(req), req.headers['content-type']), { fieldValidation: fieldValidation(r.query), origin: 'create' });
   const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query) });
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }
@@ -82,12 +90,12 @@ export async function handleUpdate({ r, req, res, format }: ResourceCall): Promi
   const sub = updateSubresource(r);
   const body = await readBody(req);
   const decode = (): unknown => decodeBody(body, req.headers['content-type']);
-  const { obj, warnings } = admitBody(r, decode(), fieldValidation(r.query));
+  const { obj, warnings } = admitBody(r, decode(), { fieldValidation: fieldValidation(r.query), origin: 'update' });
   // The registry takes ownership of what `next` returns; a retry after a race gets a fresh copy.
   let first = true;
   const next = (): KubeObject => {
     if (first) return (first = false), obj;
-    return admitBody(r, decode(), 'Ignore').obj;
+    return admitBody(r, decode(), { fieldValidation: 'Ignore', origin: 'update' }).obj;
   };
   const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub });
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
@@ -103,14 +111,14 @@ export async function handlePatch({ r, req, res, format }: ResourceCall): Promis
   } catch (e) {
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
   }
-  const mode = fieldValidation(r.query);
+  const validation = fieldValidation(r.query);
   let warnings: string[] = [];
   const out = await r.storage.update(
     r.namespace,
     r.name!,
     (cur) => {
       const patched = applyPatch(ct, cur, patch, r.storage.def.patchMeta.bind(r.storage.def));
-      const admitted = admitBody(r, patched, mode);
+      const admitted = admitBody(r, patched, { fieldValidation: validation, origin: 'patch' });
       // A patch that does not name a resourceVersion must not turn the current one into a precondition.
       const patchRv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
       if (patchRv === undefined) delete admitted.obj.metadata.resourceVersion;
@@ -125,7 +133,7 @@ export async function handlePatch({ r, req, res, format }: ResourceCall): Promis
 /** POST to an action subresource (pods/<name>/binding): the kind's hook computes the new object. */
 export async function handleAction({ r, req, res }: ResourceCall, sub: ActionSubresource): Promise<void> {
   const body = decodeBody(await readBody(req), req.headers['content-type']);
-  sub.validateBody(body);
+  admitActionBody(sub, body);
   const name = r.name!;
   await r.storage.update(r.namespace, name, (current) => sub.apply(current, body, name));
   sendJson(res, 201, successStatus());
