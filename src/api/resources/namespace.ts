@@ -1,3 +1,5 @@
+import { NODE_LEASE_NAMESPACE } from '../../kube/names.js';
+import { NAMESPACE_PHASES } from '../../kube/phases.js';
 import type { FieldCause } from '../../util/errors.js';
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
 import { ensureObject, keepSpec, keepStatus, objectAt, strAt } from './corehelpers.js';
@@ -10,9 +12,8 @@ import type { KubeObject, PartialUpdateSubresource, ResourceDef } from './types.
 export const NAMESPACE_FINALIZER = 'kubernetes';
 /** Label kube-apiserver sets on every namespace to its own name (immutable, selectable). */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
-export const NAMESPACE_PHASES = ['Active', 'Terminating'] as const;
 /** The namespaces kube-apiserver makes at start. */
-export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
+export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', NODE_LEASE_NAMESPACE] as const;
 
 function specOf(obj: KubeObject): Record<string, unknown> {
   return ensureObject(obj, 'spec');
