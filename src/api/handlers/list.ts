@@ -1,7 +1,7 @@
-/** GET of a collection (list) or of one object. */
+/** GET of a collection: a list, paged, as JSON, YAML or a Table. */
 import { keyPrefix } from '../registry.js';
 import { sendAs, sendJson } from '../http.js';
-import { ApiTimeoutError, badRequest, pathNotFound } from '../status.js';
+import { ApiTimeoutError, badRequest } from '../status.js';
 import { toTable } from '../table.js';
 import { decodeContinue, encodeContinue, pageFromCache, pageFromStore, type Page } from './paging.js';
 import { apiVersionOf, includeObject, parseLimit, parseRv, selection, type ResourceCall } from './request.js';
@@ -52,15 +52,4 @@ export async function handleList({ r, res, store, format }: ResourceCall): Promi
   if (page.remaining !== undefined) meta.remainingItemCount = page.remaining;
   const head = `{"kind":${JSON.stringify(r.storage.def.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(r))},"metadata":${JSON.stringify(meta)},"items":[`;
   sendAs(res, format, 200, head + page.items.map((c) => c.json).join(',') + ']}');
-}
-
-/** GET one object (or its `/status`, the same object). */
-export function handleGet({ r, res, format }: ResourceCall): void {
-  const c = r.storage.mustGet(r.namespace, r.name!);
-  if (r.subresource && r.subresource !== 'status') throw pathNotFound();
-  if (format === 'table') {
-    sendJson(res, 200, toTable(r.storage.def, [c.obj], { resourceVersion: c.obj.metadata.resourceVersion, include: includeObject(r.query) }));
-    return;
-  }
-  sendAs(res, format, 200, c.json);
 }
