@@ -411,6 +411,13 @@ describe('paths and media types', () => {
     },
   );
 
+  it('answers a verb the kind does not declare with 405', async () => {
+    const r = await api(s, 'DELETE', '/api/v1/namespaces');
+    expect(r.status).toBe(405);
+    expect(r.body).toMatchObject({ reason: 'MethodNotAllowed', code: 405 });
+    expect((await api(s, 'GET', '/api/v1/namespaces/default')).status).toBe(200);
+  });
+
   it('refuses a body in an unknown format with 415 and writes nothing', async () => {
     const r = await api(s, 'POST', '/api/v1/persistentvolumes', pv('media-text'), { contentType: 'text/plain' });
     expect(r.status).toBe(415);

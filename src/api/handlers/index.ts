@@ -31,6 +31,12 @@ export function resourceVerb(method: string, r: ResourceRequest): ResourceVerb |
   return undefined;
 }
 
+/** A verb on the resource itself is served only when the kind declares it (namespaces have no deletecollection). */
+function served(verb: ResourceVerb, r: ResourceRequest): boolean {
+  if (r.subresource !== undefined || verb === 'action') return true;
+  return r.storage.def.verbs.includes(verb);
+}
+
 /** A watch on a single object is a watch of the collection restricted to that name. */
 function watchOne(call: ResourceCall): void {
   const { r } = call;
@@ -59,7 +65,7 @@ const HANDLERS: Readonly<Record<ResourceVerb, (call: ResourceCall) => void | Pro
 /** Serves a resource request: its verb, then the response format (406 before any body is read). */
 export async function handleResource(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, store: Store): Promise<void> {
   const verb = resourceVerb(req.method ?? 'GET', r);
-  if (!verb) throw methodNotAllowed();
+  if (!verb || !served(verb, r)) throw methodNotAllowed();
   const format = negotiateResponse(req.headers.accept, { stream: verb === 'watch', table: true });
   await HANDLERS[verb]({ r, req, res, store, format });
 }
