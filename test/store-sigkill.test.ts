@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../src/store/sqlite.js';
+import { openSqliteStore, type Synchronous } from '../src/store/sqlite.js';
 
 const HOOKS = pathToFileURL(fileURLToPath(new URL('./csi-registration.ts-hooks.mjs', import.meta.url))).href;
 const CHILD = fileURLToPath(new URL('./store-sigkill.child.ts', import.meta.url));
@@ -18,9 +18,9 @@ describe('sqlite store killed with SIGKILL while writing', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Runs the writer child on `path`, SIGKILLs it once `killAfter` writes were acknowledged; returns every key it acknowledged. */
-  const writeAndKill = (path: string, life: string, killAfter: number): Promise<{ acked: string[]; signal: NodeJS.Signals | null }> =>
+  const writeAndKill = (path: string, life: string, synchronous: Synchronous, killAfter: number): Promise<{ acked: string[]; signal: NodeJS.Signals | null }> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, path, life], {
+      const child = spawn(process.execPath, ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, path, life, synchronous], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
@@ -39,13 +39,17 @@ describe('sqlite store killed with SIGKILL while writing', () => {
       });
     });
 
-  it.each([{ killAfter: 1 }, { killAfter: 500 }])('every write acknowledged before a SIGKILL after $killAfter acks is there after reopening', async ({ killAfter }) => {
-    const path = join(dir, `kill-${killAfter}.sqlite`);
-    const first = await writeAndKill(path, 'first', killAfter);
+  it.each([
+    { synchronous: 'NORMAL', killAfter: 1 },
+    { synchronous: 'NORMAL', killAfter: 500 },
+    { synchronous: 'FULL', killAfter: 300 },
+  ] as const)('synchronous=$synchronous: every write acknowledged before a SIGKILL after $killAfter acks is there after reopening', async ({ synchronous, killAfter }) => {
+    const path = join(dir, `kill-${synchronous}-${killAfter}.sqlite`);
+    const first = await writeAndKill(path, 'first', synchronous, killAfter);
     expect(first.signal).toBe('SIGKILL');
     expect(first.acked.length).toBeGreaterThanOrEqual(killAfter);
     // A second life on the same file after the kill, killed again: both lives' writes are kept.
-    const second = await writeAndKill(path, 'second', killAfter);
+    const second = await writeAndKill(path, 'second', synchronous, killAfter);
     expect(second.signal).toBe('SIGKILL');
     const acked = [...first.acked, ...second.acked];
 
