@@ -62,17 +62,3 @@ export async function releaseUnusedLoops(d: HostpathDriver, v: VolumeRecord): Pr
   if (!needRw) for (const dev of await findLoopByBackingFile(file, { readOnly: false })) await detach(dev);
   if (!needRo) for (const dev of await findLoopByBackingFile(file, { readOnly: true })) await detach(dev);
 }
-
-/**
- * Applies an in-memory change and makes it durable; when the write fails the change is undone, so
- * memory never holds what the disk does not (a later reply would otherwise report it).
- */
-export async function commit(d: HostpathDriver, apply: () => void, undo: () => void): Promise<void> {
-  apply();
-  try {
-    await d.store.save();
-  } catch (e) {
-    undo();
-    throw e;
-  }
-}

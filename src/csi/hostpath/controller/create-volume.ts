@@ -1,22 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { CreateVolumeRequest__Output, CreateVolumeResponse } from '../../proto/types.js';
-import { crashPoint } from '../crash.js';
 import { TOPOLOGY_KEY, type HostpathDriver } from '../driver.js';
 import { alreadyExists, invalidArgument, missing, resourceExhausted } from '../errors.js';
 import { isFsType, minimumBytes, syncFilesystem } from '../filesystem.js';
 import { copyData, createData, growFile } from '../fsops.js';
 import { dataLayout, type AccessKind, type ContentSource, type VolumeRecord } from '../state.js';
 import { capacityCompatible, chooseCapacity, parseCreateCapabilities, topologyAllows } from '../validate.js';
-import { commit } from '../volume-data.js';
+import { createUnderIntent } from '../intent.js';
 import { requestedFsType } from './checks.js';
 import { parseSource, resolveSource, sameSource, type Source } from './source.js';
 
 /**
- * CreateVolume, idempotent by name. Crash-consistent: the record is written durably as an intent
- * (`pending: 'create'`) before the data exists and settled after, and the reply waits for that.
- * A crash in between leaves an intent that start-up rolls back (recover.ts), so the CO's retry
- * creates the volume once.
+ * CreateVolume, idempotent by name. Crash-consistent (intent.ts): a crash before the reply
+ * leaves an intent that start-up rolls back, so the CO's retry creates the volume once.
  */
 export async function createVolume(d: HostpathDriver, req: CreateVolumeRequest__Output): Promise<CreateVolumeResponse> {
   if (!req.name) throw missing('name');
@@ -79,7 +76,6 @@ async function create(d: HostpathDriver, { req, kind, fsType, source }: Wanted, 
   const id = randomUUID();
   const rec: VolumeRecord = {
     id,
-    pending: 'create',
     name: req.name,
     kind,
     ...(volFsType ? { fsType: volFsType } : {}),
@@ -91,31 +87,26 @@ async function create(d: HostpathDriver, { req, kind, fsType, source }: Wanted, 
     published: {},
     ...(source ? { contentSource: source } : {}),
   };
-  // The intent (which also reserves the capacity) is durable before the data exists.
-  await commit(d, () => (d.volumes[id] = rec), () => delete d.volumes[id]);
-  crashPoint('CreateVolume:intent');
   const dst = d.volumePath(id);
-  try {
-    if (src) {
-      // A mounted source is copied live (as the upstream hostpath driver does); flushing
-      // its filesystem first makes the copy at least as recent as the call.
-      for (const m of src.mounted) await syncFilesystem(m);
-      await copyData(layout, src.path, dst);
-      // The filesystem of a grown clone is grown at its next staging.
-      if (layout === 'file') await growFile(dst, size);
-    } else {
-      await createData(layout, dst, size);
-    }
-  } catch (e) {
-    // Data first, then the intent; a failure here leaves the intent for start-up to roll back.
-    await rm(dst, { recursive: true, force: true })
-      .then(() => commit(d, () => delete d.volumes[id], () => (d.volumes[id] = rec)))
-      .catch((x: unknown) => d.log.warn('rolling back a failed CreateVolume failed', { id, error: String(x) }));
-    throw e;
-  }
-  crashPoint('CreateVolume:data');
-  await commit(d, () => delete rec.pending, () => (rec.pending = 'create'));
-  crashPoint('CreateVolume:settled');
+  // The intent also reserves the capacity until the volume exists.
+  await createUnderIntent(d, {
+    rpc: 'CreateVolume',
+    records: d.volumes,
+    rec,
+    make: async () => {
+      if (src) {
+        // A mounted source is copied live (as the upstream hostpath driver does); flushing
+        // its filesystem first makes the copy at least as recent as the call.
+        for (const m of src.mounted) await syncFilesystem(m);
+        await copyData(layout, src.path, dst);
+        // The filesystem of a grown clone is grown at its next staging.
+        if (layout === 'file') await growFile(dst, size);
+      } else {
+        await createData(layout, dst, size);
+      }
+    },
+    unmake: () => rm(dst, { recursive: true, force: true }),
+  });
   d.log.info('volume created', { id, name: req.name, kind, fsType: volFsType, bytes: size, source: source ? JSON.stringify(source) : '' });
   return rec;
 }

@@ -1,14 +1,13 @@
 import type { DeleteVolumeRequest__Output, DeleteVolumeResponse } from '../../proto/types.js';
-import { crashPoint } from '../crash.js';
 import type { HostpathDriver } from '../driver.js';
 import { failedPrecondition, missing } from '../errors.js';
 import type { VolumeRecord } from '../state.js';
-import { commit, refuseMountedData, removeVolumeData } from '../volume-data.js';
+import { deleteUnderIntent } from '../intent.js';
+import { refuseMountedData, removeVolumeData } from '../volume-data.js';
 
 /**
- * DeleteVolume; an unknown volume is already deleted. Crash-consistent: every refusal is decided
- * first; then the intent (`pending: 'delete'`) is written durably, the data removed and the record
- * dropped. A crash in between leaves an intent that start-up (or the retry) finishes.
+ * DeleteVolume; an unknown volume is already deleted. Every refusal is decided before the intent
+ * to delete is recorded (intent.ts); a crash after it is finished by start-up or the retry.
  */
 export async function deleteVolume(d: HostpathDriver, req: DeleteVolumeRequest__Output): Promise<DeleteVolumeResponse> {
   if (!req.volumeId) throw missing('volume_id');
@@ -16,11 +15,7 @@ export async function deleteVolume(d: HostpathDriver, req: DeleteVolumeRequest__
     const v = d.volumes[req.volumeId];
     // A pending creation is no volume yet: only its own call (or start-up) settles it.
     if (!v || v.pending === 'create') return {};
-    if (!v.pending) {
-      await refuseInUse(d, v);
-      await commit(d, () => (v.pending = 'delete'), () => delete v.pending);
-      crashPoint('DeleteVolume:intent');
-    }
+    if (!v.pending) await refuseInUse(d, v);
     await finishDelete(d, v);
     d.log.info('volume deleted', { id: v.id, name: v.name });
     return {};
@@ -38,10 +33,7 @@ async function refuseInUse(d: HostpathDriver, v: VolumeRecord): Promise<void> {
   await refuseMountedData(d, v);
 }
 
-/** Removes the data (and stray loop devices), then the record. Used by the retry and by start-up. */
+/** Deletes under an intent: data (and stray loop devices) first, then the record. Also how start-up settles an intent. */
 export async function finishDelete(d: HostpathDriver, v: VolumeRecord): Promise<void> {
-  await removeVolumeData(d, v);
-  crashPoint('DeleteVolume:data-removed');
-  await commit(d, () => delete d.volumes[v.id], () => (d.volumes[v.id] = v));
-  crashPoint('DeleteVolume:settled');
+  await deleteUnderIntent(d, { rpc: 'DeleteVolume', records: d.volumes, rec: v, remove: () => removeVolumeData(d, v) });
 }

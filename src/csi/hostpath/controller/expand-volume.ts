@@ -5,7 +5,7 @@ import { missing, resourceExhausted } from '../errors.js';
 import { growFile } from '../fsops.js';
 import { dataLayout } from '../state.js';
 import { chooseCapacity, parseCapability } from '../validate.js';
-import { commit } from '../volume-data.js';
+import { commit } from '../intent.js';
 import { checkKind } from './checks.js';
 
 /**

@@ -7,7 +7,7 @@ import type {
 import type { HostpathDriver } from '../driver.js';
 import { alreadyExists, invalidArgument, missing, notFound, resourceExhausted, unimplemented } from '../errors.js';
 import { parseCapability, unsupportedReason } from '../validate.js';
-import { commit } from '../volume-data.js';
+import { commit } from '../intent.js';
 import { checkKind } from './checks.js';
 
 /** ControllerPublishVolume: records the attachment; the reply waits for the record to be durable. */

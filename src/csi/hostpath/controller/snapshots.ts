@@ -9,19 +9,17 @@ import type {
   ListSnapshotsResponse,
   Snapshot,
 } from '../../proto/types.js';
-import { crashPoint } from '../crash.js';
 import type { HostpathDriver } from '../driver.js';
 import { alreadyExists, missing } from '../errors.js';
 import { syncFilesystem } from '../filesystem.js';
 import { copyData } from '../fsops.js';
 import { dataLayout, type SnapshotRecord } from '../state.js';
 import { paginate } from '../validate.js';
-import { commit } from '../volume-data.js';
+import { createUnderIntent, deleteUnderIntent } from '../intent.js';
 
 // A snapshot is a full copy of the volume's data (directory tree, or sparse file) under
 // stateDir/snapshots, ready to use as soon as CreateSnapshot returns. Lock keys: `sname:<name>`
-// then `vol:<source>` to create; `snap:<id>` to delete or restore. Both writes follow the volume
-// rule: the intent is durable before the copy exists or is removed (see recover.ts).
+// then `vol:<source>` to create; `snap:<id>` to delete or restore. Both follow intent.ts.
 
 function toCsiSnapshot(s: SnapshotRecord): Snapshot {
   return {
@@ -47,22 +45,18 @@ export async function createSnapshot(d: HostpathDriver, req: CreateSnapshotReque
     return d.locks.run(`vol:${req.sourceVolumeId}`, async () => {
       const v = d.getVolume(req.sourceVolumeId);
       const id = randomUUID();
-      const rec: SnapshotRecord = { id, pending: 'create', name: req.name, sourceVolumeId: v.id, kind: v.kind, ...(v.fsType ? { fsType: v.fsType } : {}), sizeBytes: v.capacityBytes, createdAtMs: Date.now() };
-      await commit(d, () => (d.snapshots[id] = rec), () => delete d.snapshots[id]);
-      crashPoint('CreateSnapshot:intent');
-      try {
-        // A mounted filesystem volume is copied live; flush it first (see CreateVolume).
-        if (v.fsType) for (const m of Object.keys(v.staged)) await syncFilesystem(m);
-        await copyData(dataLayout(v), d.volumePath(v.id), d.snapshotPath(id));
-      } catch (e) {
-        await rm(d.snapshotPath(id), { recursive: true, force: true })
-          .then(() => commit(d, () => delete d.snapshots[id], () => (d.snapshots[id] = rec)))
-          .catch((x: unknown) => d.log.warn('rolling back a failed CreateSnapshot failed', { id, error: String(x) }));
-        throw e;
-      }
-      crashPoint('CreateSnapshot:data');
-      await commit(d, () => delete rec.pending, () => (rec.pending = 'create'));
-      crashPoint('CreateSnapshot:settled');
+      const rec: SnapshotRecord = { id, name: req.name, sourceVolumeId: v.id, kind: v.kind, ...(v.fsType ? { fsType: v.fsType } : {}), sizeBytes: v.capacityBytes, createdAtMs: Date.now() };
+      await createUnderIntent(d, {
+        rpc: 'CreateSnapshot',
+        records: d.snapshots,
+        rec,
+        make: async () => {
+          // A mounted filesystem volume is copied live; flush it first (see CreateVolume).
+          if (v.fsType) for (const m of Object.keys(v.staged)) await syncFilesystem(m);
+          await copyData(dataLayout(v), d.volumePath(v.id), d.snapshotPath(id));
+        },
+        unmake: () => rm(d.snapshotPath(id), { recursive: true, force: true }),
+      });
       d.log.info('snapshot created', { id, name: req.name, source: v.id });
       return { snapshot: toCsiSnapshot(rec) };
     });
@@ -75,21 +69,14 @@ export async function deleteSnapshot(d: HostpathDriver, req: DeleteSnapshotReque
   return d.locks.run(`snap:${req.snapshotId}`, async () => {
     const s = d.snapshots[req.snapshotId];
     if (!s || s.pending === 'create') return {};
-    if (!s.pending) {
-      await commit(d, () => (s.pending = 'delete'), () => delete s.pending);
-      crashPoint('DeleteSnapshot:intent');
-    }
     await finishSnapshotDelete(d, s);
     return {};
   });
 }
 
-/** Removes the copy, then the record. Used by the retry and by start-up. */
+/** Deletes under an intent: the copy, then the record. Also how start-up settles an intent. */
 export async function finishSnapshotDelete(d: HostpathDriver, s: SnapshotRecord): Promise<void> {
-  await rm(d.snapshotPath(s.id), { recursive: true, force: true });
-  crashPoint('DeleteSnapshot:data-removed');
-  await commit(d, () => delete d.snapshots[s.id], () => (d.snapshots[s.id] = s));
-  crashPoint('DeleteSnapshot:settled');
+  await deleteUnderIntent(d, { rpc: 'DeleteSnapshot', records: d.snapshots, rec: s, remove: () => rm(d.snapshotPath(s.id), { recursive: true, force: true }) });
 }
 
 export async function listSnapshots(d: HostpathDriver, req: ListSnapshotsRequest__Output): Promise<ListSnapshotsResponse> {

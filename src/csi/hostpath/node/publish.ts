@@ -8,7 +8,8 @@ import { crashPoint } from '../crash.js';
 import type { HostpathDriver } from '../driver.js';
 import { alreadyExists, failedPrecondition, missing } from '../errors.js';
 import { parseCapability } from '../validate.js';
-import { commit, releaseUnusedLoops } from '../volume-data.js';
+import { commit } from '../intent.js';
+import { releaseUnusedLoops } from '../volume-data.js';
 import { checkUsable, ensureStaged, sameFile } from './staging.js';
 
 export async function nodePublishVolume(d: HostpathDriver, req: NodePublishVolumeRequest__Output): Promise<NodePublishVolumeResponse> {

@@ -7,7 +7,8 @@ import { crashPoint } from '../crash.js';
 import type { HostpathDriver } from '../driver.js';
 import { alreadyExists, failedPrecondition, missing } from '../errors.js';
 import { parseCapability } from '../validate.js';
-import { commit, releaseUnusedLoops } from '../volume-data.js';
+import { commit } from '../intent.js';
+import { releaseUnusedLoops } from '../volume-data.js';
 import { checkUsable, mountFilesystem, stagingState } from './staging.js';
 
 export async function nodeStageVolume(d: HostpathDriver, req: NodeStageVolumeRequest__Output): Promise<NodeStageVolumeResponse> {
