@@ -57,10 +57,6 @@ interface Case {
  * The crash points inside the n first state writes of a call (temp file written; renamed, directory
  * not yet synced). They are the same code for every call, so only a few cases pass through them.
  */
-/**
- * The crash points inside the n first state writes of a call (temp file written; renamed, directory
- * not yet synced). They are the same code for every call, so only a few cases pass through them.
- */
 const STATE_STEPS = (n: number): string[] => Array.from({ length: n }, (_, i) => [`state:tmp-written@${i + 1}`, `state:renamed@${i + 1}`]).flat();
 
 const createReq = (name: string, cap: VolumeCapability, extra: object = {}) => ({ name, capacityRange: { requiredBytes: 8 * MiB }, volumeCapabilities: [cap], ...extra });
