@@ -16,7 +16,7 @@ import { startHostpathDriver, type RunningHostpathDriver } from '../src/csi/host
 import { parseState, STATE_FILE, type DriverStateData } from '../src/csi/hostpath/state.js';
 import type { VolumeCapability } from '../src/csi/proto/types.js';
 import { listLoopDevices } from '../src/mount/loop.js';
-import { findMount } from '../src/mount/mountinfo.js';
+import { findMount, readMountInfo } from '../src/mount/mountinfo.js';
 import { blockCap, call, connect, MiB, mountCap, quietLogger, removeAndExpectNothingLeft, type Clients } from './csi-hostpath-kit.js';
 import { BIN, built, isRoot } from './helpers/env.js';
 
@@ -161,6 +161,16 @@ const CASES: Case[] = [
     async check(st, s, m) {
       expect(Object.keys(st.volumes[m.volumeId!]!.staged)).toEqual([s.staging]);
       expect(await loopsOf(s, m.volumeId!)).toHaveLength(1);
+    },
+  },
+  {
+    name: 'NodeStageVolume (directory)',
+    steps: ['NodeStageVolume:mounted', 'NodeStageVolume:recorded'],
+    setup: async (c) => ({ volumeId: await createVol(c, 'v', mountCap()) }),
+    call: (c, s, m) => call(c.node, 'NodeStageVolume', stageReq(s, m.volumeId!, mountCap())),
+    async check(st, s, m) {
+      expect(Object.keys(st.volumes[m.volumeId!]!.staged)).toEqual([s.staging]);
+      expect((await readMountInfo()).filter((x) => x.mountPoint === s.staging)).toHaveLength(1);
     },
   },
   {

@@ -30,7 +30,10 @@ export async function nodeStageVolume(d: HostpathDriver, req: NodeStageVolumeReq
       if (state === 'other') throw alreadyExists(`staging_target_path ${staging} has another mount`);
       if (state === 'none') {
         if (v.fsType) await mountFilesystem(d, v, staging, cap.mountFlags);
-        else await bindMount(src, staging);
+        else {
+          await bindMount(src, staging);
+          crashPoint('NodeStageVolume:mounted');
+        }
       }
     } else {
       // Block: the loop device is the staged state; the staging directory stays untouched.
