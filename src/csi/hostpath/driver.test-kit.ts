@@ -3,6 +3,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CreateVolumeRequest__Output, VolumeCapability__Output } from '../proto/types.js';
+import { unmount } from '../../mount/mount.js';
+import { mountsUnder } from '../../mount/mountinfo.js';
 import type { Logger } from '../../util/log.js';
 import { HostpathDriver, type HostpathConfig } from './driver.js';
 import { parseState, STATE_FILE, type DriverStateData } from './state.js';
@@ -31,7 +33,11 @@ export async function openTestDriver(config: Partial<HostpathConfig> = {}): Prom
     stateDir,
     onDisk: async () => parseState(await readFile(path.join(stateDir, STATE_FILE), 'utf8')),
     reopen: () => HostpathDriver.open(full, silent),
-    close: () => rm(dir, { recursive: true, force: true }),
+    close: async () => {
+      // A failed test may leave a mount: never delete through it.
+      for (const m of (await mountsUnder(dir)).reverse()) await unmount(m.mountPoint);
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }
 
