@@ -16,7 +16,7 @@ import {
   type RestClient,
 } from '../../client/index.js';
 import { POD_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
-import { newOperationExecutor } from '../../util/keyedoperations.js';
+import { newOperationExecutor } from '../../util/executor.js';
 import { childAbortController } from '../../util/abort.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
@@ -25,6 +25,7 @@ import type { SyncContext } from './context.js';
 import { handleClaimKey, handleVolumeKey, resync, type Requeue } from './controller.js';
 import { renderCollectorMetrics } from './metrics.js';
 import { DEFAULT_OPTIONS, claimKey, type ControllerOptions, type Effects, type Listers, type PersistentVolumeClaim } from './types.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
 
 const log = newLogger('pv-controller');
 
@@ -142,7 +143,7 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
       claimQueue,
       workers,
       async (key) => {
-        const [ns, name] = splitClaimKey(key);
+        const [ns, name] = splitNamespacedKey(key);
         await timed('claims', () => handleClaimKey(ctx, requeue, key, pvcs.lister.get(ns, name)));
       },
       runOpts,
@@ -153,9 +154,4 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
   await Promise.allSettled(runs);
   removeCollector?.();
   await recorder.flush();
-}
-
-function splitClaimKey(key: string): [string, string] {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
 }
