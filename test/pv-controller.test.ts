@@ -91,6 +91,54 @@ describe('PV controller through the API server', () => {
     await expect.poll(async () => (await api(s, 'GET', '/api/v1/persistentvolumes/prot')).status, { timeout: 15_000 }).toBe(404);
   });
 
+  // Kubernetes syncs a waiting claim only every 15 s, so volumes created in one burst are all in its
+  // view and FindMatchingVolume takes the one pre-bound to the claim. Stowage wakes the claim as soon
+  // as the first volume is Available: the outcome must still be the pre-bound volume, in any order.
+  const ORDERS = {
+    'unbound first, the claim UID read in between (as a client templating claimRef.uid does)': async (post: Post, uid: () => Promise<string>) => {
+      await post('free', null);
+      await post('pre', await uid());
+    },
+    'pre-bound first': async (post: Post, uid: () => Promise<string>) => {
+      await post('pre', await uid());
+      await post('free', null);
+    },
+    'both at once': async (post: Post, uid: () => Promise<string>) => {
+      const u = await uid();
+      await Promise.all([post('free', null), post('pre', u)]);
+    },
+  };
+  type Post = (suffix: 'free' | 'pre', uid: string | null) => Promise<void>;
+  for (const [order, createBurst] of Object.entries(ORDERS)) {
+    it(`a waiting claim ends on the volume pre-bound to it when both are created in one burst: ${order}`, async () => {
+      for (let i = 0; i < 5; i++) {
+        const name = `burst-${Object.keys(ORDERS).indexOf(order)}-${i}`;
+        const claimPath = `/api/v1/namespaces/default/persistentvolumeclaims/${name}`;
+        // A class of its own (no StorageClass object): no other test's volume can match.
+        await api(s, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc(name, '1Gi', name));
+        // The claim is waiting once the controller has found nothing for it and tried to provision.
+        await expect
+          .poll(async () => (await api(s, 'GET', `/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D${name}`)).body.items.map((e: { reason: string }) => e.reason), { timeout: 10_000 })
+          .toContain('ProvisioningFailed');
+        const post: Post = async (suffix, uid) => {
+          const v = pv(`${name}-${suffix}`, '1Gi', name) as { spec: Record<string, unknown> };
+          if (uid !== null) v.spec.claimRef = { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: 'default', name, uid };
+          expect((await api(s, 'POST', '/api/v1/persistentvolumes', v)).status).toBe(201);
+        };
+        await createBurst(post, async () => (await api(s, 'GET', claimPath)).body.metadata.uid);
+        await expect.poll(async () => (await api(s, 'GET', claimPath)).body.status.phase, { timeout: 10_000 }).toBe('Bound');
+        expect((await api(s, 'GET', claimPath)).body.spec.volumeName).toBe(`${name}-pre`);
+        // The other volume is left (or given back) Available and unclaimed.
+        await expect
+          .poll(async () => {
+            const free = (await api(s, 'GET', `/api/v1/persistentvolumes/${name}-free`)).body;
+            return [free.status.phase, free.spec.claimRef ?? null];
+          }, { timeout: 10_000 })
+          .toEqual(['Available', null]);
+      }
+    }, 60_000);
+  }
+
   it('exposes the PV collector metrics', async () => {
     const m = await api(s, 'GET', '/metrics');
     expect(m.text).toContain('pv_collector_total_pv_count');

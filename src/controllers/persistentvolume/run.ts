@@ -15,7 +15,7 @@ import {
   type EventRecorder,
   type RestClient,
 } from '../../client/index.js';
-import { POD_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
+import { POD_CLAIM_INDEX, PV_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
 import { newOperationExecutor } from '../../util/keyedoperations.js';
 import { childAbortController } from '../../util/abort.js';
 import { newLogger } from '../../util/log.js';
@@ -93,6 +93,7 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
     storageClasses: () => classes.lister.list(),
     node: (name) => nodes.lister.get(name),
     podsForClaim: (ns, name) => pods.byIndex(POD_CLAIM_INDEX, `${ns}/${name}`),
+    volumesPreboundTo: (ns, name) => pvs.byIndex(PV_CLAIM_INDEX, `${ns}/${name}`),
   };
   const ctx: SyncContext = { cache: newPvControllerCache(), listers, fx, options: { ...DEFAULT_OPTIONS, ...o.options } };
 

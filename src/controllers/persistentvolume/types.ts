@@ -117,6 +117,8 @@ export interface Listers {
   node(name: string): Node | undefined;
   /** Pods in the claim's namespace referencing the claim (by spec.volumes[].persistentVolumeClaim). */
   podsForClaim(namespace: string, name: string): readonly Pod[];
+  /** Informer view of the volumes whose claimRef names the claim (any phase, with or without UID). */
+  volumesPreboundTo(namespace: string, name: string): readonly PersistentVolume[];
 }
 
 export function claimKey(c: { metadata?: { namespace?: string; name?: string } }): string {
