@@ -64,6 +64,8 @@ describe('PV controller through the API server', () => {
 
   it('keeps a claim in use by a scheduled pod until the pod is gone (pvc-protection)', async () => {
     await api(s, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc('used', '1Gi'));
+    // Deleted after `used`, in use by nothing: once it is gone, pvc-protection has handled `used` too.
+    await api(s, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc('unused', '1Gi', 'unused'));
     await api(s, 'POST', '/api/v1/namespaces/default/pods', {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -71,8 +73,9 @@ describe('PV controller through the API server', () => {
       spec: { nodeName: 'nowhere', containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'used' } }] },
     });
     await api(s, 'DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/used');
+    await api(s, 'DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/unused');
+    await expect.poll(async () => (await api(s, 'GET', '/api/v1/namespaces/default/persistentvolumeclaims/unused')).status, { timeout: 10_000 }).toBe(404);
     // Still there while the pod exists (deleting it with grace 0 is what a node agent would do).
-    await new Promise((r) => setTimeout(r, 300));
     const held = await api(s, 'GET', '/api/v1/namespaces/default/persistentvolumeclaims/used');
     expect(held.status).toBe(200);
     expect(held.body.metadata.finalizers).toContain('kubernetes.io/pvc-protection');
@@ -82,10 +85,13 @@ describe('PV controller through the API server', () => {
 
   it('releases pv-protection only when the volume is not Bound', async () => {
     await api(s, 'POST', '/api/v1/persistentvolumes', pv('prot', '1Gi', 'prot'));
+    // Deleted after `prot`, never Bound: once it is gone, pv-protection has handled `prot` too.
+    await api(s, 'POST', '/api/v1/persistentvolumes', pv('prot-unbound', '1Gi', 'prot-unbound'));
     await api(s, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc('prot', '1Gi', 'prot'));
     await expect.poll(async () => (await api(s, 'GET', '/api/v1/persistentvolumes/prot')).body.status.phase, { timeout: 10_000 }).toBe('Bound');
     await api(s, 'DELETE', '/api/v1/persistentvolumes/prot');
-    await new Promise((r) => setTimeout(r, 300));
+    await api(s, 'DELETE', '/api/v1/persistentvolumes/prot-unbound');
+    await expect.poll(async () => (await api(s, 'GET', '/api/v1/persistentvolumes/prot-unbound')).status, { timeout: 10_000 }).toBe(404);
     expect((await api(s, 'GET', '/api/v1/persistentvolumes/prot')).body.metadata.finalizers).toContain('kubernetes.io/pv-protection');
     await api(s, 'DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/prot');
     await expect.poll(async () => (await api(s, 'GET', '/api/v1/persistentvolumes/prot')).status, { timeout: 15_000 }).toBe(404);
