@@ -98,12 +98,18 @@ describe('PV controller through the API server', () => {
   });
 
   // Kubernetes syncs a waiting claim only every 15 s, so volumes created in one burst are all in its
-  // view and FindMatchingVolume takes the one pre-bound to the claim. Stowage wakes the claim as soon
-  // as the first volume is Available: the outcome must still be the pre-bound volume, in any order.
+  // view and FindMatchingVolume takes the one pre-bound to the claim. Stowage wakes the claim soon
+  // after the first volume is Available: the outcome must still be the pre-bound volume, in any order.
   const ORDERS = {
     'unbound first, the claim UID read in between (as a client templating claimRef.uid does)': async (post: Post, uid: () => Promise<string>) => {
       await post('free', null);
       await post('pre', await uid());
+    },
+    'unbound first, the pre-bound one once the controller has made the unbound one Available': async (post: Post, uid: () => Promise<string>, phase: (s: 'free') => Promise<string>) => {
+      const u = await uid();
+      await post('free', null);
+      await expect.poll(() => phase('free'), { timeout: 10_000, interval: 5 }).not.toBe('Pending');
+      await post('pre', u);
     },
     'pre-bound first': async (post: Post, uid: () => Promise<string>) => {
       await post('pre', await uid());
@@ -131,7 +137,11 @@ describe('PV controller through the API server', () => {
           if (uid !== null) v.spec.claimRef = { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: 'default', name, uid };
           expect((await api(s, 'POST', '/api/v1/persistentvolumes', v)).status).toBe(201);
         };
-        await createBurst(post, async () => (await api(s, 'GET', claimPath)).body.metadata.uid);
+        await createBurst(
+          post,
+          async () => (await api(s, 'GET', claimPath)).body.metadata.uid,
+          async (suffix) => (await api(s, 'GET', `/api/v1/persistentvolumes/${name}-${suffix}`)).body.status?.phase ?? 'Pending',
+        );
         await expect.poll(async () => (await api(s, 'GET', claimPath)).body.status.phase, { timeout: 10_000 }).toBe('Bound');
         expect((await api(s, 'GET', claimPath)).body.spec.volumeName).toBe(`${name}-pre`);
         // The other volume is left (or given back) Available and unclaimed.

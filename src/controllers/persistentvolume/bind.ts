@@ -76,7 +76,7 @@ export async function updateVolumePhase(c: SyncContext, volume: PersistentVolume
   if (phase === 'Available' && !stored.spec?.claimRef) {
     // A volume just became takeable: retry a claim that found nothing and could take it.
     const key = c.cache.takeWaitingFor(stored);
-    if (key !== undefined) c.fx.enqueueClaim(key);
+    if (key !== undefined) c.fx.enqueueClaim(key, c.options.waitingClaimWakeDelayMs);
   }
   return stored;
 }

@@ -70,7 +70,7 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
     liveVolume: (name) => pvApi.get(name),
     liveClaim: (namespace, name) => pvcApi.get(name, { namespace }),
     event: (e) => recorder.event(e.object, e.type, e.reason, e.message),
-    enqueueClaim: (key) => claimQueue.add(key),
+    enqueueClaim: (key, afterMs) => (afterMs ? claimQueue.addAfter(key, afterMs) : claimQueue.add(key)),
     scheduleOperation: (name, op) => {
       ops.run(name, name, async () => {
         const t0 = performance.now();

@@ -52,6 +52,8 @@ export class Kit {
   readonly writes: Write[] = [];
   readonly events: ControllerEvent[] = [];
   readonly enqueued: string[] = [];
+  /** The delay of the last delayed enqueue of each claim key. */
+  readonly enqueuedAfterMs = new Map<string, number>();
   readonly operations: Array<{ name: string; op: () => Promise<void> }> = [];
   readonly removedPaths: string[] = [];
   ctx: SyncContext;
@@ -200,8 +202,9 @@ export class Kit {
       event: (e) => {
         this.events.push(e);
       },
-      enqueueClaim: (key) => {
+      enqueueClaim: (key, afterMs) => {
         this.enqueued.push(key);
+        if (afterMs) this.enqueuedAfterMs.set(key, afterMs);
       },
       scheduleOperation: (name, op) => {
         if (!this.operations.some((o) => o.name === name)) this.operations.push({ name, op });
