@@ -10,6 +10,7 @@
  * Stored objects are shared, never copied: callers must treat them as immutable (the controller
  * deep-copies before every modification).
  */
+import { volumeClass } from '../../kube/class.js';
 import {
   accessModesKey,
   capacityNanos,
@@ -19,7 +20,6 @@ import {
   nameOf,
   possibleModeKeys,
   preferPrebound,
-  volumeClass,
   volumeNodeAffinityMatches,
   type MatchOptions,
 } from './match.js';

@@ -16,7 +16,8 @@ import {
 } from './bind.js';
 import type { SyncContext } from './context.js';
 import { decideBoundClaim, decideClaimSide, decideNoMatch, decideRequestedVolume } from './decide.js';
-import { claimClass, claimHasClass, type MatchOptions } from './match.js';
+import type { MatchOptions } from './match.js';
+import { claimClass, claimHasClass } from '../../kube/class.js';
 import { provisionClaim } from './provision.js';
 import { assertNever } from '../../util/errors.js';
 import {
