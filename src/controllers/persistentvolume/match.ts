@@ -133,7 +133,8 @@ export function compileClaimQuery(claim: PersistentVolumeClaim): ClaimQuery {
 
 /**
  * FindMatchingVolume over one candidate list: a volume bound/pre-bound to this claim and big enough
- * wins at once, in any phase (see preferPrebound when there are several); otherwise the smallest Available, unclaimed, same-class, selector-matching volume.
+ * wins at once, in any phase (preferPrebound orders several); otherwise the smallest Available,
+ * unclaimed, same-class, selector-matching volume.
  * Ties in capacity go to the smaller name (upstream order is cache order, i.e. unspecified).
  */
 export function findMatchingVolume(q: ClaimQuery, volumes: readonly PersistentVolume[], o: MatchOptions): PersistentVolume | null {
