@@ -10,6 +10,7 @@ import { badRequest, expired, HttpError, methodNotAllowed, successStatus } from 
 import { toTable, type IncludeObject } from './table.js';
 import { decodeStored, type CachedObject, type CacheEvent } from './watchcache.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from './openapi/strict.js';
+import { decodeTyped, type DecodeMode } from './decode/index.js';
 
 /** A request for a resource, parsed from its URL. */
 export interface ResourceRequest {
@@ -261,7 +262,7 @@ function warningHeaders(w: readonly string[]): Record<string, string[]> | undefi
   return { Warning: w.map((x) => `299 - ${JSON.stringify(x)}`) };
 }
 
-function asObject(body: unknown, r: ResourceRequest): KubeObject {
+function asObject(body: unknown, r: ResourceRequest, mode: DecodeMode = 'body'): KubeObject {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
   const o = body as Record<string, unknown>;
   const d = r.storage.def;
@@ -271,6 +272,7 @@ function asObject(body: unknown, r: ResourceRequest): KubeObject {
   if (o.apiVersion !== undefined && o.apiVersion !== apiVersionOf(r)) {
     throw badRequest(`the API version in the data (${String(o.apiVersion)}) does not match the expected API version (${apiVersionOf(r)})`);
   }
+  decodeTyped(d, o, mode);
   if (o.metadata === undefined || o.metadata === null) o.metadata = {};
   if (typeof o.metadata !== 'object' || Array.isArray(o.metadata)) throw badRequest('metadata must be an object');
   return o as KubeObject;
@@ -325,7 +327,7 @@ export async function handlePatch(r: ResourceRequest, req: IncomingMessage, res:
     r.name!,
     (cur) => {
       const patched = applyPatch(ct, cur, patch, r.storage.def.patchMeta.bind(r.storage.def));
-      const obj = asObject(patched, r);
+      const obj = asObject(patched, r, 'patch');
       // A patch that does not name a resourceVersion must not turn the current one into a precondition.
       const patchRv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
       if (patchRv === undefined) delete obj.metadata.resourceVersion;
@@ -349,6 +351,7 @@ async function deleteOptions(r: ResourceRequest, req: IncomingMessage): Promise<
   let body: DeleteBody = {};
   if (raw.length && raw.toString('utf8').trim()) {
     const parsed = decodeBody(raw, req.headers['content-type']);
+    decodeTyped({ group: '', version: 'v1', kind: 'DeleteOptions' }, parsed, 'body');
     if (parsed && typeof parsed === 'object') body = parsed as DeleteBody;
   }
   const g = r.query.get('gracePeriodSeconds');
@@ -556,6 +559,7 @@ export async function handleResource(r: ResourceRequest, req: IncomingMessage, r
 /** POST pods/<name>/binding: sets spec.nodeName once, as the scheduler does. */
 async function handleBinding(r: ResourceRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = decodeBody(await readBody(req), req.headers['content-type']) as { target?: { name?: string; kind?: string } } | null;
+  decodeTyped({ group: '', version: 'v1', kind: 'Binding' }, body, 'body');
   const node = body?.target?.name;
   if (!node) throw badRequest('target.name: Required value');
   await r.storage.update(r.namespace, r.name!, (current) => {
