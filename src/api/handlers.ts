@@ -11,6 +11,7 @@ import { toTable, type IncludeObject } from './table.js';
 import { decodeStored, type CachedObject, type CacheEvent } from './watchcache.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from './openapi/strict.js';
 import { decodeTyped, type DecodeMode } from './decode/index.js';
+import { watchTimeoutMs } from './limits.js';
 
 /** A request for a resource, parsed from its URL. */
 export interface ResourceRequest {
@@ -419,7 +420,6 @@ export function handleWatch(r: ResourceRequest, req: IncomingMessage, res: Serve
   const table = wantsTable(req);
   const include = includeObject(r.query);
   const bookmarks = r.query.get('allowWatchBookmarks') === 'true';
-  const timeoutS = r.query.get('timeoutSeconds');
   const prefix = keyPrefix(r.storage.def, r.namespace);
   const def = r.storage.def;
   const apiVersion = apiVersionOf(r);
@@ -508,7 +508,7 @@ export function handleWatch(r: ResourceRequest, req: IncomingMessage, res: Serve
   for (const ev of replay) onEvent(ev);
   req.on('close', close);
   res.on('error', close);
-  const timeoutMs = timeoutS ? Number(timeoutS) * 1000 : (1800 + Math.random() * 1800) * 1000;
+  const timeoutMs = watchTimeoutMs(r.query) ?? (1800 + Math.random() * 1800) * 1000;
   if (Number.isFinite(timeoutMs) && timeoutMs > 0) timers.push(setTimeout(close, timeoutMs));
   if (bookmarks) {
     timers.push(

@@ -15,6 +15,8 @@ import { formatInvalidMessage } from './resources/common.js';
 import type { ResourceDef } from './resources/types.js';
 import { HttpError, toStatus } from './status.js';
 import { MetricsRegistry } from '../util/metrics.js';
+import { DEFAULT_CONNECTION_LIMITS, guardUnreadBody, serverOptions, type ConnectionLimits } from './connections.js';
+import { applyRequestDeadline, DEFAULT_REQUEST_LIMITS, newInFlightLimiter, type RequestLimits } from './limits.js';
 
 const log = newLogger('apiserver');
 
@@ -41,6 +43,8 @@ export interface ApiServerOptions {
    * handler, same authentication, no TLS or TCP cost.
    */
   readonly localSocketPath?: string;
+  /** In-flight limits, deadlines and connection limits; kube-apiserver's defaults when left out. */
+  readonly limits?: Partial<RequestLimits & ConnectionLimits>;
 }
 
 export interface ApiServer {
@@ -72,7 +76,10 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   // What each resource request was about, for the metric labels (set once the URL is routed).
   const requestInfo = new WeakMap<IncomingMessage, { verb: string; group: string; version: string; resource: string; subresource: string }>();
 
+  const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };
+  const inFlight = newInFlightLimiter(limits);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    guardUnreadBody(req, res);
     res.on('finish', () => {
       const info = requestInfo.get(req) ?? { verb: req.method ?? '', group: '', version: '', resource: '', subresource: '' };
       requests.inc({ ...info, code: String(res.statusCode) });
@@ -82,23 +89,25 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       sendError(res, e);
     });
   };
-  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, keepAlive: true, keepAliveTimeout: 120_000 }, handle);
-  server.headersTimeout = 60_000;
-  server.requestTimeout = 0; // watches are long-lived
+  // Node's requestTimeout bounds receiving a request, not the response: watches are not cut by it.
+  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, ...serverOptions(limits) }, handle);
   let local: HttpServer | undefined;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const path = url.pathname.replace(/\/+$/, '') || '/';
+    let user: UserInfo | undefined;
     if (!PUBLIC_PATHS.has(path)) {
       const auth = req.headers.authorization ?? '';
       const m = /^Bearer\s+(.+)$/i.exec(auth);
-      const user = m ? o.tokens.get(m[1]!.trim()) : undefined;
+      user = m ? o.tokens.get(m[1]!.trim()) : undefined;
       if (!user) {
         sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
         return;
       }
     }
+    if (!inFlight.admit(req, res, path, url.searchParams, user)) return;
+    if (!applyRequestDeadline(req, res, path, url.searchParams, limits)) return;
     if (path === '/healthz' || path === '/livez' || path === '/readyz') return sendRaw(res, 200, 'ok', { contentType: 'text/plain; charset=utf-8' });
     if (path === '/version') return sendJson(res, 200, versionInfo());
     if (path === '/metrics') return sendRaw(res, 200, metrics.render(), { contentType: 'text/plain; version=0.0.4; charset=utf-8' });
@@ -192,8 +201,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   if (o.localSocketPath) {
     const path = o.localSocketPath;
     rmSync(path, { force: true });
-    local = createHttpServer({ keepAlive: true, keepAliveTimeout: 120_000 }, handle);
-    local.requestTimeout = 0;
+    local = createHttpServer(serverOptions(limits), handle);
     await new Promise<void>((resolve, reject) => {
       local!.once('error', reject);
       local!.listen(path, () => resolve());
