@@ -423,6 +423,7 @@ export function handleWatch(r: ResourceRequest, req: IncomingMessage, res: Serve
   const prefix = keyPrefix(r.storage.def, r.namespace);
   const def = r.storage.def;
   const apiVersion = apiVersionOf(r);
+  const timeoutMs = watchTimeoutMs(r.query) ?? (1800 + Math.random() * 1800) * 1000;
 
   let closed = false;
   let watch: { close(): void } | undefined;
@@ -508,7 +509,6 @@ export function handleWatch(r: ResourceRequest, req: IncomingMessage, res: Serve
   for (const ev of replay) onEvent(ev);
   req.on('close', close);
   res.on('error', close);
-  const timeoutMs = watchTimeoutMs(r.query) ?? (1800 + Math.random() * 1800) * 1000;
   if (Number.isFinite(timeoutMs) && timeoutMs > 0) timers.push(setTimeout(close, timeoutMs));
   if (bookmarks) {
     timers.push(

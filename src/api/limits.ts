@@ -158,10 +158,17 @@ export function applyRequestDeadline(req: IncomingMessage, res: ServerResponse, 
   return true;
 }
 
-/** How long a watch may run: `timeoutSeconds`, else `timeout=` (a Go duration), else undefined. */
+/**
+ * How long a watch may run: `timeoutSeconds`, else `timeout=` (a Go duration), else undefined.
+ * A `timeoutSeconds` that is not an integer is a 400, as kube's query decoding answers it.
+ */
 export function watchTimeoutMs(query: URLSearchParams): number | undefined {
   const seconds = query.get('timeoutSeconds');
-  if (seconds) return Number(seconds) * 1000;
+  if (seconds) {
+    if (!/^[+-]?\d+$/.test(seconds)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(seconds)}: invalid syntax`);
+    const n = Number(seconds);
+    return n > 0 ? n * 1000 : undefined;
+  }
   const raw = query.get('timeout');
   if (!raw) return undefined;
   try {

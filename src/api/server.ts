@@ -13,7 +13,7 @@ import { ApiRegistry } from './registry.js';
 import { ALL_RESOURCES } from './resources/index.js';
 import { formatInvalidMessage } from './resources/common.js';
 import type { ResourceDef } from './resources/types.js';
-import { HttpError, toStatus } from './status.js';
+import { badRequest, HttpError, toStatus } from './status.js';
 import { MetricsRegistry } from '../util/metrics.js';
 import { DEFAULT_CONNECTION_LIMITS, guardUnreadBody, serverOptions, type ConnectionLimits } from './connections.js';
 import { applyRequestDeadline, DEFAULT_REQUEST_LIMITS, newInFlightLimiter, type RequestLimits } from './limits.js';
@@ -123,7 +123,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       if (!doc) throw new HttpError(404, 'NotFound', 'the server could not find the requested resource');
       return sendJson(res, 200, doc);
     }
-    const segs = path.split('/').filter(Boolean).map(decodeURIComponent);
+    const segs = pathSegments(path);
     if (segs[0] === 'api') {
       if (segs.length === 1) return discovery(req, res, true) ?? sendJson(res, 200, apiVersions());
       if (segs[1] !== 'v1') throw notFound();
@@ -225,6 +225,27 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       ]);
     },
   };
+}
+
+/**
+ * The decoded segments of a request path. A malformed escape is a 400 (Go's net/http refuses the
+ * request line); a segment that decodes to contain `/` or is `.`/`..` names nothing we serve.
+ */
+function pathSegments(path: string): string[] {
+  return path
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => {
+      let s: string;
+      try {
+        s = decodeURIComponent(seg);
+      } catch {
+        const bad = /%(?![0-9a-fA-F]{2})..?/.exec(seg)?.[0] ?? seg;
+        throw badRequest(`invalid URL escape ${JSON.stringify(bad)}`);
+      }
+      if (s.includes('/') || s === '.' || s === '..') throw notFound();
+      return s;
+    });
 }
 
 function notFound(): HttpError {

@@ -112,7 +112,7 @@ export function send(s: HostileServer, method: string, path: string, body?: unkn
 
 /** A raw TLS connection for requests no well-behaved client would send. */
 export async function rawConnection(s: HostileServer): Promise<RawConnection> {
-  const socket = connect({ host: s.url.hostname, port: Number(s.url.port), ca: s.caPem, servername: 'localhost' });
+  const socket = connect({ host: s.url.hostname, port: Number(s.url.port), ca: s.caPem });
   await new Promise<void>((resolve, reject) => {
     socket.once('secureConnect', resolve);
     socket.once('error', reject);
