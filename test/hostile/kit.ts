@@ -19,6 +19,8 @@ export interface HostileServer {
   readonly api: ApiServer;
   readonly url: URL;
   readonly caPem: string;
+  /** The CA certificate as a file (for clients configured by path, e.g. NODE_EXTRA_CA_CERTS). */
+  readonly caFile: string;
   readonly adminToken: string;
   /** A user outside system:masters: in-flight limits apply to it. */
   readonly userToken: string;
@@ -45,6 +47,7 @@ export async function startHostileServer(limits: Partial<RequestLimits & Connect
     api,
     url: new URL(api.url),
     caPem: pki.caCertPem,
+    caFile: join(dir, 'pki', 'ca.crt'),
     adminToken: pki.adminToken,
     userToken,
     close: async () => {
