@@ -14,6 +14,7 @@ import type { RequestLimits } from '../../src/api/limits.js';
 import { ensureServingMaterial } from '../../src/api/tls.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
+import { readResponse, type RawResponse } from '../helpers/http.js';
 
 export interface HostileServer {
   readonly api: ApiServer;
@@ -58,11 +59,7 @@ export async function startHostileServer(limits: Partial<RequestLimits & Connect
   };
 }
 
-export interface Reply {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly text: string;
-  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience: Status bodies are asserted field by field
+export interface Reply extends RawResponse {
   /** The local port of the connection that carried it (same port = same keep-alive connection). */
   readonly localPort: number;
 }
@@ -94,19 +91,7 @@ export function send(s: HostileServer, method: string, path: string, body?: unkn
   }
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, s.url), { method, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed, localPort: req.socket?.localPort ?? 0 });
-      });
-      res.on('error', reject);
+      readResponse(res).then((r) => resolve({ ...r, localPort: req.socket?.localPort ?? 0 }), reject);
     });
     req.on('error', reject);
     req.end(payload);
