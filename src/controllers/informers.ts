@@ -2,7 +2,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { informerFor, runInformers, type Informer, type RestClient } from '../client/index.js';
-import { NODE_LEASE_NAMESPACE } from '../node/nodestatus/node-object.js';
+import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
 import { newLogger } from '../util/log.js';
 
 const log = newLogger('informers');

@@ -5,7 +5,7 @@
  * recorder (PV events land in `default`, as upstream). Resync every 15 s is the safety net.
  */
 import { rm } from 'node:fs/promises';
-import { mountsUnder } from '../../node/mount/mountinfo.js';
+import { mountsUnder } from '../../mount/mountinfo.js';
 import {
   newEventRecorder,
   newWorkQueue,
@@ -25,6 +25,7 @@ import type { SyncContext } from './context.js';
 import { handleClaimKey, handleVolumeKey, resync, type Requeue } from './controller.js';
 import { renderCollectorMetrics } from './metrics.js';
 import { DEFAULT_OPTIONS, claimKey, type ControllerOptions, type Effects, type Listers, type PersistentVolumeClaim } from './types.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
 
 const log = newLogger('pv-controller');
 
@@ -142,7 +143,7 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
       claimQueue,
       workers,
       async (key) => {
-        const [ns, name] = splitClaimKey(key);
+        const [ns, name] = splitNamespacedKey(key);
         await timed('claims', () => handleClaimKey(ctx, requeue, key, pvcs.lister.get(ns, name)));
       },
       runOpts,
@@ -153,9 +154,4 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
   await Promise.allSettled(runs);
   removeCollector?.();
   await recorder.flush();
-}
-
-function splitClaimKey(key: string): [string, string] {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
 }

@@ -17,13 +17,9 @@ import {
   pvcProtectionDecision,
   type PvcProtectionOptions,
 } from './decisions.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
 
 const log = newLogger('protection');
-
-function split(key: string): [string, string] {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
-}
 
 export interface ProtectionRunOptions {
   readonly client: RestClient;
@@ -75,7 +71,7 @@ export async function runProtectionControllers(o: ProtectionRunOptions): Promise
       claimQueue,
       workers,
       async (key) => {
-        const [ns, name] = split(key);
+        const [ns, name] = splitNamespacedKey(key);
         const claim = pvcs.lister.get(ns, name);
         if (!claim) return;
         let d = pvcProtectionDecision(claim, pods.byIndex(POD_CLAIM_INDEX, key), o.pvc);

@@ -30,7 +30,8 @@ import { newCapacityTracker } from './capacity.js';
 import type { SidecarContext } from './context.js';
 import { newDeleter } from './deleter.js';
 import { leaseName } from './names.js';
-import { claimClassName, cloneSourceName } from './provision-decide.js';
+import { cloneSourceName } from './provision-decide.js';
+import { claimClass } from '../../kube/class.js';
 import { newProvisioner, type ProvisionerOptions } from './provisioner.js';
 import { newResizer } from './resizer.js';
 
@@ -143,7 +144,7 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
       });
       I.classes.addEventHandler({
         onAdd: (cls) => {
-          for (const c of I.claims.lister.list()) if (claimClassName(c) === cls.metadata?.name) addClaim(c);
+          for (const c of I.claims.lister.list()) if (claimClass(c) === cls.metadata?.name) addClaim(c);
         },
       });
       const addPv = (pv: { metadata?: { name?: string } }): void => volumes.add(pv.metadata?.name ?? '');
