@@ -1,5 +1,5 @@
 import type { Schema } from '../resources/types.js';
-import { canonicalQuantity, parseQuantity } from '../resources/quantity.js';
+import { canonicalQuantity, parseQuantity } from '../../kube/quantity.js';
 import { definitions, refName, resolveRef } from '../openapi/schemas.js';
 import { GO_FIELD_TYPES } from './gotypes.js';
 import { goTimeParseError } from './gotime.js';
