@@ -13,6 +13,7 @@ interface Case {
   readonly method: string;
   readonly path: string;
   readonly body?: unknown;
+  readonly contentType?: string;
   /** An exact answer where kube's is known; otherwise any 4xx. */
   readonly status?: number;
   readonly message?: string;
@@ -46,6 +47,16 @@ const CASES: Case[] = [
   { name: 'body a JSON string', method: 'POST', path: PVS, body: '"pv"', status: 400 },
   { name: 'deeply nested body', method: 'POST', path: PVS, body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` },
   { name: 'patch not JSON', method: 'PATCH', path: `${PVS}/q`, body: 'nope' },
+  { name: 'a patch of an unknown type', method: 'PATCH', path: `${PVS}/q`, body: {}, contentType: 'application/apply-patch+cbor' },
+  {
+    name: 'JSON patch with 10,001 operations',
+    method: 'PATCH',
+    path: `${PVS}/q`,
+    body: Array.from({ length: 10_001 }, () => ({ op: 'test', path: '/kind', value: 'PersistentVolume' })),
+    contentType: 'application/json-patch+json',
+    status: 413,
+    message: 'Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001',
+  },
 ];
 
 describe('hostile paths and query strings', () => {
@@ -61,7 +72,7 @@ describe('hostile paths and query strings', () => {
 
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_, c) => {
     const before = await snapshot(s, PVS);
-    const contentType = c.method === 'PATCH' ? 'application/merge-patch+json' : undefined;
+    const contentType = c.contentType ?? (c.method === 'PATCH' ? 'application/merge-patch+json' : undefined);
     const r = await send(s, c.method, c.path, c.body, { contentType });
     if (c.status) expect(r.status).toBe(c.status);
     else {
