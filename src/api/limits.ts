@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { sendJson } from './http.js';
 import { badRequest, toStatus, type Status } from './status.js';
 import { HttpError } from './status.js';
@@ -132,7 +133,8 @@ export function parseGoDuration(s: string): number {
 /**
  * kube's request deadline: a non-long-running request gets `--request-timeout`, shortened by a
  * positive `timeout=` below it; past the deadline it is answered 504 (what the handler does later
- * is not sent). A `timeout=` that does not parse is a 400. Returns false when the request was answered.
+ * is not sent), and a response the client still has not taken then is cut. A `timeout=` that does
+ * not parse is a 400. Returns false when the request was answered.
  */
 export function applyRequestDeadline(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, l: RequestLimits): boolean {
   if (isLongRunning(req.method ?? 'GET', path, query)) return true;
@@ -149,12 +151,20 @@ export function applyRequestDeadline(req: IncomingMessage, res: ServerResponse, 
     if (asked > 0 && (timeoutMs <= 0 || asked < timeoutMs)) timeoutMs = asked;
   }
   if (timeoutMs <= 0) return true;
+  const socket = req.socket;
   const timer = setTimeout(() => {
-    if (res.headersSent || res.writableEnded) return;
-    sendStatus(res, new HttpError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded'));
+    if (!res.headersSent && !res.writableEnded) {
+      sendStatus(res, new HttpError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded'));
+      return;
+    }
+    // Answered but not taken: a client that does not read its response holds no socket past the deadline.
+    if (unsent(socket) > 0) socket.destroy();
   }, timeoutMs);
   timer.unref();
-  res.once('close', () => clearTimeout(timer));
+  // The response is done when the client has it, not when it sits in the socket's buffers.
+  res.once('close', () => {
+    if (unsent(socket) === 0 || socket.destroyed) clearTimeout(timer);
+  });
   return true;
 }
 
@@ -177,6 +187,12 @@ export function watchTimeoutMs(query: URLSearchParams): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Bytes written to a socket that the kernel has not taken yet (JS buffer and libuv write queue). */
+function unsent(socket: Socket): number {
+  const handle = (socket as Socket & { _handle?: { writeQueueSize?: number } | null })._handle;
+  return socket.writableLength + (handle?.writeQueueSize ?? 0);
 }
 
 function sendStatus(res: ServerResponse, e: unknown): void {

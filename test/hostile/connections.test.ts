@@ -174,6 +174,32 @@ describe('hostile connections', () => {
     expect(await snapshot(s, PVS)).toEqual(before);
   });
 
+  it('a client that never reads its (large) response loses the connection at the request deadline', async () => {
+    const slowReader = await startHostileServer({ requestTimeoutMs: 300 });
+    try {
+      const big = 'x'.repeat(900 * 1024);
+      for (let i = 0; i < 6; i++) {
+        const r = await send(slowReader, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `big-${i}` }, data: { a: big } });
+        expect(r.status).toBe(201);
+      }
+      const c = await rawConnection(slowReader);
+      c.socket.pause();
+      c.write(`GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\n\r\n`);
+      // A request with the same deadline, started later, that can only end by it: once it has its
+      // 504, the reader's deadline has passed as well.
+      const marker = await rawConnection(slowReader);
+      marker.write(`POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`);
+      await marker.until((t) => t.includes('"code":504'));
+      marker.destroy();
+      c.socket.resume();
+      await c.closed;
+      expect(c.text().endsWith(']}')).toBe(false);
+      await expectReady(slowReader);
+    } finally {
+      await slowReader.close();
+    }
+  });
+
   it('a watch with timeout= ends by itself', async () => {
     const c = await rawConnection(s);
     c.write(`GET ${PVS}?watch=true&timeout=200ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.adminToken}\r\n\r\n`);
