@@ -53,20 +53,21 @@ export function serverOptions(l: ConnectionLimits): {
 const DRAIN_LIMIT_BYTES = 256 * 1024;
 
 /**
- * Makes a response to a request whose body is left unread safe for keep-alive: when the unread
- * part may exceed the drain limit (unknown length, chunked, or large), the response says
- * `Connection: close` and Node closes the connection after it; a small remainder is discarded.
+ * Makes a response to a request whose body is left unread safe for keep-alive: when the body may
+ * exceed the drain limit (chunked, or large) and is not fully read when the answer goes out, the
+ * answer says `Connection: close` and the connection ends after it. A small body needs nothing:
+ * Node discards what the handler left, as Go does.
  */
 export function guardUnreadBody(req: IncomingMessage, res: ServerResponse): void {
+  // No body or a small one: Node itself discards what the handler left and keeps the connection.
+  if (bodyFitsDrain(req)) return;
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
-    if (!req.complete && !bodyFitsDrain(req)) this.setHeader('Connection', 'close');
+    if (!req.complete) this.setHeader('Connection', 'close');
     return writeHead.apply(this, args);
   } as ServerResponse['writeHead'];
   res.once('finish', () => {
-    if (req.complete || req.destroyed) return;
-    if (bodyFitsDrain(req)) req.resume();
-    else req.socket.destroySoon();
+    if (!req.complete && !req.destroyed) req.socket.destroySoon();
   });
 }
 
