@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HttpError } from '../status.js';
 import { decodeTyped, type TypedTarget } from './index.js';
 import { goTimeParseError } from './gotime.js';
+import { base64ErrorAt } from './base64.js';
 
 const PV: TypedTarget = { group: '', version: 'v1', kind: 'PersistentVolume' };
 const PVC: TypedTarget = { group: '', version: 'v1', kind: 'PersistentVolumeClaim' };
@@ -101,4 +102,23 @@ describe('goTimeParseError', () => {
   ])('%s (micro %s)', (value, micro, want) => {
     expect(goTimeParseError(value, micro)).toBe(want);
   });
+});
+
+describe('base64ErrorAt (Go base64.StdEncoding)', () => {
+  it.each([
+    ['', -1],
+    ['YQ==', -1],
+    ['YWI=', -1],
+    ['YWJj', -1],
+    ['YWJj\nZGVm', -1],
+    ['YQ', 0],
+    ['YWJjZ', 4],
+    ['Y===', 1],
+    ['YQ=a', 2],
+    ['YQ=', 3],
+    ['YWI=x', 4],
+    ['YQ==YQ==', 4],
+    ['ab$c', 2],
+    ['YWJj-A==', 4],
+  ])('%j → %d', (s, at) => expect(base64ErrorAt(s)).toBe(at));
 });

@@ -3,6 +3,7 @@ import { canonicalQuantity, parseQuantity } from '../../kube/quantity.js';
 import { definitions, refName, resolveRef } from '../openapi/schemas.js';
 import { GO_FIELD_TYPES } from './gotypes.js';
 import { goTimeParseError } from './gotime.js';
+import { base64ErrorAt } from './base64.js';
 
 /**
  * Go `encoding/json` semantics (as kube-apiserver's decoder, sigs.k8s.io/json, applies them) over
@@ -105,26 +106,6 @@ function freshZero(z: unknown): unknown {
 
 const ANY: Node = { goType: 'interface {}', zero: null, check: (v) => v };
 
-/** Go's base64.StdEncoding.Decode error position, or -1 when the text decodes. */
-function base64ErrorAt(s: string): number {
-  const text = s.replace(/[\r\n]/g, '');
-  let i = 0;
-  for (; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch === '=') break;
-    if (!/[A-Za-z0-9+/]/.test(ch)) return i;
-  }
-  const quantumStart = i - (i % 4);
-  const inQuantum = i % 4;
-  if (i === text.length) return inQuantum === 0 ? -1 : quantumStart;
-  // Padding: allowed only after 2 or 3 data characters, filling the quantum, at the very end.
-  if (inQuantum < 2) return i;
-  const pad = 4 - inQuantum;
-  if (text.slice(i, i + pad) !== '='.repeat(pad)) return i + text.slice(i).search(/[^=]|$/);
-  if (i + pad !== text.length) return i + pad;
-  return -1;
-}
-
 const BYTES: Node = {
   goType: '[]uint8',
   zero: null,
@@ -205,7 +186,7 @@ const SPECIAL: Readonly<Record<string, Node>> = {
 };
 
 /** `io.k8s.api.core.v1.ObjectReference` → `v1.ObjectReference` (Go prints package name + type). */
-export function goTypeOfDefinition(name: string): string {
+function goTypeOfDefinition(name: string): string {
   const parts = name.split('.');
   return `${parts[parts.length - 2]}.${parts[parts.length - 1]}`;
 }
