@@ -12,6 +12,13 @@ import {
   type FieldCause,
 } from '../util/errors.js';
 
+/** A meta/v1 StatusCause on the wire: Go's `Type` field is serialized as `reason`. */
+export interface StatusCause {
+  reason: string;
+  message: string;
+  field: string;
+}
+
 /** A meta/v1 Status as kube-apiserver writes it. */
 export interface Status {
   kind: 'Status';
@@ -20,8 +27,22 @@ export interface Status {
   status: 'Success' | 'Failure';
   message?: string;
   reason?: string;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: FieldCause[]; retryAfterSeconds?: number };
+  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: StatusCause[]; retryAfterSeconds?: number };
   code: number;
+}
+
+/** Details as errors carry them (causes in Stowage's FieldCause form). */
+export interface ErrorDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: FieldCause[];
+  retryAfterSeconds?: number;
+}
+
+function wireCauses(causes: readonly FieldCause[]): StatusCause[] {
+  return causes.map((c) => ({ reason: c.type, message: c.message, field: c.field }));
 }
 
 /** An error that carries its HTTP status and Kubernetes reason directly (Forbidden, MethodNotAllowed, ...). */
@@ -32,7 +53,7 @@ export class HttpError extends StowageError {
     readonly httpStatus: number,
     readonly reason: string,
     message: string,
-    readonly details?: Status['details'],
+    readonly details?: ErrorDetails,
   ) {
     super(message);
   }
@@ -99,14 +120,17 @@ export function toStatus(e: unknown): Status {
   const base = { kind: 'Status' as const, apiVersion: 'v1' as const, metadata: {}, status: 'Failure' as const };
   if (e instanceof HttpError) {
     const s: Status = { ...base, message: e.message, reason: e.reason, code: e.httpStatus };
-    if (e.details) s.details = stripUndefined(e.details);
+    if (e.details) {
+      const { causes, ...rest } = e.details;
+      s.details = stripUndefined({ ...rest, causes: causes && wireCauses(causes) });
+    }
     return s;
   }
   const err = toStowageError(e);
   if (err instanceof NotFoundError) return { ...base, message: err.message, reason: 'NotFound', code: 404 };
   if (err instanceof AlreadyExistsError) return { ...base, message: err.message, reason: 'AlreadyExists', code: 409 };
   if (err instanceof ConflictError) return { ...base, message: err.message, reason: 'Conflict', code: 409 };
-  if (err instanceof InvalidError) return { ...base, message: err.message, reason: 'Invalid', code: 422, details: { causes: [...err.causes] } };
+  if (err instanceof InvalidError) return { ...base, message: err.message, reason: 'Invalid', code: 422, details: { causes: wireCauses(err.causes) } };
   if (err instanceof BadRequestError) return { ...base, message: err.message, reason: 'BadRequest', code: 400 };
   if (err instanceof ExpiredError) return { ...base, message: err.message, reason: 'Expired', code: 410 };
   if (err instanceof TimeoutError) return { ...base, message: err.message, reason: 'Timeout', code: 504 };

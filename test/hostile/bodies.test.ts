@@ -282,7 +282,7 @@ describe('hostile bodies: wrong JSON types', () => {
       expect(r.status).toBe(422);
       expect(r.body).toMatchObject({ kind: 'Status', reason: 'Invalid', code: 422 });
       expect(r.body.details.causes).toHaveLength(1);
-      expect(r.body.details.causes[0]).toMatchObject({ type: 'FieldValueInvalid', field: 'patch' });
+      expect(r.body.details.causes[0]).toMatchObject({ reason: 'FieldValueInvalid', field: 'patch' });
       expect(r.body.details.causes[0].message).toMatch(/^Invalid value: ".*": /s);
       expect(r.body.details.causes[0].message.endsWith(`: ${c.want}`)).toBe(true);
       expect(r.body.message.startsWith(' "" is invalid: patch: Invalid value: ')).toBe(true);
