@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { sendJson } from './http.js';
-import { badRequest, toStatus, type Status } from './status.js';
-import { HttpError } from './status.js';
+import { ApiTimeoutError, ApiTooManyRequestsError, badRequest, toStatus } from './status.js';
 
 /**
  * Request limits modelled on kube-apiserver's flags: `--max-requests-inflight`,
@@ -89,17 +88,8 @@ export function newInFlightLimiter(l: RequestLimits): InFlightLimiter {
 
 /** kube answers 429 with `Retry-After: 1`; Stowage also gives the Status clients can parse. */
 function sendTooManyRequests(res: ServerResponse): void {
-  const s: Status = {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: 'Too many requests, please try again later.',
-    reason: 'TooManyRequests',
-    details: { retryAfterSeconds: 1 },
-    code: 429,
-  };
-  sendJson(res, 429, s, { headers: { 'Retry-After': '1' } });
+  const s = toStatus(new ApiTooManyRequestsError('Too many requests, please try again later.', { retryAfterSeconds: 1 }));
+  sendJson(res, s.code, s, { headers: { 'Retry-After': '1' } });
 }
 
 const DURATION_UNITS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -154,7 +144,7 @@ export function applyRequestDeadline(req: IncomingMessage, res: ServerResponse, 
   const socket = req.socket;
   const timer = setTimeout(() => {
     if (!res.headersSent && !res.writableEnded) {
-      sendStatus(res, new HttpError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded'));
+      sendStatus(res, new ApiTimeoutError('Timeout: request did not complete within requested timeout - context deadline exceeded'));
       return;
     }
     // Answered but not taken: a client that does not read its response holds no socket past the deadline.

@@ -2,7 +2,7 @@ import { definitionNameFor } from '../openapi/schemas.js';
 import type { Schema } from '../resources/types.js';
 import * as fe from '../resources/fielderrors.js';
 import { formatInvalidMessage } from '../resources/common.js';
-import { HttpError, badRequest } from '../status.js';
+import { ApiInvalidError, badRequest } from '../status.js';
 import { GoDecodeError, definitionNode, runCheck, structCheck, type Check } from './typed.js';
 
 /** The kind a body is decoded into. */
@@ -61,6 +61,6 @@ export function decodeTyped(target: TypedTarget, value: unknown, mode: DecodeMod
     }
     const causes = [fe.invalid('patch', JSON.stringify(value), e.message)];
     // kube builds this Invalid with an empty kind and name: the message starts ` "" is invalid`.
-    throw new HttpError(422, 'Invalid', formatInvalidMessage('', '', causes, ''), { causes });
+    throw new ApiInvalidError(formatInvalidMessage('', '', causes, ''), { causes });
   }
 }

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../../util/errors.js';
-import { HttpError } from '../status.js';
+import { ApiRequestEntityTooLargeError } from '../status.js';
 import { cloneJson, hasOwn, isJsonObject, jsonEqual, setKey, type JsonObject, type JsonValue } from './json.js';
 import { PatchNotApplicableError } from './types.js';
 
@@ -27,9 +27,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): JsonValue {
   if (patch === null) return cloneJson(doc, 'document');
   if (!Array.isArray(patch)) throw new BadRequestError('json patch must be a JSON array of operations');
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new HttpError(
-      413,
-      'RequestEntityTooLarge',
+    throw new ApiRequestEntityTooLargeError(
       `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`,
     );
   }
