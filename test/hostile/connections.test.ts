@@ -15,13 +15,16 @@ const pv = (name: string) => ({ apiVersion: 'v1', kind: 'PersistentVolume', meta
 
 describe('hostile connections', () => {
   let s: HostileServer;
+  /** Slow clients are cut within the test: short read deadlines (only slow-client tests use it). */
+  let slow: HostileServer;
   beforeAll(async () => {
-    // Short read deadlines so that slow clients are cut within the test; in-flight limits small
-    // enough to reach with a few held requests.
-    s = await startHostileServer({ headerTimeoutMs: 400, requestReadTimeoutMs: 800, maxMutatingRequestsInFlight: 2, maxRequestsInFlight: 4 });
+    // In-flight limits small enough to reach with a few held requests; kube's read deadlines.
+    s = await startHostileServer({ maxMutatingRequestsInFlight: 2, maxRequestsInFlight: 4 });
+    slow = await startHostileServer({ headerTimeoutMs: 1_000, requestReadTimeoutMs: 2_000 });
   });
   afterAll(async () => {
     await s?.close();
+    await slow?.close();
   });
 
   it('a 4 MiB body refused with 413 does not stall the next request from the same keep-alive client', async () => {
@@ -91,32 +94,32 @@ describe('hostile connections', () => {
   });
 
   it('a slow-loris client that never finishes its headers is disconnected', async () => {
-    const c = await rawConnection(s);
+    const c = await rawConnection(slow);
     c.write('GET /readyz HTTP/1.1\r\nHost: x\r\n');
     await c.closed;
     expect(c.text()).not.toContain('200 OK');
-    await expectReady(s);
+    await expectReady(slow);
   });
 
   it('a client that never finishes its body is disconnected, nothing is written, and watches outlive the read deadline', async () => {
-    const watch = await rawConnection(s);
-    watch.write(`GET ${PVS}?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.adminToken}\r\n\r\n`);
+    const watch = await rawConnection(slow);
+    watch.write(`GET ${PVS}?watch=true HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slow.adminToken}\r\n\r\n`);
     await watch.until((t) => t.includes('\r\n\r\n'));
     expect(watch.text()).toMatch(/^HTTP\/1\.1 200 /);
 
-    const before = await snapshot(s, PVS);
-    const slow = await rawConnection(s);
+    const before = await snapshot(slow, PVS);
+    const halfSent = await rawConnection(slow);
     const body = JSON.stringify(pv('slow-body'));
-    slow.write(`POST ${PVS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
-    await slow.closed; // the read deadline passed: the watch opened before it is past its own too
-    expect(await snapshot(s, PVS)).toEqual(before);
+    halfSent.write(`POST ${PVS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slow.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    await halfSent.closed; // the read deadline passed: the watch opened before it is past its own too
+    expect(await snapshot(slow, PVS)).toEqual(before);
 
-    const created = await send(s, 'POST', PVS, pv('after-slow-body'));
+    const created = await send(slow, 'POST', PVS, pv('after-slow-body'));
     expect(created.status).toBe(201);
     await watch.until((t) => t.includes('"after-slow-body"'));
     expect(watch.socket.destroyed).toBe(false);
     watch.destroy();
-    await expectReady(s);
+    await expectReady(slow);
   });
 
   it('a burst past --max-mutating-requests-inflight gets 429 with Retry-After; masters and watches pass; the slots come back', async () => {
@@ -175,7 +178,7 @@ describe('hostile connections', () => {
   });
 
   it('a client that never reads its (large) response loses the connection at the request deadline', async () => {
-    const slowReader = await startHostileServer({ requestTimeoutMs: 300 });
+    const slowReader = await startHostileServer();
     try {
       const big = 'x'.repeat(900 * 1024);
       for (let i = 0; i < 6; i++) {
@@ -184,11 +187,11 @@ describe('hostile connections', () => {
       }
       const c = await rawConnection(slowReader);
       c.socket.pause();
-      c.write(`GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\n\r\n`);
-      // A request with the same deadline, started later, that can only end by it: once it has its
+      c.write(`GET /api/v1/namespaces/default/configmaps?timeout=500ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\n\r\n`);
+      // A request with the same timeout=, started later, that can only end by it: once it has its
       // 504, the reader's deadline has passed as well.
       const marker = await rawConnection(slowReader);
-      marker.write(`POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`);
+      marker.write(`POST /api/v1/namespaces/default/configmaps?timeout=500ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`);
       await marker.until((t) => t.includes('"code":504'));
       marker.destroy();
       c.socket.resume();
