@@ -135,7 +135,7 @@ export function newController<K>(o: ControllerOptions<K>): Controller<K> {
         });
       } else {
         queue.forget(key);
-        log.error('reconcile failed and retrying cannot help; key dropped until it changes', { key: String(key), error: err.message, code: err.code });
+        log.warn('reconcile failed and retrying cannot help; key dropped until it changes', { key: String(key), error: err.message, code: err.code });
       }
     } finally {
       reconcileMetrics?.time((now() - t0) / 1000);
@@ -166,8 +166,9 @@ export function newController<K>(o: ControllerOptions<K>): Controller<K> {
       else signal.addEventListener('abort', onAbort, { once: true });
       for (const s of o.sources) s.start(queue, signal);
       const informers = [...new Set(o.sources.flatMap((s) => s.informers))];
-      // Shared informers live as long as the caller's signal, not as this controller.
-      const runs = informers.flatMap((i) => startInformer(i, parent, log));
+      // Shared informers live as long as the caller's signal, not as this controller (one listener on it for all).
+      const informerSignal = childAbortController(parent).signal;
+      const runs = informers.flatMap((i) => startInformer(i, informerSignal, log));
       try {
         if (!(await cachesSynced(informers, signal, clock, o.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS))) {
           if (signal.aborted) return; // stopped before the caches synced: nothing to reconcile
