@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
 import type { RestClient } from '../src/client/index.js';
 import { runAttachDetachController } from '../src/controllers/attachdetach/run.js';
-import { ANN_CONTROLLER_MANAGED, attachmentName, uniqueVolumeName } from '../src/controllers/attachdetach/types.js';
+import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, attachmentName, uniqueVolumeName } from '../src/controllers/attachdetach/types.js';
 import { readyNode, until } from './scheduler-kit.js';
 
 let srv: TestApiServer;
@@ -48,7 +48,7 @@ async function podOn(name: string, node: string, claims: string[]): Promise<Pod>
 }
 
 async function managedNode(name: string): Promise<void> {
-  await readyNode(client, name, {}, { [ANN_CONTROLLER_MANAGED]: 'true' });
+  await readyNode(client, name, {}, { [ANN_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' });
 }
 
 async function markAttached(name: string): Promise<void> {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
 import type { RestClient } from '../src/client/index.js';
 import { runAttachDetachController } from '../src/controllers/attachdetach/run.js';
-import { ANN_CONTROLLER_MANAGED, attachmentName } from '../src/controllers/attachdetach/types.js';
+import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, attachmentName } from '../src/controllers/attachdetach/types.js';
 import { runScheduler } from '../src/controllers/scheduler/run.js';
 import { readyNode, until } from './scheduler-kit.js';
 
@@ -15,7 +15,7 @@ const DRIVER = 'attach.csi.example.com';
 beforeAll(async () => {
   srv = await startTestApiServer({ scheduler: false, attachDetach: false });
   client = srv.plane.client;
-  for (const n of ['n1', 'n2']) await readyNode(client, n, {}, { [ANN_CONTROLLER_MANAGED]: 'true' });
+  for (const n of ['n1', 'n2']) await readyNode(client, n, {}, { [ANN_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' });
   await client.resource('StorageClass').create({ metadata: { name: 'local' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' });
   running = Promise.all([runScheduler({ client, signal: stop.signal }), runAttachDetachController({ client, signal: stop.signal })]);
 });

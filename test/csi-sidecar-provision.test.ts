@@ -82,6 +82,21 @@ describe('provisioner and deleter with the hostpath driver', () => {
     expect(await volumeIds()).not.toContain(volumeId);
   });
 
+  it('provisions with the class of the beta annotation when spec.storageClassName names another (the annotation wins everywhere)', async () => {
+    await env.client.resource('StorageClass').create(storageClass('beta-gold'));
+    const c = claim('c-beta', 'no-such-class');
+    c.metadata = { ...c.metadata, annotations: { 'volume.beta.kubernetes.io/storage-class': 'beta-gold' } };
+    const uid = (await claims().create(c)).metadata!.uid!;
+    await eventually(async () => {
+      expect((await claims().get('c-beta', { namespace: 'default' })).status?.phase).toBe('Bound');
+    });
+    expect((await pvs().get(`pvc-${uid}`)).spec?.storageClassName).toBe('beta-gold');
+    await claims().delete('c-beta', { namespace: 'default' });
+    await eventually(async () => {
+      await expect(pvs().get(`pvc-${uid}`)).rejects.toThrow(/not found/);
+    });
+  });
+
   it('clones a bound claim of the same class', async () => {
     await env.client.resource('StorageClass').create(storageClass('clone'));
     const src = await claims().create(claim('src', 'clone', '1Mi'));

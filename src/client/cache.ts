@@ -1,17 +1,8 @@
 import type { KubeObjectLike } from './rest.js';
 
-/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (client-go's MetaNamespaceKeyFunc). */
-export function metaNamespaceKey(obj: KubeObjectLike): string {
-  const ns = obj.metadata?.namespace;
-  const name = obj.metadata?.name ?? '';
-  return ns ? `${ns}/${name}` : name;
-}
+import { metaNamespaceKey } from '../kube/keys.js';
 
-/** Splits a key made by `metaNamespaceKey`. */
-export function splitKey(key: string): { namespace?: string; name: string } {
-  const i = key.indexOf('/');
-  return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
-}
+export { metaNamespaceKey, splitKey } from '../kube/keys.js';
 
 export type IndexFunc<T> = (obj: T) => readonly string[];
 

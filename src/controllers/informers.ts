@@ -2,7 +2,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { informerFor, type Informer, type RestClient } from '../client/index.js';
-import { NODE_LEASE_NAMESPACE } from '../node/nodestatus/node-object.js';
+import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
 
 /** Index of pods by the claims they use (`ns/claim`), generic ephemeral claims included. */
 export const POD_CLAIM_INDEX = 'claims';

@@ -1,7 +1,7 @@
 import type { FieldCause } from '../../util/errors.js';
 import type { PatchMeta } from '../patch/types.js';
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
-import { canonicalQuantity } from './quantity.js';
+import { canonicalQuantity } from '../../kube/quantity.js';
 import type {
   AdmissionContext,
   FieldSelectorFields,
@@ -19,7 +19,7 @@ import type {
 
 export * from './fielderrors.js';
 export * from './names.js';
-export * from './quantity.js';
+export * from '../../kube/quantity.js';
 export * from './selectorvalidation.js';
 
 // ---------------------------------------------------------------------------------------------

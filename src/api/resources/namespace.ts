@@ -1,3 +1,4 @@
+import { NAMESPACE_PHASES } from '../../kube/phases.js';
 import type { FieldCause } from '../../util/errors.js';
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
 import { ensureObject, keepSpec, keepStatus, objectAt, strAt } from './corehelpers.js';
@@ -10,7 +11,6 @@ import type { KubeObject, ResourceDef } from './types.js';
 export const NAMESPACE_FINALIZER = 'kubernetes';
 /** Label kube-apiserver sets on every namespace to its own name (immutable, selectable). */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
-export const NAMESPACE_PHASES = ['Active', 'Terminating'] as const;
 
 function specOf(obj: KubeObject): Record<string, unknown> {
   return ensureObject(obj, 'spec');

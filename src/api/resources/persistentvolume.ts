@@ -33,9 +33,14 @@ import {
   type JsonObject,
 } from './common.js';
 
-export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
-export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
-export const MOUNT_OPTIONS_ANNOTATION = 'volume.beta.kubernetes.io/mount-options';
+import {
+  ANN_BETA_STORAGE_CLASS as BETA_STORAGE_CLASS_ANNOTATION,
+  ANN_MOUNT_OPTIONS as MOUNT_OPTIONS_ANNOTATION,
+  PV_PROTECTION_FINALIZER,
+} from '../../kube/names.js';
+import { volumeClass } from '../../kube/class.js';
+
+export { BETA_STORAGE_CLASS_ANNOTATION };
 
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'] as const;
 export const PV_RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'] as const;
@@ -89,12 +94,6 @@ export function accessModesString(modes: unknown): string {
   return out.join(',');
 }
 
-/** The class of a PV: the beta annotation wins over spec.storageClassName. */
-export function persistentVolumeClass(pv: KubeObject): string {
-  const beta = pv.metadata.annotations?.[BETA_STORAGE_CLASS_ANNOTATION];
-  if (beta !== undefined) return beta;
-  return str(obj(pv.spec)?.storageClassName) ?? '';
-}
 
 /** Canonical text of the quantity at `v` ("0" when absent, as a zero Quantity prints). */
 export function quantityText(v: unknown): string {
@@ -416,7 +415,7 @@ export const persistentVolumeResource: ResourceDef = baseResourceDef({
       str(spec.persistentVolumeReclaimPolicy) ?? '',
       phase,
       claim,
-      persistentVolumeClass(pv),
+      volumeClass(pv),
       str(spec.volumeAttributesClassName) ?? '<unset>',
       str(status.reason) ?? '',
       ageString(pv.metadata.creationTimestamp, now),

@@ -42,24 +42,11 @@ import {
 } from './persistentvolume.js';
 import { isDefaultStorageClass } from './storageclass.js';
 
-export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
+import { claimClass, claimHasClass } from '../../kube/class.js';
+import { PVC_PROTECTION_FINALIZER } from '../../kube/names.js';
 
 /** allocatedResourceStatuses values at v1.30. */
 const RESIZE_STATUSES = ['ControllerResizeFailed', 'ControllerResizeInProgress', 'NodeResizeFailed', 'NodeResizeInProgress', 'NodeResizePending'];
-
-/** The class of a claim: the beta annotation wins over spec.storageClassName. */
-export function claimClass(pvc: KubeObject): string {
-  const beta = pvc.metadata.annotations?.[BETA_STORAGE_CLASS_ANNOTATION];
-  if (beta !== undefined) return beta;
-  return str(obj(pvc.spec)?.storageClassName) ?? '';
-}
-
-/** Whether a claim asked for a class at all (`""` counts: it means "no class"). */
-function claimHasClass(pvc: KubeObject): boolean {
-  if (pvc.metadata.annotations?.[BETA_STORAGE_CLASS_ANNOTATION] !== undefined) return true;
-  const sc = obj(pvc.spec)?.storageClassName;
-  return sc !== undefined && sc !== null;
-}
 
 /**
  * The default StorageClass (`storageclass.kubernetes.io/is-default-class: "true"`, or the beta

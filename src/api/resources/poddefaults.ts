@@ -1,6 +1,7 @@
-import { tryParseQuantity, compareQuantities } from './quantity.js';
+import { tryParseQuantity, compareQuantities } from '../../kube/quantity.js';
 import { listAt, objectAt } from './corehelpers.js';
 import type { KubeObject } from './types.js';
+import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '../../kube/names.js';
 
 /**
  * Pod defaulting as kube-apiserver applies it to a decoded v1 Pod (`SetDefaults_Pod`,
@@ -114,7 +115,7 @@ export function admitPriority(pod: KubeObject, old?: KubeObject): void {
  * for 300 s unless the pod already tolerates them.
  */
 export const DEFAULT_TOLERATION_SECONDS = 300;
-const NODE_TAINTS = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'] as const;
+const NODE_TAINTS = [TAINT_NOT_READY, TAINT_UNREACHABLE] as const;
 
 export function addDefaultTolerations(pod: KubeObject): void {
   const spec = objectAt(pod, 'spec');

@@ -2,7 +2,8 @@ import type { FieldCause } from '../../util/errors.js';
 import { jsonEqual, listAt, objectAt, strAt } from './corehelpers.js';
 import { duplicate, forbidden, invalid, notFound, notSupported, required } from './fielderrors.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './names.js';
-import { compareQuantities, tryParseQuantity } from './quantity.js';
+import { POD_PHASES } from '../../kube/phases.js';
+import { compareQuantities, tryParseQuantity } from '../../kube/quantity.js';
 import type { KubeObject } from './types.js';
 
 /** Pod spec validation (ValidatePodSpec / ValidatePodUpdate / ValidatePodStatusUpdate), at Stowage's depth. */
@@ -15,7 +16,6 @@ export const DNS_POLICIES = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default
 export const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
 export const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'] as const;
 export const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
-export const POD_PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;
 
 /** Volume source fields of a v1 Volume, in the order kube's validation visits them (the first one counts). */
 export const VOLUME_SOURCES = [

@@ -24,8 +24,7 @@ import {
   duplicate,
 } from './common.js';
 
-export const IS_DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
-export const BETA_IS_DEFAULT_CLASS_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';
+import { ANN_BETA_DEFAULT_CLASS as BETA_IS_DEFAULT_CLASS_ANNOTATION, ANN_DEFAULT_CLASS as IS_DEFAULT_CLASS_ANNOTATION } from '../../kube/names.js';
 
 const SC_RECLAIM_POLICIES = ['Delete', 'Retain'];
 export const VOLUME_BINDING_MODES = ['Immediate', 'WaitForFirstConsumer'] as const;

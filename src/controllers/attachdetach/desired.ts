@@ -2,7 +2,7 @@
  * Desired state of world, pure (the DSW populator's job): every CSI PV that a pod scheduled to a
  * live, controller-managed node uses through a bound claim, for drivers that require attach.
  */
-import { ANN_CONTROLLER_MANAGED, attachmentName, uniqueVolumeName, type CSIDriver, type DesiredAttachment, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodRef } from './types.js';
+import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, attachmentName, uniqueVolumeName, type CSIDriver, type DesiredAttachment, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodRef } from './types.js';
 
 export interface DesiredInputs {
   readonly pods: readonly Pod[];
@@ -15,7 +15,7 @@ export interface DesiredInputs {
 }
 
 export function isControllerManaged(n: Node | undefined): boolean {
-  return n?.metadata?.annotations?.[ANN_CONTROLLER_MANAGED] === 'true';
+  return n?.metadata?.annotations?.[ANN_CONTROLLER_MANAGED_ATTACH_DETACH] === 'true';
 }
 
 /** A missing CSIDriver object, or attachRequired unset, means attach is required (as in kube). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { desiredAttachments, podTerminated, type DesiredInputs } from './desired.js';
 import { nodeLiveness } from './nodehealth.js';
 import { multiAttachMessage, reconcileAttachments, type NodeState } from './reconcile.js';
-import { ANN_CONTROLLER_MANAGED, attachmentName, uniqueVolumeName, type ActualAttachment, type CSIDriver, type DesiredAttachment, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod } from './types.js';
+import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, attachmentName, uniqueVolumeName, type ActualAttachment, type CSIDriver, type DesiredAttachment, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod } from './types.js';
 
 const D = 'hostpath.csi.k8s.io';
 const uniq = (pv: string): string => uniqueVolumeName(D, `h-${pv}`);
@@ -80,7 +80,7 @@ describe('multiAttachMessage', () => {
 });
 
 describe('desiredAttachments', () => {
-  const managed = (name: string): Node => ({ metadata: { name, annotations: { [ANN_CONTROLLER_MANAGED]: 'true' } } });
+  const managed = (name: string): Node => ({ metadata: { name, annotations: { [ANN_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' } } });
   const pvc = (name: string, pv?: string): PersistentVolumeClaim => ({ metadata: { name, namespace: 'default' }, spec: pv ? { volumeName: pv } : {} });
   const pv = (name: string, driver = D, modes = ['ReadWriteOnce']): PersistentVolume => ({ metadata: { name }, spec: { accessModes: modes, csi: { driver, volumeHandle: `h-${name}` } } });
   const pod = (name: string, node: string | undefined, claims: string[], phase?: string): Pod => ({

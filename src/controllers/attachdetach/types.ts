@@ -10,12 +10,9 @@ import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js
 
 export type { CSIDriver, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, VolumeAttachment };
 
-/** Set by the kubelet (our node agent) when it leaves attach/detach to this controller. */
-export const ANN_CONTROLLER_MANAGED = 'volumes.kubernetes.io/controller-managed-attach-detach';
-/** An operator's statement that the node is down for good; its volumes may be detached without unmounting. */
-export const TAINT_OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
-export { NODE_LEASE_NAMESPACE } from '../../node/nodestatus/node-object.js';
-export const CSI_PLUGIN_NAME = 'kubernetes.io/csi';
+import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, TAINT_OUT_OF_SERVICE, NODE_LEASE_NAMESPACE, CSI_PLUGIN_NAME } from '../../kube/names.js';
+
+export { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, TAINT_OUT_OF_SERVICE, NODE_LEASE_NAMESPACE, CSI_PLUGIN_NAME };
 
 /** csi_attacher.go getAttachmentName: "csi-" + hex(sha256(volumeHandle + driver + nodeName)). */
 export function attachmentName(volumeHandle: string, driver: string, nodeName: string): string {

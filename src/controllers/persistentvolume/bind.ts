@@ -8,8 +8,9 @@
  */
 import { referenceTo } from '../../client/events.js';
 import type { SyncContext } from './context.js';
-import { isVolumeBoundToClaim, volumeClass } from './match.js';
-import { quantityNanos } from './quantity.js';
+import { volumeClass } from '../../kube/class.js';
+import { isVolumeBoundToClaim } from './match.js';
+import { quantityNanos } from '../../kube/quantity.js';
 import {
   ANN_BIND_COMPLETED,
   ANN_BOUND_BY_CONTROLLER,

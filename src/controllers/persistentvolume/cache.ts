@@ -5,7 +5,8 @@
  * already written. Older resourceVersions are ignored; equal ones pass (periodic resync).
  */
 import { newVolumeIndex, type VolumeIndex } from './index.js';
-import { volumeClass, volumeCouldSatisfy } from './match.js';
+import { volumeClass } from '../../kube/class.js';
+import { volumeCouldSatisfy } from './match.js';
 import { claimKey, type PersistentVolume, type PersistentVolumeClaim } from './types.js';
 
 export class ResourceVersionError extends Error {}

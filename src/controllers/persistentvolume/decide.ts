@@ -7,7 +7,7 @@ import { hasAnnotation } from './bind.js';
 import { checkVolumeModeMismatches, checkVolumeSatisfyClaim, isVolumeBoundToClaim } from './match.js';
 import {
   ANN_BOUND_BY_CONTROLLER,
-  ANN_DYNAMICALLY_PROVISIONED,
+  ANN_PROVISIONED_BY,
   REASONS,
   type PersistentVolume,
   type PersistentVolumeClaim,
@@ -81,6 +81,6 @@ export function decideBoundVolume(volume: PersistentVolume, claim: PersistentVol
   }
   if (claimVolume === volume.metadata?.name) return { kind: 'bound' };
   // Provisioned for this claim, which went elsewhere: the volume is not needed, delete it.
-  if (hasAnnotation(volume, ANN_DYNAMICALLY_PROVISIONED) && volume.spec?.persistentVolumeReclaimPolicy === 'Delete') return { kind: 'release' };
+  if (hasAnnotation(volume, ANN_PROVISIONED_BY) && volume.spec?.persistentVolumeReclaimPolicy === 'Delete') return { kind: 'release' };
   return { kind: 'unbind' };
 }

@@ -10,6 +10,7 @@
  * Stored objects are shared, never copied: callers must treat them as immutable (the controller
  * deep-copies before every modification).
  */
+import { volumeClass } from '../../kube/class.js';
 import {
   accessModesKey,
   capacityNanos,
@@ -18,7 +19,6 @@ import {
   isVolumeBoundToClaim,
   nameOf,
   possibleModeKeys,
-  volumeClass,
   volumeNodeAffinityMatches,
   type MatchOptions,
 } from './match.js';

@@ -3,15 +3,11 @@
  * controller's index, v1.30), plus `findBestMatchLinear`: the straightforward reference matcher the
  * indexed one (index.ts) is proven equivalent to.
  */
-import { volumeNodeAffinityMatches } from '../nodeaffinity.js';
-import { quantityNanos, quantityValue } from './quantity.js';
+import { claimClass, volumeClass } from '../../kube/class.js';
+import { volumeNodeAffinityMatches } from '../../kube/nodeselector.js';
+import { quantityNanos, quantityValue } from '../../kube/quantity.js';
 import { compileLabelSelector, type LabelMatcher } from './selector.js';
-import {
-  ANN_BETA_STORAGE_CLASS,
-  type Node,
-  type PersistentVolume,
-  type PersistentVolumeClaim,
-} from './types.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim } from './types.js';
 
 /** Canonical access-mode order of v1helper.GetAccessModesAsString. */
 const MODE_ORDER = [
@@ -65,23 +61,6 @@ export function checkAccessModes(claim: PersistentVolumeClaim, volume: Persisten
 /** volumeMode mismatch, a nil mode defaulting to Filesystem on both sides. */
 export function checkVolumeModeMismatches(claim: PersistentVolumeClaim, volume: PersistentVolume): boolean {
   return (claim.spec?.volumeMode ?? 'Filesystem') !== (volume.spec?.volumeMode ?? 'Filesystem');
-}
-
-export function claimClass(claim: PersistentVolumeClaim): string {
-  const beta = claim.metadata?.annotations?.[ANN_BETA_STORAGE_CLASS];
-  if (beta !== undefined) return beta;
-  return claim.spec?.storageClassName ?? '';
-}
-
-/** PersistentVolumeClaimHasClass: a class was asked for, even the empty one. */
-export function claimHasClass(claim: PersistentVolumeClaim): boolean {
-  return claim.spec?.storageClassName != null || claim.metadata?.annotations?.[ANN_BETA_STORAGE_CLASS] !== undefined;
-}
-
-export function volumeClass(volume: PersistentVolume): string {
-  const beta = volume.metadata?.annotations?.[ANN_BETA_STORAGE_CLASS];
-  if (beta !== undefined) return beta;
-  return volume.spec?.storageClassName ?? '';
 }
 
 export function requestNanos(claim: PersistentVolumeClaim): bigint {

@@ -7,7 +7,7 @@
  */
 import { claimEvent, clone, hasAnnotation } from './bind.js';
 import type { SyncContext } from './context.js';
-import { claimClass } from './match.js';
+import { claimClass } from '../../kube/class.js';
 import {
   ANN_BETA_STORAGE_PROVISIONER,
   ANN_MIGRATED_TO,

@@ -8,7 +8,7 @@ import { unbindVolume, updateVolumePhaseWithEvent, volumeEvent } from './bind.js
 import type { SyncContext } from './context.js';
 import { isPodTerminated } from './sync-claim.js';
 import {
-  ANN_DYNAMICALLY_PROVISIONED,
+  ANN_PROVISIONED_BY,
   ANN_MIGRATED_TO,
   REASONS,
   claimRefKey,
@@ -29,7 +29,7 @@ export type Deleter =
 /** findDeletablePlugin + NewDeleter + the hostPath path check, as one pure decision. */
 export function findDeleter(volume: PersistentVolume, honorPVReclaimPolicy: boolean): Deleter {
   const name = volume.metadata?.name ?? '';
-  const provisionedBy = volume.metadata?.annotations?.[ANN_DYNAMICALLY_PROVISIONED];
+  const provisionedBy = volume.metadata?.annotations?.[ANN_PROVISIONED_BY];
   let plugin: 'hostPath' | null = null;
   if (provisionedBy) {
     if (provisionedBy === HOST_PATH_PLUGIN) plugin = 'hostPath';

@@ -5,14 +5,13 @@
  * recorder (PV events land in `default`, as upstream). Resync every 15 s is the safety net.
  */
 import { rm } from 'node:fs/promises';
-import { mountsUnder } from '../../node/mount/mountinfo.js';
+import { mountsUnder } from '../../mount/mountinfo.js';
 import {
   every,
   newController,
   newEventRecorder,
   objectOf,
   reads,
-  splitKey,
   watch,
   type EventRecorder,
   type RestClient,
@@ -26,6 +25,7 @@ import type { SyncContext } from './context.js';
 import { handleClaimKey, handleVolumeKey, resync, type Requeue } from './controller.js';
 import { renderCollectorMetrics } from './metrics.js';
 import { DEFAULT_OPTIONS, claimKey, type ControllerOptions, type Effects, type Listers, type PersistentVolumeClaim } from './types.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
 
 const log = newLogger('pv-controller');
 
@@ -128,8 +128,8 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
       reads(pvs, nodes, pods),
     ],
     reconcile: async (key) => {
-      const { namespace, name } = splitKey(key);
-      await handleClaimKey(ctx, requeue, key, pvcs.lister.get(namespace ?? '', name));
+      const [ns, name] = splitNamespacedKey(key);
+      await handleClaimKey(ctx, requeue, key, pvcs.lister.get(ns, name));
     },
   });
 

@@ -13,7 +13,7 @@ import {
 } from './bind.js';
 import type { SyncContext } from './context.js';
 import { decideBoundClaim, decideNoMatch, decideRequestedVolume } from './decide.js';
-import { claimClass, claimHasClass } from './match.js';
+import { claimClass, claimHasClass } from '../../kube/class.js';
 import { provisionClaim } from './provision.js';
 import { assertNever } from '../../util/errors.js';
 import {

@@ -9,7 +9,7 @@ import { decideBoundVolume } from './decide.js';
 import { reclaimVolume } from './reclaim.js';
 import { maybeReuseReleased } from './reuse.js';
 import {
-  ANN_DYNAMICALLY_PROVISIONED,
+  ANN_PROVISIONED_BY,
   ANN_MIGRATED_TO,
   REASONS,
   claimKey,
@@ -31,7 +31,7 @@ async function liveClaimOrNull(c: SyncContext, namespace: string, name: string):
 /** A provisioned volume loses a stale migrated-to annotation (no plugin is CSI-migrated here). */
 async function updateVolumeMigrationAnnotations(c: SyncContext, volume: PersistentVolume): Promise<PersistentVolume> {
   const anns = volume.metadata?.annotations;
-  if (!anns || anns[ANN_DYNAMICALLY_PROVISIONED] === undefined || !anns[ANN_MIGRATED_TO]) return volume;
+  if (!anns || anns[ANN_PROVISIONED_BY] === undefined || !anns[ANN_MIGRATED_TO]) return volume;
   const next = clone(volume);
   const nextAnns = { ...anns };
   delete nextAnns[ANN_MIGRATED_TO];

@@ -10,24 +10,23 @@ import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 
 export type { Node, ObjectReference, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass };
 
-export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
-export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
-export const ANN_DYNAMICALLY_PROVISIONED = 'pv.kubernetes.io/provisioned-by';
-export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
-export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
-export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
-export const ANN_MIGRATED_TO = 'pv.kubernetes.io/migrated-to';
-export const ANN_BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class';
-export const ANN_PRE_RESIZE_CAPACITY = 'volume.alpha.kubernetes.io/pre-resize-capacity';
-export const ANN_DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
-export const ANN_BETA_DEFAULT_CLASS = 'storageclass.beta.kubernetes.io/is-default-class';
+export {
+  ANN_BIND_COMPLETED,
+  ANN_BOUND_BY_CONTROLLER,
+  ANN_PROVISIONED_BY,
+  ANN_STORAGE_PROVISIONER,
+  ANN_BETA_STORAGE_PROVISIONER,
+  ANN_SELECTED_NODE,
+  ANN_MIGRATED_TO,
+  ANN_BETA_STORAGE_CLASS,
+  ANN_PRE_RESIZE_CAPACITY,
+  ANN_DEFAULT_CLASS,
+  ANN_BETA_DEFAULT_CLASS,
+} from '../../kube/names.js';
 /** Stowage's own, opt-in: see docs/reuse-released.md. */
 export const ANN_REUSE_RELEASED = 'stowage.io/reuse-released';
 
-export const PV_PHASES = ['Pending', 'Available', 'Bound', 'Released', 'Failed'] as const;
-export type PvPhase = (typeof PV_PHASES)[number];
-export const PVC_PHASES = ['Pending', 'Bound', 'Lost'] as const;
-export type PvcPhase = (typeof PVC_PHASES)[number];
+export { PV_PHASES, PVC_PHASES, type PvPhase, type PvcPhase } from '../../kube/phases.js';
 
 /** Event reasons used by the controller (pkg/controller/volume/events), one table. */
 export const REASONS = {

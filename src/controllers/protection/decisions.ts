@@ -5,8 +5,9 @@
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 
-export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
-export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
+import { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER } from '../../kube/names.js';
+
+export { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER };
 
 /**
  * `add`: not being deleted and the finalizer is missing (objects from before admission added it).

@@ -5,7 +5,7 @@
  * as upstream does: a pod not yet in the informer must not let a claim in use go.
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import { newController, objectOf, splitKey, watch, type RestClient } from '../../client/index.js';
+import { newController, objectOf, watch, type RestClient } from '../../client/index.js';
 import { POD_CLAIM_INDEX, newControllerInformers, podClaimKeys, type ControllerInformers } from '../informers.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
@@ -17,6 +17,7 @@ import {
   pvcProtectionDecision,
   type PvcProtectionOptions,
 } from './decisions.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
 
 const log = newLogger('protection');
 
@@ -60,8 +61,7 @@ export async function runProtectionControllers(o: ProtectionRunOptions): Promise
       }),
     ],
     reconcile: async (key) => {
-      const { namespace, name } = splitKey(key);
-      const ns = namespace ?? '';
+      const [ns, name] = splitNamespacedKey(key);
       const claim = pvcs.lister.get(ns, name);
       if (!claim) return;
       let d = pvcProtectionDecision(claim, pods.byIndex(POD_CLAIM_INDEX, key), o.pvc);

@@ -3,7 +3,7 @@
  * so that a FailedScheduling message accounts for every node. A node whose Ready condition is not
  * True is treated as carrying the not-ready NoSchedule taint the node lifecycle controller would add.
  */
-import { nodeSelectorTermsMatch } from '../nodeaffinity.js';
+import { nodeSelectorTermsMatch } from '../../kube/nodeselector.js';
 import type { Taint, Toleration, TopologySelectorTerm } from 'kubernetes-types/core/v1.js';
 import { REASONS, TAINT_NOT_READY, TAINT_UNSCHEDULABLE, type Node, type NodeFailure, type Pod } from './types.js';
 

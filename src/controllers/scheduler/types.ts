@@ -9,11 +9,13 @@ import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass } from 'kuber
 export type { CSIDriver, CSINode, CSIStorageCapacity, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass };
 
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
-export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
-export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
-export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
-export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
-export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
+export {
+  ANN_SELECTED_NODE,
+  ANN_BOUND_BY_CONTROLLER,
+  ANN_BIND_COMPLETED,
+  TAINT_NOT_READY,
+  TAINT_UNSCHEDULABLE,
+} from '../../kube/names.js';
 
 /** Filter failure reasons, verbatim from the kube-scheduler plugins that produce them. */
 export const REASONS = {

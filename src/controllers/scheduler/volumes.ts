@@ -8,7 +8,8 @@
  * would fail on such a node anyway, and failing here keeps the pod pending with a reason instead.
  */
 import { findBestMatchLinear, volumeNodeAffinityMatches } from '../persistentvolume/match.js';
-import { quantityValue } from '../persistentvolume/quantity.js';
+import { claimClass } from '../../kube/class.js';
+import { quantityValue } from '../../kube/quantity.js';
 import { compileLabelSelector } from '../persistentvolume/selector.js';
 import { topologyTermsMatch } from './nodes.js';
 import {
@@ -33,10 +34,6 @@ const NOT_SUPPORTED_PROVISIONER = 'kubernetes.io/no-provisioner';
 /** A claim counts as bound once the PV controller finished (volumeName + bind-completed), as kube's isPVCFullyBound. */
 export function isClaimFullyBound(c: PersistentVolumeClaim): boolean {
   return (c.spec?.volumeName ?? '') !== '' && c.metadata?.annotations?.[ANN_BIND_COMPLETED] !== undefined;
-}
-
-export function claimClassName(c: PersistentVolumeClaim): string {
-  return c.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? c.spec?.storageClassName ?? '';
 }
 
 export type ClaimClassification =
@@ -66,7 +63,7 @@ export function classifyClaims(pod: Pod, view: ClusterView): ClaimClassification
       bound.push(c);
       continue;
     }
-    const clsName = claimClassName(c);
+    const clsName = claimClass(c);
     let delay = false;
     if (clsName !== '') {
       const cls = view.storageClass(clsName);
@@ -112,7 +109,7 @@ export function podVolumeKeys(pod: Pod, view: ClusterView): Map<string, Set<stri
       if (csi) add(csi.driver, csi.volumeHandle);
       continue;
     }
-    const cls = view.storageClass(claimClassName(c));
+    const cls = view.storageClass(claimClass(c));
     if (cls?.provisioner) add(cls.provisioner, `${ns}-${name}`);
   }
   return out;
@@ -192,7 +189,7 @@ export type ProvisionCheck = 'ok' | 'impossible' | 'noSpace';
 
 /** Can this node provision the claim (class has a provisioner, allowedTopologies and the driver's CSINode topology fit, capacity)? */
 export function canProvisionOn(c: PersistentVolumeClaim, node: Node, view: ClusterView): ProvisionCheck {
-  const cls = view.storageClass(claimClassName(c));
+  const cls = view.storageClass(claimClass(c));
   const provisioner = cls?.provisioner ?? '';
   if (!cls || provisioner === '' || provisioner === NOT_SUPPORTED_PROVISIONER) return 'impossible';
   const labels = node.metadata?.labels ?? {};
@@ -202,7 +199,7 @@ export function canProvisionOn(c: PersistentVolumeClaim, node: Node, view: Clust
     const driver = view.csiNode(nameOf(node))?.spec?.drivers?.find((d) => d.name === provisioner);
     if (!driver || !(driver.topologyKeys ?? []).every((k) => labels[k] !== undefined)) return 'impossible';
   }
-  return hasEnoughCapacity(c, provisioner, claimClassName(c), node, view) ? 'ok' : 'noSpace';
+  return hasEnoughCapacity(c, provisioner, claimClass(c), node, view) ? 'ok' : 'noSpace';
 }
 
 /** VolumeBinding Filter (FindPodVolumes) for one node. */

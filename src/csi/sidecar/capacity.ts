@@ -6,7 +6,7 @@ import type { CSIStorageCapacity } from 'kubernetes-types/storage/v1.js';
 import { NotFoundError } from '../../util/errors.js';
 import { errorMessage, type SidecarContext } from './context.js';
 import { capacityKeyString, desiredCapacities, isOurs, keyOfObject, newCapacityObject, type CapacityKey } from './capacity-decide.js';
-import { bytesOf, bytesQuantity } from './quantity.js';
+import { bytesOf, bytesQuantity } from '../../kube/quantity.js';
 import { driverParameters } from './secrets.js';
 import { driverTopologyKeys, nodeSegments, type Segments } from './topology.js';
 

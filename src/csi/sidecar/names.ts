@@ -3,10 +3,7 @@
  * each, so that every user-visible string lives in one place.
  */
 
-export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
-export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
-export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
-export const ANN_PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
+export { ANN_STORAGE_PROVISIONER, ANN_BETA_STORAGE_PROVISIONER, ANN_SELECTED_NODE, ANN_PROVISIONED_BY } from '../../kube/names.js';
 // external-provisioner records where the provisioner secret was, so that DeleteVolume can get it
 // after the StorageClass is gone.
 export const ANN_DELETION_SECRET_NAME = 'volume.kubernetes.io/provisioner-deletion-secret-name';

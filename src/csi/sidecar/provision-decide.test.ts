@@ -34,6 +34,10 @@ describe('decideClaim', () => {
   it('an existing PV for the claim means done (crash recovery)', () => {
     expect(decideClaim(pvc(), D, cls(), (n) => n === 'pvc-uid-c').kind).toBe('skip');
   });
+  it('the beta class annotation wins over spec.storageClassName, as in the PV controller (GetPersistentVolumeClaimClass)', () => {
+    const claim = pvc({ anns: { 'volume.beta.kubernetes.io/storage-class': 'gold' }, spec: { storageClassName: 'fast' } });
+    expect(decideClaim(claim, D, undefined, none)).toEqual({ kind: 'waitForClass', className: 'gold' });
+  });
 });
 
 describe('capabilities', () => {

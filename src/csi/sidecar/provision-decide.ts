@@ -19,7 +19,8 @@ import {
   PROVISIONER_FINALIZER,
   pvNameForClaim,
 } from './names.js';
-import { bytesOf, bytesQuantity } from './quantity.js';
+import { claimClass } from '../../kube/class.js';
+import { bytesOf, bytesQuantity } from '../../kube/quantity.js';
 import { FSTYPE_PARAM, driverParameters, resolveSecretRef, type SecretKind, type SecretRef, type TemplateContext } from './secrets.js';
 import { nodeAffinityFrom } from './topology.js';
 
@@ -27,11 +28,6 @@ export type ClaimDecision =
   | { kind: 'skip'; why: string }
   | { kind: 'waitForClass'; className: string }
   | { kind: 'provision'; cls: StorageClass; pvName: string; selectedNode?: string };
-
-/** The claim's class name: spec.storageClassName, or the beta annotation. */
-export function claimClassName(claim: PersistentVolumeClaim): string {
-  return claim.spec?.storageClassName ?? claim.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? '';
-}
 
 /** Does the claim belong to this driver and still need a volume? (shouldProvision) */
 export function decideClaim(
@@ -50,7 +46,7 @@ export function decideClaim(
   const pvName = pvNameForClaim(uid);
   // The deterministic name makes this the crash-recovery check: a saved PV means we are done.
   if (pvExists(pvName)) return { kind: 'skip', why: `volume ${pvName} already exists` };
-  const className = claimClassName(claim);
+  const className = claimClass(claim);
   if (!cls) return { kind: 'waitForClass', className };
   if (cls.provisioner !== driver) return { kind: 'skip', why: `class ${className} belongs to ${cls.provisioner}` };
   const selectedNode = anns[ANN_SELECTED_NODE];
@@ -159,7 +155,7 @@ export function cloneSource(
   if (!src) throw new InvalidError(`error getting PVC ${ns}/${ds.name} (specified as data source): not found`);
   if (src.metadata?.deletionTimestamp) throw new InvalidError(`the source PVC ${ds.name} is being deleted`);
   if (src.status?.phase !== 'Bound' || !src.spec?.volumeName) throw new InvalidError(`the PVC ${ds.name} is not yet bound to a PV, cannot clone it`);
-  if (claimClassName(src) !== claimClassName(claim)) {
+  if (claimClass(src) !== claimClass(claim)) {
     throw new InvalidError('the source PVC and destination PVCs must be in the same storage class for cloning');
   }
   if ((src.spec.volumeMode ?? 'Filesystem') !== (claim.spec?.volumeMode ?? 'Filesystem')) {

@@ -13,8 +13,10 @@ import { CsiError } from '../client.js';
 import type { TopologyRequirement } from '../proto/types.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
 import { ANN_SELECTED_NODE, CLONE_FINALIZER, REASONS, provisionerIdentity } from './names.js';
-import { buildPv, claimClassName, cloneSource, cloneSourceInUse, cloneSourceName, decideClaim, planProvision, type ProvisionPlan } from './provision-decide.js';
+import { buildPv, cloneSource, cloneSourceInUse, cloneSourceName, decideClaim, planProvision, type ProvisionPlan } from './provision-decide.js';
 import { accessibilityRequirements, allowedTopologySegments, driverTopologyKeys, nodeSegments, type Segments } from './topology.js';
+import { claimClass } from '../../kube/class.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
 
 export interface ProvisionerOptions {
   readonly recorder: EventRecorder;
@@ -123,14 +125,14 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
   };
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<void> => {
-    const [ns, name] = key.split('/') as [string, string];
+    const [ns, name] = splitNamespacedKey(key);
     const claim = informers.claims.lister.get(ns, name);
     if (!claim) return;
     // A clone source is protected only while a clone of it still waits for its volume.
     if ((claim.metadata?.finalizers ?? []).includes(CLONE_FINALIZER) && !cloneSourceInUse(claim, informers.claims.lister.list(ns), driver)) {
       await setCloneFinalizer(ns, name, false, signal);
     }
-    const className = claimClassName(claim);
+    const className = claimClass(claim);
     // A class created a moment before the claim may not be in our cache yet: ask before complaining.
     const cls =
       informers.classes.lister.get(className) ??

@@ -4,7 +4,7 @@
  * `status.allocatedResourceStatuses.storage` where that work stands.
  */
 import type { PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimCondition } from 'kubernetes-types/core/v1.js';
-import { bytesOf } from './quantity.js';
+import { bytesOf } from '../../kube/quantity.js';
 
 // v1.30 names (1.31 renamed the *Failed states *Infeasible), as the API server validates them.
 export const RESIZE_STATUSES = [

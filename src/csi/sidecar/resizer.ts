@@ -12,7 +12,7 @@ import { CsiError } from '../client.js';
 import { pvCapability } from './capabilities.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
 import { REASONS } from './names.js';
-import { bytesOf, bytesQuantity } from './quantity.js';
+import { bytesOf, bytesQuantity } from '../../kube/quantity.js';
 import {
   CONDITION_CONTROLLER_RESIZE_ERROR,
   CONDITION_FS_RESIZE_PENDING,
@@ -22,6 +22,7 @@ import {
   isInfeasible,
   withConditions,
 } from './resize-decide.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
 
 export interface Resizer {
   /** Reconciles one claim by `namespace/name`. */
@@ -66,7 +67,7 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
 
   const reconcile = async (key: string, signal: AbortSignal): Promise<void> => {
     if (!ctx.controllerCaps.has('EXPAND_VOLUME') && !ctx.nodeOnlyExpansion) return;
-    const [ns, name] = key.split('/') as [string, string];
+    const [ns, name] = splitNamespacedKey(key);
     const cached = informers.claims.lister.get(ns, name);
     if (!cached) return;
     if (decideResize(cached, informers.volumes.lister.get(cached.spec?.volumeName ?? ''), driver).kind === 'skip') return;

@@ -35,7 +35,8 @@ import { newCapacityTracker } from './capacity.js';
 import type { SidecarContext } from './context.js';
 import { newDeleter } from './deleter.js';
 import { leaseName } from './names.js';
-import { claimClassName, cloneSourceName } from './provision-decide.js';
+import { cloneSourceName } from './provision-decide.js';
+import { claimClass } from '../../kube/class.js';
 import { newProvisioner, type ProvisionerOptions } from './provisioner.js';
 import { newResizer } from './resizer.js';
 
@@ -170,7 +171,7 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
           }),
           watch(I.classes, (q) => ({
             onAdd: (cls) => {
-              for (const c of I.claims.lister.list()) if (claimClassName(c) === cls.metadata?.name) q.add(metaNamespaceKey(c));
+              for (const c of I.claims.lister.list()) if (claimClass(c) === cls.metadata?.name) q.add(metaNamespaceKey(c));
             },
           })),
           // A PV deleted under a claim still pending (e.g. by a failed save) lets the claim be provisioned again.

@@ -2,9 +2,11 @@
 import { metaTime, microTime } from '../../util/metatime.js';
 import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import { LABEL_HOSTNAME, NODE_LEASE_NAMESPACE } from '../../kube/names.js';
 import type { HostInfo } from './host.js';
 
-export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+export { NODE_LEASE_NAMESPACE };
+
 // The kubelet's defaults: lease duration 40 s, renewed every 10 s (a quarter of it).
 export const LEASE_DURATION_SECONDS = 40;
 export const LEASE_RENEW_MS = 10_000;
@@ -12,7 +14,7 @@ export const LEASE_RENEW_MS = 10_000;
 /** The labels the kubelet sets on its Node. */
 export function nodeLabels(nodeName: string, host: HostInfo): Record<string, string> {
   return {
-    'kubernetes.io/hostname': nodeName,
+    [LABEL_HOSTNAME]: nodeName,
     'kubernetes.io/os': host.os,
     'kubernetes.io/arch': host.arch,
     'beta.kubernetes.io/os': host.os,

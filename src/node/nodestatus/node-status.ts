@@ -4,6 +4,7 @@ import type { RestClient } from '../../client/rest.js';
 import { DEFAULT_BACKOFF, backoffDelay, realClock, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, toStowageError } from '../../util/errors.js';
 import { newLogger, type Logger } from '../../util/log.js';
+import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH } from '../../kube/names.js';
 import { gatherHostInfo, type HostInfo } from './host.js';
 import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
 
@@ -11,7 +12,7 @@ import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabe
 // changes between reports, so a steady heartbeat each minute is enough next to the 10 s lease.
 export const DEFAULT_STATUS_PERIOD_MS = 60_000;
 // The kubelet's default: attach/detach of this node's volumes is the controller's job.
-const NODE_ANNOTATIONS = { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' } as const;
+const NODE_ANNOTATIONS = { [ANN_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' } as const;
 // Reported when /version cannot be read; kubectl only displays it.
 const FALLBACK_VERSION = 'v1.30.0';
 

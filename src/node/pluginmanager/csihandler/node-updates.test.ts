@@ -3,26 +3,26 @@ import type { Node } from 'kubernetes-types/core/v1.js';
 import type { CSINode } from 'kubernetes-types/storage/v1.js';
 import { InvalidError } from '../../../util/errors.js';
 import {
-  NODE_ID_ANNOTATION, attachLimitKey, csiNodeDriver, withCsiNodeDriver, withNodeId, withTopologyLabels, withoutCsiNodeDriver,
+  ANN_CSI_NODE_ID, attachLimitKey, csiNodeDriver, withCsiNodeDriver, withNodeId, withTopologyLabels, withoutCsiNodeDriver,
 } from './node-updates.js';
 
 const node: Node = { metadata: { name: 'n1', uid: 'uid-1' } };
 
 describe('node id annotation', () => {
   it.each<{ name: string; ann: Record<string, string> | undefined; driver: string; id: string | undefined; want: Record<string, string> | undefined }>([
-    { name: 'first driver', ann: undefined, driver: 'a', id: 'x', want: { [NODE_ID_ANNOTATION]: '{"a":"x"}' } },
-    { name: 'merged with others, keys sorted', ann: { [NODE_ID_ANNOTATION]: '{"b":"y"}', other: '1' }, driver: 'a', id: 'x', want: { [NODE_ID_ANNOTATION]: '{"a":"x","b":"y"}', other: '1' } },
-    { name: 'unchanged', ann: { [NODE_ID_ANNOTATION]: '{"a":"x"}' }, driver: 'a', id: 'x', want: undefined },
-    { name: 'removing one of two', ann: { [NODE_ID_ANNOTATION]: '{"a":"x","b":"y"}' }, driver: 'a', id: undefined, want: { [NODE_ID_ANNOTATION]: '{"b":"y"}' } },
-    { name: 'removing the last deletes the annotation', ann: { [NODE_ID_ANNOTATION]: '{"a":"x"}', other: '1' }, driver: 'a', id: undefined, want: { other: '1' } },
+    { name: 'first driver', ann: undefined, driver: 'a', id: 'x', want: { [ANN_CSI_NODE_ID]: '{"a":"x"}' } },
+    { name: 'merged with others, keys sorted', ann: { [ANN_CSI_NODE_ID]: '{"b":"y"}', other: '1' }, driver: 'a', id: 'x', want: { [ANN_CSI_NODE_ID]: '{"a":"x","b":"y"}', other: '1' } },
+    { name: 'unchanged', ann: { [ANN_CSI_NODE_ID]: '{"a":"x"}' }, driver: 'a', id: 'x', want: undefined },
+    { name: 'removing one of two', ann: { [ANN_CSI_NODE_ID]: '{"a":"x","b":"y"}' }, driver: 'a', id: undefined, want: { [ANN_CSI_NODE_ID]: '{"b":"y"}' } },
+    { name: 'removing the last deletes the annotation', ann: { [ANN_CSI_NODE_ID]: '{"a":"x"}', other: '1' }, driver: 'a', id: undefined, want: { other: '1' } },
     { name: 'removing an absent driver', ann: {}, driver: 'a', id: undefined, want: undefined },
   ])('$name', ({ ann, driver, id, want }) => {
     expect(withNodeId(ann, driver, id)).toEqual(want);
   });
 
   it('refuses a malformed annotation', () => {
-    expect(() => withNodeId({ [NODE_ID_ANNOTATION]: '[1]' }, 'a', 'x')).toThrow(InvalidError);
-    expect(() => withNodeId({ [NODE_ID_ANNOTATION]: '{' }, 'a', 'x')).toThrow(InvalidError);
+    expect(() => withNodeId({ [ANN_CSI_NODE_ID]: '[1]' }, 'a', 'x')).toThrow(InvalidError);
+    expect(() => withNodeId({ [ANN_CSI_NODE_ID]: '{' }, 'a', 'x')).toThrow(InvalidError);
   });
 });
 

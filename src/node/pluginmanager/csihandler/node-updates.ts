@@ -8,7 +8,9 @@ import type { CSINode, CSINodeDriver } from 'kubernetes-types/storage/v1.js';
 import { InvalidError } from '../../../util/errors.js';
 
 /** JSON map driver → CSI node id, read by the attach/detach controller and external-attacher. */
-export const NODE_ID_ANNOTATION = 'csi.volume.kubernetes.io/nodeid';
+import { ANN_CSI_NODE_ID } from '../../../kube/names.js';
+
+export { ANN_CSI_NODE_ID };
 export const ATTACH_LIMIT_PREFIX = 'attachable-volumes-csi-';
 const RESOURCE_NAME_MAX = 63; // a resource name is a qualified name: at most 63 characters
 
@@ -21,16 +23,16 @@ export function attachLimitKey(driver: string): string {
 
 /** Parses the node-id annotation; InvalidError when it is not a JSON map of strings. */
 export function parseNodeIds(annotations: Readonly<Record<string, string>> | undefined): Record<string, string> {
-  const raw = annotations?.[NODE_ID_ANNOTATION];
+  const raw = annotations?.[ANN_CSI_NODE_ID];
   if (raw === undefined || raw === '') return {};
   let v: unknown;
   try {
     v = JSON.parse(raw);
   } catch (e) {
-    throw new InvalidError(`annotation ${NODE_ID_ANNOTATION} is not JSON: ${raw}`, [], { cause: e });
+    throw new InvalidError(`annotation ${ANN_CSI_NODE_ID} is not JSON: ${raw}`, [], { cause: e });
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) {
-    throw new InvalidError(`annotation ${NODE_ID_ANNOTATION} is not a map of driver to node id: ${raw}`);
+    throw new InvalidError(`annotation ${ANN_CSI_NODE_ID} is not a map of driver to node id: ${raw}`);
   }
   return v as Record<string, string>;
 }
@@ -49,8 +51,8 @@ export function withNodeId(
   if (nodeId === undefined) delete ids[driver];
   else ids[driver] = nodeId;
   const out = { ...annotations };
-  if (Object.keys(ids).length === 0) delete out[NODE_ID_ANNOTATION];
-  else out[NODE_ID_ANNOTATION] = JSON.stringify(sortKeys(ids));
+  if (Object.keys(ids).length === 0) delete out[ANN_CSI_NODE_ID];
+  else out[ANN_CSI_NODE_ID] = JSON.stringify(sortKeys(ids));
   return out;
 }
 

@@ -5,7 +5,7 @@ import { RestClient } from '../../../client/rest.js';
 import { InternalError } from '../../../util/errors.js';
 import type { Logger } from '../../../util/log.js';
 import { newObjectBatcher } from './batcher.js';
-import { NODE_ID_ANNOTATION } from './node-updates.js';
+import { ANN_CSI_NODE_ID } from './node-updates.js';
 import { newNodeInfoManager } from './nodeinfo.js';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
@@ -28,7 +28,7 @@ function memory<T>(initial: T | undefined, o: { failWrites?: boolean } = {}) {
   };
 }
 
-const node = (): Node => ({ metadata: { name: 'n1', uid: 'u1', labels: { 'kubernetes.io/hostname': 'n1' }, annotations: { [NODE_ID_ANNOTATION]: '{"other.csi":"o"}' } } });
+const node = (): Node => ({ metadata: { name: 'n1', uid: 'u1', labels: { 'kubernetes.io/hostname': 'n1' }, annotations: { [ANN_CSI_NODE_ID]: '{"other.csi":"o"}' } } });
 const info = { driver: 'a.csi', nodeId: 'id-a', topology: { 'topology.a/zone': 'z1' }, maxVolumesPerNode: 0 };
 
 describe('node info manager', () => {
@@ -37,7 +37,7 @@ describe('node info manager', () => {
     const c = memory<CSINode>(undefined);
     const m = newNodeInfoManager({ client, nodeName: 'n1', nodeBatcher: n.batcher, csiNodeBatcher: c.batcher, log: quiet });
     await m.installDriver(info, signal);
-    expect(JSON.parse(n.get()?.metadata?.annotations?.[NODE_ID_ANNOTATION] ?? '')).toEqual({ 'other.csi': 'o', 'a.csi': 'id-a' });
+    expect(JSON.parse(n.get()?.metadata?.annotations?.[ANN_CSI_NODE_ID] ?? '')).toEqual({ 'other.csi': 'o', 'a.csi': 'id-a' });
     expect(n.get()?.metadata?.labels).toEqual({ 'kubernetes.io/hostname': 'n1', 'topology.a/zone': 'z1' });
     expect(c.get()?.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Node', name: 'n1', uid: 'u1' });
     expect(c.get()?.spec.drivers).toEqual([{ name: 'a.csi', nodeID: 'id-a', topologyKeys: ['topology.a/zone'] }]);
@@ -68,9 +68,9 @@ describe('node info manager', () => {
     await m.installDriver(info, signal);
     await m.uninstallDriver('a.csi', signal);
     expect(c.get()?.spec.drivers).toEqual([]);
-    expect(JSON.parse(n.get()?.metadata?.annotations?.[NODE_ID_ANNOTATION] ?? '')).toEqual({ 'other.csi': 'o' });
+    expect(JSON.parse(n.get()?.metadata?.annotations?.[ANN_CSI_NODE_ID] ?? '')).toEqual({ 'other.csi': 'o' });
     await m.uninstallDriver('other.csi', signal);
-    expect(n.get()?.metadata?.annotations?.[NODE_ID_ANNOTATION]).toBeUndefined();
+    expect(n.get()?.metadata?.annotations?.[ANN_CSI_NODE_ID]).toBeUndefined();
   });
 
   it('replaces a changed entry by removing it first (CSINode entries are immutable)', async () => {

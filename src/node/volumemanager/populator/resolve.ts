@@ -1,6 +1,6 @@
 import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
-import { quantityBytes } from '../../../api/resources/quantity.js';
+import { quantityBytes } from '../../../kube/quantity.js';
 import type { PodVolumeInput } from '../cache/desired-state.js';
 import { sha256Hex } from '../operations/paths.js';
 import { csiVolumeName, podUid, volumeName, type CsiAccessMode, type PodRef, type SubPathMount, type VolumeMode } from '../types.js';

@@ -1,5 +1,3 @@
-import { BadRequestError } from '../../util/errors.js';
-
 /**
  * Kubernetes `resource.Quantity`: parsing, comparison and canonical printing. Values are held
  * exactly as a count of nano-units (kube keeps at most nano precision and rounds finer values up,
@@ -19,7 +17,12 @@ const FORMAT_WRONG = `quantities must match the regular expression '${QUANTITY_R
 const SUFFIX_WRONG = "unable to parse quantity's suffix";
 
 /** A string that is not a Kubernetes quantity; the message is kube's. */
-export class QuantityError extends BadRequestError {}
+export class QuantityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'QuantityError';
+  }
+}
 
 const BINARY: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
@@ -84,14 +87,42 @@ export function compareQuantities(a: Quantity, b: Quantity): -1 | 0 | 1 {
   return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
 }
 
-/** `Quantity.Value()`: the integer value, rounded up (so `500m` → 1). */
-export function quantityValue(q: Quantity): bigint {
-  return q.nanos >= 0n ? divAwayFromZero(q.nanos, NANO) : q.nanos / NANO;
+/** A parsed quantity, its text or JSON number, or absent (Go's zero Quantity). */
+export type QuantityInput = Quantity | string | number | undefined;
+
+function parsed(q: QuantityInput): Quantity | undefined {
+  return q === undefined ? undefined : typeof q === 'object' ? q : parseQuantity(q);
+}
+
+/** Nano-units of a quantity; an absent one is zero. Throws QuantityError. */
+export function quantityNanos(q: QuantityInput): bigint {
+  return parsed(q)?.nanos ?? 0n;
+}
+
+/** `Quantity.Value()`: the integer value, rounded up (so `500m` → 1); absent is zero. Throws QuantityError. */
+export function quantityValue(q: QuantityInput): bigint {
+  const n = quantityNanos(q);
+  return n >= 0n ? divAwayFromZero(n, NANO) : n / NANO;
 }
 
 /** Bytes of a quantity (its Value()); the usual reading of a storage size. */
 export function quantityBytes(q: Quantity | string): bigint {
-  return quantityValue(typeof q === 'string' ? parseQuantity(q) : q);
+  return quantityValue(q);
+}
+
+/** Bytes of a storage quantity, or undefined when absent or unparsable (admission validated it). */
+export function bytesOf(q: string | undefined): bigint | undefined {
+  if (q === undefined) return undefined;
+  try {
+    return quantityBytes(q);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A byte count as Kubernetes prints `resource.NewQuantity(n, BinarySI)`, e.g. 1073741824 → `1Gi`. */
+export function bytesQuantity(n: bigint): string {
+  return formatQuantity({ nanos: n * NANO, format: 'BinarySI' });
 }
 
 function stripFactor(n: bigint, f: bigint, max = Infinity): [bigint, number] {
