@@ -73,7 +73,7 @@ const DEFAULT_RATE_LIMIT: RateLimiterPolicy = { initialMs: 500, capMs: 30_000 };
  * the same call succeed at once, CSI's recovery table), so the loop retries every CSI failure;
  * a sidecar that decides retrying cannot help throws its own non-retryable error.
  */
-function retryingCsiFailures<K>(reconcile: ReconcileFn<K>): ReconcileFn<K> {
+export function retryingCsiFailures<K>(reconcile: ReconcileFn<K>): ReconcileFn<K> {
   return async (key, signal): Promise<ReconcileResult | void> => {
     try {
       return await reconcile(key, signal);
