@@ -7,19 +7,19 @@
  * correct from any starting state and after any restart; a resync and lease-expiry deadlines cover
  * changes no event announces (time passing).
  */
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import { every, newController, newEventRecorder, objectOf, watch, type Enqueuer, type RestClient } from '../../client/index.js';
-import { POD_CLAIM_INDEX, POD_NODE_INDEX, VA_NODE_INDEX, VA_VOLUME_INDEX, newControllerInformers, podClaimKeys, type ControllerInformers } from '../informers.js';
+import { every, newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
+import { VA_NODE_INDEX, VA_VOLUME_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, NotFoundError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { desiredAttachments, isControllerManaged, podTerminated } from './desired.js';
+import { desiredAttachments, isControllerManaged } from './desired.js';
 import { attachEvents } from './events.js';
-import { nodeKey, pairKey, parseAttachKey } from './keys.js';
+import { attachFieldsChanged, newKeyFanout, sameJson } from './fanout.js';
+import { nodeKey, parseAttachKey } from './keys.js';
 import { hasOutOfServiceTaint, nodeLiveness, type NodeLiveness } from './nodehealth.js';
 import { reconcileAttachments, type AttachOp, type NodeState } from './reconcile.js';
-import { NODE_LEASE_NAMESPACE, uniqueVolumeName, type ActualAttachment, type DesiredAttachment, type PodRef, type VolumeAttachment } from './types.js';
+import { NODE_LEASE_NAMESPACE, uniqueVolumeName, type ActualAttachment, type DesiredAttachment, type Pod, type PodRef, type VolumeAttachment } from './types.js';
 
 const log = newLogger('attachdetach');
 const CREATED_MEMORY_MS = 60_000; // far beyond any informer lag; only bounds memory of objects deleted unseen
@@ -37,18 +37,6 @@ export interface AttachDetachOptions {
   /** Informers shared with other controllers; default: own ones. */
   readonly informers?: ControllerInformers;
   readonly metrics?: MetricsRegistry;
-}
-
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-
-/** A node change that can alter what is attached there: management, out-of-service taints, volumes in use. */
-function attachFieldsChanged(a: Node, b: Node): boolean {
-  return (
-    isControllerManaged(a) !== isControllerManaged(b) ||
-    a.metadata?.deletionTimestamp !== b.metadata?.deletionTimestamp ||
-    !sameJson(a.spec?.taints, b.spec?.taints) ||
-    !sameJson(a.status?.volumesInUse, b.status?.volumesInUse)
-  );
 }
 
 function podRefObject(p: PodRef): { kind: string; apiVersion: string; namespace: string; name: string; uid: string } {
@@ -93,45 +81,9 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
     };
   };
 
-  // Pods whose attachments a key touches: those using the volume (for Multi-Attach) and those on the node (for volumesAttached).
-  const podsOfVolume = (pvName: string): Pod[] => {
-    const ref = volumes.lister.get(pvName)?.spec?.claimRef;
-    return ref?.name ? pods.byIndex(POD_CLAIM_INDEX, `${ref.namespace ?? ''}/${ref.name}`) : [];
-  };
-  const podsOnNode = (nodeName: string): Pod[] => pods.byIndex(POD_NODE_INDEX, nodeName);
+  const fan = newKeyFanout(inf);
+  const { podsOfVolume, podsOnNode } = fan;
 
-  // --- what events enqueue
-  const volumesOfPod = (p: Pod): string[] => podClaimKeys(p).flatMap((k) => claims.lister.getByKey(k)?.spec?.volumeName ?? []);
-  // A pod whose claim is already gone cannot name its volume: the node's attachments are reconciled then.
-  const enqueuePod = (q: Enqueuer<string>, p: Pod): void => {
-    const node = p.spec?.nodeName;
-    if (!node) return;
-    const pvs = volumesOfPod(p);
-    if (pvs.length < podClaimKeys(p).length) return enqueueNode(q, node);
-    for (const pv of pvs) q.add(pairKey(pv, node));
-  };
-  const enqueueNode = (q: Enqueuer<string>, node: string): void => {
-    q.add(nodeKey(node));
-    for (const va of attachments.byIndex(VA_NODE_INDEX, node)) {
-      const pv = va.spec?.source?.persistentVolumeName;
-      if (pv) q.add(pairKey(pv, node));
-    }
-    for (const p of podsOnNode(node)) if (!podTerminated(p)) for (const pv of volumesOfPod(p)) q.add(pairKey(pv, node));
-  };
-  const enqueueVolume = (q: Enqueuer<string>, pvName: string): void => {
-    for (const va of attachments.byIndex(VA_VOLUME_INDEX, pvName)) q.add(pairKey(pvName, va.spec.nodeName));
-    for (const p of podsOfVolume(pvName)) if (p.spec?.nodeName) q.add(pairKey(pvName, p.spec.nodeName));
-  };
-  const enqueueAll = (q: Enqueuer<string>): void => {
-    for (const n of nodes.lister.list()) q.add(nodeKey(n.metadata?.name ?? ''));
-    for (const va of attachments.lister.list()) {
-      const pv = va.spec?.source?.persistentVolumeName;
-      if (pv) q.add(pairKey(pv, va.spec.nodeName));
-    }
-    for (const p of pods.lister.list()) enqueuePod(q, p);
-  };
-
-  // --- effects
   const execute = async (op: AttachOp): Promise<void> => {
     switch (op.kind) {
       case 'nodeStatus':
@@ -271,48 +223,48 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
     log,
     sources: [
       watch(pods, (q) => ({
-        onAdd: (p) => enqueuePod(q, p),
+        onAdd: (p) => fan.pod(q, p),
         onUpdate: (a, b) => {
-          enqueuePod(q, a);
-          enqueuePod(q, b);
+          fan.pod(q, a);
+          fan.pod(q, b);
         },
-        onDelete: (x) => enqueuePod(q, objectOf(x)),
+        onDelete: (x) => fan.pod(q, objectOf(x)),
       })),
       watch(nodes, (q) => ({
-        onAdd: (n) => enqueueNode(q, n.metadata?.name ?? ''),
+        onAdd: (n) => fan.node(q, n.metadata?.name ?? ''),
         // Heartbeats rewrite node status every few seconds: only what attach/detach reads counts.
         onUpdate: (a, b) => {
           const name = b.metadata?.name ?? '';
-          if (attachFieldsChanged(a, b)) enqueueNode(q, name);
+          if (attachFieldsChanged(a, b)) fan.node(q, name);
           else if (!sameJson(a.status?.volumesAttached, b.status?.volumesAttached)) q.add(nodeKey(name));
         },
-        onDelete: (x) => enqueueNode(q, objectOf(x).metadata?.name ?? ''),
+        onDelete: (x) => fan.node(q, objectOf(x).metadata?.name ?? ''),
       })),
       // A lease renewal only matters to a node tainted out of service (its liveness decides a force detach).
       watch(leases, (q) => {
         const onLease = (name: string): void => {
           const n = nodes.lister.get(name);
-          if (n && hasOutOfServiceTaint(n)) enqueueNode(q, name);
+          if (n && hasOutOfServiceTaint(n)) fan.node(q, name);
         };
         return { onAdd: (l) => onLease(l.metadata?.name ?? ''), onUpdate: (_, l) => onLease(l.metadata?.name ?? ''), onDelete: (x) => onLease(objectOf(x).metadata?.name ?? '') };
       }),
       watch(volumes, (q) => ({
-        onAdd: (v) => enqueueVolume(q, v.metadata?.name ?? ''),
-        onUpdate: (_, v) => enqueueVolume(q, v.metadata?.name ?? ''),
-        onDelete: (x) => enqueueVolume(q, objectOf(x).metadata?.name ?? ''),
+        onAdd: (v) => fan.volume(q, v.metadata?.name ?? ''),
+        onUpdate: (_, v) => fan.volume(q, v.metadata?.name ?? ''),
+        onDelete: (x) => fan.volume(q, objectOf(x).metadata?.name ?? ''),
       })),
       watch(claims, (q) => {
         const onClaim = (c: { spec?: { volumeName?: string } }): void => {
-          if (c.spec?.volumeName) enqueueVolume(q, c.spec.volumeName);
+          if (c.spec?.volumeName) fan.volume(q, c.spec.volumeName);
         };
         return { onAdd: onClaim, onUpdate: (_, c) => onClaim(c), onDelete: (x) => onClaim(objectOf(x)) };
       }),
-      watch(drivers, (q) => ({ onAdd: () => enqueueAll(q), onUpdate: () => enqueueAll(q), onDelete: () => enqueueAll(q) })),
+      watch(drivers, (q) => ({ onAdd: () => fan.all(q), onUpdate: () => fan.all(q), onDelete: () => fan.all(q) })),
       watch(attachments, (q) => {
         const onVa = (va: VolumeAttachment): void => {
           const pv = va.spec?.source?.persistentVolumeName;
           q.add(nodeKey(va.spec.nodeName));
-          if (pv) enqueueVolume(q, pv); // a detach may free a ReadWriteOnce volume for the pod waiting on another node
+          if (pv) fan.volume(q, pv); // a detach may free a ReadWriteOnce volume for the pod waiting on another node
         };
         return {
           onAdd: (va) => {
@@ -326,7 +278,7 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
           },
         };
       }),
-      every(resyncMs, enqueueAll, clock),
+      every(resyncMs, fan.all, clock),
     ],
     reconcile: async (key) => {
       const k = parseAttachKey(key);
