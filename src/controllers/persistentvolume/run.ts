@@ -17,7 +17,7 @@ import {
   type RestClient,
 } from '../../client/index.js';
 import { POD_CLAIM_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
-import { newOperationExecutor } from '../../util/keyedoperations.js';
+import { newOperationExecutor } from '../../util/executor.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { newPvControllerCache } from './cache.js';
