@@ -1,8 +1,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Command } from 'commander';
-import { LeaderElector, RestClient, apiLeaseLock, loadKubeconfig } from '../client/index.js';
-import { CliError } from '../cli/errors.js';
+import { LeaderElector, RestClient, apiLeaseLock } from '../client/index.js';
+import { childAbortController } from '../util/abort.js';
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { runAttachDetachController } from './attachdetach/run.js';
@@ -29,13 +28,16 @@ export interface ControllersOptions {
  * protection and attach/detach controllers, and kube-scheduler's volume-aware placement.
  */
 export async function runControllers(o: ControllersOptions): Promise<void> {
+  // One scope for the informers and the controllers: their abort listeners go on it, and the
+  // caller's signal (a process-wide one) gets a single listener.
+  const { signal } = childAbortController(o.signal);
   const informers = newControllerInformers(o.client);
-  const runs = runControllerInformers(informers, o.signal);
+  const runs = runControllerInformers(informers, signal);
   await Promise.all([
-    runPvController({ client: o.client, signal: o.signal, metrics: o.metrics, workers: o.workers, informers }),
-    runProtectionControllers({ client: o.client, signal: o.signal, informers }),
-    o.attachDetach === false ? undefined : runAttachDetachController({ client: o.client, signal: o.signal, informers }),
-    o.scheduler === false ? undefined : runScheduler({ client: o.client, signal: o.signal, informers }),
+    runPvController({ client: o.client, signal, metrics: o.metrics, workers: o.workers, informers }),
+    runProtectionControllers({ client: o.client, signal, informers }),
+    o.attachDetach === false ? undefined : runAttachDetachController({ client: o.client, signal, informers }),
+    o.scheduler === false ? undefined : runScheduler({ client: o.client, signal, informers }),
   ]);
   await Promise.all(runs);
 }
@@ -59,32 +61,4 @@ export async function runControllersWithLeaderElection(o: ControllersOptions & {
   });
   await elector.run(o.signal);
   await ran;
-}
-
-/** `stowage controllers --kubeconfig …`: the controller manager as its own process. */
-export function controllersCommand(program: Command): void {
-  program
-    .command('controllers')
-    .description('run the controllers (PV binder, protection, attach/detach, volume-aware scheduler) against an API server')
-    .requiredOption('--kubeconfig <path>', 'kubeconfig with the controllers\' credentials')
-    .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
-    .option('--workers <n>', 'workers per controller queue', '4')
-    .action(async (opts: { kubeconfig: string; leaderElect: boolean; workers: string }) => {
-      const workers = Number(opts.workers);
-      if (!Number.isInteger(workers) || workers < 1) throw new CliError(`invalid --workers ${JSON.stringify(opts.workers)}: must be a positive integer`);
-      let cfg;
-      try {
-        cfg = await loadKubeconfig(opts.kubeconfig);
-      } catch (e) {
-        throw new CliError(`cannot load kubeconfig ${opts.kubeconfig}: ${(e as Error).message}`);
-      }
-      const client = new RestClient(cfg);
-      const stop = new AbortController();
-      const onSignal = (): void => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      const run = opts.leaderElect ? runControllersWithLeaderElection : runControllers;
-      await run({ client, signal: stop.signal, workers });
-      client.close();
-    });
 }

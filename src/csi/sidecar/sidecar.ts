@@ -257,11 +257,13 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
  * Runs the sidecar only while holding the per-driver Lease in kube-system, so that several replicas
  * can run with one active. Losing the lease ends the run (the supervisor restarts the process).
  */
-export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { identity?: string; driverName: string }): Promise<void> {
+export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { identity?: string; driverName?: string }): Promise<void> {
   const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
+  // The Lease is per driver: without a name given, ask the driver before campaigning.
+  const driverName = o.driverName ?? (await driverNameOf(o));
   let ran: Promise<void> | undefined;
   const elector = new LeaderElector({
-    lock: apiLeaseLock({ client: o.client, name: leaseName(o.driverName), namespace: 'kube-system' }),
+    lock: apiLeaseLock({ client: o.client, name: leaseName(driverName), namespace: 'kube-system' }),
     identity,
     onStartedLeading: (signal) => {
       ran = runCsiSidecar({ ...o, signal });
@@ -270,4 +272,14 @@ export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { i
   });
   await elector.run(o.signal);
   await ran;
+}
+
+async function driverNameOf(o: CsiSidecarOptions): Promise<string> {
+  const csi = o.csi ?? new CsiClient({ endpoint: o.csiAddress ?? '', log: (o.log ?? newLogger('csi-sidecar')).child('csi') });
+  try {
+    await csi.connect({ signal: o.signal });
+    return (await csi.getPluginInfo({ signal: o.signal })).name;
+  } finally {
+    if (!o.csi) csi.close();
+  }
 }
