@@ -3,7 +3,6 @@
  * starts informers, and runs the provisioner, deleter, attacher and resizer over their own work
  * queues (one key is never reconciled twice at once; failures requeue with backoff). No logic here.
  */
-import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { CSINode, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
@@ -23,6 +22,7 @@ import {
   type RestClient,
   type WorkQueue,
 } from '../../client/index.js';
+import { childAbortController } from '../../util/abort.js';
 import { newLogger, type Logger } from '../../util/log.js';
 import { CsiClient } from '../client.js';
 import { newAttacher } from './attacher.js';
@@ -62,13 +62,15 @@ export interface CsiSidecarOptions {
 const DEFAULT_RATE_LIMIT: RateLimiterPolicy = { initialMs: 500, capMs: 30_000 };
 
 /** Connects to the driver and serves its claims, volumes and attachments until `signal` aborts. */
-export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
+export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
+  // Six informers and every worker listen: on a scope of their own, so that the caller's signal
+  // carries one listener of ours, not dozens.
+  const scope = childAbortController(options.signal);
+  const o = { ...options, signal: scope.signal };
   const log = o.log ?? newLogger('csi-sidecar');
   if (!o.csi && !o.csiAddress) throw new Error('runCsiSidecar: csiAddress or csi is required');
   const csi = o.csi ?? new CsiClient({ endpoint: o.csiAddress ?? '', log: log.child('csi') });
   const recorders: EventRecorder[] = [];
-  // Six informers and every worker listen on the one signal.
-  setMaxListeners(Math.max(100, (o.workers ?? 4) * 8), o.signal);
   try {
     await csi.connect({ signal: o.signal });
     const info = await csi.getPluginInfo({ signal: o.signal });
@@ -250,6 +252,7 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
   } finally {
     await Promise.allSettled(recorders.map((r) => r.close()));
     if (!o.csi) csi.close();
+    scope.abort(); // detaches the scope from the caller's signal
   }
 }
 
