@@ -12,7 +12,7 @@ import { informerFor } from '../src/client/informer.js';
 import type { RestClient } from '../src/client/rest.js';
 import { CsiClient } from '../src/csi/client.js';
 import { DEFAULT_DRIVER_NAME, startHostpathDriver } from '../src/csi/hostpath/index.js';
-import { mountsUnder } from '../src/node/mount/mountinfo.js';
+import { mountsUnder } from '../src/mount/mountinfo.js';
 import { startVolumeManager } from '../src/node/volumemanager/volume-manager.js';
 import { setLogLevel } from '../src/util/log.js';
 import { MetricsRegistry } from '../src/util/metrics.js';

@@ -9,8 +9,8 @@ import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CsiClient, CsiError } from '../src/csi/client.js';
 import { startHostpathDriver, type RunningHostpathDriver } from '../src/csi/hostpath/server.js';
-import { mountsUnder } from '../src/node/mount/mountinfo.js';
-import { unmount } from '../src/node/mount/mount.js';
+import { mountsUnder } from '../src/mount/mountinfo.js';
+import { unmount } from '../src/mount/mount.js';
 import { mountCap, MiB, quietLogger } from './csi-hostpath-kit.js';
 
 describe.skipIf(process.getuid?.() !== 0)('hostpath driver via CsiClient (root)', () => {

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostpathDriver, type RunningHostpathDriver } from '../src/csi/hostpath/server.js';
-import { mountsUnder } from '../src/node/mount/mountinfo.js';
+import { mountsUnder } from '../src/mount/mountinfo.js';
 import { call, connect, expectCode, MiB, mountCap, quietLogger, removeAndExpectNothingLeft, type Clients } from './csi-hostpath-kit.js';
 import type { VolumeCapability } from '../src/csi/proto/types.js';
 

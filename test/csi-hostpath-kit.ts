@@ -5,9 +5,9 @@ import { expect } from 'vitest';
 import { csiProto } from '../src/csi/proto/index.js';
 import type { VolumeCapability } from '../src/csi/proto/types.js';
 import type { Logger } from '../src/util/log.js';
-import { detachLoop, listLoopDevices } from '../src/node/mount/loop.js';
-import { unmount } from '../src/node/mount/mount.js';
-import { mountsUnder } from '../src/node/mount/mountinfo.js';
+import { detachLoop, listLoopDevices } from '../src/mount/loop.js';
+import { unmount } from '../src/mount/mount.js';
+import { mountsUnder } from '../src/mount/mountinfo.js';
 
 export interface Clients {
   identity: grpc.Client;

@@ -12,9 +12,9 @@ import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostpathDriver, type RunningHostpathDriver } from '../src/csi/hostpath/server.js';
 import { TOPOLOGY_KEY } from '../src/csi/hostpath/driver.js';
-import { attachLoop, listLoopDevices } from '../src/node/mount/loop.js';
-import { unmount } from '../src/node/mount/mount.js';
-import { mountsUnder } from '../src/node/mount/mountinfo.js';
+import { attachLoop, listLoopDevices } from '../src/mount/loop.js';
+import { unmount } from '../src/mount/mount.js';
+import { mountsUnder } from '../src/mount/mountinfo.js';
 import { blockCap, call, connect, expectCode, GiB, MiB, mountCap, quietLogger, removeAndExpectNothingLeft, type Clients } from './csi-hostpath-kit.js';
 
 const NODE = 'node-a';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountsUnder } from '../src/node/mount/mountinfo.js';
+import { mountsUnder } from '../src/mount/mountinfo.js';
 import { attachmentName } from '../src/node/volumemanager/operations/paths.js';
 import { startVolumeManager, type VolumeManager } from '../src/node/volumemanager/volume-manager.js';
 import { claimPod, createPod, deletePodAndWait, DRIVER, events, NODE, staticClaim, startEnv, until, waitRunning, type Env } from './volumemanager-kit.js';

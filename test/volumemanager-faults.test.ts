@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listLoopDevices } from '../src/node/mount/loop.js';
-import { findMount, mountsUnder, readMountInfo } from '../src/node/mount/mountinfo.js';
+import { listLoopDevices } from '../src/mount/loop.js';
+import { findMount, mountsUnder, readMountInfo } from '../src/mount/mountinfo.js';
 import { deviceMountPath } from '../src/node/volumemanager/operations/paths.js';
 import { startVolumeManager, type VolumeManager } from '../src/node/volumemanager/volume-manager.js';
 import { claimPod, createPod, deletePodAndWait, DRIVER, events, NODE, staticClaim, startEnv, until, waitRunning, type Env } from './volumemanager-kit.js';

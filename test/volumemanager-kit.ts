@@ -8,8 +8,8 @@ import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
 import type { RestClient } from '../src/client/index.js';
 import { CsiClient } from '../src/csi/client.js';
 import { startHostpathDriver, type RunningHostpathDriver } from '../src/csi/hostpath/index.js';
-import { listLoopDevices } from '../src/node/mount/loop.js';
-import { mountsUnder } from '../src/node/mount/mountinfo.js';
+import { listLoopDevices } from '../src/mount/loop.js';
+import { mountsUnder } from '../src/mount/mountinfo.js';
 import { HOST_PATHS_ANNOTATION } from '../src/node/volumemanager/volume-manager.js';
 import { NotFoundError } from '../src/util/errors.js';
 

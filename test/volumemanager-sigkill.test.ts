@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findMount, mountsUnder, readMountInfo } from '../src/node/mount/mountinfo.js';
+import { findMount, mountsUnder, readMountInfo } from '../src/mount/mountinfo.js';
 import { deviceMountPath } from '../src/node/volumemanager/operations/paths.js';
 import { claimPod, createPod, DRIVER, NODE, staticClaim, startEnv, until, waitRunning, type Env } from './volumemanager-kit.js';
 import { startProxy, type Proxy } from './volumemanager-proxy.js';

@@ -5,7 +5,7 @@
  * recorder (PV events land in `default`, as upstream). Resync every 15 s is the safety net.
  */
 import { rm } from 'node:fs/promises';
-import { mountsUnder } from '../../node/mount/mountinfo.js';
+import { mountsUnder } from '../../mount/mountinfo.js';
 import {
   newEventRecorder,
   newWorkQueue,

@@ -12,8 +12,8 @@ import {
   unimplemented,
 } from './errors.js';
 import { copyData, createData, exists, filesystemStats, growFile, removeData } from './fsops.js';
-import { detachLoop, findLoopByBackingFile } from '../../node/mount/loop.js';
-import { mountsOfSource } from '../../node/mount/mountinfo.js';
+import { detachLoop, findLoopByBackingFile } from '../../mount/loop.js';
+import { mountsOfSource } from '../../mount/mountinfo.js';
 import { fsTypeUnsupportedReason, isFsType, minimumBytes, syncFilesystem } from './filesystem.js';
 import { dataLayout, type AccessKind, type ContentSource, type VolumeRecord } from './state.js';
 import { snapshotHandlers } from './snapshots.js';

@@ -1,6 +1,6 @@
 import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { Metadata } from '@grpc/grpc-js';
-import { MountError } from '../../node/mount/exec.js';
+import { MountError } from '../../mount/exec.js';
 
 /** A CSI failure with the exact gRPC code the spec asks for. Thrown by handlers, sent as-is. */
 export class CsiStatusError extends Error {

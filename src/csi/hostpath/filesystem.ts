@@ -5,8 +5,8 @@
 import { access, chmod, readdir, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import path from 'node:path';
-import { MountError, run } from '../../node/mount/exec.js';
-import { isMountPoint } from '../../node/mount/mountinfo.js';
+import { MountError, run } from '../../mount/exec.js';
+import { isMountPoint } from '../../mount/mountinfo.js';
 import { failedPrecondition } from './errors.js';
 
 /** mkfs of a 1 TiB sparse file with lazy init takes seconds; a resize or fsck is similar. */

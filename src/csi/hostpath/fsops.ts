@@ -1,7 +1,7 @@
 import { lstat, mkdir, open, readdir, rm, statfs, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { run } from '../../node/mount/exec.js';
-import { mountsUnder } from '../../node/mount/mountinfo.js';
+import { run } from '../../mount/exec.js';
+import { mountsUnder } from '../../mount/mountinfo.js';
 import { failedPrecondition } from './errors.js';
 import type { DataLayout } from './state.js';
 

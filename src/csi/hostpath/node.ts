@@ -1,8 +1,8 @@
 import { mkdir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { attachLoop, detachLoop, findLoopByBackingFile, refreshLoopCapacity } from '../../node/mount/loop.js';
-import { bindMount, cleanupMountPoint, isReadOnlyMount, mount, unmountAll } from '../../node/mount/mount.js';
-import { findMount, isMountPoint, mountsOfSource } from '../../node/mount/mountinfo.js';
+import { attachLoop, detachLoop, findLoopByBackingFile, refreshLoopCapacity } from '../../mount/loop.js';
+import { bindMount, cleanupMountPoint, isReadOnlyMount, mount, unmountAll } from '../../mount/mount.js';
+import { findMount, isMountPoint, mountsOfSource } from '../../mount/mountinfo.js';
 import type { NodeHandlers, NodeServiceCapability, VolumeUsage } from '../proto/types.js';
 import { unary, type HostpathDriver } from './driver.js';
 import { alreadyExists, failedPrecondition, missing, notFound } from './errors.js';

@@ -2,9 +2,9 @@ import { lstat, mkdir, open, readlink, rm, rmdir, symlink, unlink } from 'node:f
 import path from 'node:path';
 import { CsiError } from '../../../csi/client.js';
 import type { VolumeCapability } from '../../../csi/proto/types.js';
-import { attachLoop, detachLoop, findLoopByBackingFile } from '../../mount/loop.js';
-import { bindMount, unmountAll } from '../../mount/mount.js';
-import { isMountPoint } from '../../mount/mountinfo.js';
+import { attachLoop, detachLoop, findLoopByBackingFile } from '../../../mount/loop.js';
+import { bindMount, unmountAll } from '../../../mount/mount.js';
+import { isMountPoint } from '../../../mount/mountinfo.js';
 import type { AttachedVolume, MountedPod } from '../cache/actual-state.js';
 import type { VolumeToMount } from '../cache/desired-state.js';
 import type { CsiSource, VolumeSpec } from '../types.js';

@@ -4,7 +4,7 @@ import type { CsiClient } from '../../../csi/client.js';
 import { CsiError } from '../../../csi/client.js';
 import type { NodeCapabilityName, VolumeCapability } from '../../../csi/proto/types.js';
 import { UnavailableError } from '../../../util/errors.js';
-import { isMountPoint } from '../../mount/mountinfo.js';
+import { isMountPoint } from '../../../mount/mountinfo.js';
 import type { AttachedVolume, MountedPod } from '../cache/actual-state.js';
 import type { VolumeToMount } from '../cache/desired-state.js';
 import { cleanSubPaths, mountSubPath } from '../subpath/subpath.js';

@@ -1,6 +1,6 @@
 import { lstat, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { mountsUnder, readMountInfo } from '../../mount/mountinfo.js';
+import { mountsUnder, readMountInfo } from '../../../mount/mountinfo.js';
 
 /**
  * Deletes `dir` and what is under it, refusing up front when anything at or below it is mounted

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import type { Logger } from '../../../util/log.js';
-import { mountsUnder, readMountInfo } from '../../mount/mountinfo.js';
+import { mountsUnder, readMountInfo } from '../../../mount/mountinfo.js';
 import { podDir, podsDir } from '../operations/paths.js';
 import { removeTreeSafely } from '../operations/safe-remove.js';
 import { podUid, type PodUid } from '../types.js';

@@ -1,7 +1,7 @@
 import { access, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../../util/log.js';
-import { isMountPoint } from '../../mount/mountinfo.js';
+import { isMountPoint } from '../../../mount/mountinfo.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
 import { blockStagingPath, blockVolDataPath, csiPluginDir, deviceMountPath, deviceVolDataPath, podDeviceDir, podsDir, podVolumeDir, VOL_DATA_FILE } from '../operations/paths.js';
 import { readVolData } from '../operations/voldata.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountsUnder } from '../../mount/mountinfo.js';
+import { mountsUnder } from '../../../mount/mountinfo.js';
 import { cleanSubPaths, mountSubPath, SubPathError, validateSubPath } from './subpath.js';
 
 describe('validateSubPath', () => {

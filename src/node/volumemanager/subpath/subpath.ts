@@ -1,8 +1,8 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { bindMount, unmountAll } from '../../mount/mount.js';
-import { isMountPoint, mountsUnder, readMountInfo } from '../../mount/mountinfo.js';
+import { bindMount, unmountAll } from '../../../mount/mount.js';
+import { isMountPoint, mountsUnder, readMountInfo } from '../../../mount/mountinfo.js';
 import { InvalidError } from '../../../util/errors.js';
 
 /** A subPath that must not be mounted: absolute, `..`, or a symlink on the way (possible escape). */

@@ -1,4 +1,4 @@
-import { StowageError } from '../../util/errors.js';
+import { StowageError } from '../util/errors.js';
 import { execOk, Spawner } from './spawner.js';
 
 /** Default limit for one mount-related command; mount(8) on a healthy local fs returns in ms. */

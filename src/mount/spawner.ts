@@ -10,7 +10,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { newLogger } from '../../util/log.js';
+import { newLogger } from '../util/log.js';
 
 const log = newLogger('mount/spawner');
 
