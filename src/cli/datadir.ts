@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, existsSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { mountsUnder } from '../node/mount/index.js';
+import { mountsUnder } from '../mount/index.js';
 import { ensureDir } from '../util/fsutil.js';
 import { CliError } from './errors.js';
 
