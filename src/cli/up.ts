@@ -53,20 +53,24 @@ export async function runUp(o: UpOptions): Promise<void> {
       await dataDir.undo();
       throw e;
     }
-    process.stdout.write(
-      [
-        `Stowage is running: API server ${up.plane.api.url}, data in ${dataDir.path}${up.node ? `, node ${up.node.nodeName}` : ''}`,
-        `  export KUBECONFIG=${up.plane.kubeconfigPath}`,
-        `  kubectl get nodes,csinodes,pv,pvc -A`,
-        `Stop with Ctrl-C.`,
-        '',
-      ].join('\n'),
-    );
+    // Asked to stop while starting: stop without announcing a start.
+    if (!signal.aborted) process.stdout.write(banner(up, dataDir.path));
     await untilAborted(signal);
     await up.node?.stop();
     await up.plane.close();
     await up.store.close();
   });
+}
+
+/** What `stowage up` prints once it runs (README.md shows it; test/up.test.ts holds them equal). */
+function banner(up: Up, dataDir: string): string {
+  return [
+    `Stowage is running: API server ${up.plane.api.url}, data in ${dataDir}${up.node ? `, node ${up.node.nodeName}` : ''}`,
+    `  export KUBECONFIG=${up.plane.kubeconfigPath}`,
+    `  kubectl get nodes,csinodes,pv,pvc -A`,
+    `Stop with Ctrl-C.`,
+    '',
+  ].join('\n');
 }
 
 interface Up {
