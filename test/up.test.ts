@@ -52,7 +52,7 @@ function complaints(stderr: string): string[] {
 /** The banner README.md says `npm start` prints, from the indented block after that sentence. */
 function readmeBanner(): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const after = readme.slice(readme.indexOf('`npm start` prints'));
+  const after = readme.slice(readme.indexOf('`npm start` prints where it runs'));
   const block = /\n\n((?: {4}.*\n)+)/.exec(after)![1]!;
   return block.split('\n').map((l) => l.slice(4)).join('\n');
 }
