@@ -162,7 +162,10 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('lifecycle through stowage up 
         }
         // Delete everything: unmounted, (detached), deleted in the driver, nothing left.
         await kubectl('delete', 'pod', 'app', '--timeout=60s');
-        expect(mountsUnder(dataDir)).toEqual([]);
+        // The pod object goes once its own mounts are gone (the kubelet's PodResourcesAreReclaimed);
+        // the device (staging) mount is torn down by the next reconciler passes, not before.
+        expect(mountsUnder(hostPath)).toEqual([]);
+        await expect.poll(() => mountsUnder(dataDir), { timeout: 30_000 }).toEqual([]);
         await kubectl('delete', 'pvc', 'data', '--timeout=60s');
         await expect.poll(async () => (await json('get', 'pv')).items.length, { timeout: 30_000 }).toBe(0);
         expect((await json('get', 'volumeattachments')).items).toHaveLength(0);

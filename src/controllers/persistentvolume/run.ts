@@ -16,7 +16,7 @@ import {
   type RestClient,
 } from '../../client/index.js';
 import { POD_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
-import { newOperationExecutor } from '../../util/keyedoperations.js';
+import { newOperationExecutor } from '../../util/executor.js';
 import { childAbortController } from '../../util/abort.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';

@@ -3,7 +3,9 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { RestClient } from '../../client/rest.js';
 import { DEFAULT_BACKOFF, backoffDelay, realClock, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, toStowageError } from '../../util/errors.js';
+import { newOperationExecutor } from '../../util/executor.js';
 import { newLogger, type Logger } from '../../util/log.js';
+import { newLoop } from '../../util/loop.js';
 import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH } from '../../kube/names.js';
 import { gatherHostInfo, type HostInfo } from './host.js';
 import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
@@ -148,19 +150,24 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
     throw new Error(`node ${o.nodeName}: stopped before the node was registered`);
   }
 
-  const every = async (periodMs: number, what: string, f: () => Promise<void>): Promise<void> => {
-    while (!stopped.aborted) {
+  // The heartbeat: each write every period through the executor; a failed one is retried when its
+  // backoff expires rather than a period later.
+  const exec = newOperationExecutor({ clock, log });
+  const every = (periodMs: number, key: string, f: () => Promise<void>): Promise<void> => {
+    const write = async (): Promise<void> => {
       try {
-        await clock.sleep(periodMs, stopped);
-      } catch {
-        return;
+        await f();
+      } catch (e) {
+        if (!stopped.aborted) throw e; // cut short by stop: not a failure to retry or report
       }
-      await untilDone(what, f);
-    }
+    };
+    const loop = newLoop({ name: key, body: () => void exec.run(key, key, write), periodMs, runAtStart: false, clock, log });
+    exec.onChange((c) => c.kind === 'retryDue' && c.key === key && loop.trigger());
+    return loop.run(stopped);
   };
   const loops = Promise.all([
-    every(o.leaseRenewMs ?? LEASE_RENEW_MS, 'renewing the node lease', renewLease),
-    every(o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS, 'updating the node status', writeStatus),
+    every(o.leaseRenewMs ?? LEASE_RENEW_MS, 'renew_node_lease', renewLease),
+    every(o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS, 'update_node_status', writeStatus),
   ]);
 
   return {
@@ -172,6 +179,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
     stop: async () => {
       stop.abort();
       await loops;
+      await exec.close();
     },
   };
 }

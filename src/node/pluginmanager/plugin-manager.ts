@@ -19,7 +19,7 @@ import { newNodeBatcher, newNodeInfoManager } from './csihandler/nodeinfo.js';
 import type { CsiDriverRegistry } from './csihandler/registry.js';
 import { newPluginStatusReporter } from './csihandler/reporter.js';
 import type { PluginStatus } from './csihandler/status.js';
-import { newOperationExecutor, type OperationExecutor } from '../../util/keyedoperations.js';
+import { newOperationExecutor, type OperationExecutor } from '../../util/executor.js';
 import { newPluginOperations } from './operationexecutor/operations.js';
 import { newPluginWatcher } from './pluginwatcher/watcher.js';
 import { newReconcilerLoop } from './reconciler/loop.js';
@@ -63,7 +63,7 @@ export async function startPluginManager(o: PluginManagerOptions): Promise<Plugi
   // One writer of the Node's metadata for the CSI handler and the status reporter: edits made at
   // the same moment (20 drivers registering) become one update instead of a conflict storm.
   const nodeBatcher = newNodeBatcher(o.client, o.nodeName);
-  const reporter = newPluginStatusReporter({ node: nodeBatcher, nodeName: o.nodeName, recorder: o.recorder, clock, log: log.child('status') });
+  const reporter = newPluginStatusReporter({ node: nodeBatcher, nodeName: o.nodeName, executor, recorder: o.recorder, clock });
   const csi = newCsiPluginHandler({
     nodeInfo: newNodeInfoManager({ client: o.client, nodeName: o.nodeName, nodeBatcher, log: log.child('nodeinfo') }),
     nodeGetInfoTimeoutMs: o.nodeGetInfoTimeoutMs,

@@ -2,8 +2,10 @@
  * The node agent's volume manager (kubelet pkg/kubelet/volumemanager): wiring only.
  *
  * - populator (populator/): pods on this node → desired state (DSW). Writes the DSW.
- * - reconciler (reconciler/): pure decision over DSW × ASW → operations, run by the nested pending
- *   operations executor (operationexecutor/); operations (operations/) write the actual state (ASW).
+ * - reconciler (reconciler/): pure decision over DSW × ASW → operations, run by the operation
+ *   executor (util/executor.ts); operations (operations/) write the actual state (ASW).
+ * - every effect (operations, pod status and volumesInUse writes, the orphan sweep) goes through
+ *   that one executor: one at a time per key, backoff after a failure.
  * - reconstruct/: rebuilds the ASW from disk and the mount table at start; removes orphaned pod dirs.
  * - podstatus/: pods whose volumes are all mounted become Running; deleted pods are finally deleted.
  */
@@ -13,6 +15,8 @@ import { newEventRecorder, type EventRecorder } from '../../client/events.js';
 import { informerFor, runInformers, type Informer } from '../../client/informer.js';
 import type { RestClient } from '../../client/rest.js';
 import { DEFAULT_BACKOFF, realClock, type Clock } from '../../util/backoff.js';
+import { newOperationExecutor, type OperationExecutor } from '../../util/executor.js';
+import { newLoop } from '../../util/loop.js';
 import { newLogger, type Logger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { newActualStateOfWorld, type ActualStateOfWorld } from './cache/actual-state.js';
@@ -21,7 +25,6 @@ import { CsiClients, type CsiDriverLookup } from './operations/csi-clients.js';
 import type { OperationContext } from './operations/context.js';
 import { generate, pluginLabel } from './operations/generator.js';
 import { PriorityLimiter } from './operations/limiter.js';
-import { newNestedPendingOperations, type NestedPendingOperations } from './operationexecutor/nested-pending.js';
 import { newPopulator, type Populator } from './populator/populator.js';
 import { VolumesInUseReporter } from './populator/volumes-in-use.js';
 import { PodStatusWriter } from './podstatus/writer.js';
@@ -63,6 +66,8 @@ export interface VolumeManager {
 }
 
 const ORPHAN_SWEEP_MS = 2_000;
+/** The executor key of the orphaned pod directory sweep; not a volume name. */
+const ORPHAN_SWEEP_KEY = 'orphaned-pod-dirs';
 const POPULATE_RESYNC_MS = 1_000;
 // Full passes over every pod (populator, pod status) run at most this often under a stream of
 // events — the kubelet's populator period. Per-event passes would cost O(pods²) on a busy node.
@@ -87,22 +92,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const attachments = informerFor(o.client, 'VolumeAttachment');
   const informers: Array<Informer<unknown>> = [pods, claims, pvs, drivers, attachments] as Array<Informer<unknown>>;
 
-  let wake: (() => void) | undefined;
-  let dirty = true;
-  const kick = (): void => {
-    dirty = true;
-    wake?.();
-  };
-  // Object changes re-run the populator; operation and write completions only the reconciler.
-  let populateDue = true;
-  const objectsChanged = (): void => {
-    populateDue = true;
-    kick();
-  };
-  for (const inf of informers) inf.addEventHandler({ onAdd: objectsChanged, onUpdate: objectsChanged, onDelete: objectsChanged });
-
-  const exec: NestedPendingOperations = newNestedPendingOperations({ backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs }, clock });
-  exec.onSettled(kick);
+  const exec: OperationExecutor = newOperationExecutor({ backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs }, clock, log: log.child('executor') });
 
   const durations = o.metrics?.histogram('storage_operation_duration_seconds', 'Storage operation duration', ['operation_name', 'volume_plugin', 'status']);
   const total = o.metrics?.gauge('volume_manager_total_volumes', 'Number of volumes in Volume Manager', ['plugin_name', 'state']);
@@ -139,27 +129,25 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     clock,
     synced: () => informers.every((i) => i.hasSynced()),
   });
-  const inUse = new VolumesInUseReporter(o.client, o.nodeName, log, kick);
-  const status = new PodStatusWriter(o.client, log, kick);
+  const inUse = new VolumesInUseReporter(o.client, o.nodeName, exec);
+  const status = new PodStatusWriter(o.client, exec);
 
   const reconstructed = await reconstructActualState({ rootDir: o.rootDir, asw, log });
   if (reconstructed > 0) log.info('actual state reconstructed from disk', { volumes: reconstructed });
 
-  const runs = runInformers(signal, informers, log);
-
-  let sweeping: Promise<void> | undefined;
   let lastSweep = 0;
   const sweep = (): void => {
-    if (sweeping || !populator.hasPopulatedOnce() || clock.now() - lastSweep < ORPHAN_SWEEP_MS) return;
-    lastSweep = clock.now();
+    if (!populator.hasPopulatedOnce() || clock.now() - lastSweep < ORPHAN_SWEEP_MS) return;
     const live = new Set(pods.lister.list().map((p) => p.metadata?.uid ?? ''));
     const keep = (uid: PodUid): boolean => live.has(uid) || dsw.podExists(uid) || asw.mountedVolumesForPod(uid).length > 0;
-    sweeping = cleanupOrphanedPodDirs({ rootDir: o.rootDir, keep, log })
-      .then((removed) => void (removed.length && log.info('orphaned pod directories removed', { pods: removed.join(',') })))
-      .catch((e: unknown) => log.warn('orphan sweep failed', { error: String(e) }))
-      .finally(() => (sweeping = undefined));
+    if (exec.run(ORPHAN_SWEEP_KEY, 'cleanup_orphaned_pod_dirs', async () => {
+      const removed = await cleanupOrphanedPodDirs({ rootDir: o.rootDir, keep, log });
+      if (removed.length) log.info('orphaned pod directories removed', { pods: removed.join(',') });
+    }) === 'started') lastSweep = clock.now();
   };
 
+  // Object changes re-run the populator; operation and write completions only the reconciler.
+  let populateDue = true;
   let lastPopulate = -Infinity;
   let lastStatusSync = -Infinity; // skipped passes are caught up by the periodic pass (periodMs)
   const iterate = (): void => {
@@ -172,8 +160,12 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     }
     inUse.sync(dsw);
     for (const op of reconcile(dsw, asw, populator.hasPopulatedOnce())) {
+      if (op.kind === 'markDetached') {
+        asw.markVolumeDetached(op.volume); // a cache update, not an effect
+        continue;
+      }
       const g = generate(ctx, op, durations);
-      if (g) exec.run(g.key, g.name, g.run); // alreadyExists / backoff are expected: the next pass retries
+      exec.run(g.key, g.name, g.run); // alreadyRunning / backingOff are expected: the next pass retries
     }
     if (now - lastStatusSync >= FULL_PASS_MIN_INTERVAL_MS) {
       lastStatusSync = now;
@@ -182,51 +174,29 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     sweep();
   };
 
-  const periodMs = o.periodMs ?? 100;
-  const loop = (async () => {
-    while (!signal.aborted) {
-      dirty = false;
-      const started = performance.now();
-      try {
-        iterate();
-      } catch (e) {
-        log.error('volume manager pass failed', { error: String(e) });
-      }
-      if (dirty) {
-        // A pass covers every pod, so under a stream of events back-to-back passes would starve
-        // the operations they start: rest at least as long as the pass took before the next one.
-        const rest = performance.now() - started;
-        await new Promise<void>((r) => (rest >= 1 ? setTimeout(r, rest) : setImmediate(r)));
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(done, periodMs);
-        function done(): void {
-          clearTimeout(t);
-          wake = undefined;
-          signal.removeEventListener('abort', done);
-          resolve();
-        }
-        wake = done;
-        signal.addEventListener('abort', done, { once: true });
-      });
-    }
-  })();
+  const loop = newLoop({ name: 'volume manager pass', body: iterate, periodMs: o.periodMs ?? 100, clock, log });
+  const objectsChanged = (): void => {
+    populateDue = true;
+    loop.trigger();
+  };
+  for (const inf of informers) inf.addEventHandler({ onAdd: objectsChanged, onUpdate: objectsChanged, onDelete: objectsChanged });
+  exec.onChange(loop.trigger);
+
+  const runs = runInformers(signal, informers, log);
+  const looping = loop.run(signal);
 
   let stopped: Promise<void> | undefined;
   return {
     dsw,
     asw,
     populatedOnce: () => populator.hasPopulatedOnce(),
-    idle: async () => {
-      await Promise.all([exec.idle(), status.idle(), inUse.idle(), sweeping]);
-    },
+    idle: () => exec.idle(),
     stop: () =>
       (stopped ??= (async () => {
         stopCtl.abort();
-        await loop;
+        await looping;
         await exec.close();
-        await Promise.all([status.idle(), inUse.idle(), sweeping, ...runs]);
+        await Promise.all(runs);
         await recorder.close();
         csi.close();
       })()),

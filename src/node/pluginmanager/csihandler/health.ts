@@ -1,6 +1,7 @@
 import { CsiError, type CsiClient } from '../../../csi/client.js';
 import { realClock, type Clock } from '../../../util/backoff.js';
 import { toStowageError } from '../../../util/errors.js';
+import { newLoop } from '../../../util/loop.js';
 
 /**
  * Notices a driver that died after registering (node-driver-registrar never re-checks it, and
@@ -33,14 +34,8 @@ export async function probeAll(target: HealthTarget, sink: HealthSink, timeoutMs
   }));
 }
 
+/** Probes every period (the first round one period after start: registration has just dialled). */
 export async function runHealthMonitor(o: { target: HealthTarget; sink: HealthSink; periodMs?: number; clock?: Clock; signal: AbortSignal }): Promise<void> {
-  const clock = o.clock ?? realClock;
-  while (!o.signal.aborted) {
-    try {
-      await clock.sleep(o.periodMs ?? DEFAULT_HEALTH_PERIOD_MS, o.signal);
-    } catch {
-      return; // aborted
-    }
-    await probeAll(o.target, o.sink);
-  }
+  const loop = newLoop({ name: 'csi driver health', body: () => probeAll(o.target, o.sink), periodMs: o.periodMs ?? DEFAULT_HEALTH_PERIOD_MS, runAtStart: false, clock: o.clock ?? realClock });
+  await loop.run(o.signal);
 }

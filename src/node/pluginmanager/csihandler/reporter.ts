@@ -2,9 +2,9 @@ import type { ObjectReference } from 'kubernetes-types/core/v1.js';
 import { metaTime, type EventRecorder } from '../../../client/events.js';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { realClock, type Clock } from '../../../util/backoff.js';
-import { NotFoundError, toStowageError } from '../../../util/errors.js';
+import { NotFoundError } from '../../../util/errors.js';
+import type { OperationExecutor } from '../../../util/executor.js';
 import type { ObjectBatcher } from './batcher.js';
-import { newLogger, type Logger } from '../../../util/log.js';
 import type { RegisteredPlugin, SocketPath } from '../cache/types.js';
 import type { RegistrationObserver } from '../handler.js';
 import { PLUGIN_STATUS_ANNOTATION, transition, type PluginStatus, type StatusSignal } from './status.js';
@@ -22,27 +22,27 @@ export interface PluginStatusReporter extends RegistrationObserver {
   close(): Promise<void>;
 }
 
-// A failed annotation write is retried after this long (the API server is restarting, say).
-const WRITE_RETRY_MS = 1_000;
+/** The executor key of the annotation writes. */
+const WRITE_KEY = 'node/plugin-status-annotation';
 
 export function newPluginStatusReporter(o: {
   /** This agent's writer of its Node (shared with the CSI handler: one write per batch). */
   node: ObjectBatcher<Node>;
   nodeName: string;
+  /** Runs the annotation writes: one at a time, a failed one retried when its backoff expires. */
+  executor: OperationExecutor;
   recorder?: EventRecorder;
   clock?: Clock;
-  log?: Logger;
 }): PluginStatusReporter {
   const clock = o.clock ?? realClock;
-  const log = o.log ?? newLogger('pluginmanager/status');
   const statuses = new Map<string, PluginStatus>();
   const nodeRef: ObjectReference = { kind: 'Node', apiVersion: 'v1', name: o.nodeName, uid: o.nodeName }; // the kubelet's node events use the name as uid
-  const stop = new AbortController();
   let dirty = false;
-  let writing: Promise<void> | undefined;
+  let closed = false;
 
+  /** Writes until the annotation holds the latest statuses; changes made meanwhile are picked up. */
   const write = async (): Promise<void> => {
-    while (dirty && !stop.signal.aborted) {
+    while (dirty && !closed) {
       dirty = false;
       const value = statuses.size === 0 ? undefined : JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a.localeCompare(b))));
       try {
@@ -55,18 +55,20 @@ export function newPluginStatusReporter(o: {
           return { ...cur, metadata: { ...cur.metadata, annotations } };
         });
       } catch (e) {
-        if (stop.signal.aborted) return;
-        log.warn('could not write the plugin status annotation; retrying', { error: toStowageError(e).message });
-        dirty = true;
-        await clock.sleep(WRITE_RETRY_MS, stop.signal).catch(() => undefined);
+        dirty = true; // still to be written: when the backoff expires
+        throw e;
       }
     }
   };
 
   const schedule = (): void => {
     dirty = true;
-    writing ??= write().finally(() => (writing = undefined));
+    if (!closed) o.executor.run(WRITE_KEY, 'write_plugin_status', write); // a running write picks the change up
   };
+  // A change that arrived as a write was ending, or a failed write whose backoff expired.
+  const unsubscribe = o.executor.onChange((c) => {
+    if (c.key === WRITE_KEY && dirty) schedule();
+  });
 
   const apply = (driver: string, s: StatusSignal): void => {
     const t = transition(driver, statuses.get(driver), s, metaTime(clock.now()));
@@ -97,11 +99,12 @@ export function newPluginStatusReporter(o: {
     publish: schedule,
     statuses: () => Object.fromEntries(statuses),
     flush: async () => {
-      while (writing) await writing;
+      while (o.executor.isPending(WRITE_KEY)) await o.executor.idle();
     },
     close: async () => {
-      stop.abort();
-      await writing;
+      closed = true;
+      unsubscribe();
+      await o.executor.idle();
     },
   };
 }

@@ -3,6 +3,7 @@ import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { realClock, type Clock } from '../../../util/backoff.js';
 import { newLogger, type Logger } from '../../../util/log.js';
+import { newLoop } from '../../../util/loop.js';
 import type { DesiredStateOfWorld } from '../cache/desired-state.js';
 import { socketPathOf } from '../cache/types.js';
 
@@ -86,15 +87,8 @@ class Watcher implements PluginWatcher {
   }
 
   private async rescanLoop(period: number): Promise<void> {
-    const clock = this.o.clock ?? realClock;
-    while (!this.stopped.signal.aborted) {
-      try {
-        await clock.sleep(period, this.stopped.signal);
-        await this.rescan();
-      } catch (e) {
-        if (!this.stopped.signal.aborted) this.log.warn('rescan failed', { error: String(e) });
-      }
-    }
+    const loop = newLoop({ name: 'plugin registry rescan', body: () => this.rescan(), periodMs: period, runAtStart: false, clock: this.o.clock ?? realClock, log: this.log });
+    await loop.run(this.stopped.signal);
   }
 
   /** Watches `dir`, then records every socket in it and recurses into subdirectories. */

@@ -4,7 +4,7 @@ import type { Logger } from '../../../util/log.js';
 import { newActualStateOfWorld } from '../cache/actual-state.js';
 import { newDesiredStateOfWorld } from '../cache/desired-state.js';
 import { socketPathOf, type DesiredPlugin, type RegisteredPlugin } from '../cache/types.js';
-import { newOperationExecutor } from '../../../util/keyedoperations.js';
+import { newOperationExecutor } from '../../../util/executor.js';
 import { newReconcilerLoop } from './loop.js';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };

@@ -1,9 +1,10 @@
 import { realClock, type Clock } from '../../../util/backoff.js';
+import type { OperationExecutor } from '../../../util/executor.js';
 import { newLogger, type Logger } from '../../../util/log.js';
+import { newLoop } from '../../../util/loop.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
 import type { DesiredStateOfWorld } from '../cache/desired-state.js';
 import type { DesiredPlugin, RegisteredPlugin } from '../cache/types.js';
-import type { OperationExecutor } from '../../../util/keyedoperations.js';
 import { reconcile } from './reconcile.js';
 
 /** The effects the loop asks the executor to run. */
@@ -36,14 +37,7 @@ export function newReconcilerLoop(o: {
   periodMs?: number;
   log?: Logger;
 }): ReconcilerLoop {
-  const clock = o.clock ?? realClock;
-  const periodMs = o.periodMs ?? DEFAULT_RECONCILE_PERIOD_MS;
   const log = o.log ?? newLogger('pluginmanager/reconciler');
-  let wake: (() => void) | undefined;
-  let wanted = false;
-  let started = false;
-  let firstPass!: () => void;
-  const firstPassDone = new Promise<void>((resolve) => (firstPass = resolve));
 
   const pass = (): void => {
     for (const op of reconcile(o.dsw.pluginsToRegister(), o.asw.registeredPlugins())) {
@@ -58,37 +52,16 @@ export function newReconcilerLoop(o: {
     }
   };
 
-  const trigger = (): void => {
-    wanted = true;
-    wake?.();
-  };
+  const loop = newLoop({ name: 'plugin reconciler', body: pass, periodMs: o.periodMs ?? DEFAULT_RECONCILE_PERIOD_MS, clock: o.clock ?? realClock, log });
 
   const run = async (signal: AbortSignal): Promise<void> => {
-    if (started) throw new Error('reconciler loop already started');
-    started = true;
-    const unsubscribe = o.executor.onChange(trigger);
+    const unsubscribe = o.executor.onChange(loop.trigger);
     try {
-      while (!signal.aborted) {
-        wanted = false;
-        pass();
-        firstPass();
-        if (wanted) continue;
-        const tick = new AbortController();
-        const onAbort = (): void => tick.abort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          clock.sleep(periodMs, tick.signal).then(resolve, resolve);
-        });
-        wake = undefined;
-        tick.abort();
-        signal.removeEventListener('abort', onAbort);
-      }
+      await loop.run(signal);
     } finally {
       unsubscribe();
-      firstPass();
     }
   };
 
-  return { trigger, pass, run, settled: () => firstPassDone };
+  return { trigger: loop.trigger, pass, run, settled: loop.ranOnce };
 }

@@ -1,6 +1,6 @@
 import type { Histogram } from '../../../util/metrics.js';
 import { assertNever } from '../../../util/errors.js';
-import type { Operation, OpKey } from '../operationexecutor/nested-pending.js';
+import type { Operation, OpKey } from '../../../util/executor.js';
 import type { ReconcileOp } from '../reconciler/reconcile.js';
 import type { PodRef, VolumeSpec } from '../types.js';
 import { podReference, type OperationContext } from './context.js';
@@ -8,9 +8,9 @@ import { blockMountDevice, blockSetUp, blockTearDown, blockUnmountDevice } from 
 import { csiExpand, csiMountDevice, csiSetUp, csiTearDown, csiUnmountDevice, csiVerifyAttached } from './csi.js';
 import { emptyDirSetUp, emptyDirTearDown, hostPathSetUp, hostPathTearDown } from './local.js';
 
-/** One runnable operation for the executor: its key, kubelet metric name and body. */
+/** One runnable operation for the executor: its key (volume, and pod for per-pod work), kubelet metric name and body. */
 export interface GeneratedOperation {
-  readonly key: OpKey;
+  readonly key: Exclude<OpKey, string>;
   readonly name: string;
   readonly run: Operation;
 }
@@ -28,13 +28,17 @@ interface Failure {
 
 const why = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** Decisions that are work for the executor; `markDetached` only updates the ASW (the caller does it). */
+export type ExecutableOp = Exclude<ReconcileOp, { kind: 'markDetached' }>;
+
 /**
  * Turns a reconciler decision into an executor operation: dispatch by plugin, a Warning event on
  * the pod on failure (Kubernetes reasons, messages naming the volume and the cause) and the
- * storage_operation_duration_seconds observation.
+ * storage_operation_duration_seconds observation. Returns the work without running any of it;
+ * failures are logged by the executor.
  */
-export function generate(ctx: OperationContext, op: ReconcileOp, durations?: Histogram): GeneratedOperation | undefined {
-  const wrap = (key: OpKey, name: string, spec: VolumeSpec, body: (s: AbortSignal) => Promise<void>, fail?: Failure): GeneratedOperation => ({
+export function generate(ctx: OperationContext, op: ExecutableOp, durations?: Histogram): GeneratedOperation {
+  const wrap = (key: GeneratedOperation['key'], name: string, spec: VolumeSpec, body: (s: AbortSignal) => Promise<void>, fail?: Failure): GeneratedOperation => ({
     key,
     name,
     run: async (signal) => {
@@ -45,7 +49,6 @@ export function generate(ctx: OperationContext, op: ReconcileOp, durations?: His
       } catch (e) {
         durations?.observe({ operation_name: name, volume_plugin: pluginLabel(spec), status: 'fail-unknown' }, (performance.now() - t0) / 1000);
         if (fail?.pod && !signal.aborted) ctx.recorder.event(podReference(fail.pod), 'Warning', fail.reason, fail.message(e));
-        else ctx.log.warn(`${name} failed`, { error: why(e) });
         throw e;
       }
     },
@@ -112,9 +115,6 @@ export function generate(ctx: OperationContext, op: ReconcileOp, durations?: His
         else ctx.asw.markDeviceUnmounted(v.volume);
       });
     }
-    case 'markDetached':
-      ctx.asw.markVolumeDetached(op.volume);
-      return undefined;
     default:
       return assertNever(op);
   }

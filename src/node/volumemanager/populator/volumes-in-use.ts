@@ -1,29 +1,30 @@
 import type { RestClient } from '../../../client/rest.js';
-import { NotFoundError } from '../../../util/errors.js';
-import type { Logger } from '../../../util/log.js';
+import type { OperationExecutor } from '../../../util/executor.js';
 import type { DesiredStateOfWorld } from '../cache/desired-state.js';
 import type { VolumeName } from '../types.js';
+
+/** The executor key of the node's volumesInUse writes; not a volume name. */
+const KEY = 'node-status/volumesInUse';
 
 /**
  * Keeps node.status.volumesInUse equal to the desired volumes (kubelet: volumes in use are never
  * detached by the attach/detach controller). After a successful write the volumes are marked
- * reportedInUse, which lets the reconciler verify attachable ones.
+ * reportedInUse, which lets the reconciler verify attachable ones. Writes go through the executor:
+ * one at a time, backoff after a failure.
  */
 export class VolumesInUseReporter {
   private last: string | undefined;
   /** The desired volume set generation already reported and marked: nothing to do until it changes. */
   private settledGeneration = -1;
-  private writing: Promise<void> | undefined;
 
   constructor(
     private readonly client: RestClient,
     private readonly nodeName: string,
-    private readonly log: Logger,
-    private readonly onReported: () => void,
+    private readonly exec: OperationExecutor,
   ) {}
 
   sync(dsw: DesiredStateOfWorld): void {
-    if (this.writing) return;
+    if (this.exec.isPending(KEY)) return;
     const generation = dsw.volumeSetGeneration();
     if (generation === this.settledGeneration) return;
     const names = dsw.volumeNames();
@@ -33,24 +34,14 @@ export class VolumesInUseReporter {
       this.settledGeneration = generation;
       return;
     }
-    this.writing = this.write(names)
-      .then(() => {
-        this.last = key;
-      })
-      .catch((e: unknown) => {
-        if (!(e instanceof NotFoundError)) this.log.warn('updating node.status.volumesInUse failed', { error: String(e) });
-      })
-      .finally(() => {
-        this.writing = undefined;
-        this.onReported();
-      });
+    // The caches are marked on the next pass, once `last` says what the Node holds.
+    this.exec.run(KEY, 'update_volumes_in_use', async () => {
+      await this.write(names);
+      this.last = key;
+    });
   }
 
   private async write(names: readonly VolumeName[]): Promise<void> {
     await this.client.resource('Node').patchStatus(this.nodeName, 'merge', { status: { volumesInUse: names.length ? names : null } });
-  }
-
-  async idle(): Promise<void> {
-    await this.writing;
   }
 }
