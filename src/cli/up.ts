@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { startControlPlane, type ControlPlane } from '../api/controlplane.js';
+import { startControlPlane, type ControlPlane } from './controlplane.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/store.js';
 import { untilAborted } from '../util/abort.js';
