@@ -2,10 +2,12 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { LeaderElector, RestClient, apiLeaseLock } from '../client/index.js';
 import { childAbortController } from '../util/abort.js';
+import { toStowageError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { runAttachDetachController } from './attachdetach/run.js';
-import { newControllerInformers, runControllerInformers } from './informers.js';
+import { newControllerInformers } from './informers.js';
+import { runNamespaceController } from './namespace/run.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
 import { runScheduler } from './scheduler/run.js';
@@ -25,21 +27,34 @@ export interface ControllersOptions {
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
- * protection and attach/detach controllers, and kube-scheduler's volume-aware placement.
+ * protection, attach/detach and namespace controllers, and kube-scheduler's volume-aware
+ * placement. A controller that fails to start (its caches never synced) stops the others; the
+ * first failure is rethrown once all have stopped.
  */
 export async function runControllers(o: ControllersOptions): Promise<void> {
+  const informers = newControllerInformers(o.client);
   // One scope for the informers and the controllers: their abort listeners go on it, and the
   // caller's signal (a process-wide one) gets a single listener.
-  const { signal } = childAbortController(o.signal);
-  const informers = newControllerInformers(o.client);
-  const runs = runControllerInformers(informers, signal);
-  await Promise.all([
-    runPvController({ client: o.client, signal, metrics: o.metrics, workers: o.workers, informers }),
-    runProtectionControllers({ client: o.client, signal, informers }),
-    o.attachDetach === false ? undefined : runAttachDetachController({ client: o.client, signal, informers }),
-    o.scheduler === false ? undefined : runScheduler({ client: o.client, signal, informers }),
-  ]);
-  await Promise.all(runs);
+  const stop = childAbortController(o.signal);
+  const { client, metrics } = o;
+  const signal = stop.signal;
+  const results = await Promise.allSettled(
+    [
+      runPvController({ client, signal, metrics, workers: o.workers, informers }),
+      runProtectionControllers({ client, signal, metrics, informers }),
+      runNamespaceController({ client, signal, metrics, informers }),
+      o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
+      o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
+    ].map((run) =>
+      run?.catch((e: unknown) => {
+        log.error('controller failed; stopping the others', { error: toStowageError(e).message });
+        stop.abort();
+        throw e;
+      }),
+    ),
+  );
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**
