@@ -90,7 +90,10 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const pvs = informerFor(o.client, 'PersistentVolume');
   const drivers = informerFor(o.client, 'CSIDriver');
   const attachments = informerFor(o.client, 'VolumeAttachment');
-  const informers: Array<Informer<unknown>> = [pods, claims, pvs, drivers, attachments] as Array<Informer<unknown>>;
+  // configMap/secret volumes follow their objects: a change re-runs the populator, which rewrites changed payloads.
+  const configMaps = informerFor(o.client, 'ConfigMap');
+  const secrets = informerFor(o.client, 'Secret');
+  const informers: Array<Informer<unknown>> = [pods, claims, pvs, drivers, attachments, configMaps, secrets] as Array<Informer<unknown>>;
 
   const exec: OperationExecutor = newOperationExecutor({ backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs }, clock, log: log.child('executor') });
 
@@ -124,7 +127,13 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     dsw,
     asw,
     pods: () => pods.lister.list() as Pod[],
-    lookups: { claim: (ns, n) => claims.lister.get(ns, n), volume: (n) => pvs.lister.get(n), csiDriver: (n) => drivers.lister.get(n) },
+    lookups: {
+      claim: (ns, n) => claims.lister.get(ns, n),
+      volume: (n) => pvs.lister.get(n),
+      csiDriver: (n) => drivers.lister.get(n),
+      configMap: (ns, n) => configMaps.lister.get(ns, n),
+      secret: (ns, n) => secrets.lister.get(ns, n),
+    },
     recorder,
     clock,
     synced: () => informers.every((i) => i.hasSynced()),

@@ -35,9 +35,14 @@ export function podDir(root: string, uid: PodUid): string {
   return path.join(podsDir(root), uid);
 }
 
+/** `<root>/pods/<uid>/volumes/<escaped plugin>`: the plugin's volumes of one pod. */
+export function podPluginDir(root: string, uid: PodUid, plugin: PluginName): string {
+  return path.join(podDir(root, uid), 'volumes', escapePluginName(plugin));
+}
+
 /** `<root>/pods/<uid>/volumes/<escaped plugin>/<specName>` (CSI: the publish target is its `mount`). */
 export function podVolumeDir(root: string, uid: PodUid, plugin: PluginName, specName: string): string {
-  return path.join(podDir(root, uid), 'volumes', escapePluginName(plugin), specName);
+  return path.join(podPluginDir(root, uid, plugin), specName);
 }
 
 export function csiPublishPath(root: string, uid: PodUid, specName: string): string {

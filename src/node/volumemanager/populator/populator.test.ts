@@ -22,7 +22,7 @@ function setup(o: { requiresRepublish?: boolean } = {}) {
     asw,
     republishMs: 60_000,
     pods: () => pods,
-    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false, requiresRepublish: o.requiresRepublish } }) },
+    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), configMap: () => undefined, secret: () => undefined, csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false, requiresRepublish: o.requiresRepublish } }) },
     recorder,
     clock,
     synced: () => synced,

@@ -76,9 +76,15 @@ class DswPopulator implements Populator {
         const now = resolved.get(cur.outerSpecName);
         if (!inSpec.has(cur.outerSpecName) || (now !== undefined && now !== cur.volume)) dsw.deletePodFromVolume(ref.uid, cur.volume);
       }
+      let written: Map<VolumeName, string | undefined> | undefined;
       for (const { resizeNeeded, requiresRepublish, ...v } of r.volumes) {
         dsw.addPodToVolume(v);
         const st = asw.podVolumeStatus(ref.uid, v.volume);
+        if (v.spec.payload && st.kind === 'mounted' && st.state === 'Mounted' && !st.remountRequired) {
+          // configMap/secret/downwardAPI/projected: new content is written by SetUp again (atomic swap).
+          written ??= new Map(asw.mountedVolumesForPod(ref.uid).map((m) => [m.volume, m.spec.payload?.digest]));
+          if (written.get(v.volume) !== v.spec.payload.digest) asw.markRemountRequired(ref.uid, v.volume);
+        }
         if (resizeNeeded && st.kind === 'mounted' && !st.resizeRequired) asw.markResizeRequired(ref.uid, v.volume, true);
         if (requiresRepublish && st.kind === 'mounted' && st.state === 'Mounted' && !st.remountRequired) this.republishIfDue(ref.uid, v.volume);
       }

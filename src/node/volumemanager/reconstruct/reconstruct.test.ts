@@ -26,7 +26,7 @@ const json = (file: string, o: unknown): void => {
 };
 
 describe('reconstructActualState', () => {
-  it('marks CSI pod volumes and stagings Uncertain, emptyDirs Mounted, skips unusable vol_data', async () => {
+  it('marks CSI pod volumes, stagings and emptyDirs Uncertain, skips unusable vol_data', async () => {
     const r = root();
     const uid = podUid('u1');
     const target = csiPublishPath(r, uid, 'pv1');
@@ -49,7 +49,7 @@ describe('reconstructActualState', () => {
     expect(byName['kubernetes.io/csi/d^h1']?.pods[0]).toMatchObject({ state: 'Uncertain', outerSpecName: 'data', hostPath: target });
     expect(byName['kubernetes.io/csi/d^h2']).toMatchObject({ deviceState: 'Uncertain', pods: [] });
     expect(byName['kubernetes.io/csi/d^hb']?.spec.mode).toBe('Block');
-    expect(byName['kubernetes.io/empty-dir/u1-scratch']?.pods[0]?.state).toBe('Mounted');
+    expect(byName['kubernetes.io/empty-dir/u1-scratch']?.pods[0]?.state).toBe('Uncertain');
   });
 
   it('an empty root reconstructs nothing', async () => {
