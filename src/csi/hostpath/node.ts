@@ -8,6 +8,7 @@ import { unary, type HostpathDriver } from './driver.js';
 import { alreadyExists, failedPrecondition, missing, notFound } from './errors.js';
 import { formatDevice, growMounted, growsOnlyMounted, growUnmounted, isFsType, openPristineRoot, probeFsType, type FsType } from './filesystem.js';
 import { directoryUsage, exists, filesystemStats } from './fsops.js';
+import { ensureEphemeralVolume, isEphemeralPublish, releaseEphemeralVolume } from './ephemeral.js';
 import { dataLayout, type VolumeRecord } from './state.js';
 import { parseCapability, unsupportedReason, type ParsedCapability } from './validate.js';
 
@@ -24,6 +25,10 @@ async function sameFile(a: string, b: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+function failMissingStaging(): never {
+  throw failedPrecondition('staging_target_path is required: this driver stages volumes');
 }
 
 export function nodeHandlers(d: HostpathDriver): NodeHandlers {
@@ -191,18 +196,19 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
       if (!req.targetPath) throw missing('target_path');
       const cap = parseCapability(req.volumeCapability, 'volume_capability');
       const target = path.resolve(req.targetPath);
+      const ephemeral = isEphemeralPublish(req.volumeContext);
       return d.locks.run(`vol:${req.volumeId}`, async () => {
-        const v = d.getVolume(req.volumeId);
+        const v = ephemeral ? await ensureEphemeralVolume(d, req.volumeId, req.volumeContext ?? {}) : d.getVolume(req.volumeId);
         checkUsable(v, cap);
-        // We advertise STAGE_UNSTAGE_VOLUME, so the CO must stage first (spec: FAILED_PRECONDITION).
-        if (!req.stagingTargetPath) throw failedPrecondition('staging_target_path is required: this driver stages volumes');
-        const staging = path.resolve(req.stagingTargetPath);
-        if (!v.staged[staging]) throw failedPrecondition(`volume ${v.id} is not staged at ${staging}`);
-        if (v.kind === 'mount') await ensureStaged(v, staging, cap.mountFlags);
+        // An ephemeral volume is published without staging (the kubelet never stages one); for the
+        // rest we advertise STAGE_UNSTAGE_VOLUME, so the CO must stage first (spec: FAILED_PRECONDITION).
+        const staging = v.ephemeral ? '' : path.resolve(req.stagingTargetPath || failMissingStaging());
+        if (!v.ephemeral && !v.staged[staging]) throw failedPrecondition(`volume ${v.id} is not staged at ${staging}`);
+        if (v.kind === 'mount' && !v.ephemeral) await ensureStaged(v, staging, cap.mountFlags);
         const readOnly = req.readonly || cap.mode === 'SINGLE_NODE_READER_ONLY';
         // A read-only block publication gets its own read-only loop device: a read-only bind
         // mount of a device node does not stop writes to the device.
-        const source = v.kind === 'mount' ? staging : await attachLoop(d.volumePath(v.id), { readOnly });
+        const source = v.ephemeral ? d.volumePath(v.id) : v.kind === 'mount' ? staging : await attachLoop(d.volumePath(v.id), { readOnly });
 
         const prev = v.published[target];
         if (await isMountPoint(target)) {
@@ -245,6 +251,7 @@ export function nodeHandlers(d: HostpathDriver): NodeHandlers {
           await d.store.save();
         }
         await releaseUnusedLoops(v);
+        await releaseEphemeralVolume(d, v);
         return {};
       });
     }),

@@ -45,7 +45,7 @@ export function resolveSubPathWithin(volumeRoot: string, subPath: string): { roo
   } catch {
     throw new SubPathError(`subPath ${subPath}: ${parts.slice(0, i).join('/')} is a dangling symbolic link`);
   }
-  if (!within(existing, root)) throw new SubPathError(`subPath ${subPath} resolves to ${existing}, outside the volume; refusing to follow it`);
+  if (!within(existing, root)) throw new SubPathError(`subPath ${subPath} passes a symbolic link that resolves to ${existing}, outside the volume; refusing to follow it`);
   const rel = path.relative(root, path.join(existing, ...parts.slice(i)));
   if (rel === '') throw new SubPathError(`subPath ${subPath} names the volume root`);
   return { root, subPath: rel };
