@@ -49,9 +49,14 @@ export function csiPublishPath(root: string, uid: PodUid, specName: string): str
   return path.join(podVolumeDir(root, uid, CSI_PLUGIN, specName), 'mount');
 }
 
+/** `<root>/pods/<uid>/volume-subpaths`: every subPath bind mount of the pod lives under it. */
+export function podSubPathsDir(root: string, uid: PodUid): string {
+  return path.join(podDir(root, uid), 'volume-subpaths');
+}
+
 /** `<root>/pods/<uid>/volume-subpaths/<volume>/<container>/<index>`. */
 export function subPathDir(root: string, uid: PodUid, outerSpecName: string, container?: string, index?: number): string {
-  const base = path.join(podDir(root, uid), 'volume-subpaths', outerSpecName);
+  const base = path.join(podSubPathsDir(root, uid), outerSpecName);
   if (container === undefined) return base;
   return index === undefined ? path.join(base, container) : path.join(base, container, String(index));
 }

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { mount, unmountAll } from '../../../mount/mount.js';
 import { findMount } from '../../../mount/mountinfo.js';
 import { podPluginDir, podVolumeDir, subPathDir } from '../operations/paths.js';
+import type { MountedPod } from '../cache/actual-state.js';
+import type { OperationContext } from '../operations/context.js';
+import { applyFsGroup } from '../operations/fsgroup.js';
 import { removeTreeSafely } from '../operations/safe-remove.js';
 import { cleanSubPaths } from '../subpath/subpath.js';
 import { volumeName, type EmptyDirSpec } from '../types.js';
@@ -22,10 +25,23 @@ export async function setUpTmpfs(dir: string, sizeBytes: number | undefined): Pr
   await mount('tmpfs', dir, 'tmpfs', ['mode=1777', ...(sizeBytes !== undefined ? [`size=${sizeBytes}`] : [])]);
 }
 
-/** Unmounts what is mounted at `dir` (a tmpfs of ours), then removes the tree without crossing any other mount. */
-export async function tearDownVolumeDir(dir: string): Promise<void> {
-  if ((await findMount(dir))?.mountPoint === dir) await unmountAll(dir);
-  await removeTreeSafely(dir);
+/**
+ * The pod's volume directory of an emptyDir (and of the volumes the kubelet builds on one:
+ * configMap, secret, downwardAPI, projected): a tmpfs of `memoryBytes` when memory-backed, else a
+ * directory made world-writable whatever the umask (containers run as any user).
+ */
+export async function setUpVolumeDir(dir: string, memory: { readonly sizeBytes?: number } | undefined): Promise<void> {
+  if (memory) return setUpTmpfs(dir, memory.sizeBytes);
+  await mkdir(dir, { recursive: true });
+  await chmod(dir, 0o777);
+}
+
+/** TearDown of such a volume: its subPaths, the tmpfs at it (if any), then the tree, never across another mount. */
+export async function tearDownVolumeDir(ctx: OperationContext, m: MountedPod): Promise<void> {
+  await cleanSubPaths(subPathDir(ctx.rootDir, m.pod.uid, m.outerSpecName));
+  if ((await findMount(m.hostPath))?.mountPoint === m.hostPath) await unmountAll(m.hostPath);
+  await removeTreeSafely(m.hostPath);
+  ctx.asw.markVolumeUnmounted(m.pod.uid, m.volume);
 }
 
 export const emptyDirPlugin: VolumePlugin = {
@@ -44,19 +60,13 @@ export const emptyDirPlugin: VolumePlugin = {
   requiresDeviceMount: () => false,
   async setUp(ctx, t) {
     const dir = podVolumeDir(ctx.rootDir, t.pod.uid, PLUGIN, t.spec.specName);
-    if (t.spec.emptyDir?.medium === 'Memory') await setUpTmpfs(dir, t.spec.emptyDir.sizeBytes);
-    else {
-      await mkdir(dir, { recursive: true });
-      await chmod(dir, 0o777); // world-writable whatever the umask: containers run as any user
-    }
+    await setUpVolumeDir(dir, t.spec.emptyDir?.medium === 'Memory' ? t.spec.emptyDir : undefined);
+    // The kubelet sets an emptyDir's ownership to the pod's fsGroup (group rw, setgid directories).
+    if (t.fsGroup !== undefined) await applyFsGroup(dir, t.fsGroup);
     await setUpSubPaths(ctx, t, dir);
     ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: dir });
   },
-  async tearDown(ctx, m) {
-    await cleanSubPaths(subPathDir(ctx.rootDir, m.pod.uid, m.outerSpecName));
-    await tearDownVolumeDir(m.hostPath);
-    ctx.asw.markVolumeUnmounted(m.pod.uid, m.volume);
-  },
+  tearDown: (ctx, m) => tearDownVolumeDir(ctx, m),
   async reconstruct({ rootDir, asw }, uid) {
     const base = podPluginDir(rootDir, uid, PLUGIN);
     let n = 0;

@@ -35,8 +35,15 @@ describe.skipIf(notRoot)('orphaned pod directories (root: real tmpfs)', () => {
       await mount('tmpfs', dir, 'tmpfs', ['size=1m']);
       writeFileSync(path.join(dir, 'f'), 'x');
     }
+    // a subPath of a hostPath volume: nothing reconstructs it, the sweep unmounts it
+    const host = path.join(r, 'host');
+    mkdirSync(path.join(host, 'sub'), { recursive: true });
+    const sub = path.join(r, 'pods', uid, 'volume-subpaths', 'h', 'app', '0');
+    mkdirSync(sub, { recursive: true });
+    await bindMount(path.join(host, 'sub'), sub);
     expect(await cleanupOrphanedPodDirs({ rootDir: r, keep: () => false, log })).toEqual([uid]);
     expect(await mountsUnder(r)).toEqual([]);
+    expect(existsSync(path.join(host, 'sub'))).toBe(true);
     expect(existsSync(path.join(r, 'pods', uid))).toBe(false);
   });
 

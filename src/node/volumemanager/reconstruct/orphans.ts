@@ -3,7 +3,9 @@ import type { Logger } from '../../../util/log.js';
 import path from 'node:path';
 import { unmountAll } from '../../../mount/mount.js';
 import { mountsUnder, readMountInfo, type MountInfoEntry } from '../../../mount/mountinfo.js';
-import { podDir, podPluginDir, podsDir } from '../operations/paths.js';
+import { podDir, podPluginDir, podsDir, podSubPathsDir, subPathDir } from '../operations/paths.js';
+import { listDir } from '../plugins/fsutil.js';
+import { cleanSubPaths } from '../subpath/subpath.js';
 import { removeTreeSafely } from '../operations/safe-remove.js';
 import { podUid, type PluginName, type PodUid } from '../types.js';
 
@@ -17,7 +19,7 @@ export function isOwnTmpfs(rootDir: string, uid: PodUid, m: MountInfoEntry): boo
 
 /**
  * Removes pod directories of pods this node no longer knows (not desired, nothing in the actual
- * state, not a live pod), after unmounting the pod's own tmpfs volumes, but only when nothing else
+ * state, not a live pod), after unmounting the pod's own subPath binds and tmpfs volumes, but only when nothing else
  * at or below them is mounted per the mount table;
  * the removal itself never crosses a mount point. Returns the uids removed.
  */
@@ -34,6 +36,10 @@ export async function cleanupOrphanedPodDirs(o: { rootDir: string; keep: (uid: P
     const uid = podUid(s);
     if (o.keep(uid)) continue;
     const dir = podDir(o.rootDir, uid);
+    // subPath bind mounts are ours whatever the volume type (a hostPath has nothing else to reconstruct them by).
+    for (const vol of await listDir(podSubPathsDir(o.rootDir, uid))) {
+      await cleanSubPaths(subPathDir(o.rootDir, uid, vol)).catch((e: unknown) => o.log.warn('subPaths of an orphaned pod not cleaned', { pod: uid, volume: vol, error: String(e) }));
+    }
     // Memory-backed volumes of the pod (tmpfs of ours at a volume dir) are unmounted first: a crash
     // between the pod's teardown and its directory's removal must not leave RAM held forever.
     for (const m of await mountsUnder(dir, table)) {

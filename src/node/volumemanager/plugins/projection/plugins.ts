@@ -1,10 +1,8 @@
-import { chmod, mkdir } from 'node:fs/promises';
 import type { Volume } from 'kubernetes-types/core/v1.js';
-import { podPluginDir, podVolumeDir, subPathDir } from '../../operations/paths.js';
-import { cleanSubPaths } from '../../subpath/subpath.js';
+import { podPluginDir, podVolumeDir } from '../../operations/paths.js';
 import { volumeName, type PluginName } from '../../types.js';
 import { memoryVolumeBytes, setUpSubPaths } from '../common.js';
-import { setUpTmpfs, tearDownVolumeDir } from '../empty-dir.js';
+import { setUpVolumeDir, tearDownVolumeDir } from '../empty-dir.js';
 import { listDir } from '../fsutil.js';
 import type { ResolveEnv, VolumePlugin } from '../plugin.js';
 import { writePayloadAtomically } from './atomic-writer.js';
@@ -78,20 +76,12 @@ function projectionPlugin(name: PluginName, kind: Kind): VolumePlugin {
       const p = t.spec.payload;
       if (!p) throw new Error(`volume ${t.spec.specName} has no payload`);
       const dir = podVolumeDir(ctx.rootDir, t.pod.uid, name, t.spec.specName);
-      if (p.tmpfs) await setUpTmpfs(dir, p.tmpfsBytes);
-      else {
-        await mkdir(dir, { recursive: true });
-        await chmod(dir, 0o777);
-      }
+      await setUpVolumeDir(dir, p.tmpfs ? { ...(p.tmpfsBytes !== undefined ? { sizeBytes: p.tmpfsBytes } : {}) } : undefined);
       await writePayloadAtomically(dir, p.files);
       await setUpSubPaths(ctx, t, dir);
       ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: dir });
     },
-    async tearDown(ctx, m) {
-      await cleanSubPaths(subPathDir(ctx.rootDir, m.pod.uid, m.outerSpecName));
-      await tearDownVolumeDir(m.hostPath);
-      ctx.asw.markVolumeUnmounted(m.pod.uid, m.volume);
-    },
+    tearDown: (ctx, m) => tearDownVolumeDir(ctx, m),
     async reconstruct({ rootDir, asw }, uid) {
       let n = 0;
       for (const specName of await listDir(podPluginDir(rootDir, uid, name))) {
