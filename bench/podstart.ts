@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { startTestApiServer } from '../src/api/testing.js';
+import { startTestApiServer } from '../src/cli/testing.js';
 import { informerFor } from '../src/client/informer.js';
 import type { RestClient } from '../src/client/rest.js';
 import { CsiClient } from '../src/csi/client.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
 import { api, watchUntil } from './helpers/http.js';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
@@ -354,5 +354,111 @@ describe('/openapi/v2', () => {
     const again = (await api(s, 'GET', '/openapi/v2', undefined, { headers: { 'If-None-Match': String(json.headers.etag) } })).status;
     expect(again).toBe(304);
     expect((await api(s, 'GET', '/openapi/v2', undefined, { token: null })).status).toBe(401);
+  });
+});
+
+describe('paths and media types', () => {
+  let s: TestApiServer;
+  beforeAll(async () => {
+    s = await startTestApiServer({ controllers: false });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  const NON_RESOURCE_PATHS = [
+    '/version',
+    '/healthz',
+    '/livez',
+    '/readyz',
+    '/metrics',
+    '/openapi/v2',
+    '/openapi/v3',
+    '/openapi/v3/api/v1',
+    '/openapi/v3/apis/storage.k8s.io/v1',
+    '/api',
+    '/api/v1',
+    '/apis',
+    '/apis/storage.k8s.io',
+    '/apis/storage.k8s.io/v1',
+  ];
+
+  it.each(NON_RESOURCE_PATHS)('%s: GET 200, other methods 405 with a Status', async (path) => {
+    expect((await api(s, 'GET', path)).status).toBe(200);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const r = await api(s, method, path, method === 'DELETE' ? undefined : {});
+      expect({ method, status: r.status }).toEqual({ method, status: 405 });
+      expect(r.body).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'the server does not allow this method on the requested resource',
+        reason: 'MethodNotAllowed',
+        code: 405,
+      });
+    }
+  });
+
+  it.each(['/nothing', '/api/v2', '/apis/nothing.example.com', '/apis/storage.k8s.io/v9', '/openapi/v3/apis/nothing/v1', '/version/x', '/api/v1/nothings'])(
+    '%s: 404 with a Status, whatever the method',
+    async (path) => {
+      for (const method of ['GET', 'POST']) {
+        const r = await api(s, method, path, method === 'POST' ? {} : undefined);
+        expect({ method, status: r.status }).toEqual({ method, status: 404 });
+        expect(r.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
+      }
+    },
+  );
+
+  it('answers a verb the kind does not declare with 405', async () => {
+    const r = await api(s, 'DELETE', '/api/v1/namespaces');
+    expect(r.status).toBe(405);
+    expect(r.body).toMatchObject({ reason: 'MethodNotAllowed', code: 405 });
+    expect((await api(s, 'GET', '/api/v1/namespaces/default')).status).toBe(200);
+  });
+
+  it('refuses a body in an unknown format with 415 and writes nothing', async () => {
+    const r = await api(s, 'POST', '/api/v1/persistentvolumes', pv('media-text'), { contentType: 'text/plain' });
+    expect(r.status).toBe(415);
+    expect(r.body).toMatchObject({
+      reason: 'UnsupportedMediaType',
+      code: 415,
+      message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    });
+    expect((await api(s, 'GET', '/api/v1/persistentvolumes/media-text')).status).toBe(404);
+  });
+
+  it('reads YAML bodies and answers YAML when asked', async () => {
+    const yaml = 'apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: media-yaml\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: /tmp/media-yaml}\n';
+    const created = await api(s, 'POST', '/api/v1/persistentvolumes', yaml, { contentType: 'application/yaml' });
+    expect(created.status).toBe(201);
+    expect(created.body.metadata.name).toBe('media-yaml');
+    const got = await api(s, 'GET', '/api/v1/persistentvolumes/media-yaml', undefined, { accept: 'application/yaml' });
+    expect(got.status).toBe(200);
+    expect(got.headers['content-type']).toBe('application/yaml');
+    expect(got.text).toContain('name: media-yaml\n');
+  });
+
+  it('answers an Accept it cannot produce with 406; protobuf alongside JSON gets JSON', async () => {
+    const html = await api(s, 'GET', '/api/v1/persistentvolumes', undefined, { accept: 'text/html' });
+    expect(html.status).toBe(406);
+    expect(html.body).toMatchObject({
+      reason: 'NotAcceptable',
+      code: 406,
+      message: '406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    });
+    const both = await api(s, 'GET', '/api/v1/persistentvolumes', undefined, { accept: 'application/vnd.kubernetes.protobuf, application/json' });
+    expect(both.status).toBe(200);
+    expect(both.headers['content-type']).toBe('application/json');
+    expect(both.body.kind).toBe('PersistentVolumeList');
+    const onlyProto = await api(s, 'GET', '/api/v1/persistentvolumes', undefined, { accept: 'application/vnd.kubernetes.protobuf' });
+    expect(onlyProto.status).toBe(406);
+    expect(onlyProto.body.message).toContain('application/json');
+    // 406 comes before the body is looked at: nothing is written.
+    const write = await api(s, 'POST', '/api/v1/persistentvolumes', pv('media-406'), { accept: 'text/html' });
+    expect(write.status).toBe(406);
+    expect((await api(s, 'GET', '/api/v1/persistentvolumes/media-406')).status).toBe(404);
+    expect((await api(s, 'GET', '/apis', undefined, { accept: 'text/html' })).status).toBe(406);
   });
 });

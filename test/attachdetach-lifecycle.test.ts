@@ -1,6 +1,6 @@
 import type { Event, PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
 import type { RestClient } from '../src/client/index.js';
 import { runAttachDetachController } from '../src/controllers/attachdetach/run.js';
 import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, attachmentName, uniqueVolumeName } from '../src/controllers/attachdetach/types.js';

@@ -1,6 +1,6 @@
 import type { Event } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/api/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
 import { newEventRecorder } from '../src/client/events.js';
 import { FakeClock } from '../src/client/fake-clock.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';

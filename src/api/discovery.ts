@@ -1,4 +1,4 @@
-import type { ResourceDef } from './resources/types.js';
+import type { GroupVersionKind, ResourceDef, SubresourceDef } from './resources/types.js';
 
 /** The Kubernetes version this server reports; kubectl's dispatcher picks its minor from it. */
 export const KUBE_VERSION = { major: '1', minor: '30', gitVersion: 'v1.30.14' } as const;
@@ -18,6 +18,12 @@ export function versionInfo(): Record<string, string> {
 }
 
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
+
+/** What a subresource beyond /status takes and answers with, and how it is called. */
+function extraSubresource(d: ResourceDef, s: SubresourceDef): { kind: GroupVersionKind; verbs: string[] } {
+  if (s.type === 'action') return { kind: s.bodyKind, verbs: ['create'] };
+  return { kind: { group: d.group, version: d.version, kind: d.kind }, verbs: ['update'] };
+}
 
 function groups(defs: readonly ResourceDef[]): Map<string, Map<string, ResourceDef[]>> {
   const out = new Map<string, Map<string, ResourceDef[]>>();
@@ -52,8 +58,10 @@ export function apiResourceList(defs: readonly ResourceDef[], group: string, ver
       storageVersionHash: hash8(`${d.group}/${d.version}/${d.kind}`),
     });
     if (d.hasStatus) resources.push({ name: `${d.plural}/status`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: SUBRESOURCE_VERBS });
-    if (d.kind === 'Namespace') resources.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
-    if (d.kind === 'Pod') resources.push({ name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] });
+    for (const sub of d.subresources ?? []) {
+      const { kind, verbs } = extraSubresource(d, sub);
+      resources.push({ name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, kind: kind.kind, verbs });
+    }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv(group, version), resources };
 }
@@ -106,8 +114,10 @@ export function aggregatedDiscovery(defs: readonly ResourceDef[], core: boolean,
         resources: list.map((d) => {
           const subresources: object[] = [];
           if (d.hasStatus) subresources.push({ subresource: 'status', responseKind: { group: d.group, version: d.version, kind: d.kind }, verbs: SUBRESOURCE_VERBS });
-          if (d.kind === 'Pod') subresources.push({ subresource: 'binding', responseKind: { group: '', version: 'v1', kind: 'Binding' }, verbs: ['create'] });
-          if (d.kind === 'Namespace') subresources.push({ subresource: 'finalize', responseKind: { group: '', version: 'v1', kind: 'Namespace' }, verbs: ['update'] });
+          for (const sub of d.subresources ?? []) {
+            const { kind, verbs } = extraSubresource(d, sub);
+            subresources.push({ subresource: sub.name, responseKind: { ...kind }, verbs });
+          }
           return {
             resource: d.plural,
             responseKind: { group: d.group, version: d.version, kind: d.kind },

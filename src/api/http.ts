@@ -1,31 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseYaml } from 'yaml';
-import { badRequest, HttpError, toStatus } from './status.js';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { bodyFormat, contentTypeOf, type ResponseFormat } from './negotiation.js';
+import { ApiRequestEntityTooLargeError, badRequest, toStatus } from './status.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024; // kube-apiserver's default request size limit
-
-/** One media type of an Accept header, e.g. `application/json;as=Table;v=v1;g=meta.k8s.io`. */
-export interface MediaType {
-  readonly type: string;
-  readonly params: Readonly<Record<string, string>>;
-}
-
-export function parseAccept(header: string | undefined): MediaType[] {
-  if (!header) return [{ type: 'application/json', params: {} }];
-  return header.split(',').map((part) => {
-    const [type, ...ps] = part.split(';').map((s) => s.trim());
-    const params: Record<string, string> = {};
-    for (const p of ps) {
-      const i = p.indexOf('=');
-      if (i > 0) params[p.slice(0, i).trim()] = p.slice(i + 1).trim();
-    }
-    return { type: (type ?? '').toLowerCase(), params };
-  });
-}
-
-export function mediaTypeString(m: MediaType): string {
-  return [m.type, ...Object.entries(m.params).map(([k, v]) => `${k}=${v}`)].join(';');
-}
 
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -33,19 +11,22 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   for await (const c of req) {
     const b = c as Buffer;
     size += b.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+    if (size > MAX_BODY_BYTES) throw new ApiRequestEntityTooLargeError('Request entity too large: limit is 3145728');
     chunks.push(b);
   }
   return Buffer.concat(chunks);
 }
 
-/** Decodes a request body as JSON (or YAML when the content type says so). */
+/**
+ * Decodes a request body as its Content-Type says: JSON or YAML (YAML 1.1, as kubectl parses it);
+ * any other type is 415 (see negotiation.ts).
+ */
 export function decodeBody(body: Buffer, contentType: string | undefined): unknown {
+  const format = bodyFormat(contentType);
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest('Object \'Kind\' is missing in \'\'');
-  const ct = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   try {
-    if (ct === 'application/yaml' || ct === 'application/x-yaml' || ct === 'text/yaml') return parseYaml(text, { version: '1.1' });
+    if (format === 'yaml') return parseYaml(text, { version: '1.1' });
     return JSON.parse(text);
   } catch (e) {
     throw badRequest(`error decoding body: ${(e as Error).message}`);
@@ -59,6 +40,15 @@ export interface SendOptions {
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, o: SendOptions = {}): void {
   sendRaw(res, code, typeof body === 'string' ? body : JSON.stringify(body), o);
+}
+
+/**
+ * Sends a JSON document (`json`, already serialized) in the negotiated format: as it is, or
+ * re-encoded as YAML.
+ */
+export function sendAs(res: ServerResponse, format: ResponseFormat, code: number, json: string, headers?: SendOptions['headers']): void {
+  const body = format === 'yaml' ? stringifyYaml(JSON.parse(json)) : json;
+  sendRaw(res, code, body, { contentType: contentTypeOf(format), headers });
 }
 
 export function sendRaw(res: ServerResponse, code: number, body: string | Buffer, o: SendOptions = {}): void {

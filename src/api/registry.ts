@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { metaTime } from '../util/metatime.js';
 import type { Store } from '../store/store.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, type FieldCause } from '../util/errors.js';
-import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type ErrorSubject } from './status.js';
-import type { AdmissionContext, KubeObject, ResourceDef } from './resources/types.js';
+import { alreadyExists, ApiAlreadyExistsError, badRequest, conflict, forbidden, invalid, notFound, pathNotFound, type ErrorSubject } from './status.js';
+import type { AdmissionContext, KubeObject, PartialUpdateSubresource, ResourceDef, SubresourceDef } from './resources/types.js';
 import { WatchCache, type CachedObject } from './watchcache.js';
 
 /** Options common to writes. */
@@ -155,8 +155,20 @@ export class ResourceStorage {
     }
   }
 
+  /** The kind's subresource `name` beyond `/status`, if it has one. */
+  subresource(name: string): SubresourceDef | undefined {
+    return this.def.subresources?.find((s) => s.name === name);
+  }
+
+  private partialUpdate(name: string): PartialUpdateSubresource {
+    const sub = this.subresource(name);
+    if (sub?.type !== 'partialUpdate') throw pathNotFound();
+    return sub;
+  }
+
   /**
-   * Replaces an object (main resource or `/status`). A resourceVersion in `input` is a
+   * Replaces an object (main resource, `/status` or a partial-update subresource such as a
+   * namespace's `/finalize`). A resourceVersion in `input` is a
    * precondition (409 on mismatch); without one the update is unconditional and retried on races.
    * `next` computes the new object from the current one (the cache's own copy: read it, never
    * modify it) and returns a fresh object, which this method then owns; it is re-run on a race.
@@ -165,9 +177,10 @@ export class ResourceStorage {
     namespace: string | undefined,
     name: string,
     next: (current: KubeObject) => KubeObject,
-    o: WriteOptions & { subresource?: 'status' | 'finalize' } = {},
+    o: WriteOptions & { subresource?: string } = {},
   ): Promise<KubeObject> {
     const def = this.def;
+    const partial = o.subresource && o.subresource !== 'status' ? this.partialUpdate(o.subresource) : undefined;
     for (let attempt = 0; ; attempt++) {
       const cur = this.mustGet(namespace, name);
       const old = cur.obj;
@@ -208,12 +221,8 @@ export class ResourceStorage {
       if (o.subresource === 'status') {
         def.prepareForStatusUpdate(obj, old, ctx);
         causes = def.validateStatusUpdate(obj, old, ctx);
-      } else if (o.subresource === 'finalize') {
-        // Namespace finalize: only spec.finalizers may change.
-        const kept = clone(old);
-        (kept as { spec?: { finalizers?: unknown } }).spec = { ...((old as { spec?: object }).spec ?? {}), finalizers: (obj as { spec?: { finalizers?: unknown } }).spec?.finalizers };
-        Object.assign(obj, kept);
-        causes = [];
+      } else if (partial) {
+        causes = partial.prepareForUpdate(obj, old);
       } else {
         def.prepareForUpdate(obj, old, ctx);
         causes = def.validateUpdate(obj, old, ctx);
@@ -227,7 +236,7 @@ export class ResourceStorage {
       if (o.dryRun) return obj;
       const key = storageKey(def, namespace, name);
       try {
-        if (meta.deletionTimestamp && (!meta.finalizers || meta.finalizers.length === 0) && !this.registry.extraFinalizersPending(def, obj)) {
+        if (meta.deletionTimestamp && (!meta.finalizers || meta.finalizers.length === 0) && !extraFinalizersPending(def, obj)) {
           // The last finalizer is gone from an object being deleted: it goes now.
           await this.store.delete(key, cur.rev);
           return obj;
@@ -265,19 +274,19 @@ export class ResourceStorage {
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
         );
       }
-      const graceful = this.registry.gracefulDeletion(def, old, opts.gracePeriodSeconds);
+      const graceful = def.gracefulDeletion?.(old, opts.gracePeriodSeconds);
       const finalizers = old.metadata.finalizers ?? [];
       const key = storageKey(def, namespace, name);
       try {
-        if (finalizers.length > 0 || graceful !== undefined || this.registry.extraFinalizersPending(def, old)) {
+        if (finalizers.length > 0 || graceful !== undefined || extraFinalizersPending(def, old)) {
           // rest.BeforeDelete: a graceful deletion is due at now + grace; a later delete may only shorten it.
           const prevGrace = old.metadata.deletionGracePeriodSeconds ?? 0;
           if (old.metadata.deletionTimestamp && (graceful === undefined || graceful >= prevGrace)) return { kind: 'pending', obj: clone(old) };
           const obj = clone(old);
           obj.metadata.deletionTimestamp = graceful === undefined ? nowIso() : metaTime(Date.now() + graceful * 1000);
           obj.metadata.deletionGracePeriodSeconds = graceful ?? 0;
-          this.registry.beforeDeletionMarked(def, obj);
-          if (graceful === 0 && finalizers.length === 0 && !this.registry.extraFinalizersPending(def, obj)) {
+          def.beforeDeletionMarked?.(obj);
+          if (graceful === 0 && finalizers.length === 0 && !extraFinalizersPending(def, obj)) {
             if (!opts.dryRun) await this.store.delete(key, cur.rev);
             return { kind: 'deleted', obj };
           }
@@ -299,6 +308,10 @@ export class ResourceStorage {
   }
 }
 
+function extraFinalizersPending(def: ResourceDef, obj: KubeObject): boolean {
+  return def.extraFinalizersPending?.(obj) ?? false;
+}
+
 function specChanged(a: KubeObject, b: KubeObject): boolean {
   const strip = (o: KubeObject): Record<string, unknown> => {
     const { metadata: _m, status: _s, ...rest } = o;
@@ -311,6 +324,8 @@ function specChanged(a: KubeObject, b: KubeObject): boolean {
 export class ApiRegistry {
   private readonly byKind = new Map<string, ResourceStorage>();
   private readonly byPath = new Map<string, ResourceStorage>();
+  /** The kind whose objects namespaced objects live in. */
+  private readonly namespaces: ResourceStorage | undefined;
 
   constructor(
     readonly store: Store,
@@ -323,6 +338,7 @@ export class ApiRegistry {
       this.byKind.set(def.kind, s);
       this.byPath.set(`${def.group}/${def.version}/${def.plural}`, s);
     }
+    this.namespaces = [...this.byKind.values()].find((s) => s.def.isNamespace);
   }
 
   async start(): Promise<void> {
@@ -359,11 +375,11 @@ export class ApiRegistry {
     };
   }
 
-  /** Creating in a missing namespace is 404; in a terminating one, 403 (events excepted, as upstream). */
+  /** Creating in a missing namespace is 404; in a terminating one, 403 (unless the kind may, as events). */
   checkNamespaceWritable(namespace: string, def: ResourceDef): void {
-    const ns = this.byKind.get('Namespace')?.get(undefined, namespace);
-    if (!ns) throw notFound({ group: '', resource: 'namespaces', name: namespace });
-    if (ns.obj.metadata.deletionTimestamp && def.kind !== 'Event') {
+    const ns = this.namespaces?.get(undefined, namespace);
+    if (!ns) throw notFound({ group: '', resource: this.namespaces?.def.plural ?? 'namespaces', name: namespace });
+    if (ns.obj.metadata.deletionTimestamp && !def.creatableInTerminatingNamespace) {
       throw forbidden(
         `${def.plural}${def.group ? '.' + def.group : ''} "" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
         { group: def.group, resource: def.plural },
@@ -371,30 +387,17 @@ export class ApiRegistry {
     }
   }
 
-  /**
-   * Grace period for a deletion, or undefined for an immediate one. Pods bound to a node are
-   * deleted gracefully: the node agent confirms with a grace-0 delete once their volumes are gone.
-   */
-  gracefulDeletion(def: ResourceDef, obj: KubeObject, requested: number | undefined): number | undefined {
-    if (def.kind !== 'Pod') return undefined;
-    const spec = (obj.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
-    const phase = (obj.status as { phase?: string } | undefined)?.phase;
-    if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return undefined;
-    if (requested === 0) return undefined;
-    const grace = requested ?? spec.terminationGracePeriodSeconds ?? 30;
-    return grace;
-  }
-
-  /** Namespaces hold on to their `spec.finalizers` (the "kubernetes" finalizer) as well. */
-  extraFinalizersPending(def: ResourceDef, obj: KubeObject): boolean {
-    if (def.kind !== 'Namespace') return false;
-    const f = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers;
-    return !!f && f.length > 0;
-  }
-
-  beforeDeletionMarked(def: ResourceDef, obj: KubeObject): void {
-    if (def.kind === 'Namespace') {
-      obj.status = { ...((obj.status as object | undefined) ?? {}), phase: 'Terminating' };
+  /** Creates each kind's initial objects (the default namespaces) that are missing. */
+  async ensureInitialObjects(): Promise<void> {
+    for (const s of this.byKind.values()) {
+      for (const o of s.def.initialObjects ?? []) {
+        if (s.get(o.metadata.namespace, o.metadata.name ?? '')) continue;
+        try {
+          await s.create(structuredClone(o), o.metadata.namespace);
+        } catch (e) {
+          if (!(e instanceof ApiAlreadyExistsError)) throw e;
+        }
+      }
     }
   }
 }

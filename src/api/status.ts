@@ -1,16 +1,4 @@
-import {
-  AlreadyExistsError,
-  BadRequestError,
-  ConflictError,
-  ExpiredError,
-  InvalidError,
-  NotFoundError,
-  StowageError,
-  TimeoutError,
-  UnavailableError,
-  toStowageError,
-  type FieldCause,
-} from '../util/errors.js';
+import { InvalidError, StowageError, toStowageError, type ErrorCode, type FieldCause } from '../util/errors.js';
 
 /** A meta/v1 Status as kube-apiserver writes it. */
 export interface Status {
@@ -24,18 +12,103 @@ export interface Status {
   code: number;
 }
 
-/** An error that carries its HTTP status and Kubernetes reason directly (Forbidden, MethodNotAllowed, ...). */
-export class HttpError extends StowageError {
-  readonly code = 'BadRequest' as const;
-  readonly retryable = false;
+/** The HTTP code and Kubernetes StatusReason of each error code (apimachinery's errors package). */
+export const HTTP_STATUS_OF: Readonly<Record<ErrorCode, { readonly httpStatus: number; readonly reason: string }>> = {
+  BadRequest: { httpStatus: 400, reason: 'BadRequest' },
+  Unauthorized: { httpStatus: 401, reason: 'Unauthorized' },
+  Forbidden: { httpStatus: 403, reason: 'Forbidden' },
+  NotFound: { httpStatus: 404, reason: 'NotFound' },
+  MethodNotAllowed: { httpStatus: 405, reason: 'MethodNotAllowed' },
+  NotAcceptable: { httpStatus: 406, reason: 'NotAcceptable' },
+  AlreadyExists: { httpStatus: 409, reason: 'AlreadyExists' },
+  Conflict: { httpStatus: 409, reason: 'Conflict' },
+  Expired: { httpStatus: 410, reason: 'Expired' },
+  Gone: { httpStatus: 410, reason: 'Gone' },
+  RequestEntityTooLarge: { httpStatus: 413, reason: 'RequestEntityTooLarge' },
+  UnsupportedMediaType: { httpStatus: 415, reason: 'UnsupportedMediaType' },
+  Invalid: { httpStatus: 422, reason: 'Invalid' },
+  TooManyRequests: { httpStatus: 429, reason: 'TooManyRequests' },
+  Internal: { httpStatus: 500, reason: 'InternalError' },
+  Unavailable: { httpStatus: 503, reason: 'ServiceUnavailable' },
+  Timeout: { httpStatus: 504, reason: 'Timeout' },
+};
+
+/**
+ * An error the API server answers with a Failure Status: its HTTP code and reason follow from
+ * `code` (HTTP_STATUS_OF); `details` name the object. One subclass per reason, checked with instanceof.
+ */
+export abstract class HttpError extends StowageError {
   constructor(
-    readonly httpStatus: number,
-    readonly reason: string,
     message: string,
     readonly details?: Status['details'],
   ) {
     super(message);
   }
+  get httpStatus(): number {
+    return HTTP_STATUS_OF[this.code].httpStatus;
+  }
+  get reason(): string {
+    return HTTP_STATUS_OF[this.code].reason;
+  }
+}
+
+export class ApiBadRequestError extends HttpError {
+  readonly code = 'BadRequest';
+  readonly retryable = false;
+}
+export class ApiUnauthorizedError extends HttpError {
+  readonly code = 'Unauthorized';
+  readonly retryable = false;
+}
+export class ApiForbiddenError extends HttpError {
+  readonly code = 'Forbidden';
+  readonly retryable = false;
+}
+export class ApiNotFoundError extends HttpError {
+  readonly code = 'NotFound';
+  readonly retryable = false;
+}
+export class ApiMethodNotAllowedError extends HttpError {
+  readonly code = 'MethodNotAllowed';
+  readonly retryable = false;
+}
+export class ApiNotAcceptableError extends HttpError {
+  readonly code = 'NotAcceptable';
+  readonly retryable = false;
+}
+export class ApiAlreadyExistsError extends HttpError {
+  readonly code = 'AlreadyExists';
+  readonly retryable = false;
+}
+/** Optimistic concurrency lost or a precondition failed (409 Conflict). */
+export class ApiConflictError extends HttpError {
+  readonly code = 'Conflict';
+  readonly retryable = true;
+}
+/** 410 Gone with reason Expired: a continue token or resourceVersion older than the history kept. */
+export class ApiExpiredError extends HttpError {
+  readonly code = 'Expired';
+  readonly retryable = false;
+}
+export class ApiRequestEntityTooLargeError extends HttpError {
+  readonly code = 'RequestEntityTooLarge';
+  readonly retryable = false;
+}
+export class ApiUnsupportedMediaTypeError extends HttpError {
+  readonly code = 'UnsupportedMediaType';
+  readonly retryable = false;
+}
+export class ApiInvalidError extends HttpError {
+  readonly code = 'Invalid';
+  readonly retryable = false;
+}
+export class ApiTooManyRequestsError extends HttpError {
+  readonly code = 'TooManyRequests';
+  readonly retryable = true;
+}
+export class ApiTimeoutError extends HttpError {
+  readonly code = 'Timeout';
+  readonly retryable = true;
 }
 
 /** Who the error is about, for Status.details and kube-style messages. */
@@ -50,70 +123,57 @@ function qualified(s: ErrorSubject): string {
   return s.group ? `${s.resource}.${s.group}` : s.resource;
 }
 
-export function notFound(s: ErrorSubject): HttpError {
-  return new HttpError(404, 'NotFound', `${qualified(s)} "${s.name ?? ''}" not found`, {
-    name: s.name,
-    group: s.group || undefined,
-    kind: s.resource,
-  });
+function subjectDetails(s: ErrorSubject): Status['details'] {
+  return { name: s.name, group: s.group || undefined, kind: s.resource };
 }
 
-export function alreadyExists(s: ErrorSubject): HttpError {
-  return new HttpError(409, 'AlreadyExists', `${qualified(s)} "${s.name ?? ''}" already exists`, {
-    name: s.name,
-    group: s.group || undefined,
-    kind: s.resource,
-  });
+export function notFound(s: ErrorSubject): ApiNotFoundError {
+  return new ApiNotFoundError(`${qualified(s)} "${s.name ?? ''}" not found`, subjectDetails(s));
 }
 
-export function conflict(s: ErrorSubject, why = 'the object has been modified; please apply your changes to the latest version and try again'): HttpError {
-  return new HttpError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(s)} "${s.name ?? ''}": ${why}`, {
-    name: s.name,
-    group: s.group || undefined,
-    kind: s.resource,
-  });
+/** A path the server does not serve (no resource, unknown group or version). */
+export function pathNotFound(): ApiNotFoundError {
+  return new ApiNotFoundError('the server could not find the requested resource');
 }
 
-export function invalid(kind: string, group: string, name: string, causes: readonly FieldCause[], message: string): HttpError {
-  return new HttpError(422, 'Invalid', message, { name, group: group || undefined, kind, causes: [...causes] });
+export function alreadyExists(s: ErrorSubject): ApiAlreadyExistsError {
+  return new ApiAlreadyExistsError(`${qualified(s)} "${s.name ?? ''}" already exists`, subjectDetails(s));
 }
 
-export function badRequest(message: string): HttpError {
-  return new HttpError(400, 'BadRequest', message);
+export function conflict(s: ErrorSubject, why = 'the object has been modified; please apply your changes to the latest version and try again'): ApiConflictError {
+  return new ApiConflictError(`Operation cannot be fulfilled on ${qualified(s)} "${s.name ?? ''}": ${why}`, subjectDetails(s));
 }
 
-export function forbidden(message: string, s?: ErrorSubject): HttpError {
-  return new HttpError(403, 'Forbidden', message, s ? { name: s.name, group: s.group || undefined, kind: s.resource } : undefined);
+export function invalid(kind: string, group: string, name: string, causes: readonly FieldCause[], message: string): ApiInvalidError {
+  return new ApiInvalidError(message, { name, group: group || undefined, kind, causes: [...causes] });
 }
 
-export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): HttpError {
-  return new HttpError(405, 'MethodNotAllowed', message);
+export function badRequest(message: string): ApiBadRequestError {
+  return new ApiBadRequestError(message);
 }
 
-export function expired(message: string): HttpError {
-  return new HttpError(410, 'Expired', message);
+export function forbidden(message: string, s?: ErrorSubject): ApiForbiddenError {
+  return new ApiForbiddenError(message, s ? subjectDetails(s) : undefined);
+}
+
+export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): ApiMethodNotAllowedError {
+  return new ApiMethodNotAllowedError(message);
+}
+
+export function expired(message: string): ApiExpiredError {
+  return new ApiExpiredError(message);
 }
 
 /** Turns any thrown value into a Status and its HTTP code. Unknown errors become 500 InternalError. */
 export function toStatus(e: unknown): Status {
   const base = { kind: 'Status' as const, apiVersion: 'v1' as const, metadata: {}, status: 'Failure' as const };
-  if (e instanceof HttpError) {
-    const s: Status = { ...base, message: e.message, reason: e.reason, code: e.httpStatus };
-    if (e.details) s.details = stripUndefined(e.details);
-    return s;
-  }
   const err = toStowageError(e);
-  if (err instanceof NotFoundError) return { ...base, message: err.message, reason: 'NotFound', code: 404 };
-  if (err instanceof AlreadyExistsError) return { ...base, message: err.message, reason: 'AlreadyExists', code: 409 };
-  if (err instanceof ConflictError) return { ...base, message: err.message, reason: 'Conflict', code: 409 };
-  if (err instanceof InvalidError) return { ...base, message: err.message, reason: 'Invalid', code: 422, details: { causes: [...err.causes] } };
-  if (err instanceof BadRequestError) return { ...base, message: err.message, reason: 'BadRequest', code: 400 };
-  if (err instanceof ExpiredError) return { ...base, message: err.message, reason: 'Expired', code: 410 };
-  if (err instanceof TimeoutError) return { ...base, message: err.message, reason: 'Timeout', code: 504 };
-  if (err instanceof UnavailableError) return { ...base, message: err.message, reason: 'ServiceUnavailable', code: 503 };
-  if (err.code === 'UnsupportedMediaType') return { ...base, message: err.message, reason: 'UnsupportedMediaType', code: 415 };
-  if (err.code === 'NotAcceptable') return { ...base, message: err.message, reason: 'NotAcceptable', code: 406 };
-  return { ...base, message: `Internal error occurred: ${err.message}`, reason: 'InternalError', code: 500 };
+  const { httpStatus, reason } = HTTP_STATUS_OF[err.code];
+  const message = err.code === 'Internal' ? `Internal error occurred: ${err.message}` : err.message;
+  const s: Status = { ...base, message, reason, code: httpStatus };
+  if (err instanceof HttpError && err.details) s.details = stripUndefined(err.details);
+  else if (err instanceof InvalidError) s.details = { causes: [...err.causes] };
+  return s;
 }
 
 export function successStatus(details?: Status['details']): Status {

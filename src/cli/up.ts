@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { startControlPlane } from '../api/controlplane.js';
+import { startControlPlane } from './controlplane.js';
 import { openSqliteStore } from '../store/sqlite.js';
 import { ensureDir } from '../util/fsutil.js';
 import { startAllInOne, type AllInOne } from './allinone.js';

@@ -26,12 +26,21 @@ export function podNodeKeys(p: Pod): string[] {
   return p.spec?.nodeName ? [p.spec.nodeName] : [];
 }
 
+/** Index of volumes by the claim their claimRef names (`ns/claim`), with or without a UID. */
+export const PV_CLAIM_INDEX = 'claimRef';
+
+export function volumeClaimKeys(v: PersistentVolume): string[] {
+  const ref = v.spec?.claimRef;
+  return ref ? [`${ref.namespace ?? ''}/${ref.name ?? ''}`] : [];
+}
+
 /**
  * The informers the controller manager's controllers share, so each kind is listed and watched
  * once per process (client-go's SharedInformerFactory): the PV binder, the protection
  * controllers, attach/detach and the scheduler all read these.
  */
 export interface ControllerInformers {
+  /** Indexed by PV_CLAIM_INDEX. */
   readonly pvs: Informer<PersistentVolume>;
   readonly pvcs: Informer<PersistentVolumeClaim>;
   readonly classes: Informer<StorageClass>;
@@ -50,8 +59,10 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
   const pods = informerFor(client, 'Pod');
   pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
   pods.addIndexer(POD_NODE_INDEX, podNodeKeys);
+  const pvs = informerFor(client, 'PersistentVolume');
+  pvs.addIndexer(PV_CLAIM_INDEX, volumeClaimKeys);
   return {
-    pvs: informerFor(client, 'PersistentVolume'),
+    pvs,
     pvcs: informerFor(client, 'PersistentVolumeClaim'),
     classes: informerFor(client, 'StorageClass'),
     nodes: informerFor(client, 'Node'),

@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'MethodNotAllowed',
   'UnsupportedMediaType',
   'NotAcceptable',
+  'RequestEntityTooLarge',
+  'TooManyRequests',
   'Timeout',
   'Unavailable',
   'Internal',

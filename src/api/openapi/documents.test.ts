@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { namespaceResource } from '../resources/namespace.js';
 import { buildOpenApiV3, groupVersionPath, openApiV3Document, openApiV3Index, type OpenApiResource } from './documents.js';
 
 const R = (group: string, kind: string, plural: string, namespaced: boolean, hasStatus: boolean): OpenApiResource => ({
@@ -10,7 +11,7 @@ const R = (group: string, kind: string, plural: string, namespaced: boolean, has
   hasStatus,
 });
 const RESOURCES: readonly OpenApiResource[] = [
-  R('', 'Namespace', 'namespaces', false, true),
+  { ...R('', 'Namespace', 'namespaces', false, true), subresources: namespaceResource.subresources },
   R('', 'Node', 'nodes', false, true),
   R('', 'Pod', 'pods', true, true),
   R('', 'PersistentVolume', 'persistentvolumes', false, true),

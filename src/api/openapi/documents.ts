@@ -4,7 +4,7 @@ import { definitionNameFor, definitions } from './schemas.js';
 import { buildPaths } from './paths.js';
 
 /** The ResourceDef fields the documents are built from. */
-export type OpenApiResource = Pick<ResourceDef, 'group' | 'version' | 'kind' | 'plural' | 'namespaced' | 'hasStatus'>;
+export type OpenApiResource = Pick<ResourceDef, 'group' | 'version' | 'kind' | 'plural' | 'namespaced' | 'hasStatus' | 'subresources'>;
 
 /** Kubernetes version reported in each document's `info`. */
 export const OPENAPI_INFO = { title: 'Kubernetes', version: 'v1.30.0' } as const;

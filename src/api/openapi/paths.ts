@@ -170,10 +170,14 @@ export function buildPaths(r: OpenApiResource, kindDef: string, listDef: string)
       parameters: pathParams(true),
     };
   }
-  if (r.group === '' && r.kind === 'Namespace') {
-    // The namespace controller empties spec.finalizers through this subresource.
-    paths[`${item}/finalize`] = {
-      put: op('put', `replace${pre}NamespaceFinalize`, 'replace finalize of the specified Namespace', {
+  for (const sub of r.subresources ?? []) {
+    // Partial updates (the namespace controller empties spec.finalizers through namespaces/finalize).
+    // Action subresources such as pods/binding are not published, as kube-apiserver's v3 documents
+    // have no operation with a GVK of the parent kind for them.
+    if (sub.type !== 'partialUpdate') continue;
+    const title = sub.name.charAt(0).toUpperCase() + sub.name.slice(1);
+    paths[`${item}/${sub.name}`] = {
+      put: op('put', `replace${pre}${scoped}${r.kind}${title}`, `replace ${sub.name} of the specified ${r.kind}`, {
         parameters: WRITE_PARAMS,
         requestBody: writeBody,
         responses: responses([200, 201], kindDef),

@@ -92,6 +92,8 @@ export const eventResource: ResourceDef = {
   version: 'v1',
   kind: 'Event',
   listKind: 'EventList',
+  // Events may still be written in a terminating namespace (they report its cleanup).
+  creatableInTerminatingNamespace: true,
   plural: 'events',
   singular: 'event',
   namespaced: true,

@@ -1,3 +1,4 @@
+import { NODE_LEASE_NAMESPACE } from '../../kube/names.js';
 import { NAMESPACE_PHASES } from '../../kube/phases.js';
 import type { FieldCause } from '../../util/errors.js';
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
@@ -5,12 +6,14 @@ import { ensureObject, keepSpec, keepStatus, objectAt, strAt } from './corehelpe
 import { forbidden, notSupported } from './fielderrors.js';
 import { nameIsDNSLabel, validateFinalizers, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { age, ageColumn, column, nameColumn } from './printing.js';
-import type { KubeObject, ResourceDef } from './types.js';
+import type { KubeObject, PartialUpdateSubresource, ResourceDef } from './types.js';
 
 /** The finalizer the namespace controller removes once the namespace's content is gone. */
 export const NAMESPACE_FINALIZER = 'kubernetes';
 /** Label kube-apiserver sets on every namespace to its own name (immutable, selectable). */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+/** The namespaces kube-apiserver makes at start. */
+export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', NODE_LEASE_NAMESPACE] as const;
 
 function specOf(obj: KubeObject): Record<string, unknown> {
   return ensureObject(obj, 'spec');
@@ -90,4 +93,27 @@ export const namespaceResource: ResourceDef = {
     return out;
   },
   patchMeta: patchMetaFor('', 'v1', 'Namespace'),
+  subresources: [finalize()],
+  // The namespace is held by its spec.finalizers (the "kubernetes" finalizer) as well.
+  extraFinalizersPending: (obj) => finalizersOf(obj).length > 0,
+  beforeDeletionMarked(obj) {
+    obj.status = { ...(objectAt(obj, 'status') ?? {}), phase: 'Terminating' };
+  },
+  returnDeletedObject: true,
+  isNamespace: true,
+  initialObjects: DEFAULT_NAMESPACES.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
 };
+
+/** PUT namespaces/<name>/finalize: the namespace controller empties spec.finalizers through it; nothing else changes. */
+function finalize(): PartialUpdateSubresource {
+  return {
+    type: 'partialUpdate',
+    name: 'finalize',
+    prepareForUpdate(obj, old) {
+      const kept = structuredClone(old);
+      kept.spec = { ...(objectAt(old, 'spec') ?? {}), finalizers: objectAt(obj, 'spec')?.finalizers };
+      Object.assign(obj, kept);
+      return [];
+    },
+  };
+}

@@ -4,7 +4,8 @@ import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from
 import { addDefaultTolerations, admitPriority, applyPodDefaults, podQosClass } from './poddefaults.js';
 import { validatePodSpec, validatePodSpecUpdate, validatePodStatus } from './podvalidation.js';
 import { age, ageColumn, column, fieldDoc, nameColumn, timestampSince } from './printing.js';
-import type { KubeObject, ResourceDef } from './types.js';
+import { badRequest, conflict } from '../status.js';
+import type { ActionSubresource, KubeObject, ResourceDef } from './types.js';
 
 type Obj = Record<string, unknown>;
 
@@ -212,4 +213,44 @@ export const podResource: ResourceDef = {
     return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validatePodStatus(obj, old)];
   },
   patchMeta: patchMetaFor('', 'v1', 'Pod'),
+  subresources: [binding()],
+  gracefulDeletion: podGracePeriod,
+  returnDeletedObject: true,
 };
+
+function bindingTarget(body: unknown): string {
+  return strAt(objectAt(body, 'target'), 'name');
+}
+
+/** POST pods/<name>/binding: sets spec.nodeName once, as the scheduler does. */
+function binding(): ActionSubresource {
+  return {
+    type: 'action',
+    name: 'binding',
+    bodyKind: { group: '', version: 'v1', kind: 'Binding' },
+    validateBody(body) {
+      if (!bindingTarget(body)) throw badRequest('target.name: Required value');
+    },
+    apply(current, body, name) {
+      const cur = structuredClone(current);
+      const spec = (cur.spec ?? {}) as { nodeName?: string };
+      if (spec.nodeName) {
+        throw conflict({ group: '', resource: 'pods/binding', name }, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+      }
+      cur.spec = { ...spec, nodeName: bindingTarget(body) };
+      return cur;
+    },
+  };
+}
+
+/**
+ * Pods bound to a node are deleted gracefully: the node agent confirms with a grace-0 delete once
+ * their volumes are gone. Unbound and finished pods, and an explicit grace 0, go at once.
+ */
+function podGracePeriod(obj: KubeObject, requested: number | undefined): number | undefined {
+  const spec = (obj.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
+  const phase = (obj.status as { phase?: string } | undefined)?.phase;
+  if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return undefined;
+  if (requested === 0) return undefined;
+  return requested ?? spec.terminationGracePeriodSeconds ?? 30;
+}

@@ -75,6 +75,48 @@ export interface AdmissionContext {
   readonly get: (kind: string, name: string, namespace?: string) => KubeObject | undefined;
 }
 
+/** The group, version and kind of the objects a subresource takes or returns (discovery's responseKind). */
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/**
+ * A subresource that rewrites part of the object from a body of the object's own kind, through PUT
+ * (and PATCH): e.g. `namespaces/finalize`, which may change only spec.finalizers.
+ */
+export interface PartialUpdateSubresource {
+  readonly type: 'partialUpdate';
+  readonly name: string;
+  /**
+   * Builds what gets stored: `old` with only what this subresource may change taken from `obj`.
+   * Mutates `obj`; returns the field causes of a refusal (empty when valid).
+   */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): FieldCause[];
+}
+
+/**
+ * A subresource POSTed with a body of another kind that changes the object, e.g. `pods/binding`
+ * (a Binding that sets spec.nodeName). Answered with a Success Status (201).
+ */
+export interface ActionSubresource {
+  readonly type: 'action';
+  readonly name: string;
+  /** Kind of the body (and of the subresource in discovery). */
+  readonly bodyKind: GroupVersionKind;
+  /** Checks the decoded body before the object is read; throws an HttpError subclass to refuse it. */
+  validateBody(body: unknown): void;
+  /**
+   * The object after the action: a fresh object computed from `current` (never modify it) and the
+   * body, or a thrown refusal (e.g. a Conflict when the pod is already bound).
+   */
+  apply(current: KubeObject, body: unknown, name: string): KubeObject;
+}
+
+/** A subresource beyond `/status` (which `hasStatus` declares). */
+export type SubresourceDef = PartialUpdateSubresource | ActionSubresource;
+
 /**
  * Everything the generic REST handler needs to serve one kind. One file per kind under
  * `src/api/resources/<kind>.ts`; `index.ts` lists them all.
@@ -118,4 +160,29 @@ export interface ResourceDef {
   validateStatusUpdate(obj: KubeObject, old: KubeObject, ctx: AdmissionContext): FieldCause[];
   /** Strategic-merge-patch metadata for a path of field names inside this kind. */
   patchMeta(path: readonly string[]): PatchMeta;
+
+  // Optional per-kind hooks of the generic registry; absent means the generic behaviour.
+
+  /** Subresources other than `/status`. */
+  readonly subresources?: readonly SubresourceDef[];
+  /**
+   * Grace period in seconds for deleting `obj`, or undefined for an immediate delete (the default).
+   * `requested` is DeleteOptions.gracePeriodSeconds. Pods on a node are deleted gracefully.
+   */
+  gracefulDeletion?(obj: KubeObject, requested: number | undefined): number | undefined;
+  /**
+   * Finalizers kept outside metadata.finalizers that also hold the object while it is deleted
+   * (a namespace's spec.finalizers). True while any is left.
+   */
+  extraFinalizersPending?(obj: KubeObject): boolean;
+  /** Called on the copy that is about to get its deletionTimestamp (e.g. phase Terminating). Mutates `obj`. */
+  beforeDeletionMarked?(obj: KubeObject): void;
+  /** DELETE answers with the deleted object rather than a Success Status (kube's ReturnDeletedObject). */
+  readonly returnDeletedObject?: boolean;
+  /** This kind is the namespace itself: namespaced objects are created only in an existing, live one. */
+  readonly isNamespace?: boolean;
+  /** Creates are allowed in a namespace that is being terminated (Events, as kube's lifecycle admission). */
+  readonly creatableInTerminatingNamespace?: boolean;
+  /** Objects the server creates at start when they are missing (e.g. the default namespaces). */
+  readonly initialObjects?: readonly KubeObject[];
 }

@@ -15,7 +15,7 @@ import {
   type EventRecorder,
   type RestClient,
 } from '../../client/index.js';
-import { POD_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
+import { POD_CLAIM_INDEX, PV_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
 import { newOperationExecutor } from '../../util/executor.js';
 import { childAbortController } from '../../util/abort.js';
 import { newLogger } from '../../util/log.js';
@@ -71,7 +71,7 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
     liveVolume: (name) => pvApi.get(name),
     liveClaim: (namespace, name) => pvcApi.get(name, { namespace }),
     event: (e) => recorder.event(e.object, e.type, e.reason, e.message),
-    enqueueClaim: (key) => claimQueue.add(key),
+    enqueueClaim: (key, afterMs) => (afterMs ? claimQueue.addAfter(key, afterMs) : claimQueue.add(key)),
     scheduleOperation: (name, op) => {
       ops.run(name, name, async () => {
         const t0 = performance.now();
@@ -94,6 +94,7 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
     storageClasses: () => classes.lister.list(),
     node: (name) => nodes.lister.get(name),
     podsForClaim: (ns, name) => pods.byIndex(POD_CLAIM_INDEX, `${ns}/${name}`),
+    volumesPreboundTo: (ns, name) => pvs.byIndex(PV_CLAIM_INDEX, `${ns}/${name}`),
   };
   const ctx: SyncContext = { cache: newPvControllerCache(), listers, fx, options: { ...DEFAULT_OPTIONS, ...o.options } };
 

@@ -11,8 +11,8 @@ import type { ControllersWorkerData, FromControllersWorker, ToControllersWorker 
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { startNamespaceController } from '../controllers/namespace/namespace-controller.js';
-import { startApiServer, type ApiServer } from './server.js';
-import { ensureServingMaterial, kubeconfigYaml } from './tls.js';
+import { startApiServer, type ApiServer } from '../api/server.js';
+import { ensureServingMaterial, kubeconfigYaml } from '../api/tls.js';
 
 const log = newLogger('controlplane');
 

@@ -1,0 +1,16 @@
+/** GET of one object (or of its `/status`, the same object). */
+import { sendAs, sendJson } from '../http.js';
+import { pathNotFound } from '../status.js';
+import { toTable } from '../table.js';
+import { includeObject, type ResourceCall } from './request.js';
+
+/** GET one object (or its `/status`, the same object). */
+export function handleGet({ r, res, format }: ResourceCall): void {
+  const c = r.storage.mustGet(r.namespace, r.name!);
+  if (r.subresource && r.subresource !== 'status') throw pathNotFound();
+  if (format === 'table') {
+    sendJson(res, 200, toTable(r.storage.def, [c.obj], { resourceVersion: c.obj.metadata.resourceVersion, include: includeObject(r.query) }));
+    return;
+  }
+  sendAs(res, format, 200, c.json);
+}
