@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findMount, mountsUnder } from '../src/mount/mountinfo.js';
 import { startVolumeManager, type VolumeManager } from '../src/node/volumemanager/volume-manager.js';
@@ -81,27 +81,36 @@ describe.skipIf(notRoot)('volume plugins (root: real mounts)', () => {
     await deletePodAndWait(env, 'hp-bad');
   });
 
-  it('a local PV: bind-mounted at the pod volume dir, unmounted with the pod, data kept', async () => {
+  it('a local PV bound by node affinity (WaitForFirstConsumer): scheduled to its node, bind-mounted at the pod volume dir, unmounted with the pod, data kept', async () => {
     const disk = path.join(env.dir, 'disk1');
     mkdirSync(disk);
     writeFileSync(path.join(disk, 'kept'), 'on disk');
-    await env.client.resource('PersistentVolume').create({
-      metadata: { name: 'local-pv' },
+    await env.client.resource('StorageClass').create({ metadata: { name: 'local-storage' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' });
+    const localPv = (name: string, node: string, p: string): PersistentVolume => ({
+      metadata: { name },
       spec: {
         storageClassName: 'local-storage',
         capacity: { storage: '1Gi' },
         accessModes: ['ReadWriteOnce'],
-        local: { path: disk },
-        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [NODE] }] }] } },
+        local: { path: p },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] } },
       },
     });
+    await env.client.resource('PersistentVolume').create(localPv('local-elsewhere', 'another-node', '/mnt/disks/x'));
+    await env.client.resource('PersistentVolume').create(localPv('local-pv', NODE, disk));
     await env.client.resource('PersistentVolumeClaim').create({
       metadata: { name: 'local-claim', namespace: 'default' },
-      spec: { storageClassName: 'local-storage', volumeName: 'local-pv', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      spec: { storageClassName: 'local-storage', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
     });
-    await until('local claim bound', async () => (await env.client.resource('PersistentVolumeClaim').get('local-claim', { namespace: 'default' })).status?.phase === 'Bound');
-    const created = await createPod(env, pod('local-pod', [{ name: 'data', persistentVolumeClaim: { claimName: 'local-claim' } }]));
-    const { hostPaths } = await waitRunning(env, 'local-pod');
+    // The test node has no agent heartbeat (not-ready taint) and no hostname label of its own.
+    await env.client.resource('Node').patch(NODE, 'merge', { metadata: { labels: { 'kubernetes.io/hostname': NODE } } });
+    const unscheduled = pod('local-pod', [{ name: 'data', persistentVolumeClaim: { claimName: 'local-claim' } }]);
+    delete unscheduled.spec!.nodeName;
+    unscheduled.spec!.tolerations = [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists' }];
+    const created = await createPod(env, unscheduled);
+    const { hostPaths, pod: running } = await waitRunning(env, 'local-pod');
+    expect(running.spec?.nodeName).toBe(NODE);
+    expect((await env.client.resource('PersistentVolumeClaim').get('local-claim', { namespace: 'default' })).spec?.volumeName).toBe('local-pv');
     expect(hostPaths['data']).toBe(path.join(env.rootDir, 'pods', created.metadata!.uid!, 'volumes', 'kubernetes.io~local-volume', 'local-pv'));
     expect(await findMount(hostPaths['data']!)).toBeDefined();
     expect(readFileSync(path.join(hostPaths['data']!, 'kept'), 'utf8')).toBe('on disk');
