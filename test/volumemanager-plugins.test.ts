@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attachLoop, detachLoop } from '../src/mount/loop.js';
 import { findMount, mountsUnder } from '../src/mount/mountinfo.js';
 import { startVolumeManager, type VolumeManager } from '../src/node/volumemanager/volume-manager.js';
 import { createPod, deletePodAndWait, DRIVER, events, NODE, startEnv, until, waitRunning, type Env } from './volumemanager-kit.js';
@@ -117,6 +118,43 @@ describe.skipIf(notRoot)('volume plugins (root: real mounts)', () => {
     await deletePodAndWait(env, 'local-pod');
     expect(await mountsUnder(env.rootDir)).toEqual([]);
     expect(readFileSync(path.join(disk, 'kept'), 'utf8')).toBe('on disk');
+  });
+
+  it('a local block PV: the pod gets a symlink to the device in its volumeDevices, removed with the pod', async () => {
+    const file = path.join(env.dir, 'disk2.img');
+    writeFileSync(file, Buffer.alloc(0));
+    truncateSync(file, 4 * Mi);
+    const dev = await attachLoop(file);
+    try {
+      await env.client.resource('PersistentVolume').create({
+        metadata: { name: 'local-block' },
+        spec: {
+          storageClassName: '',
+          volumeMode: 'Block',
+          capacity: { storage: '4Mi' },
+          accessModes: ['ReadWriteOnce'],
+          local: { path: dev },
+          nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [NODE] }] }] } },
+        },
+      });
+      await env.client.resource('PersistentVolumeClaim').create({
+        metadata: { name: 'block-claim', namespace: 'default' },
+        spec: { storageClassName: '', volumeName: 'local-block', volumeMode: 'Block', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '4Mi' } } },
+      });
+      await until('block claim bound', async () => (await env.client.resource('PersistentVolumeClaim').get('block-claim', { namespace: 'default' })).status?.phase === 'Bound');
+      const created = await createPod(env, {
+        metadata: { name: 'block-pod', namespace: 'default' },
+        spec: { nodeName: NODE, containers: [{ name: 'app', image: 'busybox', volumeDevices: [{ name: 'raw', devicePath: '/dev/xvda' }] }], volumes: [{ name: 'raw', persistentVolumeClaim: { claimName: 'block-claim' } }] },
+      });
+      const { hostPaths } = await waitRunning(env, 'block-pod');
+      const link = path.join(env.rootDir, 'pods', created.metadata!.uid!, 'volumeDevices', 'kubernetes.io~local-volume', 'local-block');
+      expect(hostPaths['raw']).toBe(link);
+      expect(readlinkSync(link)).toBe(dev);
+      await deletePodAndWait(env, 'block-pod');
+      await until('pod dir removed', () => !existsSync(path.join(env.rootDir, 'pods', created.metadata!.uid!)));
+    } finally {
+      await detachLoop(dev);
+    }
   });
 
   it('configMap and secret volumes: contents, modes, live updates by ..data swap; a subPath keeps the old file', async () => {
