@@ -95,7 +95,8 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const secrets = informerFor(o.client, 'Secret');
   const informers: Array<Informer<unknown>> = [pods, claims, pvs, drivers, attachments, configMaps, secrets] as Array<Informer<unknown>>;
 
-  const exec: OperationExecutor = newOperationExecutor({ backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs }, clock, log: log.child('executor') });
+  const backoff = { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs };
+  const exec: OperationExecutor = newOperationExecutor({ backoff, clock, log: log.child('executor') });
 
   const durations = o.metrics?.histogram('storage_operation_duration_seconds', 'Storage operation duration', ['operation_name', 'volume_plugin', 'status']);
   const total = o.metrics?.gauge('volume_manager_total_volumes', 'Number of volumes in Volume Manager', ['plugin_name', 'state']);
@@ -136,6 +137,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     },
     recorder,
     clock,
+    problemBackoff: backoff,
     synced: () => informers.every((i) => i.hasSynced()),
   });
   const inUse = new VolumesInUseReporter(o.client, o.nodeName, exec);

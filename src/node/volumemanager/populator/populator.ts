@@ -1,6 +1,6 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../../client/events.js';
-import type { Clock } from '../../../util/backoff.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy, type Clock } from '../../../util/backoff.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
 import type { DesiredStateOfWorld } from '../cache/desired-state.js';
 import { podReference } from '../operations/context.js';
@@ -27,8 +27,11 @@ export interface PopulatorOptions {
   readonly clock: Clock;
   /** True once the pod, claim, PV and CSIDriver informers have listed. */
   readonly synced: () => boolean;
-  /** The same problem is reported again at most this often (the event correlator aggregates further). */
-  readonly problemRepeatMs?: number;
+  /**
+   * The same problem is reported again on this schedule (the kubelet's: each failed attempt makes
+   * an event, attempts back off exponentially; the event correlator aggregates the repeats).
+   */
+  readonly problemBackoff?: BackoffPolicy;
   /** CSIDriver.requiresRepublish volumes are published again this often (kubelet: each pod resync, 1 min). */
   readonly republishMs?: number;
 }
@@ -37,12 +40,11 @@ export function newPopulator(o: PopulatorOptions): Populator {
   return new DswPopulator(o);
 }
 
-const PROBLEM_REPEAT_MS = 30_000; // a retry every resync would otherwise flood the pod's events
 const REPUBLISH_MS = 60_000; // the kubelet's default pod sync frequency
 
 class DswPopulator implements Populator {
   private populated = false;
-  private readonly reported = new Map<string, { message: string; atMs: number }>();
+  private readonly reported = new Map<string, { message: string; atMs: number; times: number }>();
   /** `<pod uid>/<volume>` → when it was last seen mounted and settled (requiresRepublish timing). */
   private readonly publishedAt = new Map<string, number>();
 
@@ -114,8 +116,9 @@ class DswPopulator implements Populator {
   private report(pod: Pod, key: string, reason: string, message: string): void {
     const now = this.o.clock.now();
     const last = this.reported.get(key);
-    if (last && last.message === message && now - last.atMs < (this.o.problemRepeatMs ?? PROBLEM_REPEAT_MS)) return;
-    this.reported.set(key, { message, atMs: now });
+    const same = last !== undefined && last.message === message;
+    if (same && now - last.atMs < backoffDelay(this.o.problemBackoff ?? DEFAULT_BACKOFF, last.times)) return;
+    this.reported.set(key, { message, atMs: now, times: same ? last.times + 1 : 1 });
     this.o.recorder.event(podReference(podRefOf(pod)), 'Warning', reason, message);
   }
 }
