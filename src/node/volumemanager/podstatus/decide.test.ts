@@ -16,7 +16,7 @@ const pod = (o: { volumes?: string[]; deleting?: boolean; running?: boolean; ann
   spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: (o.volumes ?? ['data']).map((name) => ({ name, emptyDir: {} })) },
   status: o.running
     ? { phase: 'Running', conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({ type, status: 'True' })) }
-    : { phase: 'Pending', ...(o.creating ? { containerStatuses: [{ name: 'c', image: 'busybox', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] } : {}) },
+    : { phase: 'Pending', ...(o.creating ? { conditions: [{ type: 'Initialized', status: 'True' }], containerStatuses: [{ name: 'c', image: 'busybox', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] } : {}) },
 });
 const m = (name: string, state: 'Mounted' | 'Uncertain' = 'Mounted'): MountedPod => ({
   volume: vol(name),

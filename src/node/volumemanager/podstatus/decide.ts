@@ -68,7 +68,8 @@ const CREATING = 'ContainerCreating';
 function creating(pod: Pod, nowIso: string): PodAction {
   const containers = pod.spec?.containers ?? [];
   const statuses = pod.status?.containerStatuses ?? [];
-  if (containers.length > 0 && containers.every((c) => statuses.some((s) => s.name === c.name && s.state?.waiting?.reason === CREATING))) return { kind: 'none' };
+  const written = (pod.status?.conditions ?? []).some((c) => c.type === 'Initialized' && c.status === 'True');
+  if (written && containers.every((c) => statuses.some((s) => s.name === c.name && s.state?.waiting?.reason === CREATING))) return { kind: 'none' };
   const names = containers.map((c) => c.name).join(' ');
   const prev = (type: string, status: string): string => pod.status?.conditions?.find((c) => c.type === type && c.status === status)?.lastTransitionTime ?? nowIso;
   const notReady = { status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${names}]` };

@@ -103,6 +103,27 @@ describe('resolvePodVolumes', () => {
     expect(r.volumes[0]).toMatchObject({ volume, outerSpecName: 'data', spec: { plugin, specName: 'pv1', hostPath: Object.values(spec)[0]!.path } });
   });
 
+  it('projected: configMap, secret and downwardAPI sources in one tmpfs volume at defaultMode; a token source is refused', () => {
+    const l = {
+      ...lookups([], []),
+      configMap: () => ({ metadata: { name: 'cm' }, data: { a: '1' } }),
+      secret: () => ({ metadata: { name: 's' }, data: { b: Buffer.from('2').toString('base64') } }),
+    };
+    const v = {
+      name: 'all',
+      projected: {
+        defaultMode: 0o440,
+        sources: [{ configMap: { name: 'cm' } }, { secret: { name: 's', items: [{ key: 'b', path: 'sec/b', mode: 0o400 }] } }, { downwardAPI: { items: [{ path: 'ns', fieldRef: { fieldPath: 'metadata.namespace' } }] } }],
+      },
+    };
+    const spec = resolvePodVolumes(pod([v]), l).volumes[0]?.spec;
+    expect(spec?.plugin).toBe('kubernetes.io/projected');
+    expect(spec?.payload?.tmpfs).toBe(true);
+    expect(spec?.payload?.files.map((f) => [f.path, f.data.toString(), f.mode.toString(8)])).toEqual([['a', '1', '440'], ['sec/b', '2', '400'], ['ns', 'ns', '440']]);
+    const token = { name: 'tok', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } };
+    expect(resolvePodVolumes(pod([token]), l).problems[0]?.message).toMatch(/^MountVolume.SetUp failed for volume "tok" : projected source serviceAccountToken is not supported/);
+  });
+
   it('configMap items become files at their paths and modes; the digest follows the content', () => {
     const cm = { metadata: { name: 'x', namespace: 'ns' }, data: { a: '1', b: '2' } };
     const l = { ...lookups([], []), configMap: () => cm };

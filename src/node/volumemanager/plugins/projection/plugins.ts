@@ -78,7 +78,7 @@ function projectionPlugin(name: PluginName, kind: Kind): VolumePlugin {
       const dir = podVolumeDir(ctx.rootDir, t.pod.uid, name, t.spec.specName);
       await setUpVolumeDir(dir, p.tmpfs ? { ...(p.tmpfsBytes !== undefined ? { sizeBytes: p.tmpfsBytes } : {}) } : undefined);
       await writePayloadAtomically(dir, p.files);
-      await setUpSubPaths(ctx, t, dir);
+      await setUpSubPaths(ctx, t, dir, true); // containers see these volumes read-only
       ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: dir });
     },
     tearDown: (ctx, m) => tearDownVolumeDir(ctx, m),
