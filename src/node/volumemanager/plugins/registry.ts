@@ -1,4 +1,3 @@
-import { assertNever } from '../../../util/errors.js';
 import type { PluginName, VolumeSpec } from '../types.js';
 import { csiPlugin } from './csi.js';
 import { emptyDirPlugin } from './empty-dir.js';
@@ -33,6 +32,5 @@ export function findPluginBySpec(src: SpecSource): PluginMatch {
 
 /** The plugin that resolved a spec (its name is recorded in the spec). */
 export function pluginFor(spec: Pick<VolumeSpec, 'plugin'>): VolumePlugin {
-  const p = VOLUME_PLUGINS[spec.plugin];
-  return p ?? assertNever(spec.plugin as never);
+  return VOLUME_PLUGINS[spec.plugin];
 }
