@@ -129,6 +129,7 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
       'csi.storage.k8s.io/pod.name': t.pod.name,
       'csi.storage.k8s.io/pod.namespace': t.pod.namespace,
       'csi.storage.k8s.io/pod.uid': t.pod.uid,
+      'csi.storage.k8s.io/serviceAccount.name': t.serviceAccountName ?? '',
       'csi.storage.k8s.io/ephemeral': String(t.spec.ephemeral === true),
     });
   }

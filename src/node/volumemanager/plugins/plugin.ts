@@ -18,7 +18,7 @@ export interface ResolveEnv {
   readonly lookups: PopulatorLookups;
 }
 
-export type ResolvedVolume = Omit<PodVolumeInput, 'pod' | 'outerSpecName' | 'subPaths' | 'fsGroup'> & {
+export type ResolvedVolume = Omit<PodVolumeInput, 'pod' | 'outerSpecName' | 'subPaths' | 'fsGroup' | 'serviceAccountName'> & {
   readonly resizeNeeded?: boolean;
   readonly requiresRepublish?: boolean;
 };

@@ -66,7 +66,8 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
   const problems: VolumeProblem[] = [];
   const problem = (outer: string, message: string): void => void problems.push({ outerSpecName: outer, reason: 'FailedMount', message });
   for (const v of pod.spec?.volumes ?? []) {
-    const base = { pod: ref, outerSpecName: v.name, subPaths: subPathsFor(pod, v.name), ...(fsGroup !== undefined ? { fsGroup } : {}) };
+    const sa = pod.spec?.serviceAccountName;
+    const base = { pod: ref, outerSpecName: v.name, subPaths: subPathsFor(pod, v.name), ...(fsGroup !== undefined ? { fsGroup } : {}), ...(sa !== undefined ? { serviceAccountName: sa } : {}) };
     let src: SpecSource;
     if (v.persistentVolumeClaim) {
       const claimName = v.persistentVolumeClaim.claimName;
