@@ -1,4 +1,4 @@
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import type { EventRecorder } from '../../../client/events.js';
 import { FakeClock } from '../../../client/fake-clock.js';
@@ -7,7 +7,7 @@ import { newDesiredStateOfWorld } from '../cache/desired-state.js';
 import { podUid } from '../types.js';
 import { newPopulator } from './populator.js';
 
-function setup(o: { requiresRepublish?: boolean } = {}) {
+function setup(o: { requiresRepublish?: boolean; configMaps?: Map<string, ConfigMap> } = {}) {
   const claims = new Map<string, PersistentVolumeClaim>([['c', { metadata: { name: 'c', namespace: 'ns', uid: 'cu' }, spec: { volumeName: 'pv' }, status: { phase: 'Bound', capacity: { storage: '1Gi' } } }]]);
   const pv: PersistentVolume = { metadata: { name: 'pv' }, spec: { capacity: { storage: '1Gi' }, claimRef: { uid: 'cu' }, csi: { driver: 'd', volumeHandle: 'h' } } };
   let pods: Pod[] = [{ metadata: { name: 'p', namespace: 'ns', uid: 'pu' }, spec: { containers: [], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }] } }];
@@ -22,7 +22,7 @@ function setup(o: { requiresRepublish?: boolean } = {}) {
     asw,
     republishMs: 60_000,
     pods: () => pods,
-    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), configMap: () => undefined, secret: () => undefined, csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false, requiresRepublish: o.requiresRepublish } }) },
+    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), configMap: (_ns, n) => o.configMaps?.get(n), secret: () => undefined, csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false, requiresRepublish: o.requiresRepublish } }) },
     recorder,
     clock,
     synced: () => synced,
@@ -85,5 +85,24 @@ describe('populator', () => {
     await t.clock.advance(1_000);
     t.populator.populate();
     expect(t.asw.podVolumeStatus(v!.pod.uid, v!.volume)).toMatchObject({ remountRequired: true });
+  });
+
+  it('configMap volumes: a changed object flags the mounted volume for SetUp again; a vanished one keeps it and is reported', () => {
+    const configMaps = new Map<string, ConfigMap>([['cm', { metadata: { name: 'cm' }, data: { a: '1' } }]]);
+    const t = setup({ configMaps });
+    t.setPods([{ metadata: { name: 'p', namespace: 'ns', uid: 'pu' }, spec: { containers: [], volumes: [{ name: 'cfg', configMap: { name: 'cm' } }] } }]);
+    t.populator.populate();
+    const [v] = t.dsw.volumesToMount();
+    t.asw.markVolumeAttached(v!.volume, v!.spec, '');
+    t.asw.markVolumeMounted({ volume: v!.volume, pod: v!.pod, outerSpecName: 'cfg', spec: v!.spec, state: 'Mounted', hostPath: '/x' });
+    t.populator.populate();
+    expect(t.asw.podVolumeStatus(v!.pod.uid, v!.volume)).toMatchObject({ remountRequired: false });
+    configMaps.set('cm', { metadata: { name: 'cm' }, data: { a: '2' } });
+    t.populator.populate();
+    expect(t.asw.podVolumeStatus(v!.pod.uid, v!.volume)).toMatchObject({ remountRequired: true });
+    configMaps.clear();
+    t.populator.populate();
+    expect(t.dsw.podVolumeExists(podUid('pu'), v!.volume)).toBe(true);
+    expect(t.events).toEqual(['FailedMount: MountVolume.SetUp failed for volume "cfg" : configmap "cm" not found']);
   });
 });

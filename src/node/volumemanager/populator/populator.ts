@@ -90,9 +90,11 @@ class DswPopulator implements Populator {
         if (resizeNeeded && st.kind === 'mounted' && !st.resizeRequired) asw.markResizeRequired(ref.uid, v.volume, true);
         if (requiresRepublish && st.kind === 'mounted' && st.state === 'Mounted' && !st.remountRequired) this.republishIfDue(ref.uid, v.volume);
       }
-      // A volume already set up for the pod stays; its problem is not news (the kubelet skips processed pods).
-      const kept = new Set(dsw.volumesForPod(ref.uid).map((v) => v.outerSpecName));
-      for (const p of r.problems) if (!kept.has(p.outerSpecName)) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
+      // A volume already set up for the pod stays; its problem is not news (the kubelet skips processed
+      // pods) — except for configMap/secret/downwardAPI/projected volumes, whose SetUp the kubelet
+      // runs again at every sync: it keeps the old files and reports why it cannot refresh them.
+      const kept = new Map(dsw.volumesForPod(ref.uid).map((v) => [v.outerSpecName, v.spec.payload !== undefined]));
+      for (const p of r.problems) if (kept.get(p.outerSpecName) !== false) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
     }
   }
 
