@@ -68,7 +68,7 @@ describe.skipIf(notRoot)('volume plugins (root: real mounts)', () => {
     expect(readFileSync(path.join(hostDir, 'index.html'), 'utf8')).toBe('Hello from Kubernetes storage');
   });
 
-  it('hostPath type mismatch → FailedMount naming it, repeated; ContainerCreating meanwhile', async () => {
+  it('hostPath type mismatch → FailedMount naming it, repeated; ContainerCreating meanwhile; no type → created like the runtime does', async () => {
     const file = path.join(env.dir, 'a-file');
     writeFileSync(file, 'x');
     await createPod(env, pod('hp-bad', [{ name: 'h', hostPath: { path: file, type: 'Directory' } }]));
@@ -80,6 +80,14 @@ describe.skipIf(notRoot)('volume plugins (root: real mounts)', () => {
     const p = await env.client.resource('Pod').get('hp-bad', { namespace: 'default' });
     expect(p.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating');
     await deletePodAndWait(env, 'hp-bad');
+
+    // No type: nothing checked; a missing path is created as the container runtime would.
+    const missing = path.join(env.dir, 'made', 'by', 'runtime');
+    await createPod(env, pod('hp-none', [{ name: 'h', hostPath: { path: missing } }]));
+    const { hostPaths } = await waitRunning(env, 'hp-none');
+    expect(hostPaths['h']).toBe(missing);
+    expect(statSync(missing).isDirectory()).toBe(true);
+    await deletePodAndWait(env, 'hp-none');
   });
 
   it('a local PV bound by node affinity (WaitForFirstConsumer): scheduled to its node, bind-mounted at the pod volume dir, unmounted with the pod, data kept', async () => {

@@ -86,7 +86,11 @@ export const hostPathPlugin: VolumePlugin = {
   async setUp(ctx, t) {
     const p = t.spec.hostPath;
     if (!p) throw new InvalidError(`hostPath volume "${t.outerSpecName}" has no path`);
-    await checkHostPathType(p, t.spec.hostPathType ?? '');
+    const type = t.spec.hostPathType ?? '';
+    await checkHostPathType(p, type);
+    // Unchecked and missing: the container runtime (containerd's CRI) would create the bind source
+    // as a directory when starting the container; Stowage has no runtime, so SetUp does it.
+    if (type === '' && (await kindOf(p)) === undefined) await mkdir(p, { recursive: true, mode: 0o755 });
     // subPaths stay inside what the path resolves to (symlinks under it may not lead out).
     await setUpSubPaths(ctx, t, p);
     ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: p });
