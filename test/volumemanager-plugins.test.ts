@@ -77,8 +77,11 @@ describe.skipIf(notRoot)('volume plugins (root: real mounts)', () => {
       const list = await env.client.resource('Event').list({ namespace: 'default' });
       return list.items.some((e) => e.involvedObject.name === 'hp-bad' && e.reason === 'FailedMount' && e.message === want && (e.count ?? 1) >= 2);
     });
-    const p = await env.client.resource('Pod').get('hp-bad', { namespace: 'default' });
-    expect(p.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('ContainerCreating');
+    const p = await until('hp-bad shows ContainerCreating', async () => {
+      const got = await env.client.resource('Pod').get('hp-bad', { namespace: 'default' });
+      return got.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ContainerCreating' ? got : undefined;
+    });
+    expect(p.status?.phase).toBe('Pending');
     await deletePodAndWait(env, 'hp-bad');
 
     // No type: nothing checked; a missing path is created as the container runtime would.

@@ -32,6 +32,8 @@ const m = (name: string, state: 'Mounted' | 'Uncertain' = 'Mounted'): MountedPod
 describe('decidePod', () => {
   it.each([
     { name: 'nothing mounted → ContainerCreating', p: pod(), mounted: [], desired: 1, want: 'creating' },
+    { name: 'nothing mounted, created 1 s ago → not yet (most pods are Running sooner)', p: { ...pod(), metadata: { ...pod().metadata, creationTimestamp: '2025-12-31T23:59:59Z' } }, mounted: [], desired: 1, want: 'none' },
+    { name: 'nothing mounted, created 2 s ago → ContainerCreating', p: { ...pod(), metadata: { ...pod().metadata, creationTimestamp: '2025-12-31T23:59:58Z' } }, mounted: [], desired: 1, want: 'creating' },
     { name: 'nothing mounted, already ContainerCreating → wait', p: pod({ creating: true }), mounted: [], desired: 1, want: 'none' },
     { name: 'uncertain → wait', p: pod({ creating: true }), mounted: [m('data', 'Uncertain')], desired: 1, want: 'none' },
     { name: 'one of two → wait', p: pod({ volumes: ['data', 'x'], creating: true }), mounted: [m('data')], desired: 2, want: 'none' },
