@@ -1,4 +1,4 @@
-import { access, readdir } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../../util/log.js';
 import { isMountPoint } from '../../../mount/mountinfo.js';
