@@ -105,4 +105,21 @@ describe('populator', () => {
     expect(t.dsw.podVolumeExists(podUid('pu'), v!.volume)).toBe(true);
     expect(t.events).toEqual(['FailedMount: MountVolume.SetUp failed for volume "cfg" : configmap "cm" not found']);
   });
+
+  it('a pod still not mounted after 2m3s gets the kubelet summary event, again after each further 2m3s', async () => {
+    const t = setup();
+    t.claims.clear();
+    t.populator.populate();
+    t.events.length = 0;
+    await t.clock.advance(122_000);
+    t.populator.populate();
+    expect(t.events.filter((e) => e.startsWith('FailedMount: Unable'))).toEqual([]);
+    await t.clock.advance(1_000);
+    t.populator.populate();
+    const summary = 'FailedMount: Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: timed out waiting for the condition';
+    expect(t.events.filter((e) => e.startsWith('FailedMount: Unable'))).toEqual([summary]);
+    await t.clock.advance(123_000);
+    t.populator.populate();
+    expect(t.events.filter((e) => e.startsWith('FailedMount: Unable'))).toEqual([summary, summary]);
+  });
 });

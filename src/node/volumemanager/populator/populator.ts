@@ -41,10 +41,13 @@ export function newPopulator(o: PopulatorOptions): Populator {
 }
 
 const REPUBLISH_MS = 60_000; // the kubelet's default pod sync frequency
+const WAIT_FOR_MOUNT_MS = 123_000; // kubelet podAttachAndMountTimeout (2m3s), after which the pod gets the summary event
 
 class DswPopulator implements Populator {
   private populated = false;
   private readonly reported = new Map<string, { message: string; atMs: number; times: number }>();
+  /** pod → start of its current wait for all volumes to be mounted (the kubelet's WaitForAttachAndMount). */
+  private readonly waitingSince = new Map<PodUid, number>();
   /** `<pod uid>/<volume>` → when it was last seen mounted and settled (requiresRepublish timing). */
   private readonly publishedAt = new Map<string, number>();
 
@@ -95,13 +98,43 @@ class DswPopulator implements Populator {
       // runs again at every sync: it keeps the old files and reports why it cannot refresh them.
       const kept = new Map(dsw.volumesForPod(ref.uid).map((v) => [v.outerSpecName, v.spec.payload !== undefined]));
       for (const p of r.problems) if (kept.get(p.outerSpecName) !== false) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
+      this.reportWaitTimeout(pod, r.problems.map((p) => p.outerSpecName));
     }
+  }
+
+  /**
+   * The kubelet's pod-level summary: a pod whose volumes are not all mounted after each wait of
+   * WAIT_FOR_MOUNT_MS gets `Unable to attach or mount volumes: …` naming what is missing.
+   */
+  private reportWaitTimeout(pod: Pod, notInDsw: readonly string[]): void {
+    const ref = podRefOf(pod);
+    const now = this.o.clock.now();
+    const since = this.waitingSince.get(ref.uid) ?? now;
+    this.waitingSince.set(ref.uid, since);
+    const mounted = new Set(this.o.asw.mountedVolumesForPod(ref.uid).filter((m) => m.state === 'Mounted').map((m) => m.outerSpecName));
+    const expected = (pod.spec?.volumes ?? []).map((v) => v.name);
+    const unmounted = expected.filter((n) => !mounted.has(n)).sort();
+    if (unmounted.length === 0) {
+      this.waitingSince.set(ref.uid, now);
+      return;
+    }
+    if (now - since < WAIT_FOR_MOUNT_MS) return;
+    this.waitingSince.set(ref.uid, now);
+    const unattached = this.o.dsw
+      .volumesForPod(ref.uid)
+      .filter((v) => this.o.asw.podVolumeStatus(ref.uid, v.volume).kind === 'notAttached')
+      .map((v) => v.outerSpecName)
+      .sort();
+    const list = (xs: readonly string[]): string => `[${xs.join(' ')}]`;
+    const message = `Unable to attach or mount volumes: unmounted volumes=${list(unmounted)}, unattached volumes=${list(unattached)}, failed to process volumes=${list([...notInDsw].sort())}: timed out waiting for the condition`;
+    this.o.recorder.event(podReference(ref), 'Warning', 'FailedMount', message);
   }
 
   private findAndRemoveDeletedPods(live: Set<PodUid>): void {
     for (const uid of this.o.dsw.pods()) if (!live.has(uid)) this.o.dsw.deletePod(uid);
     for (const k of [...this.reported.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.reported.delete(k);
     for (const k of [...this.publishedAt.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.publishedAt.delete(k);
+    for (const uid of [...this.waitingSince.keys()]) if (!live.has(uid)) this.waitingSince.delete(uid);
   }
 
   private republishIfDue(pod: PodUid, volume: VolumeName): void {
