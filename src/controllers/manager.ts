@@ -8,6 +8,7 @@ import { toStowageError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { runAttachDetachController } from './attachdetach/run.js';
+import { runGarbageCollector } from './garbagecollector/run.js';
 import { newControllerInformers } from './informers.js';
 import { runNamespaceController } from './namespace/run.js';
 import { runPvController } from './persistentvolume/run.js';
@@ -29,7 +30,7 @@ export interface ControllersOptions {
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
- * protection, attach/detach and namespace controllers, and kube-scheduler's volume-aware
+ * protection, attach/detach, namespace and garbage-collector controllers, and kube-scheduler's volume-aware
  * placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
@@ -43,6 +44,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runPvController({ client, signal, metrics, workers: o.workers, informers }),
       runProtectionControllers({ client, signal, metrics, informers }),
       runNamespaceController({ client, signal, metrics, informers }),
+      runGarbageCollector({ client, signal, metrics, informers }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>
@@ -82,7 +84,7 @@ export async function runControllersWithLeaderElection(o: ControllersOptions & {
 export function controllersCommand(program: Command): void {
   program
     .command('controllers')
-    .description('run the controllers (PV binder, protection, attach/detach, namespace, volume-aware scheduler) against an API server')
+    .description('run the controllers (PV binder, protection, attach/detach, namespace, garbage collector, volume-aware scheduler) against an API server')
     .requiredOption('--kubeconfig <path>', 'kubeconfig with the controllers\' credentials')
     .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
     .option('--workers <n>', 'workers per controller queue', '4')
