@@ -8,6 +8,7 @@ import { toStowageError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { runAttachDetachController } from './attachdetach/run.js';
+import { runEphemeralVolumeController } from './ephemeral/run.js';
 import { runGarbageCollector } from './garbagecollector/run.js';
 import { newControllerInformers } from './informers.js';
 import { runNamespaceController } from './namespace/run.js';
@@ -30,7 +31,7 @@ export interface ControllersOptions {
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
- * protection, attach/detach, namespace and garbage-collector controllers, and kube-scheduler's volume-aware
+ * protection, attach/detach, namespace, garbage-collector and ephemeral-volume controllers, and kube-scheduler's volume-aware
  * placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
@@ -45,6 +46,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runProtectionControllers({ client, signal, metrics, informers }),
       runNamespaceController({ client, signal, metrics, informers }),
       runGarbageCollector({ client, signal, metrics, informers }),
+      runEphemeralVolumeController({ client, signal, metrics, informers }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>
@@ -84,7 +86,7 @@ export async function runControllersWithLeaderElection(o: ControllersOptions & {
 export function controllersCommand(program: Command): void {
   program
     .command('controllers')
-    .description('run the controllers (PV binder, protection, attach/detach, namespace, garbage collector, volume-aware scheduler) against an API server')
+    .description('run the controllers (PV binder, protection, attach/detach, namespace, garbage collector, ephemeral volume, volume-aware scheduler) against an API server')
     .requiredOption('--kubeconfig <path>', 'kubeconfig with the controllers\' credentials')
     .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
     .option('--workers <n>', 'workers per controller queue', '4')

@@ -1,6 +1,7 @@
 import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
 import { quantityBytes } from '../../../kube/quantity.js';
+import { claimNotForPodMessage, isControlledBy, podVolumeClaimName } from '../../../kube/ephemeral.js';
 import type { PodVolumeInput } from '../cache/desired-state.js';
 import { sha256Hex } from '../operations/paths.js';
 import { csiVolumeName, podUid, volumeName, type CsiAccessMode, type PodRef, type SubPathMount, type VolumeMode } from '../types.js';
@@ -82,11 +83,16 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
   const problem = (outer: string, message: string): void => void problems.push({ outerSpecName: outer, reason: 'FailedMount', message });
   for (const v of pod.spec?.volumes ?? []) {
     const base = { pod: ref, outerSpecName: v.name, subPaths: subPathsFor(pod, v.name), ...(fsGroup !== undefined ? { fsGroup } : {}) };
-    if (v.persistentVolumeClaim) {
-      const claimName = v.persistentVolumeClaim.claimName;
+    // A generic ephemeral volume is its claim <pod>-<volume>, which the pod must control.
+    const claimName = podVolumeClaimName(pod, v);
+    if (claimName !== undefined) {
       const pvc = l.claim(ns, claimName);
       if (!pvc) {
         problem(v.name, `error processing PVC ${ns}/${claimName}: persistentvolumeclaim "${claimName}" not found`);
+        continue;
+      }
+      if (v.ephemeral && !isControlledBy(pvc, pod.metadata?.uid)) {
+        problem(v.name, claimNotForPodMessage(pvc, pod));
         continue;
       }
       if (pvc.metadata?.deletionTimestamp) {
@@ -125,7 +131,7 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
           plugin: 'kubernetes.io/csi',
           specName: pvName,
           mode,
-          readOnly: v.persistentVolumeClaim.readOnly === true || csi.readOnly === true,
+          readOnly: v.persistentVolumeClaim?.readOnly === true || csi.readOnly === true,
           csi: {
             driver: csi.driver,
             volumeHandle: csi.volumeHandle,
