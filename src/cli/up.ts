@@ -19,6 +19,8 @@ export interface UpOptions {
   readonly node?: boolean;
   readonly nodeName?: string;
   readonly enableAttach?: boolean;
+  /** commander's --no-default-class */
+  readonly defaultClass?: boolean;
 }
 
 /** `stowage up`: everything in one process on SQLite under --data-dir. */
@@ -34,6 +36,7 @@ export function upCommand(program: Command): void {
     .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
     .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false)
+    .option('--no-default-class', 'do not create the default StorageClass "standard" for the built-in driver')
     .action(async (o: UpOptions) => {
       await runUp(o);
     });
@@ -69,7 +72,7 @@ export async function runUp(o: UpOptions): Promise<void> {
   let node: AllInOne | undefined;
   if (o.node !== false) {
     try {
-      node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName, enableAttach: o.enableAttach === true });
+      node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName, enableAttach: o.enableAttach === true, defaultClass: o.defaultClass !== false });
     } catch (e) {
       await plane.close();
       await store.close();
