@@ -108,6 +108,35 @@ describe('garbage collector', () => {
     await waitGone('cs-dep-kept');
   });
 
+  it('reports OwnerRefInvalidNamespace for an owner in another namespace and deletes the dependent', async () => {
+    const nsApi = s.plane.client.resource('Namespace');
+    await nsApi.create({ metadata: { name: 'gc-other' } });
+    const elsewhere = await cms().create({ metadata: { name: 'xns-owner', namespace: 'gc-other' } }, { namespace: 'gc-other' });
+    await configMap('xns-dep', [refTo(elsewhere)]);
+    await waitGone('xns-dep');
+    const events = s.plane.client.resource('Event');
+    await vi.waitFor(async () => {
+      const list = await events.list({ namespace: NS, fieldSelector: 'involvedObject.name=xns-dep' });
+      expect(list.items.map((e) => `${e.type} ${e.reason}: ${e.message}`)).toContain(
+        `Warning OwnerRefInvalidNamespace: ownerRef [v1/ConfigMap, namespace: default, name: xns-owner, uid: ${elsewhere.metadata!.uid}] does not exist in namespace "default"`,
+      );
+    }, WAIT);
+    expect((await cms().get('xns-owner', { namespace: 'gc-other' })).metadata?.uid).toBe(elsewhere.metadata!.uid);
+  });
+
+  it('never deletes a cluster-scoped object naming a namespaced owner', async () => {
+    const owner = await configMap('cluster-dep-owner');
+    const classes = s.plane.client.resource('StorageClass');
+    await classes.create({ metadata: { name: 'gc-invalid-dep', ownerReferences: [refTo(owner, { uid: '7c1a0d6e-2222-4222-8222-222222222222' })] }, provisioner: 'example.com/none' });
+    const events = s.plane.client.resource('Event');
+    await vi.waitFor(async () => {
+      const list = await events.list({ namespace: NS, fieldSelector: 'involvedObject.name=gc-invalid-dep' });
+      expect(list.items.map((e) => e.reason)).toContain('OwnerRefInvalidNamespace');
+    }, WAIT);
+    expect((await classes.get('gc-invalid-dep')).metadata?.deletionTimestamp).toBeUndefined();
+    await classes.delete('gc-invalid-dep');
+  });
+
   it('treats an owner whose uid differs from the reference as absent', async () => {
     const live = await configMap('uid-owner');
     await configMap('uid-dep', [refTo(live, { uid: '0b5e3b9c-1111-4111-8111-111111111111' })]);

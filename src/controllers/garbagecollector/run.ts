@@ -6,8 +6,9 @@
  * dependent's uid as a precondition.
  */
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
-import { KINDS, type KindName } from '../../client/kinds.js';
+import { KINDS, apiVersionOf, type KindName } from '../../client/kinds.js';
 import { newController, watch, type Enqueuer } from '../../client/controller.js';
+import { newEventRecorder, type EventRecorder } from '../../client/events.js';
 import { newInformer, objectOf, type Informer } from '../../client/informer.js';
 import { listerWatcherFor } from '../../client/reflector.js';
 import type { KubeObjectLike, RestClient } from '../../client/rest.js';
@@ -50,6 +51,7 @@ export async function runGarbageCollector(o: GarbageCollectorOptions): Promise<v
     })),
   );
   log.info('watching resources found through discovery', { resources: resources.map(resourceId).join(' ') });
+  const recorder = newEventRecorder({ client, component: 'garbage-collector-controller' });
 
   const controller = newController<string>({
     name: 'garbagecollector',
@@ -61,13 +63,42 @@ export async function runGarbageCollector(o: GarbageCollectorOptions): Promise<v
       const item = graph.getByKey(key);
       if (!item) return;
       const dependents = graph.dependentsOf(item.obj.metadata?.uid ?? '');
-      const action =
-        decideDeleting(item.obj, dependents.map((d) => d.obj)) ??
-        decideOwned(item.obj, await ownerStates(client, graph, item), dependents.map((d) => d.obj));
+      let action = decideDeleting(item.obj, dependents.map((d) => d.obj));
+      if (!action) {
+        const owners = await ownerStates(client, graph, item);
+        reportInvalidNamespaceOwnerRefs(recorder, graph, item, owners);
+        action = decideOwned(item.obj, owners, dependents.map((d) => d.obj));
+      }
       await execute(client, item, action, dependents, controller);
     },
   });
-  await controller.run(signal);
+  try {
+    await controller.run(signal);
+  } finally {
+    await recorder.close();
+  }
+}
+
+/**
+ * Upstream's OwnerRefInvalidNamespace warning on the dependent: a cluster-scoped object naming a
+ * namespaced kind, or a reference whose uid is an object in another namespace (owners of a
+ * namespaced object live in its namespace or are cluster-scoped; such a reference is dangling).
+ */
+function reportInvalidNamespaceOwnerRefs(recorder: EventRecorder, graph: OwnerGraph, item: GraphItem, owners: ReadonlyMap<string, OwnerState>): void {
+  const ns = item.obj.metadata?.namespace ?? '';
+  for (const ref of item.obj.metadata?.ownerReferences ?? []) {
+    const state = owners.get(ref.uid);
+    const seenIn = state === 'dangling' ? graph.keyOfUid(ref.uid)?.split('/')[2] : undefined;
+    const elsewhere = seenIn !== undefined && seenIn !== '' && seenIn !== ns;
+    if (state !== 'invalidScope' && !elsewhere) continue;
+    const m = item.obj.metadata;
+    recorder.event(
+      { kind: item.resource.kind, apiVersion: apiVersionOf(item.resource), namespace: m?.namespace, name: m?.name, uid: m?.uid },
+      'Warning',
+      'OwnerRefInvalidNamespace',
+      `ownerRef [${ref.apiVersion}/${ref.kind}, namespace: ${ns}, name: ${ref.name}, uid: ${ref.uid}] does not exist in namespace "${ns}"`,
+    );
+  }
 }
 
 /** Handlers: which keys an object's change puts in the queue (upstream's processGraphChanges). */
