@@ -110,6 +110,10 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('generic ephemeral volume thro
       await expect
         .poll(async () => (await json('get', 'events', '--field-selector', 'involvedObject.name=thief')).items.map((e: { reason: string; message: string }) => `${e.reason}: ${e.message}`), { timeout: 20_000 })
         .toContain(`FailedBinding: ephemeral volume scratch: ${refusal}`);
+      // The scheduler refuses to place it, naming the claim.
+      await expect
+        .poll(async () => (await json('get', 'events', '--field-selector', 'involvedObject.name=thief,reason=FailedScheduling')).items.map((e: { message: string }) => e.message).join('\n'), { timeout: 20_000 })
+        .toContain(refusal);
       expect((await json('get', 'pod', 'thief')).spec.nodeName).toBeUndefined();
       expect((await json('get', 'pvc', 'thief-scratch')).metadata.ownerReferences).toBeUndefined();
       await kubectl('delete', 'pod', 'thief', '--timeout=60s');
@@ -120,6 +124,16 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('generic ephemeral volume thro
       expect(mountsUnder(hostPath)).toEqual([]);
       await expect.poll(async () => (await json('get', 'pvc')).items.map((c: { metadata: { name: string } }) => c.metadata.name), { timeout: 30_000 }).toEqual([]);
       await expect.poll(async () => (await json('get', 'pv')).items.map((v: { metadata: { name: string } }) => v.metadata.name), { timeout: 30_000 }).not.toContain(pvName);
+
+      // Foreground: the pod object stays until its claim (blockOwnerDeletion) is gone.
+      writeFileSync(join(dataDir, 'fg.yaml'), podYaml('fg'));
+      await kubectl('apply', '-f', join(dataDir, 'fg.yaml'));
+      await expect.poll(async () => (await json('get', 'pod', 'fg')).status?.phase, { timeout: 30_000 }).toBe('Running');
+      const fgPv = (await json('get', 'pvc', 'fg-scratch')).spec.volumeName as string;
+      await kubectl('delete', 'pod', 'fg', '--cascade=foreground', '--timeout=60s');
+      expect((await json('get', 'pvc')).items.map((c: { metadata: { name: string } }) => c.metadata.name)).not.toContain('fg-scratch');
+      await expect.poll(async () => (await json('get', 'pv')).items.map((v: { metadata: { name: string } }) => v.metadata.name), { timeout: 30_000 }).not.toContain(fgPv);
+
       await expect.poll(() => mountsUnder(dataDir), { timeout: 30_000 }).toEqual([]);
       const volumesDir = join(dataDir, 'csi-hostpath', 'volumes');
       await expect.poll(() => (existsSync(volumesDir) ? readdirSync(volumesDir) : []), { timeout: 30_000 }).toEqual([]);
