@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
 import { NotFoundError } from '../src/util/errors.js';
 import { hasKubectl } from './helpers/env.js';
+import { api } from './helpers/http.js';
 
 const run = promisify(execFile);
 const NS = 'default';
@@ -135,6 +136,33 @@ describe('garbage collector', () => {
     }, WAIT);
     expect((await classes.get('gc-invalid-dep')).metadata?.deletionTimestamp).toBeUndefined();
     await classes.delete('gc-invalid-dep');
+  });
+
+  it('DeleteOptions: the deprecated orphanDependents sets the orphan finalizer; it cannot be combined with propagationPolicy', async () => {
+    const target = { baseUrl: s.baseUrl, token: s.token, caPem: s.caPem };
+    const owner = await configMap('od-owner');
+    await configMap('od-dep', [refTo(owner)]);
+    const both = await api(target, 'DELETE', `/api/v1/namespaces/${NS}/configmaps/od-owner`, { orphanDependents: true, propagationPolicy: 'Orphan' });
+    expect(both.status).toBe(400);
+    const dryRun = await api(target, 'DELETE', `/api/v1/namespaces/${NS}/configmaps/od-owner?dryRun=All`, { orphanDependents: true });
+    expect(dryRun.status).toBe(200);
+    expect(dryRun.body.metadata.finalizers).toEqual(['orphan']);
+    expect(await gone('od-owner')).toBe(false);
+    await api(target, 'DELETE', `/api/v1/namespaces/${NS}/configmaps/od-owner`, { orphanDependents: true });
+    await waitGone('od-owner');
+    expect((await cms().get('od-dep', { namespace: NS })).metadata?.ownerReferences).toBeUndefined();
+  });
+
+  it('deletecollection applies the propagationPolicy to every object it deletes', async () => {
+    const target = { baseUrl: s.baseUrl, token: s.token, caPem: s.caPem };
+    const a = await cms().create({ metadata: { name: 'coll-a', namespace: NS, labels: { gc: 'coll' } } }, { namespace: NS });
+    const b = await cms().create({ metadata: { name: 'coll-b', namespace: NS, labels: { gc: 'coll' } } }, { namespace: NS });
+    await configMap('coll-dep', [refTo(a), refTo(b)]);
+    const r = await api(target, 'DELETE', `/api/v1/namespaces/${NS}/configmaps?labelSelector=gc%3Dcoll&propagationPolicy=Orphan`);
+    expect(r.status).toBe(200);
+    await waitGone('coll-a');
+    await waitGone('coll-b');
+    await vi.waitFor(async () => expect((await cms().get('coll-dep', { namespace: NS })).metadata?.ownerReferences).toBeUndefined(), WAIT);
   });
 
   it('treats an owner whose uid differs from the reference as absent', async () => {
