@@ -2,15 +2,15 @@
  * The default StorageClass of `stowage up`: created for the built-in driver only when no default
  * class exists and no class is named `standard`; `--no-default-class` leaves it out.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDefaultStorageClass } from '../src/cli/defaultclass.js';
 import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
-import { BIN, built, isRoot } from './helpers/env.js';
+import { built, isRoot } from './helpers/env.js';
 import { api } from './helpers/http.js';
+import { startUp } from './helpers/up.js';
 
 const PROVISIONER = 'hostpath.csi.stowage.io';
 
@@ -54,20 +54,8 @@ describe('ensureDefaultStorageClass', () => {
 describe.skipIf(!built || !isRoot)('stowage up --no-default-class', () => {
   it('runs the built-in driver without creating a class', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'stowage-noclass-'));
-    const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'noclass', '--no-default-class'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    const { child, exit, target } = await startUp(dataDir, 'noclass', ['--no-default-class']);
     try {
-      const url = await new Promise<string>((res, rej) => {
-        let out = '';
-        child.stdout!.on('data', (d: Buffer) => {
-          out += d.toString();
-          const m = /API server (https:\/\/\S+),/.exec(out);
-          if (m) res(m[1]!);
-        });
-        void exit.then((c) => rej(new Error(`stowage up exited with ${c}`)));
-      });
-      const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
-      const target = { baseUrl: url, token: /token: (\S+)/.exec(kc)![1]!, caPem: Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)![1]!, 'base64').toString() };
       // The CSIDriver object is written just before the class would be: its presence means the step has passed.
       expect((await api(target, 'GET', `/apis/storage.k8s.io/v1/csidrivers/${PROVISIONER}`)).status).toBe(200);
       expect((await api(target, 'GET', '/apis/storage.k8s.io/v1/storageclasses')).body.items).toEqual([]);

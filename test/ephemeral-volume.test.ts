@@ -5,13 +5,14 @@
  * provisioned, bound and mounted like any claim, and the garbage collector deletes it with the
  * pod. A claim of that name the pod does not control is refused with an event naming it.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, built, hasKubectl, isRoot } from './helpers/env.js';
+import { built, hasKubectl, isRoot } from './helpers/env.js';
+import { startUp } from './helpers/up.js';
 
 if (!isRoot || !hasKubectl || !built) console.warn('ephemeral-volume tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
 
@@ -67,18 +68,9 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('generic ephemeral volume thro
   it('claim created for the pod, provisioned by the default class, mounted, and deleted with the pod', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'stowage-ephemeral-'));
     dirs.push(dataDir);
-    const child: ChildProcess = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'e2e'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    const { child, exit, kubeconfigPath } = await startUp(dataDir, 'e2e');
     try {
-      await new Promise<void>((res, rej) => {
-        let out = '';
-        child.stdout!.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('Stowage is running')) res();
-        });
-        void exit.then((c) => rej(new Error(`stowage up exited with ${c}`)));
-      });
-      const env = { ...process.env, KUBECONFIG: join(dataDir, 'kubeconfig'), HOME: dataDir };
+      const env = { ...process.env, KUBECONFIG: kubeconfigPath, HOME: dataDir };
       const kubectl = async (...args: string[]): Promise<string> => (await promisify(execFile)('kubectl', args, { env, timeout: 60_000 })).stdout;
       const json = async (...args: string[]): Promise<any> => JSON.parse(await kubectl(...args, '-o', 'json')); // eslint-disable-line @typescript-eslint/no-explicit-any
       await expect.poll(async () => (await json('get', 'csinode', 'e2e').catch(() => ({}))).spec?.drivers?.length ?? 0, { timeout: 20_000 }).toBe(1);
