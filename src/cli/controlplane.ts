@@ -11,7 +11,7 @@ import type { ControllersWorkerData, FromControllersWorker, ToControllersWorker 
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { runNamespaceController } from '../controllers/namespace/run.js';
-import { startApiServer, type ApiServer } from '../api/server.js';
+import { startApiServer, type ApiServer, type ApiServerOptions } from '../api/server.js';
 import { ensureServingMaterial, kubeconfigYaml } from '../api/tls.js';
 
 const log = newLogger('controlplane');
@@ -43,6 +43,8 @@ export interface ControlPlaneOptions {
   /** In-process controllers only: leave out the scheduler / attach-detach controller (tests run their own). */
   readonly scheduler?: boolean;
   readonly attachDetach?: boolean;
+  /** In-flight limits, request deadline and connection limits of the API server. */
+  readonly limits?: ApiServerOptions['limits'];
 }
 
 export async function startControlPlane(o: ControlPlaneOptions): Promise<ControlPlane> {
@@ -58,6 +60,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     tokens: new Map([[pki.adminToken, { name: 'admin', groups: ['system:masters'] }]]),
     watchCacheHistory: o.watchCacheHistory,
     localSocketPath: localSocket,
+    limits: o.limits,
   });
   const clientHost = o.address === '0.0.0.0' ? '127.0.0.1' : o.address === '::' ? '[::1]' : o.address.includes(':') ? `[${o.address}]` : o.address;
   const server = `https://${clientHost}:${api.port}`;

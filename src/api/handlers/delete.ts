@@ -1,6 +1,7 @@
 /** DELETE of one object or of a collection. */
 import type { IncomingMessage } from 'node:http';
 import { decodeBody, readBody, sendAs } from '../http.js';
+import { decodeTyped } from '../decode/index.js';
 import { PROPAGATION_POLICIES, type PropagationPolicy } from '../gcfinalizers.js';
 import { keyPrefix } from '../registry.js';
 import type { KubeObject } from '../resources/types.js';
@@ -23,7 +24,10 @@ function isPropagationPolicy(v: unknown): v is PropagationPolicy {
 async function deleteOptions(r: ResourceRequest, req: IncomingMessage): Promise<DeleteBody> {
   const raw = await readBody(req);
   let parsed: unknown;
-  if (raw.length && raw.toString('utf8').trim()) parsed = decodeBody(raw, req.headers['content-type']);
+  if (raw.length && raw.toString('utf8').trim()) {
+    parsed = decodeBody(raw, req.headers['content-type']);
+    decodeTyped({ group: '', version: 'v1', kind: 'DeleteOptions' }, parsed, 'body');
+  }
   const b: Record<string, unknown> = parsed && typeof parsed === 'object' ? { ...(parsed as Record<string, unknown>) } : {};
   const g = r.query.get('gracePeriodSeconds');
   if (g !== null) {
