@@ -16,11 +16,11 @@ import { startUp } from './helpers/up.js';
 
 if (!isRoot || !hasKubectl || !built) console.warn('ephemeral-volume tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
 
-const podYaml = (name: string): string => `apiVersion: v1
+const podYaml = (name: string, nodeName?: string): string => `apiVersion: v1
 kind: Pod
 metadata:
   name: ${name}
-spec:
+spec:${nodeName ? `\n  nodeName: ${nodeName}` : ''}
   containers:
   - name: app
     image: busybox
@@ -41,10 +41,10 @@ spec:
               storage: 64Mi
 `;
 
-const foreignClaimYaml = `apiVersion: v1
+const foreignClaimYaml = (name: string): string => `apiVersion: v1
 kind: PersistentVolumeClaim
 metadata:
-  name: thief-scratch
+  name: ${name}
 spec:
   accessModes: [ReadWriteOnce]
   resources:
@@ -94,7 +94,7 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('generic ephemeral volume thro
       expect(mountsUnder(hostPath)).toContain(hostPath);
 
       // A claim of the ephemeral name that the pod does not control is refused, never used.
-      writeFileSync(join(dataDir, 'foreign.yaml'), foreignClaimYaml);
+      writeFileSync(join(dataDir, 'foreign.yaml'), foreignClaimYaml('thief-scratch'));
       await kubectl('apply', '-f', join(dataDir, 'foreign.yaml'));
       writeFileSync(join(dataDir, 'thief.yaml'), podYaml('thief'));
       await kubectl('apply', '-f', join(dataDir, 'thief.yaml'));
@@ -110,6 +110,17 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('generic ephemeral volume thro
       expect((await json('get', 'pvc', 'thief-scratch')).metadata.ownerReferences).toBeUndefined();
       await kubectl('delete', 'pod', 'thief', '--timeout=60s');
       await kubectl('delete', 'pvc', 'thief-scratch', '--timeout=60s');
+      // Placed on the node without the scheduler: the node agent refuses the claim too, naming it.
+      writeFileSync(join(dataDir, 'foreign2.yaml'), foreignClaimYaml('intruder-scratch'));
+      await kubectl('apply', '-f', join(dataDir, 'foreign2.yaml'));
+      writeFileSync(join(dataDir, 'intruder.yaml'), podYaml('intruder', 'e2e'));
+      await kubectl('apply', '-f', join(dataDir, 'intruder.yaml'));
+      await expect
+        .poll(async () => (await json('get', 'events', '--field-selector', 'involvedObject.name=intruder,reason=FailedMount')).items.map((e: { message: string }) => e.message).join('\n'), { timeout: 20_000 })
+        .toContain('PVC default/intruder-scratch was not created for pod default/intruder (pod is not owner)');
+      expect((await json('get', 'pod', 'intruder')).status?.phase).not.toBe('Running');
+      await kubectl('delete', 'pod', 'intruder', '--timeout=60s');
+      await kubectl('delete', 'pvc', 'intruder-scratch', '--timeout=60s');
 
       // Deleting the pod deletes its claim (garbage collector), then the volume (reclaim Delete).
       await kubectl('delete', 'pod', 'app', '--timeout=60s');
