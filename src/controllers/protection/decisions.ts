@@ -5,7 +5,6 @@
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { isControlledBy, podVolumeClaimName } from '../../kube/ephemeral.js';
-
 import { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER } from '../../kube/names.js';
 
 export { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER };
