@@ -4,12 +4,13 @@
  * mounted, Running; data written; claim expanded; pod and claim deleted → unmounted, (detached),
  * CSI volume deleted, PV gone, nothing left on disk.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BIN, built, hasKubectl, isRoot } from './helpers/env.js';
+import { built, hasKubectl, isRoot } from './helpers/env.js';
+import { startUp } from './helpers/up.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 if (!isRoot || !hasKubectl || !built) console.warn('lifecycle tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
@@ -106,19 +107,8 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('lifecycle through stowage up 
     it.skipIf(variant.fsType === 'none')(variant.name, async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'stowage-e2e-'));
       dirs.push(dataDir);
-      const child: ChildProcess = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'e2e', ...(variant.attach ? ['--enable-attach'] : [])], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-      const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      const { child, exit } = await startUp(dataDir, 'e2e', variant.attach ? ['--enable-attach'] : []);
       try {
-        await new Promise<void>((res, rej) => {
-          let out = '';
-          child.stdout!.on('data', (d: Buffer) => {
-            out += d.toString();
-            if (out.includes('Stowage is running')) res();
-          });
-          void exit.then((c) => rej(new Error(`stowage up exited with ${c}`)));
-        });
         const env = { ...process.env, KUBECONFIG: join(dataDir, 'kubeconfig'), HOME: dataDir };
         const kubectl = async (...args: string[]): Promise<string> => (await promisify(execFile)('kubectl', args, { env, timeout: 60_000 })).stdout;
         const json = async (...args: string[]): Promise<any> => JSON.parse(await kubectl(...args, '-o', 'json')); // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -5,6 +5,7 @@ import { AlreadyExistsError, ConflictError, NotFoundError, type FieldCause } fro
 import { alreadyExists, ApiAlreadyExistsError, badRequest, conflict, forbidden, invalid, notFound, pathNotFound, type ErrorSubject } from './status.js';
 import type { AdmissionContext, KubeObject, PartialUpdateSubresource, ResourceDef, SubresourceDef } from './resources/types.js';
 import { WatchCache, type CachedObject } from './watchcache.js';
+import { finalizersOnDelete, sameFinalizerSet, type PropagationPolicy } from './gcfinalizers.js';
 
 /** Options common to writes. */
 export interface WriteOptions {
@@ -14,7 +15,8 @@ export interface WriteOptions {
 export interface DeleteOptions extends WriteOptions {
   readonly preconditions?: { uid?: string; resourceVersion?: string };
   readonly gracePeriodSeconds?: number;
-  readonly propagationPolicy?: string;
+  readonly propagationPolicy?: PropagationPolicy;
+  readonly orphanDependents?: boolean;
 }
 
 export type DeleteResult = { kind: 'deleted'; obj: KubeObject } | { kind: 'pending'; obj: KubeObject };
@@ -275,16 +277,23 @@ export class ResourceStorage {
         );
       }
       const graceful = def.gracefulDeletion?.(old, opts.gracePeriodSeconds);
-      const finalizers = old.metadata.finalizers ?? [];
+      const oldFinalizers = old.metadata.finalizers ?? [];
+      const finalizers = finalizersOnDelete(oldFinalizers, opts);
+      const finalizersChanged = !sameFinalizerSet(finalizers, oldFinalizers);
       const key = storageKey(def, namespace, name);
       try {
         if (finalizers.length > 0 || graceful !== undefined || extraFinalizersPending(def, old)) {
           // rest.BeforeDelete: a graceful deletion is due at now + grace; a later delete may only shorten it.
           const prevGrace = old.metadata.deletionGracePeriodSeconds ?? 0;
-          if (old.metadata.deletionTimestamp && (graceful === undefined || graceful >= prevGrace)) return { kind: 'pending', obj: clone(old) };
           const obj = clone(old);
-          obj.metadata.deletionTimestamp = graceful === undefined ? nowIso() : metaTime(Date.now() + graceful * 1000);
-          obj.metadata.deletionGracePeriodSeconds = graceful ?? 0;
+          if (finalizersChanged) obj.metadata.finalizers = finalizers;
+          if (old.metadata.deletionTimestamp && (graceful === undefined || graceful >= prevGrace)) {
+            // A pending graceful deletion keeps its finalizers; one held only by finalizers may switch policy.
+            if (prevGrace > 0 || !finalizersChanged) return { kind: 'pending', obj: clone(old) };
+          } else {
+            obj.metadata.deletionTimestamp = graceful === undefined ? nowIso() : metaTime(Date.now() + graceful * 1000);
+            obj.metadata.deletionGracePeriodSeconds = graceful ?? 0;
+          }
           def.beforeDeletionMarked?.(obj);
           if (graceful === 0 && finalizers.length === 0 && !extraFinalizersPending(def, obj)) {
             if (!opts.dryRun) await this.store.delete(key, cur.rev);

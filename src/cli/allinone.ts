@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, AlreadyExistsError } from '../util/errors
 import { Worker } from 'node:worker_threads';
 import type { FromHostpathWorker, HostpathWorkerData, ToHostpathWorker } from '../csi/hostpath/worker.js';
 import { DEFAULT_DRIVER_NAME } from '../csi/hostpath/driver.js';
+import { DEFAULT_CLASS_NAME, ensureDefaultStorageClass } from './defaultclass.js';
 import { runRegistrar } from '../csi/registrar/registrar.js';
 import { runCsiSidecar } from '../csi/sidecar/sidecar.js';
 import { startNodeAgent, type NodeAgent } from '../node/agent.js';
@@ -22,6 +23,8 @@ export interface AllInOneOptions {
   /** The built-in driver publishes volumes to nodes (ControllerPublish); its CSIDriver requires attach. */
   readonly enableAttach?: boolean;
   readonly nodeName?: string;
+  /** Create the default StorageClass `standard` for the built-in driver when no default class exists (default true). */
+  readonly defaultClass?: boolean;
 }
 
 export interface AllInOne {
@@ -60,6 +63,9 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     const driver = await startHostpathWorker({ endpoint: socket, nodeId: nodeName, stateDir: join(o.dataDir, 'csi-hostpath'), enableAttach: attach }, stop.signal);
     background.push(driver.stopped);
     await ensureCsiDriver(o.client, DEFAULT_DRIVER_NAME, { attachRequired: attach });
+    if (o.defaultClass !== false && (await ensureDefaultStorageClass(o.client, DEFAULT_DRIVER_NAME))) {
+      log.info('created the default StorageClass', { name: DEFAULT_CLASS_NAME, provisioner: DEFAULT_DRIVER_NAME });
+    }
     background.push(
       runCsiSidecar({ client: o.client, csiAddress: socket, signal: stop.signal }).catch(unlessStopping('built-in CSI sidecar stopped')),
     );

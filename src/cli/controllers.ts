@@ -15,7 +15,7 @@ interface ControllersFlags {
 export function controllersCommand(program: Command): Command {
   return program
     .command('controllers')
-    .description('run the controllers (PV binder, protection, attach/detach, namespace, volume-aware scheduler) against an API server')
+    .description('run the controllers (PV binder, protection, attach/detach, namespace, garbage collector, ephemeral volume, volume-aware scheduler) against an API server')
     .requiredOption('--kubeconfig <path>', "kubeconfig with the controllers' credentials")
     .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
     .option('--workers <n>', 'workers per controller queue', '4')

@@ -22,6 +22,8 @@ export interface UpOptions {
   readonly node?: boolean;
   readonly nodeName?: string;
   readonly enableAttach?: boolean;
+  /** commander's --no-default-class */
+  readonly defaultClass?: boolean;
   readonly maxRequestsInflight?: string;
   readonly maxMutatingRequestsInflight?: string;
   readonly requestTimeout?: string;
@@ -40,6 +42,7 @@ export function upCommand(program: Command): void {
     .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
     .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false)
+    .option('--no-default-class', 'do not create the default StorageClass "standard" for the built-in driver')
     .option('--max-requests-inflight <n>', 'read-only requests served at once, beyond which 429 (0 = no limit)', '400')
     .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once, beyond which 429 (0 = no limit)', '200')
     .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s')
@@ -109,7 +112,7 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   }
   if (o.node === false) return { store, plane };
   try {
-    const node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName, enableAttach: o.enableAttach === true });
+    const node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName, enableAttach: o.enableAttach === true, defaultClass: o.defaultClass !== false });
     return { store, plane, node };
   } catch (e) {
     await plane.close();

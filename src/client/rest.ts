@@ -77,7 +77,7 @@ export interface DeleteOptions extends CallOptions {
 
 /** Verbs on one kind. Objects returned are fresh parses: callers own them. */
 export interface ResourceClient<T extends KubeObjectLike> {
-  readonly kind: KindName;
+  readonly kind: string;
   readonly info: KindInfo;
   get(name: string, opts?: CallOptions): Promise<T>;
   list(opts?: ListOptions): Promise<ObjectList<T>>;
@@ -110,6 +110,11 @@ export class RestClient {
     return new KindClient<KindMap[K]>(this.http, kind, KINDS[kind]);
   }
 
+  /** A client for any resource the server serves (found through discovery), objects untyped. */
+  dynamic(kind: string, info: KindInfo): ResourceClient<KubeObjectLike> {
+    return new KindClient<KubeObjectLike>(this.http, kind, info);
+  }
+
   close(): void {
     this.http.close();
   }
@@ -118,7 +123,7 @@ export class RestClient {
 class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
   constructor(
     private readonly http: HttpTransport,
-    readonly kind: KindName,
+    readonly kind: string,
     readonly info: KindInfo,
   ) {}
 

@@ -3,6 +3,7 @@ import type { Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod } fr
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { informerFor, type Informer, type RestClient } from '../client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
+import { podVolumeClaimName } from '../kube/ephemeral.js';
 
 /** Index of pods by the claims they use (`ns/claim`), generic ephemeral claims included. */
 export const POD_CLAIM_INDEX = 'claims';
@@ -10,9 +11,8 @@ export const POD_CLAIM_INDEX = 'claims';
 export function podClaimKeys(p: Pod): string[] {
   const ns = p.metadata?.namespace ?? '';
   return (p.spec?.volumes ?? []).flatMap((v) => {
-    if (v.persistentVolumeClaim?.claimName) return [`${ns}/${v.persistentVolumeClaim.claimName}`];
-    if (v.ephemeral) return [`${ns}/${p.metadata?.name ?? ''}-${v.name}`];
-    return [];
+    const claim = podVolumeClaimName(p, v);
+    return claim ? [`${ns}/${claim}`] : [];
   });
 }
 

@@ -5,7 +5,7 @@
  * the field existed keep their class. Every component must read the class this way, or the
  * provisioner, binder and scheduler disagree about one claim.
  */
-import { ANN_BETA_STORAGE_CLASS } from './names.js';
+import { ANN_BETA_DEFAULT_CLASS, ANN_BETA_STORAGE_CLASS, ANN_DEFAULT_CLASS } from './names.js';
 
 /** Any object with metadata and a spec; the spec is read defensively (API code sees untyped JSON). */
 export interface WithClass {
@@ -33,4 +33,10 @@ export function claimHasClass(claim: WithClass): boolean {
 /** The volume's class: the beta annotation, else spec.storageClassName, else "". */
 export function volumeClass(volume: WithClass): string {
   return claimClass(volume);
+}
+
+/** A StorageClass marked default (the GA annotation, or the beta one) with the value "true". */
+export function isDefaultStorageClass(cls: WithClass): boolean {
+  const a = cls.metadata?.annotations;
+  return a?.[ANN_DEFAULT_CLASS] === 'true' || a?.[ANN_BETA_DEFAULT_CLASS] === 'true';
 }

@@ -8,3 +8,4 @@ export * from './quantity.js';
 export * from './class.js';
 export * from './keys.js';
 export * from './nodeselector.js';
+export * from './ephemeral.js';

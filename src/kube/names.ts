@@ -42,5 +42,9 @@ export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
 
+// Garbage collection (metav1.FinalizerOrphanDependents / FinalizerDeleteDependents).
+export const ORPHAN_FINALIZER = 'orphan';
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+
 /** The in-tree plugin name of CSI volumes (attach/detach, volume manager). */
 export const CSI_PLUGIN_NAME = 'kubernetes.io/csi';

@@ -251,6 +251,7 @@ function podGracePeriod(obj: KubeObject, requested: number | undefined): number 
   const spec = (obj.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
   const phase = (obj.status as { phase?: string } | undefined)?.phase;
   if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return undefined;
-  if (requested === 0) return undefined;
+  // A grace period of 0 on a pod already terminating shortens it to now (the node's final delete):
+  // with finalizers left (foregroundDeletion) the pod stays, marked for deletion now.
   return requested ?? spec.terminationGracePeriodSeconds ?? 30;
 }

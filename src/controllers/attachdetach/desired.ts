@@ -3,6 +3,7 @@
  * live, controller-managed node uses through a bound claim, for drivers that require attach.
  */
 import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, attachmentName, uniqueVolumeName, type CSIDriver, type DesiredAttachment, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodRef } from './types.js';
+import { podVolumeClaimName } from '../../kube/ephemeral.js';
 
 export interface DesiredInputs {
   readonly pods: readonly Pod[];
@@ -42,9 +43,8 @@ export function podTerminated(p: Pod): boolean {
 
 function podClaims(p: Pod): string[] {
   return (p.spec?.volumes ?? []).flatMap((v) => {
-    if (v.persistentVolumeClaim?.claimName) return [v.persistentVolumeClaim.claimName];
-    if (v.ephemeral) return [`${p.metadata?.name ?? ''}-${v.name}`];
-    return [];
+    const claim = podVolumeClaimName(p, v);
+    return claim ? [claim] : [];
   });
 }
 

@@ -17,14 +17,12 @@ import {
 import type { SyncContext } from './context.js';
 import { decideBoundClaim, decideClaimSide, decideNoMatch, decideRequestedVolume } from './decide.js';
 import type { MatchOptions } from './match.js';
-import { claimClass, claimHasClass } from '../../kube/class.js';
+import { claimClass, claimHasClass, isDefaultStorageClass } from '../../kube/class.js';
 import { provisionClaim } from './provision.js';
 import { assertNever } from '../../util/errors.js';
 import {
   ANN_BETA_STORAGE_PROVISIONER,
   ANN_BIND_COMPLETED,
-  ANN_BETA_DEFAULT_CLASS,
-  ANN_DEFAULT_CLASS,
   ANN_MIGRATED_TO,
   ANN_SELECTED_NODE,
   ANN_STORAGE_PROVISIONER,
@@ -85,10 +83,8 @@ export function delayBindingEvent(claim: PersistentVolumeClaim, pods: readonly P
 
 /** util.GetDefaultClass: newest default-annotated class, ties by name. */
 export function defaultStorageClass(classes: readonly StorageClass[]): StorageClass | undefined {
-  const isDefault = (s: StorageClass): boolean =>
-    s.metadata?.annotations?.[ANN_DEFAULT_CLASS] === 'true' || s.metadata?.annotations?.[ANN_BETA_DEFAULT_CLASS] === 'true';
   const ts = (s: StorageClass): number => Date.parse(s.metadata?.creationTimestamp ?? '') || 0;
-  return [...classes].filter(isDefault).sort((a, b) => ts(b) - ts(a) || ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1))[0];
+  return [...classes].filter(isDefaultStorageClass).sort((a, b) => ts(b) - ts(a) || ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1))[0];
 }
 
 /** Retroactive default StorageClass (GA 1.28): a class-less claim gets today's default. */

@@ -4,6 +4,7 @@
  * from the cache must not let a claim in use be deleted) and applies the decision with an update.
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import { isControlledBy, podVolumeClaimName } from '../../kube/ephemeral.js';
 import { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER } from '../../kube/names.js';
 
 export { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER };
@@ -40,8 +41,7 @@ export function podUsesClaim(pod: Pod, claim: PersistentVolumeClaim, o: PvcProte
     if (v.persistentVolumeClaim) return v.persistentVolumeClaim.claimName === name;
     if (v.ephemeral && !podIsShutDown(pod)) {
       // Generic ephemeral volume: claim <pod>-<volume>, controlled by this very pod.
-      const owned = (claim.metadata?.ownerReferences ?? []).some((r) => r.controller === true && r.uid === pod.metadata?.uid);
-      return `${pod.metadata?.name ?? ''}-${v.name}` === name && owned;
+      return podVolumeClaimName(pod, v) === name && isControlledBy(claim, pod.metadata?.uid);
     }
     return false;
   });

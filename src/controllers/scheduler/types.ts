@@ -4,6 +4,7 @@
  * decision functions work on.
  */
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import { podVolumeClaimName } from '../../kube/ephemeral.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass } from 'kubernetes-types/storage/v1.js';
 
 export type { CSIDriver, CSINode, CSIStorageCapacity, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass };
@@ -78,11 +79,9 @@ export function podKey(p: Pod): string {
 
 /** Claim names (in the pod's namespace) of PVC and generic ephemeral volumes, in volume order. */
 export function podClaimNames(p: Pod): string[] {
-  const pod = p.metadata?.name ?? '';
   return (p.spec?.volumes ?? []).flatMap((v) => {
-    if (v.persistentVolumeClaim?.claimName) return [v.persistentVolumeClaim.claimName];
-    if (v.ephemeral) return [`${pod}-${v.name}`];
-    return [];
+    const claim = podVolumeClaimName(p, v);
+    return claim ? [claim] : [];
   });
 }
 

@@ -8,6 +8,7 @@
  * would fail on such a node anyway, and failing here keeps the pod pending with a reason instead.
  */
 import { findBestMatchLinear, volumeNodeAffinityMatches } from '../persistentvolume/match.js';
+import { claimNotForPodMessage, isControlledBy, podVolumeClaimName } from '../../kube/ephemeral.js';
 import { claimClass } from '../../kube/class.js';
 import { quantityValue } from '../../kube/quantity.js';
 import { compileLabelSelector } from '../persistentvolume/selector.js';
@@ -48,7 +49,7 @@ export function classifyClaims(pod: Pod, view: ClusterView): ClaimClassification
   let immediate = 0;
   for (const v of pod.spec?.volumes ?? []) {
     const ephemeral = v.ephemeral !== undefined;
-    const name = ephemeral ? `${nameOf(pod)}-${v.name}` : v.persistentVolumeClaim?.claimName;
+    const name = podVolumeClaimName(pod, v);
     if (!name) continue;
     const c = view.claim(ns, name);
     if (!c) {
@@ -56,8 +57,8 @@ export function classifyClaims(pod: Pod, view: ClusterView): ClaimClassification
       return { kind: 'reject', message };
     }
     if (c.metadata?.deletionTimestamp) return { kind: 'reject', message: `persistentvolumeclaim "${name}" is being deleted` };
-    if (ephemeral && !(c.metadata?.ownerReferences ?? []).some((r) => r.controller && r.uid === pod.metadata?.uid)) {
-      return { kind: 'reject', message: `PVC ${ns}/${name} was not created for pod ${ns}/${nameOf(pod)} (pod is not owner)` };
+    if (ephemeral && !isControlledBy(c, pod.metadata?.uid)) {
+      return { kind: 'reject', message: claimNotForPodMessage(c, pod) };
     }
     if (isClaimFullyBound(c)) {
       bound.push(c);

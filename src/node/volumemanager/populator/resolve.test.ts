@@ -42,6 +42,33 @@ describe('resolvePodVolumes', () => {
     expect(r.problems[0]?.message).toContain(problem);
   });
 
+  describe('generic ephemeral volume: its claim <pod>-<volume>, which the pod must control', () => {
+    const ephemeral = pod([{ name: 'data', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'] } } } }]);
+    const owned = (controllerUid: string): PersistentVolumeClaim => {
+      const c = claim('p-data', { bound: 'pv1' });
+      c.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: controllerUid, controller: true }];
+      return c;
+    };
+    const volume = (): PersistentVolume => {
+      const v = pv('pv1');
+      v.spec!.claimRef = { namespace: 'ns', name: 'p-data', uid: 'uid-p-data' };
+      return v;
+    };
+    it('a claim the pod controls is mounted as the claim', () => {
+      const r = resolvePodVolumes(ephemeral, lookups([owned('pod-uid')], [volume()]));
+      expect(r.problems).toEqual([]);
+      expect(r.volumes[0]?.spec.claim).toEqual({ namespace: 'ns', name: 'p-data' });
+    });
+    it('a claim of that name the pod does not control is refused, naming it', () => {
+      const r = resolvePodVolumes(ephemeral, lookups([owned('someone-else')], [volume()]));
+      expect(r.volumes).toEqual([]);
+      expect(r.problems.map((p) => p.message)).toEqual(['PVC ns/p-data was not created for pod ns/p (pod is not owner)']);
+    });
+    it('no claim yet → waits for it', () => {
+      expect(resolvePodVolumes(ephemeral, lookups([], [])).problems[0]?.message).toContain('persistentvolumeclaim "p-data" not found');
+    });
+  });
+
   it('bound claim → the CSI unique name, spec, subPaths and attachability', () => {
     const r = resolvePodVolumes(pod([{ name: 'data', persistentVolumeClaim: { claimName: 'c', readOnly: true } }]), lookups([claim('c', { bound: 'pv1' })], [pv('pv1')], false));
     expect(r.problems).toEqual([]);

@@ -1,5 +1,6 @@
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
+import { claimNotForPodMessage, isControlledBy, podVolumeClaimName } from '../../../kube/ephemeral.js';
 import type { PodVolumeInput } from '../cache/desired-state.js';
 import { isRefusal, type SpecSource } from '../plugins/plugin.js';
 import type { PayloadLookups } from '../plugins/projection/payload.js';
@@ -69,11 +70,20 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
     const sa = pod.spec?.serviceAccountName;
     const base = { pod: ref, outerSpecName: v.name, subPaths: subPathsFor(pod, v.name), ...(fsGroup !== undefined ? { fsGroup } : {}), ...(sa !== undefined ? { serviceAccountName: sa } : {}) };
     let src: SpecSource;
-    if (v.persistentVolumeClaim) {
-      const claimName = v.persistentVolumeClaim.claimName;
+    // A generic ephemeral volume is its claim <pod>-<volume>, which the pod must control.
+    const claimName = podVolumeClaimName(pod, v);
+    if (claimName !== undefined) {
       const pvc = l.claim(ns, claimName);
       if (!pvc) {
         problem(v.name, `error processing PVC ${ns}/${claimName}: persistentvolumeclaim "${claimName}" not found`);
+        continue;
+      }
+      if (v.ephemeral && !isControlledBy(pvc, pod.metadata?.uid)) {
+        problem(v.name, claimNotForPodMessage(pvc, pod));
+        continue;
+      }
+      if (v.ephemeral && !isControlledBy(pvc, pod.metadata?.uid)) {
+        problem(v.name, claimNotForPodMessage(pvc, pod));
         continue;
       }
       if (pvc.metadata?.deletionTimestamp) {
