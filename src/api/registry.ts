@@ -341,12 +341,21 @@ export class ApiRegistry {
     this.namespaces = [...this.byKind.values()].find((s) => s.def.isNamespace);
   }
 
+  private state: 'new' | 'started' | 'stopped' = 'new';
+
   async start(): Promise<void> {
     await Promise.all([...this.byKind.values()].map((s) => s.cache.start()));
+    if (this.state === 'new') this.state = 'started';
   }
 
   stop(): void {
+    this.state = 'stopped';
     for (const s of this.byKind.values()) s.cache.stop();
+  }
+
+  /** 'started' once every watch cache has its initial list; 'stopped' once the server shuts down. */
+  lifecycle(): 'new' | 'started' | 'stopped' {
+    return this.state;
   }
 
   all(): ResourceStorage[] {
