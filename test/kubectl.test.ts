@@ -166,6 +166,13 @@ ${extra}`;
     expect(d.stdout).toContain('no persistent volumes available for this claim');
   });
 
+  it('explain shows Quantity and IntOrString fields by their type names', async () => {
+    const r = await kubectl('explain', 'pvc.spec.resources');
+    expect(r.stdout).toMatch(/requests\t<map\[string\]Quantity>/);
+    const p = await kubectl('explain', 'pod.spec.containers.livenessProbe.httpGet.port');
+    expect(p.stdout).toContain('FIELD: port <IntOrString>');
+  });
+
   it('delete waits while a finalizer holds the object, and returns once it is removed', async () => {
     // -v=6 logs each request kubectl makes: its watch on persistentvolumes is the sign that it has
     // looked after the DELETE, found the object still there, and is waiting (a kubectl that did not

@@ -91,9 +91,26 @@ function buildDocument(rs: readonly OpenApiResource[]): Record<string, unknown> 
   for (const r of [...rs].sort((a, b) => a.plural.localeCompare(b.plural))) {
     Object.assign(paths, buildPaths(r, definitionNameFor(r.group, r.version, r.kind), definitionNameFor(r.group, r.version, `${r.kind}List`)));
   }
-  const schemas: Record<string, Schema> = { ...definitionClosure(definitionRoots(rs)), [`${META}.Patch`]: PATCH_DEF };
+  const schemas: Record<string, Schema> = { ...publishedV3(definitionClosure(definitionRoots(rs))), [`${META}.Patch`]: PATCH_DEF };
   const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]]));
   return { openapi: '3.0.0', info: { ...OPENAPI_INFO }, paths, components: { schemas: sorted } };
+}
+
+export const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+export const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+
+/**
+ * Definitions as kube-apiserver publishes them in /openapi/v3: Quantity and IntOrString carry no
+ * `type` but a `oneOf` of their scalar forms (kube-openapi's OpenAPIV3OneOfTypes), which is what
+ * makes `kubectl explain` print `<Quantity>` and `<IntOrString>` rather than `<string>`.
+ */
+function publishedV3(defs: Record<string, Schema>): Record<string, Schema> {
+  const out = { ...defs };
+  const q = out[QUANTITY];
+  if (q) out[QUANTITY] = { description: q.description, oneOf: [{ type: 'string' }, { type: 'number' }] };
+  const ios = out[INT_OR_STRING];
+  if (ios) out[INT_OR_STRING] = { description: ios.description, format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] };
+  return out;
 }
 
 /** The named definitions and everything they reference (v3 form). */

@@ -58,6 +58,7 @@ export interface Schema {
   'x-kubernetes-group-version-kind'?: Array<{ group: string; version: string; kind: string }>;
   $ref?: string;
   allOf?: Schema[];
+  oneOf?: Schema[];
   default?: unknown;
 }
 
