@@ -19,12 +19,18 @@ function hostPaths(mounted: readonly MountedPod[]): string {
   return JSON.stringify(o);
 }
 
+/** status.hostIP and hostIPs as the kubelet writes them: the node's address; none when it has none. */
+function hostIPFields(hostIP: string | undefined): Record<string, unknown> {
+  return hostIP ? { hostIP, hostIPs: [{ ip: hostIP }] } : {};
+}
+
 /**
  * What pod status to write. A pod whose every volume is Mounted becomes Running with the
  * conditions kubectl shows as ready (Stowage runs no containers: mounted volumes are the whole
- * start). A terminating pod is deleted once the node holds no volume of it. Pure.
+ * start), on the node's address (`hostIP`). A terminating pod is deleted once the node holds no
+ * volume of it. Pure.
  */
-export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount: number, nowIso: string): PodAction {
+export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount: number, nowIso: string, hostIP?: string): PodAction {
   if (pod.metadata?.deletionTimestamp) return mounted.length === 0 && desiredCount === 0 ? { kind: 'delete' } : { kind: 'none' };
   const phase = pod.status?.phase;
   if (phase === 'Succeeded' || phase === 'Failed') return { kind: 'none' };
@@ -34,7 +40,10 @@ export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount
   const annotation = hostPaths(mounted.filter((m) => names.includes(m.outerSpecName)));
   const wantAnnotation = pod.metadata?.annotations?.[HOST_PATHS_ANNOTATION] !== annotation ? annotation : undefined;
   const conds = pod.status?.conditions ?? [];
-  const ready = phase === 'Running' && READY_CONDITIONS.every((t) => conds.some((c) => c.type === t && c.status === 'True'));
+  const ready =
+    phase === 'Running' &&
+    READY_CONDITIONS.every((t) => conds.some((c) => c.type === t && c.status === 'True')) &&
+    (hostIP === undefined || pod.status?.hostIP === hostIP);
   if (ready && wantAnnotation === undefined) return { kind: 'none' };
   if (ready) return { kind: 'running', annotation };
   const conditions: PodCondition[] = READY_CONDITIONS.map((type) => {
@@ -53,6 +62,6 @@ export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount
   return {
     kind: 'running',
     ...(wantAnnotation !== undefined ? { annotation } : {}),
-    status: { phase: 'Running', conditions, containerStatuses, startTime: pod.status?.startTime ?? nowIso },
+    status: { phase: 'Running', ...hostIPFields(hostIP), conditions, containerStatuses, startTime: pod.status?.startTime ?? nowIso },
   };
 }
