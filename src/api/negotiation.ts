@@ -21,6 +21,9 @@ const KUBE_MEDIA_TYPES = `${JSON_TYPE}, ${YAML_TYPE}, ${PROTOBUF_TYPE}`;
 /** What this server really reads and writes. */
 const SERVED_MEDIA_TYPES = `${JSON_TYPE}, ${YAML_TYPE}`;
 
+/** The 415 for a protobuf body of a kind this server does not decode from protobuf (see protobody.ts). */
+export const PROTOBUF_UNSUPPORTED = `the body of the request was in ${PROTOBUF_TYPE}, which this server does not decode - accepted media types include: ${SERVED_MEDIA_TYPES}`;
+
 export function parseMediaType(s: string): MediaType {
   const [type, ...ps] = s.split(';').map((x) => x.trim());
   const params: Record<string, string> = {};
@@ -42,7 +45,8 @@ export function mediaTypeString(m: MediaType): string {
 }
 
 /** The format of a request body. */
-export type BodyFormat = 'json' | 'yaml';
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
+
 
 /**
  * The format of a create/update body from its Content-Type (none means JSON, as kube-apiserver
@@ -53,9 +57,7 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   const { type } = parseMediaType(contentType);
   if (type === JSON_TYPE) return 'json';
   if (type === YAML_TYPE) return 'yaml';
-  if (type === PROTOBUF_TYPE) {
-    throw new ApiUnsupportedMediaTypeError(`the body of the request was in ${PROTOBUF_TYPE}, which this server does not decode - accepted media types include: ${SERVED_MEDIA_TYPES}`);
-  }
+  if (type === PROTOBUF_TYPE) return 'protobuf';
   throw new ApiUnsupportedMediaTypeError(`the body of the request was in an unknown format - accepted media types include: ${KUBE_MEDIA_TYPES}`);
 }
 

@@ -99,6 +99,12 @@ export class ResourceStorage {
     return o;
   }
 
+  /** Validates a create that is not stored (the review kinds): the same 422 a create would answer. */
+  validateCreate(obj: KubeObject): void {
+    const causes = this.def.validateCreate(obj, this.registry.admissionContext());
+    if (causes.length) this.invalid(obj.metadata.name ?? '', causes);
+  }
+
   private invalid(name: string, causes: readonly FieldCause[]): never {
     throw invalid(this.def.kind, this.def.group, name, causes, this.registry.formatInvalid(this.def.kind, name, causes));
   }

@@ -10,6 +10,7 @@ import { sendAs, sendJson, sendRaw } from './http.js';
 import { negotiateResponse, parseAccept } from './negotiation.js';
 import { openApiV3Document, openApiV3Index } from './openapi/documents.js';
 import { OPENAPI_V2_PROTOBUF_ACCEPT, OPENAPI_V2_PROTOBUF_TYPE, openApiV2 } from './openapi/v2.js';
+import type { Authorizer } from './authz.js';
 import type { ApiRegistry } from './registry.js';
 import type { ResourceDef } from './resources/types.js';
 import type { Route, RouteContext, RouteHandler } from './routes.js';
@@ -20,6 +21,7 @@ export interface RouteTableOptions {
   readonly registry: ApiRegistry;
   readonly metrics: MetricsRegistry;
   readonly store: Store;
+  readonly authorizer: Authorizer;
   /** Called with each parsed resource request (the server records its metric labels). */
   readonly tag: (req: IncomingMessage, r: ResourceRequest) => ResourceRequest;
 }
@@ -28,7 +30,7 @@ export interface RouteTableOptions {
  * Every path the server serves. Resource paths take every method and route by verb themselves;
  * the others answer a method they do not serve with 405.
  */
-export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOptions): Route[] {
+export function apiRoutes({ defs, registry, metrics, store, authorizer, tag }: RouteTableOptions): Route[] {
   const checks = healthChecks(registry, store);
   const health = (endpoint: HealthEndpoint): Route[] => [
     { path: `/${endpoint}`, public: true, methods: { GET: ({ res, url }) => serveHealth(res, endpoint, checks[endpoint], url.searchParams) } },
@@ -40,7 +42,7 @@ export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOpt
     },
   ];
   const resource = (c: RouteContext, group: string, version: string): Promise<void> =>
-    handleResource(tag(c.req, parseResourcePath(registry, group, version, c.rest, c.url.searchParams)), c.req, c.res, store);
+    handleResource(tag(c.req, parseResourcePath(registry, group, version, c.rest, c.url.searchParams)), c.req, c.res, { store, authorizer, user: c.user });
   const legacyDiscovery =
     (doc: (params: Readonly<Record<string, string>>) => object | undefined): RouteHandler =>
     ({ req, res, params }) =>

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { newLogger } from '../util/log.js';
+import { AUTHENTICATED_GROUP, forbiddenFor, newAdminAuthorizer, type Authorizer, type UserInfo } from './authz.js';
 import { isWatch, type ResourceRequest } from './handlers/index.js';
 import { sendError, sendJson } from './http.js';
 import { apiRoutes } from './routetable.js';
@@ -17,11 +18,7 @@ import { MetricsRegistry } from '../util/metrics.js';
 
 const log = newLogger('apiserver');
 
-/** Who made a request. */
-export interface UserInfo {
-  readonly name: string;
-  readonly groups: readonly string[];
-}
+export type { UserInfo } from './authz.js';
 
 export interface ApiServerOptions {
   readonly store: Store;
@@ -31,6 +28,8 @@ export interface ApiServerOptions {
   readonly tls: { certPem: string; keyPem: string };
   /** Bearer token → user. */
   readonly tokens: ReadonlyMap<string, UserInfo>;
+  /** Decides every authenticated request (default: system:masters may do everything). */
+  readonly authorizer?: Authorizer;
   readonly resources?: readonly ResourceDef[];
   readonly metrics?: MetricsRegistry;
   /** Events per resource kept for resuming watches (default 20,000). */
@@ -50,6 +49,11 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/** apiserver's verb for a non-resource request: the method, lower-cased (HEAD is a get). */
+function nonResourceVerb(method: string): string {
+  return method === 'HEAD' ? 'get' : method.toLowerCase();
+}
+
 /** Starts the Kubernetes-compatible API server over HTTPS. */
 export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const defs = o.resources ?? ALL_RESOURCES;
@@ -67,7 +71,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   ]);
   // What each resource request was about, for the metric labels (set once the URL is routed).
   const requestInfo = new WeakMap<IncomingMessage, { verb: string; group: string; version: string; resource: string; subresource: string }>();
-  const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, tag: (req, r) => tagged(req, r) }));
+  const authorizer = o.authorizer ?? newAdminAuthorizer();
+  const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, authorizer, tag: (req, r) => tagged(req, r) }));
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     res.on('finish', () => {
@@ -87,18 +92,28 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const match = router.match(req.method ?? 'GET', pathSegments(url.pathname));
-    if (!match?.route.public && !authenticate(req)) {
+    const user = match?.route.public ? undefined : authenticate(req);
+    if (!match?.route.public && !user) {
       sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       return;
     }
+    // Resource paths are authorized by the resource handler, which knows the verb and resource.
+    if (user && !(match && '*' in match.route.methods)) {
+      const attrs = { kind: 'nonResource', user, verb: nonResourceVerb(req.method ?? 'GET'), path: url.pathname } as const;
+      const d = authorizer.authorize(attrs);
+      if (!d.allowed) throw forbiddenFor(attrs, d);
+    }
     if (!match) throw pathNotFound();
     if (!match.handler) throw methodNotAllowed();
-    await match.handler({ req, res, url, params: match.params, rest: match.rest });
+    await match.handler({ req, res, url, params: match.params, rest: match.rest, user });
   }
 
+  /** The bearer token's user, in system:authenticated as every authenticated user is. */
   function authenticate(req: IncomingMessage): UserInfo | undefined {
     const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    return m ? o.tokens.get(m[1]!.trim()) : undefined;
+    const u = m ? o.tokens.get(m[1]!.trim()) : undefined;
+    if (!u || u.groups.includes(AUTHENTICATED_GROUP)) return u;
+    return { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
   }
 
   /** Records the request's metric labels; kube's verb is LIST or WATCH for collection reads. */

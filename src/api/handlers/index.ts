@@ -1,6 +1,7 @@
 /** A resource request routed to its verb's handler. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '../../store/store.js';
+import { forbiddenFor, type Authorizer, type RequestAttributes, type UserInfo } from '../authz.js';
 import { negotiateResponse } from '../negotiation.js';
 import { methodNotAllowed } from '../status.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
@@ -62,10 +63,28 @@ const HANDLERS: Readonly<Record<ResourceVerb, (call: ResourceCall) => void | Pro
   },
 };
 
-/** Serves a resource request: its verb, then the response format (406 before any body is read). */
-export async function handleResource(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, store: Store): Promise<void> {
+export interface ResourceServing {
+  readonly store: Store;
+  readonly authorizer: Authorizer;
+  /** Who asked; undefined only for in-process callers without authentication. */
+  readonly user?: UserInfo;
+}
+
+/** The authorizer's view of a resource request (a POST to an action subresource is a create of it). */
+function requestAttributes(user: UserInfo, verb: ResourceVerb, r: ResourceRequest): RequestAttributes {
+  const d = r.storage.def;
+  return { kind: 'resource', user, verb: verb === 'action' ? 'create' : verb, group: d.group, resource: d.plural, subresource: r.subresource, namespace: r.namespace, name: r.name };
+}
+
+/** Serves a resource request: its verb, its authorization, then the response format (406 before any body is read). */
+export async function handleResource(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, o: ResourceServing): Promise<void> {
   const verb = resourceVerb(req.method ?? 'GET', r);
   if (!verb || !served(verb, r)) throw methodNotAllowed();
+  if (o.user) {
+    const attrs = requestAttributes(o.user, verb, r);
+    const d = o.authorizer.authorize(attrs);
+    if (!d.allowed) throw forbiddenFor(attrs, d);
+  }
   const format = negotiateResponse(req.headers.accept, { stream: verb === 'watch', table: true });
-  await HANDLERS[verb]({ r, req, res, store, format });
+  await HANDLERS[verb]({ r, req, res, store: o.store, format, user: o.user, authorizer: o.authorizer });
 }
