@@ -1,8 +1,9 @@
 /**
  * Media types, as kube-apiserver negotiates them: what a request body may be (Content-Type) and
  * what a response is written as (Accept). Bodies are decoded from JSON or YAML; responses are
- * JSON (a meta.k8s.io Table when asked) or YAML. Protobuf is neither read nor written: client-go
- * asks `application/vnd.kubernetes.protobuf, application/json` and gets JSON.
+ * JSON (a meta.k8s.io Table when asked) or YAML. Protobuf is never written (client-go asks
+ * `application/vnd.kubernetes.protobuf, application/json` and gets JSON) and read only for the few
+ * kinds kubectl sends no other way (protobody.ts).
  */
 import { ApiNotAcceptableError, ApiUnsupportedMediaTypeError } from './status.js';
 

@@ -15,6 +15,8 @@ import type { ResourceDef } from './resources/types.js';
 import { methodNotAllowed, pathNotFound, toStatus } from './status.js';
 import { newRouter, pathSegments } from './routes.js';
 import { MetricsRegistry } from '../util/metrics.js';
+import { DEFAULT_CONNECTION_LIMITS, guardUnreadBody, serverOptions, type ConnectionLimits } from './connections.js';
+import { applyRequestDeadline, DEFAULT_REQUEST_LIMITS, newInFlightLimiter, type RequestLimits } from './limits.js';
 
 const log = newLogger('apiserver');
 
@@ -39,6 +41,8 @@ export interface ApiServerOptions {
    * handler, same authentication, no TLS or TCP cost.
    */
   readonly localSocketPath?: string;
+  /** In-flight limits, deadlines and connection limits; kube-apiserver's defaults when left out. */
+  readonly limits?: Partial<RequestLimits & ConnectionLimits>;
 }
 
 export interface ApiServer {
@@ -74,7 +78,10 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const authorizer = o.authorizer ?? newAdminAuthorizer();
   const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, authorizer, tag: (req, r) => tagged(req, r) }));
 
+  const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };
+  const inFlight = newInFlightLimiter(limits);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    guardUnreadBody(req, res);
     res.on('finish', () => {
       const info = requestInfo.get(req) ?? { verb: req.method ?? '', group: '', version: '', resource: '', subresource: '' };
       requests.inc({ ...info, code: String(res.statusCode) });
@@ -84,9 +91,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       sendError(res, e);
     });
   };
-  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, keepAlive: true, keepAliveTimeout: 120_000 }, handle);
-  server.headersTimeout = 60_000;
-  server.requestTimeout = 0; // watches are long-lived
+  // Node's requestTimeout bounds receiving a request, not the response: watches are not cut by it.
+  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, ...serverOptions(limits) }, handle);
   let local: HttpServer | undefined;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -97,6 +103,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       return;
     }
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (!inFlight.admit(req, res, path, url.searchParams, user)) return;
+    if (!applyRequestDeadline(req, res, path, url.searchParams, limits)) return;
     // Resource paths are authorized by the resource handler, which knows the verb and resource.
     if (user && !(match && '*' in match.route.methods)) {
       const attrs = { kind: 'nonResource', user, verb: nonResourceVerb(req.method ?? 'GET'), path: url.pathname } as const;
@@ -135,8 +144,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   if (o.localSocketPath) {
     const path = o.localSocketPath;
     rmSync(path, { force: true });
-    local = createHttpServer({ keepAlive: true, keepAliveTimeout: 120_000 }, handle);
-    local.requestTimeout = 0;
+    local = createHttpServer(serverOptions(limits), handle);
     await new Promise<void>((resolve, reject) => {
       local!.once('error', reject);
       local!.listen(path, () => resolve());
