@@ -79,7 +79,7 @@ export class ResourceStorage {
   constructor(
     readonly def: ResourceDef,
     private readonly store: Store,
-    private readonly registry: ApiRegistry,
+    readonly registry: ApiRegistry,
     watchHistory?: number,
   ) {
     this.cache = new WatchCache(store, keyPrefix(def), watchHistory);

@@ -9,6 +9,7 @@ import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { runAttachDetachController } from './attachdetach/run.js';
 import { newControllerInformers } from './informers.js';
+import { runDisruptionController } from './disruption/run.js';
 import { runNamespaceController } from './namespace/run.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
@@ -29,7 +30,7 @@ export interface ControllersOptions {
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
- * protection, attach/detach and namespace controllers, and kube-scheduler's volume-aware
+ * protection, attach/detach, namespace and disruption controllers, and kube-scheduler's volume-aware
  * placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
@@ -43,6 +44,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runPvController({ client, signal, metrics, workers: o.workers, informers }),
       runProtectionControllers({ client, signal, metrics, informers }),
       runNamespaceController({ client, signal, metrics, informers }),
+      runDisruptionController({ client, signal, metrics, informers }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>

@@ -5,6 +5,7 @@ import { forbiddenFor, type Authorizer, type RequestAttributes, type UserInfo } 
 import { negotiateResponse } from '../negotiation.js';
 import { methodNotAllowed } from '../status.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
+import { handleEviction } from './eviction.js';
 import { handleGet } from './get.js';
 import { handleList } from './list.js';
 import { isWatch, type ResourceCall, type ResourceRequest } from './request.js';
@@ -28,7 +29,8 @@ export function resourceVerb(method: string, r: ResourceRequest): ResourceVerb |
   if (method === 'PUT') return 'update';
   if (method === 'PATCH') return 'patch';
   if (method === 'DELETE') return 'delete';
-  if (method === 'POST' && r.subresource !== undefined && r.storage.subresource(r.subresource)?.type === 'action') return 'action';
+  const subType = r.subresource === undefined ? undefined : r.storage.subresource(r.subresource)?.type;
+  if (method === 'POST' && (subType === 'action' || subType === 'eviction')) return 'action';
   return undefined;
 }
 
@@ -58,6 +60,7 @@ const HANDLERS: Readonly<Record<ResourceVerb, (call: ResourceCall) => void | Pro
   deletecollection: handleDeleteCollection,
   action: (call) => {
     const sub = call.r.storage.subresource(call.r.subresource ?? '');
+    if (sub?.type === 'eviction') return handleEviction(call);
     if (sub?.type !== 'action') throw methodNotAllowed();
     return handleAction(call, sub);
   },

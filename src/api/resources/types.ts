@@ -122,8 +122,18 @@ export interface ReviewContext {
   readonly authorizer: Authorizer;
 }
 
+/**
+ * `pods/eviction`: a POSTed policy/v1 Eviction that deletes the pod when its disruption budget
+ * allows, spending the budget (served by handlers/eviction.ts, which reaches the budgets).
+ */
+export interface EvictionSubresource {
+  readonly type: 'eviction';
+  readonly name: string;
+  readonly bodyKind: GroupVersionKind;
+}
+
 /** A subresource beyond `/status` (which `hasStatus` declares). */
-export type SubresourceDef = PartialUpdateSubresource | ActionSubresource;
+export type SubresourceDef = PartialUpdateSubresource | ActionSubresource | EvictionSubresource;
 
 /**
  * Everything the generic REST handler needs to serve one kind. One file per kind under
