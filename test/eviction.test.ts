@@ -106,4 +106,29 @@ describe('eviction and disruption budgets', () => {
     expect((await api(s, 'GET', `${ns('pdb-drain')}/pods`)).body.items).toEqual([]);
     expect((await api(s, 'GET', '/api/v1/nodes/drained')).body.spec.unschedulable).toBe(true);
   });
+
+  it.skipIf(!hasKubectl)('kubectl drain retries an eviction the budget refuses, and finishes once the budget allows it', async () => {
+    await namespace('pdb-wait');
+    await api(s, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'held' } });
+    await readyPod('pdb-wait', 'h1', 'held');
+    await budget('pdb-wait', { minAvailable: 1 });
+    await expect.poll(async () => (await status('pdb-wait'))?.expectedPods, { timeout: 15_000 }).toBe(1);
+    const home = mkdtempSync(join(tmpdir(), 'stowage-drain-'));
+    let out = '';
+    const drain = run('kubectl', ['drain', 'held', '--force', '--grace-period=0', '--timeout=60s', '-v=6'], { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: home }, timeout: 90_000 });
+    drain.child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
+    try {
+      // kubectl got the budget's 429 and is retrying: the pod is still there.
+      await expect.poll(() => /eviction 429/.test(out), { timeout: 30_000 }).toBe(true);
+      expect((await api(s, 'GET', `${ns('pdb-wait')}/pods/h1`)).status).toBe(200);
+      // Another ready pod elsewhere lets the budget spare one.
+      await readyPod('pdb-wait', 'h2', 'other');
+      const r = await drain;
+      expect(r.stdout).toContain('pod/h1 evicted');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    expect((await api(s, 'GET', `${ns('pdb-wait')}/pods/h1`)).status).toBe(404);
+    expect((await api(s, 'GET', `${ns('pdb-wait')}/pods/h2`)).status).toBe(200);
+  });
 });
