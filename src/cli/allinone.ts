@@ -44,6 +44,11 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   const nodeName = o.nodeName ?? defaultNodeName();
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
+  // On stop the driver goes away while its sidecar or registrar may still be starting: what they
+  // fail with then is the stop we asked for, not an error worth reporting.
+  const unlessStopping = (what: string) => (e: unknown): void => {
+    if (!stop.signal.aborted) log.error(what, { error: e instanceof Error ? e.message : String(e) });
+  };
   const rootDir = join(o.dataDir, 'node');
   const agent = await startNodeAgent({ client: o.client, nodeName, rootDir, signal: stop.signal });
   const background: Promise<unknown>[] = [];
@@ -56,11 +61,11 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     background.push(driver.stopped);
     await ensureCsiDriver(o.client, DEFAULT_DRIVER_NAME, { attachRequired: attach });
     background.push(
-      runCsiSidecar({ client: o.client, csiAddress: socket, signal: stop.signal }).catch((e: unknown) => log.error('built-in CSI sidecar stopped', { error: (e as Error).message })),
+      runCsiSidecar({ client: o.client, csiAddress: socket, signal: stop.signal }).catch(unlessStopping('built-in CSI sidecar stopped')),
     );
     background.push(
-      runRegistrar({ csiAddress: socket, kubeletRegistrationPath: socket, pluginRegistrationPath: agent.dirs.pluginsRegistry, signal: stop.signal }).catch((e: unknown) =>
-        log.error('built-in registrar stopped', { error: (e as Error).message }),
+      runRegistrar({ csiAddress: socket, kubeletRegistrationPath: socket, pluginRegistrationPath: agent.dirs.pluginsRegistry, signal: stop.signal }).catch(
+        unlessStopping('built-in registrar stopped'),
       ),
     );
   }
