@@ -77,6 +77,7 @@ describe.skipIf(!built)('stowage up', () => {
         .toMatchObject({ name: 'hostpath.csi.stowage.io', nodeID: 'testnode', topologyKeys: ['topology.hostpath.csi.stowage.io/node'] });
       const drv = await api(a.target, 'GET', '/apis/storage.k8s.io/v1/csidrivers/hostpath.csi.stowage.io');
       expect(drv.body.spec.attachRequired).toBe(false);
+      expect(drv.body.spec.volumeLifecycleModes).toEqual(['Persistent', 'Ephemeral']); // inline csi: volumes too
       const node = (await api(a.target, 'GET', '/api/v1/nodes/testnode')).body;
       expect(JSON.parse(node.metadata.annotations['csi.volume.kubernetes.io/nodeid'])).toEqual({ 'hostpath.csi.stowage.io': 'testnode' });
       await api(a.target, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep' }, data: { k: 'v' } });

@@ -83,13 +83,15 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
 /** Creates or updates the CSIDriver object of a built-in driver. */
 async function ensureCsiDriver(client: RestClient, name: string, spec: { attachRequired: boolean }): Promise<void> {
   const api = client.resource('CSIDriver');
-  const want = { attachRequired: spec.attachRequired, podInfoOnMount: true, volumeLifecycleModes: ['Persistent'], fsGroupPolicy: 'File' };
+  // Persistent (claims) and Ephemeral (inline `csi:` pod volumes): the built-in driver serves both.
+  const want = { attachRequired: spec.attachRequired, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], fsGroupPolicy: 'File' };
   for (let i = 0; i < 5; i++) {
     try {
       const cur = await api.get(name);
-      const same = cur.spec?.attachRequired === want.attachRequired && cur.spec?.podInfoOnMount === want.podInfoOnMount;
+      const modes = cur.spec?.volumeLifecycleModes ?? [];
+      const same = cur.spec?.attachRequired === want.attachRequired && cur.spec?.podInfoOnMount === want.podInfoOnMount && want.volumeLifecycleModes.every((m) => modes.includes(m));
       if (same) return;
-      // attachRequired is immutable: replace the object.
+      // attachRequired and volumeLifecycleModes are immutable: replace the object.
       await api.delete(name);
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e;
