@@ -70,6 +70,7 @@ describe('decidePod', () => {
   });
 
   it("writes the node's address as hostIP and hostIPs, and rewrites a ready pod that lacks it", () => {
+    expect(decidePod(pod(), [], 1, NOW, '10.0.0.7')).toMatchObject({ kind: 'creating', status: { phase: 'Pending', hostIP: '10.0.0.7', hostIPs: [{ ip: '10.0.0.7' }] } });
     const a = decidePod(pod(), [m('data')], 1, NOW, '10.0.0.7');
     expect(a).toMatchObject({ kind: 'running', status: { hostIP: '10.0.0.7', hostIPs: [{ ip: '10.0.0.7' }] } });
     if (a.kind !== 'running') throw new Error('unreachable');

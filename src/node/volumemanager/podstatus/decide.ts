@@ -38,7 +38,7 @@ export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount
   if (phase === 'Succeeded' || phase === 'Failed') return { kind: 'none' };
   const names = (pod.spec?.volumes ?? []).map((v) => v.name);
   const ok = names.every((n) => mounted.some((m) => m.outerSpecName === n && m.state === 'Mounted'));
-  if (!ok) return phase === 'Running' || !waitedLong(pod, nowIso) ? { kind: 'none' } : creating(pod, nowIso);
+  if (!ok) return phase === 'Running' || !waitedLong(pod, nowIso) ? { kind: 'none' } : creating(pod, nowIso, hostIP);
   const annotation = hostPaths(mounted.filter((m) => names.includes(m.outerSpecName)));
   const wantAnnotation = pod.metadata?.annotations?.[HOST_PATHS_ANNOTATION] !== annotation ? annotation : undefined;
   const conds = pod.status?.conditions ?? [];
@@ -84,7 +84,7 @@ function waitedLong(pod: Pod, nowIso: string): boolean {
  * The kubelet's status of a pod whose volumes are not mounted yet: Pending, PodScheduled and
  * Initialized true, not ready, each container waiting with reason ContainerCreating. Written once.
  */
-function creating(pod: Pod, nowIso: string): PodAction {
+function creating(pod: Pod, nowIso: string, hostIP: string | undefined): PodAction {
   const containers = pod.spec?.containers ?? [];
   const statuses = pod.status?.containerStatuses ?? [];
   const written = (pod.status?.conditions ?? []).some((c) => c.type === 'Initialized' && c.status === 'True');
@@ -96,6 +96,7 @@ function creating(pod: Pod, nowIso: string): PodAction {
     kind: 'creating',
     status: {
       phase: 'Pending',
+      ...hostIPFields(hostIP),
       conditions: [
         { type: 'PodScheduled', status: 'True', lastTransitionTime: prev('PodScheduled', 'True') },
         { type: 'Initialized', status: 'True', lastTransitionTime: prev('Initialized', 'True') },
