@@ -40,7 +40,24 @@ const ROOTS = [
   ['V1VolumeAttachment', 'storage.k8s.io', 'v1', 'VolumeAttachment'],
   ['V1CSIStorageCapacity', 'storage.k8s.io', 'v1', 'CSIStorageCapacity'],
   ['V1Lease', 'coordination.k8s.io', 'v1', 'Lease'],
+  ['V1PodDisruptionBudget', 'policy', 'v1', 'PodDisruptionBudget'],
 ];
+/** Kinds without a List: create-only virtual resources and the eviction subresource's body. */
+const SINGLE_ROOTS = [
+  ['V1Eviction', 'policy', 'v1', 'Eviction'],
+  ['V1SelfSubjectReview', 'authentication.k8s.io', 'v1', 'SelfSubjectReview'],
+  ['V1SelfSubjectAccessReview', 'authorization.k8s.io', 'v1', 'SelfSubjectAccessReview'],
+  ['V1SelfSubjectRulesReview', 'authorization.k8s.io', 'v1', 'SelfSubjectRulesReview'],
+];
+/** API group → kubernetes-types module of its v1 types. */
+const GROUP_MODULES = {
+  '': 'core/v1',
+  'storage.k8s.io': 'storage/v1',
+  'coordination.k8s.io': 'coordination/v1',
+  policy: 'policy/v1',
+  'authentication.k8s.io': 'authentication/v1',
+  'authorization.k8s.io': 'authorization/v1',
+};
 const EXTRA_ROOTS = [
   ['V1Status', 'meta.k8s.io'],
   ['V1DeleteOptions', 'meta.k8s.io'],
@@ -52,6 +69,9 @@ const PACKAGES = {
   'core/v1': 'io.k8s.api.core.v1',
   'storage/v1': 'io.k8s.api.storage.v1',
   'coordination/v1': 'io.k8s.api.coordination.v1',
+  'policy/v1': 'io.k8s.api.policy.v1',
+  'authentication/v1': 'io.k8s.api.authentication.v1',
+  'authorization/v1': 'io.k8s.api.authorization.v1',
   'meta/v1': 'io.k8s.apimachinery.pkg.apis.meta.v1',
   runtime: 'io.k8s.apimachinery.pkg.runtime',
   'api/resource': 'io.k8s.apimachinery.pkg.api.resource',
@@ -131,6 +151,7 @@ const PATCH_META = {
   'storage.v1.CSIDriverSpec.tokenRequests': ['', '', 'atomic', []],
   'storage.v1.CSINodeSpec.drivers': ['merge', 'name', 'map', ['name']],
   'storage.v1.CSINodeDriver.topologyKeys': ['', '', 'atomic', []],
+  'policy.v1.PodDisruptionBudgetStatus.conditions': ['merge', 'type', 'map', ['type']],
 };
 
 // ---- kubernetes-types index -------------------------------------------------------------------
@@ -371,10 +392,11 @@ async function main() {
     start.push([cls, { group, version, kind }]);
     start.push([`${cls}List`, { group, version, kind: `${kind}List` }]);
   }
+  for (const [cls, group, version, kind] of SINGLE_ROOTS) start.push([cls, { group, version, kind }]);
   for (const [cls] of EXTRA_ROOTS) start.push([cls, undefined]);
   for (const [cls, gvk] of start) {
     const ktName = cls.replace(/^(CoreV1|V1)/, '');
-    const mod = gvk ? { '': 'core/v1', 'storage.k8s.io': 'storage/v1', 'coordination.k8s.io': 'coordination/v1' }[gvk.group] : 'meta/v1';
+    const mod = gvk ? GROUP_MODULES[gvk.group] : 'meta/v1';
     const r = ktResolve(mod, ktName);
     if (!r) throw new Error(`kubernetes-types has no ${mod} ${ktName}`);
     const name = defName(r.mod, r.name);

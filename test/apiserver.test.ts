@@ -42,6 +42,23 @@ describe('API server', () => {
     expect((await api(s, 'GET', '/api/v1/persistentvolumes', undefined, { token: 'wrong' })).status).toBe(401);
   });
 
+  it('lists each health check with ?verbose, serves one check by name, and honours ?exclude', async () => {
+    const ready = await api(s, 'GET', '/readyz?verbose', undefined, { token: null });
+    expect(ready.status).toBe(200);
+    expect(ready.text).toBe(
+      ['[+]ping ok', '[+]log ok', '[+]etcd ok', '[+]etcd-readiness ok', '[+]informer-sync ok', '[+]shutdown ok', 'readyz check passed', ''].join('\n'),
+    );
+    const live = await api(s, 'GET', '/livez?verbose&exclude=log', undefined, { token: null });
+    expect(live.text).toBe(['[+]ping ok', '[+]log excluded: ok', '[+]etcd ok', 'livez check passed', ''].join('\n'));
+    expect((await api(s, 'GET', '/readyz', undefined, { token: null })).text).toBe('ok');
+    for (const path of ['/readyz/ping', '/readyz/informer-sync', '/livez/etcd', '/healthz/log']) {
+      const one = await api(s, 'GET', path, undefined, { token: null });
+      expect({ path, status: one.status, text: one.text }).toEqual({ path, status: 200, text: 'ok' });
+    }
+    expect((await api(s, 'GET', '/readyz/nothing')).status).toBe(404);
+    expect((await api(s, 'GET', '/livez/shutdown')).status).toBe(404);
+  });
+
   it('serves aggregated discovery v2 and v2beta1 and the legacy documents', async () => {
     for (const v of ['v2', 'v2beta1']) {
       const accept = `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList,application/json`;

@@ -166,6 +166,30 @@ ${extra}`;
     expect(d.stdout).toContain('no persistent volumes available for this claim');
   });
 
+  it('explain shows Quantity and IntOrString fields by their type names', async () => {
+    const r = await kubectl('explain', 'pvc.spec.resources');
+    expect(r.stdout).toMatch(/requests\t<map\[string\]Quantity>/);
+    const p = await kubectl('explain', 'pod.spec.containers.livenessProbe.httpGet.port');
+    expect(p.stdout).toContain('FIELD: port <IntOrString>');
+  });
+
+  it('auth whoami and auth can-i (one check and --list) answer from the server', async () => {
+    // kubectl 1.27 asks authentication.k8s.io v1alpha1 and v1beta1 only (v1 is GA from 1.28); Stowage serves v1.
+    if (!bin.endsWith('kubectl.1.27')) {
+      const who = await kubectl('auth', 'whoami');
+      expect(who.stderr).toBe('');
+      expect(who.stdout).toMatch(/Username\s+admin/);
+      expect(who.stdout).toMatch(/Groups\s+\[system:masters system:authenticated\]/);
+    }
+    for (const args of [['create', 'pods'], ['list', 'persistentvolumeclaims', '-n', 'kube-system'], ['create', 'pods', '--subresource=eviction'], ['get', '/metrics']]) {
+      const r = await kubectl('auth', 'can-i', ...args);
+      expect({ args, out: r.stdout.trim(), code: r.code }).toEqual({ args, out: 'yes', code: 0 });
+    }
+    const list = await kubectl('auth', 'can-i', '--list');
+    expect(list.stdout).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/m);
+    expect(list.stdout).toMatch(/selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]/);
+  });
+
   it('delete waits while a finalizer holds the object, and returns once it is removed', async () => {
     // -v=6 logs each request kubectl makes: its watch on persistentvolumes is the sign that it has
     // looked after the DELETE, found the object still there, and is waiting (a kubectl that did not

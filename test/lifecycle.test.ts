@@ -120,6 +120,10 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('lifecycle through stowage up 
         await expect.poll(async () => (await json('get', 'pod', 'app')).status?.phase, { timeout: 30_000 }).toBe('Running');
         const pod = await json('get', 'pod', 'app');
         expect(pod.spec.nodeName).toBe('e2e');
+        // The node agent writes its InternalIP as the pod's hostIP, which describe shows beside the node.
+        const internalIP = (await json('get', 'node', 'e2e')).status.addresses.find((a: { type: string }) => a.type === 'InternalIP').address;
+        expect({ hostIP: pod.status.hostIP, hostIPs: pod.status.hostIPs }).toEqual({ hostIP: internalIP, hostIPs: [{ ip: internalIP }] });
+        expect(await kubectl('describe', 'pod', 'app')).toMatch(new RegExp(`^Node:\\s+e2e/${internalIP.replaceAll('.', '\\.')}$`, 'm'));
         const claim = await json('get', 'pvc', 'data');
         expect(claim.status.phase).toBe('Bound');
         const pv = await json('get', 'pv', claim.spec.volumeName);

@@ -21,7 +21,7 @@ const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 
 /** What a subresource beyond /status takes and answers with, and how it is called. */
 function extraSubresource(d: ResourceDef, s: SubresourceDef): { kind: GroupVersionKind; verbs: string[] } {
-  if (s.type === 'action') return { kind: s.bodyKind, verbs: ['create'] };
+  if (s.type === 'action' || s.type === 'eviction') return { kind: s.bodyKind, verbs: ['create'] };
   return { kind: { group: d.group, version: d.version, kind: d.kind }, verbs: ['update'] };
 }
 
@@ -60,7 +60,9 @@ export function apiResourceList(defs: readonly ResourceDef[], group: string, ver
     if (d.hasStatus) resources.push({ name: `${d.plural}/status`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: SUBRESOURCE_VERBS });
     for (const sub of d.subresources ?? []) {
       const { kind, verbs } = extraSubresource(d, sub);
-      resources.push({ name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, kind: kind.kind, verbs });
+      // A subresource whose kind is of another group-version names it (pods/eviction: policy/v1), as kubectl drain looks for.
+      const other = kind.group !== d.group || kind.version !== d.version ? { group: kind.group, version: kind.version } : {};
+      resources.push({ name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, ...other, kind: kind.kind, verbs });
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv(group, version), resources };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { bodyFormat, contentTypeOf, type ResponseFormat } from './negotiation.js';
+import { bodyFormat, contentTypeOf, PROTOBUF_UNSUPPORTED, type ResponseFormat } from './negotiation.js';
+import { decodeProtobufBody } from './protobody.js';
 import { ApiRequestEntityTooLargeError, badRequest, toStatus } from './status.js';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024; // kube-apiserver's default request size limit
@@ -23,6 +24,7 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
  */
 export function decodeBody(body: Buffer, contentType: string | undefined): unknown {
   const format = bodyFormat(contentType);
+  if (format === 'protobuf') return decodeProtobufBody(body, PROTOBUF_UNSUPPORTED);
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest('Object \'Kind\' is missing in \'\'');
   try {

@@ -1,8 +1,9 @@
 /**
  * Media types, as kube-apiserver negotiates them: what a request body may be (Content-Type) and
  * what a response is written as (Accept). Bodies are decoded from JSON or YAML; responses are
- * JSON (a meta.k8s.io Table when asked) or YAML. Protobuf is neither read nor written: client-go
- * asks `application/vnd.kubernetes.protobuf, application/json` and gets JSON.
+ * JSON (a meta.k8s.io Table when asked) or YAML. Protobuf is never written (client-go asks
+ * `application/vnd.kubernetes.protobuf, application/json` and gets JSON) and read only for the few
+ * kinds kubectl sends no other way (protobody.ts).
  */
 import { ApiNotAcceptableError, ApiUnsupportedMediaTypeError } from './status.js';
 
@@ -20,6 +21,9 @@ const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
 const KUBE_MEDIA_TYPES = `${JSON_TYPE}, ${YAML_TYPE}, ${PROTOBUF_TYPE}`;
 /** What this server really reads and writes. */
 const SERVED_MEDIA_TYPES = `${JSON_TYPE}, ${YAML_TYPE}`;
+
+/** The 415 for a protobuf body of a kind this server does not decode from protobuf (see protobody.ts). */
+export const PROTOBUF_UNSUPPORTED = `the body of the request was in ${PROTOBUF_TYPE}, which this server does not decode - accepted media types include: ${SERVED_MEDIA_TYPES}`;
 
 export function parseMediaType(s: string): MediaType {
   const [type, ...ps] = s.split(';').map((x) => x.trim());
@@ -42,7 +46,8 @@ export function mediaTypeString(m: MediaType): string {
 }
 
 /** The format of a request body. */
-export type BodyFormat = 'json' | 'yaml';
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
+
 
 /**
  * The format of a create/update body from its Content-Type (none means JSON, as kube-apiserver
@@ -53,9 +58,7 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   const { type } = parseMediaType(contentType);
   if (type === JSON_TYPE) return 'json';
   if (type === YAML_TYPE) return 'yaml';
-  if (type === PROTOBUF_TYPE) {
-    throw new ApiUnsupportedMediaTypeError(`the body of the request was in ${PROTOBUF_TYPE}, which this server does not decode - accepted media types include: ${SERVED_MEDIA_TYPES}`);
-  }
+  if (type === PROTOBUF_TYPE) return 'protobuf';
   throw new ApiUnsupportedMediaTypeError(`the body of the request was in an unknown format - accepted media types include: ${KUBE_MEDIA_TYPES}`);
 }
 

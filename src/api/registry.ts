@@ -81,7 +81,7 @@ export class ResourceStorage {
   constructor(
     readonly def: ResourceDef,
     private readonly store: Store,
-    private readonly registry: ApiRegistry,
+    readonly registry: ApiRegistry,
     watchHistory?: number,
   ) {
     this.cache = new WatchCache(store, keyPrefix(def), watchHistory);
@@ -99,6 +99,12 @@ export class ResourceStorage {
     const o = this.get(namespace, name);
     if (!o) throw notFound(this.subject(name));
     return o;
+  }
+
+  /** Validates a create that is not stored (the review kinds): the same 422 a create would answer. */
+  validateCreate(obj: KubeObject): void {
+    const causes = this.def.validateCreate(obj, this.registry.admissionContext());
+    if (causes.length) this.invalid(obj.metadata.name ?? '', causes);
   }
 
   private invalid(name: string, causes: readonly FieldCause[]): never {
@@ -350,12 +356,21 @@ export class ApiRegistry {
     this.namespaces = [...this.byKind.values()].find((s) => s.def.isNamespace);
   }
 
+  private state: 'new' | 'started' | 'stopped' = 'new';
+
   async start(): Promise<void> {
     await Promise.all([...this.byKind.values()].map((s) => s.cache.start()));
+    if (this.state === 'new') this.state = 'started';
   }
 
   stop(): void {
+    this.state = 'stopped';
     for (const s of this.byKind.values()) s.cache.stop();
+  }
+
+  /** 'started' once every watch cache has its initial list; 'stopped' once the server shuts down. */
+  lifecycle(): 'new' | 'started' | 'stopped' {
+    return this.state;
   }
 
   all(): ResourceStorage[] {

@@ -3,6 +3,7 @@
  * no pattern is 404; a method a matched path does not serve is 405 (kube-apiserver's answers).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from './authz.js';
 import { badRequest, pathNotFound } from './status.js';
 
 export interface RouteContext {
@@ -13,6 +14,8 @@ export interface RouteContext {
   readonly params: Readonly<Record<string, string>>;
   /** The segments a trailing `*` matched. */
   readonly rest: readonly string[];
+  /** Who asked (undefined on public routes, which are served without authentication). */
+  readonly user?: UserInfo;
 }
 
 export type RouteHandler = (c: RouteContext) => void | Promise<void>;

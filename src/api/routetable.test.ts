@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
 import { MetricsRegistry } from '../util/metrics.js';
+import { newAdminAuthorizer } from './authz.js';
 import { ApiRegistry } from './registry.js';
 import { formatInvalidMessage } from './resources/common.js';
 import { ALL_RESOURCES } from './resources/index.js';
@@ -10,7 +11,7 @@ import { apiRoutes } from './routetable.js';
 const store = openSqliteStore({ path: ':memory:' });
 afterAll(() => store.close());
 const router = newRouter(
-  apiRoutes({ defs: ALL_RESOURCES, registry: new ApiRegistry(store, ALL_RESOURCES, formatInvalidMessage), metrics: new MetricsRegistry(), store, tag: (_, r) => r }),
+  apiRoutes({ defs: ALL_RESOURCES, registry: new ApiRegistry(store, ALL_RESOURCES, formatInvalidMessage), metrics: new MetricsRegistry(), store, authorizer: newAdminAuthorizer(), tag: (_, r) => r }),
 );
 const match = (method: string, path: string) => router.match(method, pathSegments(path));
 

@@ -3,12 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '../store/store.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { aggregatedDiscovery, apiGroupList, apiGroupObject, apiResourceList, apiVersions, versionInfo } from './discovery.js';
+import { serveHealth, serveHealthCheck, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleResource, type ResourceRequest } from './handlers/index.js';
 import { parseResourcePath } from './handlers/request.js';
 import { sendAs, sendJson, sendRaw } from './http.js';
 import { negotiateResponse, parseAccept } from './negotiation.js';
 import { openApiV3Document, openApiV3Index } from './openapi/documents.js';
 import { OPENAPI_V2_PROTOBUF_ACCEPT, OPENAPI_V2_PROTOBUF_TYPE, openApiV2 } from './openapi/v2.js';
+import type { Authorizer } from './authz.js';
 import type { ApiRegistry } from './registry.js';
 import type { ResourceDef } from './resources/types.js';
 import type { Route, RouteContext, RouteHandler } from './routes.js';
@@ -19,6 +21,7 @@ export interface RouteTableOptions {
   readonly registry: ApiRegistry;
   readonly metrics: MetricsRegistry;
   readonly store: Store;
+  readonly authorizer: Authorizer;
   /** Called with each parsed resource request (the server records its metric labels). */
   readonly tag: (req: IncomingMessage, r: ResourceRequest) => ResourceRequest;
 }
@@ -27,10 +30,19 @@ export interface RouteTableOptions {
  * Every path the server serves. Resource paths take every method and route by verb themselves;
  * the others answer a method they do not serve with 405.
  */
-export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOptions): Route[] {
-  const ok: RouteHandler = ({ res }) => sendRaw(res, 200, 'ok', { contentType: 'text/plain; charset=utf-8' });
+export function apiRoutes({ defs, registry, metrics, store, authorizer, tag }: RouteTableOptions): Route[] {
+  const checks = healthChecks(registry, store);
+  const health = (endpoint: HealthEndpoint): Route[] => [
+    { path: `/${endpoint}`, public: true, methods: { GET: ({ res, url }) => serveHealth(res, endpoint, checks[endpoint], url.searchParams) } },
+    {
+      path: `/${endpoint}/:check`,
+      public: true,
+      exists: (p) => checks[endpoint].some((c) => c.name === p.check),
+      methods: { GET: ({ res, params }) => serveHealthCheck(res, checks[endpoint].find((c) => c.name === params.check)!) },
+    },
+  ];
   const resource = (c: RouteContext, group: string, version: string): Promise<void> =>
-    handleResource(tag(c.req, parseResourcePath(registry, group, version, c.rest, c.url.searchParams)), c.req, c.res, store);
+    handleResource(tag(c.req, parseResourcePath(registry, group, version, c.rest, c.url.searchParams)), c.req, c.res, { store, authorizer, user: c.user });
   const legacyDiscovery =
     (doc: (params: Readonly<Record<string, string>>) => object | undefined): RouteHandler =>
     ({ req, res, params }) =>
@@ -44,9 +56,9 @@ export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOpt
     };
   const servedGroupVersion = (p: Readonly<Record<string, string>>): boolean => apiResourceList(defs, p.group!, p.version!) !== undefined;
   return [
-    { path: '/healthz', public: true, methods: { GET: ok } },
-    { path: '/livez', public: true, methods: { GET: ok } },
-    { path: '/readyz', public: true, methods: { GET: ok } },
+    ...health('healthz'),
+    ...health('livez'),
+    ...health('readyz'),
     { path: '/version', public: true, methods: { GET: ({ res }) => sendJson(res, 200, versionInfo()) } },
     { path: '/metrics', methods: { GET: ({ res }) => sendRaw(res, 200, metrics.render(), { contentType: 'text/plain; version=0.0.4; charset=utf-8' }) } },
     {
@@ -78,6 +90,22 @@ export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOpt
     { path: '/apis/:group/:version', exists: servedGroupVersion, methods: { GET: legacyDiscovery((p) => apiResourceList(defs, p.group!, p.version!)) } },
     { path: '/apis/:group/:version/*', exists: servedGroupVersion, methods: { '*': (c) => resource(c, c.params.group!, c.params.version!) } },
   ];
+}
+
+/** kube-apiserver's checks per health endpoint (names as it reports them). */
+function healthChecks(registry: ApiRegistry, store: Store): Record<HealthEndpoint, HealthCheck[]> {
+  const check = (name: string, f: () => Promise<void> | void): HealthCheck => ({ name, check: async () => f() });
+  const ping = check('ping', () => undefined);
+  const log = check('log', () => undefined);
+  const etcd = check('etcd', async () => void (await store.get('/registry/health')));
+  const etcdReadiness = check('etcd-readiness', async () => void (await store.get('/registry/health')));
+  const informerSync = check('informer-sync', () => {
+    if (registry.lifecycle() === 'new') throw new Error('watch caches not yet synced');
+  });
+  const shutdown = check('shutdown', () => {
+    if (registry.lifecycle() === 'stopped') throw new Error('process is shutting down');
+  });
+  return { healthz: [ping, log, etcd], livez: [ping, log, etcd], readyz: [ping, log, etcd, etcdReadiness, informerSync, shutdown] };
 }
 
 /** The aggregated discovery version an Accept header asks for before any plain JSON, if any. */

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { newLogger } from '../util/log.js';
+import { AUTHENTICATED_GROUP, forbiddenFor, newAdminAuthorizer, type Authorizer, type UserInfo } from './authz.js';
 import { isWatch, type ResourceRequest } from './handlers/index.js';
 import { sendError, sendJson } from './http.js';
 import { apiRoutes } from './routetable.js';
@@ -19,11 +20,7 @@ import { applyRequestDeadline, DEFAULT_REQUEST_LIMITS, newInFlightLimiter, type 
 
 const log = newLogger('apiserver');
 
-/** Who made a request. */
-export interface UserInfo {
-  readonly name: string;
-  readonly groups: readonly string[];
-}
+export type { UserInfo } from './authz.js';
 
 export interface ApiServerOptions {
   readonly store: Store;
@@ -33,6 +30,8 @@ export interface ApiServerOptions {
   readonly tls: { certPem: string; keyPem: string };
   /** Bearer token → user. */
   readonly tokens: ReadonlyMap<string, UserInfo>;
+  /** Decides every authenticated request (default: system:masters may do everything). */
+  readonly authorizer?: Authorizer;
   readonly resources?: readonly ResourceDef[];
   readonly metrics?: MetricsRegistry;
   /** Events per resource kept for resuming watches (default 20,000). */
@@ -54,6 +53,11 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/** apiserver's verb for a non-resource request: the method, lower-cased (HEAD is a get). */
+function nonResourceVerb(method: string): string {
+  return method === 'HEAD' ? 'get' : method.toLowerCase();
+}
+
 /** Starts the Kubernetes-compatible API server over HTTPS. */
 export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const defs = o.resources ?? ALL_RESOURCES;
@@ -71,7 +75,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   ]);
   // What each resource request was about, for the metric labels (set once the URL is routed).
   const requestInfo = new WeakMap<IncomingMessage, { verb: string; group: string; version: string; resource: string; subresource: string }>();
-  const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, tag: (req, r) => tagged(req, r) }));
+  const authorizer = o.authorizer ?? newAdminAuthorizer();
+  const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, authorizer, tag: (req, r) => tagged(req, r) }));
 
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };
   const inFlight = newInFlightLimiter(limits);
@@ -101,14 +106,23 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (!inFlight.admit(req, res, path, url.searchParams, user)) return;
     if (!applyRequestDeadline(req, res, path, url.searchParams, limits)) return;
+    // Resource paths are authorized by the resource handler, which knows the verb and resource.
+    if (user && !(match && '*' in match.route.methods)) {
+      const attrs = { kind: 'nonResource', user, verb: nonResourceVerb(req.method ?? 'GET'), path: url.pathname } as const;
+      const d = authorizer.authorize(attrs);
+      if (!d.allowed) throw forbiddenFor(attrs, d);
+    }
     if (!match) throw pathNotFound();
     if (!match.handler) throw methodNotAllowed();
-    await match.handler({ req, res, url, params: match.params, rest: match.rest });
+    await match.handler({ req, res, url, params: match.params, rest: match.rest, user });
   }
 
+  /** The bearer token's user, in system:authenticated as every authenticated user is. */
   function authenticate(req: IncomingMessage): UserInfo | undefined {
     const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    return m ? o.tokens.get(m[1]!.trim()) : undefined;
+    const u = m ? o.tokens.get(m[1]!.trim()) : undefined;
+    if (!u || u.groups.includes(AUTHENTICATED_GROUP)) return u;
+    return { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
   }
 
   /** Records the request's metric labels; kube's verb is LIST or WATCH for collection reads. */

@@ -9,6 +9,7 @@ import type {
   Secret,
 } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type {
   CSIDriver,
   CSINode,
@@ -41,6 +42,7 @@ export const KINDS = {
   VolumeAttachment: { group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments', namespaced: false },
   CSIStorageCapacity: { group: 'storage.k8s.io', version: 'v1', plural: 'csistoragecapacities', namespaced: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true },
+  PodDisruptionBudget: { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', namespaced: true },
 } as const satisfies Record<string, KindInfo>;
 
 export type KindName = keyof typeof KINDS;
@@ -61,6 +63,7 @@ export interface KindMap {
   VolumeAttachment: VolumeAttachment;
   CSIStorageCapacity: CSIStorageCapacity;
   Lease: Lease;
+  PodDisruptionBudget: PodDisruptionBudget;
 }
 
 /** `apiVersion` as written in objects: `v1` or `group/version`. */

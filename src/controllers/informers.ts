@@ -1,6 +1,7 @@
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { informerFor, type Informer, type RestClient } from '../client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
 import { podVolumeClaimName } from '../kube/ephemeral.js';
@@ -68,6 +69,7 @@ export interface ControllerInformers {
   readonly namespaces: Informer<Namespace>;
   /** Node heartbeats, namespace kube-node-lease only. */
   readonly nodeLeases: Informer<Lease>;
+  readonly pdbs: Informer<PodDisruptionBudget>;
 }
 
 export function newControllerInformers(client: RestClient): ControllerInformers {
@@ -91,5 +93,6 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
     capacities: informerFor(client, 'CSIStorageCapacity'),
     namespaces: informerFor(client, 'Namespace'),
     nodeLeases: informerFor(client, 'Lease', { namespace: NODE_LEASE_NAMESPACE }),
+    pdbs: informerFor(client, 'PodDisruptionBudget'),
   };
 }

@@ -9,6 +9,7 @@ import { runAttachDetachController } from './attachdetach/run.js';
 import { runEphemeralVolumeController } from './ephemeral/run.js';
 import { runGarbageCollector } from './garbagecollector/run.js';
 import { newControllerInformers } from './informers.js';
+import { runDisruptionController } from './disruption/run.js';
 import { runNamespaceController } from './namespace/run.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
@@ -29,8 +30,8 @@ export interface ControllersOptions {
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
- * protection, attach/detach, namespace, garbage-collector and ephemeral-volume controllers, and kube-scheduler's volume-aware
- * placement. A controller that fails to start (its caches never synced) stops the others; the
+ * protection, attach/detach, namespace, garbage-collector, ephemeral-volume and disruption controllers,
+ * and kube-scheduler's volume-aware placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
 export async function runControllers(o: ControllersOptions): Promise<void> {
@@ -47,6 +48,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runNamespaceController({ client, signal, metrics, informers }),
       runGarbageCollector({ client, signal, metrics, informers }),
       runEphemeralVolumeController({ client, signal, metrics, informers }),
+      runDisruptionController({ client, signal, metrics, informers }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>

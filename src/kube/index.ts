@@ -1,6 +1,6 @@
 /**
  * Kubernetes vocabulary shared by every component: well-known names, phases, quantities, the
- * class of a claim or volume, object keys, node-selector matching. A leaf: imports nothing of ours.
+ * class of a claim or volume, object keys, node-selector matching, disruption budgets. A leaf: imports nothing of ours.
  */
 export * from './names.js';
 export * from './phases.js';
@@ -9,3 +9,4 @@ export * from './class.js';
 export * from './keys.js';
 export * from './nodeselector.js';
 export * from './ephemeral.js';
+export * from './disruption.js';

@@ -12,7 +12,7 @@ import { untilAborted } from '../util/abort.js';
 import { DEFAULT_BACKOFF, realClock, type Clock } from '../util/backoff.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { startNodeStatus, type NodeStatusManager } from './nodestatus/node-status.js';
-import type { HostInfo } from './nodestatus/host.js';
+import { gatherHostInfo, type HostInfo } from './nodestatus/host.js';
 import type { CsiDriverRegistry } from './pluginmanager/csihandler/registry.js';
 import { startPluginManager, type PluginManager } from './pluginmanager/plugin-manager.js';
 import { startVolumeManager, type VolumeManager } from './volumemanager/volume-manager.js';
@@ -72,7 +72,8 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   const dirs = nodeDirs(o.rootDir);
   for (const d of [dirs.root, dirs.pluginsRegistry, dirs.plugins, dirs.pods]) await mkdir(d, { recursive: true, mode: 0o750 });
   const recorder = newEventRecorder({ client: o.client, component: 'stowage-node', host: o.nodeName, clock, log: log.child('events') });
-  const nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host: o.host, clock, log: log.child('nodestatus') }, o.signal);
+  const host = o.host ?? gatherHostInfo();
+  const nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus') }, o.signal);
   let pluginManager: PluginManager;
   try {
     pluginManager = await startPluginManager({
@@ -98,6 +99,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     volumeManager = await startVolumeManager({
       client: o.client,
       nodeName: o.nodeName,
+      hostIP: host.internalIP,
       rootDir: dirs.root,
       drivers: { endpoint: (name) => drivers.getDriver(name)?.endpoint },
       signal: vmStop.signal,

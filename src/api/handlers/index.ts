@@ -1,9 +1,11 @@
 /** A resource request routed to its verb's handler. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '../../store/store.js';
+import { forbiddenFor, type Authorizer, type RequestAttributes, type UserInfo } from '../authz.js';
 import { negotiateResponse } from '../negotiation.js';
 import { methodNotAllowed } from '../status.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
+import { handleEviction } from './eviction.js';
 import { handleGet } from './get.js';
 import { handleList } from './list.js';
 import { isWatch, type ResourceCall, type ResourceRequest } from './request.js';
@@ -27,7 +29,8 @@ export function resourceVerb(method: string, r: ResourceRequest): ResourceVerb |
   if (method === 'PUT') return 'update';
   if (method === 'PATCH') return 'patch';
   if (method === 'DELETE') return 'delete';
-  if (method === 'POST' && r.subresource !== undefined && r.storage.subresource(r.subresource)?.type === 'action') return 'action';
+  const subType = r.subresource === undefined ? undefined : r.storage.subresource(r.subresource)?.type;
+  if (method === 'POST' && (subType === 'action' || subType === 'eviction')) return 'action';
   return undefined;
 }
 
@@ -57,15 +60,34 @@ const HANDLERS: Readonly<Record<ResourceVerb, (call: ResourceCall) => void | Pro
   deletecollection: handleDeleteCollection,
   action: (call) => {
     const sub = call.r.storage.subresource(call.r.subresource ?? '');
+    if (sub?.type === 'eviction') return handleEviction(call);
     if (sub?.type !== 'action') throw methodNotAllowed();
     return handleAction(call, sub);
   },
 };
 
-/** Serves a resource request: its verb, then the response format (406 before any body is read). */
-export async function handleResource(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, store: Store): Promise<void> {
+export interface ResourceServing {
+  readonly store: Store;
+  readonly authorizer: Authorizer;
+  /** Who asked; undefined only for in-process callers without authentication. */
+  readonly user?: UserInfo;
+}
+
+/** The authorizer's view of a resource request (a POST to an action subresource is a create of it). */
+function requestAttributes(user: UserInfo, verb: ResourceVerb, r: ResourceRequest): RequestAttributes {
+  const d = r.storage.def;
+  return { kind: 'resource', user, verb: verb === 'action' ? 'create' : verb, group: d.group, resource: d.plural, subresource: r.subresource, namespace: r.namespace, name: r.name };
+}
+
+/** Serves a resource request: its verb, its authorization, then the response format (406 before any body is read). */
+export async function handleResource(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, o: ResourceServing): Promise<void> {
   const verb = resourceVerb(req.method ?? 'GET', r);
   if (!verb || !served(verb, r)) throw methodNotAllowed();
+  if (o.user) {
+    const attrs = requestAttributes(o.user, verb, r);
+    const d = o.authorizer.authorize(attrs);
+    if (!d.allowed) throw forbiddenFor(attrs, d);
+  }
   const format = negotiateResponse(req.headers.accept, { stream: verb === 'watch', table: true });
-  await HANDLERS[verb]({ r, req, res, store, format });
+  await HANDLERS[verb]({ r, req, res, store: o.store, format, user: o.user, authorizer: o.authorizer });
 }

@@ -1,6 +1,7 @@
 /** A resource request as the handlers see it, and the query parameters they share. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '../../store/store.js';
+import type { Authorizer, UserInfo } from '../authz.js';
 import type { ResponseFormat } from '../negotiation.js';
 import type { ApiRegistry, ResourceStorage } from '../registry.js';
 import type { KubeObject } from '../resources/types.js';
@@ -51,6 +52,9 @@ export interface ResourceCall {
   readonly store: Store;
   /** The negotiated response format (406 was answered before a handler runs). */
   readonly format: ResponseFormat;
+  /** Who asked (for the review kinds, which answer about the asker). */
+  readonly user?: UserInfo;
+  readonly authorizer: Authorizer;
 }
 
 /** A watch, asked by `?watch=true|1` or the legacy `/watch/` path. */

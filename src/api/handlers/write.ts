@@ -4,7 +4,7 @@ import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/s
 import { decodeTyped, type DecodeMode } from '../decode/index.js';
 import { applyPatch } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
-import { badRequest, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
+import { badRequest, forbidden, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
 import { apiVersionOf, dryRun, fieldValidation, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
 
 /** A body admitted for a write, and the warnings to send with the answer. */
@@ -82,9 +82,16 @@ function updateSubresource(r: ResourceRequest): string | undefined {
   throw pathNotFound();
 }
 
-export async function handleCreate({ r, req, res, format }: ResourceCall): Promise<void> {
+export async function handleCreate({ r, req, res, format, user, authorizer }: ResourceCall): Promise<void> {
   if (r.storage.def.namespaced && !r.namespace) throw methodNotAllowed();
   const { obj, warnings } = admitBody(r, decodeBody(await readBody(req), req.headers['content-type']), { fieldValidation: fieldValidation(r.query), origin: 'create' });
+  const review = r.storage.def.review;
+  if (review) {
+    if (!user) throw forbidden('reviews need an authenticated user');
+    r.storage.validateCreate(obj);
+    sendAs(res, format, 201, JSON.stringify(review(obj, { user, authorizer })), warningHeaders(warnings));
+    return;
+  }
   const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query) });
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }

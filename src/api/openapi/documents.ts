@@ -1,10 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { ResourceDef, Schema } from '../resources/types.js';
 import { definitionNameFor, definitions } from './schemas.js';
-import { buildPaths } from './paths.js';
+import { buildCreateOnlyPaths, buildPaths } from './paths.js';
 
 /** The ResourceDef fields the documents are built from. */
-export type OpenApiResource = Pick<ResourceDef, 'group' | 'version' | 'kind' | 'plural' | 'namespaced' | 'hasStatus' | 'subresources'>;
+export type OpenApiResource = Pick<ResourceDef, 'group' | 'version' | 'kind' | 'plural' | 'namespaced' | 'hasStatus' | 'subresources'> & Partial<Pick<ResourceDef, 'verbs'>>;
+
+/** A create-only virtual kind (the reviews): one POST operation, no List kind. */
+export function createOnly(r: OpenApiResource): boolean {
+  return r.verbs?.length === 1 && r.verbs[0] === 'create';
+}
 
 /** Kubernetes version reported in each document's `info`. */
 export const OPENAPI_INFO = { title: 'Kubernetes', version: 'v1.30.0' } as const;
@@ -82,18 +87,39 @@ const PATCH_DEF: Schema = {
 /** The definitions a document serving `rs` starts from: each kind, its list, and the meta types of every operation. */
 export function definitionRoots(rs: readonly OpenApiResource[]): string[] {
   const roots = [`${META}.Status`, `${META}.DeleteOptions`, `${META}.WatchEvent`];
-  for (const r of rs) roots.push(definitionNameFor(r.group, r.version, r.kind), definitionNameFor(r.group, r.version, `${r.kind}List`));
+  for (const r of rs) {
+    roots.push(definitionNameFor(r.group, r.version, r.kind));
+    if (!createOnly(r)) roots.push(definitionNameFor(r.group, r.version, `${r.kind}List`));
+  }
   return roots;
 }
 
 function buildDocument(rs: readonly OpenApiResource[]): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const r of [...rs].sort((a, b) => a.plural.localeCompare(b.plural))) {
-    Object.assign(paths, buildPaths(r, definitionNameFor(r.group, r.version, r.kind), definitionNameFor(r.group, r.version, `${r.kind}List`)));
+    const kindDef = definitionNameFor(r.group, r.version, r.kind);
+    Object.assign(paths, createOnly(r) ? buildCreateOnlyPaths(r, kindDef) : buildPaths(r, kindDef, definitionNameFor(r.group, r.version, `${r.kind}List`)));
   }
-  const schemas: Record<string, Schema> = { ...definitionClosure(definitionRoots(rs)), [`${META}.Patch`]: PATCH_DEF };
+  const schemas: Record<string, Schema> = { ...publishedV3(definitionClosure(definitionRoots(rs))), [`${META}.Patch`]: PATCH_DEF };
   const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]]));
   return { openapi: '3.0.0', info: { ...OPENAPI_INFO }, paths, components: { schemas: sorted } };
+}
+
+export const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+export const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+
+/**
+ * Definitions as kube-apiserver publishes them in /openapi/v3: Quantity and IntOrString carry no
+ * `type` but a `oneOf` of their scalar forms (kube-openapi's OpenAPIV3OneOfTypes), which is what
+ * makes `kubectl explain` print `<Quantity>` and `<IntOrString>` rather than `<string>`.
+ */
+function publishedV3(defs: Record<string, Schema>): Record<string, Schema> {
+  const out = { ...defs };
+  const q = out[QUANTITY];
+  if (q) out[QUANTITY] = { description: q.description, oneOf: [{ type: 'string' }, { type: 'number' }] };
+  const ios = out[INT_OR_STRING];
+  if (ios) out[INT_OR_STRING] = { description: ios.description, format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] };
+  return out;
 }
 
 /** The named definitions and everything they reference (v3 form). */

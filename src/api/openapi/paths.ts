@@ -187,3 +187,24 @@ export function buildPaths(r: OpenApiResource, kindDef: string, listDef: string)
   }
   return paths;
 }
+
+/** The one operation of a create-only kind (a review): POST to the collection. */
+export function buildCreateOnlyPaths(r: OpenApiResource, kindDef: string): Record<string, unknown> {
+  const base = r.group === '' ? `/api/${r.version}` : `/apis/${r.group}/${r.version}`;
+  const gvk = { group: r.group, version: r.version, kind: r.kind };
+  return {
+    [`${base}/${r.plural}`]: {
+      post: {
+        tags: [tag(r.group, r.version)],
+        description: `create a ${r.kind}`,
+        operationId: `create${gvPrefix(r.group, r.version)}${r.kind}`,
+        parameters: WRITE_PARAMS,
+        requestBody: { required: true, content: content(kindDef, ['*/*']) },
+        responses: responses([200, 201, 202], kindDef),
+        'x-kubernetes-action': 'post',
+        'x-kubernetes-group-version-kind': gvk,
+      },
+      parameters: [P.pretty],
+    },
+  };
+}

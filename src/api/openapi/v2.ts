@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Schema } from '../resources/types.js';
-import { definitionClosure, definitionRoots, OPENAPI_INFO, type OpenApiResource } from './documents.js';
+import { definitionClosure, definitionRoots, INT_OR_STRING, OPENAPI_INFO, QUANTITY, type OpenApiResource } from './documents.js';
 import { ProtoMessage } from './protowire.js';
 
 /** The media type kubectl asks for (client-go's openAPIV2mimePb); the server answers with the `.v1.0` form. */
@@ -45,7 +45,11 @@ export function toV2Schema(s: unknown): JsonSchema {
 /** Every definition the served kinds (and their lists) need, in v2 form, sorted by name. */
 function v2Definitions(resources: readonly OpenApiResource[]): Record<string, JsonSchema> {
   const v3 = definitionClosure(definitionRoots(resources));
-  return Object.fromEntries(Object.keys(v3).sort().map((k) => [k, toV2Schema(v3[k])]));
+  const out = Object.fromEntries(Object.keys(v3).sort().map((k) => [k, toV2Schema(v3[k])]));
+  // Swagger 2.0 as kube publishes it: Quantity a plain string (no format), IntOrString a string of format int-or-string.
+  if (out[QUANTITY]) out[QUANTITY] = { description: out[QUANTITY].description, type: 'string' };
+  if (out[INT_OR_STRING]) out[INT_OR_STRING] = { description: out[INT_OR_STRING].description, type: 'string', format: 'int-or-string' };
+  return out;
 }
 
 /** gnostic's Any: any JSON value, carried as YAML text (JSON is YAML). */

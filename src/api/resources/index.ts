@@ -13,6 +13,8 @@ import { csiDriverResource } from './csidriver.js';
 import { csiNodeResource } from './csinode.js';
 import { volumeAttachmentResource } from './volumeattachment.js';
 import { csiStorageCapacityResource } from './csistoragecapacity.js';
+import { podDisruptionBudgetResource } from './poddisruptionbudget.js';
+import { selfSubjectAccessReviewResource, selfSubjectReviewResource, selfSubjectRulesReviewResource } from './reviews.js';
 
 /** Every kind the API server serves, core/v1 first, then storage.k8s.io/v1 and coordination.k8s.io/v1. */
 export const ALL_RESOURCES: readonly ResourceDef[] = [
@@ -30,6 +32,10 @@ export const ALL_RESOURCES: readonly ResourceDef[] = [
   volumeAttachmentResource,
   csiStorageCapacityResource,
   leaseResource,
+  podDisruptionBudgetResource,
+  selfSubjectReviewResource,
+  selfSubjectAccessReviewResource,
+  selfSubjectRulesReviewResource,
 ];
 
 export {

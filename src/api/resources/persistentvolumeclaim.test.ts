@@ -245,6 +245,10 @@ describe('PersistentVolumeClaim status update', () => {
     expect(o.status).toEqual({ phase: 'Bound', capacity: { storage: '1Gi' }, allocatedResources: { storage: '1Gi' } });
     expect(def.validateStatusUpdate(o, stored, admission())).toEqual([]);
   });
+  it('omits empty status maps and lists, as Go omitempty does (a resize status nulled to {})', () => {
+    const o = statusUpdate({ phase: 'Bound', capacity: { storage: '1Gi' }, accessModes: [], conditions: [], allocatedResourceStatuses: {}, allocatedResources: {} });
+    expect(o.status).toEqual({ phase: 'Bound', capacity: { storage: '1Gi' } });
+  });
   it('validates capacity shape', () => {
     const o = statusUpdate({ phase: 'Bound', capacity: { storage: '-1' } });
     expect(texts(def.validateStatusUpdate(o, stored, admission()))).toEqual(['status.capacity[storage]: Invalid value: -1: must be a valid resource quantity']);

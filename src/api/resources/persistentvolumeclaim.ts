@@ -267,6 +267,18 @@ function setDefaults(pvc: KubeObject): void {
   if (status && !status.phase) status.phase = 'Pending';
   canonicalizeQuantities(status?.capacity);
   canonicalizeQuantities(status?.allocatedResources);
+  if (status) dropEmpty(status, ['accessModes', 'capacity', 'conditions', 'allocatedResources', 'allocatedResourceStatuses']);
+}
+
+/**
+ * Removes the named fields when they are empty maps or lists: Go's `omitempty` never serializes
+ * them, so a merge patch that nulls a map's last key (`{storage: null}`) leaves no `{}` behind.
+ */
+function dropEmpty(o: JsonObject, fields: readonly string[]): void {
+  for (const f of fields) {
+    const v = o[f];
+    if ((Array.isArray(v) && v.length === 0) || (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)) delete o[f];
+  }
 }
 
 const SNAPSHOT_GROUP = 'snapshot.storage.k8s.io';

@@ -213,7 +213,7 @@ export const podResource: ResourceDef = {
     return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validatePodStatus(obj, old)];
   },
   patchMeta: patchMetaFor('', 'v1', 'Pod'),
-  subresources: [binding()],
+  subresources: [binding(), { type: 'eviction', name: 'eviction', bodyKind: { group: 'policy', version: 'v1', kind: 'Eviction' } }],
   gracefulDeletion: podGracePeriod,
   returnDeletedObject: true,
 };

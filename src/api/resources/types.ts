@@ -1,4 +1,5 @@
 import type { FieldCause } from '../../util/errors.js';
+import type { Authorizer, UserInfo } from '../authz.js';
 import type { PatchMeta } from '../patch/types.js';
 
 /** Any Kubernetes object as JSON: apiVersion, kind, metadata and the rest. */
@@ -58,6 +59,7 @@ export interface Schema {
   'x-kubernetes-group-version-kind'?: Array<{ group: string; version: string; kind: string }>;
   $ref?: string;
   allOf?: Schema[];
+  oneOf?: Schema[];
   default?: unknown;
 }
 
@@ -114,8 +116,24 @@ export interface ActionSubresource {
   apply(current: KubeObject, body: unknown, name: string): KubeObject;
 }
 
+/** What a review kind answers from: who asked, and the authorizer that guards their requests. */
+export interface ReviewContext {
+  readonly user: UserInfo;
+  readonly authorizer: Authorizer;
+}
+
+/**
+ * `pods/eviction`: a POSTed policy/v1 Eviction that deletes the pod when its disruption budget
+ * allows, spending the budget (served by handlers/eviction.ts, which reaches the budgets).
+ */
+export interface EvictionSubresource {
+  readonly type: 'eviction';
+  readonly name: string;
+  readonly bodyKind: GroupVersionKind;
+}
+
 /** A subresource beyond `/status` (which `hasStatus` declares). */
-export type SubresourceDef = PartialUpdateSubresource | ActionSubresource;
+export type SubresourceDef = PartialUpdateSubresource | ActionSubresource | EvictionSubresource;
 
 /**
  * Everything the generic REST handler needs to serve one kind. One file per kind under
@@ -183,6 +201,11 @@ export interface ResourceDef {
   readonly isNamespace?: boolean;
   /** Creates are allowed in a namespace that is being terminated (Events, as kube's lifecycle admission). */
   readonly creatableInTerminatingNamespace?: boolean;
+  /**
+   * A create-only virtual kind (SelfSubjectAccessReview…): a validated POST answers 201 with what
+   * this returns, and nothing is stored.
+   */
+  review?(obj: KubeObject, ctx: ReviewContext): KubeObject;
   /** Objects the server creates at start when they are missing (e.g. the default namespaces). */
   readonly initialObjects?: readonly KubeObject[];
 }

@@ -39,6 +39,8 @@ export { HOST_PATHS_ANNOTATION } from './podstatus/decide.js';
 export interface VolumeManagerOptions {
   readonly client: RestClient;
   readonly nodeName: string;
+  /** The node's InternalIP address, written as each pod's status.hostIP (as the kubelet does). */
+  readonly hostIP?: string;
   /** The kubelet root dir equivalent (pods/ and plugins/ live under it). */
   readonly rootDir: string;
   readonly drivers: CsiDriverLookup;
@@ -141,7 +143,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     synced: () => informers.every((i) => i.hasSynced()),
   });
   const inUse = new VolumesInUseReporter(o.client, o.nodeName, exec);
-  const status = new PodStatusWriter(o.client, exec);
+  const status = new PodStatusWriter(o.client, exec, o.hostIP);
 
   const reconstructed = await reconstructActualState({ rootDir: o.rootDir, asw, log });
   if (reconstructed > 0) log.info('actual state reconstructed from disk', { volumes: reconstructed });

@@ -68,4 +68,14 @@ describe('decidePod', () => {
       'Ready=True',
     ]);
   });
+
+  it("writes the node's address as hostIP and hostIPs, and rewrites a ready pod that lacks it", () => {
+    expect(decidePod(pod(), [], 1, NOW, '10.0.0.7')).toMatchObject({ kind: 'creating', status: { phase: 'Pending', hostIP: '10.0.0.7', hostIPs: [{ ip: '10.0.0.7' }] } });
+    const a = decidePod(pod(), [m('data')], 1, NOW, '10.0.0.7');
+    expect(a).toMatchObject({ kind: 'running', status: { hostIP: '10.0.0.7', hostIPs: [{ ip: '10.0.0.7' }] } });
+    if (a.kind !== 'running') throw new Error('unreachable');
+    const running: Pod = { ...pod({ annotation: a.annotation }), status: a.status as Pod['status'] };
+    expect(decidePod(running, [m('data')], 1, NOW, '10.0.0.7').kind).toBe('none');
+    expect(decidePod(running, [m('data')], 1, NOW, '10.0.0.8')).toMatchObject({ kind: 'running', status: { hostIP: '10.0.0.8' } });
+  });
 });

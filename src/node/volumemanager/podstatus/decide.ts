@@ -21,22 +21,31 @@ function hostPaths(mounted: readonly MountedPod[]): string {
   return JSON.stringify(o);
 }
 
+/** status.hostIP and hostIPs as the kubelet writes them: the node's address; none when it has none. */
+function hostIPFields(hostIP: string | undefined): Record<string, unknown> {
+  return hostIP ? { hostIP, hostIPs: [{ ip: hostIP }] } : {};
+}
+
 /**
  * What pod status to write. A pod whose every volume is Mounted becomes Running with the
  * conditions kubectl shows as ready (Stowage runs no containers: mounted volumes are the whole
- * start). A terminating pod is deleted once the node holds no volume of it. Pure.
+ * start), on the node's address (`hostIP`). A terminating pod is deleted once the node holds no
+ * volume of it. Pure.
  */
-export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount: number, nowIso: string): PodAction {
+export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount: number, nowIso: string, hostIP?: string): PodAction {
   if (pod.metadata?.deletionTimestamp) return mounted.length === 0 && desiredCount === 0 ? { kind: 'delete' } : { kind: 'none' };
   const phase = pod.status?.phase;
   if (phase === 'Succeeded' || phase === 'Failed') return { kind: 'none' };
   const names = (pod.spec?.volumes ?? []).map((v) => v.name);
   const ok = names.every((n) => mounted.some((m) => m.outerSpecName === n && m.state === 'Mounted'));
-  if (!ok) return phase === 'Running' || !waitedLong(pod, nowIso) ? { kind: 'none' } : creating(pod, nowIso);
+  if (!ok) return phase === 'Running' || !waitedLong(pod, nowIso) ? { kind: 'none' } : creating(pod, nowIso, hostIP);
   const annotation = hostPaths(mounted.filter((m) => names.includes(m.outerSpecName)));
   const wantAnnotation = pod.metadata?.annotations?.[HOST_PATHS_ANNOTATION] !== annotation ? annotation : undefined;
   const conds = pod.status?.conditions ?? [];
-  const ready = phase === 'Running' && READY_CONDITIONS.every((t) => conds.some((c) => c.type === t && c.status === 'True'));
+  const ready =
+    phase === 'Running' &&
+    READY_CONDITIONS.every((t) => conds.some((c) => c.type === t && c.status === 'True')) &&
+    (hostIP === undefined || pod.status?.hostIP === hostIP);
   if (ready && wantAnnotation === undefined) return { kind: 'none' };
   if (ready) return { kind: 'running', annotation };
   const conditions: PodCondition[] = READY_CONDITIONS.map((type) => {
@@ -55,7 +64,7 @@ export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount
   return {
     kind: 'running',
     ...(wantAnnotation !== undefined ? { annotation } : {}),
-    status: { phase: 'Running', conditions, containerStatuses, startTime: pod.status?.startTime ?? nowIso },
+    status: { phase: 'Running', ...hostIPFields(hostIP), conditions, containerStatuses, startTime: pod.status?.startTime ?? nowIso },
   };
 }
 
@@ -75,7 +84,7 @@ function waitedLong(pod: Pod, nowIso: string): boolean {
  * The kubelet's status of a pod whose volumes are not mounted yet: Pending, PodScheduled and
  * Initialized true, not ready, each container waiting with reason ContainerCreating. Written once.
  */
-function creating(pod: Pod, nowIso: string): PodAction {
+function creating(pod: Pod, nowIso: string, hostIP: string | undefined): PodAction {
   const containers = pod.spec?.containers ?? [];
   const statuses = pod.status?.containerStatuses ?? [];
   const written = (pod.status?.conditions ?? []).some((c) => c.type === 'Initialized' && c.status === 'True');
@@ -87,6 +96,7 @@ function creating(pod: Pod, nowIso: string): PodAction {
     kind: 'creating',
     status: {
       phase: 'Pending',
+      ...hostIPFields(hostIP),
       conditions: [
         { type: 'PodScheduled', status: 'True', lastTransitionTime: prev('PodScheduled', 'True') },
         { type: 'Initialized', status: 'True', lastTransitionTime: prev('Initialized', 'True') },

@@ -24,6 +24,7 @@ export class PodStatusWriter {
   constructor(
     private readonly client: RestClient,
     private readonly exec: OperationExecutor,
+    private readonly hostIP?: string,
   ) {}
 
   sync(pods: readonly Pod[], asw: ActualStateOfWorld, dsw: DesiredStateOfWorld): void {
@@ -34,7 +35,7 @@ export class PodStatusWriter {
       const key = statusKey(uid);
       if (this.doneAt.get(uid) === rv || this.exec.isPending(key)) continue;
       const u = podUid(uid);
-      const action = decidePod(pod, asw.mountedVolumesForPod(u), dsw.volumesForPod(u).length, now);
+      const action = decidePod(pod, asw.mountedVolumesForPod(u), dsw.volumesForPod(u).length, now, this.hostIP);
       if (action.kind === 'none') continue;
       // alreadyRunning / backingOff: the next pass asks again.
       this.exec.run(key, action.kind === 'delete' ? 'delete_pod' : 'update_pod_status', async () => {

@@ -1,0 +1,147 @@
+/**
+ * Who a request comes from and what it may do. The server asks one Authorizer about every
+ * authenticated request, and the SelfSubject*Review kinds ask the same one, so `kubectl auth can-i`
+ * stays true as policies are added (node identities limited to their node, other users).
+ */
+import { forbidden } from './status.js';
+
+/** Who made a request (authentication's answer). */
+export interface UserInfo {
+  readonly name: string;
+  readonly groups: readonly string[];
+  readonly uid?: string;
+}
+
+/** Every authenticated user is also in this group (kube-apiserver adds it). */
+export const AUTHENTICATED_GROUP = 'system:authenticated';
+/** Kubernetes' superuser group: allowed everything. */
+export const MASTERS_GROUP = 'system:masters';
+
+/** What a request asks to do: apiserver's authorizer.Attributes. */
+export type RequestAttributes =
+  | {
+      readonly kind: 'resource';
+      readonly user: UserInfo;
+      /** get, list, watch, create, update, patch, delete, deletecollection. */
+      readonly verb: string;
+      readonly group: string;
+      readonly resource: string;
+      readonly subresource?: string;
+      readonly namespace?: string;
+      readonly name?: string;
+    }
+  | { readonly kind: 'nonResource'; readonly user: UserInfo; readonly verb: string; readonly path: string };
+
+export interface Decision {
+  readonly allowed: boolean;
+  /** Set when a policy refused outright (a refusal no other authorizer may override). */
+  readonly denied?: boolean;
+  readonly reason: string;
+}
+
+export interface ResourceRule {
+  readonly verbs: readonly string[];
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly resourceNames?: readonly string[];
+}
+export interface NonResourceRule {
+  readonly verbs: readonly string[];
+  readonly nonResourceURLs: readonly string[];
+}
+
+/** What a user may do in a namespace, as SelfSubjectRulesReview reports it. */
+export interface Rules {
+  readonly resourceRules: readonly ResourceRule[];
+  readonly nonResourceRules: readonly NonResourceRule[];
+  /** True when the authorizer cannot list everything it would allow. */
+  readonly incomplete: boolean;
+}
+
+/**
+ * Decides requests. Pure over its policy: no I/O, answers synchronously. `rulesFor` must agree with
+ * `authorize` (a rule it lists is a request `authorize` allows).
+ */
+export interface Authorizer {
+  authorize(a: RequestAttributes): Decision;
+  rulesFor(user: UserInfo, namespace: string): Rules;
+}
+
+/** Rules granted to the members of a group. */
+export interface GroupRules {
+  readonly group: string;
+  readonly resourceRules: readonly ResourceRule[];
+  readonly nonResourceRules: readonly NonResourceRule[];
+}
+
+/**
+ * Kubernetes' bootstrap policy as Stowage needs it: system:masters may do everything; every
+ * authenticated user has system:basic-user (the self-subject reviews), system:discovery and
+ * system:public-info-viewer (discovery, OpenAPI, health, version).
+ */
+export const ADMIN_POLICY: readonly GroupRules[] = [
+  {
+    group: MASTERS_GROUP,
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+  },
+  {
+    group: AUTHENTICATED_GROUP,
+    resourceRules: [
+      { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+      { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+    ],
+    nonResourceRules: [
+      { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
+    ],
+  },
+];
+
+const matches = (list: readonly string[], v: string): boolean => list.includes('*') || list.includes(v);
+
+/** RBAC's rule match: `*` matches anything; a URL ending in `*` matches by prefix. */
+function allows(rules: Rules, a: RequestAttributes): boolean {
+  if (a.kind === 'nonResource') {
+    return rules.nonResourceRules.some(
+      (r) => matches(r.verbs, a.verb) && r.nonResourceURLs.some((u) => u === '*' || u === a.path || (u.endsWith('*') && a.path.startsWith(u.slice(0, -1)))),
+    );
+  }
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  return rules.resourceRules.some(
+    (r) =>
+      matches(r.verbs, a.verb) &&
+      matches(r.apiGroups, a.group) &&
+      matches(r.resources, resource) &&
+      (!r.resourceNames?.length || (a.name !== undefined && r.resourceNames.includes(a.name))),
+  );
+}
+
+/** An authorizer over group rules (no namespaced grants yet, so the namespace does not matter). */
+export function newGroupRulesAuthorizer(policy: readonly GroupRules[]): Authorizer {
+  const rulesFor = (u: UserInfo): Rules => {
+    const mine = policy.filter((p) => u.groups.includes(p.group));
+    return { resourceRules: mine.flatMap((p) => p.resourceRules), nonResourceRules: mine.flatMap((p) => p.nonResourceRules), incomplete: false };
+  };
+  return {
+    authorize: (a) => ({ allowed: allows(rulesFor(a.user), a), reason: '' }),
+    rulesFor,
+  };
+}
+
+/** Stowage's one policy today: ADMIN_POLICY. */
+export function newAdminAuthorizer(): Authorizer {
+  return newGroupRulesAuthorizer(ADMIN_POLICY);
+}
+
+/** A refused request's 403, with kube-apiserver's message. */
+export function forbiddenFor(a: RequestAttributes, d: Decision): Error {
+  const why = d.reason ? `: ${d.reason}` : '';
+  if (a.kind === 'nonResource') return forbidden(`forbidden: User "${a.user.name}" cannot ${a.verb} path "${a.path}"${why}`);
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const qualified = a.group ? `${a.resource}.${a.group}` : a.resource;
+  const scope = a.namespace ? ` in the namespace "${a.namespace}"` : ' at the cluster scope';
+  return forbidden(
+    `${qualified}${a.name ? ` "${a.name}"` : ''} is forbidden: User "${a.user.name}" cannot ${a.verb} resource "${resource}" in API group "${a.group}"${scope}${why}`,
+    { group: a.group, resource: a.resource, name: a.name },
+  );
+}
