@@ -6,6 +6,7 @@ import { openSqliteStore } from '../store/sqlite.js';
 import { ensureDir } from '../util/fsutil.js';
 import { startAllInOne, type AllInOne } from './allinone.js';
 import { CliError } from './errors.js';
+import { DEFAULT_SANDBOX_IMAGE } from '../node/runtime/containerd.js';
 
 export interface UpOptions {
   readonly address: string;
@@ -19,6 +20,10 @@ export interface UpOptions {
   readonly node?: boolean;
   readonly nodeName?: string;
   readonly enableAttach?: boolean;
+  readonly containerRuntimeEndpoint?: string;
+  /** commander's --no-container-runtime */
+  readonly containerRuntime?: boolean;
+  readonly podInfraContainerImage?: string;
 }
 
 /** `stowage up`: everything in one process on SQLite under --data-dir. */
@@ -34,6 +39,9 @@ export function upCommand(program: Command): void {
     .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
     .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false)
+    .option('--container-runtime-endpoint <endpoint>', 'run pods on this CRI runtime instead of an embedded containerd')
+    .option('--no-container-runtime', 'run no containers: pods get their volumes only (as when containerd and runc are not on PATH)')
+    .option('--pod-infra-container-image <image>', 'the sandbox ("pause") image of the embedded containerd', DEFAULT_SANDBOX_IMAGE)
     .action(async (o: UpOptions) => {
       await runUp(o);
     });
@@ -69,7 +77,14 @@ export async function runUp(o: UpOptions): Promise<void> {
   let node: AllInOne | undefined;
   if (o.node !== false) {
     try {
-      node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName, enableAttach: o.enableAttach === true });
+      node = await startAllInOne({
+        client: plane.client,
+        dataDir,
+        hostpath: o.hostpath !== false,
+        nodeName: o.nodeName,
+        enableAttach: o.enableAttach === true,
+        containerRuntime: o.containerRuntimeEndpoint !== undefined ? { endpoint: o.containerRuntimeEndpoint } : o.containerRuntime === false ? 'none' : { embedded: o.podInfraContainerImage ?? DEFAULT_SANDBOX_IMAGE },
+      });
     } catch (e) {
       await plane.close();
       await store.close();

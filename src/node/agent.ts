@@ -16,6 +16,8 @@ import type { CsiDriverRegistry } from './pluginmanager/csihandler/registry.js';
 import { startPluginManager, type PluginManager } from './pluginmanager/plugin-manager.js';
 import { startVolumeManager, type VolumeManager } from './volumemanager/volume-manager.js';
 import type { MetricsRegistry } from '../util/metrics.js';
+import { connectRuntime, NO_RUNTIME, runtimeVersionString } from './runtime/info.js';
+import type { CriClient } from './runtime/client.js';
 
 export interface NodeAgentOptions {
   readonly client: RestClient;
@@ -35,6 +37,11 @@ export interface NodeAgentOptions {
   /** Run the volume manager (pods' volumes staged, published, torn down). Default true. */
   readonly volumeManager?: boolean;
   readonly metrics?: MetricsRegistry;
+  /**
+   * The CRI endpoint (`unix:///…`), the kubelet's --container-runtime-endpoint. Without one the
+   * node runs no containers and says so (a Node condition and a Warning event per pod).
+   */
+  readonly containerRuntimeEndpoint?: string;
 }
 
 /** The directories the agent keeps under its root, named as the kubelet's. */
@@ -56,6 +63,8 @@ export interface NodeAgent {
   readonly recorder: EventRecorder;
   /** Undefined when started with `volumeManager: false`. */
   readonly volumeManager?: VolumeManager;
+  /** The container runtime's client; undefined when the node has none. */
+  readonly runtime?: CriClient;
   /** Stops every loop; idempotent. The Node, Lease and registrations stay in the API. */
   stop(): Promise<void>;
 }
@@ -70,8 +79,20 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   const clock = o.clock ?? realClock;
   const dirs = nodeDirs(o.rootDir);
   for (const d of [dirs.root, dirs.pluginsRegistry, dirs.plugins, dirs.pods]) await mkdir(d, { recursive: true, mode: 0o750 });
+  // The kubelet refuses to start when its runtime does not answer; so do we.
+  const runtime = o.containerRuntimeEndpoint !== undefined ? await connectRuntime(o.containerRuntimeEndpoint) : undefined;
+  const runtimeInfo = runtime?.info ?? NO_RUNTIME;
+  if (runtime) log.info('container runtime connected', { endpoint: runtime.client.endpoint, runtime: runtimeVersionString(runtimeInfo) });
+  else log.warn('no container runtime: pods get their volumes but their containers do not run');
   const recorder = newEventRecorder({ client: o.client, component: 'stowage-node', host: o.nodeName, clock, log: log.child('events') });
-  const nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host: o.host, clock, log: log.child('nodestatus') }, o.signal);
+  let nodeStatus: NodeStatusManager;
+  try {
+    nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host: o.host, clock, log: log.child('nodestatus'), runtime: runtimeInfo }, o.signal);
+  } catch (e) {
+    runtime?.client.close();
+    await recorder.close();
+    throw e;
+  }
   let pluginManager: PluginManager;
   try {
     pluginManager = await startPluginManager({
@@ -87,6 +108,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   } catch (e) {
     await nodeStatus.stop();
     await recorder.close();
+    runtime?.client.close();
     throw e;
   }
   const vmStop = new AbortController();
@@ -104,6 +126,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       backoffCapMs: o.backoffCapMs,
       clock,
       log: log.child('volumemanager'),
+      volumeOnly: runtime === undefined,
     });
   }
   log.info('node agent started', { node: o.nodeName, root: o.rootDir });
@@ -117,6 +140,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       await pluginManager.stop();
       await nodeStatus.stop();
       await recorder.close();
+      runtime?.client.close();
       log.info('node agent stopped', { node: o.nodeName });
     })();
     return stopping;
@@ -124,5 +148,5 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   if (o.signal.aborted) await stop();
   else o.signal.addEventListener('abort', () => void stop(), { once: true });
 
-  return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, volumeManager, stop };
+  return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, volumeManager, runtime: runtime?.client, stop };
 }

@@ -18,7 +18,8 @@ export function nodeCommand(program: Command): Command {
     .option('--node-name <name>', 'name of this node (default: the host name, lower-cased as the kubelet does)', hostname().toLowerCase())
     .option('--root-dir <dir>', 'root of plugins_registry/, plugins/ and pods/', DEFAULT_ROOT_DIR)
     .option('--backoff-cap <duration>', 'cap of the per-plugin registration retry backoff', parseDuration, DEFAULT_BACKOFF.capMs)
-    .action(async (opts: { kubeconfig: string; nodeName: string; rootDir: string; backoffCap: number }) => {
+    .option('--container-runtime-endpoint <endpoint>', 'the CRI runtime\'s socket, e.g. unix:///run/containerd/containerd.sock (default: none; pods get volumes but no containers)')
+    .action(async (opts: { kubeconfig: string; nodeName: string; rootDir: string; backoffCap: number; containerRuntimeEndpoint?: string }) => {
       const log = newLogger('node');
       const client = new RestClient({ ...(await loadKubeconfig(opts.kubeconfig)), userAgent: 'stowage-node' });
       const ac = new AbortController();
@@ -26,7 +27,15 @@ export function nodeCommand(program: Command): Command {
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
       try {
-        const agent = await startNodeAgent({ client, nodeName: opts.nodeName, rootDir: opts.rootDir, backoffCapMs: opts.backoffCap, signal: ac.signal, log });
+        const agent = await startNodeAgent({
+          client,
+          nodeName: opts.nodeName,
+          rootDir: opts.rootDir,
+          backoffCapMs: opts.backoffCap,
+          signal: ac.signal,
+          log,
+          containerRuntimeEndpoint: opts.containerRuntimeEndpoint,
+        });
         await new Promise<void>((resolve) => {
           if (ac.signal.aborted) resolve();
           else ac.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -4,7 +4,7 @@
  * on the host network, so no CNI configuration is written.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ensureDir } from '../../util/fsutil.js';
 import { newLogger, type Logger } from '../../util/log.js';
@@ -71,12 +71,21 @@ state = ${q(join(dir, 'state'))}
 `;
 }
 
-/** Starts containerd and resolves once its CRI service answers Version. */
+/**
+ * Starts containerd and resolves once its CRI service answers Version. A containerd left running
+ * under `dir` by an earlier process (killed without a clean stop) is adopted instead: it owns the
+ * pods' containers, which must survive the agent (issue 14, agent restarts).
+ */
 export async function startEmbeddedContainerd(o: EmbeddedContainerdOptions): Promise<EmbeddedContainerd> {
   const log = o.log ?? newLogger('containerd');
   const missing = missingRuntimePrograms();
   if (missing.length > 0) throw new Error(`cannot start the embedded container runtime: ${missing.join(' and ')} not on PATH`);
   ensureDir(o.dir, 0o711);
+  const adopted = await adoptRunning(o.dir);
+  if (adopted) {
+    log.info('adopted the embedded containerd left running', { endpoint: adopted.endpoint, pid: adopted.pid });
+    return adopted;
+  }
   const config = join(o.dir, 'config.toml');
   writeFileSync(config, containerdConfig(o.dir, o.sandboxImage ?? DEFAULT_SANDBOX_IMAGE), { mode: 0o600 });
   const logFile = createWriteStream(join(o.dir, 'containerd.log'), { flags: 'a' });
@@ -101,6 +110,7 @@ export async function startEmbeddedContainerd(o: EmbeddedContainerdOptions): Pro
     cri.close();
   }
   if (child.pid === undefined) throw new Error('containerd did not start');
+  writeFileSync(join(o.dir, PID_FILE), `${child.pid}\n`);
   log.info('embedded containerd ready', { endpoint, pid: child.pid });
   let stopping: Promise<void> | undefined;
   return {
@@ -110,6 +120,7 @@ export async function startEmbeddedContainerd(o: EmbeddedContainerdOptions): Pro
       stopping ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
         await exited;
+        rmSync(join(o.dir, PID_FILE), { force: true });
       })();
       return stopping;
     },
@@ -131,4 +142,56 @@ async function waitForCri(cri: CriClient, timeoutMs: number): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+const PID_FILE = 'containerd.pid';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The containerd named by `<dir>/containerd.pid` when it is alive and answers CRI on our socket. */
+async function adoptRunning(dir: string): Promise<EmbeddedContainerd | undefined> {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(dir, PID_FILE), 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return undefined;
+  const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  if (!cmdline.includes(join(dir, 'config.toml'))) return undefined;
+  const endpoint = `unix://${join(dir, 'containerd.sock')}`;
+  const cri = new CriClient({ endpoint });
+  try {
+    await cri.connect(2_000);
+    await cri.version({ timeoutMs: 2_000 });
+  } catch {
+    return undefined;
+  } finally {
+    cri.close();
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoint,
+    pid,
+    stop: () => {
+      stopping ??= (async () => {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          return;
+        }
+        // Not our child: no exit event to wait on, so watch the pid go away.
+        while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+        rmSync(join(dir, PID_FILE), { force: true });
+      })();
+      return stopping;
+    },
+  };
 }

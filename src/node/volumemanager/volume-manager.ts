@@ -52,6 +52,8 @@ export interface VolumeManagerOptions {
   readonly periodMs?: number;
   readonly log?: Logger;
   readonly clock?: Clock;
+  /** No container runtime on this node: pods marked Running get a Warning event saying their containers do not run. */
+  readonly volumeOnly?: boolean;
 }
 
 export interface VolumeManager {
@@ -130,7 +132,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     synced: () => informers.every((i) => i.hasSynced()),
   });
   const inUse = new VolumesInUseReporter(o.client, o.nodeName, exec);
-  const status = new PodStatusWriter(o.client, exec);
+  const status = new PodStatusWriter(o.client, exec, o.volumeOnly ? { recorder, nodeName: o.nodeName } : undefined);
 
   const reconstructed = await reconstructActualState({ rootDir: o.rootDir, asw, log });
   if (reconstructed > 0) log.info('actual state reconstructed from disk', { volumes: reconstructed });
