@@ -2,42 +2,20 @@
  * `stowage up` and its container runtime: an embedded containerd when containerd and runc are on
  * PATH (reported on the Node), and, without one, pods that say their containers do not run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, built, isRoot } from './helpers/env.js';
+import { built, isRoot } from './helpers/env.js';
 import { api, type Target } from './helpers/http.js';
-import { runtimeTestsMissing, unmountUnder } from './helpers/runtime.js';
+import { startUp, type RunningUp } from './helpers/up.js';
+import { runtimeTestsMissing, stopLeftoverContainerd, unmountUnder } from './helpers/runtime.js';
 
 const missing = runtimeTestsMissing();
 if (!built || !isRoot) console.warn('stowage up runtime tests skipped: they need root and a build (npm test builds)');
 if (missing.length > 0) console.warn(`stowage up embedded containerd test skipped: missing ${missing.join(', ')} (.ci/run installs them)`);
 
-interface Running {
-  child: ChildProcess;
-  target: Target;
-  exit: Promise<number | null>;
-}
-
-async function up(dataDir: string, extra: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'rtnode', '--no-hostpath', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = await new Promise<string>((res, rej) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /API server (https:\/\/\S+),/.exec(out);
-      if (m) res(m[1]!);
-    });
-    void exit.then((code) => rej(new Error(`stowage up exited with ${code}`)));
-  });
-  const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
-  const token = /token: (\S+)/.exec(kc)![1]!;
-  const caPem = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)![1]!, 'base64').toString();
-  return { child, exit, target: { baseUrl: url, token, caPem } };
-}
+const up = (dataDir: string, extra: string[] = []): Promise<RunningUp> => startUp(dataDir, ['--node-name', 'rtnode', '--no-hostpath', ...extra], 'inherit');
 
 const runtimeCondition = async (t: Target): Promise<unknown> =>
   ((await api(t, 'GET', '/api/v1/nodes/rtnode')).body?.status?.conditions ?? []).find((c: { type: string }) => c.type === 'ContainerRuntimeUnavailable');
@@ -46,6 +24,7 @@ describe.skipIf(!built || !isRoot)('stowage up and the container runtime', () =>
   const dirs: string[] = [];
   afterAll(async () => {
     for (const d of dirs) {
+      await stopLeftoverContainerd(join(d, 'containerd'));
       await unmountUnder(d);
       rmSync(d, { recursive: true, force: true });
     }

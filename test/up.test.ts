@@ -1,36 +1,15 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, built, isRoot } from './helpers/env.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, type Target } from './helpers/http.js';
+import { api } from './helpers/http.js';
+import { startUp, type RunningUp } from './helpers/up.js';
 
 if (!built) console.warn('stowage up tests skipped: run `npm run build` first (npm test does)');
 
-interface Running {
-  child: ChildProcess;
-  target: Target;
-  exit: Promise<number | null>;
-}
-
-async function up(dataDir: string, extra: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'testnode', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = await new Promise<string>((res, rej) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /API server (https:\/\/\S+),/.exec(out);
-      if (m) res(m[1]!);
-    });
-    void exit.then((code) => rej(new Error(`stowage up exited with ${code}`)));
-  });
-  const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
-  const token = /token: (\S+)/.exec(kc)![1]!;
-  const caPem = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)![1]!, 'base64').toString();
-  return { child, exit, target: { baseUrl: url, token, caPem } };
-}
+const up = (dataDir: string, extra: string[] = []): Promise<RunningUp> => startUp(dataDir, ['--node-name', 'testnode', ...extra]);
 
 describe.skipIf(!built)('stowage up', () => {
   const dirs: string[] = [];

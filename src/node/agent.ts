@@ -18,6 +18,10 @@ import { startVolumeManager, type VolumeManager } from './volumemanager/volume-m
 import type { MetricsRegistry } from '../util/metrics.js';
 import { connectRuntime, NO_RUNTIME, runtimeVersionString } from './runtime/info.js';
 import type { CriClient } from './runtime/client.js';
+import { ActivePods, startPodRuntimeManager, type PodRuntimeManager } from './runtime/manager.js';
+import { gatherHostInfo } from './nodestatus/host.js';
+import { podUid } from './volumemanager/types.js';
+import { subPathDir } from './volumemanager/operations/paths.js';
 
 export interface NodeAgentOptions {
   readonly client: RestClient;
@@ -111,6 +115,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     runtime?.client.close();
     throw e;
   }
+  const activePods = runtime ? new ActivePods() : undefined;
   const vmStop = new AbortController();
   setMaxListeners(0, vmStop.signal); // every informer and operation of the volume manager listens
   let volumeManager: VolumeManager | undefined;
@@ -127,6 +132,26 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       clock,
       log: log.child('volumemanager'),
       volumeOnly: runtime === undefined,
+      ...(activePods ? { runtimeActive: (uid: string) => activePods.isActive(uid) } : {}),
+    });
+  }
+  let podRuntime: PodRuntimeManager | undefined;
+  if (runtime && activePods && volumeManager) {
+    const vm = volumeManager;
+    podRuntime = await startPodRuntimeManager({
+      client: o.client,
+      cri: runtime.client,
+      nodeName: o.nodeName,
+      rootDir: dirs.root,
+      hostIP: (o.host ?? gatherHostInfo()).internalIP ?? '127.0.0.1',
+      volumes: {
+        mounted: (uid) => new Map(vm.asw.mountedVolumesForPod(podUid(uid)).filter((m) => m.state === 'Mounted').map((m) => [m.outerSpecName, m.hostPath])),
+        subPathDir: (uid, volume, container, index) => subPathDir(dirs.root, podUid(uid), volume, container, index),
+      },
+      activePods,
+      recorder,
+      signal: vmStop.signal,
+      log: log.child('runtime'),
     });
   }
   log.info('node agent started', { node: o.nodeName, root: o.rootDir });
@@ -136,6 +161,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     stopping ??= (async () => {
       // Volumes stay mounted: a restarted agent reconstructs them and never unmounts a live pod's.
       vmStop.abort();
+      await podRuntime?.stop();
       await volumeManager?.stop();
       await pluginManager.stop();
       await nodeStatus.stop();

@@ -4,7 +4,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readSync, closeSync, readFileSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readSync, closeSync, readdirSync, readFileSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -148,4 +148,55 @@ export async function unmountUnder(dir: string): Promise<void> {
     .filter((m) => m === dir || m.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
   for (const m of mounts) await run('umount', ['-l', m]).catch(() => undefined);
+}
+
+/**
+ * Stops a containerd that outlived the stowage that started it (its pid file under `dir`), and
+ * kills the shims (and their containers) it left: containers outlive containerd by design.
+ */
+export async function stopLeftoverContainerd(dir: string): Promise<void> {
+  await stopContainerd(dir);
+  for (const p of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    let cmd: string[];
+    try {
+      cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    const address = cmd[cmd.indexOf('-address') + 1] ?? '';
+    if (!cmd[0]?.includes('containerd-shim') || !address.startsWith(`${dir}/`)) continue;
+    const children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter((c) => c !== '');
+    for (const c of children) kill(Number(c));
+    kill(Number(p));
+  }
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+async function stopContainerd(dir: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(dir, 'containerd.pid'), 'utf8').trim());
+  } catch {
+    return;
+  }
+  const alive = (): boolean => {
+    try {
+      process.kill(pid, 0);
+      return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 10_000;
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (alive()) process.kill(pid, 'SIGKILL');
 }

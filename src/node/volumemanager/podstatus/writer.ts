@@ -37,6 +37,11 @@ export class PodStatusWriter {
     private readonly client: RestClient,
     private readonly exec: OperationExecutor,
     private readonly volumeOnly?: { readonly recorder: EventRecorder; readonly nodeName: string },
+    /**
+     * With a container runtime, it writes the pods' status; this writer only makes the final
+     * delete, once the runtime no longer runs the pod.
+     */
+    private readonly runtimeActive?: (uid: string) => boolean,
   ) {}
 
   sync(pods: readonly Pod[], asw: ActualStateOfWorld, dsw: DesiredStateOfWorld): void {
@@ -48,7 +53,8 @@ export class PodStatusWriter {
       if (this.doneAt.get(uid) === rv || this.exec.isPending(key)) continue;
       const u = podUid(uid);
       const action = decidePod(pod, asw.mountedVolumesForPod(u), dsw.volumesForPod(u).length, now);
-      if (action.kind === 'none') continue;
+      if (action.kind === 'none' || (this.runtimeActive && action.kind === 'running')) continue;
+      if (action.kind === 'delete' && this.runtimeActive?.(uid) === true) continue;
       // alreadyRunning / backingOff: the next pass asks again.
       this.exec.run(key, action.kind === 'delete' ? 'delete_pod' : 'update_pod_status', async () => {
         await this.write(pod, action);
