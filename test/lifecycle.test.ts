@@ -106,7 +106,7 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('lifecycle through stowage up 
     it.skipIf(variant.fsType === 'none')(variant.name, async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'stowage-e2e-'));
       dirs.push(dataDir);
-      const child: ChildProcess = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'e2e', ...(variant.attach ? ['--enable-attach'] : [])], {
+      const child: ChildProcess = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'e2e', '--no-container-runtime', ...(variant.attach ? ['--enable-attach'] : [])], {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
       const exit = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
