@@ -103,10 +103,6 @@ export function containerEnv(pod: Pod, c: Container, src: EnvSources): Map<strin
   return env;
 }
 
-/** A volumeMount's host side: the volume's host path, or the subPath inside it. */
-export interface MountSource {
-  readonly hostPath: string;
-}
 
 export function containerConfig(o: {
   pod: Pod;

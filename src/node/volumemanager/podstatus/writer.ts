@@ -38,8 +38,8 @@ export class PodStatusWriter {
     private readonly exec: OperationExecutor,
     private readonly volumeOnly?: { readonly recorder: EventRecorder; readonly nodeName: string },
     /**
-     * With a container runtime, it writes the pods' status; this writer only makes the final
-     * delete, once the runtime no longer runs the pod.
+     * With a container runtime, it writes the pods' status; this writer writes only the host-paths
+     * annotation, and the final delete once the runtime no longer runs the pod.
      */
     private readonly runtimeActive?: (uid: string) => boolean,
   ) {}
@@ -52,8 +52,13 @@ export class PodStatusWriter {
       const key = statusKey(uid);
       if (this.doneAt.get(uid) === rv || this.exec.isPending(key)) continue;
       const u = podUid(uid);
-      const action = decidePod(pod, asw.mountedVolumesForPod(u), dsw.volumesForPod(u).length, now);
-      if (action.kind === 'none' || (this.runtimeActive && action.kind === 'running')) continue;
+      let action = decidePod(pod, asw.mountedVolumesForPod(u), dsw.volumesForPod(u).length, now);
+      if (action.kind === 'none') continue;
+      // With a runtime, the containers' statuses are the pod's: only the annotation is ours to write.
+      if (this.runtimeActive && action.kind === 'running') {
+        if (action.annotation === undefined) continue;
+        action = { kind: 'running', annotation: action.annotation };
+      }
       if (action.kind === 'delete' && this.runtimeActive?.(uid) === true) continue;
       // alreadyRunning / backingOff: the next pass asks again.
       this.exec.run(key, action.kind === 'delete' ? 'delete_pod' : 'update_pod_status', async () => {
