@@ -4,7 +4,7 @@
  * a second pod reads it; restart policy and crash-loop backoff; termination in the kubelet's order
  * (the container gets SIGTERM while its volume is still mounted).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +57,8 @@ describe.skipIf(missing.length > 0)('pods on the embedded containerd', () => {
     const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Mi' } } } };
     expect((await api(t, 'POST', `${NS}/persistentvolumeclaims`, pvc)).status).toBe(201);
   };
-  const pod = async (name: string, script: string, o: { claim?: string; restartPolicy?: string; grace?: number } = {}): Promise<void> => {
+  const pod = async (name: string, script: string, o: { claim?: string; restartPolicy?: string; grace?: number; image?: string; init?: string[]; env?: unknown[] } = {}): Promise<void> => {
+    const mounts = o.claim ? { volumeMounts: [{ name: 'data', mountPath: '/data' }] } : {};
     const body = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -66,7 +67,8 @@ describe.skipIf(missing.length > 0)('pods on the embedded containerd', () => {
         nodeName: NODE,
         restartPolicy: o.restartPolicy ?? 'Never',
         ...(o.grace !== undefined ? { terminationGracePeriodSeconds: o.grace } : {}),
-        containers: [{ name: 'c', image, command: ['sh', '-c', script], env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }], ...(o.claim ? { volumeMounts: [{ name: 'data', mountPath: '/data' }] } : {}) }],
+        ...(o.init ? { initContainers: o.init.map((sh, i) => ({ name: `init${i}`, image, command: ['sh', '-c', sh], ...mounts })) } : {}),
+        containers: [{ name: 'c', image: o.image ?? image, command: ['sh', '-c', script], env: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, ...(o.env ?? [])], ...mounts }],
         ...(o.claim ? { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: o.claim } }] } : {}),
       },
     };
@@ -97,10 +99,45 @@ describe.skipIf(missing.length > 0)('pods on the embedded containerd', () => {
   it('termination: the container gets SIGTERM while its volume is still mounted; only then is the volume unmounted', async () => {
     await claim('term');
     await pod('stopper', 'trap "echo got-sigterm > /data/term; sync; exit 0" TERM; echo up > /data/up; while true; do sleep 0.1; done', { claim: 'term', grace: 30, restartPolicy: 'Always' });
-    await expect.poll(async () => (await status('stopper'))?.containerStatuses?.[0]?.state?.running, { timeout: 90_000 }).toBeDefined();
+    // Running is not enough: the shell must have set its trap, which it reports by writing /data/up.
+    await expect
+      .poll(async () => {
+        const paths = (await api(t, 'GET', `${NS}/pods/stopper`)).body?.metadata?.annotations?.['volumes.stowage.io/host-paths'];
+        const data = paths ? (JSON.parse(paths) as Record<string, string>)['data'] : undefined;
+        return data !== undefined && existsSync(join(data, 'up'));
+      }, { timeout: 90_000 })
+      .toBe(true);
     expect((await api(t, 'DELETE', `${NS}/pods/stopper`)).status).toBe(200);
     await expect.poll(async () => (await api(t, 'GET', `${NS}/pods/stopper`)).status, { timeout: 90_000 }).toBe(404);
     await pod('checker', 'test "$(cat /data/term)" = "got-sigterm"', { claim: 'term' });
     await expect.poll(async () => (await status('checker'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
+  }, 200_000);
+
+  it('init containers run in order, to completion, before the container; env from a configMap key', async () => {
+    await claim('ordered');
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { word: 'configured' } };
+    expect((await api(t, 'POST', `${NS}/configmaps`, cm)).status).toBe(201);
+    await pod('inits', 'echo "main $WORD" >> /data/order && test "$(cat /data/order)" = "$(printf \'first\\nsecond\\nmain configured\')"', {
+      claim: 'ordered',
+      init: ['echo first > /data/order', 'echo second >> /data/order'],
+      env: [{ name: 'WORD', valueFrom: { configMapKeyRef: { name: 'settings', key: 'word' } } }],
+    });
+    await expect.poll(async () => (await status('inits'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
+    const s = await status('inits');
+    expect(s.initContainerStatuses.map((c: { name: string; state: { terminated?: { reason: string } } }) => [c.name, c.state.terminated?.reason])).toEqual([['init0', 'Completed'], ['init1', 'Completed']]);
+  }, 120_000);
+
+  it('an image that cannot be pulled (missing tag, unreachable registry): ErrImagePull then ImagePullBackOff, events, and the node goes on', async () => {
+    await pod('missing-tag', 'true', { image: `${registry!.host}/busybox:no-such-tag` });
+    await pod('no-registry', 'true', { image: '127.0.0.1:1/busybox:t1' });
+    for (const name of ['missing-tag', 'no-registry']) {
+      await expect.poll(async () => (await status(name))?.containerStatuses?.[0]?.state?.waiting?.reason, { timeout: 90_000 }).toMatch(/^(ErrImagePull|ImagePullBackOff)$/);
+      expect((await status(name)).phase).toBe('Pending');
+      await expect
+        .poll(async () => ((await api(t, 'GET', `${NS}/events?fieldSelector=involvedObject.name=${name}`)).body?.items ?? []).map((e: { reason: string }) => e.reason), { timeout: 30_000 })
+        .toContain('Failed');
+    }
+    await pod('after-failures', 'true');
+    await expect.poll(async () => (await status('after-failures'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
   }, 200_000);
 });

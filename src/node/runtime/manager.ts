@@ -7,7 +7,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/events.js';
 import { informerFor, runInformers } from '../../client/informer.js';
 import type { RestClient } from '../../client/rest.js';
@@ -224,7 +224,15 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     let env: Map<string, string>;
     const mounts = new Map<number, string>();
     try {
-      env = containerEnv(pod, spec, { hostIP: o.hostIP, configMapKey: () => undefined, secretKey: () => undefined });
+      const data = await referencedData(pod, spec);
+      env = containerEnv(pod, spec, {
+        hostIP: o.hostIP,
+        configMapKey: (ns, name, key) => data.configMaps.get(`${ns}/${name}`)?.[key],
+        secretKey: (ns, name, key) => {
+          const v = data.secrets.get(`${ns}/${name}`)?.[key];
+          return v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8');
+        },
+      });
       const mounted = o.volumes.mounted(uid);
       for (const [i, m] of (spec.volumeMounts ?? []).entries()) {
         const host = mounted.get(m.name);
@@ -245,6 +253,24 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     o.recorder.event(pod, 'Normal', 'Created', `Created container ${name}`);
     await o.cri.startContainer(containerId, { signal });
     o.recorder.event(pod, 'Normal', 'Started', `Started container ${name}`);
+  };
+
+  /** The configMaps' and secrets' data the container's env names (absent ones stay absent). */
+  const referencedData = async (pod: Pod, spec: Container): Promise<{ configMaps: Map<string, Record<string, string>>; secrets: Map<string, Record<string, string>> }> => {
+    const ns = pod.metadata?.namespace ?? 'default';
+    const configMaps = new Map<string, Record<string, string>>();
+    const secrets = new Map<string, Record<string, string>>();
+    for (const e of spec.env ?? []) {
+      const cm = e.valueFrom?.configMapKeyRef?.name;
+      const sec = e.valueFrom?.secretKeyRef?.name;
+      try {
+        if (cm !== undefined && !configMaps.has(`${ns}/${cm}`)) configMaps.set(`${ns}/${cm}`, (await o.client.resource('ConfigMap').get(cm, { namespace: ns, signal })).data ?? {});
+        if (sec !== undefined && !secrets.has(`${ns}/${sec}`)) secrets.set(`${ns}/${sec}`, (await o.client.resource('Secret').get(sec, { namespace: ns, signal })).data ?? {});
+      } catch (err) {
+        if (!(toStowageError(err) instanceof NotFoundError)) throw err;
+      }
+    }
+    return { configMaps, secrets };
   };
 
   const writeStatus = async (pod: Pod, rt: RuntimePod, w: ReadonlyMap<string, Waiting>): Promise<void> => {
