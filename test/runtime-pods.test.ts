@@ -26,11 +26,12 @@ describe.skipIf(missing.length > 0)('pods on the embedded containerd', () => {
   let up: RunningUp | undefined;
   let t: Target;
   let image: string;
+  let pause: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'stowage-pods-'));
     registry = await startRegistry(join(dir, 'registry'));
-    const pause = await registry.push('pause', 't1', ['sleep', '2147483647']);
+    pause = await registry.push('pause', 't1', ['sleep', '2147483647']);
     image = await registry.push('busybox', 't1', ['sh']);
     up = await startUp(join(dir, 'data'), ['--node-name', NODE, '--pod-infra-container-image', pause], 'inherit');
     t = up.target;
@@ -140,4 +141,22 @@ describe.skipIf(missing.length > 0)('pods on the embedded containerd', () => {
     await pod('after-failures', 'true');
     await expect.poll(async () => (await status('after-failures'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
   }, 200_000);
+
+  it('SIGKILL of stowage while a pod runs: restarted on the same data dir, it adopts containerd and the pod; nothing restarts, nothing unmounts', async () => {
+    await claim('durable');
+    await pod('survivor', 'echo up > /data/up; while true; do sleep 1; done', { claim: 'durable', restartPolicy: 'Always' });
+    await expect.poll(async () => (await status('survivor'))?.containerStatuses?.[0]?.state?.running, { timeout: 90_000 }).toBeDefined();
+    const before = (await status('survivor')).containerStatuses[0].containerID;
+    up!.child.kill('SIGKILL');
+    await up!.exit;
+    up = await startUp(join(dir, 'data'), ['--node-name', NODE, '--pod-infra-container-image', pause], 'inherit');
+    t = up.target;
+    // A pod started after the restart running is the sign the restarted agent has synced its pods.
+    await pod('after-restart', 'true');
+    await expect.poll(async () => (await status('after-restart'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
+    const after = (await status('survivor')).containerStatuses[0];
+    expect(after).toMatchObject({ containerID: before, restartCount: 0, state: { running: {} } });
+    await pod('reader-after-restart', 'test "$(cat /data/up)" = up', { claim: 'durable' });
+    await expect.poll(async () => (await status('reader-after-restart'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
+  }, 240_000);
 });
