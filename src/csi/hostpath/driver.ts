@@ -24,14 +24,14 @@ export interface HostpathConfig {
 }
 
 /**
- * Shared context of the three services: configuration, persistent state, per-key locks and
- * paths. Lock keys: `vol:<id>` for anything touching one volume, `vname:<name>` and
- * `sname:<name>` to serialize CreateVolume/CreateSnapshot by name.
+ * The driver state every RPC works on: configuration, persistent state, per-key locks and
+ * paths. Lock keys: `vol:<id>` for anything touching one volume, `snap:<id>` for one snapshot,
+ * `vname:<name>` and `sname:<name>` to serialize CreateVolume/CreateSnapshot by name.
+ * Records with an intent (`pending`) are not volumes or snapshots yet (or any more): lookups
+ * by id or name and lists skip them.
  */
 export class HostpathDriver {
   readonly locks = new KeyedMutex();
-  /** Bytes promised to CreateVolume calls still copying data (not yet in state). */
-  readonly reserved = new Map<string, number>();
 
   private constructor(
     readonly config: HostpathConfig,
@@ -39,6 +39,7 @@ export class HostpathDriver {
     readonly log: Logger,
   ) {}
 
+  /** Loads the state without touching the disk beyond it; `recover` settles what a crash left. */
   static async open(config: HostpathConfig, log: Logger): Promise<HostpathDriver> {
     const store = await StateStore.open(config.stateDir);
     await mkdir(path.join(config.stateDir, 'volumes'), { recursive: true });
@@ -46,11 +47,30 @@ export class HostpathDriver {
     return new HostpathDriver(config, store, log);
   }
 
+  /** Every volume record, intents included. */
   get volumes(): Record<string, VolumeRecord> {
     return this.store.data.volumes;
   }
+  /** Every snapshot record, intents included. */
   get snapshots(): Record<string, SnapshotRecord> {
     return this.store.data.snapshots;
+  }
+
+  /** The volume `id`, unless absent or only an intent. */
+  volume(id: string): VolumeRecord | undefined {
+    const v = this.volumes[id];
+    return v && !v.pending ? v : undefined;
+  }
+  liveVolumes(): VolumeRecord[] {
+    return Object.values(this.volumes).filter((v) => !v.pending);
+  }
+  /** The snapshot `id`, unless absent or only an intent. */
+  snapshot(id: string): SnapshotRecord | undefined {
+    const s = this.snapshots[id];
+    return s && !s.pending ? s : undefined;
+  }
+  liveSnapshots(): SnapshotRecord[] {
+    return Object.values(this.snapshots).filter((s) => !s.pending);
   }
 
   volumePath(id: string): string {
@@ -61,16 +81,15 @@ export class HostpathDriver {
   }
 
   getVolume(id: string): VolumeRecord {
-    const v = this.volumes[id];
+    const v = this.volume(id);
     if (!v) throw notFound(`volume ${id} does not exist`);
     return v;
   }
 
-  /** Bytes allocated to volumes plus in-flight reservations. */
+  /** Bytes allocated to volumes, counting those being created (reserved) or deleted (not yet freed). */
   allocatedBytes(): number {
     let sum = 0;
     for (const v of Object.values(this.volumes)) sum += v.capacityBytes;
-    for (const r of this.reserved.values()) sum += r;
     return sum;
   }
 

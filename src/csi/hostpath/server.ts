@@ -4,10 +4,24 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { newLogger, type Logger } from '../../util/log.js';
 import { csiServices } from '../proto/index.js';
-import { controllerHandlers } from './controller.js';
-import { DEFAULT_DRIVER_NAME, HostpathDriver, type HostpathConfig } from './driver.js';
+import type { ControllerHandlers, NodeHandlers } from '../proto/types.js';
+import { controllerGetCapabilities, controllerModifyVolume } from './controller/capabilities.js';
+import { createVolume } from './controller/create-volume.js';
+import { deleteVolume } from './controller/delete-volume.js';
+import { controllerExpandVolume } from './controller/expand-volume.js';
+import { getCapacity } from './controller/get-capacity.js';
+import { controllerGetVolume, listVolumes } from './controller/get-volume.js';
+import { controllerPublishVolume, controllerUnpublishVolume } from './controller/publish.js';
+import { createSnapshot, deleteSnapshot, listSnapshots } from './controller/snapshots.js';
+import { validateVolumeCapabilities } from './controller/validate-capabilities.js';
+import { DEFAULT_DRIVER_NAME, HostpathDriver, unary, type HostpathConfig } from './driver.js';
 import { identityHandlers } from './identity.js';
-import { nodeHandlers } from './node.js';
+import { nodeExpandVolume } from './node/expand.js';
+import { nodeGetCapabilities, nodeGetInfo } from './node/info.js';
+import { nodePublishVolume, nodeUnpublishVolume } from './node/publish.js';
+import { nodeStageVolume, nodeUnstageVolume } from './node/stage.js';
+import { nodeGetVolumeStats } from './node/stats.js';
+import { recover } from './recover.js';
 
 export interface HostpathDriverOptions {
   /** `unix:///abs/path.sock`, `unix:/abs/path.sock` or a bare path. */
@@ -28,6 +42,42 @@ export interface RunningHostpathDriver {
   readonly driver: HostpathDriver;
   /** Resolves once the server has stopped (after `signal` aborts) and the socket is removed. */
   readonly done: Promise<void>;
+}
+
+/** The Controller service: one plain function per RPC over the driver state. */
+function controllerHandlers(d: HostpathDriver): ControllerHandlers {
+  const { log } = d;
+  return {
+    CreateVolume: unary(log, 'CreateVolume', (req) => createVolume(d, req)),
+    DeleteVolume: unary(log, 'DeleteVolume', (req) => deleteVolume(d, req)),
+    ControllerPublishVolume: unary(log, 'ControllerPublishVolume', (req) => controllerPublishVolume(d, req)),
+    ControllerUnpublishVolume: unary(log, 'ControllerUnpublishVolume', (req) => controllerUnpublishVolume(d, req)),
+    ValidateVolumeCapabilities: unary(log, 'ValidateVolumeCapabilities', (req) => validateVolumeCapabilities(d, req)),
+    ListVolumes: unary(log, 'ListVolumes', (req) => listVolumes(d, req)),
+    GetCapacity: unary(log, 'GetCapacity', (req) => getCapacity(d, req)),
+    ControllerGetCapabilities: unary(log, 'ControllerGetCapabilities', () => controllerGetCapabilities(d)),
+    CreateSnapshot: unary(log, 'CreateSnapshot', (req) => createSnapshot(d, req)),
+    DeleteSnapshot: unary(log, 'DeleteSnapshot', (req) => deleteSnapshot(d, req)),
+    ListSnapshots: unary(log, 'ListSnapshots', (req) => listSnapshots(d, req)),
+    ControllerExpandVolume: unary(log, 'ControllerExpandVolume', (req) => controllerExpandVolume(d, req)),
+    ControllerGetVolume: unary(log, 'ControllerGetVolume', (req) => controllerGetVolume(d, req)),
+    ControllerModifyVolume: unary(log, 'ControllerModifyVolume', () => controllerModifyVolume()),
+  };
+}
+
+/** The Node service: one plain function per RPC over the driver state. */
+function nodeHandlers(d: HostpathDriver): NodeHandlers {
+  const { log } = d;
+  return {
+    NodeStageVolume: unary(log, 'NodeStageVolume', (req) => nodeStageVolume(d, req)),
+    NodeUnstageVolume: unary(log, 'NodeUnstageVolume', (req) => nodeUnstageVolume(d, req)),
+    NodePublishVolume: unary(log, 'NodePublishVolume', (req) => nodePublishVolume(d, req)),
+    NodeUnpublishVolume: unary(log, 'NodeUnpublishVolume', (req) => nodeUnpublishVolume(d, req)),
+    NodeGetVolumeStats: unary(log, 'NodeGetVolumeStats', (req) => nodeGetVolumeStats(d, req)),
+    NodeExpandVolume: unary(log, 'NodeExpandVolume', (req) => nodeExpandVolume(d, req)),
+    NodeGetCapabilities: unary(log, 'NodeGetCapabilities', () => nodeGetCapabilities()),
+    NodeGetInfo: unary(log, 'NodeGetInfo', () => nodeGetInfo(d)),
+  };
 }
 
 /** Grace period for in-flight RPCs at shutdown; a mount normally completes well inside it. */
@@ -93,7 +143,8 @@ function validateOptions(o: HostpathDriverOptions): HostpathConfig {
 }
 
 /**
- * Starts the hostpath CSI driver: loads its state, removes a stale socket, serves Identity,
+ * Starts the hostpath CSI driver: loads its state, removes a stale socket, settles what a crash
+ * left (recover.ts), serves Identity,
  * Controller and Node on the unix socket. Resolves once listening; stop with `signal`.
  */
 export async function startHostpathDriver(o: HostpathDriverOptions): Promise<RunningHostpathDriver> {
@@ -110,6 +161,8 @@ export async function startHostpathDriver(o: HostpathDriverOptions): Promise<Run
 
   await mkdir(path.dirname(socketPath), { recursive: true });
   await removeStaleSocket(socketPath);
+  // After the socket check (a live driver there owns this state) and before serving.
+  await recover(driver);
   await new Promise<void>((resolve, reject) => {
     server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
   });

@@ -1,5 +1,6 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { crashPoint } from './crash.js';
 
 export const ACCESS_KINDS = ['mount', 'block'] as const;
 /** How a volume is stored: a directory (mount) or a sparse file behind a loop device (block). */
@@ -31,8 +32,16 @@ export interface PublishRecord {
   readonly mountFlags: readonly string[];
 }
 
+/**
+ * An intent recorded durably before acting on the disk and cleared after: a record with `pending`
+ * set is invisible to RPCs other than the one finishing it; start-up settles it (see recover.ts).
+ */
+export type Pending = 'create' | 'delete';
+export const PENDING = ['create', 'delete'] as const satisfies readonly Pending[];
+
 export interface VolumeRecord {
   readonly id: string;
+  pending?: Pending;
   readonly name: string;
   readonly kind: AccessKind;
   /** Mount volumes only: the filesystem on the backing file. Absent = a directory volume (older state files have none). */
@@ -51,6 +60,7 @@ export interface VolumeRecord {
 
 export interface SnapshotRecord {
   readonly id: string;
+  pending?: Pending;
   readonly name: string;
   readonly sourceVolumeId: string;
   readonly kind: AccessKind;
@@ -86,22 +96,27 @@ export function parseState(text: string): DriverStateData {
     if (!isRecord(v) || v.id !== id || typeof v.name !== 'string' || !ACCESS_KINDS.includes(v.kind as AccessKind) || typeof v.capacityBytes !== 'number' || (v.fsType !== undefined && typeof v.fsType !== 'string')) {
       throw new Error(`hostpath state: bad volume record ${id}`);
     }
+    if (v.pending !== undefined && !PENDING.includes(v.pending as Pending)) throw new Error(`hostpath state: bad volume record ${id}`);
     v.attachments = isRecord(v.attachments) ? v.attachments : {};
     v.staged = isRecord(v.staged) ? v.staged : {};
     v.published = isRecord(v.published) ? v.published : {};
     v.parameters = isRecord(v.parameters) ? v.parameters : {};
   }
   for (const [id, s] of Object.entries(raw.snapshots)) {
-    if (!isRecord(s) || s.id !== id || typeof s.name !== 'string' || typeof s.sourceVolumeId !== 'string' || (s.fsType !== undefined && typeof s.fsType !== 'string')) {
+    if (!isRecord(s) || s.id !== id || typeof s.name !== 'string' || typeof s.sourceVolumeId !== 'string' || (s.fsType !== undefined && typeof s.fsType !== 'string') || (s.pending !== undefined && !PENDING.includes(s.pending as Pending))) {
       throw new Error(`hostpath state: bad snapshot record ${id}`);
     }
   }
   return raw as unknown as DriverStateData;
 }
 
+/** Temp files of state writes: `state.json.tmp-<pid>`. */
+const isStateTemp = (name: string): boolean => name.startsWith(`${STATE_FILE}.tmp-`);
+
 /**
  * The driver's persistent state: in memory, written as JSON to `<stateDir>/state.json` after every
- * change (temp file + fsync + rename, so a crash leaves the old or the new file, never half of one).
+ * change (temp file + fsync + rename + fsync of the directory, so a crash or power loss leaves the
+ * old or the new file, never half of one, and a completed save is never undone).
  * Saves are serialized; each writes the latest in-memory state.
  */
 export class StateStore {
@@ -110,24 +125,31 @@ export class StateStore {
   private constructor(
     readonly dir: string,
     readonly data: DriverStateData,
+    /** False when there was no state file: a fresh driver, or one whose state was lost. */
+    readonly loaded: boolean,
   ) {}
 
+  /** Loads the state; temp files a killed write left behind are removed first. */
   static async open(dir: string): Promise<StateStore> {
     await mkdir(dir, { recursive: true });
+    for (const name of (await readdir(dir)).filter(isStateTemp)) await unlink(path.join(dir, name));
     let data: DriverStateData;
+    let loaded = true;
     try {
       data = parseState(await readFile(path.join(dir, STATE_FILE), 'utf8'));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       data = emptyState();
+      loaded = false;
     }
-    return new StateStore(dir, data);
+    return new StateStore(dir, data, loaded);
   }
 
   /**
-   * Persists the current state. Resolves once a write that includes every change so far is on disk.
-   * Group commit: saves asked for while a write is still waiting to start share that write (it
-   * serializes the state when it starts), so a burst of RPCs costs two writes, not one each.
+   * Persists the current state. Resolves once a write that includes every change so far is
+   * durable: a caller replies only after that. Group commit: saves asked for while a write is
+   * still waiting to start share that write (it serializes the state when it starts), so a burst
+   * of RPCs costs two writes, not one each.
    */
   save(): Promise<void> {
     if (this.waiting) return this.waiting;
@@ -135,23 +157,37 @@ export class StateStore {
       .catch(() => undefined)
       .then(() => {
         this.waiting = undefined; // changes from here on need the next write
-        return this.write();
+        return this.write(JSON.stringify(this.data));
       });
     this.waiting = next;
     this.saving = next;
     return next;
   }
 
-  private async write(): Promise<void> {
+  private async write(text: string): Promise<void> {
     const file = path.join(this.dir, STATE_FILE);
     const tmp = `${file}.tmp-${process.pid}`;
-    const fh = await open(tmp, 'w', 0o600);
     try {
-      await fh.writeFile(JSON.stringify(this.data));
-      await fh.sync();
-    } finally {
-      await fh.close();
+      const fh = await open(tmp, 'w', 0o600);
+      try {
+        await fh.writeFile(text);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      crashPoint('state:tmp-written');
+      await rename(tmp, file);
+    } catch (e) {
+      await unlink(tmp).catch(() => undefined);
+      throw e;
     }
-    await rename(tmp, file);
+    crashPoint('state:renamed');
+    // The rename is durable only once the directory entry is.
+    const dh = await open(this.dir, 'r');
+    try {
+      await dh.sync();
+    } finally {
+      await dh.close();
+    }
   }
 }
