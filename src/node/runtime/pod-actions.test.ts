@@ -110,5 +110,6 @@ describe('runtimePodStatus', () => {
     expect(podPhase(p, [], rt)).toBe('Pending');
     const s = runtimePodStatus({ pod: p, rt, waiting: new Map(), sandboxId: 's1', nowMs: T });
     expect(s['conditions']).toContainEqual(expect.objectContaining({ type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized' }));
+    expect((s['containerStatuses'] as unknown[])[0]).toMatchObject({ state: { waiting: { reason: 'PodInitializing' } } });
   });
 });

@@ -29,7 +29,7 @@ function terminated(c: ContainerInfo): ContainerState {
   };
 }
 
-function containerStatus(pod: Pod, spec: Container, rt: RuntimePod, waiting: ReadonlyMap<string, Waiting>, sandboxId: string | undefined): ContainerStatus {
+function containerStatus(pod: Pod, spec: Container, rt: RuntimePod, waiting: ReadonlyMap<string, Waiting>, sandboxId: string | undefined, notStarted: string): ContainerStatus {
   const all = rt.containers;
   const latest = latestOf(all, spec.name);
   const prev = previousOf(all, spec.name);
@@ -48,7 +48,7 @@ function containerStatus(pod: Pod, spec: Container, rt: RuntimePod, waiting: Rea
     } else state = terminated(latest);
     if (!again && prev) lastState = terminated(prev);
   } else {
-    state = { waiting: { reason: w?.reason ?? 'ContainerCreating', ...(w?.message ? { message: w.message } : {}) } };
+    state = { waiting: { reason: w?.reason ?? notStarted, ...(w?.message ? { message: w.message } : {}) } };
     if (prev) lastState = terminated(prev);
   }
   const isRunning = state.running !== undefined;
@@ -118,10 +118,14 @@ function condition(pod: Pod, type: string, ok: boolean, nowIso: string, reason?:
 export function runtimePodStatus(i: PodStatusInput): Record<string, unknown> {
   const { pod, rt } = i;
   const nowIso = metaTime(i.nowMs);
-  const initStatuses = (pod.spec?.initContainers ?? []).map((c) => containerStatus({ ...pod, spec: { ...pod.spec!, restartPolicy: restartPolicyOf(pod) === 'Always' ? 'OnFailure' : restartPolicyOf(pod) } }, c, rt, i.waiting, i.sandboxId));
-  const statuses = (pod.spec?.containers ?? []).map((c) => containerStatus(pod, c, rt, i.waiting, i.sandboxId));
-  const phase = podPhase(pod, statuses, rt);
+  // The kubelet's waiting reason for a container not started yet: PodInitializing while init
+  // containers run, ContainerCreating after.
   const initialized = initDone(pod, rt);
+  const notStarted = initialized ? 'ContainerCreating' : 'PodInitializing';
+  const initPod = { ...pod, spec: { ...pod.spec!, restartPolicy: restartPolicyOf(pod) === 'Always' ? 'OnFailure' : restartPolicyOf(pod) } };
+  const initStatuses = (pod.spec?.initContainers ?? []).map((c) => containerStatus(initPod, c, rt, i.waiting, i.sandboxId, 'PodInitializing'));
+  const statuses = (pod.spec?.containers ?? []).map((c) => containerStatus(pod, c, rt, i.waiting, i.sandboxId, notStarted));
+  const phase = podPhase(pod, statuses, rt);
   const allReady = statuses.length > 0 && statuses.every((s) => s.ready);
   const finished = phase === 'Succeeded' || phase === 'Failed';
   const notReadyReason = finished ? 'PodCompleted' : 'ContainersNotReady';
