@@ -51,7 +51,7 @@ describe.skipIf(missing.length > 0)('CRI client on an embedded containerd', () =
     expect(st.status?.conditions.find((c) => c.type === 'RuntimeReady')?.status).toBe(true);
   });
 
-  it('pulls an image from the loopback registry, runs a container on the host network that writes to a mounted directory, and reports its exit', async () => {
+  it('pulls an image from the loopback registry, runs a container (with cpu and memory limits) on the host network that writes to a mounted directory, and reports its exit', async () => {
     expect(await cri!.imageStatus(image)).toBeNull();
     const pulled = await cri!.pullImage({ image: { image } });
     expect(pulled.imageRef).toMatch(/^sha256:/);
@@ -80,6 +80,7 @@ describe.skipIf(missing.length > 0)('CRI client on an embedded containerd', () =
         envs: [{ key: 'NAME', value: 'writer' }],
         mounts: [{ containerPath: '/data', hostPath: data }],
         logPath: 'writer/0.log',
+        linux: { resources: { cpuShares: 256, cpuPeriod: 100_000, cpuQuota: 50_000, memoryLimitInBytes: 64 * 1024 * 1024 } },
       },
     });
     await cri!.startContainer(containerId);

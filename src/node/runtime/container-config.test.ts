@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import { ContainerConfigError, containerConfig, containerEnv, expandVars, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
+import type { Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import { ContainerConfigError, containerConfig, containerEnv, expandVars, linuxResources, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
 
 const pod: Pod = {
   metadata: { name: 'p', namespace: 'ns', uid: 'u1', labels: { app: 'web' } },
@@ -71,5 +71,14 @@ describe('container config', () => {
     { image: 'busybox@sha256:abc', want: 'IfNotPresent' },
   ])('default pull policy of $image: $want', ({ image, want }) => {
     expect(pullPolicyOf({ name: 'c', image })).toBe(want);
+  });
+
+  it.each<{ resources: ResourceRequirements; want: object }>([
+    { resources: {}, want: { cpuShares: 2 } },
+    { resources: { requests: { cpu: '250m' } }, want: { cpuShares: 256 } },
+    { resources: { limits: { cpu: '1', memory: '64Mi' } }, want: { cpuShares: 1024, cpuPeriod: 100_000, cpuQuota: 100_000, memoryLimitInBytes: 67_108_864 } },
+    { resources: { requests: { cpu: '100m' }, limits: { cpu: '5m' } }, want: { cpuShares: 102, cpuPeriod: 100_000, cpuQuota: 1_000 } },
+  ])('resources $resources → $want', ({ resources, want }) => {
+    expect(linuxResources({ name: 'c', resources })).toEqual(want);
   });
 });

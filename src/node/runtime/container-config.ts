@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { Container, EnvVar, Pod } from 'kubernetes-types/core/v1.js';
 import type * as T from './proto/types.js';
+import { quantityNanos, quantityValue } from '../../kube/quantity.js';
 
 // The labels the kubelet puts on sandboxes and containers; how it finds a pod's after a restart.
 export const LABEL_POD_NAME = 'io.kubernetes.pod.name';
@@ -139,6 +140,7 @@ export function containerConfig(o: {
     stdinOnce: c.stdinOnce === true,
     tty: c.tty === true,
     linux: {
+      resources: linuxResources(c),
       securityContext: {
         privileged: sc?.privileged === true,
         readonlyRootfs: sc?.readOnlyRootFilesystem === true,
@@ -149,6 +151,30 @@ export function containerConfig(o: {
         ...(sc?.capabilities ? { capabilities: { addCapabilities: sc.capabilities.add ?? [], dropCapabilities: sc.capabilities.drop ?? [] } } : {}),
       },
     },
+  };
+}
+
+const MIN_SHARES = 2;
+const SHARES_PER_CPU = 1024;
+const QUOTA_PERIOD_US = 100_000;
+const MIN_QUOTA_US = 1_000;
+
+const milli = (q: string | number | undefined): number => Number((quantityNanos(q) + 999_999n) / 1_000_000n);
+
+/**
+ * The container's cgroup limits as the kubelet computes them: cpu shares from the request (the
+ * limit when no request), CFS quota over a 100 ms period from the cpu limit, the memory limit.
+ */
+export function linuxResources(c: Container): T.LinuxContainerResources {
+  const req = c.resources?.requests ?? {};
+  const lim = c.resources?.limits ?? {};
+  const cpuReq = milli(req['cpu'] ?? lim['cpu']);
+  const cpuLim = milli(lim['cpu']);
+  const mem = lim['memory'] !== undefined ? Number(quantityValue(lim['memory'])) : 0;
+  return {
+    cpuShares: Math.max(MIN_SHARES, Math.floor((cpuReq * SHARES_PER_CPU) / 1000)),
+    ...(cpuLim > 0 ? { cpuPeriod: QUOTA_PERIOD_US, cpuQuota: Math.max(MIN_QUOTA_US, Math.floor((cpuLim * QUOTA_PERIOD_US) / 1000)) } : {}),
+    ...(mem > 0 ? { memoryLimitInBytes: mem } : {}),
   };
 }
 
