@@ -1,12 +1,14 @@
-import { accessSync, constants } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { startControlPlane } from './controlplane.js';
+import { startControlPlane, type ControlPlane } from './controlplane.js';
 import { openSqliteStore } from '../store/sqlite.js';
-import { ensureDir } from '../util/fsutil.js';
+import type { Store } from '../store/store.js';
+import { untilAborted } from '../util/abort.js';
 import { startAllInOne, type AllInOne } from './allinone.js';
+import { prepareDataDir } from './datadir.js';
 import { CliError } from './errors.js';
 import { DEFAULT_SANDBOX_IMAGE } from '../node/runtime/containerd.js';
+import { runUntilSignalled } from './signals.js';
 import { parseGoDuration, type RequestLimits } from '../api/limits.js';
 
 export interface UpOptions {
@@ -57,21 +59,52 @@ export function upCommand(program: Command): void {
 export async function runUp(o: UpOptions): Promise<void> {
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(o.port)}: must be 0-65535`);
+  // Flags first: a bad one leaves nothing behind.
   const limits = requestLimitFlags(o);
-  const dataDir = resolve(o.dataDir);
-  try {
-    ensureDir(dataDir, 0o700);
-    accessSync(dataDir, constants.W_OK);
-  } catch (e) {
-    throw new CliError(`data dir ${dataDir} is not writable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  let store;
+  await runUntilSignalled(async (signal) => {
+    const dataDir = await prepareDataDir(resolve(o.dataDir));
+    let up: Up;
+    try {
+      up = await start(o, dataDir.path, port, limits);
+    } catch (e) {
+      await dataDir.undo();
+      throw e;
+    }
+    // Asked to stop while starting: stop without announcing a start.
+    if (!signal.aborted) process.stdout.write(banner(up, dataDir.path));
+    await untilAborted(signal);
+    await up.node?.stop();
+    await up.plane.close();
+    await up.store.close();
+  });
+}
+
+/** What `stowage up` prints once it runs (README.md shows it; test/up.test.ts holds them equal). */
+function banner(up: Up, dataDir: string): string {
+  return [
+    `Stowage is running: API server ${up.plane.api.url}, data in ${dataDir}${up.node ? `, node ${up.node.nodeName}` : ''}`,
+    `  export KUBECONFIG=${up.plane.kubeconfigPath}`,
+    `  kubectl get nodes,csinodes,pv,pvc -A`,
+    `Stop with Ctrl-C.`,
+    '',
+  ].join('\n');
+}
+
+interface Up {
+  readonly store: Store;
+  readonly plane: ControlPlane;
+  readonly node?: AllInOne;
+}
+
+/** Starts the store, the control plane and the node side; on failure closes what it started. */
+async function start(o: UpOptions, dataDir: string, port: number, limits: Partial<RequestLimits>): Promise<Up> {
+  let store: Store;
   try {
     store = openSqliteStore({ path: join(dataDir, 'stowage.db') });
   } catch (e) {
     throw new CliError(`cannot open the store in ${dataDir}: ${(e as Error).message}`);
   }
-  let plane;
+  let plane: ControlPlane;
   try {
     plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true, limits });
   } catch (e) {
@@ -82,44 +115,22 @@ export async function runUp(o: UpOptions): Promise<void> {
     if (err.code === 'EACCES') throw new CliError(`cannot listen on ${o.address}:${port}: permission denied`);
     throw e;
   }
-  let node: AllInOne | undefined;
-  if (o.node !== false) {
-    try {
-      node = await startAllInOne({
-        client: plane.client,
-        dataDir,
-        hostpath: o.hostpath !== false,
-        nodeName: o.nodeName,
-        enableAttach: o.enableAttach === true,
-        containerRuntime: o.containerRuntimeEndpoint !== undefined ? { endpoint: o.containerRuntimeEndpoint } : o.containerRuntime === false ? 'none' : { embedded: o.podInfraContainerImage ?? DEFAULT_SANDBOX_IMAGE },
-      });
-    } catch (e) {
-      await plane.close();
-      await store.close();
-      throw new CliError(`cannot start the node agent: ${(e as Error).message}`);
-    }
+  if (o.node === false) return { store, plane };
+  try {
+    const node = await startAllInOne({
+      client: plane.client,
+      dataDir,
+      hostpath: o.hostpath !== false,
+      nodeName: o.nodeName,
+      enableAttach: o.enableAttach === true,
+      containerRuntime: o.containerRuntimeEndpoint !== undefined ? { endpoint: o.containerRuntimeEndpoint } : o.containerRuntime === false ? 'none' : { embedded: o.podInfraContainerImage ?? DEFAULT_SANDBOX_IMAGE },
+    });
+    return { store, plane, node };
+  } catch (e) {
+    await plane.close();
+    await store.close();
+    throw new CliError(`cannot start the node agent: ${(e as Error).message}`);
   }
-  process.stdout.write(
-    [
-      `Stowage is running: API server ${plane.api.url}, data in ${dataDir}${node ? `, node ${node.nodeName}` : ''}`,
-      `  export KUBECONFIG=${plane.kubeconfigPath}`,
-      `  kubectl get pv,pvc,sc -A`,
-      `Stop with Ctrl-C.`,
-      '',
-    ].join('\n'),
-  );
-  await new Promise<void>((resolveStop) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolveStop();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  await node?.stop();
-  await plane.close();
-  await store.close();
 }
 
 /** kube-apiserver's flags of the same names. */

@@ -65,8 +65,6 @@ export interface PodRuntimeManagerOptions {
   readonly log?: Logger;
   /** Runtime relist period (kubelet PLEG: 1 s). */
   readonly periodMs?: number;
-  /** How long a pod waits for its volumes before an event names the unmounted ones (kubelet: 2 min). */
-  readonly volumeWaitMs?: number;
 }
 
 export interface PodRuntimeManager {
@@ -94,7 +92,6 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const exitedCache = new Map<string, ContainerInfo>();
   const waiting = new Map<string, Map<string, Waiting>>();
   const imageBackoff = new Map<string, { failures: number; untilMs: number }>();
-  const volumeWaitSince = new Map<string, number>();
   const lastStatus = new Map<string, string>();
 
   const readRuntimePod = async (uid: string): Promise<RuntimePod> => {
@@ -198,21 +195,11 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
   };
 
+  // The volume manager's populator reports a pod still waiting for its volumes (the kubelet's
+  // FailedMount summary after 2m3s); here the pod only waits.
   const volumesReady = (pod: Pod): boolean => {
-    const uid = pod.metadata?.uid ?? '';
-    const mounted = o.volumes.mounted(uid);
-    const unmounted = (pod.spec?.volumes ?? []).map((v) => v.name).filter((n) => !mounted.has(n));
-    if (unmounted.length === 0) {
-      volumeWaitSince.delete(uid);
-      return true;
-    }
-    const since = volumeWaitSince.get(uid) ?? clock.now();
-    volumeWaitSince.set(uid, since);
-    if (clock.now() - since >= (o.volumeWaitMs ?? 120_000)) {
-      volumeWaitSince.set(uid, clock.now());
-      o.recorder.event(pod, 'Warning', 'FailedMount', `Unable to attach or mount volumes: unmounted volumes=[${unmounted.join(' ')}]: timed out waiting for the condition`);
-    }
-    return false;
+    const mounted = o.volumes.mounted(pod.metadata?.uid ?? '');
+    return (pod.spec?.volumes ?? []).every((v) => mounted.has(v.name));
   };
 
   const startContainer = async (pod: Pod, sandboxId: string, name: string, init: boolean, attempt: number, sandboxAttempt: number, w: Map<string, Waiting>): Promise<void> => {

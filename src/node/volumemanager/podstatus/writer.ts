@@ -55,6 +55,7 @@ export class PodStatusWriter {
       let action = decidePod(pod, asw.mountedVolumesForPod(u), dsw.volumesForPod(u).length, now);
       if (action.kind === 'none') continue;
       // With a runtime, the containers' statuses are the pod's: only the annotation is ours to write.
+      if (this.runtimeActive && action.kind === 'creating') continue;
       if (this.runtimeActive && action.kind === 'running') {
         if (action.annotation === undefined) continue;
         action = { kind: 'running', annotation: action.annotation };
@@ -82,7 +83,7 @@ export class PodStatusWriter {
       }
       // One write: pods/status keeps the metadata it is sent (as Kubernetes' pod status strategy does).
       const patch: Record<string, unknown> = {};
-      if (action.annotation !== undefined) patch['metadata'] = { annotations: { [HOST_PATHS_ANNOTATION]: action.annotation } };
+      if (action.kind === 'running' && action.annotation !== undefined) patch['metadata'] = { annotations: { [HOST_PATHS_ANNOTATION]: action.annotation } };
       if (action.status) patch['status'] = action.status;
       await pods.patchStatus(name, 'merge', patch, { namespace });
       if (action.status && this.volumeOnly) {
