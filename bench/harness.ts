@@ -34,7 +34,8 @@ export async function startBenchServer(extraArgs: string[] = process.env.STOWAGE
   const dataDir = mkdtempSync(join(tmpdir(), 'stowage-bench-'));
   const bin = resolve(repoRoot(), 'bin', 'stowage');
   const nodeArgs = (process.env.STOWAGE_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Volume-only pods (the benchmarks measure the storage path; containers would need an image).
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, '--no-container-runtime', ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((res, rej) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {

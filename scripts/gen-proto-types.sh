@@ -4,10 +4,13 @@
 # defaults and virtual oneof fields on output); keep both in step.
 set -eu
 cd "$(dirname "$0")/.."
-out=src/csi/proto/generated
-rm -rf "$out"
-node node_modules/@grpc/proto-loader/build/bin/proto-loader-gen-types.js \
-  --longs=Number --enums=String --defaults --oneofs \
-  --grpcLib=@grpc/grpc-js --importFileExtension=.js \
-  -I src/csi/proto -O "$out" \
-  csi.proto pluginregistration.proto
+gen() { # <proto dir> <files...>
+  dir=$1; shift
+  rm -rf "$dir/generated"
+  node node_modules/@grpc/proto-loader/build/bin/proto-loader-gen-types.js \
+    --longs=Number --enums=String --defaults --oneofs \
+    --grpcLib=@grpc/grpc-js --importFileExtension=.js \
+    -I "$dir" -O "$dir/generated" "$@"
+}
+gen src/csi/proto csi.proto pluginregistration.proto
+gen src/node/runtime/proto cri.proto

@@ -20,7 +20,7 @@ interface Running {
 
 /** Starts `stowage up` in its own process group, as a shell starts a foreground job. */
 async function up(dataDir: string, extra: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'testnode', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'testnode', '--no-container-runtime', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));

@@ -71,7 +71,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
 
   const attachFlag = o.attach ? ['--enable-attach'] : [];
   const args: Record<ProcessName, string[]> = {
-    up: ['up', '--port', String(port), '--data-dir', dataDir, '--node-name', NODE_NAME, ...attachFlag],
+    up: ['up', '--port', String(port), '--data-dir', dataDir, '--node-name', NODE_NAME, '--no-container-runtime', ...attachFlag],
     api: ['up', '--port', String(port), '--data-dir', dataDir, '--no-node', '--no-controllers'],
     controllers: ['controllers', '--kubeconfig', kubeconfig],
     driver: ['csi-hostpath', '--endpoint', `unix://${driverSocket}`, '--node-id', NODE_NAME, '--state-dir', driverStateDir, ...attachFlag],

@@ -11,6 +11,7 @@ import { runRegistrar } from '../csi/registrar/registrar.js';
 import { runCsiSidecar } from '../csi/sidecar/sidecar.js';
 import { startNodeAgent, type NodeAgent } from '../node/agent.js';
 import { ensureDir } from '../util/fsutil.js';
+import { missingRuntimePrograms, startEmbeddedContainerd, type EmbeddedContainerd } from '../node/runtime/containerd.js';
 import { newLogger } from '../util/log.js';
 
 const log = newLogger('up');
@@ -25,6 +26,11 @@ export interface AllInOneOptions {
   readonly nodeName?: string;
   /** Create the default StorageClass `standard` for the built-in driver when no default class exists (default true). */
   readonly defaultClass?: boolean;
+  /**
+   * Where pods' containers run: a given CRI endpoint; an embedded containerd (with this sandbox
+   * image) when containerd and runc are on PATH, else none; or none.
+   */
+  readonly containerRuntime?: { readonly endpoint: string } | { readonly embedded: string } | 'none';
 }
 
 export interface AllInOne {
@@ -53,7 +59,15 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     if (!stop.signal.aborted) log.error(what, { error: e instanceof Error ? e.message : String(e) });
   };
   const rootDir = join(o.dataDir, 'node');
-  const agent = await startNodeAgent({ client: o.client, nodeName, rootDir, signal: stop.signal });
+  const containerd = await startRuntime(o);
+  let agent: NodeAgent;
+  try {
+    const endpoint = containerd?.endpoint ?? (typeof o.containerRuntime === 'object' && 'endpoint' in o.containerRuntime ? o.containerRuntime.endpoint : undefined);
+    agent = await startNodeAgent({ client: o.client, nodeName, rootDir, signal: stop.signal, containerRuntimeEndpoint: endpoint, noRuntimeAsked: o.containerRuntime === 'none' });
+  } catch (e) {
+    await containerd?.stop();
+    throw e;
+  }
   const background: Promise<unknown>[] = [];
   if (o.hostpath) {
     const driverDir = join(agent.dirs.plugins, DEFAULT_DRIVER_NAME);
@@ -82,8 +96,21 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
       stop.abort();
       await agent.stop();
       await Promise.allSettled(background);
+      await containerd?.stop();
     },
   };
+}
+
+/** The embedded containerd, when asked for and possible; otherwise says why pods will run no containers. */
+async function startRuntime(o: AllInOneOptions): Promise<EmbeddedContainerd | undefined> {
+  const want = o.containerRuntime;
+  if (want === undefined || want === 'none' || 'endpoint' in want) return undefined;
+  const missing = missingRuntimePrograms();
+  if (missing.length > 0) {
+    log.warn(`no embedded container runtime: ${missing.join(' and ')} not on PATH; pods get their volumes but their containers do not run`);
+    return undefined;
+  }
+  return startEmbeddedContainerd({ dir: join(o.dataDir, 'containerd'), sandboxImage: want.embedded, log: log.child('containerd') });
 }
 
 /** Creates or updates the CSIDriver object of a built-in driver. */

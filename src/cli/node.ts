@@ -16,6 +16,7 @@ interface NodeFlags {
   readonly nodeName: string;
   readonly rootDir: string;
   readonly backoffCap: number;
+  readonly containerRuntimeEndpoint?: string;
 }
 
 export function nodeCommand(program: Command): Command {
@@ -26,11 +27,20 @@ export function nodeCommand(program: Command): Command {
     .option('--node-name <name>', 'name of this node (default: the host name, lower-cased as the kubelet does)', hostname().toLowerCase())
     .option('--root-dir <dir>', 'root of plugins_registry/, plugins/ and pods/', DEFAULT_NODE_ROOT_DIR)
     .option('--backoff-cap <duration>', 'cap of the per-plugin registration retry backoff', parseDuration, DEFAULT_BACKOFF.capMs)
+    .option('--container-runtime-endpoint <endpoint>', "the CRI runtime's socket, e.g. unix:///run/containerd/containerd.sock (default: none; pods get volumes but no containers)")
     .action(async (f: NodeFlags) => {
       const client = new RestClient({ ...(await loadKubeconfig(f.kubeconfig)), userAgent: 'stowage-node' });
       try {
         await runUntilSignalled((signal) =>
-          runNodeAgent({ client, nodeName: f.nodeName, rootDir: f.rootDir, backoffCapMs: f.backoffCap, signal, log: newLogger('node') }),
+          runNodeAgent({
+            client,
+            nodeName: f.nodeName,
+            rootDir: f.rootDir,
+            backoffCapMs: f.backoffCap,
+            signal,
+            log: newLogger('node'),
+            containerRuntimeEndpoint: f.containerRuntimeEndpoint,
+          }),
         );
       } finally {
         client.close();

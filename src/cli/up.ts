@@ -7,6 +7,7 @@ import { untilAborted } from '../util/abort.js';
 import { startAllInOne, type AllInOne } from './allinone.js';
 import { prepareDataDir } from './datadir.js';
 import { CliError } from './errors.js';
+import { DEFAULT_SANDBOX_IMAGE } from '../node/runtime/containerd.js';
 import { runUntilSignalled } from './signals.js';
 import { parseGoDuration, type RequestLimits } from '../api/limits.js';
 
@@ -24,6 +25,10 @@ export interface UpOptions {
   readonly enableAttach?: boolean;
   /** commander's --no-default-class */
   readonly defaultClass?: boolean;
+  readonly containerRuntimeEndpoint?: string;
+  /** commander's --no-container-runtime */
+  readonly containerRuntime?: boolean;
+  readonly podInfraContainerImage?: string;
   readonly maxRequestsInflight?: string;
   readonly maxMutatingRequestsInflight?: string;
   readonly requestTimeout?: string;
@@ -43,6 +48,9 @@ export function upCommand(program: Command): void {
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
     .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false)
     .option('--no-default-class', 'do not create the default StorageClass "standard" for the built-in driver')
+    .option('--container-runtime-endpoint <endpoint>', 'run pods on this CRI runtime instead of an embedded containerd')
+    .option('--no-container-runtime', 'run no containers: pods get their volumes only (as when containerd and runc are not on PATH)')
+    .option('--pod-infra-container-image <image>', 'the sandbox ("pause") image of the embedded containerd', DEFAULT_SANDBOX_IMAGE)
     .option('--max-requests-inflight <n>', 'read-only requests served at once, beyond which 429 (0 = no limit)', '400')
     .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once, beyond which 429 (0 = no limit)', '200')
     .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s')
@@ -112,7 +120,15 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   }
   if (o.node === false) return { store, plane };
   try {
-    const node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName, enableAttach: o.enableAttach === true, defaultClass: o.defaultClass !== false });
+    const node = await startAllInOne({
+      client: plane.client,
+      dataDir,
+      hostpath: o.hostpath !== false,
+      nodeName: o.nodeName,
+      enableAttach: o.enableAttach === true,
+      defaultClass: o.defaultClass !== false,
+      containerRuntime: o.containerRuntimeEndpoint !== undefined ? { endpoint: o.containerRuntimeEndpoint } : o.containerRuntime === false ? 'none' : { embedded: o.podInfraContainerImage ?? DEFAULT_SANDBOX_IMAGE },
+    });
     return { store, plane, node };
   } catch (e) {
     await plane.close();

@@ -1,5 +1,5 @@
 /**
- * gRPC status → Stowage error, once, at the CSI edge. The table is the single source of truth for
+ * gRPC status → Stowage error, once, at the gRPC edge (CSI drivers, the container runtime). The table is the single source of truth for
  * whether a retry can help (`retryable`) and whether the driver may still be working on the
  * operation (`uncertain`, the kubelet's "non-final" codes: it must assume e.g. a mount happened).
  */
@@ -43,11 +43,14 @@ export function grpcCodeName(code: number): GrpcCodeName {
   return (GRPC_CODES as Record<number, CodeInfo | undefined>)[code]?.name ?? `CODE_${code}`;
 }
 
-/** A failed CSI call. `code` is the Stowage category; `grpcCode` the exact status from the driver. */
-export class CsiError extends StowageError {
+/**
+ * A failed gRPC call to a local plugin (CSI driver, container runtime). `code` is the Stowage
+ * category; `grpcCode` the exact status from the peer.
+ */
+export abstract class GrpcError extends StowageError {
   readonly code: ErrorCode;
   readonly retryable: boolean;
-  /** The driver may have started or finished the operation (timeouts, cancellation, ABORTED...). */
+  /** The peer may have started or finished the operation (timeouts, cancellation, ABORTED...). */
   readonly uncertain: boolean;
   readonly grpcCodeName: GrpcCodeName;
   constructor(
@@ -65,15 +68,28 @@ export class CsiError extends StowageError {
   }
 }
 
+/** A failed CSI call. */
+export class CsiError extends GrpcError {}
+
+/** How a gRPC edge turns whatever a call rejected with into its own error class. */
+export type GrpcErrorFactory<E extends GrpcError> = (method: string, grpcCode: Status, details: string, options?: { cause?: unknown }) => E;
+
 function isServiceError(e: unknown): e is { code: number; details: string; message: string } {
   return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'number' &&
     typeof (e as { details?: unknown }).details === 'string';
 }
 
-/** Normalises whatever a gRPC call rejected with; anything that is not a status becomes UNKNOWN. */
-export function toCsiError(method: string, e: unknown): CsiError {
-  if (e instanceof CsiError) return e;
-  if (isServiceError(e)) return new CsiError(method, e.code as Status, e.details, { cause: e });
+/** Normalises a rejection with `make`; an error already of class `cls` passes through; anything that is not a status becomes UNKNOWN. */
+export function toGrpcError<E extends GrpcError>(cls: abstract new (...a: never[]) => E, make: GrpcErrorFactory<E>, method: string, e: unknown): E {
+  if (e instanceof cls) return e;
+  if (isServiceError(e)) return make(method, e.code as Status, e.details, { cause: e });
   const msg = e instanceof Error ? e.message : String(e);
-  return new CsiError(method, Status.UNKNOWN, msg, { cause: e });
+  return make(method, Status.UNKNOWN, msg, { cause: e });
+}
+
+const newCsiError: GrpcErrorFactory<CsiError> = (m, c, d, o) => new CsiError(m, c, d, o);
+
+/** Normalises whatever a CSI call rejected with. */
+export function toCsiError(method: string, e: unknown): CsiError {
+  return toGrpcError(CsiError, newCsiError, method, e);
 }

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { MethodDefinition } from '@grpc/proto-loader';
-import { toCsiError } from './errors.js';
+import { toCsiError, type GrpcError } from './errors.js';
 
 /**
  * Accepts `unix:///abs/path`, `unix:/abs/path`, `unix://rel` or a bare filesystem path (as
@@ -54,7 +54,8 @@ export function waitReady(client: grpc.Client, timeoutMs: number, signal?: Abort
 export type AnyMethod<Req, Res> = MethodDefinition<Req, any, any, Res>;
 
 /**
- * One unary call with a deadline. Rejects with a CsiError (also when `signal` aborts: CANCELLED).
+ * One unary call with a deadline. Rejects with `toError`'s error, a CsiError by default (also
+ * when `signal` aborts: CANCELLED).
  */
 export function unary<Req, Res>(
   client: grpc.Client,
@@ -62,9 +63,10 @@ export function unary<Req, Res>(
   req: Req,
   timeoutMs: number,
   signal?: AbortSignal,
+  toError: (method: string, e: unknown) => GrpcError = toCsiError,
 ): Promise<Res> {
   return new Promise<Res>((resolveCall, reject) => {
-    if (signal?.aborted) return reject(toCsiError(def.path, { code: grpc.status.CANCELLED, details: 'aborted before start' }));
+    if (signal?.aborted) return reject(toError(def.path, { code: grpc.status.CANCELLED, details: 'aborted before start' }));
     const call = client.makeUnaryRequest<Req, Res>(
       def.path,
       def.requestSerialize,
@@ -74,8 +76,8 @@ export function unary<Req, Res>(
       { deadline: Date.now() + timeoutMs },
       (err, res) => {
         signal?.removeEventListener('abort', onAbort);
-        if (err) reject(toCsiError(def.path, err));
-        else if (res === undefined) reject(toCsiError(def.path, new Error('empty response')));
+        if (err) reject(toError(def.path, err));
+        else if (res === undefined) reject(toError(def.path, new Error('empty response')));
         else resolveCall(res);
       },
     );

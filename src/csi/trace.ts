@@ -12,21 +12,21 @@ export interface CallTrace {
   readonly error?: string;
 }
 
-export type CallListener = (t: CallTrace) => void;
+export type CallListener<T = CallTrace> = (t: T) => void;
 
 export const DEFAULT_TRACE_CAPACITY = 1000;
 
 /** Ring buffer of the last `capacity` calls, oldest first; listeners see every call as it ends. */
-export class TraceRing {
-  private readonly buf: CallTrace[] = [];
+export class TraceRing<T = CallTrace> {
+  private readonly buf: T[] = [];
   private next = 0;
-  private readonly listeners = new Set<CallListener>();
+  private readonly listeners = new Set<CallListener<T>>();
 
   constructor(readonly capacity: number = DEFAULT_TRACE_CAPACITY) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`trace capacity must be a positive integer, got ${capacity}`);
   }
 
-  push(t: CallTrace): void {
+  push(t: T): void {
     if (this.buf.length < this.capacity) this.buf.push(t);
     else this.buf[this.next] = t;
     this.next = (this.next + 1) % this.capacity;
@@ -40,13 +40,13 @@ export class TraceRing {
   }
 
   /** A fresh array, oldest call first. */
-  list(): readonly CallTrace[] {
+  list(): readonly T[] {
     if (this.buf.length < this.capacity) return [...this.buf];
     return [...this.buf.slice(this.next), ...this.buf.slice(0, this.next)];
   }
 
   /** Returns the unsubscribe function. */
-  subscribe(l: CallListener): () => void {
+  subscribe(l: CallListener<T>): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);
   }

@@ -17,6 +17,11 @@ import type { CsiDriverRegistry } from './pluginmanager/csihandler/registry.js';
 import { startPluginManager, type PluginManager } from './pluginmanager/plugin-manager.js';
 import { startVolumeManager, type VolumeManager } from './volumemanager/volume-manager.js';
 import type { MetricsRegistry } from '../util/metrics.js';
+import { connectRuntime, NO_RUNTIME, runtimeVersionString } from './runtime/info.js';
+import type { CriClient } from './runtime/client.js';
+import { ActivePods, startPodRuntimeManager, type PodRuntimeManager } from './runtime/manager.js';
+import { podUid } from './volumemanager/types.js';
+import { subPathDir } from './volumemanager/operations/paths.js';
 
 export interface NodeAgentOptions {
   readonly client: RestClient;
@@ -36,6 +41,13 @@ export interface NodeAgentOptions {
   /** Run the volume manager (pods' volumes staged, published, torn down). Default true. */
   readonly volumeManager?: boolean;
   readonly metrics?: MetricsRegistry;
+  /**
+   * The CRI endpoint (`unix:///…`), the kubelet's --container-runtime-endpoint. Without one the
+   * node runs no containers and says so (a Node condition and a Warning event per pod).
+   */
+  readonly containerRuntimeEndpoint?: string;
+  /** Volume-only on purpose (`up --no-container-runtime`): said at info level, not as a warning. */
+  readonly noRuntimeAsked?: boolean;
 }
 
 /** The directories the agent keeps under its root, named as the kubelet's. */
@@ -57,6 +69,8 @@ export interface NodeAgent {
   readonly recorder: EventRecorder;
   /** Undefined when started with `volumeManager: false`. */
   readonly volumeManager?: VolumeManager;
+  /** The container runtime's client; undefined when the node has none. */
+  readonly runtime?: CriClient;
   /** Stops every loop; idempotent. The Node, Lease and registrations stay in the API. */
   stop(): Promise<void>;
 }
@@ -71,9 +85,22 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   const clock = o.clock ?? realClock;
   const dirs = nodeDirs(o.rootDir);
   for (const d of [dirs.root, dirs.pluginsRegistry, dirs.plugins, dirs.pods]) await mkdir(d, { recursive: true, mode: 0o750 });
+  // The kubelet refuses to start when its runtime does not answer; so do we.
+  const runtime = o.containerRuntimeEndpoint !== undefined ? await connectRuntime(o.containerRuntimeEndpoint) : undefined;
+  const runtimeInfo = runtime?.info ?? NO_RUNTIME;
+  if (runtime) log.info('container runtime connected', { endpoint: runtime.client.endpoint, runtime: runtimeVersionString(runtimeInfo) });
+  else if (o.noRuntimeAsked) log.info('no container runtime, as asked: pods get their volumes but their containers do not run');
+  else log.warn('no container runtime: pods get their volumes but their containers do not run');
   const recorder = newEventRecorder({ client: o.client, component: 'stowage-node', host: o.nodeName, clock, log: log.child('events') });
   const host = o.host ?? gatherHostInfo();
-  const nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus') }, o.signal);
+  let nodeStatus: NodeStatusManager;
+  try {
+    nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus'), runtime: runtimeInfo }, o.signal);
+  } catch (e) {
+    runtime?.client.close();
+    await recorder.close();
+    throw e;
+  }
   let pluginManager: PluginManager;
   try {
     pluginManager = await startPluginManager({
@@ -89,8 +116,10 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   } catch (e) {
     await nodeStatus.stop();
     await recorder.close();
+    runtime?.client.close();
     throw e;
   }
+  const activePods = runtime ? new ActivePods() : undefined;
   const vmStop = new AbortController();
   setMaxListeners(0, vmStop.signal); // every informer and operation of the volume manager listens
   let volumeManager: VolumeManager | undefined;
@@ -107,6 +136,27 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       backoffCapMs: o.backoffCapMs,
       clock,
       log: log.child('volumemanager'),
+      volumeOnly: runtime === undefined,
+      ...(activePods ? { runtimeActive: (uid: string) => activePods.isActive(uid) } : {}),
+    });
+  }
+  let podRuntime: PodRuntimeManager | undefined;
+  if (runtime && activePods && volumeManager) {
+    const vm = volumeManager;
+    podRuntime = await startPodRuntimeManager({
+      client: o.client,
+      cri: runtime.client,
+      nodeName: o.nodeName,
+      rootDir: dirs.root,
+      hostIP: host.internalIP ?? '127.0.0.1',
+      volumes: {
+        mounted: (uid) => new Map(vm.asw.mountedVolumesForPod(podUid(uid)).filter((m) => m.state === 'Mounted').map((m) => [m.outerSpecName, m.hostPath])),
+        subPathDir: (uid, volume, container, index) => subPathDir(dirs.root, podUid(uid), volume, container, index),
+      },
+      activePods,
+      recorder,
+      signal: vmStop.signal,
+      log: log.child('runtime'),
     });
   }
   log.info('node agent started', { node: o.nodeName, root: o.rootDir });
@@ -116,10 +166,12 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     stopping ??= (async () => {
       // Volumes stay mounted: a restarted agent reconstructs them and never unmounts a live pod's.
       vmStop.abort();
+      await podRuntime?.stop();
       await volumeManager?.stop();
       await pluginManager.stop();
       await nodeStatus.stop();
       await recorder.close();
+      runtime?.client.close();
       log.info('node agent stopped', { node: o.nodeName });
     })();
     return stopping;
@@ -127,7 +179,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   if (o.signal.aborted) await stop();
   else o.signal.addEventListener('abort', () => void stop(), { once: true });
 
-  return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, volumeManager, stop };
+  return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, volumeManager, runtime: runtime?.client, stop };
 }
 
 /** Runs the node agent until `signal` aborts, then stops it (what `stowage node` does). */

@@ -13,10 +13,20 @@ export interface RunningUp {
   readonly kubeconfigPath: string;
 }
 
+export interface StartUpOptions {
+  /**
+   * Let `up` run pods' containers (an embedded containerd when it is on PATH). Off by default:
+   * storage tests run volume-only pods, whatever the machine has installed.
+   */
+  readonly runtime?: boolean;
+  readonly stderr?: 'pipe' | 'inherit';
+}
+
 /** Starts `stowage up --port 0 --data-dir <dataDir> --node-name <nodeName> …extra` and waits until it serves. */
-export async function startUp(dataDir: string, nodeName: string, extra: string[] = []): Promise<RunningUp> {
-  const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', nodeName, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr!.resume();
+export async function startUp(dataDir: string, nodeName: string, extra: readonly string[] = [], o: StartUpOptions = {}): Promise<RunningUp> {
+  const args = [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', nodeName, ...(o.runtime ? [] : ['--no-container-runtime']), ...extra];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', o.stderr ?? 'pipe'] });
+  child.stderr?.resume();
   const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const url = await new Promise<string>((res, rej) => {
     let out = '';

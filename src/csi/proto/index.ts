@@ -29,28 +29,39 @@ export const LOADER_OPTIONS: protoLoader.Options = {
 };
 
 /**
- * The directory holding csi.proto. tsc does not copy .proto files, so from dist/ we walk up to
- * the package root and use src/csi/proto; under vitest the files sit beside this module.
+ * The directory holding `file`, a .proto of ours kept in `srcDir` (relative to the package root)
+ * beside the module at `moduleUrl`. tsc does not copy .proto files, so from dist/ we walk up to
+ * the package root and use src/...; under vitest the files sit beside the module.
  */
-export function protoDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  if (existsSync(join(here, 'csi.proto'))) return here;
+export function findProtoDir(moduleUrl: string, srcDir: string, file: string): string {
+  const here = dirname(fileURLToPath(moduleUrl));
+  if (existsSync(join(here, file))) return here;
   let dir = here;
   for (;;) {
-    const candidate = join(dir, 'src', 'csi', 'proto');
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(candidate, 'csi.proto'))) return candidate;
+    const candidate = join(dir, srcDir);
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(candidate, file))) return candidate;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`csi.proto not found above ${here}`);
+    if (parent === dir) throw new Error(`${file} not found above ${here}`);
     dir = parent;
   }
+}
+
+/** The directory holding csi.proto. */
+export function protoDir(): string {
+  return findProtoDir(import.meta.url, join('src', 'csi', 'proto'), 'csi.proto');
 }
 
 let csiCache: CsiGrpcType | undefined;
 let regCache: RegistrationGrpcType | undefined;
 
-function load(file: string): grpc.GrpcObject {
-  const def = protoLoader.loadSync(join(protoDir(), file), { ...LOADER_OPTIONS, includeDirs: [protoDir()] });
+/** Loads `file` from `dir` with the loader convention above. */
+export function loadProto(dir: string, file: string): grpc.GrpcObject {
+  const def = protoLoader.loadSync(join(dir, file), { ...LOADER_OPTIONS, includeDirs: [dir] });
   return grpc.loadPackageDefinition(def);
+}
+
+function load(file: string): grpc.GrpcObject {
+  return loadProto(protoDir(), file);
 }
 
 /** The `csi.v1` package: `csi().csi.v1.Identity` etc. are client constructors; `.service` is the server definition. */

@@ -39,6 +39,16 @@ describe('node object', () => {
     expect(ready?.lastHeartbeatTime).toBe('2026-01-01T00:01:00Z');
   });
 
+  it('says whether pods run containers: the runtime condition and containerRuntimeVersion', () => {
+    const none = nodeStatus({ host, nodeName: 'n1', kubeletVersion: 'v', nowMs: T0, runtime: { kind: 'none' } });
+    expect(none.conditions?.find((c) => c.type === 'ContainerRuntimeUnavailable')).toMatchObject({ status: 'True', reason: 'NoContainerRuntime' });
+    expect(none.nodeInfo?.containerRuntimeVersion).toBe('');
+    const cri = nodeStatus({ host, nodeName: 'n1', kubeletVersion: 'v', nowMs: T0, runtime: { kind: 'cri', endpoint: '/run/c.sock', name: 'containerd', version: '1.6.20' } });
+    expect(cri.conditions?.find((c) => c.type === 'ContainerRuntimeUnavailable')).toMatchObject({ status: 'False', reason: 'ContainerRuntimeConnected' });
+    expect(cri.nodeInfo?.containerRuntimeVersion).toBe('containerd://1.6.20');
+    expect(cri.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+  });
+
   it('builds and renews the node lease', () => {
     const node: Node = { metadata: { name: 'n1', uid: 'u1' } };
     const l = newLease(node, T0);

@@ -4,6 +4,7 @@ import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.j
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { LABEL_HOSTNAME, NODE_LEASE_NAMESPACE } from '../../kube/names.js';
 import type { HostInfo } from './host.js';
+import { RUNTIME_CONDITION, runtimeVersionString, type ContainerRuntimeInfo } from '../runtime/info.js';
 
 export { NODE_LEASE_NAMESPACE };
 
@@ -38,13 +39,20 @@ const CONDITIONS: ReadonlyArray<{ type: string; status: 'True' | 'False'; reason
   { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'stowage node agent is posting ready status' },
 ];
 
+/** The runtime condition: a node without a runtime mounts pods' volumes but runs no containers, and says so. */
+function runtimeCondition(r: ContainerRuntimeInfo): { type: string; status: 'True' | 'False'; reason: string; message: string } {
+  return r.kind === 'cri'
+    ? { type: RUNTIME_CONDITION, status: 'False', reason: 'ContainerRuntimeConnected', message: `container runtime ${runtimeVersionString(r)} at ${r.endpoint}` }
+    : { type: RUNTIME_CONDITION, status: 'True', reason: 'NoContainerRuntime', message: 'no container runtime: pods get their volumes mounted but their containers do not run' };
+}
+
 /**
  * The status the agent reports. A condition keeps its lastTransitionTime while its status is
  * unchanged; lastHeartbeatTime is always now.
  */
-export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number }): NodeStatus {
+export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number; runtime?: ContainerRuntimeInfo }): NodeStatus {
   const now = metaTime(o.nowMs);
-  const conditions: NodeCondition[] = CONDITIONS.map((c) => {
+  const conditions: NodeCondition[] = [...CONDITIONS, ...(o.runtime ? [runtimeCondition(o.runtime)] : [])].map((c) => {
     const prev = o.current?.conditions?.find((x) => x.type === c.type);
     return { ...c, lastHeartbeatTime: now, lastTransitionTime: prev?.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : now };
   });
@@ -67,7 +75,7 @@ export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: 
       bootID: o.host.bootID,
       kernelVersion: o.host.kernelVersion,
       osImage: o.host.osImage,
-      containerRuntimeVersion: '',
+      containerRuntimeVersion: o.runtime ? runtimeVersionString(o.runtime) : '',
       kubeletVersion: o.kubeletVersion,
       kubeProxyVersion: '',
       operatingSystem: o.host.os,

@@ -9,6 +9,7 @@ import { newLoop } from '../../util/loop.js';
 import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH } from '../../kube/names.js';
 import { gatherHostInfo, type HostInfo } from './host.js';
 import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
+import type { ContainerRuntimeInfo } from '../runtime/info.js';
 
 // The kubelet reports an unchanged status every 5 min and checks every 10 s; we have nothing that
 // changes between reports, so a steady heartbeat each minute is enough next to the 10 s lease.
@@ -26,6 +27,8 @@ export interface NodeStatusOptions {
   readonly log?: Logger;
   readonly statusPeriodMs?: number;
   readonly leaseRenewMs?: number;
+  /** The container runtime to report (a condition and nodeInfo.containerRuntimeVersion). */
+  readonly runtime?: ContainerRuntimeInfo;
 }
 
 /** The agent's Node object and its heartbeat Lease. */
@@ -81,7 +84,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
   };
 
   const writeStatus = async (): Promise<void> => {
-    const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now() });
+    const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now(), runtime: o.runtime });
     try {
       current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
     } catch (e) {

@@ -54,6 +54,13 @@ export interface VolumeManagerOptions {
   readonly periodMs?: number;
   readonly log?: Logger;
   readonly clock?: Clock;
+  /** No container runtime on this node: pods marked Running get a Warning event saying their containers do not run. */
+  readonly volumeOnly?: boolean;
+  /**
+   * A container runtime runs the pods: it writes their status, and a pod's volumes stay until it
+   * says the pod's sandbox and containers have stopped.
+   */
+  readonly runtimeActive?: (uid: string) => boolean;
 }
 
 export interface VolumeManager {
@@ -141,9 +148,10 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     clock,
     problemBackoff: backoff,
     synced: () => informers.every((i) => i.hasSynced()),
+    ...(o.runtimeActive ? { runtimeActive: o.runtimeActive } : {}),
   });
   const inUse = new VolumesInUseReporter(o.client, o.nodeName, exec);
-  const status = new PodStatusWriter(o.client, exec, o.hostIP);
+  const status = new PodStatusWriter(o.client, exec, o.hostIP, o.volumeOnly ? { recorder, nodeName: o.nodeName } : undefined, o.runtimeActive);
 
   const reconstructed = await reconstructActualState({ rootDir: o.rootDir, asw, log });
   if (reconstructed > 0) log.info('actual state reconstructed from disk', { volumes: reconstructed });

@@ -13,27 +13,34 @@ const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () 
 // No volumes: decidePod asks for Running at once.
 const pod = (rv: string): Pod => ({ metadata: { name: 'a', namespace: 'default', uid: 'uid-a', resourceVersion: rv }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, status: { phase: 'Pending' } });
 
-function setup(answers: Array<Error | undefined>) {
+function setup(answers: Array<Error | undefined>, runtimeActive?: (uid: string) => boolean) {
   const clock = new FakeClock();
   const exec = newOperationExecutor({ backoff: { initialMs: 500, factor: 2, capMs: 2_000 }, clock, log: quiet });
   let writes = 0;
+  const patches: unknown[] = [];
+  let deletes = 0;
   const pods = {
-    patchStatus: async () => {
+    delete: async () => {
+      deletes++;
+      return {};
+    },
+    patchStatus: async (_name: string, _type: string, patch: unknown) => {
       writes++;
+      patches.push(patch);
       const a = answers.shift();
       if (a) throw a;
       return {};
     },
   };
   const client = { resource: () => pods } as unknown as RestClient;
-  const writer = new PodStatusWriter(client, exec);
+  const writer = new PodStatusWriter(client, exec, undefined, undefined, runtimeActive);
   const asw = newActualStateOfWorld();
   const dsw = newDesiredStateOfWorld();
   const sync = async (p: Pod): Promise<void> => {
     writer.sync([p], asw, dsw);
     await exec.idle();
   };
-  return { clock, exec, sync, writes: () => writes };
+  return { clock, exec, sync, writes: () => writes, patches, deletes: () => deletes };
 }
 
 describe('pod status writer', () => {
@@ -66,5 +73,18 @@ describe('pod status writer', () => {
     await t.sync(pod('1'));
     expect(t.writes()).toBe(1);
     expect(t.exec.failures('pod-status/uid-a')).toBe(0);
+  });
+
+  it('with a runtime: writes the host-paths annotation but no pod status (the runtime does), and deletes a terminating pod only once the runtime has stopped it', async () => {
+    let active = true;
+    const t = setup([], () => active);
+    await t.sync(pod('1'));
+    expect(t.patches).toEqual([{ metadata: { annotations: { 'volumes.stowage.io/host-paths': '{}' } } }]);
+    const terminating: Pod = { ...pod('2'), metadata: { ...pod('2').metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } };
+    await t.sync(terminating);
+    expect(t.deletes()).toBe(0);
+    active = false;
+    await t.sync({ ...terminating, metadata: { ...terminating.metadata, resourceVersion: '3' } });
+    expect(t.deletes()).toBe(1);
   });
 });

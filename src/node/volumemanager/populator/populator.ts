@@ -34,6 +34,11 @@ export interface PopulatorOptions {
   readonly problemBackoff?: BackoffPolicy;
   /** CSIDriver.requiresRepublish volumes are published again this often (kubelet: each pod resync, 1 min). */
   readonly republishMs?: number;
+  /**
+   * Whether the container runtime may still run the pod (a ready sandbox or a live container).
+   * Its volumes stay desired until it does not: never unmounted under a running container.
+   */
+  readonly runtimeActive?: (uid: PodUid) => boolean;
 }
 
 export function newPopulator(o: PopulatorOptions): Populator {
@@ -131,7 +136,7 @@ class DswPopulator implements Populator {
   }
 
   private findAndRemoveDeletedPods(live: Set<PodUid>): void {
-    for (const uid of this.o.dsw.pods()) if (!live.has(uid)) this.o.dsw.deletePod(uid);
+    for (const uid of this.o.dsw.pods()) if (!live.has(uid) && this.o.runtimeActive?.(uid) !== true) this.o.dsw.deletePod(uid);
     for (const k of [...this.reported.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.reported.delete(k);
     for (const k of [...this.publishedAt.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.publishedAt.delete(k);
     for (const uid of [...this.waitingSince.keys()]) if (!live.has(uid)) this.waitingSince.delete(uid);

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import { ContainerConfigError, containerConfig, containerEnv, expandVars, linuxResources, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
+
+const pod: Pod = {
+  metadata: { name: 'p', namespace: 'ns', uid: 'u1', labels: { app: 'web' } },
+  spec: {
+    nodeName: 'n1',
+    containers: [{
+      name: 'c',
+      image: 'reg/busybox:1',
+      command: ['sh', '-c'],
+      args: ['echo $(GREETING) $$(NOT) $(MISSING)'],
+      workingDir: '/data',
+      env: [
+        { name: 'NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        { name: 'GREETING', value: 'hello $(NAME)' },
+        { name: 'APP', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
+        { name: 'IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      ],
+      volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true }, { name: 'data', mountPath: '/sub', subPath: 'a/b' }],
+    }],
+  },
+};
+const src = { hostIP: '10.0.0.5', configMapKey: () => undefined, secretKey: () => undefined };
+
+describe('container config', () => {
+  it('expands $(VAR) from earlier variables; $$ escapes; unknown names stay', () => {
+    expect(expandVars('a $(X) $$(X) $(Y)', new Map([['X', '1']]))).toBe('a 1 $(X) $(Y)');
+  });
+
+  it('resolves env values and fieldRefs in order (podIP is the node address)', () => {
+    const env = containerEnv(pod, pod.spec!.containers[0]!, src);
+    expect([...env]).toEqual([['NAME', 'p'], ['GREETING', 'hello p'], ['APP', 'web'], ['IP', '10.0.0.5']]);
+  });
+
+  it('a missing configMap key is an error unless optional', () => {
+    const c = { name: 'c', env: [{ name: 'K', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] };
+    expect(() => containerEnv(pod, c, src)).toThrow(ContainerConfigError);
+    const opt = { name: 'c', env: [{ name: 'K', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k', optional: true } } }] };
+    expect([...containerEnv(pod, opt, src)]).toEqual([]);
+  });
+
+  it('builds the CRI container: command/args expanded, mounts at their mountPath from the given host paths, labels, log path', () => {
+    const c = pod.spec!.containers[0]!;
+    const cfg = containerConfig({ pod, container: c, attempt: 2, imageRef: 'sha256:abc', env: containerEnv(pod, c, src), mounts: new Map([[0, '/host/data'], [1, '/host/subpaths/1']]) });
+    expect(cfg.args).toEqual(['echo hello p $(NOT) $(MISSING)']);
+    expect(cfg.workingDir).toBe('/data');
+    expect(cfg.mounts).toEqual([
+      { containerPath: '/data', hostPath: '/host/data', readonly: true, propagation: 'PROPAGATION_PRIVATE' },
+      { containerPath: '/sub', hostPath: '/host/subpaths/1', readonly: false, propagation: 'PROPAGATION_PRIVATE' },
+    ]);
+    expect(cfg.metadata).toEqual({ name: 'c', attempt: 2 });
+    expect(cfg.logPath).toBe('c/2.log');
+    expect(cfg.labels).toMatchObject({ 'io.kubernetes.pod.uid': 'u1', 'io.kubernetes.container.name': 'c' });
+  });
+
+  it('puts the sandbox on the host network, logs in the kubelet layout', () => {
+    const s = sandboxConfig(pod, 1, '/root');
+    expect(s.linux?.securityContext?.namespaceOptions?.network).toBe('NODE');
+    expect(s.logDirectory).toBe(podLogDir('/root', pod));
+    expect(s.logDirectory).toBe('/root/logs/pods/ns_p_u1');
+    expect(s.metadata).toEqual({ name: 'p', namespace: 'ns', uid: 'u1', attempt: 1 });
+  });
+
+  it.each([
+    { image: 'busybox', want: 'Always' },
+    { image: 'busybox:latest', want: 'Always' },
+    { image: '127.0.0.1:5000/busybox', want: 'Always' },
+    { image: '127.0.0.1:5000/busybox:t1', want: 'IfNotPresent' },
+    { image: 'busybox@sha256:abc', want: 'IfNotPresent' },
+  ])('default pull policy of $image: $want', ({ image, want }) => {
+    expect(pullPolicyOf({ name: 'c', image })).toBe(want);
+  });
+
+  it.each<{ resources: ResourceRequirements; want: object }>([
+    { resources: {}, want: { cpuShares: 2 } },
+    { resources: { requests: { cpu: '250m' } }, want: { cpuShares: 256 } },
+    { resources: { limits: { cpu: '1', memory: '64Mi' } }, want: { cpuShares: 1024, cpuPeriod: 100_000, cpuQuota: 100_000, memoryLimitInBytes: 67_108_864 } },
+    { resources: { requests: { cpu: '100m' }, limits: { cpu: '5m' } }, want: { cpuShares: 102, cpuPeriod: 100_000, cpuQuota: 1_000 } },
+  ])('resources $resources → $want', ({ resources, want }) => {
+    expect(linuxResources({ name: 'c', resources })).toEqual(want);
+  });
+});

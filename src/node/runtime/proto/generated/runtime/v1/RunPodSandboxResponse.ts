@@ -1,0 +1,10 @@
+// Original file: src/node/runtime/proto/cri.proto
+
+
+export interface RunPodSandboxResponse {
+  'podSandboxId'?: (string);
+}
+
+export interface RunPodSandboxResponse__Output {
+  'podSandboxId': (string);
+}

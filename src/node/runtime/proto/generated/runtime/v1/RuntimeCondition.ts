@@ -1,0 +1,16 @@
+// Original file: src/node/runtime/proto/cri.proto
+
+
+export interface RuntimeCondition {
+  'type'?: (string);
+  'status'?: (boolean);
+  'reason'?: (string);
+  'message'?: (string);
+}
+
+export interface RuntimeCondition__Output {
+  'type': (string);
+  'status': (boolean);
+  'reason': (string);
+  'message': (string);
+}
