@@ -3,7 +3,8 @@
  * revision (a positive integer, never reused). Keys are strings such as
  * `/registry/persistentvolumes/pv1` or `/registry/persistentvolumeclaims/ns/claim1`.
  *
- * Implementations: `sqlite.ts` (embedded default). All implementations run `contract.test-kit.ts`.
+ * Implementations: `sqlite.ts` (embedded default), `etcd.ts` (scale-out). All implementations run
+ * `contract.test-kit.ts`.
  */
 export interface KeyValue {
   readonly key: string;
@@ -83,8 +84,9 @@ export interface Store {
   /** NotFoundError when absent, ConflictError on a revision mismatch. Returns the deleted value. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /**
-   * Ordered events for keys under `prefix`. Events are delivered synchronously after the write
-   * commits (in-process notification, no polling). A compacted afterRevision → onError(ExpiredError).
+   * Ordered events for keys under `prefix`. SQLite delivers them synchronously after the write
+   * commits; etcd as its watch stream brings them (after the write's promise may have resolved).
+   * A compacted afterRevision → onError(ExpiredError).
    */
   watch(prefix: string, opts: WatchOptions): Watcher;
   /** Drop history at or below `revision` (keeps current values). */
