@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, type FieldCause } from '../util/errors.js';
 import { alreadyExists, ApiAlreadyExistsError, badRequest, conflict, forbidden, invalid, notFound, pathNotFound, type ErrorSubject } from './status.js';
 import type { AdmissionContext, KubeObject, PartialUpdateSubresource, ResourceDef, SubresourceDef } from './resources/types.js';
-import { WatchCache, type CachedObject } from './watchcache.js';
+import { decodeStored, WatchCache, type CachedObject } from './watchcache.js';
 
 /** Options common to writes. */
 export interface WriteOptions {
@@ -99,6 +99,33 @@ export class ResourceStorage {
     return o;
   }
 
+  /**
+   * The object as it is now. With a synchronous store the cache is never behind; otherwise (etcd,
+   * other API servers writing) it is a read from the store, as kube-apiserver's GET and its
+   * update's first read are.
+   */
+  async mustGetCurrent(namespace: string | undefined, name: string): Promise<CachedObject> {
+    if (this.store.synchronousWatch) return this.mustGet(namespace, name);
+    const kv = await this.store.get(storageKey(this.def, namespace, name));
+    if (!kv) throw notFound(this.subject(name));
+    return this.cache.get(kv.key)?.rev === kv.modRevision ? this.cache.get(kv.key)! : decodeStored(kv);
+  }
+
+  /** Read-your-writes on this server: wait (bounded) until the cache has applied the write at `rev`. */
+  private async applied(rev: number): Promise<void> {
+    await this.cache.waitForRevision(rev);
+  }
+
+  /** As `applied`, for a delete: until the cache no longer holds the version deleted. */
+  private async appliedDelete(key: string, deletedRev: number): Promise<void> {
+    await this.cache.waitUntil(() => this.cache.get(key)?.rev !== deletedRev);
+  }
+
+  private async deleteAndWait(key: string, rev: number): Promise<void> {
+    await this.store.delete(key, rev);
+    await this.appliedDelete(key, rev);
+  }
+
   private invalid(name: string, causes: readonly FieldCause[]): never {
     throw invalid(this.def.kind, this.def.group, name, causes, this.registry.formatInvalid(this.def.kind, name, causes));
   }
@@ -148,6 +175,7 @@ export class ResourceStorage {
     try {
       const kv = await this.store.create(storageKey(def, meta.namespace, name), encode(obj));
       obj.metadata.resourceVersion = String(kv.modRevision);
+      await this.applied(kv.modRevision);
       return obj;
     } catch (e) {
       if (e instanceof AlreadyExistsError) throw alreadyExists(this.subject(name));
@@ -182,7 +210,7 @@ export class ResourceStorage {
     const def = this.def;
     const partial = o.subresource && o.subresource !== 'status' ? this.partialUpdate(o.subresource) : undefined;
     for (let attempt = 0; ; attempt++) {
-      const cur = this.mustGet(namespace, name);
+      const cur = await this.mustGetCurrent(namespace, name);
       const old = cur.obj;
       const obj = next(old);
       if (!obj || typeof obj !== 'object' || typeof obj.metadata !== 'object' || obj.metadata === null) {
@@ -239,10 +267,12 @@ export class ResourceStorage {
         if (meta.deletionTimestamp && (!meta.finalizers || meta.finalizers.length === 0) && !extraFinalizersPending(def, obj)) {
           // The last finalizer is gone from an object being deleted: it goes now.
           await this.store.delete(key, cur.rev);
+          await this.appliedDelete(key, cur.rev);
           return obj;
         }
         const kv = await this.store.update(key, encode(obj), cur.rev);
         obj.metadata.resourceVersion = String(kv.modRevision);
+        await this.applied(kv.modRevision);
         return obj;
       } catch (e) {
         if (e instanceof ConflictError) {
@@ -262,7 +292,7 @@ export class ResourceStorage {
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     const def = this.def;
     for (let attempt = 0; ; attempt++) {
-      const cur = this.mustGet(namespace, name);
+      const cur = await this.mustGetCurrent(namespace, name);
       const old = cur.obj;
       const pre = opts.preconditions;
       if (pre?.uid && pre.uid !== old.metadata.uid) {
@@ -287,16 +317,17 @@ export class ResourceStorage {
           obj.metadata.deletionGracePeriodSeconds = graceful ?? 0;
           def.beforeDeletionMarked?.(obj);
           if (graceful === 0 && finalizers.length === 0 && !extraFinalizersPending(def, obj)) {
-            if (!opts.dryRun) await this.store.delete(key, cur.rev);
+            if (!opts.dryRun) await this.deleteAndWait(key, cur.rev);
             return { kind: 'deleted', obj };
           }
           if (opts.dryRun) return { kind: 'pending', obj };
           if (jsonEqual(obj, old)) return { kind: 'pending', obj };
           const kv = await this.store.update(key, encode(obj), cur.rev);
           obj.metadata.resourceVersion = String(kv.modRevision);
+          await this.applied(kv.modRevision);
           return { kind: 'pending', obj };
         }
-        if (!opts.dryRun) await this.store.delete(key, cur.rev);
+        if (!opts.dryRun) await this.deleteAndWait(key, cur.rev);
         return { kind: 'deleted', obj: clone(old) };
       } catch (e) {
         if (e instanceof ConflictError && attempt < 20) continue;
@@ -339,6 +370,12 @@ export class ApiRegistry {
       this.byPath.set(`${def.group}/${def.version}/${def.plural}`, s);
     }
     this.namespaces = [...this.byKind.values()].find((s) => s.def.isNamespace);
+  }
+
+  /** Why this server is not ready (a cache not synced), or undefined when it is. */
+  notReady(): string | undefined {
+    for (const s of this.byKind.values()) if (!s.cache.isSynced()) return `watch cache of ${s.def.plural} not synced`;
+    return undefined;
   }
 
   async start(): Promise<void> {

@@ -46,7 +46,18 @@ export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOpt
   return [
     { path: '/healthz', public: true, methods: { GET: ok } },
     { path: '/livez', public: true, methods: { GET: ok } },
-    { path: '/readyz', public: true, methods: { GET: ok } },
+    {
+      path: '/readyz',
+      public: true,
+      methods: {
+        GET: ({ res }) => {
+          // kube-apiserver's /readyz fails while etcd is unreachable or the watch cache is not initialized.
+          const why = store.unavailable?.() ?? registry.notReady();
+          if (why) sendRaw(res, 500, `[-]${why}\nreadyz check failed\n`, { contentType: 'text/plain; charset=utf-8' });
+          else sendRaw(res, 200, 'ok', { contentType: 'text/plain; charset=utf-8' });
+        },
+      },
+    },
     { path: '/version', public: true, methods: { GET: ({ res }) => sendJson(res, 200, versionInfo()) } },
     { path: '/metrics', methods: { GET: ({ res }) => sendRaw(res, 200, metrics.render(), { contentType: 'text/plain; version=0.0.4; charset=utf-8' }) } },
     {

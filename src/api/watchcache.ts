@@ -1,6 +1,11 @@
 import type { KeyValue, Store, Watcher } from '../store/store.js';
 import { ExpiredError, TimeoutError } from '../util/errors.js';
+import { newLogger } from '../util/log.js';
 import type { KubeObject } from './resources/types.js';
+
+const log = newLogger('api/watchcache');
+// kube-apiserver's cacher waits up to 3 s for its cache to reach a requested revision (waitUntilFreshAndBlock).
+export const WAIT_FOR_FRESH_MS = 3_000;
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -50,6 +55,10 @@ export class WatchCache {
   private readonly watchers = new Set<(ev: CacheEvent) => void>();
   private storeWatcher: Watcher | undefined;
   private sortedKeys: string[] | undefined;
+  /** Every event of this prefix up to here has been applied (the list's revision, then each event's). */
+  private appliedRev = 0;
+  private synced = false;
+  private readonly waiters = new Set<() => void>();
 
   constructor(
     private readonly store: Store,
@@ -59,11 +68,26 @@ export class WatchCache {
 
   async start(): Promise<void> {
     const res = await this.store.list(this.prefix);
+    this.items.clear();
+    this.sortedKeys = undefined;
     for (const kv of res.items) this.items.set(kv.key, decodeStored(kv));
     this.historyStartRev = res.revision;
+    this.appliedRev = res.revision;
+    this.synced = true;
     this.storeWatcher = this.store.watch(this.prefix, {
       afterRevision: res.revision,
+      onError: (err) => {
+        // The store's watch fell behind a compaction (etcd unreachable for longer than the
+        // compaction interval): relist, and let every client watch resume or get 410 from the new history.
+        log.error('watch cache lost its store watch; relisting', { prefix: this.prefix, error: err.message });
+        this.synced = false;
+        this.history.length = 0;
+        this.historyHead = 0;
+        this.watchers.clear();
+        void this.restart();
+      },
       onEvent: (ev) => {
+        if (ev.revision > this.appliedRev) this.appliedRev = ev.revision;
         const prev = this.items.get(ev.kv.key);
         let cev: CacheEvent;
         if (ev.type === 'DELETE') {
@@ -86,13 +110,61 @@ export class WatchCache {
             // A broken watcher must not stop delivery to the others; it closes itself on write errors.
           }
         }
+        for (const wake of [...this.waiters]) wake();
       },
     });
   }
 
+  private async restart(): Promise<void> {
+    for (let attempt = 1; !this.stopped; attempt++) {
+      try {
+        await this.start();
+        return;
+      } catch (e) {
+        log.warn('watch cache relist failed', { prefix: this.prefix, attempt, error: String(e) });
+        await new Promise((r) => setTimeout(r, Math.min(200 * attempt, 5_000)));
+      }
+    }
+  }
+
+  private stopped = false;
+
   stop(): void {
+    this.stopped = true;
     this.storeWatcher?.close();
     this.watchers.clear();
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  /** The cache holds the store's content and its watch is running. */
+  isSynced(): boolean {
+    return this.synced && !this.stopped;
+  }
+
+  /**
+   * Resolves true once `cond()` holds, re-checked after every applied event; false after
+   * `timeoutMs`. With a synchronous store the condition already holds after a write.
+   */
+  async waitUntil(cond: () => boolean, timeoutMs = WAIT_FOR_FRESH_MS): Promise<boolean> {
+    if (cond()) return true;
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(ok);
+      };
+      const check = (): void => {
+        if (cond()) done(true);
+        else if (this.stopped) done(false);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.waiters.add(check);
+    });
+  }
+
+  /** Resolves true once every event of this resource up to `rev` is applied (false after the timeout). */
+  waitForRevision(rev: number, timeoutMs = WAIT_FOR_FRESH_MS): Promise<boolean> {
+    return this.waitUntil(() => this.revision() >= rev, timeoutMs);
   }
 
   private record(ev: CacheEvent): void {
@@ -107,9 +179,12 @@ export class WatchCache {
     }
   }
 
-  /** The store's current revision: the cache reflects every commit up to it. */
+  /**
+   * The revision the cache reflects every commit up to: the store's own when its watch is
+   * synchronous (SQLite), else the last one applied from the watch (etcd).
+   */
   revision(): number {
-    return this.store.currentRevision();
+    return this.store.synchronousWatch ? this.store.currentRevision() : this.appliedRev;
   }
 
   get(key: string): CachedObject | undefined {

@@ -20,10 +20,7 @@ export interface EtcdStoreOptions extends EtcdClientOptions {
   readonly watchRetryMs?: number;
 }
 
-export interface EtcdStore extends Store {
-  /** True while the last call to etcd succeeded and every watch stream is open. */
-  healthy(): boolean;
-}
+export type EtcdStore = Store;
 
 const log = newLogger('store/etcd');
 export const DEFAULT_ETCD_PREFIX = '/registry';
@@ -49,6 +46,7 @@ const toStore = (storeKey: string, kv: EtcdKeyValue): KeyValue => ({
 });
 
 class EtcdBackedStore implements EtcdStore {
+  readonly synchronousWatch = false;
   private readonly prefix: string;
   private rev: number;
   private compacted = 0;
@@ -76,15 +74,22 @@ class EtcdBackedStore implements EtcdStore {
     return this.compacted;
   }
 
-  healthy(): boolean {
-    if (this.closed || this.lastCallFailed) return false;
-    for (const w of this.watches) if (!w.connected()) return false;
-    return true;
+  /** Not ready while the last call to etcd failed or a watch stream is not (re-)established. */
+  unavailable(): string | undefined {
+    if (this.closed) return 'store closed';
+    if (this.lastCallFailed) return 'etcd unreachable';
+    for (const w of this.watches) if (!w.connected()) return 'etcd watch not established';
+    return undefined;
   }
 
   /** Records a revision etcd reported (header or event): the store is at least there. */
   saw(rev: number): void {
     if (rev > this.rev) this.rev = rev;
+  }
+
+  /** A watch stream answered: etcd is reachable again. */
+  reachable(): void {
+    this.lastCallFailed = false;
   }
 
   sawCompaction(rev: number): void {
@@ -237,6 +242,7 @@ class StoreWatch implements Watcher {
       {
         onEvents: (revision, events) => {
           this.open = true;
+          this.store.reachable();
           this.store.saw(revision);
           for (const ev of events) this.deliver(ev);
         },

@@ -65,6 +65,11 @@ export interface WatchOptions {
  * the returned KeyValue's modRevision is the write's revision.
  */
 export interface Store {
+  /**
+   * True when every watch event is delivered before the write's promise resolves (SQLite): a
+   * cache fed by a watch is then never behind `currentRevision()`. False for etcd.
+   */
+  readonly synchronousWatch: boolean;
   /** Current revision (0 for an empty store). */
   currentRevision(): number;
   /** Oldest revision still watchable/listable; events with revision > compactedRevision are retained. */
@@ -89,6 +94,8 @@ export interface Store {
    * A compacted afterRevision → onError(ExpiredError).
    */
   watch(prefix: string, opts: WatchOptions): Watcher;
+  /** Why the store cannot serve now (etcd unreachable), or undefined when it can. Optional. */
+  unavailable?(): string | undefined;
   /** Drop history at or below `revision` (keeps current values). */
   compact(revision: number): Promise<void>;
   close(): Promise<void>;
