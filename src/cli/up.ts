@@ -1,13 +1,13 @@
 import { accessSync, constants } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startControlPlane } from './controlplane.js';
-import { openSqliteStore } from '../store/sqlite.js';
 import { ensureDir } from '../util/fsutil.js';
 import { startAllInOne, type AllInOne } from './allinone.js';
 import { CliError } from './errors.js';
+import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 
-export interface UpOptions {
+export interface UpOptions extends EtcdFlags {
   readonly address: string;
   readonly port: string;
   readonly dataDir: string;
@@ -21,11 +21,11 @@ export interface UpOptions {
   readonly enableAttach?: boolean;
 }
 
-/** `stowage up`: everything in one process on SQLite under --data-dir. */
+/** `stowage up`: everything in one process on SQLite under --data-dir (or on an existing etcd). */
 export function upCommand(program: Command): void {
-  program
+  const cmd = program
     .command('up')
-    .description('run the API server and controllers in one process on an embedded SQLite store')
+    .description('run the API server and controllers in one process on an embedded SQLite store (or an existing etcd)')
     .option('--address <ip>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'HTTPS port', '6443')
     .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live', './stowage-data')
@@ -33,10 +33,10 @@ export function upCommand(program: Command): void {
     .option('--no-node', 'do not run a node agent in this process')
     .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
-    .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false)
-    .action(async (o: UpOptions) => {
-      await runUp(o);
-    });
+    .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false);
+  addEtcdFlags(cmd).action(async (o: UpOptions) => {
+    await runUp(o);
+  });
 }
 
 export async function runUp(o: UpOptions): Promise<void> {
@@ -49,12 +49,7 @@ export async function runUp(o: UpOptions): Promise<void> {
   } catch (e) {
     throw new CliError(`data dir ${dataDir} is not writable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  let store;
-  try {
-    store = openSqliteStore({ path: join(dataDir, 'stowage.db') });
-  } catch (e) {
-    throw new CliError(`cannot open the store in ${dataDir}: ${(e as Error).message}`);
-  }
+  const store = await openStoreFromFlags(o, dataDir);
   let plane;
   try {
     plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true });

@@ -4,7 +4,7 @@
  * resourceVersion = etcd's mod revision. Writes are single transactions comparing the key's mod
  * revision (0 = absent), so optimistic concurrency holds across every API server sharing the etcd.
  */
-import { AlreadyExistsError, BadRequestError, ConflictError, ExpiredError, NotFoundError, StowageError, UnavailableError } from '../util/errors.js';
+import { AlreadyExistsError, BadRequestError, ConflictError, ExpiredError, NotFoundError, StowageError, TimeoutError, UnavailableError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
 import { EtcdClient, prefixRangeEnd, type EtcdClientOptions, type EtcdEvent, type EtcdKeyValue, type EtcdWatch } from './etcd/client.js';
 import { startCompactor, type Compactor } from './etcd/compactor.js';
@@ -103,7 +103,7 @@ class EtcdBackedStore implements EtcdStore {
       this.lastCallFailed = false;
       return r;
     } catch (e) {
-      if (e instanceof UnavailableError) this.lastCallFailed = true;
+      if (e instanceof UnavailableError || e instanceof TimeoutError) this.lastCallFailed = true;
       throw e;
     }
   }
