@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
 import { openEtcdStore } from '../src/store/etcd.js';
+import { EtcdClient } from '../src/store/etcd/client.js';
 import { etcdMissing, startEtcd, type EtcdProcess } from '../src/store/etcd/etcd-process.test-kit.js';
 import { api, watchUntil } from './helpers/http.js';
 
@@ -66,6 +67,24 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
     const last = before[1].object.metadata.resourceVersion;
     const resumed = await watchUntil(b, `${CMS}?watch=true&resourceVersion=${last}`, (evs) => evs.length >= 2, { timeoutMs: 20_000 });
     expect([...before, ...resumed].map((e) => e.object.metadata.name)).toEqual(writes);
+  });
+
+  it('a continue token from before an etcd compaction answers 410 Expired', async () => {
+    for (const n of ['p1', 'p2', 'p3']) expect((await api(a, 'POST', CMS, cm(n, n))).status).toBe(201);
+    const first = (await api(a, 'GET', `${CMS}?limit=1`)).body;
+    expect(first.metadata.continue).toBeTruthy();
+    const later = (await api(a, 'POST', CMS, cm('p4', 'p4'))).body;
+    const client = new EtcdClient({ endpoints: [etcd.endpoint] });
+    try {
+      await client.compact(Number(later.metadata.resourceVersion));
+    } finally {
+      client.close();
+    }
+    const next = await api(a, 'GET', `${CMS}?limit=1&continue=${encodeURIComponent(first.metadata.continue)}`);
+    expect(next.status).toBe(410);
+    expect(next.body).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410 });
+    // A fresh list works, and so does a watch from its resourceVersion.
+    expect((await api(a, 'GET', `${CMS}?limit=1`)).status).toBe(200);
   });
 
   it('recovers without a restart when etcd restarts from its data dir; /readyz is false meanwhile', async () => {

@@ -86,6 +86,22 @@ describe.skipIf(etcdMissing !== undefined)('etcd store', () => {
     }
   }, 60_000);
 
+  it('an established watch goes on through a compaction of the revisions it already delivered', async () => {
+    const s = await open();
+    try {
+      const sink = newEventSink();
+      s.watch('/long/', { afterRevision: s.currentRevision(), onEvent: sink.onEvent, onError: sink.onError });
+      await s.create('/long/a', '1');
+      await sink.waitFor(1);
+      await s.compact(s.currentRevision());
+      await s.create('/long/b', '2');
+      expect((await sink.waitFor(2)).map((e) => e.kv.key)).toEqual(['/long/a', '/long/b']);
+      expect(sink.errors).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('compacts as kube-apiserver: to the revision of the previous round, once across servers', async () => {
     const s = await open();
     const client = new EtcdClient({ endpoints: [etcd.endpoint] });
