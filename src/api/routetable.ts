@@ -50,9 +50,9 @@ export function apiRoutes({ defs, registry, metrics, store, tag }: RouteTableOpt
       path: '/readyz',
       public: true,
       methods: {
-        GET: ({ res }) => {
+        GET: async ({ res }) => {
           // kube-apiserver's /readyz fails while etcd is unreachable or the watch cache is not initialized.
-          const why = store.unavailable?.() ?? registry.notReady();
+          const why = registry.notReady() ?? (await store.unavailable?.());
           if (why) sendRaw(res, 500, `[-]${why}\nreadyz check failed\n`, { contentType: 'text/plain; charset=utf-8' });
           else sendRaw(res, 200, 'ok', { contentType: 'text/plain; charset=utf-8' });
         },

@@ -4,7 +4,7 @@
  * resourceVersion = etcd's mod revision. Writes are single transactions comparing the key's mod
  * revision (0 = absent), so optimistic concurrency holds across every API server sharing the etcd.
  */
-import { AlreadyExistsError, BadRequestError, ConflictError, ExpiredError, NotFoundError, StowageError, TimeoutError, UnavailableError } from '../util/errors.js';
+import { AlreadyExistsError, BadRequestError, ConflictError, ExpiredError, NotFoundError, StowageError, UnavailableError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
 import { EtcdClient, prefixRangeEnd, type EtcdClientOptions, type EtcdEvent, type EtcdKeyValue, type EtcdWatch } from './etcd/client.js';
 import { startCompactor, type Compactor } from './etcd/compactor.js';
@@ -24,6 +24,8 @@ export type EtcdStore = Store;
 
 const log = newLogger('store/etcd');
 export const DEFAULT_ETCD_PREFIX = '/registry';
+const HEALTH_KEY = 'health'; // the key kube-apiserver's etcd health check reads
+const HEALTH_TIMEOUT_MS = 2_000;
 const DEFAULT_COMPACT_INTERVAL_MS = 5 * 60_000; // kube-apiserver's --etcd-compaction-interval default
 
 /** Connects and reads the current revision; rejects with UnavailableError when etcd does not answer. */
@@ -51,7 +53,6 @@ class EtcdBackedStore implements EtcdStore {
   private rev: number;
   private compacted = 0;
   private closed = false;
-  private lastCallFailed = false;
   private readonly watches = new Set<StoreWatch>();
   private readonly compactor: Compactor | undefined;
 
@@ -74,12 +75,19 @@ class EtcdBackedStore implements EtcdStore {
     return this.compacted;
   }
 
-  /** Not ready while the last call to etcd failed or a watch stream is not (re-)established. */
-  unavailable(): string | undefined {
+  /**
+   * kube-apiserver's etcd readiness check: a linearizable read (it needs quorum) answered within
+   * HEALTH_TIMEOUT_MS; and every watch stream established.
+   */
+  async unavailable(): Promise<string | undefined> {
     if (this.closed) return 'store closed';
-    if (this.lastCallFailed) return 'etcd unreachable';
     for (const w of this.watches) if (!w.connected()) return 'etcd watch not established';
-    return undefined;
+    try {
+      await this.call(() => this.client.range({ key: HEALTH_KEY, countOnly: true }, HEALTH_TIMEOUT_MS));
+      return undefined;
+    } catch (e) {
+      return `etcd: ${e instanceof Error ? e.message : String(e)}`;
+    }
   }
 
   /** Records a revision etcd reported (header or event): the store is at least there. */
@@ -87,25 +95,13 @@ class EtcdBackedStore implements EtcdStore {
     if (rev > this.rev) this.rev = rev;
   }
 
-  /** A watch stream answered: etcd is reachable again. */
-  reachable(): void {
-    this.lastCallFailed = false;
-  }
-
   sawCompaction(rev: number): void {
     if (rev > this.compacted) this.compacted = rev;
   }
 
-  private async call<T>(f: () => Promise<T>): Promise<T> {
-    if (this.closed) throw new UnavailableError('store is closed');
-    try {
-      const r = await f();
-      this.lastCallFailed = false;
-      return r;
-    } catch (e) {
-      if (e instanceof UnavailableError || e instanceof TimeoutError) this.lastCallFailed = true;
-      throw e;
-    }
+  private call<T>(f: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new UnavailableError('store is closed'));
+    return f();
   }
 
   async get(key: string): Promise<KeyValue | undefined> {
@@ -242,7 +238,6 @@ class StoreWatch implements Watcher {
       {
         onEvents: (revision, events) => {
           this.open = true;
-          this.store.reachable();
           this.store.saw(revision);
           for (const ev of events) this.deliver(ev);
         },

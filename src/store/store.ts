@@ -94,8 +94,11 @@ export interface Store {
    * A compacted afterRevision → onError(ExpiredError).
    */
   watch(prefix: string, opts: WatchOptions): Watcher;
-  /** Why the store cannot serve now (etcd unreachable), or undefined when it can. Optional. */
-  unavailable?(): string | undefined;
+  /**
+   * Why the store cannot serve now (etcd unreachable or without quorum), or undefined when it can.
+   * Optional: an embedded store is always available while open.
+   */
+  unavailable?(): Promise<string | undefined>;
   /** Drop history at or below `revision` (keeps current values). */
   compact(revision: number): Promise<void>;
   close(): Promise<void>;

@@ -205,7 +205,7 @@ export class EtcdClient {
     this.timeoutMs = o.requestTimeoutMs ?? 10_000;
   }
 
-  private unary(m: Method, req: Wire): Promise<Wire> {
+  private unary(m: Method, req: Wire, timeoutMs = this.timeoutMs): Promise<Wire> {
     return new Promise((resolve, reject) => {
       this.client.makeUnaryRequest<object, object>(
         m.path,
@@ -213,7 +213,7 @@ export class EtcdClient {
         m.responseDeserialize,
         req,
         new grpc.Metadata({ waitForReady: true }),
-        { deadline: Date.now() + this.timeoutMs },
+        { deadline: Date.now() + timeoutMs },
         (err, res) => {
           if (err) reject(toStoreError(err));
           else if (!isWire(res)) reject(new UnavailableError('etcd: empty reply'));
@@ -223,8 +223,8 @@ export class EtcdClient {
     });
   }
 
-  async range(o: { key: string; rangeEnd?: Buffer; limit?: number; revision?: number; countOnly?: boolean }): Promise<RangeReply> {
-    const r = await this.unary(this.m.range, {
+  async range(o: { key: string; rangeEnd?: Buffer; limit?: number; revision?: number; countOnly?: boolean }, timeoutMs?: number): Promise<RangeReply> {
+    const req = {
       key: enc(o.key),
       rangeEnd: o.rangeEnd,
       limit: o.limit ?? 0,
@@ -232,7 +232,8 @@ export class EtcdClient {
       sortOrder: 'ASCEND',
       sortTarget: 'KEY',
       countOnly: o.countOnly ?? false,
-    });
+    };
+    const r = await this.unary(this.m.range, req, timeoutMs);
     return { revision: headerRevision(r), kvs: parseKvs(r.kvs), more: r.more === true, count: num(r.count) };
   }
 

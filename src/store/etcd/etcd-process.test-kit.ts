@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { EtcdClient } from './client.js';
 
 /** Undefined when an `etcd` binary runs here; otherwise the reason tests needing it skip. */
@@ -15,13 +15,24 @@ export const etcdMissing: string | undefined = ((): string | undefined => {
   return r.status === 0 ? undefined : 'no `etcd` binary on PATH (Debian package etcd-server; .ci/run installs it as root)';
 })();
 
-export interface EtcdProcess {
+export interface EtcdMember {
+  readonly name: string;
   readonly endpoint: string;
-  readonly dataDir: string;
-  /** SIGKILL-free stop: SIGTERM, wait for exit. Keeps the data dir. */
+  /** SIGTERM and wait for exit; keeps the data dir. */
   halt(): Promise<void>;
-  /** Starts etcd again on the same data dir and ports. */
+  /** Starts the member again on the same data dir and ports; resolves once it serves (needs quorum). */
   restart(): Promise<void>;
+}
+
+export interface EtcdCluster {
+  readonly members: readonly EtcdMember[];
+  readonly endpoints: readonly string[];
+  /** Stops every member and removes the data dirs. */
+  stop(): Promise<void>;
+}
+
+export interface EtcdProcess extends EtcdMember {
+  readonly dataDir: string;
   /** Stops etcd and removes its data dir. */
   stop(): Promise<void>;
 }
@@ -40,66 +51,77 @@ export function freePort(): Promise<number> {
 
 async function waitServing(endpoint: string, child: ChildProcess): Promise<void> {
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`etcd exited with ${code}`))));
-  const client = new EtcdClient({ endpoints: [endpoint], requestTimeoutMs: 20_000 });
+  const client = new EtcdClient({ endpoints: [endpoint], requestTimeoutMs: 30_000 });
   try {
-    // waitForReady: the call is held until etcd accepts connections, then answered.
+    // waitForReady: the call is held until etcd accepts connections; a linearizable read needs quorum.
     await Promise.race([client.range({ key: 'health', countOnly: true }), exited]);
   } finally {
     client.close();
   }
 }
 
-export async function startEtcd(): Promise<EtcdProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'stowage-etcd-'));
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const endpoint = `http://127.0.0.1:${clientPort}`;
-  const peer = `http://127.0.0.1:${peerPort}`;
-  const args = [
-    '--name', 'test',
-    '--data-dir', join(dataDir, 'data'),
-    '--listen-client-urls', endpoint,
-    '--advertise-client-urls', endpoint,
-    '--listen-peer-urls', peer,
-    '--initial-advertise-peer-urls', peer,
-    '--initial-cluster', `test=${peer}`,
-    '--log-outputs', 'stderr',
-    '--logger', 'zap',
-    '--log-level', 'error',
-  ];
-  let child: ChildProcess | undefined;
-  const launch = async (): Promise<void> => {
-    child = spawn('etcd', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4_000)));
-    try {
-      await waitServing(endpoint, child);
-    } catch (e) {
-      child.kill('SIGKILL');
-      throw new Error(`etcd did not start: ${(e as Error).message}\n${stderr}`);
-    }
-  };
-  const halt = async (): Promise<void> => {
-    const c = child;
-    child = undefined;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exit = new Promise<void>((r) => c.once('exit', () => r()));
-    c.kill('SIGTERM');
-    await exit;
+/** Starts `size` members on loopback (a temp data dir each, free ports); resolves once all serve. */
+export async function startEtcdCluster(size: number): Promise<EtcdCluster & { readonly root: string }> {
+  const root = mkdtempSync(join(tmpdir(), 'stowage-etcd-'));
+  const specs = [];
+  for (let i = 0; i < size; i++) {
+    const [clientPort, peerPort] = [await freePort(), await freePort()];
+    specs.push({ name: `m${i}`, endpoint: `http://127.0.0.1:${clientPort}`, peer: `http://127.0.0.1:${peerPort}` });
+  }
+  const initialCluster = specs.map((m) => `${m.name}=${m.peer}`).join(',');
+  const members = specs.map((m): EtcdMember => {
+    const args = [
+      '--name', m.name,
+      '--data-dir', join(root, m.name),
+      '--listen-client-urls', m.endpoint,
+      '--advertise-client-urls', m.endpoint,
+      '--listen-peer-urls', m.peer,
+      '--initial-advertise-peer-urls', m.peer,
+      '--initial-cluster', initialCluster,
+      '--initial-cluster-token', basename(root),
+      '--logger', 'zap',
+      '--log-outputs', 'stderr',
+      '--log-level', 'error',
+    ];
+    let child: ChildProcess | undefined;
+    const halt = async (): Promise<void> => {
+      const c = child;
+      child = undefined;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return;
+      const exit = new Promise<void>((r) => c.once('exit', () => r()));
+      c.kill('SIGTERM');
+      await exit;
+    };
+    const restart = async (): Promise<void> => {
+      const c = spawn('etcd', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      child = c;
+      let stderr = '';
+      c.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4_000)));
+      try {
+        await waitServing(m.endpoint, c);
+      } catch (e) {
+        c.kill('SIGKILL');
+        throw new Error(`etcd ${m.name} did not start: ${(e as Error).message}\n${stderr}`);
+      }
+    };
+    return { name: m.name, endpoint: m.endpoint, halt, restart };
+  });
+  const stop = async (): Promise<void> => {
+    await Promise.all(members.map((m) => m.halt()));
+    rmSync(root, { recursive: true, force: true });
   };
   try {
-    await launch();
+    await Promise.all(members.map((m) => m.restart()));
   } catch (e) {
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop();
     throw e;
   }
-  return {
-    endpoint,
-    dataDir,
-    halt,
-    restart: launch,
-    stop: async () => {
-      await halt();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { root, members, endpoints: members.map((m) => m.endpoint), stop };
+}
+
+/** One member on loopback, for most tests. */
+export async function startEtcd(): Promise<EtcdProcess> {
+  const c = await startEtcdCluster(1);
+  const m = c.members[0]!;
+  return { ...m, dataDir: c.root, stop: c.stop };
 }
