@@ -52,7 +52,8 @@ export class WatchCache {
   private historyHead = 0; // index of the oldest retained event in `history` (ring via shift-free head)
   /** Every event with rev > historyStartRev is in `history`. */
   private historyStartRev = 0;
-  private readonly watchers = new Set<(ev: CacheEvent) => void>();
+  /** Each client watch: its event callback and what ends it when the cache must relist. */
+  private readonly watchers = new Map<(ev: CacheEvent) => void, () => void>();
   private storeWatcher: Watcher | undefined;
   private sortedKeys: string[] | undefined;
   /** Every event of this prefix up to here has been applied (the list's revision, then each event's). */
@@ -81,9 +82,13 @@ export class WatchCache {
         // compaction interval): relist, and let every client watch resume or get 410 from the new history.
         log.error('watch cache lost its store watch; relisting', { prefix: this.prefix, error: err.message });
         this.synced = false;
+        this.storeWatcher?.close();
         this.history.length = 0;
         this.historyHead = 0;
+        this.historyStartRev = Number.MAX_SAFE_INTEGER; // until relisted, every resume is 410
+        const ended = [...this.watchers.values()];
         this.watchers.clear();
+        for (const end of ended) end();
         void this.restart();
       },
       onEvent: (ev) => {
@@ -103,7 +108,7 @@ export class WatchCache {
           cev = prev ? { type: 'MODIFIED', key: ev.kv.key, cur, prev, rev: ev.revision } : { type: 'ADDED', key: ev.kv.key, cur, rev: ev.revision };
         }
         this.record(cev);
-        for (const w of this.watchers) {
+        for (const w of this.watchers.keys()) {
           try {
             w(cev);
           } catch {
@@ -220,8 +225,9 @@ export class WatchCache {
   /**
    * Delivers every event after `fromRev` (replayed from history), then live ones.
    * `fromRev` older than the retained history → ExpiredError; newer than the store → TimeoutError.
+   * `onTerminated` runs if the cache loses its store watch and relists (the client must re-watch).
    */
-  watch(fromRev: number, onEvent: (ev: CacheEvent) => void): CacheWatch {
+  watch(fromRev: number, onEvent: (ev: CacheEvent) => void, onTerminated: () => void = () => {}): CacheWatch {
     const current = this.revision();
     if (fromRev > current) throw new TimeoutError(`Too large resource version: ${fromRev}, current: ${current}`);
     if (fromRev < this.historyStartRev) {
@@ -236,7 +242,7 @@ export class WatchCache {
       else hi = mid;
     }
     for (let i = lo; i < this.history.length; i++) onEvent(this.history[i]!);
-    this.watchers.add(onEvent);
+    this.watchers.set(onEvent, onTerminated);
     return { close: () => void this.watchers.delete(onEvent) };
   }
 }

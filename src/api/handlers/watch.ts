@@ -133,11 +133,15 @@ function startWatch({ r, req, res, format }: ResourceCall): void {
   // History replays synchronously inside cache.watch(); hold it until the headers are out.
   let held: CacheEvent[] | undefined = [];
   try {
-    const watch = cache.watch(fromRev, (ev) => {
-      if (ev.rev <= fromRev) return;
-      if (held) held.push(ev);
-      else onEvent(ev);
-    });
+    const watch = cache.watch(
+      fromRev,
+      (ev) => {
+        if (ev.rev <= fromRev) return;
+        if (held) held.push(ev);
+        else onEvent(ev);
+      },
+      () => stream.close(),
+    );
     stream.onClose(() => watch.close());
   } catch (e) {
     if (e instanceof ExpiredError) {
