@@ -167,15 +167,26 @@ ${extra}`;
   });
 
   it('delete waits while a finalizer holds the object, and returns once it is removed', async () => {
-    const deleting = kubectl('delete', 'pv', 'kpv', '--timeout=30s');
-    await expect.poll(async () => (await api(s, 'GET', '/api/v1/persistentvolumes/kpv')).body?.metadata?.deletionTimestamp, { timeout: 15_000 }).toBeTruthy();
+    // -v=6 logs each request kubectl makes: its watch on persistentvolumes is the sign that it has
+    // looked after the DELETE, found the object still there, and is waiting (a kubectl that did not
+    // wait would have exited before making it).
+    const child = spawn(bin, ['delete', 'pv', 'kpv', '--timeout=30s', '-v=6'], { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     let settled = false;
-    void deleting.then(() => (settled = true));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(settled).toBe(false);
-    await api(s, 'PATCH', '/api/v1/persistentvolumes/kpv', { metadata: { finalizers: null } }, { contentType: 'application/merge-patch+json' });
-    const d = await deleting;
-    expect(d.code).toBe(0);
-    expect(d.stdout.trim()).toBe('persistentvolume "kpv" deleted');
+    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code))).finally(() => (settled = true));
+    const watching = (): boolean => /\/api\/v1\/persistentvolumes\?\S*watch=true/.test(stderr);
+    try {
+      await expect.poll(() => settled || watching(), { timeout: 15_000 }).toBe(true);
+      expect(settled).toBe(false);
+      expect((await api(s, 'GET', '/api/v1/persistentvolumes/kpv')).body?.metadata?.deletionTimestamp).toBeTruthy();
+      await api(s, 'PATCH', '/api/v1/persistentvolumes/kpv', { metadata: { finalizers: null } }, { contentType: 'application/merge-patch+json' });
+      expect(await exited).toBe(0);
+      expect(stdout.trim()).toBe('persistentvolume "kpv" deleted');
+    } finally {
+      child.kill();
+    }
   });
 });

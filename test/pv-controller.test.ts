@@ -64,6 +64,8 @@ describe('PV controller through the API server', () => {
 
   it('keeps a claim in use by a scheduled pod until the pod is gone (pvc-protection)', async () => {
     await api(s, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc('used', '1Gi'));
+    // Deleted after `used`, in use by nothing: once it is gone, pvc-protection has handled `used` too.
+    await api(s, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc('unused', '1Gi', 'unused'));
     await api(s, 'POST', '/api/v1/namespaces/default/pods', {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -71,8 +73,9 @@ describe('PV controller through the API server', () => {
       spec: { nodeName: 'nowhere', containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'used' } }] },
     });
     await api(s, 'DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/used');
+    await api(s, 'DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/unused');
+    await expect.poll(async () => (await api(s, 'GET', '/api/v1/namespaces/default/persistentvolumeclaims/unused')).status, { timeout: 10_000 }).toBe(404);
     // Still there while the pod exists (deleting it with grace 0 is what a node agent would do).
-    await new Promise((r) => setTimeout(r, 300));
     const held = await api(s, 'GET', '/api/v1/namespaces/default/persistentvolumeclaims/used');
     expect(held.status).toBe(200);
     expect(held.body.metadata.finalizers).toContain('kubernetes.io/pvc-protection');
@@ -82,14 +85,75 @@ describe('PV controller through the API server', () => {
 
   it('releases pv-protection only when the volume is not Bound', async () => {
     await api(s, 'POST', '/api/v1/persistentvolumes', pv('prot', '1Gi', 'prot'));
+    // Deleted after `prot`, never Bound: once it is gone, pv-protection has handled `prot` too.
+    await api(s, 'POST', '/api/v1/persistentvolumes', pv('prot-unbound', '1Gi', 'prot-unbound'));
     await api(s, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc('prot', '1Gi', 'prot'));
     await expect.poll(async () => (await api(s, 'GET', '/api/v1/persistentvolumes/prot')).body.status.phase, { timeout: 10_000 }).toBe('Bound');
     await api(s, 'DELETE', '/api/v1/persistentvolumes/prot');
-    await new Promise((r) => setTimeout(r, 300));
+    await api(s, 'DELETE', '/api/v1/persistentvolumes/prot-unbound');
+    await expect.poll(async () => (await api(s, 'GET', '/api/v1/persistentvolumes/prot-unbound')).status, { timeout: 10_000 }).toBe(404);
     expect((await api(s, 'GET', '/api/v1/persistentvolumes/prot')).body.metadata.finalizers).toContain('kubernetes.io/pv-protection');
     await api(s, 'DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/prot');
     await expect.poll(async () => (await api(s, 'GET', '/api/v1/persistentvolumes/prot')).status, { timeout: 15_000 }).toBe(404);
   });
+
+  // Kubernetes syncs a waiting claim only every 15 s, so volumes created in one burst are all in its
+  // view and FindMatchingVolume takes the one pre-bound to the claim. Stowage wakes the claim soon
+  // after the first volume is Available: the outcome must still be the pre-bound volume, in any order.
+  const ORDERS = {
+    'unbound first, the claim UID read in between (as a client templating claimRef.uid does)': async (post: Post, uid: () => Promise<string>) => {
+      await post('free', null);
+      await post('pre', await uid());
+    },
+    'unbound first, the pre-bound one once the controller has made the unbound one Available': async (post: Post, uid: () => Promise<string>, phase: (s: 'free') => Promise<string>) => {
+      const u = await uid();
+      await post('free', null);
+      await expect.poll(() => phase('free'), { timeout: 10_000, interval: 5 }).not.toBe('Pending');
+      await post('pre', u);
+    },
+    'pre-bound first': async (post: Post, uid: () => Promise<string>) => {
+      await post('pre', await uid());
+      await post('free', null);
+    },
+    'both at once': async (post: Post, uid: () => Promise<string>) => {
+      const u = await uid();
+      await Promise.all([post('free', null), post('pre', u)]);
+    },
+  };
+  type Post = (suffix: 'free' | 'pre', uid: string | null) => Promise<void>;
+  for (const [order, createBurst] of Object.entries(ORDERS)) {
+    it(`a waiting claim ends on the volume pre-bound to it when both are created in one burst: ${order}`, async () => {
+      for (let i = 0; i < 5; i++) {
+        const name = `burst-${Object.keys(ORDERS).indexOf(order)}-${i}`;
+        const claimPath = `/api/v1/namespaces/default/persistentvolumeclaims/${name}`;
+        // A class of its own (no StorageClass object): no other test's volume can match.
+        await api(s, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc(name, '1Gi', name));
+        // The claim is waiting once the controller has found nothing for it and tried to provision.
+        await expect
+          .poll(async () => (await api(s, 'GET', `/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D${name}`)).body.items.map((e: { reason: string }) => e.reason), { timeout: 10_000 })
+          .toContain('ProvisioningFailed');
+        const post: Post = async (suffix, uid) => {
+          const v = pv(`${name}-${suffix}`, '1Gi', name) as { spec: Record<string, unknown> };
+          if (uid !== null) v.spec.claimRef = { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: 'default', name, uid };
+          expect((await api(s, 'POST', '/api/v1/persistentvolumes', v)).status).toBe(201);
+        };
+        await createBurst(
+          post,
+          async () => (await api(s, 'GET', claimPath)).body.metadata.uid,
+          async (suffix) => (await api(s, 'GET', `/api/v1/persistentvolumes/${name}-${suffix}`)).body.status?.phase ?? 'Pending',
+        );
+        await expect.poll(async () => (await api(s, 'GET', claimPath)).body.status.phase, { timeout: 10_000 }).toBe('Bound');
+        expect((await api(s, 'GET', claimPath)).body.spec.volumeName).toBe(`${name}-pre`);
+        // The other volume is left (or given back) Available and unclaimed.
+        await expect
+          .poll(async () => {
+            const free = (await api(s, 'GET', `/api/v1/persistentvolumes/${name}-free`)).body;
+            return [free.status.phase, free.spec.claimRef ?? null];
+          }, { timeout: 10_000 })
+          .toEqual(['Available', null]);
+      }
+    }, 60_000);
+  }
 
   it('exposes the PV collector metrics', async () => {
     const m = await api(s, 'GET', '/metrics');

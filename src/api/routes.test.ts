@@ -26,10 +26,10 @@ describe('router', () => {
     {
       name: 'any method on a * route',
       method: 'PATCH',
-      path: '/apis/g/v1/namespaces/a%2Fb/pods',
+      path: '/apis/g/v1/namespaces/a%3Ab/pods',
       want: 'resources',
       params: { group: 'g', version: 'v1' },
-      rest: ['namespaces', 'a/b', 'pods'],
+      rest: ['namespaces', 'a:b', 'pods'],
     },
   ])('$name', ({ method, path, want, params, rest }) => {
     const m = router.match(method, pathSegments(path));
@@ -60,4 +60,11 @@ describe('router', () => {
   it('refuses a malformed percent-encoding with 400', () => {
     expect(() => pathSegments('/api/v1/%zz')).toThrow(ApiBadRequestError);
   });
+
+  it.each(['/api/v1/namespaces/a%2Fb/pods', '/api/v1/namespaces/..%2F..%2Fetc/pods', '/api/v1/namespaces/%2E%2E/pods'])(
+    'a segment that decodes to a slash or a dot segment names nothing (404): %s',
+    (path) => {
+      expect(() => pathSegments(path)).toThrow(expect.objectContaining({ code: 'NotFound' }));
+    },
+  );
 });

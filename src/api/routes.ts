@@ -3,7 +3,7 @@
  * no pattern is 404; a method a matched path does not serve is 405 (kube-apiserver's answers).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest } from './status.js';
+import { badRequest, pathNotFound } from './status.js';
 
 export interface RouteContext {
   readonly req: IncomingMessage;
@@ -69,11 +69,18 @@ export function newRouter(routes: readonly Route[]): Router {
   };
 }
 
-/** A URL path as segments: empty ones (trailing slashes) dropped, each percent-decoded (malformed: 400). */
+/**
+ * A URL path as segments: empty ones (trailing slashes) dropped, each percent-decoded (malformed:
+ * 400). A segment that decodes to contain `/`, or is `.` or `..`, names nothing served (404): an
+ * escaped slash must not move a request into another namespace's keys.
+ */
 export function pathSegments(pathname: string): string[] {
+  let segs: string[];
   try {
-    return pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    segs = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   } catch {
     throw badRequest(`invalid URL path: ${pathname}`);
   }
+  if (segs.some((s) => s.includes('/') || s === '.' || s === '..')) throw pathNotFound();
+  return segs;
 }

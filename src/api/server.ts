@@ -14,6 +14,8 @@ import type { ResourceDef } from './resources/types.js';
 import { methodNotAllowed, pathNotFound, toStatus } from './status.js';
 import { newRouter, pathSegments } from './routes.js';
 import { MetricsRegistry } from '../util/metrics.js';
+import { DEFAULT_CONNECTION_LIMITS, guardUnreadBody, serverOptions, type ConnectionLimits } from './connections.js';
+import { applyRequestDeadline, DEFAULT_REQUEST_LIMITS, newInFlightLimiter, type RequestLimits } from './limits.js';
 
 const log = newLogger('apiserver');
 
@@ -40,6 +42,8 @@ export interface ApiServerOptions {
    * handler, same authentication, no TLS or TCP cost.
    */
   readonly localSocketPath?: string;
+  /** In-flight limits, deadlines and connection limits; kube-apiserver's defaults when left out. */
+  readonly limits?: Partial<RequestLimits & ConnectionLimits>;
 }
 
 export interface ApiServer {
@@ -69,7 +73,10 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const requestInfo = new WeakMap<IncomingMessage, { verb: string; group: string; version: string; resource: string; subresource: string }>();
   const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, tag: (req, r) => tagged(req, r) }));
 
+  const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };
+  const inFlight = newInFlightLimiter(limits);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    guardUnreadBody(req, res);
     res.on('finish', () => {
       const info = requestInfo.get(req) ?? { verb: req.method ?? '', group: '', version: '', resource: '', subresource: '' };
       requests.inc({ ...info, code: String(res.statusCode) });
@@ -79,18 +86,21 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       sendError(res, e);
     });
   };
-  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, keepAlive: true, keepAliveTimeout: 120_000 }, handle);
-  server.headersTimeout = 60_000;
-  server.requestTimeout = 0; // watches are long-lived
+  // Node's requestTimeout bounds receiving a request, not the response: watches are not cut by it.
+  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, ...serverOptions(limits) }, handle);
   let local: HttpServer | undefined;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const match = router.match(req.method ?? 'GET', pathSegments(url.pathname));
-    if (!match?.route.public && !authenticate(req)) {
+    const user = match?.route.public ? undefined : authenticate(req);
+    if (!match?.route.public && !user) {
       sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       return;
     }
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (!inFlight.admit(req, res, path, url.searchParams, user)) return;
+    if (!applyRequestDeadline(req, res, path, url.searchParams, limits)) return;
     if (!match) throw pathNotFound();
     if (!match.handler) throw methodNotAllowed();
     await match.handler({ req, res, url, params: match.params, rest: match.rest });
@@ -120,8 +130,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   if (o.localSocketPath) {
     const path = o.localSocketPath;
     rmSync(path, { force: true });
-    local = createHttpServer({ keepAlive: true, keepAliveTimeout: 120_000 }, handle);
-    local.requestTimeout = 0;
+    local = createHttpServer(serverOptions(limits), handle);
     await new Promise<void>((resolve, reject) => {
       local!.once('error', reject);
       local!.listen(path, () => resolve());

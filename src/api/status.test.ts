@@ -91,8 +91,10 @@ describe('toStatus', () => {
       details: { name: 'x', group: 'storage.k8s.io', kind: 'storageclasses' },
       code: 409,
     });
+    // On the wire a cause's type is `reason` (Go's StatusCause.Type has the JSON name "reason").
     const causes = [{ type: 'FieldValueRequired', field: 'spec', message: 'Required value' }];
-    expect(toStatus(invalid('PersistentVolume', '', 'a', causes, 'PersistentVolume "a" is invalid: spec: Required value')).details).toEqual({ name: 'a', kind: 'PersistentVolume', causes });
+    const wire = [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec' }];
+    expect(toStatus(invalid('PersistentVolume', '', 'a', causes, 'PersistentVolume "a" is invalid: spec: Required value')).details).toEqual({ name: 'a', kind: 'PersistentVolume', causes: wire });
   });
 
   it('maps Stowage errors from inner layers by their code', () => {
@@ -100,7 +102,7 @@ describe('toStatus', () => {
     expect(toStatus(new ExpiredError('old'))).toMatchObject({ code: 410, reason: 'Expired' });
     expect(toStatus(new UnsupportedMediaTypeError('x'))).toMatchObject({ code: 415, reason: 'UnsupportedMediaType' });
     const causes = [{ type: 'FieldValueInvalid', field: 'patch', message: 'bad' }];
-    expect(toStatus(new InvalidError('bad', causes))).toMatchObject({ code: 422, reason: 'Invalid', details: { causes } });
+    expect(toStatus(new InvalidError('bad', causes))).toMatchObject({ code: 422, reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: 'bad' }] } });
   });
 
   it('turns anything else into a 500 InternalError', () => {

@@ -1,5 +1,12 @@
 import { InvalidError, StowageError, toStowageError, type ErrorCode, type FieldCause } from '../util/errors.js';
 
+/** A meta/v1 StatusCause on the wire: Go's `Type` field is serialized as `reason`. */
+export interface StatusCause {
+  reason: string;
+  message: string;
+  field: string;
+}
+
 /** A meta/v1 Status as kube-apiserver writes it. */
 export interface Status {
   kind: 'Status';
@@ -8,8 +15,22 @@ export interface Status {
   status: 'Success' | 'Failure';
   message?: string;
   reason?: string;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: FieldCause[]; retryAfterSeconds?: number };
+  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: StatusCause[]; retryAfterSeconds?: number };
   code: number;
+}
+
+/** Status details as errors carry them (causes in Stowage's FieldCause form). */
+export interface ErrorDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: FieldCause[];
+  retryAfterSeconds?: number;
+}
+
+function wireCauses(causes: readonly FieldCause[]): StatusCause[] {
+  return causes.map((c) => ({ reason: c.type, message: c.message, field: c.field }));
 }
 
 /** The HTTP code and Kubernetes StatusReason of each error code (apimachinery's errors package). */
@@ -40,7 +61,7 @@ export const HTTP_STATUS_OF: Readonly<Record<ErrorCode, { readonly httpStatus: n
 export abstract class HttpError extends StowageError {
   constructor(
     message: string,
-    readonly details?: Status['details'],
+    readonly details?: ErrorDetails,
   ) {
     super(message);
   }
@@ -123,7 +144,7 @@ function qualified(s: ErrorSubject): string {
   return s.group ? `${s.resource}.${s.group}` : s.resource;
 }
 
-function subjectDetails(s: ErrorSubject): Status['details'] {
+function subjectDetails(s: ErrorSubject): ErrorDetails {
   return { name: s.name, group: s.group || undefined, kind: s.resource };
 }
 
@@ -171,8 +192,10 @@ export function toStatus(e: unknown): Status {
   const { httpStatus, reason } = HTTP_STATUS_OF[err.code];
   const message = err.code === 'Internal' ? `Internal error occurred: ${err.message}` : err.message;
   const s: Status = { ...base, message, reason, code: httpStatus };
-  if (err instanceof HttpError && err.details) s.details = stripUndefined(err.details);
-  else if (err instanceof InvalidError) s.details = { causes: [...err.causes] };
+  if (err instanceof HttpError && err.details) {
+    const { causes, ...rest } = err.details;
+    s.details = stripUndefined({ ...rest, causes: causes && wireCauses(causes) });
+  } else if (err instanceof InvalidError) s.details = { causes: wireCauses(err.causes) };
   return s;
 }
 

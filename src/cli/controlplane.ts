@@ -10,8 +10,8 @@ import { runControllers } from '../controllers/manager.js';
 import type { ControllersWorkerData, FromControllersWorker, ToControllersWorker } from '../controllers/worker.js';
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
-import { startNamespaceController } from '../controllers/namespace/namespace-controller.js';
-import { startApiServer, type ApiServer, type UserInfo } from '../api/server.js';
+import { runNamespaceController } from '../controllers/namespace/run.js';
+import { startApiServer, type ApiServer, type ApiServerOptions, type UserInfo } from '../api/server.js';
 import { ensureServingMaterial, kubeconfigYaml } from '../api/tls.js';
 
 const log = newLogger('controlplane');
@@ -33,7 +33,7 @@ export interface ControlPlaneOptions {
   readonly address: string;
   readonly port: number;
   readonly watchCacheHistory?: number;
-  /** Run the controllers (PV binder, protection, attach/detach, scheduler). Default true. */
+  /** Run the controllers (PV binder, protection, attach/detach, namespace, scheduler). Default true. Without them the namespace controller still runs, so that namespaces can be deleted. */
   readonly controllers?: boolean;
   /**
    * Run them in a worker thread (a second core) instead of on the API server's event loop. Needs
@@ -47,6 +47,8 @@ export interface ControlPlaneOptions {
   readonly servingCert?: { readonly certPem: string; readonly keyPem: string };
   /** More bearer tokens (--token-auth-file), beside the generated admin token. */
   readonly tokens?: ReadonlyMap<string, UserInfo>;
+  /** In-flight limits, request deadline and connection limits of the API server. */
+  readonly limits?: ApiServerOptions['limits'];
 }
 
 export async function startControlPlane(o: ControlPlaneOptions): Promise<ControlPlane> {
@@ -62,8 +64,8 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     tokens: new Map([[pki.adminToken, { name: 'admin', groups: ['system:masters'] }], ...(o.tokens ?? [])]),
     watchCacheHistory: o.watchCacheHistory,
     localSocketPath: localSocket,
+    limits: o.limits,
   });
-  const ns = startNamespaceController(api.registry);
   const clientHost = o.address === '0.0.0.0' ? '127.0.0.1' : o.address === '::' ? '[::1]' : o.address.includes(':') ? `[${o.address}]` : o.address;
   const server = `https://${clientHost}:${api.port}`;
   const kubeconfigPath = join(o.dataDir, 'kubeconfig');
@@ -74,10 +76,12 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   setMaxListeners(0, stop.signal);
   const controllers =
     o.controllers === false
-      ? Promise.resolve()
+      ? runNamespaceController({ client, signal: stop.signal, metrics: api.metrics })
       : o.controllersInWorker
         ? runControllersInWorker({ socketPath: localSocket, token: pki.adminToken, signal: stop.signal, metrics: api.metrics })
         : runControllers({ client, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach });
+  // A failure (caches that never synced) is logged here and ends the controllers, not the API server.
+  const controllersDone = controllers.catch((e: unknown) => log.error('controllers stopped', { error: e instanceof Error ? e.message : String(e) }));
   return {
     api,
     client,
@@ -86,8 +90,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     kubeconfigPath,
     close: async () => {
       stop.abort();
-      ns.stop();
-      await controllers;
+      await controllersDone;
       client.close();
       await api.close();
     },

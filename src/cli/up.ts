@@ -6,6 +6,7 @@ import { ensureDir } from '../util/fsutil.js';
 import { startAllInOne, type AllInOne } from './allinone.js';
 import { CliError } from './errors.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
+import { parseGoDuration, type RequestLimits } from '../api/limits.js';
 
 export interface UpOptions extends EtcdFlags {
   readonly address: string;
@@ -19,6 +20,9 @@ export interface UpOptions extends EtcdFlags {
   readonly node?: boolean;
   readonly nodeName?: string;
   readonly enableAttach?: boolean;
+  readonly maxRequestsInflight?: string;
+  readonly maxMutatingRequestsInflight?: string;
+  readonly requestTimeout?: string;
 }
 
 /** `stowage up`: everything in one process on SQLite under --data-dir (or on an existing etcd). */
@@ -33,7 +37,10 @@ export function upCommand(program: Command): void {
     .option('--no-node', 'do not run a node agent in this process')
     .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
-    .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false);
+    .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false)
+    .option('--max-requests-inflight <n>', 'read-only requests served at once, beyond which 429 (0 = no limit)', '400')
+    .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once, beyond which 429 (0 = no limit)', '200')
+    .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s');
   addEtcdFlags(cmd).action(async (o: UpOptions) => {
     await runUp(o);
   });
@@ -42,6 +49,7 @@ export function upCommand(program: Command): void {
 export async function runUp(o: UpOptions): Promise<void> {
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(o.port)}: must be 0-65535`);
+  const limits = requestLimitFlags(o);
   const dataDir = resolve(o.dataDir);
   try {
     ensureDir(dataDir, 0o700);
@@ -52,7 +60,7 @@ export async function runUp(o: UpOptions): Promise<void> {
   const store = await openStoreFromFlags(o, dataDir);
   let plane;
   try {
-    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true });
+    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true, limits });
   } catch (e) {
     await store.close();
     const err = e as NodeJS.ErrnoException;
@@ -92,4 +100,29 @@ export async function runUp(o: UpOptions): Promise<void> {
   await node?.stop();
   await plane.close();
   await store.close();
+}
+
+/** kube-apiserver's flags of the same names. */
+function requestLimitFlags(o: UpOptions): Partial<RequestLimits> {
+  const count = (flag: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new CliError(`invalid ${flag} ${JSON.stringify(v)}: must be a non-negative integer`);
+    return n;
+  };
+  let requestTimeoutMs: number | undefined;
+  if (o.requestTimeout !== undefined) {
+    try {
+      requestTimeoutMs = parseGoDuration(o.requestTimeout);
+    } catch (e) {
+      throw new CliError(`invalid --request-timeout ${JSON.stringify(o.requestTimeout)}: ${(e as Error).message}`);
+    }
+  }
+  const out: { -readonly [K in keyof RequestLimits]?: RequestLimits[K] } = {};
+  const r = count('--max-requests-inflight', o.maxRequestsInflight);
+  const m = count('--max-mutating-requests-inflight', o.maxMutatingRequestsInflight);
+  if (r !== undefined) out.maxRequestsInFlight = r;
+  if (m !== undefined) out.maxMutatingRequestsInFlight = m;
+  if (requestTimeoutMs !== undefined) out.requestTimeoutMs = requestTimeoutMs;
+  return out;
 }

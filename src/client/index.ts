@@ -24,11 +24,13 @@ export { ObjectCache, metaNamespaceKey, splitKey, NAMESPACE_INDEX } from './cach
 export type { Lister, IndexFunc } from './cache.js';
 export { Reflector, listerWatcherFor } from './reflector.js';
 export type { ListerWatcher, ReflectorSink } from './reflector.js';
-export { newInformer, informerFor, isTombstone, objectOf, runInformers, waitForCacheSync } from './informer.js';
+export { newInformer, informerFor, isTombstone, objectOf } from './informer.js';
 export type { Informer, EventHandler, Tombstone, InformerOptions } from './informer.js';
-export { newWorkQueue, runWorkers, TerminalError, rateLimitDelay, DEFAULT_RATE_LIMIT } from './workqueue.js';
-export type { WorkQueue, GetResult, ReconcileFn, ReconcileResult, RateLimiterPolicy } from './workqueue.js';
+export { newWorkQueue, rateLimitDelay, DEFAULT_RATE_LIMIT } from './workqueue.js';
+export type { WorkQueue, GetResult, RateLimiterPolicy } from './workqueue.js';
 export { newEventRecorder, EventCorrelator, eventKey, aggregateKey, referenceTo } from './events.js';
 export type { EventRecorder, EventType } from './events.js';
 export { LeaderElector, apiLeaseLock, decide, nextLeaseSpec, leaseExpiry } from './leaderelection.js';
 export type { ElectionDecision, LeaderElectorOptions, LeaseLock } from './leaderelection.js';
+export { newController, watch, reads, every, CacheSyncTimeoutError, DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './controller.js';
+export type { Controller, ControllerOptions, Enqueuer, ReconcileFn, ReconcileResult, Source, SyncedInformer } from './controller.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock, flushMicrotasks } from './fake-clock.js';
-import { TerminalError, newWorkQueue, rateLimitDelay, runWorkers, type GetResult } from './workqueue.js';
+import { newWorkQueue, rateLimitDelay, type GetResult } from './workqueue.js';
 
 const setup = (): { clock: FakeClock; q: ReturnType<typeof newWorkQueue<string>> } => {
   const clock = new FakeClock();
@@ -152,77 +152,5 @@ describe('rateLimitDelay', () => {
     { failures: 5000, want: 30_000 },
   ])('failures=$failures → $want ms with the default policy', ({ failures, want }) => {
     expect(rateLimitDelay({ initialMs: 5, capMs: 30_000 }, failures)).toBe(want);
-  });
-});
-
-describe('runWorkers', () => {
-  it('maps outcomes: error → rate-limited requeue, terminal → forget, requeueAfter → delayed add, success → forget', async () => {
-    const { clock, q } = setup();
-    const calls: string[] = [];
-    const outcomes = new Map<string, Array<() => Promise<{ requeueAfterMs?: number } | void>>>([
-      ['err', [() => Promise.reject(new Error('boom')), () => Promise.resolve()]],
-      ['term', [() => Promise.reject(new TerminalError('bad spec'))]],
-      ['later', [() => Promise.resolve({ requeueAfterMs: 1000 }), () => Promise.resolve()]],
-      ['ok', [() => Promise.resolve()]],
-    ]);
-    const ctl = new AbortController();
-    const running = runWorkers(
-      q,
-      2,
-      (key) => {
-        calls.push(key);
-        const next = outcomes.get(key)?.shift();
-        return next ? next() : Promise.resolve();
-      },
-      { signal: ctl.signal },
-    );
-    for (const k of ['err', 'term', 'later', 'ok']) q.add(k);
-    await flushMicrotasks();
-    expect(calls.sort()).toEqual(['err', 'later', 'ok', 'term']);
-    expect(q.numRequeues('err')).toBe(1);
-    expect(q.numRequeues('term')).toBe(0);
-    expect(clock.deadlines().map((d) => d - clock.now())).toEqual([5, 1000]);
-    await clock.advance(5);
-    expect(calls.filter((c) => c === 'err')).toHaveLength(2);
-    expect(q.numRequeues('err')).toBe(0); // the second attempt succeeded → forgotten
-    await clock.advance(995);
-    expect(calls.filter((c) => c === 'later')).toHaveLength(2);
-    expect(calls.filter((c) => c === 'term')).toHaveLength(1);
-    ctl.abort();
-    await running;
-    expect(q.shuttingDown()).toBe(true);
-  });
-
-  it('never runs one key on two workers at once', async () => {
-    const { q } = setup();
-    let active = 0;
-    let maxActive = 0;
-    const gates: Array<() => void> = [];
-    const ctl = new AbortController();
-    const running = runWorkers(
-      q,
-      4,
-      async () => {
-        active++;
-        maxActive = Math.max(maxActive, active);
-        await new Promise<void>((r) => gates.push(r));
-        active--;
-      },
-      { signal: ctl.signal },
-    );
-    q.add('same');
-    await flushMicrotasks();
-    q.add('same');
-    q.add('same');
-    await flushMicrotasks();
-    expect(gates).toHaveLength(1);
-    gates.shift()?.();
-    await flushMicrotasks();
-    expect(gates).toHaveLength(1); // the re-add ran after done, once
-    gates.shift()?.();
-    await flushMicrotasks();
-    expect(maxActive).toBe(1);
-    ctl.abort();
-    await running;
   });
 });

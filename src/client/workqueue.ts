@@ -1,6 +1,4 @@
 import { realClock, type Clock } from '../util/backoff.js';
-import { ConflictError, toStowageError } from '../util/errors.js';
-import { newLogger, type Logger } from '../util/log.js';
 
 /** Per-item exponential backoff: `initialMs · 2^(failures)` capped, reset by `forget`. */
 export interface RateLimiterPolicy {
@@ -44,13 +42,26 @@ export interface WorkQueue<K> {
   shuttingDown(): boolean;
 }
 
-export interface WorkQueueOptions {
+/**
+ * What a queue tells its metrics (client-go's queueMetrics): `added` when an item becomes
+ * waiting, `taken` when a worker gets it, `done` when the worker finishes, `retried` on each
+ * rate-limited add. Called synchronously inside the queue's methods.
+ */
+export interface WorkQueueMetrics<K> {
+  added(key: K): void;
+  taken(key: K): void;
+  done(key: K): void;
+  retried(): void;
+}
+
+export interface WorkQueueOptions<K = unknown> {
   readonly clock?: Clock;
   readonly rateLimit?: RateLimiterPolicy;
   readonly name?: string;
+  readonly metrics?: WorkQueueMetrics<K>;
 }
 
-export function newWorkQueue<K>(o: WorkQueueOptions = {}): WorkQueue<K> {
+export function newWorkQueue<K>(o: WorkQueueOptions<K> = {}): WorkQueue<K> {
   return new RateLimitedQueue<K>(o);
 }
 
@@ -91,16 +102,19 @@ class RateLimitedQueue<K> implements WorkQueue<K> {
   private readonly drainers: Array<() => void> = [];
   private readonly clock: Clock;
   private readonly policy: RateLimiterPolicy;
+  private readonly metrics: WorkQueueMetrics<K> | undefined;
   private closing = false;
 
-  constructor(o: WorkQueueOptions) {
+  constructor(o: WorkQueueOptions<K>) {
     this.clock = o.clock ?? realClock;
     this.policy = o.rateLimit ?? DEFAULT_RATE_LIMIT;
+    this.metrics = o.metrics;
   }
 
   add(key: K): void {
     if (this.closing || this.dirty.has(key)) return;
     this.dirty.add(key);
+    this.metrics?.added(key);
     if (this.processing.has(key)) return; // queued again by done()
     this.enqueue(key);
   }
@@ -126,6 +140,7 @@ class RateLimitedQueue<K> implements WorkQueue<K> {
   addRateLimited(key: K): void {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
+    this.metrics?.retried();
     this.addAfter(key, rateLimitDelay(this.policy, n));
   }
 
@@ -145,7 +160,8 @@ class RateLimitedQueue<K> implements WorkQueue<K> {
   }
 
   done(key: K): void {
-    this.processing.delete(key);
+    if (!this.processing.delete(key)) return;
+    this.metrics?.done(key);
     if (this.dirty.has(key)) this.enqueue(key);
     if (this.processing.size === 0) for (const d of this.drainers.splice(0)) d();
   }
@@ -178,6 +194,7 @@ class RateLimitedQueue<K> implements WorkQueue<K> {
     if (g) {
       this.dirty.delete(key);
       this.processing.add(key);
+      this.metrics?.taken(key);
       g({ key, shutdown: false });
     } else {
       this.queue.push(key);
@@ -189,79 +206,7 @@ class RateLimitedQueue<K> implements WorkQueue<K> {
     const v = this.queue.shift() as K;
     this.dirty.delete(v);
     this.processing.add(v);
+    this.metrics?.taken(v);
     return { v };
-  }
-}
-
-/** A reconcile failure that retrying cannot fix: logged, and the key is forgotten. */
-export class TerminalError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'TerminalError';
-  }
-}
-
-export interface ReconcileResult {
-  /** Reconcile again after this delay even on success (level-triggered polling). */
-  readonly requeueAfterMs?: number;
-}
-
-export type ReconcileFn<K> = (key: K, signal: AbortSignal) => Promise<ReconcileResult | void>;
-
-export interface RunWorkersOptions {
-  /** Aborting shuts the queue down (with drain); the signal passed to reconcile aborts too. */
-  readonly signal?: AbortSignal;
-  readonly log?: Logger;
-}
-
-/**
- * Runs `n` workers over `queue` until it is shut down, mapping each outcome in one place
- * (controller-runtime's reconcileHandler): error → addRateLimited; TerminalError → forget and log;
- * requeueAfterMs → forget + addAfter; success → forget. The queue guarantees one key is never
- * reconciled by two workers at once.
- */
-export async function runWorkers<K>(
-  queue: WorkQueue<K>,
-  n: number,
-  reconcile: ReconcileFn<K>,
-  o: RunWorkersOptions = {},
-): Promise<void> {
-  const log = o.log ?? newLogger('workers');
-  const signal = o.signal ?? new AbortController().signal;
-  const onAbort = (): void => void queue.shutDownWithDrain();
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      const item = await queue.get();
-      if (item.shutdown) return;
-      const key = item.key;
-      try {
-        const r = await reconcile(key, signal);
-        queue.forget(key);
-        if (r && r.requeueAfterMs !== undefined && r.requeueAfterMs > 0) queue.addAfter(key, r.requeueAfterMs);
-      } catch (e) {
-        if (e instanceof TerminalError) {
-          queue.forget(key);
-          log.error('reconcile failed terminally; not requeued', { key: String(key), error: e.message });
-        } else {
-          queue.addRateLimited(key);
-          const err = toStowageError(e);
-          // A lost optimistic-concurrency race is routine: retried at once (5 ms), not a failure worth a warning.
-          (err instanceof ConflictError ? log.debug : log.warn)('reconcile failed; requeued with backoff', {
-            key: String(key),
-            error: err.message,
-            requeues: queue.numRequeues(key),
-          });
-        }
-      } finally {
-        queue.done(key);
-      }
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, n) }, () => worker()));
-  } finally {
-    signal.removeEventListener('abort', onAbort);
   }
 }

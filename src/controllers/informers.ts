@@ -1,11 +1,8 @@
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
-import { informerFor, runInformers, type Informer, type RestClient } from '../client/index.js';
+import { informerFor, type Informer, type RestClient } from '../client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
-import { newLogger } from '../util/log.js';
-
-const log = newLogger('informers');
 
 /** Index of pods by the claims they use (`ns/claim`), generic ephemeral claims included. */
 export const POD_CLAIM_INDEX = 'claims';
@@ -26,12 +23,37 @@ export function podNodeKeys(p: Pod): string[] {
   return p.spec?.nodeName ? [p.spec.nodeName] : [];
 }
 
+/** Index of volumes by the claim their claimRef names (`ns/claim`), with or without a UID. */
+export const PV_CLAIM_INDEX = 'claimRef';
+
+export function volumeClaimKeys(v: PersistentVolume): string[] {
+  const ref = v.spec?.claimRef;
+  return ref ? [`${ref.namespace ?? ''}/${ref.name ?? ''}`] : [];
+}
+
+/** Index of VolumeAttachments by `spec.source.persistentVolumeName` (inline volumes are in no bucket). */
+export const VA_VOLUME_INDEX = 'persistentVolumeName';
+
+export function attachmentVolumeKeys(va: VolumeAttachment): string[] {
+  const pv = va.spec?.source?.persistentVolumeName;
+  return pv ? [pv] : [];
+}
+
+/** Index of VolumeAttachments by `spec.nodeName`. */
+export const VA_NODE_INDEX = 'nodeName';
+
+export function attachmentNodeKeys(va: VolumeAttachment): string[] {
+  return va.spec?.nodeName ? [va.spec.nodeName] : [];
+}
+
 /**
  * The informers the controller manager's controllers share, so each kind is listed and watched
  * once per process (client-go's SharedInformerFactory): the PV binder, the protection
- * controllers, attach/detach and the scheduler all read these.
+ * controllers, attach/detach and the scheduler all read these. The controller runtime starts each
+ * the first time a controller needs it.
  */
 export interface ControllerInformers {
+  /** Indexed by PV_CLAIM_INDEX. */
   readonly pvs: Informer<PersistentVolume>;
   readonly pvcs: Informer<PersistentVolumeClaim>;
   readonly classes: Informer<StorageClass>;
@@ -40,8 +62,10 @@ export interface ControllerInformers {
   readonly pods: Informer<Pod>;
   readonly csiDrivers: Informer<CSIDriver>;
   readonly csiNodes: Informer<CSINode>;
+  /** Indexed by VA_VOLUME_INDEX and VA_NODE_INDEX. */
   readonly attachments: Informer<VolumeAttachment>;
   readonly capacities: Informer<CSIStorageCapacity>;
+  readonly namespaces: Informer<Namespace>;
   /** Node heartbeats, namespace kube-node-lease only. */
   readonly nodeLeases: Informer<Lease>;
 }
@@ -50,21 +74,22 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
   const pods = informerFor(client, 'Pod');
   pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
   pods.addIndexer(POD_NODE_INDEX, podNodeKeys);
+  const pvs = informerFor(client, 'PersistentVolume');
+  pvs.addIndexer(PV_CLAIM_INDEX, volumeClaimKeys);
+  const attachments = informerFor(client, 'VolumeAttachment');
+  attachments.addIndexer(VA_VOLUME_INDEX, attachmentVolumeKeys);
+  attachments.addIndexer(VA_NODE_INDEX, attachmentNodeKeys);
   return {
-    pvs: informerFor(client, 'PersistentVolume'),
+    pvs,
     pvcs: informerFor(client, 'PersistentVolumeClaim'),
     classes: informerFor(client, 'StorageClass'),
     nodes: informerFor(client, 'Node'),
     pods,
     csiDrivers: informerFor(client, 'CSIDriver'),
     csiNodes: informerFor(client, 'CSINode'),
-    attachments: informerFor(client, 'VolumeAttachment'),
+    attachments,
     capacities: informerFor(client, 'CSIStorageCapacity'),
+    namespaces: informerFor(client, 'Namespace'),
     nodeLeases: informerFor(client, 'Lease', { namespace: NODE_LEASE_NAMESPACE }),
   };
-}
-
-/** Runs every informer until `signal` aborts; the promises settle when they stop. */
-export function runControllerInformers(inf: ControllerInformers, signal: AbortSignal): Promise<void>[] {
-  return runInformers(signal, Object.values(inf) as Informer<unknown>[], log);
 }

@@ -3,10 +3,13 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { LeaderElector, RestClient, apiLeaseLock, loadKubeconfig } from '../client/index.js';
 import { CliError } from '../cli/errors.js';
+import { childAbortController } from '../util/abort.js';
+import { toStowageError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { runAttachDetachController } from './attachdetach/run.js';
-import { newControllerInformers, runControllerInformers } from './informers.js';
+import { newControllerInformers } from './informers.js';
+import { runNamespaceController } from './namespace/run.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
 import { runScheduler } from './scheduler/run.js';
@@ -26,18 +29,32 @@ export interface ControllersOptions {
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
- * protection and attach/detach controllers, and kube-scheduler's volume-aware placement.
+ * protection, attach/detach and namespace controllers, and kube-scheduler's volume-aware
+ * placement. A controller that fails to start (its caches never synced) stops the others; the
+ * first failure is rethrown once all have stopped.
  */
 export async function runControllers(o: ControllersOptions): Promise<void> {
   const informers = newControllerInformers(o.client);
-  const runs = runControllerInformers(informers, o.signal);
-  await Promise.all([
-    runPvController({ client: o.client, signal: o.signal, metrics: o.metrics, workers: o.workers, informers }),
-    runProtectionControllers({ client: o.client, signal: o.signal, informers }),
-    o.attachDetach === false ? undefined : runAttachDetachController({ client: o.client, signal: o.signal, informers }),
-    o.scheduler === false ? undefined : runScheduler({ client: o.client, signal: o.signal, informers }),
-  ]);
-  await Promise.all(runs);
+  const stop = childAbortController(o.signal);
+  const { client, metrics } = o;
+  const signal = stop.signal;
+  const results = await Promise.allSettled(
+    [
+      runPvController({ client, signal, metrics, workers: o.workers, informers }),
+      runProtectionControllers({ client, signal, metrics, informers }),
+      runNamespaceController({ client, signal, metrics, informers }),
+      o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
+      o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
+    ].map((run) =>
+      run?.catch((e: unknown) => {
+        log.error('controller failed; stopping the others', { error: toStowageError(e).message });
+        stop.abort();
+        throw e;
+      }),
+    ),
+  );
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**
@@ -65,7 +82,7 @@ export async function runControllersWithLeaderElection(o: ControllersOptions & {
 export function controllersCommand(program: Command): void {
   program
     .command('controllers')
-    .description('run the controllers (PV binder, protection, attach/detach, volume-aware scheduler) against an API server')
+    .description('run the controllers (PV binder, protection, attach/detach, namespace, volume-aware scheduler) against an API server')
     .requiredOption('--kubeconfig <path>', 'kubeconfig with the controllers\' credentials')
     .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
     .option('--workers <n>', 'workers per controller queue', '4')

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { request, Agent } from 'node:https';
 
 export interface RawResponse {
@@ -16,6 +17,25 @@ export interface Target {
 
 const agents = new WeakMap<Target, Agent>();
 
+/** Reads a whole response: status, headers, text, and the body parsed when it is JSON. */
+export function readResponse(res: IncomingMessage): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('error', reject);
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
+    });
+  });
+}
+
 /** One HTTPS request to the test API server with the admin token. */
 export function api(t: Target, method: string, path: string, body?: unknown, o: { contentType?: string; accept?: string; token?: string | null; headers?: Record<string, string> } = {}): Promise<RawResponse> {
   let agent = agents.get(t);
@@ -30,20 +50,7 @@ export function api(t: Target, method: string, path: string, body?: unknown, o: 
     headers['Content-Length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
-      });
-    });
+    const req = request(url, { method, headers, agent }, (res) => readResponse(res).then(resolve, reject));
     req.on('error', reject);
     if (payload !== undefined) req.write(payload);
     req.end();

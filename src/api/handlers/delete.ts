@@ -1,6 +1,7 @@
 /** DELETE of one object or of a collection. */
 import type { IncomingMessage } from 'node:http';
 import { decodeBody, readBody, sendAs } from '../http.js';
+import { decodeTyped } from '../decode/index.js';
 import { keyPrefix } from '../registry.js';
 import type { KubeObject } from '../resources/types.js';
 import { ApiNotFoundError, badRequest, methodNotAllowed, successStatus } from '../status.js';
@@ -19,6 +20,7 @@ async function deleteOptions(r: ResourceRequest, req: IncomingMessage): Promise<
   let body: DeleteBody = {};
   if (raw.length && raw.toString('utf8').trim()) {
     const parsed = decodeBody(raw, req.headers['content-type']);
+    decodeTyped({ group: '', version: 'v1', kind: 'DeleteOptions' }, parsed, 'body');
     if (parsed && typeof parsed === 'object') body = parsed as DeleteBody;
   }
   const g = r.query.get('gracePeriodSeconds');

@@ -5,6 +5,7 @@ import { keyPrefix } from '../registry.js';
 import type { ResourceDef } from '../resources/types.js';
 import { toTable, type IncludeObject } from '../table.js';
 import type { CachedObject, CacheEvent, WatchEventType } from '../watchcache.js';
+import { watchTimeoutMs } from '../limits.js';
 import { apiVersionOf, includeObject, parseRv, selection, type ResourceCall, type Selection } from './request.js';
 
 const BOOKMARK_INTERVAL_MS = 30_000;
@@ -112,7 +113,7 @@ export async function handleWatch(call: ResourceCall): Promise<void> {
 function startWatch({ r, req, res, format }: ResourceCall): void {
   const sel = selection(r);
   const rv = parseRv(r.query.get('resourceVersion'));
-  const timeoutS = r.query.get('timeoutSeconds');
+  const timeoutMs = watchTimeoutMs(r.query) ?? (1800 + Math.random() * 1800) * 1000;
   const prefix = keyPrefix(r.storage.def, r.namespace);
   const cache = r.storage.cache;
   const stream = new WatchStream(res, r.storage.def, apiVersionOf(r), format === 'table' ? { include: includeObject(r.query) } : undefined);
@@ -158,7 +159,6 @@ function startWatch({ r, req, res, format }: ResourceCall): void {
   for (const ev of replay) onEvent(ev);
   req.on('close', () => stream.close());
   res.on('error', () => stream.close());
-  const timeoutMs = timeoutS ? Number(timeoutS) * 1000 : (1800 + Math.random() * 1800) * 1000;
   if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
     const t = setTimeout(() => stream.close(), timeoutMs);
     stream.onClose(() => clearTimeout(t));

@@ -1,6 +1,7 @@
 /** Writes: POST (create), PUT (update), PATCH, and POST to an action subresource (pods/binding). */
 import { decodeBody, readBody, sendAs, sendJson } from '../http.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/strict.js';
+import { decodeTyped, type DecodeMode } from '../decode/index.js';
 import { applyPatch } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
 import { badRequest, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
@@ -22,16 +23,17 @@ export type BodyOrigin = 'create' | 'update' | 'patch';
  * field, Ignore → dropped silently. Unknown fields never reach the store.
  */
 export function admitBody(r: ResourceRequest, body: unknown, o: { readonly fieldValidation: FieldValidation; readonly origin: BodyOrigin }): AdmittedBody {
-  const obj = asObject(body, r);
+  const obj = asObject(body, r, o.origin === 'patch' ? 'patch' : 'body');
   return { obj, warnings: checkUnknownFields(r, obj, o.fieldValidation) };
 }
 
 /** The same for the body of an action subresource (a Binding): the kind's own check. */
 export function admitActionBody(sub: ActionSubresource, body: unknown): void {
+  decodeTyped(sub.bodyKind, body, 'body');
   sub.validateBody(body);
 }
 
-function asObject(body: unknown, r: ResourceRequest): KubeObject {
+function asObject(body: unknown, r: ResourceRequest, mode: DecodeMode): KubeObject {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
   const o = body as Record<string, unknown>;
   const d = r.storage.def;
@@ -41,6 +43,7 @@ function asObject(body: unknown, r: ResourceRequest): KubeObject {
   if (o.apiVersion !== undefined && o.apiVersion !== apiVersionOf(r)) {
     throw badRequest(`the API version in the data (${String(o.apiVersion)}) does not match the expected API version (${apiVersionOf(r)})`);
   }
+  decodeTyped(d, o, mode);
   if (o.metadata === undefined || o.metadata === null) o.metadata = {};
   if (typeof o.metadata !== 'object' || Array.isArray(o.metadata)) throw badRequest('metadata must be an object');
   return o as KubeObject;

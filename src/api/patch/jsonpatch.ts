@@ -1,8 +1,9 @@
 import { BadRequestError } from '../../util/errors.js';
+import { ApiRequestEntityTooLargeError } from '../status.js';
 import { cloneJson, hasOwn, isJsonObject, jsonEqual, setKey, type JsonObject, type JsonValue } from './json.js';
 import { PatchNotApplicableError } from './types.js';
 
-/** kube-apiserver's cap on operations in one JSON patch (it answers 413; we have no such code, so 400). */
+/** kube-apiserver's cap on operations in one JSON patch (answered 413 RequestEntityTooLarge). */
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;
 
 export const JSON_PATCH_OPS = ['add', 'remove', 'replace', 'move', 'copy', 'test'] as const;
@@ -26,8 +27,8 @@ export function applyJsonPatch(doc: unknown, patch: unknown): JsonValue {
   if (patch === null) return cloneJson(doc, 'document');
   if (!Array.isArray(patch)) throw new BadRequestError('json patch must be a JSON array of operations');
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new BadRequestError(
-      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`,
+    throw new ApiRequestEntityTooLargeError(
+      `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`,
     );
   }
   patch.forEach((op, i) => {

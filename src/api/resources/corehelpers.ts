@@ -1,4 +1,5 @@
 import type { KubeObject } from './types.js';
+import { base64ErrorAt } from '../decode/base64.js';
 
 /**
  * Small helpers shared by the core kinds (namespace, node, pod, event, secret, configmap, lease):
@@ -86,12 +87,9 @@ export function configKeyErrors(key: string): string[] {
 /** Secrets and ConfigMaps may hold at most 1 MiB of data (corev1.MaxSecretSize). */
 export const MAX_DATA_SIZE = 1024 * 1024;
 
-const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 /** Bytes of standard, padded base64 (what Go's encoding/json accepts for []byte; CR/LF ignored), or undefined. */
 export function decodeBase64(s: string): Buffer | undefined {
-  const clean = s.replace(/[\r\n]/g, '');
-  return BASE64_RE.test(clean) ? Buffer.from(clean, 'base64') : undefined;
+  return base64ErrorAt(s) < 0 ? Buffer.from(s.replace(/[\r\n]/g, ''), 'base64') : undefined;
 }
 
 /** String-valued entries of a map field, or {}. */

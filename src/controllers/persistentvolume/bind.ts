@@ -77,7 +77,7 @@ export async function updateVolumePhase(c: SyncContext, volume: PersistentVolume
   if (phase === 'Available' && !stored.spec?.claimRef) {
     // A volume just became takeable: retry a claim that found nothing and could take it.
     const key = c.cache.takeWaitingFor(stored);
-    if (key !== undefined) c.fx.enqueueClaim(key);
+    if (key !== undefined) c.fx.enqueueClaim(key, c.options.waitingClaimWakeDelayMs);
   }
   return stored;
 }
@@ -228,10 +228,20 @@ export async function bindClaimToVolume(c: SyncContext, claim: PersistentVolumeC
 
 /** bind: the four steps in Kubernetes' order; stops at the first failure (the next sync resumes). */
 export async function bind(c: SyncContext, volume: PersistentVolume, claim: PersistentVolumeClaim): Promise<void> {
-  let v = await bindVolumeToClaim(c, volume, claim);
-  v = await updateVolumePhase(c, v, 'Bound', '');
-  const pvc = await bindClaimToVolume(c, claim, v);
-  await updateClaimStatus(c, pvc, 'Bound', v);
+  const v = await bindVolumeSide(c, volume, claim);
+  await bindClaimSide(c, claim, v);
+}
+
+/** Steps 1 and 2. Until the claim side is written the binding can still be undone (unbindVolume). */
+export async function bindVolumeSide(c: SyncContext, volume: PersistentVolume, claim: PersistentVolumeClaim): Promise<PersistentVolume> {
+  const v = await bindVolumeToClaim(c, volume, claim);
+  return updateVolumePhase(c, v, 'Bound', '');
+}
+
+/** Steps 3 and 4: the claim names the volume; from here on the binding is final. */
+export async function bindClaimSide(c: SyncContext, claim: PersistentVolumeClaim, volume: PersistentVolume): Promise<void> {
+  const pvc = await bindClaimToVolume(c, claim, volume);
+  await updateClaimStatus(c, pvc, 'Bound', volume);
 }
 
 /**

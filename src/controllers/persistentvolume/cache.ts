@@ -22,7 +22,8 @@ export interface PvControllerCache {
   listClaims(): PersistentVolumeClaim[];
   /**
    * Claims that found no volume, by storage class. Kubernetes retries them only at the next resync
-   * (15 s); Stowage wakes one of them as soon as a volume it could take becomes Available.
+   * (15 s); Stowage wakes one of them shortly after a volume it could take becomes Available
+   * (ControllerOptions.waitingClaimWakeDelayMs).
    */
   markWaiting(key: string, cls: string): void;
   /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { syncClaim } from './sync-claim.js';
 import { syncVolume } from './sync-volume.js';
 import { Kit, NS, pv, pvc } from './testkit.js';
+import { DEFAULT_OPTIONS } from './types.js';
 import { UnavailableError } from '../../util/errors.js';
 
 /** Drive both loops until nothing changes, as the informers and resync would. */
@@ -78,7 +79,7 @@ describe('bind survives a crash between any two writes', () => {
     expect(k.writes).toHaveLength(12);
   });
 
-  it('a claim that found nothing is requeued as soon as a volume of its class becomes Available', async () => {
+  it('a claim that found nothing is requeued shortly after a volume of its class becomes Available', async () => {
     const k = new Kit({ claims: [pvc('claim1', '1Gi')], volumes: [pv('v1', '1Gi', { phase: 'Pending' }), pv('g1', '1Gi', { phase: 'Pending', cls: 'gold' })] });
     await syncClaim(k.ctx, k.ctx.cache.getClaim(`${NS}/claim1`) ?? pvc('x', '1Gi'));
     expect(k.enqueued).toEqual([]);
@@ -86,6 +87,7 @@ describe('bind survives a crash between any two writes', () => {
     expect(k.enqueued).toEqual([]); // another class
     await syncVolume(k.ctx, k.ctx.cache.volumes.get('v1') ?? pv('x', '1Gi'));
     expect(k.enqueued).toEqual([`${NS}/claim1`]);
+    expect(k.enqueuedAfterMs.get(`${NS}/claim1`)).toBe(DEFAULT_OPTIONS.waitingClaimWakeDelayMs);
     await syncClaim(k.ctx, k.ctx.cache.getClaim(`${NS}/claim1`) ?? pvc('x', '1Gi'));
     expect(k.claim(`${NS}/claim1`)?.spec?.volumeName).toBe('v1');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideBoundClaim, decideBoundVolume, decideNoMatch, decideRequestedVolume } from './decide.js';
+import { decideBoundClaim, decideBoundVolume, decideClaimSide, decideNoMatch, decideRequestedVolume } from './decide.js';
 import { pv, pvc } from './testkit.js';
 
 const BOUND = { 'pv.kubernetes.io/bind-completed': 'yes' };
@@ -34,6 +34,18 @@ describe('pure decisions', () => {
     ['other uid', pvc('c', '1Gi', { volumeName: 'v', annotations: BOUND }), pv('v', '1Gi', { claim: { name: 'c', uid: 'x' } }), 'lost'],
   ] as const)('bound claim: %s → %s', (_n, claim, volume, want) => {
     expect(decideBoundClaim(claim, volume).kind).toBe(want);
+  });
+
+  const BY_CONTROLLER = { 'pv.kubernetes.io/bound-by-controller': 'yes' };
+  const ours = pv('u', '1Gi', { phase: 'Bound', claim: { name: 'c', uid: 'uid-c' }, annotations: BY_CONTROLLER });
+  const users = pv('p', '1Gi', { phase: 'Bound', claim: { name: 'c', uid: 'uid-c' } });
+  it.each([
+    ['controller-chosen, still the best match', ours, ours, 'commit'],
+    ['controller-chosen, no match any more (e.g. being deleted): as Kubernetes, go on', ours, null, 'commit'],
+    ['controller-chosen, a volume pre-bound by the user is the match now', ours, users, 'yield'],
+    ['pre-bound by the user: final whatever else appeared', users, pv('q', '1Gi', { claim: { name: 'c' } }), 'commit'],
+  ] as const)('claim side of a bind: %s → %s', (_n, chosen, best, want) => {
+    expect(decideClaimSide(chosen, best).kind).toBe(want);
   });
 
   it.each([

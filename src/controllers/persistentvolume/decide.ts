@@ -32,6 +32,25 @@ export function decideRequestedVolume(claim: PersistentVolumeClaim, volume: Pers
   return { kind: 'claimedByOther', message: `volume "${name}" already bound to a different claim.`, controllerBound: hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER) };
 }
 
+/** A volume the controller chose for a claim, after the volume side of the bind (steps 1–2). */
+export type ClaimSideAction =
+  | { kind: 'commit' } // write the claim side: the binding is final
+  | { kind: 'yield' }; // undo our volume side and sync the claim again: another volume is its match now
+
+/**
+ * FindMatchingVolume returns a volume pre-bound to the claim before any other, in any phase. A
+ * volume the controller picked is only as good as the view it was picked on: a pre-bound volume
+ * created meanwhile (in one burst with it) was missing from that view, and Kubernetes, which syncs
+ * a waiting claim only every 15 s, would have seen both. So the claim side is written only if the
+ * chosen volume is still the claim's best match on the freshest view (`best`, found after the
+ * volume side with the user's pre-binding ahead of ours). A volume the user pre-bound is final at once.
+ */
+export function decideClaimSide(chosen: PersistentVolume, best: PersistentVolume | null): ClaimSideAction {
+  if (!hasAnnotation(chosen, ANN_BOUND_BY_CONTROLLER)) return { kind: 'commit' };
+  if (best === null || best.metadata?.name === chosen.metadata?.name) return { kind: 'commit' };
+  return { kind: 'yield' };
+}
+
 /** A claim with no volume found for it. */
 export type NoMatchAction = { kind: 'waitForConsumer' } | { kind: 'provision' } | { kind: 'failedBinding'; message: string };
 

@@ -36,6 +36,7 @@ function randomVolume(r: () => number, i: number): PersistentVolume {
     cls: pick(r, CLASSES),
     phase: pick(r, ['Available', 'Available', 'Available', 'Pending', 'Bound', 'Released'] as const),
     claim: claimed ? { name: pick(r, CLAIMS), uid: r() < 0.5 ? undefined : pick(r, ['uid-c0', 'uid-c1', 'other']) } : undefined,
+    annotations: claimed && r() < 0.5 ? { 'pv.kubernetes.io/bound-by-controller': 'yes' } : undefined,
     labels: r() < 0.5 ? { tier: pick(r, ['a', 'b']) } : undefined,
     volumeMode: r() < 0.2 ? 'Block' : r() < 0.1 ? 'Filesystem' : undefined,
     source:
@@ -138,6 +139,24 @@ describe('volume index', () => {
     // delayed binding: pre-bound still returned, unbound skipped
     expect(idx.findBestMatch(pvc('c0', '1Gi'), { delayBinding: true })?.metadata?.name).toBe('pre');
     expect(idx.findBestMatch({ ...pvc('c1', '1Gi'), metadata: { name: 'c1', namespace: NS } }, { delayBinding: true })).toBeNull();
+  });
+
+  const BY_CONTROLLER = { 'pv.kubernetes.io/bound-by-controller': 'yes' };
+  it.each([
+    ['pre-bound with the UID, Pending, over a smaller Available one', [pv('pre', '2Gi', { phase: 'Pending', claim: { name: 'c0', uid: 'uid-c0' } }), pv('free', '1Gi')], 'pre'],
+    ['pre-bound by name, Available, another class', [pv('free', '1Gi'), pv('pre', '1Gi', { cls: 'x', claim: { name: 'c0' } })], 'pre'],
+    ["the user's pre-binding over the controller's half-done one", [pv('a-ours', '1Gi', { phase: 'Bound', claim: { name: 'c0', uid: 'uid-c0' }, annotations: BY_CONTROLLER }), pv('z-user', '1Gi', { phase: 'Pending', claim: { name: 'c0', uid: 'uid-c0' } })], 'z-user'],
+    ['two pre-bound by the user: the smaller name', [pv('b', '1Gi', { claim: { name: 'c0' } }), pv('a', '5Gi', { claim: { name: 'c0' } })], 'a'],
+    ['pre-bound but too small', [pv('pre', '500Mi', { claim: { name: 'c0' } }), pv('free', '1Gi')], 'free'],
+    ['pre-bound but being deleted', [{ ...pv('pre', '1Gi', { claim: { name: 'c0' } }), metadata: { name: 'pre', deletionTimestamp: '2024-01-01T00:00:00Z' } }, pv('free', '1Gi')], 'free'],
+    ['pre-bound to an earlier claim of that name', [pv('pre', '1Gi', { claim: { name: 'c0', uid: 'old' } }), pv('free', '1Gi')], 'free'],
+    ['pre-bound in a larger mode set: the smaller set is searched first (upstream)', [pv('pre', '1Gi', { modes: ['ReadWriteOnce', 'ReadWriteMany'], claim: { name: 'c0' } }), pv('free', '1Gi')], 'free'],
+  ] as const)('pre-bound volumes: %s → %s (index and reference agree)', (_n, volumes, want) => {
+    const idx = newVolumeIndex();
+    for (const v of volumes) idx.upsert(v);
+    const claim = pvc('c0', '1Gi');
+    expect(idx.findBestMatch(claim, { delayBinding: false })?.metadata?.name).toBe(want);
+    expect(findBestMatchLinear(claim, volumes, { delayBinding: false })?.metadata?.name).toBe(want);
   });
 
   it('a reserved volume is skipped by other claims, not by its holder, and released after', () => {

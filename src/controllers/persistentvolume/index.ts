@@ -19,6 +19,7 @@ import {
   isVolumeBoundToClaim,
   nameOf,
   possibleModeKeys,
+  preferPrebound,
   volumeNodeAffinityMatches,
   type MatchOptions,
 } from './match.js';
@@ -183,7 +184,7 @@ class OrderedVolumeIndex implements VolumeIndex {
       for (const e of g.prebound.get(me)?.values() ?? []) {
         if (checkVolumeModeMismatches(claim, e.pv) || e.pv.metadata?.deletionTimestamp) continue;
         if (!isVolumeBoundToClaim(e.pv, claim) || e.cap < q.request) continue;
-        if (!prebound || e.name < prebound.name) prebound = e;
+        if (!prebound || preferPrebound(e.pv, prebound.pv)) prebound = e;
       }
       if (prebound) {
         if (o.node && !volumeNodeAffinityMatches(prebound.pv, o.node)) continue;

@@ -7,6 +7,7 @@ import { claimClass, volumeClass } from '../../kube/class.js';
 import { volumeNodeAffinityMatches } from '../../kube/nodeselector.js';
 import { quantityNanos, quantityValue } from '../../kube/quantity.js';
 import { compileLabelSelector, type LabelMatcher } from './selector.js';
+import { ANN_BOUND_BY_CONTROLLER } from '../../kube/names.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim } from './types.js';
 
 /** Canonical access-mode order of v1helper.GetAccessModesAsString. */
@@ -80,6 +81,18 @@ export function isVolumeBoundToClaim(volume: PersistentVolume, claim: Persistent
   return true;
 }
 
+/**
+ * Which of two volumes pre-bound to one claim FindMatchingVolume returns. Upstream takes whichever
+ * its cache lists first; Stowage puts the user's pre-binding before one the controller wrote itself
+ * (a bind it has not finished), then the smaller name, so a claim ends on the volume made for it.
+ */
+export function preferPrebound(a: PersistentVolume, b: PersistentVolume): boolean {
+  const userA = a.metadata?.annotations?.[ANN_BOUND_BY_CONTROLLER] === undefined;
+  const userB = b.metadata?.annotations?.[ANN_BOUND_BY_CONTROLLER] === undefined;
+  if (userA !== userB) return userA;
+  return nameOf(a) < nameOf(b);
+}
+
 /** Why a named volume cannot serve a claim (checkVolumeSatisfyClaim), or null when it can. */
 export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): string | null {
   if (volume.metadata?.deletionTimestamp) return `the volume is marked for deletion "${volume.metadata?.name ?? ''}"`;
@@ -120,7 +133,8 @@ export function compileClaimQuery(claim: PersistentVolumeClaim): ClaimQuery {
 
 /**
  * FindMatchingVolume over one candidate list: a volume bound/pre-bound to this claim and big enough
- * wins at once; otherwise the smallest Available, unclaimed, same-class, selector-matching volume.
+ * wins at once, in any phase (preferPrebound orders several); otherwise the smallest Available,
+ * unclaimed, same-class, selector-matching volume.
  * Ties in capacity go to the smaller name (upstream order is cache order, i.e. unspecified).
  */
 export function findMatchingVolume(q: ClaimQuery, volumes: readonly PersistentVolume[], o: MatchOptions): PersistentVolume | null {
@@ -133,7 +147,7 @@ export function findMatchingVolume(q: ClaimQuery, volumes: readonly PersistentVo
     const cap = capacityNanos(v);
     if (isVolumeBoundToClaim(v, q.claim)) {
       if (cap < q.request) continue;
-      if (!prebound || nameOf(v) < nameOf(prebound)) prebound = v;
+      if (!prebound || preferPrebound(v, prebound)) prebound = v;
       continue;
     }
     const affinityOk = o.node ? volumeNodeAffinityMatches(v, o.node) : true;

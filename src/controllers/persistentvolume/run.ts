@@ -7,17 +7,17 @@
 import { rm } from 'node:fs/promises';
 import { mountsUnder } from '../../mount/mountinfo.js';
 import {
+  every,
+  newController,
   newEventRecorder,
-  newWorkQueue,
   objectOf,
-  runWorkers,
-  waitForCacheSync,
+  reads,
+  watch,
   type EventRecorder,
   type RestClient,
 } from '../../client/index.js';
-import { POD_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
+import { POD_CLAIM_INDEX, PV_CLAIM_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { newOperationExecutor } from '../../util/executor.js';
-import { childAbortController } from '../../util/abort.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { newPvControllerCache } from './cache.js';
@@ -34,7 +34,7 @@ export const PV_RESYNC_MS = 15_000;
 
 export interface PvControllerRunOptions {
   readonly client: RestClient;
-  /** Informers shared with other controllers (the caller runs them); default: own ones. */
+  /** Informers shared with other controllers; default: own ones. */
   readonly informers?: ControllerInformers;
   readonly signal: AbortSignal;
   readonly workers?: number;
@@ -44,19 +44,16 @@ export interface PvControllerRunOptions {
   readonly resyncMs?: number;
 }
 
-
 /** Runs the PV controller until `signal` aborts. Resolves once it has stopped. */
 export async function runPvController(o: PvControllerRunOptions): Promise<void> {
   const { client, signal } = o;
   const workers = o.workers ?? 32;
-  const shared = o.informers;
-  const inf = shared ?? newControllerInformers(client);
+  const inf = o.informers ?? newControllerInformers(client);
   const { pvs, pvcs, classes, nodes, pods } = inf;
   const recorder = o.recorder ?? newEventRecorder({ client, component: 'persistentvolume-controller' });
-  const volumeQueue = newWorkQueue<string>({ name: 'volumes' });
-  const claimQueue = newWorkQueue<string>({ name: 'claims' });
   const ops = newOperationExecutor({ log: log.child('operations') });
-  const requeue: Requeue = { volume: (n) => volumeQueue.add(n), claim: (k) => claimQueue.add(k) };
+  // Two queues as upstream ("volumes" by name, "claims" by ns/name); each handler may wake the other.
+  const requeue: Requeue = { volume: (n) => volumeController.add(n), claim: (k) => claimController.add(k) };
 
   const pvApi = client.resource('PersistentVolume');
   const pvcApi = client.resource('PersistentVolumeClaim');
@@ -71,7 +68,7 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
     liveVolume: (name) => pvApi.get(name),
     liveClaim: (namespace, name) => pvcApi.get(name, { namespace }),
     event: (e) => recorder.event(e.object, e.type, e.reason, e.message),
-    enqueueClaim: (key) => claimQueue.add(key),
+    enqueueClaim: (key, afterMs) => (afterMs ? claimController.addAfter(key, afterMs) : claimController.add(key)),
     scheduleOperation: (name, op) => {
       ops.run(name, name, async () => {
         const t0 = performance.now();
@@ -94,64 +91,54 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
     storageClasses: () => classes.lister.list(),
     node: (name) => nodes.lister.get(name),
     podsForClaim: (ns, name) => pods.byIndex(POD_CLAIM_INDEX, `${ns}/${name}`),
+    volumesPreboundTo: (ns, name) => pvs.byIndex(PV_CLAIM_INDEX, `${ns}/${name}`),
   };
   const ctx: SyncContext = { cache: newPvControllerCache(), listers, fx, options: { ...DEFAULT_OPTIONS, ...o.options } };
 
-  pvs.addEventHandler({
-    onAdd: (v) => volumeQueue.add(v.metadata!.name!),
-    onUpdate: (_, v) => volumeQueue.add(v.metadata!.name!),
-    onDelete: (v) => volumeQueue.add(objectOf(v).metadata!.name!),
-  });
-  pvcs.addEventHandler({
-    onAdd: (c) => claimQueue.add(claimKey(c)),
-    onUpdate: (_, c) => claimQueue.add(claimKey(c)),
-    onDelete: (c) => claimQueue.add(claimKey(objectOf(c))),
-  });
-  // A new or changed default class may bind (or provision) waiting class-less claims.
-  classes.addEventHandler({
-    onAdd: () => pvcs.lister.list().forEach((c: PersistentVolumeClaim) => c.status?.phase === 'Pending' && claimQueue.add(claimKey(c))),
-    onUpdate: () => undefined,
-  });
-
   const removeCollector = o.metrics?.collector(() => renderCollectorMetrics(pvs.lister.list(), pvcs.lister.list()));
-  const workDuration = o.metrics?.histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes.', ['name']);
   const opDuration = o.metrics?.histogram('volume_operation_total_seconds', 'Storage operation end to end duration in seconds', ['plugin_name', 'operation_name']);
-  const timed = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now();
-    try {
-      return await f();
-    } finally {
-      workDuration?.observe({ name }, (performance.now() - t0) / 1000);
-    }
-  };
+  const resyncMs = o.resyncMs ?? PV_RESYNC_MS;
+  const common = { workers, metrics: o.metrics, log };
+  const volumeController = newController<string>({
+    ...common,
+    name: 'volumes',
+    sources: [
+      watch(pvs, (q) => ({
+        onAdd: (v) => q.add(v.metadata!.name!),
+        onUpdate: (_, v) => q.add(v.metadata!.name!),
+        onDelete: (v) => q.add(objectOf(v).metadata!.name!),
+      })),
+      reads(pvcs, classes, nodes, pods),
+      every(resyncMs, () => resync(requeue, pvcs.lister.list(), pvs.lister.list())),
+    ],
+    reconcile: (name) => handleVolumeKey(ctx, requeue, name, pvs.lister.get(name)),
+  });
+  const claimController = newController<string>({
+    ...common,
+    name: 'claims',
+    sources: [
+      watch(pvcs, (q) => ({
+        onAdd: (c) => q.add(claimKey(c)),
+        onUpdate: (_, c) => q.add(claimKey(c)),
+        onDelete: (c) => q.add(claimKey(objectOf(c))),
+      })),
+      // A new or changed default class may bind (or provision) waiting class-less claims.
+      watch(classes, (q) => ({
+        onAdd: () => pvcs.lister.list().forEach((c: PersistentVolumeClaim) => c.status?.phase === 'Pending' && q.add(claimKey(c))),
+      })),
+      reads(pvs, nodes, pods),
+    ],
+    reconcile: async (key) => {
+      const [ns, name] = splitNamespacedKey(key);
+      await handleClaimKey(ctx, requeue, key, pvcs.lister.get(ns, name));
+    },
+  });
 
-  const stop = childAbortController(signal);
-  const runs = shared ? [] : runControllerInformers(inf, stop.signal);
   try {
-    await waitForCacheSync(stop.signal, pvs, pvcs, classes, nodes, pods);
-  } catch {
-    await Promise.allSettled(runs);
-    return;
+    await Promise.all([volumeController.run(signal), claimController.run(signal)]);
+  } finally {
+    await ops.close();
+    removeCollector?.();
+    await recorder.flush();
   }
-  log.info('caches synced; starting workers', { workers });
-  const resyncTimer = setInterval(() => resync(requeue, pvcs.lister.list(), pvs.lister.list()), o.resyncMs ?? PV_RESYNC_MS);
-  resyncTimer.unref();
-  const runOpts = { signal: stop.signal, log };
-  await Promise.all([
-    runWorkers(volumeQueue, workers, async (name) => timed('volumes', () => handleVolumeKey(ctx, requeue, name, pvs.lister.get(name))), runOpts),
-    runWorkers(
-      claimQueue,
-      workers,
-      async (key) => {
-        const [ns, name] = splitNamespacedKey(key);
-        await timed('claims', () => handleClaimKey(ctx, requeue, key, pvcs.lister.get(ns, name)));
-      },
-      runOpts,
-    ),
-  ]);
-  clearInterval(resyncTimer);
-  await ops.close();
-  await Promise.allSettled(runs);
-  removeCollector?.();
-  await recorder.flush();
 }

@@ -104,6 +104,70 @@ describe('syncUnboundClaim, no volumeName (set 1)', () => {
   });
 });
 
+describe('a volume pre-bound to the claim, created in one burst with another match', () => {
+  const claimKeyOf = `${NS}/claim1`;
+  const BY_CONTROLLER = { 'pv.kubernetes.io/bound-by-controller': 'yes' };
+  const prebound = (uid?: string) => pv('pre', '1Gi', { phase: 'Pending', claim: { name: 'claim1', uid } });
+
+  it('delivered by the informer but not yet synced by a volume worker: the claim binds it, the other volume is untouched', async () => {
+    const k = new Kit({ volumes: [pv('free', '1Gi')], claims: [pvc('claim1', '1Gi')] });
+    k.createVolume(prebound('uid-claim1'));
+    await run(k);
+    expect(k.claim(claimKeyOf)?.spec?.volumeName).toBe('pre');
+    expect(k.writes.filter((w) => w.name === 'free')).toEqual([]);
+  });
+
+  it.each([
+    ['with the claim UID', 'uid-claim1'],
+    ['by name only', undefined],
+  ])('created while the claim binds the other (%s): the claim side is not written, the other volume is given back, the claim binds it', async (_n, uid) => {
+    const k = new Kit({ volumes: [pv('free', '1Gi')], claims: [pvc('claim1', '1Gi')] });
+    k.afterWrite('updateVolume', 'free', () => k.createVolume(prebound(uid)));
+    await run(k);
+    expect(k.writes).toEqual([
+      { op: 'updateVolume', name: 'free' },
+      { op: 'updateVolumeStatus', name: 'free' },
+      { op: 'updateVolume', name: 'free' },
+      { op: 'updateVolumeStatus', name: 'free' },
+    ]);
+    expect(k.claim(claimKeyOf)?.spec?.volumeName).toBeUndefined();
+    expect(k.enqueued).toEqual([claimKeyOf]);
+    await run(k);
+    const claim = k.claim(claimKeyOf);
+    expect(claim?.spec?.volumeName).toBe('pre');
+    expect(claim?.status?.phase).toBe('Bound');
+    expect(k.volume('pre')?.spec?.claimRef?.uid).toBe('uid-claim1');
+    expect(k.volume('pre')?.status?.phase).toBe('Bound');
+    expect(k.volume('pre')?.metadata?.annotations).toBeUndefined();
+    const free = k.volume('free');
+    expect(free?.spec?.claimRef).toBeUndefined();
+    expect(free?.metadata?.annotations).toBeUndefined();
+    expect(free?.status?.phase).toBe('Available');
+  });
+
+  it.each([
+    ['pre-bound to another claim', pv('pre', '1Gi', { phase: 'Pending', claim: { name: 'other' } })],
+    ['pre-bound to an earlier claim of that name (other UID)', pv('pre', '1Gi', { phase: 'Pending', claim: { name: 'claim1', uid: 'old' } })],
+    ['pre-bound but too small', pv('pre', '500Mi', { phase: 'Pending', claim: { name: 'claim1' } })],
+    ['pre-bound but being deleted', { ...prebound(), metadata: { name: 'pre', deletionTimestamp: '2024-01-01T00:00:00Z' } }],
+  ])('a volume that is no better match changes nothing (%s): four bind writes', async (_n, other) => {
+    const k = new Kit({ volumes: [pv('free', '1Gi')], claims: [pvc('claim1', '1Gi')] });
+    k.afterWrite('updateVolume', 'free', () => k.createVolume(other));
+    await run(k);
+    expect(k.writes.map((w) => `${w.op} ${w.name}`)).toEqual(['updateVolume free', 'updateVolumeStatus free', `updateClaim ${claimKeyOf}`, `updateClaimStatus ${claimKeyOf}`]);
+    expect(k.claim(claimKeyOf)?.spec?.volumeName).toBe('free');
+    expect(k.volume('free')?.metadata?.annotations).toEqual(BY_CONTROLLER);
+  });
+
+  it('a half-done bind of ours (crash after the volume side) yields to the user pre-binding found at restart', async () => {
+    const half = pv('a-half', '1Gi', { phase: 'Bound', claim: { name: 'claim1', uid: 'uid-claim1' }, annotations: BY_CONTROLLER });
+    const k = new Kit({ volumes: [half, pv('z-pre', '1Gi', { phase: 'Available', claim: { name: 'claim1' } })], claims: [pvc('claim1', '1Gi')] });
+    await run(k);
+    expect(k.claim(claimKeyOf)?.spec?.volumeName).toBe('z-pre');
+    expect(k.writes.filter((w) => w.name === 'a-half')).toEqual([]); // syncVolume rolls it back, as upstream
+  });
+});
+
 describe('syncUnboundClaim, volumeName set (set 2)', () => {
   it('2-1 requested volume missing: stays Pending, no event', async () => {
     const k = new Kit({ claims: [pvc('claim1', '1Gi', { volumeName: 'v1', phase: 'Bound' })] });

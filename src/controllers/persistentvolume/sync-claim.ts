@@ -5,14 +5,18 @@
  */
 import {
   bind,
+  bindClaimSide,
+  bindVolumeSide,
   claimEvent,
   clone,
   hasAnnotation,
+  unbindVolume,
   updateClaimStatus,
   updateClaimStatusWithEvent,
 } from './bind.js';
 import type { SyncContext } from './context.js';
-import { decideBoundClaim, decideNoMatch, decideRequestedVolume } from './decide.js';
+import { decideBoundClaim, decideClaimSide, decideNoMatch, decideRequestedVolume } from './decide.js';
+import type { MatchOptions } from './match.js';
 import { claimClass, claimHasClass } from '../../kube/class.js';
 import { provisionClaim } from './provision.js';
 import { assertNever } from '../../util/errors.js';
@@ -28,6 +32,7 @@ import {
   claimKey,
   claimRefKey,
   type Pod,
+  type PersistentVolume,
   type PersistentVolumeClaim,
   type StorageClass,
 } from './types.js';
@@ -105,12 +110,14 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
     const cls = c.listers.storageClass(claimClass(claim));
     const delayBinding = isDelayBindingMode(claim, cls);
     let volume;
+    let match: MatchOptions = { delayBinding };
     try {
-      volume = c.cache.volumes.findBestMatch(claim, { delayBinding });
+      catchUpPrebound(c, claim);
+      volume = c.cache.volumes.findBestMatch(claim, match);
       const selected = claim.metadata?.annotations?.[ANN_SELECTED_NODE];
       if (!volume && delayBinding && selected !== undefined && c.options.bindDelayedClaimsOnSelectedNode) {
         const node = c.listers.node(selected);
-        if (node) volume = c.cache.volumes.findBestMatch(claim, { delayBinding, node });
+        if (node) volume = c.cache.volumes.findBestMatch(claim, (match = { delayBinding, node }));
       }
     } catch (e) {
       throw new SyncError(`error finding PV for claim "${claimKey(claim)}": ${e instanceof Error ? e.message : String(e)}`, { cause: e });
@@ -120,7 +127,7 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
       const key = claimKey(claim);
       c.cache.volumes.reserve(name, key);
       try {
-        await bind(c, volume, claim);
+        await bindMatchedVolume(c, volume, claim, match);
       } finally {
         c.cache.volumes.release(name, key);
       }
@@ -173,6 +180,34 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
       throw new SyncError(
         `invalid binding of claim "${claimKey(claim)}" to volume "${volumeName}": volume already claimed by "${volume?.spec?.claimRef ? claimRefKey(volume.spec.claimRef) : ''}"`,
       );
+    default:
+      assertNever(action);
+  }
+}
+
+/**
+ * Take the informer's copies of the volumes pre-bound to `claim` into the controller cache (older
+ * ones are refused there): a volume the informer has delivered but no volume worker has reached yet
+ * must not be missing from the claim's match. Kubernetes' volume worker may be that far along too.
+ */
+function catchUpPrebound(c: SyncContext, claim: PersistentVolumeClaim): void {
+  for (const v of c.listers.volumesPreboundTo(claim.metadata?.namespace ?? '', claim.metadata?.name ?? '')) c.cache.storeVolume(v);
+}
+
+/** Bind a volume findBestMatch gave the claim; the claim side waits for a second look (decideClaimSide). */
+async function bindMatchedVolume(c: SyncContext, volume: PersistentVolume, claim: PersistentVolumeClaim, match: MatchOptions): Promise<void> {
+  const bound = await bindVolumeSide(c, volume, claim);
+  catchUpPrebound(c, claim);
+  const action = decideClaimSide(bound, c.cache.volumes.findBestMatch(claim, match));
+  switch (action.kind) {
+    case 'commit':
+      await bindClaimSide(c, claim, bound);
+      return;
+    case 'yield':
+      // As syncVolume does with a volume the controller bound to a claim that went elsewhere.
+      await unbindVolume(c, bound);
+      c.fx.enqueueClaim(claimKey(claim));
+      return;
     default:
       assertNever(action);
   }

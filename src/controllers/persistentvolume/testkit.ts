@@ -52,6 +52,8 @@ export class Kit {
   readonly writes: Write[] = [];
   readonly events: ControllerEvent[] = [];
   readonly enqueued: string[] = [];
+  /** The delay of the last delayed enqueue of each claim key. */
+  readonly enqueuedAfterMs = new Map<string, number>();
   readonly operations: Array<{ name: string; op: () => Promise<void> }> = [];
   readonly removedPaths: string[] = [];
   ctx: SyncContext;
@@ -59,6 +61,7 @@ export class Kit {
   private writesLeft = Infinity;
   private readonly failures = new Map<WriteOp, StowageError[]>();
   recycler: ((v: PersistentVolume) => Promise<void>) | undefined;
+  private hooks: Array<{ op: WriteOp; name: string; f: () => void }> = [];
 
   constructor(private readonly init: KitInit) {
     for (const v of init.volumes ?? []) this.volumes.set(v.metadata?.name ?? '', this.stamp(v));
@@ -81,6 +84,16 @@ export class Kit {
     const l = this.failures.get(op) ?? [];
     l.push(err);
     this.failures.set(op, l);
+  }
+
+  /** A volume created on the server (and delivered by the informer) that the controller cache has not seen. */
+  createVolume(v: PersistentVolume): void {
+    this.volumes.set(v.metadata?.name ?? '', this.stamp(v));
+  }
+
+  /** Run `f` once, right after the next successful write `op` on `name` (to interleave another client). */
+  afterWrite(op: WriteOp, name: string, f: () => void): void {
+    this.hooks.push({ op, name, f });
   }
 
   volume(name: string): PersistentVolume | undefined {
@@ -138,6 +151,11 @@ export class Kit {
     const stored = this.stamp(merged as T);
     store.set(key, stored);
     this.writes.push({ op, name: key });
+    const hook = this.hooks.find((h) => h.op === op && h.name === key);
+    if (hook) {
+      this.hooks = this.hooks.filter((h) => h !== hook);
+      hook.f();
+    }
     return deepFreeze(structuredClone(stored));
   }
 
@@ -155,6 +173,11 @@ export class Kit {
         (this.init.pods ?? []).filter(
           (p) => p.metadata?.namespace === ns && (p.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === name),
         ),
+      // An informer that is caught up with the server.
+      volumesPreboundTo: (ns, name) =>
+        [...this.volumes.values()]
+          .filter((v) => v.spec?.claimRef?.namespace === ns && v.spec.claimRef.name === name)
+          .map((v) => deepFreeze(structuredClone(v))),
     };
     const fx: Effects = {
       updateVolume: async (v) => this.write(this.volumes, v.metadata?.name ?? '', 'updateVolume', v, false),
@@ -179,8 +202,9 @@ export class Kit {
       event: (e) => {
         this.events.push(e);
       },
-      enqueueClaim: (key) => {
+      enqueueClaim: (key, afterMs) => {
         this.enqueued.push(key);
+        if (afterMs) this.enqueuedAfterMs.set(key, afterMs);
       },
       scheduleOperation: (name, op) => {
         if (!this.operations.some((o) => o.name === name)) this.operations.push({ name, op });

@@ -75,8 +75,8 @@ export interface Effects {
   liveClaim(namespace: string, name: string): Promise<PersistentVolumeClaim>;
   /** Record an Event (the recorder aggregates repeats). Never throws. */
   event(e: ControllerEvent): void;
-  /** Add a claim key (`ns/name`) to the claim work queue. */
-  enqueueClaim(key: string): void;
+  /** Add a claim key (`ns/name`) to the claim work queue, at once or after `afterMs`. */
+  enqueueClaim(key: string, afterMs?: number): void;
   /**
    * Start a long-running operation (delete, recycle, provision hand-off) under `name` unless one of
    * that name is running or backing off; a rejection puts the name into exponential backoff.
@@ -99,12 +99,19 @@ export interface ControllerOptions {
    * a selected node binds to a static volume whose node affinity admits that node. Off = KCM exact.
    */
   readonly bindDelayedClaimsOnSelectedNode: boolean;
+  /**
+   * Stowage extension: a claim that found no volume is synced again this long after a volume it could
+   * take becomes Available (Kubernetes waits for its 15 s resync). The pause lets volumes created in
+   * one burst land together, so the claim sees what the resync would: a volume pre-bound to it wins.
+   */
+  readonly waitingClaimWakeDelayMs: number;
 }
 
 export const DEFAULT_OPTIONS: ControllerOptions = {
   honorPVReclaimPolicy: false,
   enableDynamicProvisioning: true,
   bindDelayedClaimsOnSelectedNode: false,
+  waitingClaimWakeDelayMs: 1000,
 };
 
 /** Read-only lookups from informers. */
@@ -116,6 +123,8 @@ export interface Listers {
   node(name: string): Node | undefined;
   /** Pods in the claim's namespace referencing the claim (by spec.volumes[].persistentVolumeClaim). */
   podsForClaim(namespace: string, name: string): readonly Pod[];
+  /** Informer view of the volumes whose claimRef names the claim (any phase, with or without UID). */
+  volumesPreboundTo(namespace: string, name: string): readonly PersistentVolume[];
 }
 
 export function claimKey(c: { metadata?: { namespace?: string; name?: string } }): string {

@@ -5,10 +5,10 @@
  * as upstream does: a pod not yet in the informer must not let a claim in use go.
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import { newWorkQueue, objectOf, runWorkers, waitForCacheSync, type RestClient } from '../../client/index.js';
-import { POD_CLAIM_INDEX, newControllerInformers, podClaimKeys, runControllerInformers, type ControllerInformers } from '../informers.js';
-import { childAbortController } from '../../util/abort.js';
+import { newController, objectOf, watch, type RestClient } from '../../client/index.js';
+import { POD_CLAIM_INDEX, newControllerInformers, podClaimKeys, type ControllerInformers } from '../informers.js';
 import { newLogger } from '../../util/log.js';
+import type { MetricsRegistry } from '../../util/metrics.js';
 import {
   PV_PROTECTION_FINALIZER,
   PVC_PROTECTION_FINALIZER,
@@ -23,85 +23,83 @@ const log = newLogger('protection');
 
 export interface ProtectionRunOptions {
   readonly client: RestClient;
-  /** Informers shared with other controllers (the caller runs them); default: own ones. */
+  /** Informers shared with other controllers; default: own ones. */
   readonly informers?: ControllerInformers;
   readonly signal: AbortSignal;
   readonly workers?: number;
   readonly pvc?: PvcProtectionOptions;
+  readonly metrics?: MetricsRegistry;
 }
 
 /** Runs both protection controllers until `signal` aborts. */
 export async function runProtectionControllers(o: ProtectionRunOptions): Promise<void> {
   const { client, signal } = o;
-  const shared = o.informers;
-  const inf = shared ?? newControllerInformers(client);
-  const { pvcs, pvs, pods } = inf;
-  const claimQueue = newWorkQueue<string>({ name: 'pvcprotection' });
-  const volumeQueue = newWorkQueue<string>({ name: 'pvprotection' });
+  const { pvcs, pvs, pods } = o.informers ?? newControllerInformers(client);
   const pvcApi = client.resource('PersistentVolumeClaim');
   const pvApi = client.resource('PersistentVolume');
   const podApi = client.resource('Pod');
-
-  const onClaim = (c: PersistentVolumeClaim): void => {
-    const hasF = (c.metadata?.finalizers ?? []).includes(PVC_PROTECTION_FINALIZER);
-    if (c.metadata?.deletionTimestamp ? hasF : !hasF) claimQueue.add(`${c.metadata?.namespace}/${c.metadata?.name}`);
-  };
-  pvcs.addEventHandler({ onAdd: onClaim, onUpdate: (_, c) => onClaim(c) });
-  const onPod = (p: Pod): void => {
-    for (const k of podClaimKeys(p)) claimQueue.add(k);
-  };
-  pods.addEventHandler({ onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) });
-  const onVolume = (v: PersistentVolume): void => {
-    const hasF = (v.metadata?.finalizers ?? []).includes(PV_PROTECTION_FINALIZER);
-    if (v.metadata?.deletionTimestamp ? hasF : !hasF) volumeQueue.add(v.metadata!.name!);
-  };
-  pvs.addEventHandler({ onAdd: onVolume, onUpdate: (_, v) => onVolume(v) });
-
-  const stop = childAbortController(signal);
-  const runs = shared ? [] : runControllerInformers(inf, stop.signal);
-  try {
-    await waitForCacheSync(stop.signal, pvcs, pvs, pods);
-  } catch {
-    await Promise.allSettled(runs);
-    return;
-  }
   const workers = o.workers ?? 2;
-  await Promise.all([
-    runWorkers(
-      claimQueue,
-      workers,
-      async (key) => {
-        const [ns, name] = splitNamespacedKey(key);
-        const claim = pvcs.lister.get(ns, name);
-        if (!claim) return;
-        let d = pvcProtectionDecision(claim, pods.byIndex(POD_CLAIM_INDEX, key), o.pvc);
-        if (d.kind === 'remove') {
-          // Confirm with a live list: the informer may not have seen a just-scheduled pod.
-          const live = await podApi.list({ namespace: ns });
-          d = pvcProtectionDecision(claim, live.items, o.pvc);
-        }
-        if (d.kind !== 'add' && d.kind !== 'remove') return;
-        const next = structuredClone(claim);
-        next.metadata!.finalizers = applyFinalizerDecision(claim.metadata?.finalizers, PVC_PROTECTION_FINALIZER, d);
-        await pvcApi.update(next, { namespace: ns });
-        log.debug(`${d.kind === 'add' ? 'added' : 'removed'} pvc-protection finalizer`, { claim: key });
-      },
-      { signal: stop.signal, log },
-    ),
-    runWorkers(
-      volumeQueue,
-      workers,
-      async (name) => {
-        const pv = pvs.lister.get(name);
-        if (!pv) return;
-        const d = pvProtectionDecision(pv);
-        if (d.kind !== 'add' && d.kind !== 'remove') return;
-        const next = structuredClone(pv);
-        next.metadata!.finalizers = applyFinalizerDecision(pv.metadata?.finalizers, PV_PROTECTION_FINALIZER, d);
-        await pvApi.update(next);
-      },
-      { signal: stop.signal, log },
-    ),
-  ]);
-  await Promise.allSettled(runs);
+
+  const claims = newController<string>({
+    name: 'pvcprotection',
+    workers,
+    metrics: o.metrics,
+    log,
+    sources: [
+      watch(pvcs, (q) => {
+        const onClaim = (c: PersistentVolumeClaim): void => {
+          const hasF = (c.metadata?.finalizers ?? []).includes(PVC_PROTECTION_FINALIZER);
+          if (c.metadata?.deletionTimestamp ? hasF : !hasF) q.add(`${c.metadata?.namespace}/${c.metadata?.name}`);
+        };
+        return { onAdd: onClaim, onUpdate: (_, c) => onClaim(c) };
+      }),
+      watch(pods, (q) => {
+        const onPod = (p: Pod): void => {
+          for (const k of podClaimKeys(p)) q.add(k);
+        };
+        return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
+      }),
+    ],
+    reconcile: async (key) => {
+      const [ns, name] = splitNamespacedKey(key);
+      const claim = pvcs.lister.get(ns, name);
+      if (!claim) return;
+      let d = pvcProtectionDecision(claim, pods.byIndex(POD_CLAIM_INDEX, key), o.pvc);
+      if (d.kind === 'remove') {
+        // Confirm with a live list: the informer may not have seen a just-scheduled pod.
+        const live = await podApi.list({ namespace: ns });
+        d = pvcProtectionDecision(claim, live.items, o.pvc);
+      }
+      if (d.kind !== 'add' && d.kind !== 'remove') return;
+      const next = structuredClone(claim);
+      next.metadata!.finalizers = applyFinalizerDecision(claim.metadata?.finalizers, PVC_PROTECTION_FINALIZER, d);
+      await pvcApi.update(next, { namespace: ns });
+      log.debug(`${d.kind === 'add' ? 'added' : 'removed'} pvc-protection finalizer`, { claim: key });
+    },
+  });
+  const volumes = newController<string>({
+    name: 'pvprotection',
+    workers,
+    metrics: o.metrics,
+    log,
+    sources: [
+      watch(pvs, (q) => {
+        const onVolume = (v: PersistentVolume): void => {
+          const hasF = (v.metadata?.finalizers ?? []).includes(PV_PROTECTION_FINALIZER);
+          if (v.metadata?.deletionTimestamp ? hasF : !hasF) q.add(v.metadata!.name!);
+        };
+        return { onAdd: onVolume, onUpdate: (_, v) => onVolume(v) };
+      }),
+    ],
+    reconcile: async (name) => {
+      const pv = pvs.lister.get(name);
+      if (!pv) return;
+      const d = pvProtectionDecision(pv);
+      if (d.kind !== 'add' && d.kind !== 'remove') return;
+      const next = structuredClone(pv);
+      next.metadata!.finalizers = applyFinalizerDecision(pv.metadata?.finalizers, PV_PROTECTION_FINALIZER, d);
+      await pvApi.update(next);
+    },
+  });
+  await Promise.all([claims.run(signal), volumes.run(signal)]);
 }

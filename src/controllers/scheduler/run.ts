@@ -8,21 +8,20 @@ import type { PodCondition } from 'kubernetes-types/core/v1.js';
 import { newBoundedRunner } from './background.js';
 import {
   KINDS,
+  newController,
   newEventRecorder,
-  newWorkQueue,
   objectPath,
   objectOf,
   referenceTo,
-  runWorkers,
   splitKey,
-  waitForCacheSync,
+  watch,
   type RestClient,
 } from '../../client/index.js';
-import { childAbortController } from '../../util/abort.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { ConflictError, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
-import { POD_CLAIM_INDEX, newControllerInformers, runControllerInformers, type ControllerInformers } from '../informers.js';
+import type { MetricsRegistry } from '../../util/metrics.js';
+import { POD_CLAIM_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { SchedulerCache } from './cache.js';
 import { schedulePod } from './schedule.js';
 import { volumeBindingState } from './prebind.js';
@@ -42,8 +41,9 @@ export interface SchedulerOptions {
   /** Periodic retry of unschedulable pods on top of event-triggered retries (kube flushes after 5 min; we retry sooner). */
   readonly retryMs?: number;
   readonly clock?: Clock;
-  /** Informers shared with other controllers (the caller runs them); default: own ones. */
+  /** Informers shared with other controllers; default: own ones. */
   readonly informers?: ControllerInformers;
+  readonly metrics?: MetricsRegistry;
 }
 
 /** Runs the scheduler until `signal` aborts. */
@@ -55,7 +55,6 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   const clock = o.clock ?? realClock;
   const inf = o.informers ?? newControllerInformers(client);
   const { pods, nodes, pvs: volumes, pvcs: claims, classes, csiNodes, csiDrivers, capacities } = inf;
-  const informers = [pods, nodes, volumes, claims, classes, csiNodes, csiDrivers, capacities];
   const cache = new SchedulerCache({
     pods: pods.lister,
     nodes: nodes.lister,
@@ -66,7 +65,6 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     csiDrivers: csiDrivers.lister,
     capacities: capacities.lister,
   });
-  const queue = newWorkQueue<string>({ name: 'scheduler' });
   const recorder = newEventRecorder({ client, component: schedulerName });
   const unschedulable = new Set<string>();
   const podApi = client.resource('Pod');
@@ -74,12 +72,12 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   const pvcApi = client.resource('PersistentVolumeClaim');
 
   const retryUnschedulable = (): void => {
-    for (const k of unschedulable) queue.add(k);
+    for (const k of unschedulable) scheduler.add(k);
   };
   const onPod = (p: Pod): void => {
     const key = podKey(p);
     if (isPodToSchedule(p, schedulerName)) {
-      queue.add(key);
+      scheduler.add(key);
       return;
     }
     unschedulable.delete(key);
@@ -87,7 +85,7 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     if (a && (p.spec?.nodeName || p.metadata?.uid !== a.pod.metadata?.uid)) cache.forget(key);
     if (isTerminal(p)) retryUnschedulable(); // a finished pod frees volume slots and ReadWriteOncePod claims
   };
-  pods.addEventHandler({
+  const podEvents = watch(pods, () => ({
     onAdd: onPod,
     onUpdate: (_, p) => onPod(p),
     onDelete: (x) => {
@@ -96,29 +94,26 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
       cache.forget(key);
       retryUnschedulable();
     },
-  });
+  }));
   const onCluster = { onAdd: retryUnschedulable, onUpdate: retryUnschedulable, onDelete: retryUnschedulable };
-  classes.addEventHandler(onCluster);
-  csiNodes.addEventHandler(onCluster);
-  csiDrivers.addEventHandler(onCluster);
-  capacities.addEventHandler(onCluster);
+  const clusterEvents = [watch(classes, () => onCluster), watch(csiNodes, () => onCluster), watch(csiDrivers, () => onCluster), watch(capacities, () => onCluster)];
   // Heartbeats rewrite node status every few seconds; only changes that can make a pod fit count (kube's queueing hints).
-  nodes.addEventHandler({ onAdd: retryUnschedulable, onDelete: retryUnschedulable, onUpdate: (a, b) => (nodeSchedulingChanged(a, b) ? retryUnschedulable() : undefined) });
+  const nodeEvents = watch(nodes, () => ({ onAdd: retryUnschedulable, onDelete: retryUnschedulable, onUpdate: (a, b) => (nodeSchedulingChanged(a, b) ? retryUnschedulable() : undefined) }));
   const onVolume = (v: PersistentVolume): void => {
     cache.observeVolume(volumes.lister.get(nameOf(v)), nameOf(v));
     retryUnschedulable();
   };
-  volumes.addEventHandler({ onAdd: onVolume, onUpdate: (_, v) => onVolume(v), onDelete: (x) => onVolume(objectOf(x)) });
+  const volumeEvents = watch(volumes, () => ({ onAdd: onVolume, onUpdate: (_, v) => onVolume(v), onDelete: (x) => onVolume(objectOf(x)) }));
   // A claim event wakes the pods waiting on that claim only: with many pods in PreBind at once
   // (a burst of WaitForFirstConsumer claims), waking all of them on every claim write is quadratic.
   const onClaim = (c: PersistentVolumeClaim): void => {
     for (const p of pods.byIndex(POD_CLAIM_INDEX, `${c.metadata?.namespace ?? ''}/${nameOf(c)}`)) {
       const key = podKey(p);
-      if (cache.assumedPod(key)?.phase === 'waitingVolumes') queue.add(key);
+      if (cache.assumedPod(key)?.phase === 'waitingVolumes') scheduler.add(key);
     }
     retryUnschedulable();
   };
-  claims.addEventHandler({ onAdd: onClaim, onUpdate: (_, c) => onClaim(c), onDelete: (x) => onClaim(objectOf(x)) });
+  const claimEvents = watch(claims, () => ({ onAdd: onClaim, onUpdate: (_, c) => onClaim(c), onDelete: (x) => onClaim(objectOf(x)) }));
 
   const setCondition = async (p: Pod, c: Pick<PodCondition, 'status' | 'reason' | 'message'>): Promise<void> => {
     const conds = withScheduledCondition(p, c, nowIso(clock));
@@ -173,7 +168,7 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
         undo();
         cache.forget(key);
         log.warn('binding cycle failed; pod requeued', { pod: key, error: toStowageError(e).message });
-        queue.addRateLimited(key);
+        scheduler.addRateLimited(key);
       }),
     );
 
@@ -233,7 +228,7 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
         const written = await writeVolumes(node, prebound, v.provisions);
         if (!stillAssumed(key, pod)) return; // deleted meanwhile: nothing to wait for
         cache.assume(pod, node, 'waitingVolumes', deadline, written);
-        queue.add(key); // the claims may have bound already
+        scheduler.add(key); // the claims may have bound already
       },
       () => {
         for (const pv of prebound) cache.forgetVolume(nameOf(pv));
@@ -241,17 +236,18 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     );
   };
 
-  const stop = childAbortController(o.signal);
-  const runs = o.informers ? [] : runControllerInformers(inf, stop.signal);
+  // One worker: each cycle must see the assumptions of the one before (kube schedules one pod at a time).
+  const scheduler = newController<string>({
+    name: 'scheduler',
+    metrics: o.metrics,
+    log,
+    sources: [podEvents, ...clusterEvents, nodeEvents, volumeEvents, claimEvents],
+    reconcile,
+  });
   try {
-    await waitForCacheSync(stop.signal, ...informers);
-    // One worker: each cycle must see the assumptions of the one before (kube schedules one pod at a time).
-    await runWorkers(queue, 1, reconcile, { signal: stop.signal, log });
-  } catch {
-    // aborted before the caches synced
+    await scheduler.run(o.signal);
   } finally {
     await binder.idle();
-    await Promise.allSettled(runs);
     await recorder.close();
   }
 }

@@ -4,6 +4,7 @@ import type { EventRecorder, Informer, RestClient } from '../../client/index.js'
 import type { Logger } from '../../util/log.js';
 import type { CsiClient } from '../client.js';
 import type { ControllerCapabilityName } from '../proto/types.js';
+import { NotFoundError, UnavailableError } from '../../util/errors.js';
 import { secretData, type SecretRef } from './secrets.js';
 
 /** What every controller of the sidecar shares: the API, the driver, and informers over the kinds it reads. */
@@ -36,7 +37,10 @@ export interface SidecarContext {
 /** Reads a Secret named by a reference and turns it into CSI secrets. */
 export async function fetchSecrets(ctx: SidecarContext, ref: SecretRef | undefined, signal: AbortSignal): Promise<Record<string, string>> {
   if (!ref) return {};
-  const s: Secret = await ctx.client.resource('Secret').get(ref.name, { namespace: ref.namespace, signal });
+  const s: Secret = await ctx.client.resource('Secret').get(ref.name, { namespace: ref.namespace, signal }).catch((e: unknown) => {
+    // Secrets are not watched: one created later is only found by retrying.
+    throw e instanceof NotFoundError ? new UnavailableError(e.message, { cause: e }) : e;
+  });
   return secretData(s.data);
 }
 

@@ -6,7 +6,7 @@
  */
 import type { PersistentVolumeClaim, PersistentVolume } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
-import { TerminalError, type EventRecorder } from '../../client/index.js';
+import type { EventRecorder } from '../../client/index.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, InvalidError, NotFoundError, StowageError, UnavailableError } from '../../util/errors.js';
 import { CsiError } from '../client.js';
@@ -32,11 +32,6 @@ export interface ProvisionerOptions {
 export interface Provisioner {
   /** Reconciles one claim by `namespace/name`. */
   reconcile(key: string, signal: AbortSignal): Promise<void>;
-}
-
-/** A claim whose provisioning failed in a way only the user can fix (until the claim or class changes). */
-function isUserError(e: unknown): boolean {
-  return e instanceof InvalidError;
 }
 
 export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Provisioner {
@@ -154,7 +149,7 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
     if (d.kind === 'skip') return;
     if (d.kind === 'waitForClass') {
       rec.event(claim, 'Warning', REASONS.ProvisioningFailed, `storageclass.storage.k8s.io "${d.className}" not found`);
-      throw new TerminalError(`class ${d.className} of claim ${key} not found`); // a class add re-enqueues
+      throw new NotFoundError(`class ${d.className} of claim ${key} not found`); // not retried: a class add re-enqueues
     }
     // The informer may lag behind our own write of a moment ago: ask the server before creating.
     const existing = await ctx.client.resource('PersistentVolume').get(d.pvName, { signal }).catch((e: unknown) => {
@@ -187,8 +182,7 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
       const source = contentSource ? cloneSourceName(claim) : undefined;
       if (source) await setCloneFinalizer(ns, source, true, signal);
     } catch (e) {
-      failed(e);
-      if (isUserError(e)) throw new TerminalError(errorMessage(e), { cause: e });
+      failed(e); // an InvalidError (only the user can fix it) is not retried until the claim or class changes
       throw e;
     }
 

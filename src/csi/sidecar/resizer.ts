@@ -6,8 +6,8 @@
  */
 import { metaTime } from '../../util/metatime.js';
 import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
-import { TerminalError, type EventRecorder } from '../../client/index.js';
-import { NotFoundError } from '../../util/errors.js';
+import type { EventRecorder } from '../../client/index.js';
+import { InvalidError, NotFoundError } from '../../util/errors.js';
 import { CsiError } from '../client.js';
 import { pvCapability } from './capabilities.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
@@ -128,7 +128,7 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
         signal,
       ).catch((pe: unknown) => log.warn('could not record the resize failure', { claim: key, error: errorMessage(pe) }));
       // Infeasible: the same size will fail again; a changed request re-enqueues the claim.
-      if (infeasible) throw new TerminalError(msg, { cause: e });
+      if (infeasible) throw new InvalidError(msg, [], { cause: e });
       throw e;
     }
 

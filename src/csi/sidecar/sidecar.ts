@@ -1,7 +1,7 @@
 /**
  * Wiring of the CSI controller sidecar: connects to the driver, learns its name and capabilities,
- * starts informers, and runs the provisioner, deleter, attacher and resizer over their own work
- * queues (one key is never reconciled twice at once; failures requeue with backoff). No logic here.
+ * and runs the provisioner, deleter, attacher, resizer and capacity loops as controllers on the
+ * shared runtime (one key is never reconciled twice at once; failures requeue with backoff). No logic here.
  */
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
@@ -13,18 +13,23 @@ import {
   apiLeaseLock,
   informerFor,
   metaNamespaceKey,
+  newController,
   newEventRecorder,
-  newWorkQueue,
   objectOf,
-  runWorkers,
-  waitForCacheSync,
-  type EventRecorder,
+  reads,
+  watch,
+  type Controller,
   type RateLimiterPolicy,
+  type ReconcileFn,
+  type ReconcileResult,
   type RestClient,
-  type WorkQueue,
+  type Source,
+  type EventRecorder,
 } from '../../client/index.js';
+import { UnavailableError } from '../../util/errors.js';
 import { newLogger, type Logger } from '../../util/log.js';
-import { CsiClient } from '../client.js';
+import type { MetricsRegistry } from '../../util/metrics.js';
+import { CsiClient, CsiError } from '../client.js';
 import { newAttacher } from './attacher.js';
 import { newCapacityTracker } from './capacity.js';
 import type { SidecarContext } from './context.js';
@@ -55,11 +60,29 @@ export interface CsiSidecarOptions {
   readonly capacity?: { namespace?: string; pollMs?: number; immediateToo?: boolean };
   /** Which controllers run (default all). */
   readonly controllers?: { provisioner?: boolean; attacher?: boolean; resizer?: boolean };
+  readonly metrics?: MetricsRegistry;
   readonly log?: Logger;
 }
 
 // Kubernetes volume operations back off from 500 ms (exponentialbackoff); 30 s is our cap.
 const DEFAULT_RATE_LIMIT: RateLimiterPolicy = { initialMs: 500, capMs: 30_000 };
+
+/**
+ * The external-* sidecars requeue every failed CSI call with backoff: nothing watches the driver,
+ * so no event would bring the key back. A CsiError's `retryable` answers another question (may
+ * the same call succeed at once, CSI's recovery table), so the loop retries every CSI failure;
+ * a sidecar that decides retrying cannot help throws its own non-retryable error.
+ */
+export function retryingCsiFailures<K>(reconcile: ReconcileFn<K>): ReconcileFn<K> {
+  return async (key, signal): Promise<ReconcileResult | void> => {
+    try {
+      return await reconcile(key, signal);
+    } catch (e) {
+      if (e instanceof CsiError && !e.retryable) throw new UnavailableError(e.message, { cause: e });
+      throw e;
+    }
+  };
+}
 
 /** Connects to the driver and serves its claims, volumes and attachments until `signal` aborts. */
 export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
@@ -105,148 +128,167 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
       return r;
     };
     const rateLimit = o.rateLimit ?? DEFAULT_RATE_LIMIT;
-    const queues: Array<WorkQueue<string>> = [];
-    const queue = (name: string): WorkQueue<string> => {
-      const q = newWorkQueue<string>({ name, rateLimit });
-      queues.push(q);
-      return q;
-    };
     const enabled = {
       provisioner: o.controllers?.provisioner ?? true,
       attacher: o.controllers?.attacher ?? true,
       resizer: o.controllers?.resizer ?? true,
     };
-    // Workers start once every cache has synced: a decision on a half-filled cache (no nodes yet,
-    // say) would be wrong, not just late.
-    const starters: Array<() => Promise<void>> = [];
     const workers = o.workers ?? 4;
     const I = ctx.informers;
+    // Workers start once every cache has synced: a decision on a half-filled cache (no nodes yet,
+    // say) would be wrong, not just late.
+    const all = reads<string>(...Object.values(I));
+    const controllers: Array<Controller<string>> = [];
+    const controller = (name: string, n: number, sources: ReadonlyArray<Source<string>>, reconcile: ReconcileFn<string>): Controller<string> => {
+      const c = newController<string>({ name, workers: n, rateLimit, metrics: o.metrics, log: log.child(name), sources: [...sources, all], reconcile: retryingCsiFailures(reconcile) });
+      controllers.push(c);
+      return c;
+    };
 
     if (enabled.provisioner) {
       const provisionerEvents = recorder('external-provisioner');
       const provisioner = newProvisioner(ctx, { recorder: provisionerEvents, ...o.provisioner });
       const deleter = newDeleter(ctx, { recorder: provisionerEvents });
-      const claims = queue('provisioner-claims');
-      const volumes = queue('provisioner-volumes');
-      const addClaim = (c: PersistentVolumeClaim): void => claims.add(metaNamespaceKey(c));
-      // A clone that got its volume (or went away) may release its source's cloning protection.
-      const addSource = (c: PersistentVolumeClaim): void => {
-        const src = cloneSourceName(c);
-        if (src && c.metadata?.namespace) claims.add(`${c.metadata.namespace}/${src}`);
-      };
-      I.claims.addEventHandler({
-        onAdd: addClaim,
-        onUpdate: (_, c) => {
-          addClaim(c);
-          addSource(c);
-        },
-        onDelete: (x) => addSource(objectOf(x)),
-      });
-      I.classes.addEventHandler({
-        onAdd: (cls) => {
-          for (const c of I.claims.lister.list()) if (claimClass(c) === cls.metadata?.name) addClaim(c);
-        },
-      });
-      const addPv = (pv: { metadata?: { name?: string } }): void => volumes.add(pv.metadata?.name ?? '');
-      I.volumes.addEventHandler({
-        onAdd: addPv,
-        onUpdate: (_, pv) => addPv(pv),
-        // A PV deleted under a claim still pending (e.g. by a failed save) lets the claim be provisioned again.
-        onDelete: (x) => {
-          const ref = objectOf(x).spec?.claimRef;
-          if (ref?.namespace && ref.name) claims.add(`${ref.namespace}/${ref.name}`);
-        },
-      });
-      // A VolumeAttachment gone may unblock the deletion of its PV.
-      I.attachments.addEventHandler({
-        onDelete: (x) => {
-          const pv = objectOf(x).spec?.source?.persistentVolumeName;
-          if (pv) volumes.add(pv);
-        },
-      });
-      starters.push(() => runWorkers(claims, workers, (k, s) => provisioner.reconcile(k, s), { signal: o.signal, log: log.child('provisioner') }));
-      starters.push(() => runWorkers(volumes, workers, (k, s) => deleter.reconcile(k, s), { signal: o.signal, log: log.child('deleter') }));
+      controller(
+        'provisioner',
+        workers,
+        [
+          watch(I.claims, (q) => {
+            const addClaim = (c: PersistentVolumeClaim): void => q.add(metaNamespaceKey(c));
+            // A clone that got its volume (or went away) may release its source's cloning protection.
+            const addSource = (c: PersistentVolumeClaim): void => {
+              const src = cloneSourceName(c);
+              if (src && c.metadata?.namespace) q.add(`${c.metadata.namespace}/${src}`);
+            };
+            return {
+              onAdd: addClaim,
+              onUpdate: (_, c) => {
+                addClaim(c);
+                addSource(c);
+              },
+              onDelete: (x) => addSource(objectOf(x)),
+            };
+          }),
+          watch(I.classes, (q) => ({
+            onAdd: (cls) => {
+              for (const c of I.claims.lister.list()) if (claimClass(c) === cls.metadata?.name) q.add(metaNamespaceKey(c));
+            },
+          })),
+          // A PV deleted under a claim still pending (e.g. by a failed save) lets the claim be provisioned again.
+          watch(I.volumes, (q) => ({
+            onDelete: (x) => {
+              const ref = objectOf(x).spec?.claimRef;
+              if (ref?.namespace && ref.name) q.add(`${ref.namespace}/${ref.name}`);
+            },
+          })),
+        ],
+        (k, s) => provisioner.reconcile(k, s),
+      );
+      controller(
+        'deleter',
+        workers,
+        [
+          watch(I.volumes, (q) => {
+            const addPv = (pv: PersistentVolume): void => q.add(pv.metadata?.name ?? '');
+            return { onAdd: addPv, onUpdate: (_, pv) => addPv(pv) };
+          }),
+          // A VolumeAttachment gone may unblock the deletion of its PV.
+          watch(I.attachments, (q) => ({
+            onDelete: (x) => {
+              const pv = objectOf(x).spec?.source?.persistentVolumeName;
+              if (pv) q.add(pv);
+            },
+          })),
+        ],
+        (k, s) => deleter.reconcile(k, s),
+      );
     }
 
     if (enabled.attacher) {
       const attacher = newAttacher(ctx);
-      const q = queue('attacher');
-      const addVa = (va: VolumeAttachment): void => {
+      const addVa = (q: { add(k: string): void }, va: VolumeAttachment): void => {
         if (va.spec?.attacher === driver) q.add(`va:${va.metadata?.name ?? ''}`);
       };
-      I.attachments.addEventHandler({
-        onAdd: addVa,
-        onUpdate: (_, va) => addVa(va),
-        onDelete: (x) => {
-          const pv = objectOf(x).spec?.source?.persistentVolumeName;
-          if (pv) q.add(`pv:${pv}`);
-        },
-      });
-      const addPv = (pv: PersistentVolume): void => {
-        if (pv.spec?.csi?.driver === driver) q.add(`pv:${pv.metadata?.name ?? ''}`);
-      };
-      I.volumes.addEventHandler({ onAdd: addPv, onUpdate: (_, pv) => addPv(pv) });
-      // An attachment waiting for the driver to register on its node is retried when it does.
-      const addNode = (cn: CSINode): void => {
-        for (const va of I.attachments.lister.list()) if (va.spec?.nodeName === cn.metadata?.name && !va.status?.attached) addVa(va);
-      };
-      I.csiNodes.addEventHandler({ onAdd: addNode, onUpdate: (_, cn) => addNode(cn) });
-      starters.push(() => runWorkers(q, workers, (k, s) => attacher.reconcile(k, s), { signal: o.signal, log: log.child('attacher') }));
+      controller(
+        'attacher',
+        workers,
+        [
+          watch(I.attachments, (q) => ({
+            onAdd: (va) => addVa(q, va),
+            onUpdate: (_, va) => addVa(q, va),
+            onDelete: (x) => {
+              const pv = objectOf(x).spec?.source?.persistentVolumeName;
+              if (pv) q.add(`pv:${pv}`);
+            },
+          })),
+          watch(I.volumes, (q) => {
+            const addPv = (pv: PersistentVolume): void => {
+              if (pv.spec?.csi?.driver === driver) q.add(`pv:${pv.metadata?.name ?? ''}`);
+            };
+            return { onAdd: addPv, onUpdate: (_, pv) => addPv(pv) };
+          }),
+          // An attachment waiting for the driver to register on its node is retried when it does.
+          watch(I.csiNodes, (q) => {
+            const addNode = (cn: CSINode): void => {
+              for (const va of I.attachments.lister.list()) if (va.spec?.nodeName === cn.metadata?.name && !va.status?.attached) addVa(q, va);
+            };
+            return { onAdd: addNode, onUpdate: (_, cn) => addNode(cn) };
+          }),
+        ],
+        (k, s) => attacher.reconcile(k, s),
+      );
     }
 
     if (enabled.resizer) {
       const resizer = newResizer(ctx, { recorder: recorder('external-resizer') });
-      const q = queue('resizer');
-      I.claims.addEventHandler({
-        onAdd: (c) => q.add(metaNamespaceKey(c)),
-        onUpdate: (_, c) => q.add(metaNamespaceKey(c)),
-      });
-      const addPv = (pv: PersistentVolume): void => {
-        const ref = pv.spec?.claimRef;
-        if (pv.spec?.csi?.driver === driver && ref?.namespace && ref.name) q.add(`${ref.namespace}/${ref.name}`);
-      };
-      I.volumes.addEventHandler({ onAdd: addPv, onUpdate: (_, pv) => addPv(pv) });
-      starters.push(() => runWorkers(q, workers, (k, s) => resizer.reconcile(k, s), { signal: o.signal, log: log.child('resizer') }));
+      controller(
+        'resizer',
+        workers,
+        [
+          watch(I.claims, (q) => ({
+            onAdd: (c) => q.add(metaNamespaceKey(c)),
+            onUpdate: (_, c) => q.add(metaNamespaceKey(c)),
+          })),
+          watch(I.volumes, (q) => {
+            const addPv = (pv: PersistentVolume): void => {
+              const ref = pv.spec?.claimRef;
+              if (pv.spec?.csi?.driver === driver && ref?.namespace && ref.name) q.add(`${ref.namespace}/${ref.name}`);
+            };
+            return { onAdd: addPv, onUpdate: (_, pv) => addPv(pv) };
+          }),
+        ],
+        (k, s) => resizer.reconcile(k, s),
+      );
     }
 
     if (o.capacity) {
       const pollMs = o.capacity.pollMs ?? 60_000; // external-provisioner's --capacity-poll-interval default
       const tracker = newCapacityTracker(ctx, { namespace: o.capacity.namespace ?? 'kube-system', immediateToo: o.capacity.immediateToo ?? false });
-      const q = queue('capacity');
-      const poke = (): void => q.add('capacity');
-      I.classes.addEventHandler({ onAdd: poke, onUpdate: poke, onDelete: poke });
-      I.csiNodes.addEventHandler({ onAdd: poke, onUpdate: poke, onDelete: poke });
-      // Only label changes move topology; node status heartbeats must not re-poll the driver.
-      I.nodes.addEventHandler({
-        onAdd: poke,
-        onUpdate: (a, b) => {
-          if (JSON.stringify(a.metadata?.labels ?? {}) !== JSON.stringify(b.metadata?.labels ?? {})) poke();
+      const poke = (q: { add(k: string): void }): void => q.add('capacity');
+      const capacity = controller(
+        'capacity',
+        1,
+        [
+          watch(I.classes, (q) => ({ onAdd: () => poke(q), onUpdate: () => poke(q), onDelete: () => poke(q) })),
+          watch(I.csiNodes, (q) => ({ onAdd: () => poke(q), onUpdate: () => poke(q), onDelete: () => poke(q) })),
+          // Only label changes move topology; node status heartbeats must not re-poll the driver.
+          watch(I.nodes, (q) => ({
+            onAdd: () => poke(q),
+            onUpdate: (a, b) => {
+              if (JSON.stringify(a.metadata?.labels ?? {}) !== JSON.stringify(b.metadata?.labels ?? {})) poke(q);
+            },
+            onDelete: () => poke(q),
+          })),
+        ],
+        async (_k, s) => {
+          await tracker.sync(s);
+          return { requeueAfterMs: pollMs };
         },
-        onDelete: poke,
-      });
-      starters.push(() =>
-        runWorkers(
-          q,
-          1,
-          async (_k, s) => {
-            await tracker.sync(s);
-            return { requeueAfterMs: pollMs };
-          },
-          { signal: o.signal, log: log.child('capacity') },
-        ),
       );
-      poke();
+      poke(capacity);
     }
 
-    const informerRuns = Object.values(I).map((i) => i.run(o.signal));
-    let synced = true;
-    await waitForCacheSync(o.signal, ...Object.values(I)).catch(() => {
-      synced = false; // aborted before the caches synced
-    });
-    // Queues are drained and shut down by runWorkers on abort; unsynced, they only need shutting.
-    await Promise.all(synced ? starters.map((start) => start()) : []);
-    for (const q of queues) q.shutDown();
-    await Promise.allSettled(informerRuns);
+    await Promise.all(controllers.map((c) => c.run(o.signal)));
   } finally {
     await Promise.allSettled(recorders.map((r) => r.close()));
     if (!o.csi) csi.close();
