@@ -6,6 +6,7 @@ import type { UserInfo } from '../api/server.js';
 import { ensureDir } from '../util/fsutil.js';
 import { startControlPlane } from './controlplane.js';
 import { CliError } from './errors.js';
+import { untilStopSignal } from './signals.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 
 export interface ServerOptions extends EtcdFlags {
@@ -76,15 +77,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
     throw e;
   }
   process.stdout.write(`Stowage API server ${plane.api.url} on etcd ${o.etcdServers}; admin kubeconfig ${plane.kubeconfigPath}\n`);
-  await new Promise<void>((resolveStop) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolveStop();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilStopSignal();
   await plane.close();
   await store.close();
 }

@@ -5,6 +5,7 @@ import { startControlPlane } from './controlplane.js';
 import { ensureDir } from '../util/fsutil.js';
 import { startAllInOne, type AllInOne } from './allinone.js';
 import { CliError } from './errors.js';
+import { untilStopSignal } from './signals.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 import { parseGoDuration, type RequestLimits } from '../api/limits.js';
 
@@ -88,15 +89,7 @@ export async function runUp(o: UpOptions): Promise<void> {
       '',
     ].join('\n'),
   );
-  await new Promise<void>((resolveStop) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolveStop();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilStopSignal();
   await node?.stop();
   await plane.close();
   await store.close();
