@@ -41,9 +41,13 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
     ]);
     expect(evs[0].object.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
     expect(evs[1].object.metadata.resourceVersion).toBe(updated.metadata.resourceVersion);
-    // A GET on the other server right after a write sees it (a read from etcd, as kube-apiserver's).
+    // A GET or a list on the other server right after a write sees it (consistent reads, as kube-apiserver's).
     const again = (await api(a, 'POST', CMS, cm('read-after-write', 'x'))).body;
     expect((await api(b, 'GET', `${CMS}/read-after-write`)).body.metadata.resourceVersion).toBe(again.metadata.resourceVersion);
+    const other = (await api(a, 'POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'list-after-write' } })).body;
+    const listed = (await api(b, 'GET', '/api/v1/namespaces/default/secrets')).body;
+    expect(listed.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toContain('list-after-write');
+    expect(Number(listed.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(other.metadata.resourceVersion));
   });
 
   it('two updates from the same resourceVersion through two servers: exactly one wins, the other is 409', async () => {

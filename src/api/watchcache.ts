@@ -91,6 +91,11 @@ export class WatchCache {
         for (const end of ended) end();
         void this.restart();
       },
+      onProgress: (revision) => {
+        if (revision <= this.appliedRev) return;
+        this.appliedRev = revision;
+        for (const wake of [...this.waiters]) wake();
+      },
       onEvent: (ev) => {
         if (ev.revision > this.appliedRev) this.appliedRev = ev.revision;
         const prev = this.items.get(ev.kv.key);
@@ -165,6 +170,17 @@ export class WatchCache {
       const timer = setTimeout(() => done(false), timeoutMs);
       this.waiters.add(check);
     });
+  }
+
+  /**
+   * kube-apiserver's consistent read from cache: with a store whose watch lags its writes (etcd),
+   * wait until the cache has applied everything up to the store's current revision. False when
+   * that did not happen within the timeout (the caller serves what it has, as kube falls back).
+   */
+  async waitFresh(timeoutMs = WAIT_FOR_FRESH_MS): Promise<boolean> {
+    if (this.store.synchronousWatch || !this.store.requestProgress) return true;
+    const rev = await this.store.requestProgress();
+    return this.waitForRevision(rev, timeoutMs);
   }
 
   /** Resolves true once every event of this resource up to `rev` is applied (false after the timeout). */

@@ -86,6 +86,21 @@ describe.skipIf(etcdMissing !== undefined)('etcd store', () => {
     }
   }, 60_000);
 
+  it('progress: a watch of a quiet prefix learns that it is current up to the store revision', async () => {
+    const s = await open();
+    try {
+      const progress: number[] = [];
+      let wake = (): void => {};
+      s.watch('/quiet/', { afterRevision: s.currentRevision(), onEvent: () => {}, onProgress: (r) => (progress.push(r), wake()) });
+      await s.create('/busy/a', '1');
+      const rev = await s.requestProgress!();
+      while (!progress.some((r) => r >= rev)) await new Promise<void>((r) => (wake = r));
+      expect(Math.max(...progress)).toBeGreaterThanOrEqual(rev);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('an established watch goes on through a compaction of the revisions it already delivered', async () => {
     const s = await open();
     try {

@@ -182,6 +182,13 @@ class EtcdBackedStore implements EtcdStore {
     return w;
   }
 
+  async requestProgress(): Promise<number> {
+    const r = await this.call(() => this.client.range({ key: HEALTH_KEY, countOnly: true }));
+    this.saw(r.revision);
+    for (const w of this.watches) w.requestProgress();
+    return r.revision;
+  }
+
   async compact(revision: number): Promise<void> {
     if (revision > this.rev) throw new BadRequestError(`cannot compact to ${revision}: the store is at ${this.rev}`);
     try {
@@ -230,6 +237,10 @@ class StoreWatch implements Watcher {
     return this.open;
   }
 
+  requestProgress(): void {
+    this.stream?.requestProgress();
+  }
+
   private connect(): void {
     this.retry = undefined;
     if (this.closed) return;
@@ -240,6 +251,11 @@ class StoreWatch implements Watcher {
           this.open = true;
           this.store.saw(revision);
           for (const ev of events) this.deliver(ev);
+        },
+        onProgress: (revision) => {
+          if (this.closed || revision <= this.delivered) return;
+          this.delivered = revision;
+          this.opts.onProgress?.(revision);
         },
         onEnd: (err, compactRevision) => {
           this.open = false;

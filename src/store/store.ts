@@ -55,6 +55,8 @@ export interface WatchOptions {
   /** Deliver every event with revision > afterRevision. Default: only future events. */
   readonly afterRevision?: number;
   readonly onEvent: (ev: WatchEvent) => void;
+  /** Every event up to `revision` under the prefix has been delivered (etcd progress notifications). */
+  readonly onProgress?: (revision: number) => void;
   /** Called once if the watch ends by error (e.g. ExpiredError when afterRevision is compacted). */
   readonly onError?: (err: Error) => void;
 }
@@ -99,6 +101,12 @@ export interface Store {
    * Optional: an embedded store is always available while open.
    */
   unavailable?(): Promise<string | undefined>;
+  /**
+   * The current revision, read now (a quorum read), after asking every watch for a progress
+   * notification up to it: a watch cache that reaches it is consistent with the store. Optional:
+   * a synchronous store's caches are never behind.
+   */
+  requestProgress?(): Promise<number>;
   /** Drop history at or below `revision` (keeps current values). */
   compact(revision: number): Promise<void>;
   close(): Promise<void>;

@@ -65,12 +65,16 @@ export interface EtcdClientOptions {
 
 export interface WatchHandlers {
   onEvents(revision: number, events: readonly EtcdEvent[]): void;
+  /** A progress notification: every event up to `revision` has been sent on this watch. */
+  onProgress(revision: number): void;
   /** The stream ended: ExpiredError carries the compacted revision; anything else is retryable. */
   onEnd(err: StowageError, compactRevision?: number): void;
 }
 
 export interface EtcdWatch {
   cancel(): void;
+  /** Asks etcd for a progress notification (etcd ≥ 3.4), answered through onProgress. */
+  requestProgress(): void;
 }
 
 /** etcd's "required revision has been compacted" refusal of a Range. */
@@ -284,6 +288,9 @@ export class EtcdClient {
       if (res.canceled === true) return end(new UnavailableError(`etcd: watch cancelled: ${text(res.cancelReason)}`));
       const events = list(res.events).flatMap((e) => parseEvent(e) ?? []);
       h.onEvents(headerRevision(res), events);
+      // An empty answer that is not the creation is a progress notification (etcd sends it only
+      // once the watcher has caught up).
+      if (events.length === 0 && res.created !== true) h.onProgress(headerRevision(res));
     });
     call.on('error', (err: grpc.ServiceError) => end(toStoreError(err)));
     call.on('end', () => end(new UnavailableError('etcd: watch stream ended')));
@@ -293,6 +300,9 @@ export class EtcdClient {
         if (ended) return;
         ended = true;
         call.cancel();
+      },
+      requestProgress: () => {
+        if (!ended) call.write({ progressRequest: {} });
       },
     };
   }
