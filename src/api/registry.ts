@@ -111,20 +111,6 @@ export class ResourceStorage {
     return this.cache.get(kv.key)?.rev === kv.modRevision ? this.cache.get(kv.key)! : decodeStored(kv);
   }
 
-  /** Read-your-writes on this server: wait (bounded) until the cache has applied the write at `rev`. */
-  private async applied(rev: number): Promise<void> {
-    await this.cache.waitForRevision(rev);
-  }
-
-  /** As `applied`, for a delete: until the cache no longer holds the version deleted. */
-  private async appliedDelete(key: string, deletedRev: number): Promise<void> {
-    await this.cache.waitUntil(() => this.cache.get(key)?.rev !== deletedRev);
-  }
-
-  private async deleteAndWait(key: string, rev: number): Promise<void> {
-    await this.store.delete(key, rev);
-    await this.appliedDelete(key, rev);
-  }
 
   private invalid(name: string, causes: readonly FieldCause[]): never {
     throw invalid(this.def.kind, this.def.group, name, causes, this.registry.formatInvalid(this.def.kind, name, causes));
@@ -175,7 +161,6 @@ export class ResourceStorage {
     try {
       const kv = await this.store.create(storageKey(def, meta.namespace, name), encode(obj));
       obj.metadata.resourceVersion = String(kv.modRevision);
-      await this.applied(kv.modRevision);
       return obj;
     } catch (e) {
       if (e instanceof AlreadyExistsError) throw alreadyExists(this.subject(name));
@@ -267,13 +252,11 @@ export class ResourceStorage {
         if (meta.deletionTimestamp && (!meta.finalizers || meta.finalizers.length === 0) && !extraFinalizersPending(def, obj)) {
           // The last finalizer is gone from an object being deleted: it goes now.
           await this.store.delete(key, cur.rev);
-          await this.appliedDelete(key, cur.rev);
           return obj;
         }
         const kv = await this.store.update(key, encode(obj), cur.rev);
         obj.metadata.resourceVersion = String(kv.modRevision);
-        await this.applied(kv.modRevision);
-        return obj;
+          return obj;
       } catch (e) {
         if (e instanceof ConflictError) {
           if (wantRv || attempt > 20) throw conflict(this.subject(name));
@@ -317,17 +300,16 @@ export class ResourceStorage {
           obj.metadata.deletionGracePeriodSeconds = graceful ?? 0;
           def.beforeDeletionMarked?.(obj);
           if (graceful === 0 && finalizers.length === 0 && !extraFinalizersPending(def, obj)) {
-            if (!opts.dryRun) await this.deleteAndWait(key, cur.rev);
+            if (!opts.dryRun) await this.store.delete(key, cur.rev);
             return { kind: 'deleted', obj };
           }
           if (opts.dryRun) return { kind: 'pending', obj };
           if (jsonEqual(obj, old)) return { kind: 'pending', obj };
           const kv = await this.store.update(key, encode(obj), cur.rev);
           obj.metadata.resourceVersion = String(kv.modRevision);
-          await this.applied(kv.modRevision);
-          return { kind: 'pending', obj };
+              return { kind: 'pending', obj };
         }
-        if (!opts.dryRun) await this.deleteAndWait(key, cur.rev);
+        if (!opts.dryRun) await this.store.delete(key, cur.rev);
         return { kind: 'deleted', obj: clone(old) };
       } catch (e) {
         if (e instanceof ConflictError && attempt < 20) continue;

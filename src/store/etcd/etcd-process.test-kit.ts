@@ -50,11 +50,26 @@ export function freePort(): Promise<number> {
 }
 
 async function waitServing(endpoint: string, child: ChildProcess): Promise<void> {
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`etcd exited with ${code}`))));
+  let exitCode: number | null | undefined;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => {
+      exitCode = code;
+      reject(new Error(`etcd exited with ${code}`));
+    }),
+  );
+  exited.catch(() => {});
   const client = new EtcdClient({ endpoints: [endpoint], requestTimeoutMs: 30_000 });
   try {
-    // waitForReady: the call is held until etcd accepts connections; a linearizable read needs quorum.
-    await Promise.race([client.range({ key: 'health', countOnly: true }), exited]);
+    // waitForReady holds the call until etcd accepts connections; a linearizable read needs quorum.
+    // A member joining while the others elect a leader answers "leader changed": ask again.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await Promise.race([client.range({ key: 'health', countOnly: true }), exited]);
+        return;
+      } catch (e) {
+        if (exitCode !== undefined || attempt >= 20 || !/leader changed|no leader|timed out/.test((e as Error).message)) throw e;
+      }
+    }
   } finally {
     client.close();
   }
