@@ -5,8 +5,8 @@
  * Usage: node --import <register hooks> test/csi-registration.child.ts <subcommand> [flags]
  */
 import { Command } from 'commander';
-import { registrarCommand } from '../src/csi/registrar/command.js';
-import { hostpathCommand } from '../src/csi/hostpath/index.js';
+import { registrarCommand } from '../src/cli/csi-registrar.js';
+import { hostpathCommand } from '../src/cli/csi-hostpath.js';
 
 const program = new Command().name('stowage');
 registrarCommand(program);

@@ -4,8 +4,8 @@
  * Usage: node --import <register hooks> test/csi-sidecar.child.ts <subcommand> [flags]
  */
 import { Command } from 'commander';
-import { hostpathCommand } from '../src/csi/hostpath/index.js';
-import { sidecarCommand } from '../src/csi/sidecar/command.js';
+import { hostpathCommand } from '../src/cli/csi-hostpath.js';
+import { sidecarCommand } from '../src/cli/csi-sidecar.js';
 
 const program = new Command().name('stowage');
 sidecarCommand(program);

@@ -4,9 +4,9 @@
  * Usage: node --import <register hooks> test/pluginmanager.child.ts <subcommand> [flags]
  */
 import { Command } from 'commander';
-import { nodeCommand } from '../src/node/command.js';
-import { registrarCommand } from '../src/csi/registrar/command.js';
-import { hostpathCommand } from '../src/csi/hostpath/index.js';
+import { nodeCommand } from '../src/cli/node.js';
+import { registrarCommand } from '../src/cli/csi-registrar.js';
+import { hostpathCommand } from '../src/cli/csi-hostpath.js';
 
 const program = new Command().name('stowage');
 nodeCommand(program);

@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, built, isRoot } from './helpers/env.js';
+import { BIN, ROOT, built, isRoot } from './helpers/env.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, type Target } from './helpers/http.js';
 
@@ -12,24 +12,49 @@ interface Running {
   child: ChildProcess;
   target: Target;
   exit: Promise<number | null>;
+  /** What it printed on stdout up to "Stop with Ctrl-C." */
+  banner: string;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
 }
 
+/** Starts `stowage up` in its own process group, as a shell starts a foreground job. */
 async function up(dataDir: string, extra: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'testnode', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'testnode', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = await new Promise<string>((res, rej) => {
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const banner = await new Promise<string>((res, rej) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /API server (https:\/\/\S+),/.exec(out);
-      if (m) res(m[1]!);
+      if (out.includes('Stop with Ctrl-C.\n')) res(out);
     });
-    void exit.then((code) => rej(new Error(`stowage up exited with ${code}`)));
+    void exit.then((code) => rej(new Error(`stowage up exited with ${code}: ${err}`)));
   });
+  const url = /API server (https:\/\/\S+),/.exec(banner)![1]!;
   const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
   const token = /token: (\S+)/.exec(kc)![1]!;
   const caPem = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)![1]!, 'base64').toString();
-  return { child, exit, target: { baseUrl: url, token, caPem } };
+  return { child, exit, banner, stderr: () => err, target: { baseUrl: url, token, caPem } };
+}
+
+/** Ctrl-C in a terminal: SIGINT to the whole foreground process group (helpers included). */
+function ctrlC(r: Running): void {
+  process.kill(-r.child.pid!, 'SIGINT');
+}
+
+/** Lines of stderr that are not INFO/DEBUG log lines: warnings, errors, Node's own complaints. */
+function complaints(stderr: string): string[] {
+  return stderr.split('\n').filter((l) => l.trim() !== '' && !/^\S+ (INFO|DEBUG) \[/.test(l));
+}
+
+/** The banner README.md says `npm start` prints, from the indented block after that sentence. */
+function readmeBanner(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const after = readme.slice(readme.indexOf('`npm start` prints where it runs'));
+  const block = /\n\n((?: {4}.*\n)+)/.exec(after)![1]!;
+  return block.split('\n').map((l) => l.slice(4)).join('\n');
 }
 
 describe.skipIf(!built)('stowage up', () => {
@@ -52,6 +77,7 @@ describe.skipIf(!built)('stowage up', () => {
         .toMatchObject({ name: 'hostpath.csi.stowage.io', nodeID: 'testnode', topologyKeys: ['topology.hostpath.csi.stowage.io/node'] });
       const drv = await api(a.target, 'GET', '/apis/storage.k8s.io/v1/csidrivers/hostpath.csi.stowage.io');
       expect(drv.body.spec.attachRequired).toBe(false);
+      expect(drv.body.spec.volumeLifecycleModes).toEqual(['Persistent', 'Ephemeral']); // inline csi: volumes too
       const node = (await api(a.target, 'GET', '/api/v1/nodes/testnode')).body;
       expect(JSON.parse(node.metadata.annotations['csi.volume.kubernetes.io/nodeid'])).toEqual({ 'hostpath.csi.stowage.io': 'testnode' });
       await api(a.target, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep' }, data: { k: 'v' } });
@@ -68,9 +94,54 @@ describe.skipIf(!built)('stowage up', () => {
       expect(cm.body.data).toEqual({ k: 'v' });
       expect(b.target.token).toBe(a.target.token);
     } finally {
-      b.child.kill('SIGTERM');
+      ctrlC(b);
     }
     expect(await b.exit).toBe(0);
+    // Started and stopped as asked: no warning (listener leaks, helpers "exiting unexpectedly"), no error.
+    expect(complaints(a.stderr())).toEqual([]);
+    expect(complaints(b.stderr())).toEqual([]);
+  }, 60_000);
+
+  it('prints what README.md says `npm start` prints', async () => {
+    const dataDir = tmp();
+    const r = await up(dataDir, ['--no-node']);
+    try {
+      const url = /API server (\S+),/.exec(r.banner)![1]!;
+      const want = readmeBanner()
+        .replace('https://127.0.0.1:6443', url)
+        .replaceAll('/home/me/stowage-data', dataDir)
+        .replace(', node myhost', '');
+      expect(r.banner).toBe(want);
+    } finally {
+      ctrlC(r);
+    }
+    expect(await r.exit).toBe(0);
+    expect(complaints(r.stderr())).toEqual([]);
+  }, 60_000);
+
+  it('a start that fails leaves no half-made data dir: a new one is removed, an existing one stays as it was', async () => {
+    const a = await up(tmp(), ['--no-node']);
+    try {
+      const port = new URL(a.target.baseUrl).port;
+      const fresh = join(tmp(), 'new', 'data');
+      const r = spawnSync(process.execPath, [BIN, 'up', '--port', port, '--data-dir', fresh, '--no-node'], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.status).toBe(1);
+      expect(existsSync(join(fresh, '..'))).toBe(false);
+      const existing = join(tmp(), 'existing');
+      mkdirSync(existing);
+      writeFileSync(join(existing, 'mine'), 'x');
+      const again = spawnSync(process.execPath, [BIN, 'up', '--port', port, '--data-dir', existing, '--no-node'], { encoding: 'utf8', timeout: 30_000 });
+      expect(again.status).toBe(1);
+      expect(readdirSync(existing)).toEqual(['mine']);
+      expect(readFileSync(join(existing, 'mine'), 'utf8')).toBe('x');
+    } finally {
+      ctrlC(a);
+      await a.exit;
+    }
+    const badFlag = tmp();
+    const bad = spawnSync(process.execPath, [BIN, 'up', '--port', 'x', '--data-dir', join(badFlag, 'data')], { encoding: 'utf8', timeout: 30_000 });
+    expect(bad.status).toBe(1);
+    expect(readdirSync(badFlag)).toEqual([]);
   }, 60_000);
 
   it('refuses a port in use and an unusable data dir with a one-line error', async () => {

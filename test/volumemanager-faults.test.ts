@@ -105,19 +105,25 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     await until('unmounted and staging dir removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(path.dirname(deviceMountPath(env.rootDir, DRIVER, handle))));
   }, 30_000);
 
-  it('unbound claim and unsupported source → Warning events, pod stays Pending', async () => {
+  it('unbound claim, missing configMap and unsupported source → Warning events, pod stays Pending (ContainerCreating)', async () => {
     vm ??= await start();
     await createPod(env, { ...claimPod('u1', [{ volume: 'data', claim: 'missing-claim' }]) });
     await createPod(env, {
       metadata: { name: 'u2', namespace: 'default' },
-      spec: { nodeName: NODE, containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'cfg', configMap: { name: 'x' } }] },
+      spec: { nodeName: NODE, containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'cfg', configMap: { name: 'x' } }, { name: 'git', gitRepo: { repository: 'r' } }] },
     });
     const e1 = await until('u1 event', async () => (await events(env, 'u1')).find((e) => e.reason === 'FailedMount'));
     expect(e1.message).toContain('missing-claim');
-    const e2 = await until('u2 event', async () => (await events(env, 'u2')).find((e) => e.reason === 'FailedMount'));
-    expect(e2.message).toContain('unsupported source (configMap)');
+    await until('u2 events', async () => {
+      const msgs = (await events(env, 'u2')).filter((e) => e.reason === 'FailedMount').map((e) => e.message);
+      return msgs.includes('MountVolume.SetUp failed for volume "cfg" : configmap "x" not found') && msgs.some((m) => m.includes('unsupported source (gitRepo)'));
+    });
     expect((await env.client.resource('Pod').get('u1', { namespace: 'default' })).status?.phase).not.toBe('Running');
-    expect((await env.client.resource('Pod').get('u2', { namespace: 'default' })).status?.phase).not.toBe('Running');
+    const u2 = await until('u2 ContainerCreating', async () => {
+      const p = await env.client.resource('Pod').get('u2', { namespace: 'default' });
+      return p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ContainerCreating' ? p : undefined;
+    });
+    expect(u2.status?.phase).toBe('Pending');
     await deletePodAndWait(env, 'u1');
     await deletePodAndWait(env, 'u2');
   });

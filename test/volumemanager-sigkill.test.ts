@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +99,39 @@ describe.skipIf(notRoot)('volume manager killed with SIGKILL (root: real mounts,
     expect(table.filter((m) => m.mountPoint === second.hostPaths['data'])).toHaveLength(1);
     await env.client.resource('Pod').delete('k2', { namespace: 'default' });
     await until('k2 torn down', async () => (await mountsUnder(env.rootDir)).length === 0 && !(await env.client.resource('Pod').list({ namespace: 'default' })).items.length);
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }, 60_000);
+
+  it('killed mid-update of a configMap volume → after restart the new content, one timestamped dir, no leftovers', async () => {
+    await env.client.resource('ConfigMap').create({ metadata: { name: 'live', namespace: 'default' }, data: { k: 'v1' } });
+    let child = await startChild();
+    const created = await createPod(env, {
+      metadata: { name: 'cmk', namespace: 'default' },
+      spec: { nodeName: NODE, containers: [{ name: 'c', image: 'x', volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] }], volumes: [{ name: 'cfg', configMap: { name: 'live' } }] },
+    });
+    const { hostPaths } = await waitRunning(env, 'cmk');
+    const dir = hostPaths['cfg']!;
+    expect(readFileSync(path.join(dir, 'k'), 'utf8')).toBe('v1');
+
+    // The update races the kill; then what a kill between writing the new directory and the
+    // ..data rename leaves behind is laid down too, so the restart always has an interrupted write to finish.
+    await env.client.resource('ConfigMap').patch('live', 'merge', { data: { k: 'v2' } }, { namespace: 'default' });
+    await kill(child);
+    mkdirSync(path.join(dir, '..2026_01_01_00_00_00.half'));
+    writeFileSync(path.join(dir, '..2026_01_01_00_00_00.half', 'k'), 'half');
+    symlinkSync('..2026_01_01_00_00_00.half', path.join(dir, '..data_tmp'));
+
+    child = await startChild();
+    const stamped = (): string[] => readdirSync(dir).filter((n) => n.startsWith('..') && n !== '..data');
+    await until('new content, leftovers gone', () => readFileSync(path.join(dir, 'k'), 'utf8') === 'v2' && stamped().length === 1);
+    expect(readlinkSync(path.join(dir, '..data'))).toBe(stamped()[0]);
+    await env.client.resource('ConfigMap').patch('live', 'merge', { data: { k: 'v3' } }, { namespace: 'default' });
+    await until('later updates still applied', () => readFileSync(path.join(dir, 'k'), 'utf8') === 'v3');
+
+    await env.client.resource('Pod').delete('cmk', { namespace: 'default' });
+    await until('pod dir removed', async () => !existsSync(path.join(env.rootDir, 'pods', created.metadata!.uid!)) && (await mountsUnder(env.rootDir)).length === 0);
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await exited;

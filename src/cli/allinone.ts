@@ -44,6 +44,11 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   const nodeName = o.nodeName ?? defaultNodeName();
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
+  // On stop the driver goes away while its sidecar or registrar may still be starting: what they
+  // fail with then is the stop we asked for, not an error worth reporting.
+  const unlessStopping = (what: string) => (e: unknown): void => {
+    if (!stop.signal.aborted) log.error(what, { error: e instanceof Error ? e.message : String(e) });
+  };
   const rootDir = join(o.dataDir, 'node');
   const agent = await startNodeAgent({ client: o.client, nodeName, rootDir, signal: stop.signal });
   const background: Promise<unknown>[] = [];
@@ -56,11 +61,11 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     background.push(driver.stopped);
     await ensureCsiDriver(o.client, DEFAULT_DRIVER_NAME, { attachRequired: attach });
     background.push(
-      runCsiSidecar({ client: o.client, csiAddress: socket, signal: stop.signal }).catch((e: unknown) => log.error('built-in CSI sidecar stopped', { error: (e as Error).message })),
+      runCsiSidecar({ client: o.client, csiAddress: socket, signal: stop.signal }).catch(unlessStopping('built-in CSI sidecar stopped')),
     );
     background.push(
-      runRegistrar({ csiAddress: socket, kubeletRegistrationPath: socket, pluginRegistrationPath: agent.dirs.pluginsRegistry, signal: stop.signal }).catch((e: unknown) =>
-        log.error('built-in registrar stopped', { error: (e as Error).message }),
+      runRegistrar({ csiAddress: socket, kubeletRegistrationPath: socket, pluginRegistrationPath: agent.dirs.pluginsRegistry, signal: stop.signal }).catch(
+        unlessStopping('built-in registrar stopped'),
       ),
     );
   }
@@ -78,13 +83,15 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
 /** Creates or updates the CSIDriver object of a built-in driver. */
 async function ensureCsiDriver(client: RestClient, name: string, spec: { attachRequired: boolean }): Promise<void> {
   const api = client.resource('CSIDriver');
-  const want = { attachRequired: spec.attachRequired, podInfoOnMount: true, volumeLifecycleModes: ['Persistent'], fsGroupPolicy: 'File' };
+  // Persistent (claims) and Ephemeral (inline `csi:` pod volumes): the built-in driver serves both.
+  const want = { attachRequired: spec.attachRequired, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], fsGroupPolicy: 'File' };
   for (let i = 0; i < 5; i++) {
     try {
       const cur = await api.get(name);
-      const same = cur.spec?.attachRequired === want.attachRequired && cur.spec?.podInfoOnMount === want.podInfoOnMount;
+      const modes = cur.spec?.volumeLifecycleModes ?? [];
+      const same = cur.spec?.attachRequired === want.attachRequired && cur.spec?.podInfoOnMount === want.podInfoOnMount && want.volumeLifecycleModes.every((m) => modes.includes(m));
       if (same) return;
-      // attachRequired is immutable: replace the object.
+      // attachRequired and volumeLifecycleModes are immutable: replace the object.
       await api.delete(name);
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e;

@@ -25,3 +25,19 @@ export function parsePositiveDuration(s: string): number {
   if (ms <= 0) throw new InvalidArgumentError('duration must be positive');
   return Math.round(ms);
 }
+
+/** An integer flag that must be at least 1. */
+export function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}
+
+/** An integer flag that must be at least 0; `flag` names it in the error. */
+export function nonNegativeInt(flag: string): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`${flag} must be a non-negative integer`);
+    return n;
+  };
+}

@@ -1,9 +1,9 @@
 import { Command, CommanderError } from 'commander';
-import { controllersCommand } from '../controllers/manager.js';
-import { hostpathCommand } from '../csi/hostpath/command.js';
-import { registrarCommand } from '../csi/registrar/command.js';
-import { sidecarCommand } from '../csi/sidecar/command.js';
-import { nodeCommand } from '../node/command.js';
+import { controllersCommand } from './controllers.js';
+import { hostpathCommand } from './csi-hostpath.js';
+import { registrarCommand } from './csi-registrar.js';
+import { sidecarCommand } from './csi-sidecar.js';
+import { nodeCommand } from './node.js';
 import { CliError } from './errors.js';
 import { serverCommand } from './server.js';
 import { upCommand } from './up.js';

@@ -6,7 +6,8 @@ import type { UserInfo } from '../api/server.js';
 import { ensureDir } from '../util/fsutil.js';
 import { startControlPlane } from './controlplane.js';
 import { CliError } from './errors.js';
-import { untilStopSignal } from './signals.js';
+import { runUntilSignalled } from './signals.js';
+import { untilAborted } from '../util/abort.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 
 export interface ServerOptions extends EtcdFlags {
@@ -66,18 +67,20 @@ export async function runServer(o: ServerOptions): Promise<void> {
   } catch (e) {
     throw new CliError(`--cert-dir ${certDir} is not writable: ${(e as Error).message}`);
   }
-  const store = await openStoreFromFlags(o, undefined);
-  let plane;
-  try {
-    plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens });
-  } catch (e) {
+  await runUntilSignalled(async (signal) => {
+    const store = await openStoreFromFlags(o, undefined);
+    let plane;
+    try {
+      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens });
+    } catch (e) {
+      await store.close();
+      const err = e as NodeJS.ErrnoException;
+      if (err.code === 'EADDRINUSE') throw new CliError(`cannot listen on ${o.bindAddress}:${port}: address already in use`);
+      throw e;
+    }
+    if (!signal.aborted) process.stdout.write(`Stowage API server ${plane.api.url} on etcd ${o.etcdServers}; admin kubeconfig ${plane.kubeconfigPath}\n`);
+    await untilAborted(signal);
+    await plane.close();
     await store.close();
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EADDRINUSE') throw new CliError(`cannot listen on ${o.bindAddress}:${port}: address already in use`);
-    throw e;
-  }
-  process.stdout.write(`Stowage API server ${plane.api.url} on etcd ${o.etcdServers}; admin kubeconfig ${plane.kubeconfigPath}\n`);
-  await untilStopSignal();
-  await plane.close();
-  await store.close();
+  });
 }

@@ -1,11 +1,12 @@
-import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { startControlPlane } from './controlplane.js';
-import { ensureDir } from '../util/fsutil.js';
+import { startControlPlane, type ControlPlane } from './controlplane.js';
+import type { Store } from '../store/store.js';
+import { untilAborted } from '../util/abort.js';
 import { startAllInOne, type AllInOne } from './allinone.js';
+import { prepareDataDir } from './datadir.js';
 import { CliError } from './errors.js';
-import { untilStopSignal } from './signals.js';
+import { runUntilSignalled } from './signals.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 import { parseGoDuration, type RequestLimits } from '../api/limits.js';
 
@@ -50,16 +51,47 @@ export function upCommand(program: Command): void {
 export async function runUp(o: UpOptions): Promise<void> {
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(o.port)}: must be 0-65535`);
+  // Flags first: a bad one leaves nothing behind.
   const limits = requestLimitFlags(o);
-  const dataDir = resolve(o.dataDir);
-  try {
-    ensureDir(dataDir, 0o700);
-    accessSync(dataDir, constants.W_OK);
-  } catch (e) {
-    throw new CliError(`data dir ${dataDir} is not writable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  const store = await openStoreFromFlags(o, dataDir);
-  let plane;
+  await runUntilSignalled(async (signal) => {
+    const dataDir = await prepareDataDir(resolve(o.dataDir));
+    let up: Up;
+    try {
+      up = await start(o, dataDir.path, port, limits);
+    } catch (e) {
+      await dataDir.undo();
+      throw e;
+    }
+    // Asked to stop while starting: stop without announcing a start.
+    if (!signal.aborted) process.stdout.write(banner(up, dataDir.path));
+    await untilAborted(signal);
+    await up.node?.stop();
+    await up.plane.close();
+    await up.store.close();
+  });
+}
+
+/** What `stowage up` prints once it runs (README.md shows it; test/up.test.ts holds them equal). */
+function banner(up: Up, dataDir: string): string {
+  return [
+    `Stowage is running: API server ${up.plane.api.url}, data in ${dataDir}${up.node ? `, node ${up.node.nodeName}` : ''}`,
+    `  export KUBECONFIG=${up.plane.kubeconfigPath}`,
+    `  kubectl get nodes,csinodes,pv,pvc -A`,
+    `Stop with Ctrl-C.`,
+    '',
+  ].join('\n');
+}
+
+interface Up {
+  readonly store: Store;
+  readonly plane: ControlPlane;
+  readonly node?: AllInOne;
+}
+
+/** Starts the store, the control plane and the node side; on failure closes what it started. */
+async function start(o: UpOptions, dataDir: string, port: number, limits: Partial<RequestLimits>): Promise<Up> {
+  const store: Store = await openStoreFromFlags(o, dataDir);
+  let plane: ControlPlane;
   try {
     plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true, limits });
   } catch (e) {
@@ -70,29 +102,15 @@ export async function runUp(o: UpOptions): Promise<void> {
     if (err.code === 'EACCES') throw new CliError(`cannot listen on ${o.address}:${port}: permission denied`);
     throw e;
   }
-  let node: AllInOne | undefined;
-  if (o.node !== false) {
-    try {
-      node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName, enableAttach: o.enableAttach === true });
-    } catch (e) {
-      await plane.close();
-      await store.close();
-      throw new CliError(`cannot start the node agent: ${(e as Error).message}`);
-    }
+  if (o.node === false) return { store, plane };
+  try {
+    const node = await startAllInOne({ client: plane.client, dataDir, hostpath: o.hostpath !== false, nodeName: o.nodeName, enableAttach: o.enableAttach === true });
+    return { store, plane, node };
+  } catch (e) {
+    await plane.close();
+    await store.close();
+    throw new CliError(`cannot start the node agent: ${(e as Error).message}`);
   }
-  process.stdout.write(
-    [
-      `Stowage is running: API server ${plane.api.url}, data in ${dataDir}${node ? `, node ${node.nodeName}` : ''}`,
-      `  export KUBECONFIG=${plane.kubeconfigPath}`,
-      `  kubectl get pv,pvc,sc -A`,
-      `Stop with Ctrl-C.`,
-      '',
-    ].join('\n'),
-  );
-  await untilStopSignal();
-  await node?.stop();
-  await plane.close();
-  await store.close();
 }
 
 /** kube-apiserver's flags of the same names. */

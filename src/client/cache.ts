@@ -1,6 +1,5 @@
-import type { KubeObjectLike } from './rest.js';
-
 import { metaNamespaceKey } from '../kube/keys.js';
+import type { KubeObjectLike } from './rest.js';
 
 export { metaNamespaceKey, splitKey } from '../kube/keys.js';
 

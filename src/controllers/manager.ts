@@ -1,8 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Command } from 'commander';
-import { LeaderElector, RestClient, apiLeaseLock, loadKubeconfig } from '../client/index.js';
-import { CliError } from '../cli/errors.js';
+import { LeaderElector, RestClient, apiLeaseLock } from '../client/index.js';
 import { childAbortController } from '../util/abort.js';
 import { toStowageError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
@@ -35,6 +33,8 @@ export interface ControllersOptions {
  */
 export async function runControllers(o: ControllersOptions): Promise<void> {
   const informers = newControllerInformers(o.client);
+  // One scope for the informers and the controllers: their abort listeners go on it, and the
+  // caller's signal (a process-wide one) gets a single listener.
   const stop = childAbortController(o.signal);
   const { client, metrics } = o;
   const signal = stop.signal;
@@ -76,32 +76,4 @@ export async function runControllersWithLeaderElection(o: ControllersOptions & {
   });
   await elector.run(o.signal);
   await ran;
-}
-
-/** `stowage controllers --kubeconfig …`: the controller manager as its own process. */
-export function controllersCommand(program: Command): void {
-  program
-    .command('controllers')
-    .description('run the controllers (PV binder, protection, attach/detach, namespace, volume-aware scheduler) against an API server')
-    .requiredOption('--kubeconfig <path>', 'kubeconfig with the controllers\' credentials')
-    .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
-    .option('--workers <n>', 'workers per controller queue', '4')
-    .action(async (opts: { kubeconfig: string; leaderElect: boolean; workers: string }) => {
-      const workers = Number(opts.workers);
-      if (!Number.isInteger(workers) || workers < 1) throw new CliError(`invalid --workers ${JSON.stringify(opts.workers)}: must be a positive integer`);
-      let cfg;
-      try {
-        cfg = await loadKubeconfig(opts.kubeconfig);
-      } catch (e) {
-        throw new CliError(`cannot load kubeconfig ${opts.kubeconfig}: ${(e as Error).message}`);
-      }
-      const client = new RestClient(cfg);
-      const stop = new AbortController();
-      const onSignal = (): void => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      const run = opts.leaderElect ? runControllersWithLeaderElection : runControllers;
-      await run({ client, signal: stop.signal, workers });
-      client.close();
-    });
 }

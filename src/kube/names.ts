@@ -27,12 +27,13 @@ export const ANN_BETA_DEFAULT_CLASS = 'storageclass.beta.kubernetes.io/is-defaul
 // Node (kubelet) and attach/detach.
 /** On a Node: attach/detach of its volumes is the controller's job. */
 export const ANN_CONTROLLER_MANAGED_ATTACH_DETACH = 'volumes.kubernetes.io/controller-managed-attach-detach';
-/** On a Node: JSON map CSI driver → the driver's node id. */
+/** On a Node: JSON map CSI driver → the driver's node id, read by attach/detach and external-attacher. */
 export const ANN_CSI_NODE_ID = 'csi.volume.kubernetes.io/nodeid';
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
 export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
 export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
+/** An operator's statement that the node is down for good; its volumes may be detached without unmounting. */
 export const TAINT_OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
 /** Namespace of the nodes' heartbeat Leases. */
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';

@@ -51,6 +51,16 @@ describe('spawner helper', () => {
     expect(next).not.toBe(helperPid);
     expect(next).not.toBe(process.pid);
   });
+
+  it('keeps serving through the SIGINT and SIGTERM a Ctrl-C sends the whole process group: it exits only with us', async () => {
+    const s = newSpawner();
+    const helperPid = Number((await s.run('sh', ['-c', 'echo $PPID'], 5_000)).stdout.trim());
+    // The program signals its parent, the helper, and ends only after the signals were sent.
+    const signalled = await s.run('sh', ['-c', 'kill -INT $PPID && kill -TERM $PPID && echo sent'], 5_000);
+    expect(signalled).toMatchObject({ stdout: 'sent\n', exitCode: 0 });
+    expect(signalled.lost).toBeUndefined();
+    expect(Number((await s.run('sh', ['-c', 'echo $PPID'], 5_000)).stdout.trim())).toBe(helperPid);
+  });
 });
 
 describe('run', () => {

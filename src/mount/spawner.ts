@@ -4,7 +4,9 @@
  * in proportion to its memory (measured here: 1.4 ms at 50 MiB RSS, 8.8 ms at 1.8 GiB), and libuv
  * blocks the calling thread until the child has exec'd. `stowage up` with a thousand volumes is
  * such a process; the helper stays at Node's baseline, so every spawn stays cheap and off our
- * event loop. The helper exits when our end of its stdin closes (we exit, even by SIGKILL).
+ * event loop. The helper exits when our end of its stdin closes (we exit, even by SIGKILL), and
+ * only then: it ignores the SIGINT/SIGTERM a terminal's Ctrl-C sends the whole process group, so
+ * our shutdown can still run commands and nothing reports a helper that died unasked.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -41,6 +43,8 @@ const HELPER_SOURCE = `
 const { execFile } = require('node:child_process');
 const readline = require('node:readline');
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   let r;
   try { r = JSON.parse(line); } catch { return; }

@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newEventRecorder, type EventRecorder } from '../client/events.js';
 import type { RestClient } from '../client/rest.js';
+import { untilAborted } from '../util/abort.js';
 import { DEFAULT_BACKOFF, realClock, type Clock } from '../util/backoff.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { startNodeStatus, type NodeStatusManager } from './nodestatus/node-status.js';
@@ -125,4 +126,11 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   else o.signal.addEventListener('abort', () => void stop(), { once: true });
 
   return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, volumeManager, stop };
+}
+
+/** Runs the node agent until `signal` aborts, then stops it (what `stowage node` does). */
+export async function runNodeAgent(o: NodeAgentOptions): Promise<void> {
+  const agent = await startNodeAgent(o);
+  await untilAborted(o.signal);
+  await agent.stop();
 }

@@ -18,3 +18,11 @@ export function childAbortController(parent: AbortSignal): AbortController {
   child.signal.addEventListener('abort', () => parent.removeEventListener('abort', onParent), { once: true });
   return child;
 }
+
+/** Resolves once `signal` aborts (at once if it has). */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}

@@ -32,7 +32,6 @@ import {
   QUANTITY_REGEX_TEXT,
   type JsonObject,
 } from './common.js';
-
 import {
   ANN_BETA_STORAGE_CLASS as BETA_STORAGE_CLASS_ANNOTATION,
   ANN_MOUNT_OPTIONS as MOUNT_OPTIONS_ANNOTATION,
@@ -93,7 +92,6 @@ export function accessModesString(modes: unknown): string {
   if (list.includes('ReadWriteOncePod')) out.push('RWOP');
   return out.join(',');
 }
-
 
 /** Canonical text of the quantity at `v` ("0" when absent, as a zero Quantity prints). */
 export function quantityText(v: unknown): string {

@@ -41,7 +41,6 @@ import {
   validateQuantityField,
 } from './persistentvolume.js';
 import { isDefaultStorageClass } from './storageclass.js';
-
 import { claimClass, claimHasClass } from '../../kube/class.js';
 import { PVC_PROTECTION_FINALIZER } from '../../kube/names.js';
 

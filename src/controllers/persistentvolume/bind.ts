@@ -8,7 +8,6 @@
  */
 import { referenceTo } from '../../client/events.js';
 import type { SyncContext } from './context.js';
-import { volumeClass } from '../../kube/class.js';
 import { isVolumeBoundToClaim } from './match.js';
 import { quantityNanos } from '../../kube/quantity.js';
 import {

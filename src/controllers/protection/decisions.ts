@@ -4,7 +4,6 @@
  * from the cache must not let a claim in use be deleted) and applies the decision with an update.
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-
 import { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER } from '../../kube/names.js';
 
 export { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER };

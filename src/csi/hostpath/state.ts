@@ -56,6 +56,8 @@ export interface VolumeRecord {
   staged: Record<string, StageRecord>;
   /** By target path. */
   published: Record<string, PublishRecord>;
+  /** Created by an ephemeral NodePublishVolume; deleted at the NodeUnpublishVolume of its last target. */
+  readonly ephemeral?: true;
 }
 
 export interface SnapshotRecord {

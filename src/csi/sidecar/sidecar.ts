@@ -3,7 +3,6 @@
  * and runs the provisioner, deleter, attacher, resizer and capacity loops as controllers on the
  * shared runtime (one key is never reconciled twice at once; failures requeue with backoff). No logic here.
  */
-import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { CSINode, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
@@ -26,6 +25,7 @@ import {
   type Source,
   type EventRecorder,
 } from '../../client/index.js';
+import { childAbortController } from '../../util/abort.js';
 import { UnavailableError } from '../../util/errors.js';
 import { newLogger, type Logger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
@@ -85,13 +85,15 @@ export function retryingCsiFailures<K>(reconcile: ReconcileFn<K>): ReconcileFn<K
 }
 
 /** Connects to the driver and serves its claims, volumes and attachments until `signal` aborts. */
-export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
+export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
+  // Six informers and every worker listen: on a scope of their own, so that the caller's signal
+  // carries one listener of ours, not dozens.
+  const scope = childAbortController(options.signal);
+  const o = { ...options, signal: scope.signal };
   const log = o.log ?? newLogger('csi-sidecar');
   if (!o.csi && !o.csiAddress) throw new Error('runCsiSidecar: csiAddress or csi is required');
   const csi = o.csi ?? new CsiClient({ endpoint: o.csiAddress ?? '', log: log.child('csi') });
   const recorders: EventRecorder[] = [];
-  // Six informers and every worker listen on the one signal.
-  setMaxListeners(Math.max(100, (o.workers ?? 4) * 8), o.signal);
   try {
     await csi.connect({ signal: o.signal });
     const info = await csi.getPluginInfo({ signal: o.signal });
@@ -292,6 +294,7 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
   } finally {
     await Promise.allSettled(recorders.map((r) => r.close()));
     if (!o.csi) csi.close();
+    scope.abort(); // detaches the scope from the caller's signal
   }
 }
 
@@ -299,11 +302,13 @@ export async function runCsiSidecar(o: CsiSidecarOptions): Promise<void> {
  * Runs the sidecar only while holding the per-driver Lease in kube-system, so that several replicas
  * can run with one active. Losing the lease ends the run (the supervisor restarts the process).
  */
-export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { identity?: string; driverName: string }): Promise<void> {
+export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { identity?: string; driverName?: string }): Promise<void> {
   const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
+  // The Lease is per driver: without a name given, ask the driver before campaigning.
+  const driverName = o.driverName ?? (await driverNameOf(o));
   let ran: Promise<void> | undefined;
   const elector = new LeaderElector({
-    lock: apiLeaseLock({ client: o.client, name: leaseName(o.driverName), namespace: 'kube-system' }),
+    lock: apiLeaseLock({ client: o.client, name: leaseName(driverName), namespace: 'kube-system' }),
     identity,
     onStartedLeading: (signal) => {
       ran = runCsiSidecar({ ...o, signal });
@@ -312,4 +317,14 @@ export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { i
   });
   await elector.run(o.signal);
   await ran;
+}
+
+async function driverNameOf(o: CsiSidecarOptions): Promise<string> {
+  const csi = o.csi ?? new CsiClient({ endpoint: o.csiAddress ?? '', log: (o.log ?? newLogger('csi-sidecar')).child('csi') });
+  try {
+    await csi.connect({ signal: o.signal });
+    return (await csi.getPluginInfo({ signal: o.signal })).name;
+  } finally {
+    if (!o.csi) csi.close();
+  }
 }

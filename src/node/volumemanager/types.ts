@@ -10,7 +10,16 @@ export type PodUid = string & { readonly __brand: 'PodUid' };
 export const volumeName = (s: string): VolumeName => s as VolumeName;
 export const podUid = (s: string): PodUid => s as PodUid;
 
-export const PLUGINS = ['kubernetes.io/csi', 'kubernetes.io/empty-dir', 'kubernetes.io/host-path'] as const;
+export const PLUGINS = [
+  'kubernetes.io/csi',
+  'kubernetes.io/empty-dir',
+  'kubernetes.io/host-path',
+  'kubernetes.io/local-volume',
+  'kubernetes.io/configmap',
+  'kubernetes.io/secret',
+  'kubernetes.io/downward-api',
+  'kubernetes.io/projected',
+] as const;
 export type PluginName = (typeof PLUGINS)[number];
 
 export const VOLUME_MODES = ['Filesystem', 'Block'] as const;
@@ -50,9 +59,13 @@ export interface VolumeSpec {
   readonly mode: VolumeMode;
   readonly readOnly: boolean;
   readonly csi?: CsiSource;
+  /** hostPath (pod volume or PV) and `local` PV: the path on the host. */
   readonly hostPath?: string;
-  /** hostPath.type: DirectoryOrCreate creates the directory. */
-  readonly hostPathType?: string;
+  /** hostPath.type: the check SetUp makes ("" → none). */
+  readonly hostPathType?: HostPathType;
+  readonly emptyDir?: EmptyDirSpec;
+  /** configMap, secret, downwardAPI and projected: the files to write, resolved from the API objects. */
+  readonly payload?: Payload;
   /** PV capacity in bytes, and the claim whose status capacity it is compared with (expansion). */
   readonly capacityBytes?: number;
   /** The PV's capacity as written (a Quantity string), copied to the claim's status after expansion. */
@@ -78,3 +91,30 @@ export type CsiAccessMode =
   | 'MULTI_NODE_MULTI_WRITER'
   | 'SINGLE_NODE_SINGLE_WRITER'
   | 'SINGLE_NODE_MULTI_WRITER';
+
+export const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'] as const;
+export type HostPathType = (typeof HOST_PATH_TYPES)[number];
+
+export interface EmptyDirSpec {
+  readonly medium: 'Memory' | '';
+  /** tmpfs size (medium Memory): sizeLimit, else the pod's memory limit, else unset (node memory). */
+  readonly sizeBytes?: number;
+}
+
+/** One file of a configMap/secret/downwardAPI/projected volume. */
+export interface PayloadFile {
+  /** Relative path inside the volume (validated: no `..`, not absolute). */
+  readonly path: string;
+  readonly data: Buffer;
+  readonly mode: number;
+}
+
+export interface Payload {
+  readonly files: readonly PayloadFile[];
+  /** Digest of paths, modes and contents: a change means the volume is written again. */
+  readonly digest: string;
+  /** secret, downwardAPI and projected live on a tmpfs (never on disk), as the kubelet puts them. */
+  readonly tmpfs: boolean;
+  /** tmpfs size: the pod's memory limit when it has one. */
+  readonly tmpfsBytes?: number;
+}

@@ -90,9 +90,13 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const pvs = informerFor(o.client, 'PersistentVolume');
   const drivers = informerFor(o.client, 'CSIDriver');
   const attachments = informerFor(o.client, 'VolumeAttachment');
-  const informers: Array<Informer<unknown>> = [pods, claims, pvs, drivers, attachments] as Array<Informer<unknown>>;
+  // configMap/secret volumes follow their objects: a change re-runs the populator, which rewrites changed payloads.
+  const configMaps = informerFor(o.client, 'ConfigMap');
+  const secrets = informerFor(o.client, 'Secret');
+  const informers: Array<Informer<unknown>> = [pods, claims, pvs, drivers, attachments, configMaps, secrets] as Array<Informer<unknown>>;
 
-  const exec: OperationExecutor = newOperationExecutor({ backoff: { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs }, clock, log: log.child('executor') });
+  const backoff = { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs };
+  const exec: OperationExecutor = newOperationExecutor({ backoff, clock, log: log.child('executor') });
 
   const durations = o.metrics?.histogram('storage_operation_duration_seconds', 'Storage operation duration', ['operation_name', 'volume_plugin', 'status']);
   const total = o.metrics?.gauge('volume_manager_total_volumes', 'Number of volumes in Volume Manager', ['plugin_name', 'state']);
@@ -124,9 +128,16 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     dsw,
     asw,
     pods: () => pods.lister.list() as Pod[],
-    lookups: { claim: (ns, n) => claims.lister.get(ns, n), volume: (n) => pvs.lister.get(n), csiDriver: (n) => drivers.lister.get(n) },
+    lookups: {
+      claim: (ns, n) => claims.lister.get(ns, n),
+      volume: (n) => pvs.lister.get(n),
+      csiDriver: (n) => drivers.lister.get(n),
+      configMap: (ns, n) => configMaps.lister.get(ns, n),
+      secret: (ns, n) => secrets.lister.get(ns, n),
+    },
     recorder,
     clock,
+    problemBackoff: backoff,
     synced: () => informers.every((i) => i.hasSynced()),
   });
   const inUse = new VolumesInUseReporter(o.client, o.nodeName, exec);

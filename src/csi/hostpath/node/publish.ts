@@ -8,6 +8,7 @@ import { crashPoint } from '../crash.js';
 import type { HostpathDriver } from '../driver.js';
 import { alreadyExists, failedPrecondition, missing } from '../errors.js';
 import { parseCapability } from '../validate.js';
+import { ensureEphemeralVolume, isEphemeralPublish, releaseEphemeralVolume } from '../ephemeral.js';
 import { commit } from '../intent.js';
 import { releaseUnusedLoops } from '../volume-data.js';
 import { checkUsable, ensureStaged, sameFile } from './staging.js';
@@ -17,18 +18,20 @@ export async function nodePublishVolume(d: HostpathDriver, req: NodePublishVolum
   if (!req.targetPath) throw missing('target_path');
   const cap = parseCapability(req.volumeCapability, 'volume_capability');
   const target = path.resolve(req.targetPath);
+  const ephemeral = isEphemeralPublish(req.volumeContext);
   return d.locks.run(`vol:${req.volumeId}`, async () => {
-    const v = d.getVolume(req.volumeId);
+    const v = ephemeral ? await ensureEphemeralVolume(d, req.volumeId, req.volumeContext ?? {}) : d.getVolume(req.volumeId);
     checkUsable(v, cap);
-    // We advertise STAGE_UNSTAGE_VOLUME, so the CO must stage first (spec: FAILED_PRECONDITION).
-    if (!req.stagingTargetPath) throw failedPrecondition('staging_target_path is required: this driver stages volumes');
-    const staging = path.resolve(req.stagingTargetPath);
-    if (!v.staged[staging]) throw failedPrecondition(`volume ${v.id} is not staged at ${staging}`);
-    if (v.kind === 'mount') await ensureStaged(d, v, staging, cap.mountFlags);
+    // An ephemeral volume is published without staging (the kubelet never stages one); for the
+    // rest we advertise STAGE_UNSTAGE_VOLUME, so the CO must stage first (spec: FAILED_PRECONDITION).
+    if (!v.ephemeral && !req.stagingTargetPath) throw failedPrecondition('staging_target_path is required: this driver stages volumes');
+    const staging = v.ephemeral ? '' : path.resolve(req.stagingTargetPath);
+    if (!v.ephemeral && !v.staged[staging]) throw failedPrecondition(`volume ${v.id} is not staged at ${staging}`);
+    if (v.kind === 'mount' && !v.ephemeral) await ensureStaged(d, v, staging, cap.mountFlags);
     const readOnly = req.readonly || cap.mode === 'SINGLE_NODE_READER_ONLY';
     // A read-only block publication gets its own read-only loop device: a read-only bind
     // mount of a device node does not stop writes to the device.
-    const source = v.kind === 'mount' ? staging : await attachLoop(d.volumePath(v.id), { readOnly });
+    const source = v.ephemeral ? d.volumePath(v.id) : v.kind === 'mount' ? staging : await attachLoop(d.volumePath(v.id), { readOnly });
 
     const prev = v.published[target];
     if (await isMountPoint(target)) {
@@ -75,6 +78,7 @@ export async function nodeUnpublishVolume(d: HostpathDriver, req: NodeUnpublishV
       crashPoint('NodeUnpublishVolume:recorded');
     }
     await releaseUnusedLoops(d, v);
+    await releaseEphemeralVolume(d, v);
     return {};
   });
 }

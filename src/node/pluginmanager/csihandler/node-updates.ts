@@ -5,10 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import type { CSINode, CSINodeDriver } from 'kubernetes-types/storage/v1.js';
-import { InvalidError } from '../../../util/errors.js';
-
-/** JSON map driver → CSI node id, read by the attach/detach controller and external-attacher. */
 import { ANN_CSI_NODE_ID } from '../../../kube/names.js';
+import { InvalidError } from '../../../util/errors.js';
 
 export { ANN_CSI_NODE_ID };
 export const ATTACH_LIMIT_PREFIX = 'attachable-volumes-csi-';

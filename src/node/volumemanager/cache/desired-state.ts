@@ -14,6 +14,8 @@ export interface VolumeToMount {
   readonly subPaths: readonly SubPathMount[];
   /** pod.spec.securityContext.fsGroup: applied with OnRootMismatch semantics after SetUp. */
   readonly fsGroup?: number;
+  /** pod.spec.serviceAccountName: part of the pod info a podInfoOnMount driver gets. */
+  readonly serviceAccountName?: string;
 }
 
 export interface PodVolumeInput {
@@ -24,6 +26,7 @@ export interface PodVolumeInput {
   readonly pluginIsAttachable: boolean;
   readonly subPaths?: readonly SubPathMount[];
   readonly fsGroup?: number;
+  readonly serviceAccountName?: string;
 }
 
 /**
@@ -84,6 +87,7 @@ class Dsw implements DesiredStateOfWorld {
       reportedInUse: v.reportedInUse,
       subPaths: [...(i.subPaths ?? [])],
       ...(i.fsGroup !== undefined ? { fsGroup: i.fsGroup } : {}),
+      ...(i.serviceAccountName !== undefined ? { serviceAccountName: i.serviceAccountName } : {}),
     });
     let s = this.byPod.get(i.pod.uid);
     if (!s) this.byPod.set(i.pod.uid, (s = new Set()));

@@ -122,11 +122,14 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
   });
   const driverObj = ctx.api.csiDriver(c.driver);
   const volumeContext: Record<string, string> = { ...c.volumeAttributes };
-  if (driverObj?.spec.podInfoOnMount || t.spec.ephemeral) {
+  // kubelet: the pod's info and the ephemeral flag are passed only to drivers that ask (podInfoOnMount);
+  // a driver serving both lifecycle modes tells an inline volume by `csi.storage.k8s.io/ephemeral`.
+  if (driverObj?.spec.podInfoOnMount) {
     Object.assign(volumeContext, {
       'csi.storage.k8s.io/pod.name': t.pod.name,
       'csi.storage.k8s.io/pod.namespace': t.pod.namespace,
       'csi.storage.k8s.io/pod.uid': t.pod.uid,
+      'csi.storage.k8s.io/serviceAccount.name': t.serviceAccountName ?? '',
       'csi.storage.k8s.io/ephemeral': String(t.spec.ephemeral === true),
     });
   }

@@ -4,9 +4,8 @@ import type { Operation, OpKey } from '../../../util/executor.js';
 import type { ReconcileOp } from '../reconciler/reconcile.js';
 import type { PodRef, VolumeSpec } from '../types.js';
 import { podReference, type OperationContext } from './context.js';
-import { blockMountDevice, blockSetUp, blockTearDown, blockUnmountDevice } from './block.js';
-import { csiExpand, csiMountDevice, csiSetUp, csiTearDown, csiUnmountDevice, csiVerifyAttached } from './csi.js';
-import { emptyDirSetUp, emptyDirTearDown, hostPathSetUp, hostPathTearDown } from './local.js';
+import { pluginFor } from '../plugins/registry.js';
+import { csiExpand } from './csi.js';
 
 /** One runnable operation for the executor: its key (volume, and pod for per-pod work), kubelet metric name and body. */
 export interface GeneratedOperation {
@@ -32,7 +31,8 @@ const why = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 export type ExecutableOp = Exclude<ReconcileOp, { kind: 'markDetached' }>;
 
 /**
- * Turns a reconciler decision into an executor operation: dispatch by plugin, a Warning event on
+ * Turns a reconciler decision into an executor operation: dispatch to the spec's plugin (no
+ * per-operation switch over volume types), a Warning event on
  * the pod on failure (Kubernetes reasons, messages naming the volume and the cause) and the
  * storage_operation_duration_seconds observation. Returns the work without running any of it;
  * failures are logged by the executor.
@@ -57,8 +57,9 @@ export function generate(ctx: OperationContext, op: ExecutableOp, durations?: Hi
   switch (op.kind) {
     case 'verifyAttached': {
       const t = op.toMount;
-      return wrap({ volume: op.volume }, 'verify_controller_attached_volume', t.spec, async () => {
-        if (t.spec.plugin === 'kubernetes.io/csi') await csiVerifyAttached(ctx, t);
+      const plugin = pluginFor(t.spec);
+      return wrap({ volume: op.volume }, 'verify_controller_attached_volume', t.spec, async (s) => {
+        if (plugin.verifyAttached) await plugin.verifyAttached(ctx, t, s);
         else ctx.asw.markVolumeAttached(t.volume, t.spec, '');
       }, { pod: t.pod, reason: 'FailedAttachVolume', message: (e) => `AttachVolume.Attach failed for volume "${t.spec.specName}" : ${why(e)}` });
     }
@@ -66,22 +67,17 @@ export function generate(ctx: OperationContext, op: ExecutableOp, durations?: Hi
       const t = op.toMount;
       const reason = t.spec.mode === 'Block' ? 'FailedMapVolume' : 'FailedMount';
       const verb = t.spec.mode === 'Block' ? 'MapVolume.MapPodDevice' : 'MountVolume.MountDevice';
-      return wrap({ volume: op.volume }, 'mount_device', t.spec, (s) => (t.spec.mode === 'Block' ? blockMountDevice(ctx, t, s) : csiMountDevice(ctx, t, s)), { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
+      const plugin = pluginFor(t.spec);
+      const body = async (s: AbortSignal): Promise<void> => {
+        if (plugin.mountDevice) await plugin.mountDevice(ctx, t, s);
+        else ctx.asw.markDeviceMounted(t.volume, '', 'Mounted');
+      };
+      return wrap({ volume: op.volume }, 'mount_device', t.spec, body, { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
     }
     case 'setUp': {
       const t = op.toMount;
-      const body = async (s: AbortSignal): Promise<void> => {
-        switch (t.spec.plugin) {
-          case 'kubernetes.io/csi':
-            return t.spec.mode === 'Block' ? blockSetUp(ctx, t, s) : csiSetUp(ctx, t, s);
-          case 'kubernetes.io/empty-dir':
-            return emptyDirSetUp(ctx, t);
-          case 'kubernetes.io/host-path':
-            return hostPathSetUp(ctx, t, t.spec.hostPathType === 'DirectoryOrCreate');
-          default:
-            return assertNever(t.spec.plugin);
-        }
-      };
+      const plugin = pluginFor(t.spec);
+      const body = (s: AbortSignal): Promise<void> => plugin.setUp(ctx, t, s);
       const reason = t.spec.mode === 'Block' ? 'FailedMapVolume' : 'FailedMount';
       const verb = t.spec.mode === 'Block' ? 'MapVolume.SetUpDevice' : 'MountVolume.SetUp';
       return wrap({ volume: op.volume, pod: op.pod }, t.spec.mode === 'Block' ? 'map_volume' : 'volume_mount', t.spec, body, { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
@@ -95,23 +91,14 @@ export function generate(ctx: OperationContext, op: ExecutableOp, durations?: Hi
     }
     case 'unmountVolume': {
       const m = op.mounted;
-      return wrap({ volume: op.volume, pod: op.pod }, m.spec.mode === 'Block' ? 'unmap_volume' : 'volume_unmount', m.spec, async (s) => {
-        switch (m.spec.plugin) {
-          case 'kubernetes.io/csi':
-            return m.spec.mode === 'Block' ? blockTearDown(ctx, m, s) : csiTearDown(ctx, m, s);
-          case 'kubernetes.io/empty-dir':
-            return emptyDirTearDown(ctx, m);
-          case 'kubernetes.io/host-path':
-            return hostPathTearDown(ctx, m);
-          default:
-            return assertNever(m.spec.plugin);
-        }
-      });
+      const plugin = pluginFor(m.spec);
+      return wrap({ volume: op.volume, pod: op.pod }, m.spec.mode === 'Block' ? 'unmap_volume' : 'volume_unmount', m.spec, (s) => plugin.tearDown(ctx, m, s));
     }
     case 'unmountDevice': {
       const v = op.attached;
+      const plugin = pluginFor(v.spec);
       return wrap({ volume: op.volume }, 'unmount_device', v.spec, async (s) => {
-        if (v.spec.plugin === 'kubernetes.io/csi' && !v.spec.ephemeral) await (v.spec.mode === 'Block' ? blockUnmountDevice(ctx, v, s) : csiUnmountDevice(ctx, v, s));
+        if (plugin.unmountDevice) await plugin.unmountDevice(ctx, v, s);
         else ctx.asw.markDeviceUnmounted(v.volume);
       });
     }

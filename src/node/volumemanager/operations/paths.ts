@@ -35,18 +35,28 @@ export function podDir(root: string, uid: PodUid): string {
   return path.join(podsDir(root), uid);
 }
 
+/** `<root>/pods/<uid>/volumes/<escaped plugin>`: the plugin's volumes of one pod. */
+export function podPluginDir(root: string, uid: PodUid, plugin: PluginName): string {
+  return path.join(podDir(root, uid), 'volumes', escapePluginName(plugin));
+}
+
 /** `<root>/pods/<uid>/volumes/<escaped plugin>/<specName>` (CSI: the publish target is its `mount`). */
 export function podVolumeDir(root: string, uid: PodUid, plugin: PluginName, specName: string): string {
-  return path.join(podDir(root, uid), 'volumes', escapePluginName(plugin), specName);
+  return path.join(podPluginDir(root, uid, plugin), specName);
 }
 
 export function csiPublishPath(root: string, uid: PodUid, specName: string): string {
   return path.join(podVolumeDir(root, uid, CSI_PLUGIN, specName), 'mount');
 }
 
+/** `<root>/pods/<uid>/volume-subpaths`: every subPath bind mount of the pod lives under it. */
+export function podSubPathsDir(root: string, uid: PodUid): string {
+  return path.join(podDir(root, uid), 'volume-subpaths');
+}
+
 /** `<root>/pods/<uid>/volume-subpaths/<volume>/<container>/<index>`. */
 export function subPathDir(root: string, uid: PodUid, outerSpecName: string, container?: string, index?: number): string {
-  const base = path.join(podDir(root, uid), 'volume-subpaths', outerSpecName);
+  const base = path.join(podSubPathsDir(root, uid), outerSpecName);
   if (container === undefined) return base;
   return index === undefined ? path.join(base, container) : path.join(base, container, String(index));
 }

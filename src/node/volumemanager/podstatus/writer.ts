@@ -58,7 +58,7 @@ export class PodStatusWriter {
       }
       // One write: pods/status keeps the metadata it is sent (as Kubernetes' pod status strategy does).
       const patch: Record<string, unknown> = {};
-      if (action.annotation !== undefined) patch['metadata'] = { annotations: { [HOST_PATHS_ANNOTATION]: action.annotation } };
+      if (action.kind === 'running' && action.annotation !== undefined) patch['metadata'] = { annotations: { [HOST_PATHS_ANNOTATION]: action.annotation } };
       if (action.status) patch['status'] = action.status;
       await pods.patchStatus(name, 'merge', patch, { namespace });
     } catch (e) {

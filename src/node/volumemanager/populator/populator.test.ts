@@ -1,4 +1,4 @@
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import type { EventRecorder } from '../../../client/events.js';
 import { FakeClock } from '../../../client/fake-clock.js';
@@ -7,7 +7,7 @@ import { newDesiredStateOfWorld } from '../cache/desired-state.js';
 import { podUid } from '../types.js';
 import { newPopulator } from './populator.js';
 
-function setup(o: { requiresRepublish?: boolean } = {}) {
+function setup(o: { requiresRepublish?: boolean; configMaps?: Map<string, ConfigMap> } = {}) {
   const claims = new Map<string, PersistentVolumeClaim>([['c', { metadata: { name: 'c', namespace: 'ns', uid: 'cu' }, spec: { volumeName: 'pv' }, status: { phase: 'Bound', capacity: { storage: '1Gi' } } }]]);
   const pv: PersistentVolume = { metadata: { name: 'pv' }, spec: { capacity: { storage: '1Gi' }, claimRef: { uid: 'cu' }, csi: { driver: 'd', volumeHandle: 'h' } } };
   let pods: Pod[] = [{ metadata: { name: 'p', namespace: 'ns', uid: 'pu' }, spec: { containers: [], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }] } }];
@@ -22,7 +22,7 @@ function setup(o: { requiresRepublish?: boolean } = {}) {
     asw,
     republishMs: 60_000,
     pods: () => pods,
-    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false, requiresRepublish: o.requiresRepublish } }) },
+    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), configMap: (_ns, n) => o.configMaps?.get(n), secret: () => undefined, csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false, requiresRepublish: o.requiresRepublish } }) },
     recorder,
     clock,
     synced: () => synced,
@@ -53,15 +53,20 @@ describe('populator', () => {
     expect(t.events).toEqual([]);
   });
 
-  it('a terminating pod leaves; the same problem is reported again only after the repeat period', async () => {
+  it('the same problem is reported again at the kubelet cadence (exponential backoff); a terminating pod leaves', async () => {
     const t = setup();
     t.claims.clear();
     t.populator.populate();
     t.populator.populate();
     expect(t.events).toHaveLength(1);
-    await t.clock.advance(30_000);
-    t.populator.populate();
-    expect(t.events).toHaveLength(2);
+    const at: number[] = [];
+    for (let ms = 0; ms <= 8_000; ms += 100) {
+      const before = t.events.length;
+      t.populator.populate();
+      if (t.events.length > before) at.push(ms);
+      await t.clock.advance(100);
+    }
+    expect(at).toEqual([500, 1_500, 3_500, 7_500]); // 0.5 s, then 1, 2, 4 s apart
     t.setPods([{ metadata: { name: 'p', namespace: 'ns', uid: 'pu', deletionTimestamp: 'x' }, spec: { containers: [] } }]);
     t.populator.populate();
     expect(t.dsw.pods()).toEqual([]);
@@ -80,5 +85,41 @@ describe('populator', () => {
     await t.clock.advance(1_000);
     t.populator.populate();
     expect(t.asw.podVolumeStatus(v!.pod.uid, v!.volume)).toMatchObject({ remountRequired: true });
+  });
+
+  it('configMap volumes: a changed object flags the mounted volume for SetUp again; a vanished one keeps it and is reported', () => {
+    const configMaps = new Map<string, ConfigMap>([['cm', { metadata: { name: 'cm' }, data: { a: '1' } }]]);
+    const t = setup({ configMaps });
+    t.setPods([{ metadata: { name: 'p', namespace: 'ns', uid: 'pu' }, spec: { containers: [], volumes: [{ name: 'cfg', configMap: { name: 'cm' } }] } }]);
+    t.populator.populate();
+    const [v] = t.dsw.volumesToMount();
+    t.asw.markVolumeAttached(v!.volume, v!.spec, '');
+    t.asw.markVolumeMounted({ volume: v!.volume, pod: v!.pod, outerSpecName: 'cfg', spec: v!.spec, state: 'Mounted', hostPath: '/x' });
+    t.populator.populate();
+    expect(t.asw.podVolumeStatus(v!.pod.uid, v!.volume)).toMatchObject({ remountRequired: false });
+    configMaps.set('cm', { metadata: { name: 'cm' }, data: { a: '2' } });
+    t.populator.populate();
+    expect(t.asw.podVolumeStatus(v!.pod.uid, v!.volume)).toMatchObject({ remountRequired: true });
+    configMaps.clear();
+    t.populator.populate();
+    expect(t.dsw.podVolumeExists(podUid('pu'), v!.volume)).toBe(true);
+    expect(t.events).toEqual(['FailedMount: MountVolume.SetUp failed for volume "cfg" : configmap "cm" not found']);
+  });
+
+  it('a pod still not mounted after 2m3s gets the kubelet summary event, again after each further 2m3s', async () => {
+    const t = setup();
+    t.claims.clear();
+    t.populator.populate();
+    t.events.length = 0;
+    await t.clock.advance(122_000);
+    t.populator.populate();
+    expect(t.events.filter((e) => e.startsWith('FailedMount: Unable'))).toEqual([]);
+    await t.clock.advance(1_000);
+    t.populator.populate();
+    const summary = 'FailedMount: Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: timed out waiting for the condition';
+    expect(t.events.filter((e) => e.startsWith('FailedMount: Unable'))).toEqual([summary]);
+    await t.clock.advance(123_000);
+    t.populator.populate();
+    expect(t.events.filter((e) => e.startsWith('FailedMount: Unable'))).toEqual([summary, summary]);
   });
 });

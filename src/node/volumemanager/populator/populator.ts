@@ -1,6 +1,6 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../../client/events.js';
-import type { Clock } from '../../../util/backoff.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy, type Clock } from '../../../util/backoff.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
 import type { DesiredStateOfWorld } from '../cache/desired-state.js';
 import { podReference } from '../operations/context.js';
@@ -27,8 +27,11 @@ export interface PopulatorOptions {
   readonly clock: Clock;
   /** True once the pod, claim, PV and CSIDriver informers have listed. */
   readonly synced: () => boolean;
-  /** The same problem is reported again at most this often (the event correlator aggregates further). */
-  readonly problemRepeatMs?: number;
+  /**
+   * The same problem is reported again on this schedule (the kubelet's: each failed attempt makes
+   * an event, attempts back off exponentially; the event correlator aggregates the repeats).
+   */
+  readonly problemBackoff?: BackoffPolicy;
   /** CSIDriver.requiresRepublish volumes are published again this often (kubelet: each pod resync, 1 min). */
   readonly republishMs?: number;
 }
@@ -37,12 +40,14 @@ export function newPopulator(o: PopulatorOptions): Populator {
   return new DswPopulator(o);
 }
 
-const PROBLEM_REPEAT_MS = 30_000; // a retry every resync would otherwise flood the pod's events
 const REPUBLISH_MS = 60_000; // the kubelet's default pod sync frequency
+const WAIT_FOR_MOUNT_MS = 123_000; // kubelet podAttachAndMountTimeout (2m3s), after which the pod gets the summary event
 
 class DswPopulator implements Populator {
   private populated = false;
-  private readonly reported = new Map<string, { message: string; atMs: number }>();
+  private readonly reported = new Map<string, { message: string; atMs: number; times: number }>();
+  /** pod → start of its current wait for all volumes to be mounted (the kubelet's WaitForAttachAndMount). */
+  private readonly waitingSince = new Map<PodUid, number>();
   /** `<pod uid>/<volume>` → when it was last seen mounted and settled (requiresRepublish timing). */
   private readonly publishedAt = new Map<string, number>();
 
@@ -76,22 +81,60 @@ class DswPopulator implements Populator {
         const now = resolved.get(cur.outerSpecName);
         if (!inSpec.has(cur.outerSpecName) || (now !== undefined && now !== cur.volume)) dsw.deletePodFromVolume(ref.uid, cur.volume);
       }
+      let written: Map<VolumeName, string | undefined> | undefined;
       for (const { resizeNeeded, requiresRepublish, ...v } of r.volumes) {
         dsw.addPodToVolume(v);
         const st = asw.podVolumeStatus(ref.uid, v.volume);
+        if (v.spec.payload && st.kind === 'mounted' && st.state === 'Mounted' && !st.remountRequired) {
+          // configMap/secret/downwardAPI/projected: new content is written by SetUp again (atomic swap).
+          written ??= new Map(asw.mountedVolumesForPod(ref.uid).map((m) => [m.volume, m.spec.payload?.digest]));
+          if (written.get(v.volume) !== v.spec.payload.digest) asw.markRemountRequired(ref.uid, v.volume);
+        }
         if (resizeNeeded && st.kind === 'mounted' && !st.resizeRequired) asw.markResizeRequired(ref.uid, v.volume, true);
         if (requiresRepublish && st.kind === 'mounted' && st.state === 'Mounted' && !st.remountRequired) this.republishIfDue(ref.uid, v.volume);
       }
-      // A volume already set up for the pod stays; its problem is not news (the kubelet skips processed pods).
-      const kept = new Set(dsw.volumesForPod(ref.uid).map((v) => v.outerSpecName));
-      for (const p of r.problems) if (!kept.has(p.outerSpecName)) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
+      // A volume already set up for the pod stays; its problem is not news (the kubelet skips processed
+      // pods) — except for configMap/secret/downwardAPI/projected volumes, whose SetUp the kubelet
+      // runs again at every sync: it keeps the old files and reports why it cannot refresh them.
+      const kept = new Map(dsw.volumesForPod(ref.uid).map((v) => [v.outerSpecName, v.spec.payload !== undefined]));
+      for (const p of r.problems) if (kept.get(p.outerSpecName) !== false) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
+      this.reportWaitTimeout(pod, r.problems.map((p) => p.outerSpecName));
     }
+  }
+
+  /**
+   * The kubelet's pod-level summary: a pod whose volumes are not all mounted after each wait of
+   * WAIT_FOR_MOUNT_MS gets `Unable to attach or mount volumes: …` naming what is missing.
+   */
+  private reportWaitTimeout(pod: Pod, notInDsw: readonly string[]): void {
+    const ref = podRefOf(pod);
+    const now = this.o.clock.now();
+    const since = this.waitingSince.get(ref.uid) ?? now;
+    this.waitingSince.set(ref.uid, since);
+    const mounted = new Set(this.o.asw.mountedVolumesForPod(ref.uid).filter((m) => m.state === 'Mounted').map((m) => m.outerSpecName));
+    const expected = (pod.spec?.volumes ?? []).map((v) => v.name);
+    const unmounted = expected.filter((n) => !mounted.has(n)).sort();
+    if (unmounted.length === 0) {
+      this.waitingSince.set(ref.uid, now);
+      return;
+    }
+    if (now - since < WAIT_FOR_MOUNT_MS) return;
+    this.waitingSince.set(ref.uid, now);
+    const unattached = this.o.dsw
+      .volumesForPod(ref.uid)
+      .filter((v) => this.o.asw.podVolumeStatus(ref.uid, v.volume).kind === 'notAttached')
+      .map((v) => v.outerSpecName)
+      .sort();
+    const list = (xs: readonly string[]): string => `[${xs.join(' ')}]`;
+    const message = `Unable to attach or mount volumes: unmounted volumes=${list(unmounted)}, unattached volumes=${list(unattached)}, failed to process volumes=${list([...notInDsw].sort())}: timed out waiting for the condition`;
+    this.o.recorder.event(podReference(ref), 'Warning', 'FailedMount', message);
   }
 
   private findAndRemoveDeletedPods(live: Set<PodUid>): void {
     for (const uid of this.o.dsw.pods()) if (!live.has(uid)) this.o.dsw.deletePod(uid);
     for (const k of [...this.reported.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.reported.delete(k);
     for (const k of [...this.publishedAt.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.publishedAt.delete(k);
+    for (const uid of [...this.waitingSince.keys()]) if (!live.has(uid)) this.waitingSince.delete(uid);
   }
 
   private republishIfDue(pod: PodUid, volume: VolumeName): void {
@@ -108,8 +151,9 @@ class DswPopulator implements Populator {
   private report(pod: Pod, key: string, reason: string, message: string): void {
     const now = this.o.clock.now();
     const last = this.reported.get(key);
-    if (last && last.message === message && now - last.atMs < (this.o.problemRepeatMs ?? PROBLEM_REPEAT_MS)) return;
-    this.reported.set(key, { message, atMs: now });
+    const same = last !== undefined && last.message === message;
+    if (same && now - last.atMs < backoffDelay(this.o.problemBackoff ?? DEFAULT_BACKOFF, last.times)) return;
+    this.reported.set(key, { message, atMs: now, times: same ? last.times + 1 : 1 });
     this.o.recorder.event(podReference(podRefOf(pod)), 'Warning', reason, message);
   }
 }

@@ -20,7 +20,7 @@ const pv = (name: string, o: { csi?: boolean; capacity?: string; claimUid?: stri
 const lookups = (claims: PersistentVolumeClaim[], pvs: PersistentVolume[], attachRequired?: boolean): PopulatorLookups => ({
   claim: (ns, n) => claims.find((c) => c.metadata?.namespace === ns && c.metadata?.name === n),
   volume: (n) => pvs.find((p) => p.metadata?.name === n),
-  csiDriver: (n) => (attachRequired === undefined ? undefined : { metadata: { name: n }, spec: { attachRequired } }),
+  configMap: () => undefined, secret: () => undefined, csiDriver: (n) => (attachRequired === undefined ? undefined : { metadata: { name: n }, spec: { attachRequired } }),
 });
 const pod = (volumes: NonNullable<Pod['spec']>['volumes']): Pod => ({
   metadata: { name: 'p', namespace: 'ns', uid: 'pod-uid' },
@@ -69,8 +69,70 @@ describe('resolvePodVolumes', () => {
   });
 
   it('an unsupported source is named in the problem', () => {
-    const r = resolvePodVolumes(pod([{ name: 'cfg', configMap: { name: 'x' } }]), lookups([], []));
-    expect(r.problems[0]?.message).toMatch(/volume "cfg" has an unsupported source \(configMap\)/);
+    const r = resolvePodVolumes(pod([{ name: 'g', gitRepo: { repository: 'x' } }]), lookups([], []));
+    expect(r.problems[0]?.message).toMatch(/volume "g" has an unsupported source \(gitRepo\)/);
+  });
+
+  it.each([
+    { name: 'configMap', v: { name: 'cfg', configMap: { name: 'x' } }, want: 'MountVolume.SetUp failed for volume "cfg" : configmap "x" not found' },
+    { name: 'secret', v: { name: 's', secret: { secretName: 'x' } }, want: 'MountVolume.SetUp failed for volume "s" : secret "x" not found' },
+    { name: 'csi inline, no CSIDriver', v: { name: 'e', csi: { driver: 'd.example' } }, want: 'MountVolume.SetUp failed for volume "e" : volume mode "Ephemeral" not supported by driver d.example (no CSIDriver object)' },
+    { name: 'hostPath bad type', v: { name: 'h', hostPath: { path: '/x', type: 'Dir' } }, want: 'MountVolume.SetUp failed for volume "h" : invalid HostPath type "Dir"' },
+    { name: 'hostPath with ..', v: { name: 'h', hostPath: { path: '/x/../etc' } }, want: "MountVolume.SetUp failed for volume \"h\" : hostPath /x/../etc must not contain '..'" },
+  ])('$name refused with the kubelet message', ({ v, want }) => {
+    expect(resolvePodVolumes(pod([v]), lookups([], [])).problems.map((p) => p.message)).toEqual([want]);
+  });
+
+  it('an inline csi volume of a driver without the Ephemeral mode names its modes', () => {
+    const l = { ...lookups([], []), csiDriver: (n: string) => ({ metadata: { name: n }, spec: { volumeLifecycleModes: ['Persistent'] } }) };
+    expect(resolvePodVolumes(pod([{ name: 'e', csi: { driver: 'd.example' } }]), l).problems[0]?.message).toBe(
+      'MountVolume.SetUp failed for volume "e" : volume mode "Ephemeral" not supported by driver d.example (only supports ["Persistent"])',
+    );
+    const ok = { ...lookups([], []), csiDriver: (n: string) => ({ metadata: { name: n }, spec: { volumeLifecycleModes: ['Persistent', 'Ephemeral'] } }) };
+    const v = resolvePodVolumes(pod([{ name: 'e', csi: { driver: 'd.example' } }]), ok).volumes[0];
+    expect(v?.spec).toMatchObject({ ephemeral: true, csi: { volumeHandle: expect.stringMatching(/^csi-[0-9a-f]{64}$/) } });
+  });
+
+  it.each([
+    { name: 'hostPath PV', spec: { hostPath: { path: '/mnt/data', type: 'DirectoryOrCreate' } }, plugin: 'kubernetes.io/host-path', volume: 'kubernetes.io/host-path/pod-uid-pv1' },
+    { name: 'local PV', spec: { local: { path: '/mnt/disks/a' } }, plugin: 'kubernetes.io/local-volume', volume: 'kubernetes.io/local-volume/pv1' },
+  ])('a claim bound to a $name resolves to its plugin', ({ spec, plugin, volume }) => {
+    const p: PersistentVolume = { metadata: { name: 'pv1' }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], claimRef: { namespace: 'ns', name: 'c', uid: 'uid-c' }, ...spec } };
+    const r = resolvePodVolumes(pod([{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }]), lookups([claim('c', { bound: 'pv1' })], [p]));
+    expect(r.problems).toEqual([]);
+    expect(r.volumes[0]).toMatchObject({ volume, outerSpecName: 'data', spec: { plugin, specName: 'pv1', hostPath: Object.values(spec)[0]!.path } });
+  });
+
+  it('projected: configMap, secret and downwardAPI sources in one tmpfs volume at defaultMode; a token source is refused', () => {
+    const l = {
+      ...lookups([], []),
+      configMap: () => ({ metadata: { name: 'cm' }, data: { a: '1' } }),
+      secret: () => ({ metadata: { name: 's' }, data: { b: Buffer.from('2').toString('base64') } }),
+    };
+    const v = {
+      name: 'all',
+      projected: {
+        defaultMode: 0o440,
+        sources: [{ configMap: { name: 'cm' } }, { secret: { name: 's', items: [{ key: 'b', path: 'sec/b', mode: 0o400 }] } }, { downwardAPI: { items: [{ path: 'ns', fieldRef: { fieldPath: 'metadata.namespace' } }] } }],
+      },
+    };
+    const spec = resolvePodVolumes(pod([v]), l).volumes[0]?.spec;
+    expect(spec?.plugin).toBe('kubernetes.io/projected');
+    expect(spec?.payload?.tmpfs).toBe(true);
+    expect(spec?.payload?.files.map((f) => [f.path, f.data.toString(), f.mode.toString(8)])).toEqual([['a', '1', '440'], ['sec/b', '2', '400'], ['ns', 'ns', '440']]);
+    const token = { name: 'tok', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } };
+    expect(resolvePodVolumes(pod([token]), l).problems[0]?.message).toMatch(/^MountVolume.SetUp failed for volume "tok" : projected source serviceAccountToken is not supported/);
+  });
+
+  it('configMap items become files at their paths and modes; the digest follows the content', () => {
+    const cm = { metadata: { name: 'x', namespace: 'ns' }, data: { a: '1', b: '2' } };
+    const l = { ...lookups([], []), configMap: () => cm };
+    const v = { name: 'cfg', configMap: { name: 'x', defaultMode: 0o600, items: [{ key: 'a', path: 'dir/a.conf' }, { key: 'b', path: 'b', mode: 0o400 }] } };
+    const spec = resolvePodVolumes(pod([v]), l).volumes[0]?.spec;
+    expect(spec?.payload?.files.map((f) => [f.path, f.data.toString(), f.mode.toString(8)])).toEqual([['dir/a.conf', '1', '600'], ['b', '2', '400']]);
+    expect(spec?.payload?.tmpfs).toBe(false);
+    const changed = { ...lookups([], []), configMap: () => ({ ...cm, data: { a: '1', b: '3' } }) };
+    expect(resolvePodVolumes(pod([v]), changed).volumes[0]?.spec.payload?.digest).not.toBe(spec?.payload?.digest);
   });
 });
 

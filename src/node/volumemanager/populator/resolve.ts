@@ -1,12 +1,13 @@
-import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
-import { quantityBytes } from '../../../kube/quantity.js';
 import type { PodVolumeInput } from '../cache/desired-state.js';
-import { sha256Hex } from '../operations/paths.js';
-import { csiVolumeName, podUid, volumeName, type CsiAccessMode, type PodRef, type SubPathMount, type VolumeMode } from '../types.js';
+import { isRefusal, type SpecSource } from '../plugins/plugin.js';
+import type { PayloadLookups } from '../plugins/projection/payload.js';
+import { findPluginBySpec } from '../plugins/registry.js';
+import { podUid, type PodRef, type SubPathMount } from '../types.js';
 
 /** Cached objects the populator resolves pod volumes against. */
-export interface PopulatorLookups {
+export interface PopulatorLookups extends PayloadLookups {
   claim(namespace: string, name: string): PersistentVolumeClaim | undefined;
   volume(name: string): PersistentVolume | undefined;
   csiDriver(name: string): CSIDriver | undefined;
@@ -34,29 +35,13 @@ export function podIsTerminating(pod: Pod): boolean {
   return pod.metadata?.deletionTimestamp !== undefined || phase === 'Succeeded' || phase === 'Failed';
 }
 
-function bytes(q: string | undefined): number | undefined {
-  if (q === undefined) return undefined;
-  try {
-    return Number(quantityBytes(q));
-  } catch {
-    return undefined;
-  }
-}
+export { csiAccessMode } from './access-mode.js';
 
-/** PV access modes → CSI access mode (kubelet's mapping, single-node forms for RWO/RWOP). */
-export function csiAccessMode(modes: readonly string[] | undefined): CsiAccessMode {
-  const m = modes ?? [];
-  if (m.includes('ReadWriteOncePod')) return 'SINGLE_NODE_SINGLE_WRITER';
-  if (m.includes('ReadWriteOnce')) return 'SINGLE_NODE_WRITER';
-  if (m.includes('ReadWriteMany')) return 'MULTI_NODE_MULTI_WRITER';
-  if (m.includes('ReadOnlyMany')) return 'MULTI_NODE_READER_ONLY';
-  return 'SINGLE_NODE_WRITER';
-}
+const SUPPORTED = 'persistentVolumeClaim (csi, hostPath and local PVs), csi, emptyDir, hostPath, configMap, secret, downwardAPI and projected';
 
-const SUPPORTED = 'persistentVolumeClaim (a PV with a csi source), csi, emptyDir and hostPath';
-
-function sourceName(v: Volume): string {
-  return Object.keys(v).find((k) => k !== 'name') ?? 'none';
+function sourceName(o: object): string {
+  const skip = ['name', 'capacity', 'accessModes', 'claimRef', 'persistentVolumeReclaimPolicy', 'storageClassName', 'mountOptions', 'volumeMode', 'nodeAffinity', 'volumeAttributesClassName'];
+  return Object.keys(o).find((k) => !skip.includes(k)) ?? 'none';
 }
 
 function subPathsFor(pod: Pod, outer: string): SubPathMount[] {
@@ -81,7 +66,9 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
   const problems: VolumeProblem[] = [];
   const problem = (outer: string, message: string): void => void problems.push({ outerSpecName: outer, reason: 'FailedMount', message });
   for (const v of pod.spec?.volumes ?? []) {
-    const base = { pod: ref, outerSpecName: v.name, subPaths: subPathsFor(pod, v.name), ...(fsGroup !== undefined ? { fsGroup } : {}) };
+    const sa = pod.spec?.serviceAccountName;
+    const base = { pod: ref, outerSpecName: v.name, subPaths: subPathsFor(pod, v.name), ...(fsGroup !== undefined ? { fsGroup } : {}), ...(sa !== undefined ? { serviceAccountName: sa } : {}) };
+    let src: SpecSource;
     if (v.persistentVolumeClaim) {
       const claimName = v.persistentVolumeClaim.claimName;
       const pvc = l.claim(ns, claimName);
@@ -107,76 +94,25 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
         problem(v.name, `error processing PVC ${ns}/${claimName}: PV ${pvName} is bound to another claim`);
         continue;
       }
-      const csi = pv.spec?.csi;
-      if (!csi) {
-        const src = Object.keys(pv.spec ?? {}).find((k) => !['capacity', 'accessModes', 'claimRef', 'persistentVolumeReclaimPolicy', 'storageClassName', 'mountOptions', 'volumeMode', 'nodeAffinity', 'volumeAttributesClassName'].includes(k));
-        problem(v.name, `volume "${v.name}": PersistentVolume ${pvName} has an unsupported source (${src ?? 'none'}); Stowage mounts ${SUPPORTED}`);
-        continue;
-      }
-      const mode: VolumeMode = pv.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem';
-      const capacity = pv.spec?.capacity?.['storage'];
-      const capacityBytes = bytes(capacity);
-      const claimBytes = bytes(pvc.status?.capacity?.['storage']);
-      volumes.push({
-        ...base,
-        volume: csiVolumeName(csi.driver, csi.volumeHandle),
-        pluginIsAttachable: l.csiDriver(csi.driver)?.spec.attachRequired ?? true,
-        spec: {
-          plugin: 'kubernetes.io/csi',
-          specName: pvName,
-          mode,
-          readOnly: v.persistentVolumeClaim.readOnly === true || csi.readOnly === true,
-          csi: {
-            driver: csi.driver,
-            volumeHandle: csi.volumeHandle,
-            fsType: csi.fsType ?? '',
-            mountOptions: [...(pv.spec?.mountOptions ?? [])],
-            volumeAttributes: { ...(csi.volumeAttributes ?? {}) },
-            accessMode: csiAccessMode(pv.spec?.accessModes),
-          },
-          ...(capacity !== undefined ? { capacity } : {}),
-          ...(capacityBytes !== undefined ? { capacityBytes } : {}),
-          claim: { namespace: ns, name: claimName },
-        },
-        resizeNeeded: capacityBytes !== undefined && claimBytes !== undefined && capacityBytes > claimBytes,
-        requiresRepublish: l.csiDriver(csi.driver)?.spec.requiresRepublish === true,
-      });
-    } else if (v.csi) {
-      // Inline ephemeral: the kubelet names the volume per pod (csi-<sha256(podUID + name)>).
-      const handle = `csi-${sha256Hex(ref.uid + v.name)}`;
-      volumes.push({
-        ...base,
-        volume: csiVolumeName(v.csi.driver, handle),
-        pluginIsAttachable: false,
-        spec: {
-          plugin: 'kubernetes.io/csi',
-          specName: v.name,
-          mode: 'Filesystem',
-          readOnly: v.csi.readOnly === true,
-          ephemeral: true,
-          csi: { driver: v.csi.driver, volumeHandle: handle, fsType: v.csi.fsType ?? '', mountOptions: [], volumeAttributes: { ...(v.csi.volumeAttributes ?? {}) }, accessMode: 'SINGLE_NODE_WRITER' },
-        },
-        resizeNeeded: false,
-      });
-    } else if (v.emptyDir) {
-      volumes.push({
-        ...base,
-        volume: volumeName(`kubernetes.io/empty-dir/${ref.uid}-${v.name}`),
-        pluginIsAttachable: false,
-        spec: { plugin: 'kubernetes.io/empty-dir', specName: v.name, mode: 'Filesystem', readOnly: false },
-        resizeNeeded: false,
-      });
-    } else if (v.hostPath) {
-      volumes.push({
-        ...base,
-        volume: volumeName(`kubernetes.io/host-path/${ref.uid}-${v.name}`),
-        pluginIsAttachable: false,
-        spec: { plugin: 'kubernetes.io/host-path', specName: v.name, mode: 'Filesystem', readOnly: false, hostPath: v.hostPath.path, ...(v.hostPath.type ? { hostPathType: v.hostPath.type } : {}) },
-        resizeNeeded: false,
-      });
-    } else {
-      problem(v.name, `volume "${v.name}" has an unsupported source (${sourceName(v)}); Stowage mounts ${SUPPORTED}`);
+      src = { kind: 'pv', pv, claim: pvc, volume: v };
+    } else src = { kind: 'inline', volume: v };
+    const match = findPluginBySpec(src);
+    if ('none' in match) {
+      const what = src.kind === 'pv' ? `PersistentVolume ${src.pv.metadata?.name ?? ''} has an unsupported source (${sourceName(src.pv.spec ?? {})})` : `volume "${v.name}" has an unsupported source (${sourceName(v)})`;
+      problem(v.name, src.kind === 'pv' ? `volume "${v.name}": ${what}; Stowage mounts ${SUPPORTED}` : `${what}; Stowage mounts ${SUPPORTED}`);
+      continue;
     }
+    if ('many' in match) {
+      problem(v.name, `volume "${v.name}": multiple volume plugins matched: ${match.many.join(',')}`);
+      continue;
+    }
+    const r = match.plugin.resolve(src, { pod, ref, lookups: l });
+    if (isRefusal(r)) {
+      problem(v.name, r.problem);
+      continue;
+    }
+    const { resizeNeeded, requiresRepublish, ...rest } = r;
+    volumes.push({ ...base, ...rest, resizeNeeded: resizeNeeded ?? false, ...(requiresRepublish ? { requiresRepublish } : {}) });
   }
   return { volumes, problems };
 }

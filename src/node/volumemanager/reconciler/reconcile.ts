@@ -1,6 +1,7 @@
 import type { AttachedVolume, MountedPod } from '../cache/actual-state.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
 import type { DesiredStateOfWorld, VolumeToMount } from '../cache/desired-state.js';
+import { pluginFor } from '../plugins/registry.js';
 import type { PodUid, VolumeName, VolumeSpec } from '../types.js';
 
 /** What the reconciler asks the operation executor to do; each maps to one operation. */
@@ -16,9 +17,9 @@ export type ReconcileOp =
 export type DswView = Pick<DesiredStateOfWorld, 'volumesToMount' | 'podVolumeExists' | 'volumeExists'>;
 export type AswView = Pick<ActualStateOfWorld, 'podVolumeStatus' | 'mountedPods' | 'attachedVolumes'>;
 
-/** CSI volumes with a lifecycle of Persistent are staged once per node (MountDevice) before SetUp. */
+/** The plugin has a per-node device step (CSI Persistent volumes: staging) that precedes SetUp. */
 export function needsDeviceMount(spec: VolumeSpec): boolean {
-  return spec.plugin === 'kubernetes.io/csi' && !spec.ephemeral;
+  return pluginFor(spec).requiresDeviceMount(spec);
 }
 
 /**

@@ -26,7 +26,7 @@ const json = (file: string, o: unknown): void => {
 };
 
 describe('reconstructActualState', () => {
-  it('marks CSI pod volumes and stagings Uncertain, emptyDirs Mounted, skips unusable vol_data', async () => {
+  it('marks CSI pod volumes, stagings and emptyDirs Uncertain, skips unusable vol_data', async () => {
     const r = root();
     const uid = podUid('u1');
     const target = csiPublishPath(r, uid, 'pv1');
@@ -49,7 +49,26 @@ describe('reconstructActualState', () => {
     expect(byName['kubernetes.io/csi/d^h1']?.pods[0]).toMatchObject({ state: 'Uncertain', outerSpecName: 'data', hostPath: target });
     expect(byName['kubernetes.io/csi/d^h2']).toMatchObject({ deviceState: 'Uncertain', pods: [] });
     expect(byName['kubernetes.io/csi/d^hb']?.spec.mode).toBe('Block');
-    expect(byName['kubernetes.io/empty-dir/u1-scratch']?.pods[0]?.state).toBe('Mounted');
+    expect(byName['kubernetes.io/empty-dir/u1-scratch']?.pods[0]?.state).toBe('Uncertain');
+  });
+
+  it('each plugin reconstructs its own pod volumes, Uncertain (SetUp again or TearDown once the populator has run)', async () => {
+    const r = root();
+    const uid = podUid('u2');
+    mkdirSync(path.join(podVolumeDir(r, uid, 'kubernetes.io/configmap', 'cfg'), '..data_tmp'), { recursive: true });
+    mkdirSync(podVolumeDir(r, uid, 'kubernetes.io/secret', 'creds'), { recursive: true });
+    mkdirSync(podVolumeDir(r, uid, 'kubernetes.io/local-volume', 'pv-local'), { recursive: true });
+    mkdirSync(path.join(r, 'pods', uid, 'volumeDevices', 'kubernetes.io~local-volume'), { recursive: true });
+    symlinkSync('/dev/loop0', path.join(r, 'pods', uid, 'volumeDevices', 'kubernetes.io~local-volume', 'pv-raw'));
+    const asw = newActualStateOfWorld();
+    expect(await reconstructActualState({ rootDir: r, asw, log })).toBe(4);
+    const got = asw.mountedPods().map((m) => [m.volume, m.spec.plugin, m.spec.mode, m.state]).sort();
+    expect(got).toEqual([
+      ['kubernetes.io/configmap/u2-cfg', 'kubernetes.io/configmap', 'Filesystem', 'Uncertain'],
+      ['kubernetes.io/local-volume/pv-local', 'kubernetes.io/local-volume', 'Filesystem', 'Uncertain'],
+      ['kubernetes.io/local-volume/pv-raw', 'kubernetes.io/local-volume', 'Block', 'Uncertain'],
+      ['kubernetes.io/secret/u2-creds', 'kubernetes.io/secret', 'Filesystem', 'Uncertain'],
+    ]);
   });
 
   it('an empty root reconstructs nothing', async () => {

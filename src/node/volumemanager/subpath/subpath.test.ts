@@ -58,6 +58,12 @@ describe.skipIf(notRoot)('subPath mounts (root: real bind mounts)', () => {
     expect(await mountsUnder(path.join(subs, 'evil'))).toEqual([]);
   });
 
+  it('follows a symlink that stays inside the volume (configMap keys are links into ..data)', async () => {
+    symlinkSync('app/conf', path.join(vol, 'inlink'));
+    await mountSubPath({ volumeRoot: vol, subPath: 'inlink/x.txt', target: path.join(subs, 'c3', '0'), readOnly: false });
+    expect(readFileSync(path.join(subs, 'c3', '0'), 'utf8')).toBe('inside');
+  });
+
   it('cleanup unmounts and removes everything, idempotently', async () => {
     await cleanSubPaths(subs);
     await cleanSubPaths(subs);

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, realpathSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { bindMount, unmountAll } from '../../../mount/mount.js';
@@ -19,6 +19,37 @@ export function validateSubPath(subPath: string): string[] {
 }
 
 const procFd = (fd: number): string => `/proc/${process.pid}/fd/${fd}`;
+
+const within = (p: string, root: string): boolean => p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+/**
+ * The kubelet's subPath rule: symlinks inside the volume are followed (a configMap's `key ->
+ * ..data/key`), but what they resolve to must stay inside the volume. Returns the volume's real
+ * root and the subPath rewritten relative to it (missing trailing components kept as named).
+ */
+export function resolveSubPathWithin(volumeRoot: string, subPath: string): { root: string; subPath: string } {
+  const parts = validateSubPath(subPath);
+  const root = realpathSync(volumeRoot);
+  let i = parts.length;
+  for (; i > 0; i--) {
+    try {
+      lstatSync(path.join(root, ...parts.slice(0, i)));
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  let existing: string;
+  try {
+    existing = realpathSync(path.join(root, ...parts.slice(0, i)));
+  } catch {
+    throw new SubPathError(`subPath ${subPath}: ${parts.slice(0, i).join('/')} is a dangling symbolic link`);
+  }
+  if (!within(existing, root)) throw new SubPathError(`subPath ${subPath} passes a symbolic link that resolves to ${existing}, outside the volume; refusing to follow it`);
+  const rel = path.relative(root, path.join(existing, ...parts.slice(i)));
+  if (rel === '') throw new SubPathError(`subPath ${subPath} names the volume root`);
+  return { root, subPath: rel };
+}
 
 /**
  * Opens `volumeRoot/subPath` walking one component at a time, each opened relative to its parent's
@@ -56,12 +87,16 @@ export function openSubPathNoFollow(volumeRoot: string, subPath: string): number
 }
 
 /**
- * Bind-mounts the subPath at `target` (created as a directory or an empty file to match).
+ * Bind-mounts the subPath at `target` (created as a directory or an empty file to match). The
+ * source is resolved once: a configMap subPath keeps the file of that moment (updates swap `..data`).
  * Idempotent: an existing mount at `target` is kept.
  */
 export async function mountSubPath(o: { volumeRoot: string; subPath: string; target: string; readOnly: boolean }): Promise<void> {
   if (await isMountPoint(o.target)) return;
-  const fd = openSubPathNoFollow(o.volumeRoot, o.subPath);
+  // Resolved first (symlinks inside the volume allowed), then opened without following any link:
+  // a link swapped in between resolving and opening fails instead of leading out.
+  const r = resolveSubPathWithin(o.volumeRoot, o.subPath);
+  const fd = openSubPathNoFollow(r.root, r.subPath);
   try {
     const isDir = fstatSync(fd).isDirectory();
     await mkdir(path.dirname(o.target), { recursive: true, mode: 0o750 });

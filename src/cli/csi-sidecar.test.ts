@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { parseDuration, sidecarCommand } from './command.js';
+import { parsePositiveDuration as parseDuration } from './flags.js';
+import { sidecarCommand } from './csi-sidecar.js';
 
 describe('parseDuration', () => {
   it.each([

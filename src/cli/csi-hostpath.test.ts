@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
-import { csiProto } from '../proto/index.js';
+import { csiProto } from '../csi/proto/index.js';
 import * as grpc from '@grpc/grpc-js';
-import { hostpathCommand } from './command.js';
+import { hostpathCommand } from './csi-hostpath.js';
 
 function newProgram(): Command {
   const program = new Command().exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
