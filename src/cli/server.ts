@@ -8,9 +8,10 @@ import { startControlPlane } from './controlplane.js';
 import { CliError } from './errors.js';
 import { runUntilSignalled } from './signals.js';
 import { untilAborted } from '../util/abort.js';
+import { addRequestLimitFlags, requestLimitFlags, type RequestLimitFlags } from './up.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 
-export interface ServerOptions extends EtcdFlags {
+export interface ServerOptions extends EtcdFlags, RequestLimitFlags {
   readonly bindAddress: string;
   readonly securePort: string;
   readonly certDir: string;
@@ -22,7 +23,7 @@ export interface ServerOptions extends EtcdFlags {
 /** `stowage server`: the API server alone, on etcd, with kube-apiserver's flag names. */
 export function serverCommand(program: Command): void {
   addEtcdFlags(
-    program
+    addRequestLimitFlags(program
       .command('server')
       .description('run the API server alone on etcd (several may share one etcd cluster)')
       .option('--bind-address <ip>', 'address to serve HTTPS on', '0.0.0.0')
@@ -30,7 +31,7 @@ export function serverCommand(program: Command): void {
       .option('--cert-dir <dir>', 'where generated serving certificates and the admin kubeconfig go', './stowage-data')
       .option('--tls-cert-file <file>', 'serving certificate (PEM); default: generated in --cert-dir')
       .option('--tls-private-key-file <file>', 'key of --tls-cert-file (PEM)')
-      .option('--token-auth-file <file>', 'bearer tokens: CSV of token,user,uid,"group1,group2"'),
+      .option('--token-auth-file <file>', 'bearer tokens: CSV of token,user,uid,"group1,group2"')),
   ).action(async (o: ServerOptions) => {
     await runServer(o);
   });
@@ -48,6 +49,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
   if (o.etcdServers === undefined || o.etcdServers === '') throw new CliError('--etcd-servers is required');
   const port = Number(o.securePort);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --secure-port ${JSON.stringify(o.securePort)}: must be 0-65535`);
+  const limits = requestLimitFlags(o);
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) throw new CliError('--tls-cert-file and --tls-private-key-file go together');
   const servingCert =
     o.tlsCertFile && o.tlsPrivateKeyFile
@@ -71,7 +73,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
     const store = await openStoreFromFlags(o, undefined);
     let plane;
     try {
-      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens });
+      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens, limits });
     } catch (e) {
       await store.close();
       const err = e as NodeJS.ErrnoException;

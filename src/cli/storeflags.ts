@@ -19,7 +19,7 @@ export interface EtcdFlags {
 
 export function addEtcdFlags(cmd: Command): Command {
   return cmd
-    .option('--etcd-servers <urls>', 'comma-separated etcd URLs (http:// or https://); without it the store is SQLite in the data dir')
+    .option('--etcd-servers <urls>', 'comma-separated etcd URLs (http:// or https://); `stowage up` without it keeps SQLite in its data dir')
     .option('--etcd-prefix <prefix>', 'prefix of every key in etcd', DEFAULT_ETCD_PREFIX)
     .option('--etcd-cafile <file>', 'CA bundle to verify etcd servers')
     .option('--etcd-certfile <file>', 'client certificate for etcd')

@@ -10,7 +10,7 @@ import { runUntilSignalled } from './signals.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 import { parseGoDuration, type RequestLimits } from '../api/limits.js';
 
-export interface UpOptions extends EtcdFlags {
+export interface UpOptions extends EtcdFlags, RequestLimitFlags {
   readonly address: string;
   readonly port: string;
   readonly dataDir: string;
@@ -22,9 +22,6 @@ export interface UpOptions extends EtcdFlags {
   readonly node?: boolean;
   readonly nodeName?: string;
   readonly enableAttach?: boolean;
-  readonly maxRequestsInflight?: string;
-  readonly maxMutatingRequestsInflight?: string;
-  readonly requestTimeout?: string;
 }
 
 /** `stowage up`: everything in one process on SQLite under --data-dir (or on an existing etcd). */
@@ -40,10 +37,8 @@ export function upCommand(program: Command): void {
     .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
     .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false)
-    .option('--max-requests-inflight <n>', 'read-only requests served at once, beyond which 429 (0 = no limit)', '400')
-    .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once, beyond which 429 (0 = no limit)', '200')
-    .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s');
-  addEtcdFlags(cmd).action(async (o: UpOptions) => {
+;
+  addEtcdFlags(addRequestLimitFlags(cmd)).action(async (o: UpOptions) => {
     await runUp(o);
   });
 }
@@ -113,8 +108,22 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   }
 }
 
+export interface RequestLimitFlags {
+  readonly maxRequestsInflight?: string;
+  readonly maxMutatingRequestsInflight?: string;
+  readonly requestTimeout?: string;
+}
+
+/** kube-apiserver's in-flight and deadline flags (shared with `stowage server`). */
+export function addRequestLimitFlags(cmd: Command): Command {
+  return cmd
+    .option('--max-requests-inflight <n>', 'read-only requests served at once, beyond which 429 (0 = no limit)', '400')
+    .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once, beyond which 429 (0 = no limit)', '200')
+    .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s');
+}
+
 /** kube-apiserver's flags of the same names. */
-function requestLimitFlags(o: UpOptions): Partial<RequestLimits> {
+export function requestLimitFlags(o: RequestLimitFlags): Partial<RequestLimits> {
   const count = (flag: string, v: string | undefined): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
