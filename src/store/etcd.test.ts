@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureServingMaterial } from '../api/tls.js';
 import { ExpiredError } from '../util/errors.js';
 import { newEventSink, runStoreContract } from './contract.test-kit.js';
 import { openEtcdStore } from './etcd.js';
@@ -8,6 +12,28 @@ import { etcdMissing, startEtcd, type EtcdProcess } from './etcd/etcd-process.te
 import { toEtcdKey } from './etcd/keys.js';
 
 if (etcdMissing) console.warn(`etcd store tests skipped: ${etcdMissing}`);
+
+describe.skipIf(etcdMissing !== undefined)('etcd store over https', () => {
+  it('verifies the serving certificate of etcd with --etcd-cafile and refuses an unknown CA', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stowage-etcd-tls-'));
+    let etcd: EtcdProcess | undefined;
+    try {
+      ensureServingMaterial(join(dir, 'a'), ['127.0.0.1']);
+      ensureServingMaterial(join(dir, 'other'), ['127.0.0.1']);
+      etcd = await startEtcd({ certFile: join(dir, 'a', 'apiserver.crt'), keyFile: join(dir, 'a', 'apiserver.key'), caFile: join(dir, 'a', 'ca.crt') });
+      const s = await openEtcdStore({ endpoints: [etcd.endpoint], tls: { ca: readFileSync(join(dir, 'a', 'ca.crt')) }, compactIntervalMs: 0 });
+      try {
+        expect((await s.create('/tls/a', '1')).value).toBe('1');
+      } finally {
+        await s.close();
+      }
+      await expect(openEtcdStore({ endpoints: [etcd.endpoint], tls: { ca: readFileSync(join(dir, 'other', 'ca.crt')) }, requestTimeoutMs: 2_000 })).rejects.toThrow();
+    } finally {
+      await etcd?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
 
 describe.skipIf(etcdMissing !== undefined)('etcd store', () => {
   let etcd: EtcdProcess;

@@ -3,7 +3,7 @@
  * free ports, stopped and removed by `stop()`. `etcdMissing` says why tests must skip.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -49,7 +49,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitServing(endpoint: string, child: ChildProcess): Promise<void> {
+async function waitServing(endpoint: string, child: ChildProcess, ca?: Buffer): Promise<void> {
   let exitCode: number | null | undefined;
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => {
@@ -58,7 +58,7 @@ async function waitServing(endpoint: string, child: ChildProcess): Promise<void>
     }),
   );
   exited.catch(() => {});
-  const client = new EtcdClient({ endpoints: [endpoint], requestTimeoutMs: 30_000 });
+  const client = new EtcdClient({ endpoints: [endpoint], requestTimeoutMs: 30_000, tls: ca ? { ca } : undefined });
   try {
     // waitForReady holds the call until etcd accepts connections; a linearizable read needs quorum.
     // A member joining while the others elect a leader answers "leader changed": ask again.
@@ -76,12 +76,21 @@ async function waitServing(endpoint: string, child: ChildProcess): Promise<void>
 }
 
 /** Starts `size` members on loopback (a temp data dir each, free ports); resolves once all serve. */
-export async function startEtcdCluster(size: number): Promise<EtcdCluster & { readonly root: string }> {
+export interface EtcdTlsFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly caFile: string;
+}
+
+/** `tls`: clients connect over https with that serving certificate (no client certificates). */
+export async function startEtcdCluster(size: number, tls?: EtcdTlsFiles): Promise<EtcdCluster & { readonly root: string }> {
+  const scheme = tls ? 'https' : 'http';
+  const ca = tls ? readFileSync(tls.caFile) : undefined;
   const root = mkdtempSync(join(tmpdir(), 'stowage-etcd-'));
   const specs = [];
   for (let i = 0; i < size; i++) {
     const [clientPort, peerPort] = [await freePort(), await freePort()];
-    specs.push({ name: `m${i}`, endpoint: `http://127.0.0.1:${clientPort}`, peer: `http://127.0.0.1:${peerPort}` });
+    specs.push({ name: `m${i}`, endpoint: `${scheme}://127.0.0.1:${clientPort}`, peer: `http://127.0.0.1:${peerPort}` });
   }
   const initialCluster = specs.map((m) => `${m.name}=${m.peer}`).join(',');
   const members = specs.map((m): EtcdMember => {
@@ -97,6 +106,7 @@ export async function startEtcdCluster(size: number): Promise<EtcdCluster & { re
       '--logger', 'zap',
       '--log-outputs', 'stderr',
       '--log-level', 'error',
+      ...(tls ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile] : []),
     ];
     let child: ChildProcess | undefined;
     const halt = async (): Promise<void> => {
@@ -113,7 +123,7 @@ export async function startEtcdCluster(size: number): Promise<EtcdCluster & { re
       let stderr = '';
       c.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4_000)));
       try {
-        await waitServing(m.endpoint, c);
+        await waitServing(m.endpoint, c, ca);
       } catch (e) {
         c.kill('SIGKILL');
         throw new Error(`etcd ${m.name} did not start: ${(e as Error).message}\n${stderr}`);
@@ -135,8 +145,8 @@ export async function startEtcdCluster(size: number): Promise<EtcdCluster & { re
 }
 
 /** One member on loopback, for most tests. */
-export async function startEtcd(): Promise<EtcdProcess> {
-  const c = await startEtcdCluster(1);
+export async function startEtcd(tls?: EtcdTlsFiles): Promise<EtcdProcess> {
+  const c = await startEtcdCluster(1, tls);
   const m = c.members[0]!;
   return { ...m, dataDir: c.root, stop: c.stop };
 }
