@@ -16,7 +16,8 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-function repoRoot(): string {
+/** The package root (the folder with package.json), from source or from dist/. */
+export function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     try {

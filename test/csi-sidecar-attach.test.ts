@@ -1,7 +1,7 @@
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CsiClient } from '../src/csi/client.js';
-import { attacherFinalizer } from '../src/csi/sidecar/names.js';
+import { ANN_VA_NODE_ID, attacherFinalizer } from '../src/csi/sidecar/names.js';
 import { claim, DRIVER, eventsFor, eventually, NODE, quietLogger, startEnv, storageClass, type Env } from './csi-sidecar-kit.js';
 
 const FIN = attacherFinalizer(DRIVER);
@@ -15,6 +15,17 @@ async function provision(env: Env, name: string): Promise<string> {
 
 function va(name: string, pvName: string, node = NODE): VolumeAttachment {
   return { metadata: { name }, spec: { attacher: DRIVER, nodeName: node, source: { persistentVolumeName: pvName } } };
+}
+
+/** Creates a VolumeAttachment and waits until the attacher reports it attached. */
+async function createAttached(env: Env, name: string, pvName: string): Promise<VolumeAttachment> {
+  const vas = env.client.resource('VolumeAttachment');
+  await vas.create(va(name, pvName));
+  return eventually(async () => {
+    const got = await vas.get(name);
+    expect(got.status?.attached).toBe(true);
+    return got;
+  });
 }
 
 async function publishedNodes(env: Env, volumeId: string): Promise<string[]> {
@@ -40,12 +51,7 @@ describe('attacher with a driver that publishes (enable-attach)', () => {
   it('attaches a VolumeAttachment, then detaches it on deletion', async () => {
     const pvName = await provision(env, 'a1');
     const vas = env.client.resource('VolumeAttachment');
-    await vas.create(va('va1', pvName));
-    const attached = await eventually(async () => {
-      const got = await vas.get('va1');
-      expect(got.status?.attached).toBe(true);
-      return got;
-    });
+    const attached = await createAttached(env, 'va1', pvName);
     expect(attached.metadata?.finalizers).toContain(FIN);
     expect(attached.status?.attachmentMetadata ?? {}).toEqual({});
     expect(attached.status?.attachError).toBeUndefined();
@@ -69,6 +75,28 @@ describe('attacher with a driver that publishes (enable-attach)', () => {
     await eventually(async () => {
       await expect(env.client.resource('PersistentVolume').get(pvName)).rejects.toThrow(/not found/);
     });
+  });
+
+  it('records the node ID before publishing, and unpublishes with it when the CSINode no longer lists the driver (driver or node agent restarting)', async () => {
+    const pvName = await provision(env, 'a3');
+    const vas = env.client.resource('VolumeAttachment');
+    const attached = await createAttached(env, 'va3', pvName);
+    expect(attached.metadata?.annotations?.[ANN_VA_NODE_ID]).toBe(NODE);
+    const volumeId = (await env.client.resource('PersistentVolume').get(pvName)).spec!.csi!.volumeHandle;
+    expect(await publishedNodes(env, volumeId)).toEqual([NODE]);
+    const csiNodes = env.client.resource('CSINode');
+    const before = await csiNodes.get(NODE);
+    await csiNodes.update({ ...before, spec: { drivers: [] } });
+    try {
+      await vas.delete('va3');
+      await eventually(async () => {
+        await expect(vas.get('va3')).rejects.toThrow(/not found/);
+      });
+      expect(await publishedNodes(env, volumeId)).toEqual([]);
+    } finally {
+      const now = await csiNodes.get(NODE);
+      await csiNodes.update({ ...now, spec: before.spec });
+    }
   });
 
   it('records attachError when the node has no driver, and lets the attachment go on deletion', async () => {

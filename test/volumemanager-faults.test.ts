@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CsiClient } from '../src/csi/client.js';
 import { listLoopDevices } from '../src/mount/loop.js';
 import { findMount, mountsUnder, readMountInfo } from '../src/mount/mountinfo.js';
 import { deviceMountPath } from '../src/node/volumemanager/operations/paths.js';
@@ -19,7 +21,7 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
 
   beforeAll(async () => {
     env = await startEnv();
-    proxy = await startProxy({ socket: path.join(env.dir, 'proxy.sock'), upstream: env.socket, name: DRIVER });
+    proxy = await startProxy({ socket: path.join(env.dir, 'proxy.sock'), upstream: env.socket });
   });
   afterAll(async () => {
     await vm?.stop();
@@ -103,6 +105,44 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     await env.client.resource('Pod').delete('r2', { namespace: 'default', gracePeriodSeconds: 0 }); // gone at once
     vm = await start();
     await until('unmounted and staging dir removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(path.dirname(deviceMountPath(env.rootDir, DRIVER, handle))));
+  }, 30_000);
+
+  it.each([
+    { kind: 'filesystem', name: 'g1', block: false },
+    { kind: 'block', name: 'g2', block: true },
+  ])('$kind: NodeUnstageVolume done but its reply lost, then the volume deleted before the retry → NOT_FOUND ends the unstage: directories and vol_data.json removed', async ({ name, block }) => {
+    vm ??= await start();
+    const { handle } = await staticClaim(env, name, { block });
+    const pod = claimPod(name, block ? [] : [{ volume: 'data', claim: name }]);
+    if (block) {
+      pod.spec!.containers[0]!.volumeDevices = [{ name: 'dev', devicePath: '/dev/xvda' }];
+      pod.spec!.volumes = [{ name: 'dev', persistentVolumeClaim: { claimName: name } }];
+    }
+    await createPod(env, pod);
+    await waitRunning(env, name);
+    proxy.controls.unstageFaults.push({ kind: 'errorAfter', code: grpc.status.UNAVAILABLE });
+    let arrivals = 0;
+    let release!: () => void;
+    const retried = new Promise<void>((r) => {
+      proxy.controls.onUnstage = () => {
+        if (++arrivals !== 2) return;
+        proxy.controls.unstageGate = new Promise<void>((g) => (release = g));
+        r();
+      };
+    });
+    await deletePodAndWait(env, name);
+    await retried; // the first unstage acted and "failed"; the retry waits while the volume goes
+    const driver = new CsiClient({ endpoint: env.socket });
+    try {
+      await driver.deleteVolume({ volumeId: handle, secrets: {} });
+    } finally {
+      driver.close();
+    }
+    proxy.controls.unstageGate = undefined;
+    proxy.controls.onUnstage = undefined;
+    release();
+    const left = block ? path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', `pv-${name}`) : path.dirname(deviceMountPath(env.rootDir, DRIVER, handle));
+    await until('staging dir and vol_data.json removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(left));
   }, 30_000);
 
   it('unbound claim, missing configMap and unsupported source → Warning events, pod stays Pending (ContainerCreating)', async () => {

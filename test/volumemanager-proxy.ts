@@ -1,7 +1,6 @@
-/** A fault-injecting CSI driver for tests: forwards Identity/Node calls to a real driver, with hooks. */
+/** The fault proxy (bench/chaos/fault-proxy.ts) with the publish/unpublish hooks the volume manager tests use. */
 import * as grpc from '@grpc/grpc-js';
-import { CsiClient } from '../src/csi/client.js';
-import { handler, startFakeDriver, type FakeDriver } from '../src/csi/fake-driver.test-kit.js';
+import { startFaultProxy, type CsiFault } from '../bench/chaos/fault-proxy.js';
 
 export interface ProxyControls {
   /** NodePublishVolume fails with INTERNAL this many more times. */
@@ -13,54 +12,44 @@ export interface ProxyControls {
   /** When set, NodeUnpublishVolume waits for it before forwarding; onUnpublish is called on arrival. */
   unpublishGate?: Promise<void>;
   onUnpublish?: () => void;
+  /** Faults for the next NodeUnstageVolume calls, in order; onUnstage is called on arrival, then unstageGate awaited. */
+  readonly unstageFaults: CsiFault[];
+  onUnstage?: () => void;
+  unstageGate?: Promise<void>;
   readonly publishAt: number[];
 }
 
 export interface Proxy {
-  readonly driver: FakeDriver;
+  readonly driver: { readonly endpoint: string };
   readonly controls: ProxyControls;
   /** Method names of the calls forwarded or refused, in order. */
   readonly calls: string[];
   stop(): Promise<void>;
 }
 
-export async function startProxy(o: { socket: string; upstream: string; name: string }): Promise<Proxy> {
-  const up = new CsiClient({ endpoint: o.upstream });
-  const controls: ProxyControls = { publishFailures: 0, publishAt: [] };
-  const fwd = <R>(fn: (req: never) => Promise<R>) => handler((req: unknown) => fn(req as never));
-  const driver = await startFakeDriver({
-    socket: o.socket,
-    name: o.name,
-    identity: { GetPluginInfo: fwd(() => up.getPluginInfo()) },
-    node: {
-      NodeGetCapabilities: fwd(() => up.nodeGetCapabilities()),
-      NodeStageVolume: fwd((r) => up.nodeStageVolume(r)),
-      NodeUnstageVolume: fwd((r) => up.nodeUnstageVolume(r)),
-      NodeUnpublishVolume: fwd(async (r) => {
-        controls.onUnpublish?.();
-        if (controls.unpublishGate) await controls.unpublishGate;
-        return up.nodeUnpublishVolume(r);
-      }),
-      NodeExpandVolume: fwd((r) => up.nodeExpandVolume(r)),
-      NodePublishVolume: fwd(async (r) => {
-        controls.publishAt.push(Date.now());
-        controls.onPublish?.();
-        if (controls.publishFailures > 0) {
-          controls.publishFailures--;
-          throw { code: grpc.status.INTERNAL, details: 'injected publish failure' };
-        }
-        if (controls.publishGate) await controls.publishGate;
-        return up.nodePublishVolume(r);
-      }),
-    },
-  });
-  return {
-    driver,
-    controls,
-    calls: driver.calls,
-    stop: async () => {
-      await driver.stop();
-      up.close();
-    },
+export async function startProxy(o: { socket: string; upstream: string }): Promise<Proxy> {
+  const controls: ProxyControls = { publishFailures: 0, publishAt: [], unstageFaults: [] };
+  const decide = async (method: string): Promise<CsiFault | undefined> => {
+    if (method === 'NodeUnpublishVolume') {
+      controls.onUnpublish?.();
+      if (controls.unpublishGate) await controls.unpublishGate;
+    }
+    if (method === 'NodeUnstageVolume') {
+      controls.onUnstage?.();
+      if (controls.unstageGate) await controls.unstageGate;
+      return controls.unstageFaults.shift();
+    }
+    if (method === 'NodePublishVolume') {
+      controls.publishAt.push(Date.now());
+      controls.onPublish?.();
+      if (controls.publishFailures > 0) {
+        controls.publishFailures--;
+        return { kind: 'error', code: grpc.status.INTERNAL, details: 'injected publish failure' };
+      }
+      if (controls.publishGate) await controls.publishGate;
+    }
+    return undefined;
   };
+  const proxy = await startFaultProxy({ socket: o.socket, upstream: o.upstream, decide });
+  return { driver: { endpoint: proxy.endpoint }, controls, calls: proxy.calls, stop: () => proxy.stop() };
 }

@@ -42,7 +42,7 @@ describe.skipIf(notRoot)('volume manager killed with SIGKILL (root: real mounts,
 
   beforeAll(async () => {
     env = await startEnv();
-    proxy = await startProxy({ socket: path.join(env.dir, 'proxy.sock'), upstream: env.socket, name: DRIVER });
+    proxy = await startProxy({ socket: path.join(env.dir, 'proxy.sock'), upstream: env.socket });
   });
   afterAll(async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) await kill(c);

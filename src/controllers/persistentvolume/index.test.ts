@@ -3,18 +3,7 @@ import { newVolumeIndex } from './index.js';
 import { findBestMatchLinear, possibleModeKeys, accessModesKey } from './match.js';
 import { NS, pv, pvc } from './testkit.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim } from './types.js';
-
-/** mulberry32: small seeded PRNG so the randomized test is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '../../util/seeded-random.js';
 
 const MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
 const SIZES = ['500Mi', '1Gi', '1024Mi', '2Gi', '5G', '10Gi', '1.5Gi', '100Gi'];

@@ -11,7 +11,7 @@ import { NotFoundError } from '../../util/errors.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
 import { decideAttachment, pvFinalizerAction } from './attach-decide.js';
 import { pvCapability } from './capabilities.js';
-import { attacherFinalizer } from './names.js';
+import { ANN_VA_NODE_ID, attacherFinalizer } from './names.js';
 
 export interface Attacher {
   reconcile(key: string, signal: AbortSignal): Promise<void>;
@@ -59,10 +59,11 @@ export function newAttacher(ctx: SidecarContext): Attacher {
   const patchStatus = (name: string, status: Record<string, unknown>, signal: AbortSignal): Promise<VolumeAttachment> =>
     vaApi().patchStatus(name, 'merge', { status }, { signal });
 
+  const csiNodeId = (nodeName: string): string | undefined => informers.csiNodes.lister.get(nodeName)?.spec?.drivers?.find((d) => d.name === driver)?.nodeID || undefined;
   const nodeIdOf = (nodeName: string): string => {
-    const entry = informers.csiNodes.lister.get(nodeName)?.spec?.drivers?.find((d) => d.name === driver);
-    if (!entry?.nodeID) throw new NotFoundError(`CSINode ${nodeName} does not contain driver ${driver}`);
-    return entry.nodeID;
+    const id = csiNodeId(nodeName);
+    if (!id) throw new NotFoundError(`CSINode ${nodeName} does not contain driver ${driver}`);
+    return id;
   };
 
   const pvOf = async (name: string, signal: AbortSignal): Promise<PersistentVolume> => {
@@ -80,6 +81,10 @@ export function newAttacher(ctx: SidecarContext): Attacher {
     try {
       const pv = await pvOf(pvName, signal);
       await setFinalizers(pvApi(), pvName, add, signal);
+      const nodeId = nodeIdOf(nodeName);
+      if (va.metadata?.annotations?.[ANN_VA_NODE_ID] !== nodeId) {
+        await vaApi().patch(name, 'merge', { metadata: { annotations: { [ANN_VA_NODE_ID]: nodeId } } }, { signal });
+      }
       const csi = pv.spec!.csi!;
       const secretRef = csi.controllerPublishSecretRef?.name
         ? { name: csi.controllerPublishSecretRef.name, namespace: csi.controllerPublishSecretRef.namespace ?? 'default' }
@@ -87,7 +92,7 @@ export function newAttacher(ctx: SidecarContext): Attacher {
       const r = await ctx.csi.controllerPublishVolume(
         {
           volumeId: csi.volumeHandle,
-          nodeId: nodeIdOf(nodeName),
+          nodeId,
           volumeCapability: pvCapability(pv, ctx.controllerCaps.has('SINGLE_NODE_MULTI_WRITER')),
           readonly: csi.readOnly ?? false,
           secrets: await fetchSecrets(ctx, secretRef, signal),
@@ -108,10 +113,12 @@ export function newAttacher(ctx: SidecarContext): Attacher {
     const name = va.metadata?.name ?? '';
     if (canPublish) {
       try {
-        const entry = informers.csiNodes.lister.get(nodeName)?.spec?.drivers?.find((d) => d.name === driver);
-        if (!entry?.nodeID) {
-          // The node (or the driver on it) is gone: there is nothing left to unpublish from.
-          log.warn('detaching from a node without the driver; assuming detached', { va: name, node: nodeName });
+        // The CSINode may not list the driver right now (its node agent or driver restarting): the
+        // node ID recorded before ControllerPublish still names where the volume was published.
+        const nodeId = csiNodeId(nodeName) ?? va.metadata?.annotations?.[ANN_VA_NODE_ID];
+        if (!nodeId) {
+          // No node ID was ever recorded, so ControllerPublish was never called: nothing to unpublish.
+          log.info('detaching an attachment that was never published', { va: name, node: nodeName });
         } else {
           const pv = await pvOf(pvName, signal);
           const csi = pv.spec!.csi!;
@@ -119,7 +126,7 @@ export function newAttacher(ctx: SidecarContext): Attacher {
             ? { name: csi.controllerPublishSecretRef.name, namespace: csi.controllerPublishSecretRef.namespace ?? 'default' }
             : undefined;
           await ctx.csi.controllerUnpublishVolume(
-            { volumeId: csi.volumeHandle, nodeId: entry.nodeID, secrets: await fetchSecrets(ctx, secretRef, signal) },
+            { volumeId: csi.volumeHandle, nodeId, secrets: await fetchSecrets(ctx, secretRef, signal) },
             { signal, timeoutMs: ctx.csiTimeoutMs },
           );
         }

@@ -13,6 +13,12 @@ export const PROVISIONER_FINALIZER = 'external-provisioner.volume.kubernetes.io/
 /** On a claim being cloned, until every claim cloning it is bound (or gone). */
 export const CLONE_FINALIZER = 'provisioner.storage.kubernetes.io/cloning-protection';
 
+/**
+ * external-attacher records on a VolumeAttachment the node ID it publishes to, before
+ * ControllerPublish: a detach can then unpublish even when the CSINode no longer lists the driver.
+ */
+export const ANN_VA_NODE_ID = 'csi.alpha.kubernetes.io/node-id';
+
 /** `external-attacher/<driver>` with every non-alphanumeric character replaced by `-`. */
 export function attacherFinalizer(driver: string): string {
   return `external-attacher/${driver.replace(/[^a-zA-Z0-9]/g, '-')}`;

@@ -1,12 +1,12 @@
 /**
  * The provisioner's executor paths that a real API server will not produce on demand: a PV that
- * cannot be saved (retried, then the volume is deleted again) and a PV saved by an earlier run.
+ * cannot be saved (retried, the volume kept) and a PV saved by an earlier run.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { describe, expect, it } from 'vitest';
 import type { EventRecorder, RestClient } from '../../client/index.js';
-import { AlreadyExistsError, InternalError, NotFoundError } from '../../util/errors.js';
+import { AlreadyExistsError, InternalError, NotFoundError, StowageError, UnavailableError } from '../../util/errors.js';
 import type { CsiClient } from '../client.js';
 import type * as T from '../proto/types.js';
 import type { SidecarContext } from './context.js';
@@ -72,16 +72,39 @@ function setup(createPv: (pv: PersistentVolume) => Promise<PersistentVolume>, ge
 }
 
 describe('provisioner executor', () => {
-  it('retries saving the PV, then deletes the volume and reports it', async () => {
+  it('retries saving the PV, then reports it and leaves the volume for the retry (never deleted: the PV may exist after all)', async () => {
     const { p, events, calls } = setup(async () => {
       throw new InternalError('etcd is sad');
     });
-    await expect(p.reconcile('ns/c', new AbortController().signal)).rejects.toThrow(/etcd is sad/);
-    expect(calls).toEqual(['CreateVolume pvc-u1', 'createPV', 'createPV', 'createPV', 'DeleteVolume vol-1']);
+    const err = await p.reconcile('ns/c', new AbortController().signal).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StowageError);
+    expect((err as StowageError).retryable).toBe(true);
+    expect((err as Error).message).toMatch(/etcd is sad/);
+    expect(calls).toEqual(['CreateVolume pvc-u1', 'createPV', 'createPV', 'createPV']);
     expect(events).toEqual([
       'Provisioning: External provisioner is provisioning volume for claim "ns/c"',
-      'ProvisioningFailed: Error creating provisioned PV object for claim ns/c: etcd is sad. Deleting the volume.',
+      'ProvisioningFailed: Error creating provisioned PV object for claim ns/c: etcd is sad. Will retry.',
     ]);
+  });
+
+  it('a PV stored though its create failed (the API server died before answering, and stayed down): the volume is kept, the retry finds the PV', async () => {
+    let stored: PersistentVolume | undefined;
+    const { p, calls } = setup(
+      async (pv) => {
+        stored ??= pv; // the first create is committed, its reply lost; the server is then down
+        throw new UnavailableError('connect ECONNREFUSED');
+      },
+      async () => {
+        if (!stored) throw new NotFoundError('not found');
+        return stored;
+      },
+    );
+    // The first look (before CreateVolume) finds no PV; the save attempts fail; nothing is deleted.
+    await expect(p.reconcile('ns/c', new AbortController().signal)).rejects.toThrow(/ECONNREFUSED/);
+    expect(calls.filter((c) => c.startsWith('DeleteVolume'))).toEqual([]);
+    // The retry sees the stored PV and is done.
+    await p.reconcile('ns/c', new AbortController().signal);
+    expect(calls).toEqual(['CreateVolume pvc-u1', 'createPV', 'createPV', 'createPV']);
   });
 
   it('a PV already saved for this claim (AlreadyExists, same uid) counts as success', async () => {

@@ -211,9 +211,13 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
     }
     const saved = await savePv(pv, claim.metadata?.uid ?? '', signal);
     if (!saved.ok) {
-      rec.event(claim, 'Warning', REASONS.ProvisioningFailed, `Error creating provisioned PV object for claim ${key}: ${errorMessage(saved.error)}. Deleting the volume.`);
-      await deleteCreated(volume.volumeId, secrets, claim, signal);
-      throw saved.error instanceof Error ? saved.error : new Error(errorMessage(saved.error));
+      // external-provisioner (CreateProvisionedPVLimiter) never deletes a volume it could not record:
+      // the PV may have been stored after all (a reply lost to an API server crash), and deleting
+      // the volume would leave that PV without one. The retry repeats CreateVolume (idempotent by
+      // name, the same volume back) and saves the PV again, for as long as it takes.
+      rec.event(claim, 'Warning', REASONS.ProvisioningFailed, `Error creating provisioned PV object for claim ${key}: ${errorMessage(saved.error)}. Will retry.`);
+      const cause = saved.error instanceof Error ? saved.error : new Error(errorMessage(saved.error));
+      throw cause instanceof StowageError && cause.retryable ? cause : new UnavailableError(`saving PV ${d.pvName}: ${errorMessage(cause)}`, { cause });
     }
     log.info('provisioned', { claim: key, pv: d.pvName, volumeId: volume.volumeId });
     rec.event(claim, 'Normal', REASONS.ProvisioningSucceeded, `Successfully provisioned volume ${d.pvName}`);

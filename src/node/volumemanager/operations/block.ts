@@ -9,6 +9,7 @@ import type { AttachedVolume, MountedPod } from '../cache/actual-state.js';
 import type { VolumeToMount } from '../cache/desired-state.js';
 import type { CsiSource, VolumeSpec } from '../types.js';
 import type { OperationContext } from './context.js';
+import { goneFromDriver } from './csi.js';
 import { CALL_PRIORITY } from './limiter.js';
 import { blockGlobalMapPath, blockPublishPath, blockStagingPath, blockVolDataPath, podDeviceDir } from './paths.js';
 import { writeVolData } from './voldata.js';
@@ -126,7 +127,11 @@ export async function blockUnmountDevice(ctx: OperationContext, v: AttachedVolum
   const client = ctx.csi.get(c.driver);
   const staging = blockStagingPath(ctx.rootDir, v.spec.specName);
   if ((await client.nodeCapabilities()).has('STAGE_UNSTAGE_VOLUME')) {
-    await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }), signal);
+    try {
+      await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }), signal);
+    } catch (e) {
+      if (!(await goneFromDriver(e, staging))) throw e;
+    }
   }
   await rmdir(staging).catch(ignore(['ENOENT', 'ENOTEMPTY']));
   const mapDir = blockGlobalMapPath(ctx.rootDir, v.spec.specName);

@@ -42,6 +42,16 @@ async function uncertain(e: unknown, target: string): Promise<boolean> {
   return (e instanceof CsiError && e.uncertain) || (await isMountPoint(target));
 }
 
+/**
+ * NodeUnstageVolume answered NOT_FOUND and nothing is mounted at the staging path: the driver no
+ * longer has the volume (e.g. an earlier unstage succeeded but its reply was lost, and the volume
+ * was deleted before the retry), so nothing of it is staged here. Retrying could never succeed and
+ * would keep the directory and vol_data.json forever.
+ */
+export async function goneFromDriver(e: unknown, staging: string): Promise<boolean> {
+  return e instanceof CsiError && e.grpcCodeName === 'NOT_FOUND' && !(await isMountPoint(staging));
+}
+
 async function removeIfPresent(p: string, kind: 'dir' | 'file'): Promise<void> {
   try {
     if (kind === 'dir') await rmdir(p);
@@ -196,7 +206,11 @@ export async function csiUnmountDevice(ctx: OperationContext, v: AttachedVolume,
   const staging = v.deviceMountPath || deviceMountPath(ctx.rootDir, c.driver, c.volumeHandle);
   const client = ctx.csi.get(c.driver);
   if ((await nodeCaps(client)).has('STAGE_UNSTAGE_VOLUME')) {
-    await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }), signal);
+    try {
+      await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }), signal);
+    } catch (e) {
+      if (!(await goneFromDriver(e, staging))) throw e;
+    }
     if (await isMountPoint(staging)) throw new Error(`${staging} is still mounted after NodeUnstageVolume`);
     await cleanupDeviceDir(staging);
   }
