@@ -3,7 +3,7 @@
  * with C concurrent clients against a `stowage up --no-controllers --no-node` child process (the
  * API server alone: with controllers, every new PV also gets its Available status write), then
  * times lists of them.
- *   node dist/bench/api-writes.js [N=10000] [C=16]
+ *   node dist/bench/api-writes.js [N=10000] [C=16]      (STOWAGE_BENCH_ETCD=<url>: on that etcd)
  */
 import { percentile, peakRssMiB, startBenchServer } from './harness.js';
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** A `stowage up` child process for benchmarks, with an HTTPS client to it. */
@@ -35,7 +35,9 @@ export async function startBenchServer(extraArgs: string[] = process.env.STOWAGE
   const bin = resolve(repoRoot(), 'bin', 'stowage');
   const nodeArgs = (process.env.STOWAGE_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
   // Volume-only pods (the benchmarks measure the storage path; containers would need an image).
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, '--no-container-runtime', ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // STOWAGE_BENCH_ETCD=http://127.0.0.1:2379: the store is that etcd (a fresh key prefix per run) instead of SQLite.
+  const etcd = process.env.STOWAGE_BENCH_ETCD ? ['--etcd-servers', process.env.STOWAGE_BENCH_ETCD, '--etcd-prefix', `/bench-${basename(dataDir)}`] : [];
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, '--no-container-runtime', ...etcd, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((res, rej) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {

@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, type FieldCause } from '../util/errors.js';
 import { alreadyExists, ApiAlreadyExistsError, badRequest, conflict, forbidden, invalid, notFound, pathNotFound, type ErrorSubject } from './status.js';
 import type { AdmissionContext, KubeObject, PartialUpdateSubresource, ResourceDef, SubresourceDef } from './resources/types.js';
-import { WatchCache, type CachedObject } from './watchcache.js';
+import { decodeStored, WatchCache, type CachedObject } from './watchcache.js';
 import { finalizersOnDelete, sameFinalizerSet, type PropagationPolicy } from './gcfinalizers.js';
 
 /** Options common to writes. */
@@ -107,6 +107,18 @@ export class ResourceStorage {
     if (causes.length) this.invalid(obj.metadata.name ?? '', causes);
   }
 
+  /**
+   * The object as it is now. With a synchronous store the cache is never behind; otherwise (etcd,
+   * other API servers writing) it is a read from the store, as kube-apiserver's GET and its
+   * update's first read are.
+   */
+  async mustGetCurrent(namespace: string | undefined, name: string): Promise<CachedObject> {
+    if (this.store.synchronousWatch) return this.mustGet(namespace, name);
+    const kv = await this.store.get(storageKey(this.def, namespace, name));
+    if (!kv) throw notFound(this.subject(name));
+    return this.cache.get(kv.key)?.rev === kv.modRevision ? this.cache.get(kv.key)! : decodeStored(kv);
+  }
+
   private invalid(name: string, causes: readonly FieldCause[]): never {
     throw invalid(this.def.kind, this.def.group, name, causes, this.registry.formatInvalid(this.def.kind, name, causes));
   }
@@ -190,7 +202,7 @@ export class ResourceStorage {
     const def = this.def;
     const partial = o.subresource && o.subresource !== 'status' ? this.partialUpdate(o.subresource) : undefined;
     for (let attempt = 0; ; attempt++) {
-      const cur = this.mustGet(namespace, name);
+      const cur = await this.mustGetCurrent(namespace, name);
       const old = cur.obj;
       const obj = next(old);
       if (!obj || typeof obj !== 'object' || typeof obj.metadata !== 'object' || obj.metadata === null) {
@@ -251,7 +263,7 @@ export class ResourceStorage {
         }
         const kv = await this.store.update(key, encode(obj), cur.rev);
         obj.metadata.resourceVersion = String(kv.modRevision);
-        return obj;
+          return obj;
       } catch (e) {
         if (e instanceof ConflictError) {
           if (wantRv || attempt > 20) throw conflict(this.subject(name));
@@ -270,7 +282,7 @@ export class ResourceStorage {
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     const def = this.def;
     for (let attempt = 0; ; attempt++) {
-      const cur = this.mustGet(namespace, name);
+      const cur = await this.mustGetCurrent(namespace, name);
       const old = cur.obj;
       const pre = opts.preconditions;
       if (pre?.uid && pre.uid !== old.metadata.uid) {
@@ -309,7 +321,7 @@ export class ResourceStorage {
           if (jsonEqual(obj, old)) return { kind: 'pending', obj };
           const kv = await this.store.update(key, encode(obj), cur.rev);
           obj.metadata.resourceVersion = String(kv.modRevision);
-          return { kind: 'pending', obj };
+              return { kind: 'pending', obj };
         }
         if (!opts.dryRun) await this.store.delete(key, cur.rev);
         return { kind: 'deleted', obj: clone(old) };
@@ -354,6 +366,12 @@ export class ApiRegistry {
       this.byPath.set(`${def.group}/${def.version}/${def.plural}`, s);
     }
     this.namespaces = [...this.byKind.values()].find((s) => s.def.isNamespace);
+  }
+
+  /** Why this server is not ready (a cache not synced), or undefined when it is. */
+  notReady(): string | undefined {
+    for (const s of this.byKind.values()) if (!s.cache.isSynced()) return `watch cache of ${s.def.plural} not synced`;
+    return undefined;
   }
 
   private state: 'new' | 'started' | 'stopped' = 'new';

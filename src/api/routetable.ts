@@ -97,10 +97,16 @@ function healthChecks(registry: ApiRegistry, store: Store): Record<HealthEndpoin
   const check = (name: string, f: () => Promise<void> | void): HealthCheck => ({ name, check: async () => f() });
   const ping = check('ping', () => undefined);
   const log = check('log', () => undefined);
-  const etcd = check('etcd', async () => void (await store.get('/registry/health')));
-  const etcdReadiness = check('etcd-readiness', async () => void (await store.get('/registry/health')));
+  // kube-apiserver's etcd checks: the store answers (for etcd, a quorum read within a deadline).
+  const storeAnswers = async (): Promise<void> => {
+    const why = store.unavailable ? await store.unavailable() : void (await store.get('/registry/health'));
+    if (why) throw new Error(why);
+  };
+  const etcd = check('etcd', storeAnswers);
+  const etcdReadiness = check('etcd-readiness', storeAnswers);
   const informerSync = check('informer-sync', () => {
-    if (registry.lifecycle() === 'new') throw new Error('watch caches not yet synced');
+    const why = registry.lifecycle() === 'new' ? 'watch caches not yet synced' : registry.notReady();
+    if (why) throw new Error(why);
   });
   const shutdown = check('shutdown', () => {
     if (registry.lifecycle() === 'stopped') throw new Error('process is shutting down');

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../store/sqlite.js';
+import type { Store, WatchOptions } from '../store/store.js';
 import { ExpiredError, TimeoutError } from '../util/errors.js';
 import { WatchCache, type CacheEvent } from './watchcache.js';
 
@@ -42,6 +43,34 @@ describe('WatchCache', () => {
     expect(seen).toHaveLength(3);
     expect(() => cache.watch(k1.modRevision, () => undefined)).toThrow(ExpiredError);
     expect(() => cache.watch(store.currentRevision() + 5, () => undefined)).toThrow(TimeoutError);
+    cache.stop();
+    await store.close();
+  });
+});
+
+describe('WatchCache losing its store watch', () => {
+  it('ends client watches, answers resumes with Expired until relisted, then serves the store again', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    // The store's watch ends with ExpiredError (as etcd's does when compaction overtook it) on demand.
+    let fail: (err: Error) => void = () => {};
+    const failing: Store = Object.assign(Object.create(store) as Store, {
+      watch: (prefix: string, o: WatchOptions) => {
+        fail = (err) => o.onError?.(err);
+        return store.watch(prefix, o);
+      },
+    });
+    const cache = new WatchCache(failing, '/r/');
+    await cache.start();
+    const a = await store.create('/r/a', obj('a', '1'));
+    let ended = false;
+    cache.watch(a.modRevision, () => {}, () => (ended = true));
+    fail(new ExpiredError('compacted'));
+    expect(ended).toBe(true);
+    expect(cache.isSynced()).toBe(false);
+    expect(() => cache.watch(a.modRevision, () => {})).toThrow(ExpiredError);
+    await store.create('/r/b', obj('b', '1'));
+    await vi.waitFor(() => expect(cache.isSynced()).toBe(true));
+    expect(cache.list().map((c) => c.obj.metadata.name)).toEqual(['a', 'b']);
     cache.stop();
     await store.close();
   });

@@ -1,6 +1,11 @@
 import type { KeyValue, Store, Watcher } from '../store/store.js';
 import { ExpiredError, TimeoutError } from '../util/errors.js';
+import { newLogger } from '../util/log.js';
 import type { KubeObject } from './resources/types.js';
+
+const log = newLogger('api/watchcache');
+// kube-apiserver's cacher waits up to 3 s for its cache to reach a requested revision (waitUntilFreshAndBlock).
+export const WAIT_FOR_FRESH_MS = 3_000;
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -47,9 +52,14 @@ export class WatchCache {
   private historyHead = 0; // index of the oldest retained event in `history` (ring via shift-free head)
   /** Every event with rev > historyStartRev is in `history`. */
   private historyStartRev = 0;
-  private readonly watchers = new Set<(ev: CacheEvent) => void>();
+  /** Each client watch: its event callback and what ends it when the cache must relist. */
+  private readonly watchers = new Map<(ev: CacheEvent) => void, () => void>();
   private storeWatcher: Watcher | undefined;
   private sortedKeys: string[] | undefined;
+  /** Every event of this prefix up to here has been applied (the list's revision, then each event's). */
+  private appliedRev = 0;
+  private synced = false;
+  private readonly waiters = new Set<() => void>();
 
   constructor(
     private readonly store: Store,
@@ -59,11 +69,35 @@ export class WatchCache {
 
   async start(): Promise<void> {
     const res = await this.store.list(this.prefix);
+    this.items.clear();
+    this.sortedKeys = undefined;
     for (const kv of res.items) this.items.set(kv.key, decodeStored(kv));
     this.historyStartRev = res.revision;
+    this.appliedRev = res.revision;
+    this.synced = true;
     this.storeWatcher = this.store.watch(this.prefix, {
       afterRevision: res.revision,
+      onError: (err) => {
+        // The store's watch fell behind a compaction (etcd unreachable for longer than the
+        // compaction interval): relist, and let every client watch resume or get 410 from the new history.
+        log.error('watch cache lost its store watch; relisting', { prefix: this.prefix, error: err.message });
+        this.synced = false;
+        this.storeWatcher?.close();
+        this.history.length = 0;
+        this.historyHead = 0;
+        this.historyStartRev = Number.MAX_SAFE_INTEGER; // until relisted, every resume is 410
+        const ended = [...this.watchers.values()];
+        this.watchers.clear();
+        for (const end of ended) end();
+        void this.restart();
+      },
+      onProgress: (revision) => {
+        if (revision <= this.appliedRev) return;
+        this.appliedRev = revision;
+        for (const wake of [...this.waiters]) wake();
+      },
       onEvent: (ev) => {
+        if (ev.revision > this.appliedRev) this.appliedRev = ev.revision;
         const prev = this.items.get(ev.kv.key);
         let cev: CacheEvent;
         if (ev.type === 'DELETE') {
@@ -79,20 +113,79 @@ export class WatchCache {
           cev = prev ? { type: 'MODIFIED', key: ev.kv.key, cur, prev, rev: ev.revision } : { type: 'ADDED', key: ev.kv.key, cur, rev: ev.revision };
         }
         this.record(cev);
-        for (const w of this.watchers) {
+        for (const w of this.watchers.keys()) {
           try {
             w(cev);
           } catch {
             // A broken watcher must not stop delivery to the others; it closes itself on write errors.
           }
         }
+        for (const wake of [...this.waiters]) wake();
       },
     });
   }
 
+  private async restart(): Promise<void> {
+    for (let attempt = 1; !this.stopped; attempt++) {
+      try {
+        await this.start();
+        return;
+      } catch (e) {
+        log.warn('watch cache relist failed', { prefix: this.prefix, attempt, error: String(e) });
+        await new Promise((r) => setTimeout(r, Math.min(200 * attempt, 5_000)));
+      }
+    }
+  }
+
+  private stopped = false;
+
   stop(): void {
+    this.stopped = true;
     this.storeWatcher?.close();
     this.watchers.clear();
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  /** The cache holds the store's content and its watch is running. */
+  isSynced(): boolean {
+    return this.synced && !this.stopped;
+  }
+
+  /**
+   * Resolves true once `cond()` holds, re-checked after every applied event; false after
+   * `timeoutMs`. With a synchronous store the condition already holds after a write.
+   */
+  async waitUntil(cond: () => boolean, timeoutMs = WAIT_FOR_FRESH_MS): Promise<boolean> {
+    if (cond()) return true;
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(ok);
+      };
+      const check = (): void => {
+        if (cond()) done(true);
+        else if (this.stopped) done(false);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.waiters.add(check);
+    });
+  }
+
+  /**
+   * kube-apiserver's consistent read from cache: with a store whose watch lags its writes (etcd),
+   * wait until the cache has applied everything up to the store's current revision. False when
+   * that did not happen within the timeout (the caller serves what it has, as kube falls back).
+   */
+  async waitFresh(timeoutMs = WAIT_FOR_FRESH_MS): Promise<boolean> {
+    if (this.store.synchronousWatch || !this.store.requestProgress) return true;
+    const rev = await this.store.requestProgress();
+    return this.waitForRevision(rev, timeoutMs);
+  }
+
+  /** Resolves true once every event of this resource up to `rev` is applied (false after the timeout). */
+  waitForRevision(rev: number, timeoutMs = WAIT_FOR_FRESH_MS): Promise<boolean> {
+    return this.waitUntil(() => this.revision() >= rev, timeoutMs);
   }
 
   private record(ev: CacheEvent): void {
@@ -107,9 +200,12 @@ export class WatchCache {
     }
   }
 
-  /** The store's current revision: the cache reflects every commit up to it. */
+  /**
+   * The revision the cache reflects every commit up to: the store's own when its watch is
+   * synchronous (SQLite), else the last one applied from the watch (etcd).
+   */
   revision(): number {
-    return this.store.currentRevision();
+    return this.store.synchronousWatch ? this.store.currentRevision() : this.appliedRev;
   }
 
   get(key: string): CachedObject | undefined {
@@ -145,8 +241,9 @@ export class WatchCache {
   /**
    * Delivers every event after `fromRev` (replayed from history), then live ones.
    * `fromRev` older than the retained history → ExpiredError; newer than the store → TimeoutError.
+   * `onTerminated` runs if the cache loses its store watch and relists (the client must re-watch).
    */
-  watch(fromRev: number, onEvent: (ev: CacheEvent) => void): CacheWatch {
+  watch(fromRev: number, onEvent: (ev: CacheEvent) => void, onTerminated: () => void = () => {}): CacheWatch {
     const current = this.revision();
     if (fromRev > current) throw new TimeoutError(`Too large resource version: ${fromRev}, current: ${current}`);
     if (fromRev < this.historyStartRev) {
@@ -161,7 +258,7 @@ export class WatchCache {
       else hi = mid;
     }
     for (let i = lo; i < this.history.length; i++) onEvent(this.history[i]!);
-    this.watchers.add(onEvent);
+    this.watchers.set(onEvent, onTerminated);
     return { close: () => void this.watchers.delete(onEvent) };
   }
 }

@@ -11,7 +11,7 @@ import type { ControllersWorkerData, FromControllersWorker, ToControllersWorker 
 import { newLogger } from '../util/log.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { runNamespaceController } from '../controllers/namespace/run.js';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../api/server.js';
+import { startApiServer, type ApiServer, type ApiServerOptions, type UserInfo } from '../api/server.js';
 import { ensureServingMaterial, kubeconfigYaml } from '../api/tls.js';
 
 const log = newLogger('controlplane');
@@ -43,6 +43,10 @@ export interface ControlPlaneOptions {
   /** In-process controllers only: leave out the scheduler / attach-detach controller (tests run their own). */
   readonly scheduler?: boolean;
   readonly attachDetach?: boolean;
+  /** Serving certificate and key (--tls-cert-file/--tls-private-key-file); default: generated under dataDir/pki. */
+  readonly servingCert?: { readonly certPem: string; readonly keyPem: string };
+  /** More bearer tokens (--token-auth-file), beside the generated admin token. */
+  readonly tokens?: ReadonlyMap<string, UserInfo>;
   /** In-flight limits, request deadline and connection limits of the API server. */
   readonly limits?: ApiServerOptions['limits'];
 }
@@ -56,8 +60,8 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     store: o.store,
     address: o.address,
     port: o.port,
-    tls: { certPem: pki.certPem, keyPem: pki.keyPem },
-    tokens: new Map([[pki.adminToken, { name: 'admin', groups: ['system:masters'] }]]),
+    tls: o.servingCert ?? { certPem: pki.certPem, keyPem: pki.keyPem },
+    tokens: new Map([[pki.adminToken, { name: 'admin', groups: ['system:masters'] }], ...(o.tokens ?? [])]),
     watchCacheHistory: o.watchCacheHistory,
     localSocketPath: localSocket,
     limits: o.limits,

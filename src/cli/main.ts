@@ -5,11 +5,13 @@ import { registrarCommand } from './csi-registrar.js';
 import { sidecarCommand } from './csi-sidecar.js';
 import { nodeCommand } from './node.js';
 import { CliError } from './errors.js';
+import { serverCommand } from './server.js';
 import { upCommand } from './up.js';
 
 const program = new Command();
 program.name('stowage').description('The Kubernetes storage control plane as one program').exitOverride();
 upCommand(program);
+serverCommand(program);
 controllersCommand(program);
 hostpathCommand(program);
 registrarCommand(program);

@@ -30,12 +30,14 @@ export interface TestApiServerOptions {
   /** With controllers: leave out the scheduler or the attach/detach controller (a test runs its own). */
   readonly scheduler?: boolean;
   readonly attachDetach?: boolean;
+  /** The store to serve from (closed with the server). Default: SQLite in the data dir. */
+  readonly openStore?: (dataDir: string) => Promise<Store>;
 }
 
 export async function startTestApiServer(o: TestApiServerOptions = {}): Promise<TestApiServer> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'stowage-test-'));
   const owned = o.dataDir === undefined && !o.keepData;
-  const store = openSqliteStore({ path: join(dataDir, 'stowage.db') });
+  const store = o.openStore ? await o.openStore(dataDir) : openSqliteStore({ path: join(dataDir, 'stowage.db') });
   const plane = await startControlPlane({ store, dataDir, address: '127.0.0.1', port: 0, watchCacheHistory: o.watchCacheHistory, controllers: o.controllers, scheduler: o.scheduler, attachDetach: o.attachDetach });
   return {
     baseUrl: plane.api.url,

@@ -1,7 +1,6 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startControlPlane, type ControlPlane } from './controlplane.js';
-import { openSqliteStore } from '../store/sqlite.js';
 import type { Store } from '../store/store.js';
 import { untilAborted } from '../util/abort.js';
 import { startAllInOne, type AllInOne } from './allinone.js';
@@ -9,9 +8,10 @@ import { prepareDataDir } from './datadir.js';
 import { CliError } from './errors.js';
 import { DEFAULT_SANDBOX_IMAGE } from '../node/runtime/containerd.js';
 import { runUntilSignalled } from './signals.js';
+import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 import { parseGoDuration, type RequestLimits } from '../api/limits.js';
 
-export interface UpOptions {
+export interface UpOptions extends EtcdFlags, RequestLimitFlags {
   readonly address: string;
   readonly port: string;
   readonly dataDir: string;
@@ -29,16 +29,13 @@ export interface UpOptions {
   /** commander's --no-container-runtime */
   readonly containerRuntime?: boolean;
   readonly podInfraContainerImage?: string;
-  readonly maxRequestsInflight?: string;
-  readonly maxMutatingRequestsInflight?: string;
-  readonly requestTimeout?: string;
 }
 
-/** `stowage up`: everything in one process on SQLite under --data-dir. */
+/** `stowage up`: everything in one process on SQLite under --data-dir (or on an existing etcd). */
 export function upCommand(program: Command): void {
-  program
+  const cmd = program
     .command('up')
-    .description('run the API server and controllers in one process on an embedded SQLite store')
+    .description('run the API server and controllers in one process on an embedded SQLite store (or an existing etcd)')
     .option('--address <ip>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'HTTPS port', '6443')
     .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live', './stowage-data')
@@ -50,13 +47,10 @@ export function upCommand(program: Command): void {
     .option('--no-default-class', 'do not create the default StorageClass "standard" for the built-in driver')
     .option('--container-runtime-endpoint <endpoint>', 'run pods on this CRI runtime instead of an embedded containerd')
     .option('--no-container-runtime', 'run no containers: pods get their volumes only (as when containerd and runc are not on PATH)')
-    .option('--pod-infra-container-image <image>', 'the sandbox ("pause") image of the embedded containerd', DEFAULT_SANDBOX_IMAGE)
-    .option('--max-requests-inflight <n>', 'read-only requests served at once, beyond which 429 (0 = no limit)', '400')
-    .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once, beyond which 429 (0 = no limit)', '200')
-    .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s')
-    .action(async (o: UpOptions) => {
-      await runUp(o);
-    });
+    .option('--pod-infra-container-image <image>', 'the sandbox ("pause") image of the embedded containerd', DEFAULT_SANDBOX_IMAGE);
+  addEtcdFlags(addRequestLimitFlags(cmd)).action(async (o: UpOptions) => {
+    await runUp(o);
+  });
 }
 
 export async function runUp(o: UpOptions): Promise<void> {
@@ -101,12 +95,7 @@ interface Up {
 
 /** Starts the store, the control plane and the node side; on failure closes what it started. */
 async function start(o: UpOptions, dataDir: string, port: number, limits: Partial<RequestLimits>): Promise<Up> {
-  let store: Store;
-  try {
-    store = openSqliteStore({ path: join(dataDir, 'stowage.db') });
-  } catch (e) {
-    throw new CliError(`cannot open the store in ${dataDir}: ${(e as Error).message}`);
-  }
+  const store: Store = await openStoreFromFlags(o, dataDir);
   let plane: ControlPlane;
   try {
     plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true, limits });
@@ -137,8 +126,22 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   }
 }
 
+export interface RequestLimitFlags {
+  readonly maxRequestsInflight?: string;
+  readonly maxMutatingRequestsInflight?: string;
+  readonly requestTimeout?: string;
+}
+
+/** kube-apiserver's in-flight and deadline flags (shared with `stowage server`). */
+export function addRequestLimitFlags(cmd: Command): Command {
+  return cmd
+    .option('--max-requests-inflight <n>', 'read-only requests served at once, beyond which 429 (0 = no limit)', '400')
+    .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once, beyond which 429 (0 = no limit)', '200')
+    .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s');
+}
+
 /** kube-apiserver's flags of the same names. */
-function requestLimitFlags(o: UpOptions): Partial<RequestLimits> {
+export function requestLimitFlags(o: RequestLimitFlags): Partial<RequestLimits> {
   const count = (flag: string, v: string | undefined): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);

@@ -287,6 +287,8 @@ class SqliteKv implements SqliteStore {
     if (this.closed) throw new UnavailableError('store is closed');
   }
 
+  readonly synchronousWatch = true;
+
   currentRevision(): number {
     return this.rev;
   }

@@ -3,7 +3,8 @@
  * revision (a positive integer, never reused). Keys are strings such as
  * `/registry/persistentvolumes/pv1` or `/registry/persistentvolumeclaims/ns/claim1`.
  *
- * Implementations: `sqlite.ts` (embedded default). All implementations run `contract.test-kit.ts`.
+ * Implementations: `sqlite.ts` (embedded default), `etcd.ts` (scale-out). All implementations run
+ * `contract.test-kit.ts`.
  */
 export interface KeyValue {
   readonly key: string;
@@ -54,6 +55,8 @@ export interface WatchOptions {
   /** Deliver every event with revision > afterRevision. Default: only future events. */
   readonly afterRevision?: number;
   readonly onEvent: (ev: WatchEvent) => void;
+  /** Every event up to `revision` under the prefix has been delivered (etcd progress notifications). */
+  readonly onProgress?: (revision: number) => void;
   /** Called once if the watch ends by error (e.g. ExpiredError when afterRevision is compacted). */
   readonly onError?: (err: Error) => void;
 }
@@ -64,6 +67,11 @@ export interface WatchOptions {
  * the returned KeyValue's modRevision is the write's revision.
  */
 export interface Store {
+  /**
+   * True when every watch event is delivered before the write's promise resolves (SQLite): a
+   * cache fed by a watch is then never behind `currentRevision()`. False for etcd.
+   */
+  readonly synchronousWatch: boolean;
   /** Current revision (0 for an empty store). */
   currentRevision(): number;
   /** Oldest revision still watchable/listable; events with revision > compactedRevision are retained. */
@@ -83,10 +91,22 @@ export interface Store {
   /** NotFoundError when absent, ConflictError on a revision mismatch. Returns the deleted value. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /**
-   * Ordered events for keys under `prefix`. Events are delivered synchronously after the write
-   * commits (in-process notification, no polling). A compacted afterRevision → onError(ExpiredError).
+   * Ordered events for keys under `prefix`. SQLite delivers them synchronously after the write
+   * commits; etcd as its watch stream brings them (after the write's promise may have resolved).
+   * A compacted afterRevision → onError(ExpiredError).
    */
   watch(prefix: string, opts: WatchOptions): Watcher;
+  /**
+   * Why the store cannot serve now (etcd unreachable or without quorum), or undefined when it can.
+   * Optional: an embedded store is always available while open.
+   */
+  unavailable?(): Promise<string | undefined>;
+  /**
+   * The current revision, read now (a quorum read), after asking every watch for a progress
+   * notification up to it: a watch cache that reaches it is consistent with the store. Optional:
+   * a synchronous store's caches are never behind.
+   */
+  requestProgress?(): Promise<number>;
   /** Drop history at or below `revision` (keeps current values). */
   compact(revision: number): Promise<void>;
   close(): Promise<void>;

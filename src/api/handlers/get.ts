@@ -5,8 +5,8 @@ import { toTable } from '../table.js';
 import { includeObject, type ResourceCall } from './request.js';
 
 /** GET one object (or its `/status`, the same object). */
-export function handleGet({ r, res, format }: ResourceCall): void {
-  const c = r.storage.mustGet(r.namespace, r.name!);
+export async function handleGet({ r, res, format }: ResourceCall): Promise<void> {
+  const c = await r.storage.mustGetCurrent(r.namespace, r.name!);
   if (r.subresource && r.subresource !== 'status') throw pathNotFound();
   if (format === 'table') {
     sendJson(res, 200, toTable(r.storage.def, [c.obj], { resourceVersion: c.obj.metadata.resourceVersion, include: includeObject(r.query) }));

@@ -41,12 +41,12 @@ function served(verb: ResourceVerb, r: ResourceRequest): boolean {
 }
 
 /** A watch on a single object is a watch of the collection restricted to that name. */
-function watchOne(call: ResourceCall): void {
+function watchOne(call: ResourceCall): Promise<void> {
   const { r } = call;
   const q = new URLSearchParams(r.query);
   const fs = q.get('fieldSelector');
   q.set('fieldSelector', fs ? `${fs},metadata.name=${r.name}` : `metadata.name=${r.name}`);
-  handleWatch({ ...call, r: { ...r, name: undefined, query: q } });
+  return handleWatch({ ...call, r: { ...r, name: undefined, query: q } });
 }
 
 const HANDLERS: Readonly<Record<ResourceVerb, (call: ResourceCall) => void | Promise<void>>> = {

@@ -27,6 +27,9 @@ export async function handleList({ r, res, store, format }: ResourceCall): Promi
     startAfter = t.start;
     readFromStore = r.storage.cache.revision() !== t.rv;
   } else {
+    // resourceVersion unset: the most recent data (a consistent read); "0": any the cache has.
+    if (rv === undefined) await r.storage.cache.waitFresh();
+    else if (rv > r.storage.cache.revision()) await r.storage.cache.waitForRevision(rv);
     listRev = r.storage.cache.revision();
     if (rvMatch === 'Exact' && rv !== undefined && rv !== listRev) {
       listRev = rv;

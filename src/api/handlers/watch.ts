@@ -101,7 +101,16 @@ export function visibleEvent(sel: Selection, ev: CacheEvent): WatchEventType | u
  * ADDED; from an older revision the kept history is replayed. A revision no longer kept is
  * answered as kube does: 200 and a single ERROR event carrying a 410 Expired Status.
  */
-export function handleWatch({ r, req, res, format }: ResourceCall): void {
+export async function handleWatch(call: ResourceCall): Promise<void> {
+  // A revision this server's cache has not reached yet (a client failing over from another API
+  // server): wait for it, bounded, as kube-apiserver's cacher does, before answering "too large".
+  const rv = parseRv(call.r.query.get('resourceVersion'));
+  const cache = call.r.storage.cache;
+  if (rv !== undefined && rv > cache.revision()) await cache.waitForRevision(rv);
+  startWatch(call);
+}
+
+function startWatch({ r, req, res, format }: ResourceCall): void {
   const sel = selection(r);
   const rv = parseRv(r.query.get('resourceVersion'));
   const timeoutMs = watchTimeoutMs(r.query) ?? (1800 + Math.random() * 1800) * 1000;
@@ -125,11 +134,15 @@ export function handleWatch({ r, req, res, format }: ResourceCall): void {
   // History replays synchronously inside cache.watch(); hold it until the headers are out.
   let held: CacheEvent[] | undefined = [];
   try {
-    const watch = cache.watch(fromRev, (ev) => {
-      if (ev.rev <= fromRev) return;
-      if (held) held.push(ev);
-      else onEvent(ev);
-    });
+    const watch = cache.watch(
+      fromRev,
+      (ev) => {
+        if (ev.rev <= fromRev) return;
+        if (held) held.push(ev);
+        else onEvent(ev);
+      },
+      () => stream.close(),
+    );
     stream.onClose(() => watch.close());
   } catch (e) {
     if (e instanceof ExpiredError) {
