@@ -12,6 +12,7 @@ import { startApiServer, type ApiServer } from '../../src/api/server.js';
 import type { ConnectionLimits } from '../../src/api/connections.js';
 import type { RequestLimits } from '../../src/api/limits.js';
 import { ensureServingMaterial } from '../../src/api/tls.js';
+import { ADMIN_POLICY, newGroupRulesAuthorizer } from '../../src/api/authz.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { readResponse, type RawResponse } from '../helpers/http.js';
@@ -28,6 +29,8 @@ export interface HostileServer {
   close(): Promise<void>;
 }
 
+const WRITERS = 'stowage-test:writers';
+
 export async function startHostileServer(limits: Partial<RequestLimits & ConnectionLimits> = {}): Promise<HostileServer> {
   const dir = mkdtempSync(join(tmpdir(), 'stowage-hostile-'));
   const pki = ensureServingMaterial(join(dir, 'pki'), ['127.0.0.1']);
@@ -40,8 +43,11 @@ export async function startHostileServer(limits: Partial<RequestLimits & Connect
     tls: { certPem: pki.certPem, keyPem: pki.keyPem },
     tokens: new Map([
       [pki.adminToken, { name: 'admin', groups: ['system:masters'] }],
-      [userToken, { name: 'alice', groups: ['system:authenticated'] }],
+      [userToken, { name: 'alice', groups: ['system:authenticated', WRITERS] }],
     ]),
+    // alice is an ordinary user (not system:masters, so the in-flight limits apply to her) who may
+    // do anything with resources, as an RBAC binding would let her.
+    authorizer: newGroupRulesAuthorizer([...ADMIN_POLICY, { group: WRITERS, resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [] }]),
     limits,
   });
   return {
