@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
 import { mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '../../src/util/freeport.js';
 import { join } from 'node:path';
 import { RestClient, loadKubeconfig } from '../../src/client/index.js';
 import { repoRoot } from '../harness.js';
@@ -48,18 +48,10 @@ export interface Cluster {
 
 const BIN = join(repoRoot(), 'bin', 'stowage');
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const addr = srv.address();
-  await new Promise<void>((r) => srv.close(() => r()));
-  if (addr === null || typeof addr === 'string') throw new Error('no port');
-  return addr.port;
-}
 
 export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   const dataDir = o.dataDir;
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const nodeRoot = join(dataDir, 'node');
   const driverStateDir = join(dataDir, 'csi-hostpath');
   const kubeconfig = join(dataDir, 'kubeconfig');

@@ -5,7 +5,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readSync, closeSync, readdirSync, readFileSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '../../src/util/freeport.js';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { missingRuntimePrograms } from '../../src/node/runtime/containerd.js';
@@ -49,14 +49,6 @@ export function runtimeTestsMissing(): string[] {
   return missing;
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const addr = srv.address();
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  if (addr === null || typeof addr === 'string') throw new Error('no port');
-  return addr.port;
-}
 
 export interface Registry {
   /** `127.0.0.1:<port>` */
@@ -69,7 +61,7 @@ export interface Registry {
 /** A docker-registry on loopback with its own config and storage under `dir`; resolves once it answers /v2/. */
 export async function startRegistry(dir: string): Promise<Registry> {
   mkdirSync(join(dir, 'storage'), { recursive: true });
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const host = `127.0.0.1:${port}`;
   const config = join(dir, 'config.yml');
   writeFileSync(config, `version: 0.1

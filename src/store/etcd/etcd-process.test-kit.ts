@@ -4,7 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '../../util/freeport.js';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { EtcdClient } from './client.js';
@@ -37,17 +37,6 @@ export interface EtcdProcess extends EtcdMember {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitServing(endpoint: string, child: ChildProcess, ca?: Buffer): Promise<void> {
   let exitCode: number | null | undefined;
@@ -89,7 +78,7 @@ export async function startEtcdCluster(size: number, tls?: EtcdTlsFiles): Promis
   const root = mkdtempSync(join(tmpdir(), 'stowage-etcd-'));
   const specs = [];
   for (let i = 0; i < size; i++) {
-    const [clientPort, peerPort] = [await freePort(), await freePort()];
+    const [clientPort, peerPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
     specs.push({ name: `m${i}`, endpoint: `${scheme}://127.0.0.1:${clientPort}`, peer: `http://127.0.0.1:${peerPort}` });
   }
   const initialCluster = specs.map((m) => `${m.name}=${m.peer}`).join(',');
