@@ -16,7 +16,7 @@ describe('--leader-elect', () => {
   it('serves only while holding the per-driver Lease (named after what the driver reports), and releases it on stop', async () => {
     const ac = new AbortController();
     const csi = new CsiClient({ endpoint: env.socket, log: quietLogger() });
-    const done = runCsiSidecarWithLeaderElection({ client: env.client, csi, signal: ac.signal, identity: 'me', log: quietLogger(), rateLimit: { initialMs: 50, capMs: 1000 } });
+    const done = runCsiSidecarWithLeaderElection({ client: env.client, csi, signal: ac.signal, election: { identity: 'me' }, log: quietLogger(), rateLimit: { initialMs: 50, capMs: 1000 } });
     try {
       const lease = await eventually(() => env.client.resource('Lease').get(leaseName(DRIVER), { namespace: 'kube-system' }));
       expect(lease.spec?.holderIdentity).toBe('me');

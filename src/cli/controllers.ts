@@ -1,33 +1,38 @@
 /** `stowage controllers --kubeconfig …`: the controller manager as its own process. */
 import type { Command } from 'commander';
-import { RestClient } from '../client/index.js';
-import { runControllers, runControllersWithLeaderElection } from '../controllers/manager.js';
+import { LeaderElectionLostError, RestClient } from '../client/index.js';
+import { CONTROLLERS_LEASE, runControllers, runControllersWithLeaderElection } from '../controllers/manager.js';
 import { CliError } from './errors.js';
 import { loadKubeconfigOrFail } from './kubeconfig.js';
+import { addLeaderElectionTimingFlags, leaderElectionConfig } from './leaderflags.js';
 import { runUntilSignalled } from './signals.js';
 
 interface ControllersFlags {
   readonly kubeconfig: string;
   readonly leaderElect: boolean;
   readonly workers: string;
+  readonly [flag: string]: unknown;
 }
 
 export function controllersCommand(program: Command): Command {
-  return program
+  const cmd = program
     .command('controllers')
     .description('run the controllers (PV binder, protection, attach/detach, namespace, garbage collector, ephemeral volume, volume-aware scheduler) against an API server')
     .requiredOption('--kubeconfig <path>', "kubeconfig with the controllers' credentials")
-    .option('--leader-elect', 'hold a Lease so that only one controllers process is active', false)
-    .option('--workers <n>', 'workers per controller queue', '4')
-    .action(async (f: ControllersFlags) => {
-      const workers = Number(f.workers);
-      if (!Number.isInteger(workers) || workers < 1) throw new CliError(`invalid --workers ${JSON.stringify(f.workers)}: must be a positive integer`);
-      const client = new RestClient(await loadKubeconfigOrFail(f.kubeconfig));
-      const run = f.leaderElect ? runControllersWithLeaderElection : runControllers;
-      try {
-        await runUntilSignalled((signal) => run({ client, signal, workers }));
-      } finally {
-        client.close();
-      }
-    });
+    .option('--leader-elect', 'hold a Lease so that only one controllers process is active; exit when it is lost', false)
+    .option('--workers <n>', 'workers per controller queue', '4');
+  return addLeaderElectionTimingFlags(cmd, 'leader-elect', CONTROLLERS_LEASE).action(async (f: ControllersFlags) => {
+    const workers = Number(f.workers);
+    if (!Number.isInteger(workers) || workers < 1) throw new CliError(`invalid --workers ${JSON.stringify(f.workers)}: must be a positive integer`);
+    const election = f.leaderElect ? leaderElectionConfig(f, 'leader-elect') : undefined;
+    const client = new RestClient({ ...(await loadKubeconfigOrFail(f.kubeconfig)), userAgent: 'stowage-controllers' });
+    try {
+      await runUntilSignalled((signal) => (election ? runControllersWithLeaderElection({ client, signal, workers, election }) : runControllers({ client, signal, workers })));
+    } catch (e) {
+      if (e instanceof LeaderElectionLostError) throw new CliError(e.message);
+      throw e;
+    } finally {
+      client.close();
+    }
+  });
 }

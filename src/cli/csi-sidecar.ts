@@ -1,17 +1,19 @@
 /** `stowage csi-sidecar`: the CSI controller sidecar as its own process. */
 import type { Command } from 'commander';
-import { RestClient } from '../client/index.js';
+import { LeaderElectionLostError, RestClient } from '../client/index.js';
 import { CsiClient } from '../csi/client.js';
 import { runCsiSidecar, runCsiSidecarWithLeaderElection } from '../csi/sidecar/sidecar.js';
 import { newLogger } from '../util/log.js';
 import { CliError } from './errors.js';
 import { parsePositiveDuration, positiveInt } from './flags.js';
 import { loadKubeconfigOrFail } from './kubeconfig.js';
+import { addLeaderElectionTimingFlags, leaderElectionConfig } from './leaderflags.js';
 import { runUntilSignalled } from './signals.js';
 
 interface SidecarFlags {
   readonly csiAddress: string;
   readonly kubeconfig: string;
+  readonly leaderElection: boolean;
   readonly leaderElect: boolean;
   readonly workers: number;
   readonly timeout: number;
@@ -23,16 +25,18 @@ interface SidecarFlags {
   readonly capacityNamespace: string;
   readonly capacityPollInterval: number;
   readonly capacityForImmediateBinding: boolean;
+  readonly [flag: string]: unknown;
 }
 
-/** Adds `stowage csi-sidecar --csi-address … --kubeconfig … [--leader-elect]`. Runs until SIGINT/SIGTERM. */
+/** Adds `stowage csi-sidecar --csi-address … --kubeconfig … [--leader-election]`. Runs until SIGINT/SIGTERM. */
 export function sidecarCommand(program: Command): Command {
-  return program
+  const cmd = program
     .command('csi-sidecar')
     .description('run the CSI controller sidecar (provisioner, attacher, resizer) next to a CSI driver')
     .requiredOption('--csi-address <unix:///path>', "the driver's controller endpoint")
     .requiredOption('--kubeconfig <path>', "kubeconfig with the sidecar's credentials")
-    .option('--leader-elect', 'hold a per-driver Lease so that only one replica is active', false)
+    .option('--leader-election', 'hold a per-driver Lease so that only one replica is active; exit when it is lost', false)
+    .option('--leader-elect', 'the same as --leader-election', false)
     .option('--workers <n>', 'workers per queue', positiveInt, 4)
     .option('--timeout <duration>', 'timeout of each CSI call', parsePositiveDuration, 15_000)
     .option('--extra-create-metadata', 'pass csi.storage.k8s.io/pvc/name, pvc/namespace and pv/name to CreateVolume', false)
@@ -42,34 +46,36 @@ export function sidecarCommand(program: Command): Command {
     .option('--capacity-for-immediate-binding', 'track Immediate classes too', false)
     .option('--no-provisioner', 'do not provision or delete volumes')
     .option('--no-attacher', 'do not attach or detach volumes')
-    .option('--no-resizer', 'do not expand volumes')
-    .action(async (f: SidecarFlags) => {
-      const cfg = await loadKubeconfigOrFail(f.kubeconfig);
-      const log = newLogger('csi-sidecar');
-      const client = new RestClient(cfg);
-      const csi = new CsiClient({ endpoint: f.csiAddress, log: log.child('csi') });
-      try {
-        await runUntilSignalled(async (signal) => {
-          const options = {
-            client,
-            csi,
-            signal,
-            workers: f.workers,
-            csiTimeoutMs: f.timeout,
-            controllers: { provisioner: f.provisioner, attacher: f.attacher, resizer: f.resizer },
-            provisioner: { extraCreateMetadata: f.extraCreateMetadata },
-            ...(f.enableCapacity ? { capacity: { namespace: f.capacityNamespace, pollMs: f.capacityPollInterval, immediateToo: f.capacityForImmediateBinding } } : {}),
-            log,
-          };
-          try {
-            await (f.leaderElect ? runCsiSidecarWithLeaderElection(options) : runCsiSidecar(options));
-          } catch (e) {
-            if (!signal.aborted) throw new CliError(`csi-sidecar: ${e instanceof Error ? e.message : String(e)}`);
-          }
-        });
-      } finally {
-        csi.close();
-        client.close();
-      }
-    });
+    .option('--no-resizer', 'do not expand volumes');
+  return addLeaderElectionTimingFlags(cmd, 'leader-election').action(async (f: SidecarFlags) => {
+    const election = f.leaderElection || f.leaderElect ? leaderElectionConfig(f, 'leader-election') : undefined;
+    const cfg = { ...(await loadKubeconfigOrFail(f.kubeconfig)), userAgent: 'stowage-csi-sidecar' };
+    const log = newLogger('csi-sidecar');
+    const client = new RestClient(cfg);
+    const csi = new CsiClient({ endpoint: f.csiAddress, log: log.child('csi') });
+    try {
+      await runUntilSignalled(async (signal) => {
+        const options = {
+          client,
+          csi,
+          signal,
+          workers: f.workers,
+          csiTimeoutMs: f.timeout,
+          controllers: { provisioner: f.provisioner, attacher: f.attacher, resizer: f.resizer },
+          provisioner: { extraCreateMetadata: f.extraCreateMetadata },
+          ...(f.enableCapacity ? { capacity: { namespace: f.capacityNamespace, pollMs: f.capacityPollInterval, immediateToo: f.capacityForImmediateBinding } } : {}),
+          log,
+        };
+        try {
+          await (election ? runCsiSidecarWithLeaderElection({ ...options, election }) : runCsiSidecar(options));
+        } catch (e) {
+          if (e instanceof LeaderElectionLostError) throw new CliError(e.message);
+          if (!signal.aborted) throw new CliError(`csi-sidecar: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      });
+    } finally {
+      csi.close();
+      client.close();
+    }
+  });
 }

@@ -58,6 +58,11 @@ export class FakeClock implements Clock {
     return this.sleepers.map((s) => s.at).sort((a, b) => a - b);
   }
 
+  /** Moves time forward by `ms` without waking anyone: what a process paused with SIGSTOP sees when it resumes. */
+  jump(ms: number): void {
+    this.t += ms;
+  }
+
   /** Moves time forward by `ms`, waking due sleepers one deadline at a time. */
   async advance(ms: number): Promise<void> {
     const target = this.t + ms;

@@ -23,6 +23,11 @@ export interface RestConfig {
    * API server's private socket: no TLS, no loopback TCP). `server` still names the host for URLs.
    */
   readonly socketPath?: string;
+  /**
+   * Called before every write (any verb but GET); throwing refuses the write. A leader-elected
+   * process passes its elector's `assertLeading`, so that nothing is written on stale leadership.
+   */
+  readonly writeGate?: () => void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000; // client-go has no default; 30 s keeps a hung server from stalling a loop forever
@@ -60,6 +65,7 @@ export class HttpTransport {
 
   /** Sends a request and parses the JSON answer; non-2xx answers become typed errors. */
   async json(req: HttpRequest): Promise<unknown> {
+    if (req.method !== 'GET') this.cfg.writeGate?.();
     const deadline = req.timeoutMs ?? this.timeoutMs;
     const d = withDeadline(req.signal, deadline);
     try {

@@ -2,7 +2,7 @@ import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
 import { describe, expect, it } from 'vitest';
 import { AlreadyExistsError, ConflictError, UnavailableError } from '../util/errors.js';
 import { FakeClock, flushMicrotasks } from './fake-clock.js';
-import { LeaderElector, decide, leaseExpiry, microTime, nextLeaseSpec, type LeaseLock } from './leaderelection.js';
+import { LeaderElector, NotLeaderError, decide, microTime, nextLeaseSpec, timingsError, type LeaseLock } from './leaderelection.js';
 
 const T = Date.parse('2026-01-01T00:00:00Z');
 const lease = (holder: string | undefined, renewedSecondsAgo: number, duration = 15, transitions = 3) => ({
@@ -14,19 +14,33 @@ const lease = (holder: string | undefined, renewedSecondsAgo: number, duration =
 });
 
 describe('decide', () => {
+  // observedAt: when this candidate first read the current record, on its own clock.
   it.each([
-    { name: 'no lease → create', spec: undefined, want: { action: 'create' } },
-    { name: 'held by me → renew', spec: lease('me', 5), want: { action: 'renew' } },
-    { name: 'held by me even if expired → renew', spec: lease('me', 60), want: { action: 'renew' } },
-    { name: 'held by other, fresh → wait', spec: lease('other', 5), want: { action: 'wait', holder: 'other', expiresAtMs: T + 10_000 } },
-    { name: 'held by other, exactly at expiry → wait', spec: lease('other', 15), want: { action: 'wait', holder: 'other', expiresAtMs: T } },
-    { name: 'held by other, expired → acquire with a transition', spec: lease('other', 16), want: { action: 'acquire', transitions: 4 } },
-    { name: 'released (no holder) → acquire', spec: lease('', 0, 1), want: { action: 'acquire', transitions: 4 } },
-    { name: 'holder unset → acquire', spec: lease(undefined, 0), want: { action: 'acquire', transitions: 4 } },
-    { name: 'never renewed → acquire', spec: { holderIdentity: 'other', leaseDurationSeconds: 15 }, want: { action: 'acquire', transitions: 1 } },
-  ])('$name', ({ spec, want }) => {
-    expect(decide(spec, T, 'me')).toEqual(want);
+    { name: 'no lease → create', spec: undefined, observedAgo: 0, want: { action: 'create' } },
+    { name: 'held by me → renew', spec: lease('me', 5), observedAgo: 5, want: { action: 'renew' } },
+    { name: 'held by me even if expired → renew', spec: lease('me', 60), observedAgo: 60, want: { action: 'renew' } },
+    { name: 'held by other, observed 5 s ago → wait', spec: lease('other', 5), observedAgo: 5, want: { action: 'wait', holder: 'other', expiresAtMs: T + 10_000 } },
+    { name: 'held by other, unchanged for the lease duration → acquire', spec: lease('other', 15), observedAgo: 15, want: { action: 'acquire', transitions: 4 } },
+    { name: 'held by other, unchanged for longer → acquire with a transition', spec: lease('other', 16), observedAgo: 16, want: { action: 'acquire', transitions: 4 } },
+    { name: "a renewTime long past on the holder's clock does not count: just observed → wait", spec: lease('other', 3600), observedAgo: 0, want: { action: 'wait', holder: 'other', expiresAtMs: T + 15_000 } },
+    { name: "a renewTime in the future on the holder's clock does not count either", spec: lease('other', -3600), observedAgo: 20, want: { action: 'acquire', transitions: 4 } },
+    { name: 'released (no holder) → acquire', spec: lease('', 0, 1), observedAgo: 0, want: { action: 'acquire', transitions: 4 } },
+    { name: 'holder unset → acquire', spec: lease(undefined, 0), observedAgo: 0, want: { action: 'acquire', transitions: 4 } },
+    { name: 'no duration → acquire', spec: { holderIdentity: 'other' }, observedAgo: 0, want: { action: 'acquire', transitions: 1 } },
+  ])('$name', ({ spec, observedAgo, want }) => {
+    expect(decide(spec, T - observedAgo * 1000, T, 'me')).toEqual(want);
   });
+});
+
+describe('timingsError (client-go NewLeaderElector checks)', () => {
+  it.each([
+    { t: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }, want: undefined },
+    { t: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 }, want: undefined },
+    { t: { leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }, want: 'leaseDuration must be greater than renewDeadline' },
+    { t: { leaseDurationMs: 15_000, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 }, want: 'renewDeadline must be greater than retryPeriod*JitterFactor' },
+    { t: { leaseDurationMs: 0, renewDeadlineMs: 0, retryPeriodMs: 0 }, want: 'leaseDuration must be greater than zero' },
+    { t: { leaseDurationMs: 2_500, renewDeadlineMs: 2_000, retryPeriodMs: 500 }, want: 'leaseDuration must be a whole number of seconds (Lease.spec.leaseDurationSeconds)' },
+  ])('$t → $want', ({ t, want }) => expect(timingsError(t)).toBe(want));
 });
 
 describe('nextLeaseSpec', () => {
@@ -52,9 +66,6 @@ describe('nextLeaseSpec', () => {
       leaseTransitions: 4,
       acquireTime: microTime(T),
     });
-  });
-  it('the lease expires renewTime + duration later', () => {
-    expect(leaseExpiry(nextLeaseSpec({ action: 'create' }, undefined, 'me', T, 15))).toBe(T + 15_000);
   });
 });
 
@@ -101,8 +112,9 @@ describe('LeaderElector loop (fake clock, in-memory lease)', () => {
       onNewLeader: (id) => state.leaders.push(id),
     });
     let finished = false;
-    const done = elector.run(ctl.signal).then(() => (finished = true));
-    return { state, elector, ctl, done, finished: () => finished };
+    const result = elector.run(ctl.signal);
+    const done = result.then(() => (finished = true));
+    return { state, elector, ctl, done, result, finished: () => finished };
   }
 
   it('creates the lease, leads, and renews every retry period', async () => {
@@ -150,6 +162,61 @@ describe('LeaderElector loop (fake clock, in-memory lease)', () => {
     await clock.advance(2_000); // t = 16 s > renew + 15 s
     expect(e.state.started).toBe(1);
     expect(lock.lease?.spec).toMatchObject({ holderIdentity: 'me', leaseTransitions: 3 });
+    e.ctl.abort();
+    await e.done;
+  });
+
+  it('a leader paused past its renew deadline refuses effects on resume, before its loop runs, then ends as lost', async () => {
+    const clock = new FakeClock(T);
+    const lock = new MemoryLock();
+    const e = start(lock, clock);
+    await flushMicrotasks();
+    expect(e.elector.holdsLease()).toBe(true);
+    expect(() => e.elector.assertLeading()).not.toThrow();
+    // Paused: another candidate takes the lease meanwhile; no timer of ours has run yet.
+    lock.lease = { metadata: { name: 'l', resourceVersion: String(++lock.rv) }, spec: lease('other', 0, 15, 1) };
+    clock.jump(20_000);
+    expect(e.elector.holdsLease()).toBe(false);
+    expect(() => e.elector.assertLeading()).toThrow(NotLeaderError);
+    await clock.advance(0);
+    await e.done;
+    expect(e.state.signal?.aborted).toBe(true);
+    expect(lock.lease.spec?.holderIdentity).toBe('other');
+  });
+
+  it("run resolves 'lost' when the deadline passes and 'stopped' when the caller stops it", async () => {
+    const clock = new FakeClock(T);
+    const lost = new MemoryLock();
+    const a = start(lost, clock);
+    await flushMicrotasks();
+    lost.failWrites = true;
+    await clock.advance(10_000);
+    await expect(a.result).resolves.toBe('lost');
+    const b = start(new MemoryLock(), clock);
+    await flushMicrotasks();
+    b.ctl.abort();
+    await expect(b.result).resolves.toBe('stopped');
+  });
+
+  it('a holder that keeps changing its record is never overtaken, whatever its renewTime says', async () => {
+    const clock = new FakeClock(T);
+    const lock = new MemoryLock();
+    // The holder's clock is an hour behind ours: its renewTime always looks expired.
+    const renewByOther = (): void => {
+      lock.lease = { metadata: { name: 'l', resourceVersion: String(++lock.rv) }, spec: lease('other', 3600 - (clock.now() - T) / 1000, 15, 2) };
+    };
+    renewByOther();
+    const e = start(lock, clock);
+    await flushMicrotasks();
+    for (let i = 0; i < 20; i++) {
+      await clock.advance(2_000);
+      renewByOther();
+    }
+    expect(e.state.started).toBe(0);
+    await clock.advance(16_000); // the last change was first read 2 s after it: 14 s unchanged so far
+    expect(e.state.started).toBe(0);
+    await clock.advance(2_000); // unchanged for 15 s on our clock: taken over
+    expect(e.state.started).toBe(1);
     e.ctl.abort();
     await e.done;
   });

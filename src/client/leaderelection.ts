@@ -1,9 +1,11 @@
 import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import { microTime } from '../util/metatime.js';
 import { realClock, type Clock } from '../util/backoff.js';
-import { AlreadyExistsError, ConflictError, NotFoundError, toStowageError } from '../util/errors.js';
+import { AlreadyExistsError, ConflictError, NotFoundError, UnavailableError, toStowageError } from '../util/errors.js';
 import { newLogger, type Logger } from '../util/log.js';
-import type { RestClient } from './rest.js';
+import { RestClient } from './rest.js';
 
 /** What a candidate should do given the lease it just read. */
 export type ElectionDecision =
@@ -14,26 +16,49 @@ export type ElectionDecision =
 
 export { microTime };
 
-/** When the lease stops protecting its holder: renewTime + leaseDurationSeconds. */
-export function leaseExpiry(spec: LeaseSpec): number {
-  const renew = spec.renewTime ? Date.parse(spec.renewTime) : NaN;
-  if (Number.isNaN(renew)) return -Infinity;
-  return renew + (spec.leaseDurationSeconds ?? 0) * 1000;
+/** client-go's three timings, in milliseconds. */
+export interface ElectionTimings {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+}
+
+// kube-controller-manager's and the CSI sidecars' defaults: lease 15 s, renew deadline 10 s, retry 2 s.
+export const DEFAULT_TIMINGS: ElectionTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+// client-go jitters the retry period by up to this factor; the renew deadline must outlast one jittered retry.
+const JITTER_FACTOR = 1.2;
+
+/**
+ * client-go's NewLeaderElector checks, as a message or undefined. The leader stops acting when a
+ * renewal has not succeeded for renewDeadline; a candidate takes over after leaseDuration without a
+ * change: renewDeadline < leaseDuration is what keeps two leaders from overlapping.
+ */
+export function timingsError(t: ElectionTimings): string | undefined {
+  if (!(t.leaseDurationMs > 0)) return 'leaseDuration must be greater than zero';
+  if (!(t.renewDeadlineMs > 0)) return 'renewDeadline must be greater than zero';
+  if (!(t.retryPeriodMs > 0)) return 'retryPeriod must be greater than zero';
+  if (t.leaseDurationMs <= t.renewDeadlineMs) return 'leaseDuration must be greater than renewDeadline';
+  if (t.renewDeadlineMs <= JITTER_FACTOR * t.retryPeriodMs) return 'renewDeadline must be greater than retryPeriod*JitterFactor';
+  if (t.leaseDurationMs % 1000 !== 0) return 'leaseDuration must be a whole number of seconds (Lease.spec.leaseDurationSeconds)';
+  return undefined;
 }
 
 /**
  * The election rule, as a pure function: no lease → create it; ours → renew; nobody's (released)
- * or expired → take it over, counting a transition when it changes hands; otherwise wait.
+ * → take it; another's → take it only once the record has not changed for its leaseDurationSeconds,
+ * counted on our own clock from `observedAtMs`, when we first saw this record (client-go's
+ * observedTime: the holder's renewTime comes from another clock and is never compared with ours).
  */
-export function decide(spec: LeaseSpec | undefined, nowMs: number, identity: string): ElectionDecision {
+export function decide(spec: LeaseSpec | undefined, observedAtMs: number, nowMs: number, identity: string): ElectionDecision {
   if (!spec) return { action: 'create' };
   const holder = spec.holderIdentity ?? '';
   if (holder === identity) return { action: 'renew' };
   const transitions = (spec.leaseTransitions ?? 0) + 1; // client-go counts any change of holder, including from a released lease
   if (holder === '') return { action: 'acquire', transitions };
-  const expiresAtMs = leaseExpiry(spec);
-  if (expiresAtMs < nowMs) return { action: 'acquire', transitions };
-  return { action: 'wait', holder, expiresAtMs };
+  const expiresAtMs = observedAtMs + (spec.leaseDurationSeconds ?? 0) * 1000;
+  if (expiresAtMs > nowMs) return { action: 'wait', holder, expiresAtMs };
+  return { action: 'acquire', transitions };
 }
 
 /** The spec to write after a decision to create, acquire or renew. */
@@ -54,6 +79,9 @@ export function nextLeaseSpec(
       return { ...prev, holderIdentity: identity, leaseDurationSeconds, acquireTime: prev?.acquireTime ?? now, renewTime: now };
   }
 }
+
+/** An effect refused because this process does not hold its lease within the renew deadline. */
+export class NotLeaderError extends UnavailableError {}
 
 /**
  * Where the lease lives (client-go's resourcelock.Interface, reduced to what we use). `create`
@@ -103,15 +131,11 @@ export function apiLeaseLock(o: { client: RestClient; name: string; namespace?: 
   };
 }
 
-export interface LeaderElectorOptions {
+export interface LeaderElectorOptions extends Partial<ElectionTimings> {
   /** The lease: `apiLeaseLock({ client, name: 'stowage-controllers' })`. */
   readonly lock: LeaseLock;
   /** Unique per candidate, e.g. `${hostname}_${uuid}`. */
   readonly identity: string;
-  // Defaults are kube-controller-manager's: 15 s lease, 10 s renew deadline, 2 s retry period.
-  readonly leaseDurationMs?: number;
-  readonly renewDeadlineMs?: number;
-  readonly retryPeriodMs?: number;
   /** Clear the lease on shutdown so a successor need not wait for expiry (default true). */
   readonly releaseOnCancel?: boolean;
   readonly clock?: Clock;
@@ -123,35 +147,65 @@ export interface LeaderElectorOptions {
   readonly onNewLeader?: (identity: string) => void;
 }
 
+/** How a campaign ended: `stopped` by the caller's signal, or leadership `lost` (renew deadline passed). */
+export type ElectionEnd = 'stopped' | 'lost';
+
 /**
  * Leader election through a coordination.k8s.io/v1 Lease, as client-go's leaderelection: try
  * every retryPeriod until acquired; renew every retryPeriod; stop leading when no renewal has
  * succeeded for renewDeadline. `run` resolves when leadership ends or `signal` aborts; it does not
  * campaign again (the caller decides, e.g. exit and restart).
+ *
+ * `assertLeading` is the gate for effects: a process paused (SIGSTOP) past its renew deadline
+ * and resumed must not act on stale leadership before its loop notices, so every write checks it.
  */
 export class LeaderElector {
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly timings: ElectionTimings;
   private leading = false;
+  /** Start of the last successful acquire/renew: the lease is ours until at least then + leaseDuration. */
+  private lastRenewStartMs = -Infinity;
   private observedHolder = '';
+  private observedRecord = '';
+  private observedAtMs = 0;
 
   constructor(private readonly o: LeaderElectorOptions) {
     this.clock = o.clock ?? realClock;
     this.log = o.log ?? newLogger(`leaderelection/${o.identity}`);
+    this.timings = {
+      leaseDurationMs: o.leaseDurationMs ?? DEFAULT_TIMINGS.leaseDurationMs,
+      renewDeadlineMs: o.renewDeadlineMs ?? DEFAULT_TIMINGS.renewDeadlineMs,
+      retryPeriodMs: o.retryPeriodMs ?? DEFAULT_TIMINGS.retryPeriodMs,
+    };
+    const invalid = timingsError(this.timings);
+    if (invalid) throw new RangeError(invalid);
   }
 
   isLeader(): boolean {
     return this.leading;
   }
 
-  async run(signal: AbortSignal): Promise<void> {
-    const retry = this.o.retryPeriodMs ?? 2_000;
-    const deadline = this.o.renewDeadlineMs ?? 10_000;
-    if (signal.aborted) return;
+  /** True while leading and the last successful renewal began less than renewDeadline ago. */
+  holdsLease(): boolean {
+    return this.leading && this.clock.now() - this.lastRenewStartMs < this.timings.renewDeadlineMs;
+  }
+
+  /** Throws NotLeaderError unless `holdsLease()`. */
+  assertLeading(): void {
+    if (!this.holdsLease()) throw new NotLeaderError(`not the leader (identity ${this.o.identity}): effect refused`);
+  }
+
+  async run(signal: AbortSignal): Promise<ElectionEnd> {
+    const { retryPeriodMs: retry, renewDeadlineMs: deadline } = this.timings;
+    if (signal.aborted) return 'stopped';
     while (!(await this.tryAcquireOrRenew())) {
-      if (!(await this.sleep(retry, signal))) return;
+      if (!(await this.sleep(retry, signal))) return 'stopped';
     }
-    if (signal.aborted) return this.release();
+    if (signal.aborted) {
+      await this.release();
+      return 'stopped';
+    }
     this.leading = true;
     this.log.info('became leader', { identity: this.o.identity });
     const leadership = new AbortController();
@@ -160,20 +214,31 @@ export class LeaderElector {
     Promise.resolve()
       .then(() => this.o.onStartedLeading(leadership.signal))
       .catch((e: unknown) => this.log.error('onStartedLeading failed', { error: toStowageError(e).message }));
-    let lastRenew = this.clock.now();
-    while (await this.sleep(retry, signal)) {
-      if (await this.tryAcquireOrRenew()) {
-        lastRenew = this.clock.now();
-      } else if (this.clock.now() - lastRenew >= deadline) {
-        this.log.warn('failed to renew lease within the renew deadline; leadership lost', { identity: this.o.identity });
-        break;
+    let end: ElectionEnd = 'stopped';
+    // The deadline is kept by its own timer, so that a renewal hanging on a slow API server does
+    // not extend leadership past it.
+    const watchdog = (async (): Promise<void> => {
+      for (;;) {
+        const left = this.lastRenewStartMs + deadline - this.clock.now();
+        if (left <= 0) {
+          this.log.warn('failed to renew lease within the renew deadline; leaderelection lost', { identity: this.o.identity });
+          end = 'lost';
+          return leadership.abort(new NotLeaderError('leaderelection lost'));
+        }
+        if (!(await this.sleep(left, leadership.signal))) return;
       }
-    }
+    })();
+    while (await this.sleep(retry, leadership.signal)) await this.tryAcquireOrRenew();
+    await watchdog;
     signal.removeEventListener('abort', onAbort);
-    leadership.abort(new Error('leadership lost'));
-    if (signal.aborted) await this.release();
     this.leading = false;
+    leadership.abort(new NotLeaderError('leaderelection lost'));
+    if (signal.aborted) {
+      end = 'stopped';
+      await this.release();
+    }
     this.o.onStoppedLeading?.();
+    return end;
   }
 
   private async sleep(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -187,11 +252,17 @@ export class LeaderElector {
 
   /** One round of the protocol; false when someone else holds the lease or a read/write failed. */
   async tryAcquireOrRenew(): Promise<boolean> {
-    const durationS = Math.max(1, Math.round((this.o.leaseDurationMs ?? 15_000) / 1000));
+    const durationS = Math.round(this.timings.leaseDurationMs / 1000);
+    const startMs = this.clock.now();
     try {
       const lease = await this.o.lock.get();
       const now = this.clock.now();
-      const d = decide(lease?.spec, now, this.o.identity);
+      const record = JSON.stringify(lease?.spec ?? null);
+      if (record !== this.observedRecord) {
+        this.observedRecord = record;
+        this.observedAtMs = now;
+      }
+      const d = decide(lease?.spec, this.observedAtMs, now, this.o.identity);
       const holder = lease?.spec?.holderIdentity ?? '';
       if (holder !== this.observedHolder) {
         this.observedHolder = holder;
@@ -201,6 +272,9 @@ export class LeaderElector {
       const spec = nextLeaseSpec(d, lease?.spec, this.o.identity, now, durationS);
       if (!lease) await this.o.lock.create(spec);
       else await this.o.lock.update(lease, spec);
+      this.observedRecord = JSON.stringify(spec);
+      this.observedAtMs = this.clock.now();
+      this.lastRenewStartMs = startMs;
       if (d.action !== 'renew') this.observedHolder = this.o.identity;
       return true;
     } catch (e) {
@@ -228,5 +302,72 @@ export class LeaderElector {
     } catch (e) {
       this.log.warn('failed to release lease', { error: toStowageError(e).message });
     }
+  }
+}
+
+/** `--leader-elect…` as kube-controller-manager and the CSI sidecars take it. */
+export interface LeaderElectionConfig extends Partial<ElectionTimings> {
+  /** Unique per candidate; default `<hostname>_<uuid>`. */
+  readonly identity?: string;
+  /** The Lease (`--leader-elect-resource-name`); each caller has its default. */
+  readonly leaseName?: string;
+  /** Default kube-system (`--leader-elect-resource-namespace`, `--leader-election-namespace`). */
+  readonly leaseNamespace?: string;
+}
+
+/** How a leader-elected process ends when its lease is lost: kube-controller-manager exits with "leaderelection lost". */
+export class LeaderElectionLostError extends Error {
+  constructor() {
+    super('leaderelection lost');
+    this.name = 'LeaderElectionLostError';
+  }
+}
+
+/**
+ * Runs `work` only while holding the lease, as kube-controller-manager and the CSI sidecars do.
+ * `work` gets a client whose every write passes the elector's gate, and the gate itself for other
+ * effects (CSI calls): nothing is done on a lease not renewed within the renew deadline. Resolves
+ * when `signal` aborts; rejects with LeaderElectionLostError when the lease is lost (the caller
+ * exits non-zero and its supervisor restarts it; it never campaigns again in-process).
+ */
+export async function runLeaderElected(o: {
+  readonly client: RestClient;
+  readonly config: LeaderElectionConfig & { readonly leaseName: string };
+  readonly signal: AbortSignal;
+  readonly log?: Logger;
+  readonly work: (w: { client: RestClient; gate: () => void; signal: AbortSignal }) => Promise<void>;
+}): Promise<void> {
+  const c = o.config;
+  const identity = c.identity ?? `${hostname()}_${randomUUID()}`;
+  const renewDeadlineMs = c.renewDeadlineMs ?? DEFAULT_TIMINGS.renewDeadlineMs;
+  let elector: LeaderElector | undefined;
+  const gate = (): void => {
+    if (!elector) throw new NotLeaderError('not the leader: effect refused');
+    elector.assertLeading();
+  };
+  const gated = new RestClient({ ...o.client.config, writeGate: gate });
+  let ran: Promise<void> | undefined;
+  elector = new LeaderElector({
+    // Each lease call ends within the renew deadline, so one hung call cannot outlive leadership.
+    lock: apiLeaseLock({ client: o.client, name: c.leaseName, namespace: c.leaseNamespace ?? 'kube-system', timeoutMs: Math.min(5_000, renewDeadlineMs) }),
+    identity,
+    ...(c.leaseDurationMs === undefined ? {} : { leaseDurationMs: c.leaseDurationMs }),
+    ...(c.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: c.renewDeadlineMs }),
+    ...(c.retryPeriodMs === undefined ? {} : { retryPeriodMs: c.retryPeriodMs }),
+    ...(o.log ? { log: o.log.child('leaderelection') } : {}),
+    onStartedLeading: (signal) => {
+      ran = o.work({ client: gated, gate, signal });
+      return ran;
+    },
+    onNewLeader: (id) => (o.log ?? newLogger('leaderelection')).info('new leader', { identity: id }),
+  });
+  try {
+    const end = await elector.run(o.signal);
+    await ran?.catch((e: unknown) => {
+      if (end === 'stopped') throw e;
+    });
+    if (end === 'lost') throw new LeaderElectionLostError();
+  } finally {
+    gated.close();
   }
 }

@@ -1,6 +1,4 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
-import { LeaderElector, RestClient, apiLeaseLock } from '../client/index.js';
+import { RestClient, runLeaderElected, type LeaderElectionConfig } from '../client/index.js';
 import { childAbortController } from '../util/abort.js';
 import { toStowageError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';
@@ -63,23 +61,21 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
   if (failed) throw failed.reason;
 }
 
+/** kube-controller-manager's --leader-elect-resource-name is its own name; ours is ours. */
+export const CONTROLLERS_LEASE = 'stowage-controllers';
+
 /**
- * Runs the controllers only while holding the `stowage-controllers` Lease in kube-system, so that
- * several `stowage controllers` processes can run with one active. Losing the lease ends the run
- * (the process exits and its supervisor restarts it, as kube-controller-manager does).
+ * Runs the controllers only while holding the Lease (default `stowage-controllers` in kube-system),
+ * so that several `stowage controllers` processes can run with one active. Every write passes the
+ * lease gate; losing the lease rejects with LeaderElectionLostError (the process exits and its
+ * supervisor restarts it, as kube-controller-manager does).
  */
-export async function runControllersWithLeaderElection(o: ControllersOptions & { identity?: string }): Promise<void> {
-  const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
-  let ran: Promise<void> | undefined;
-  const elector = new LeaderElector({
-    lock: apiLeaseLock({ client: o.client, name: 'stowage-controllers', namespace: 'kube-system' }),
-    identity,
-    onStartedLeading: (signal) => {
-      ran = runControllers({ ...o, signal });
-      return ran;
-    },
-    onNewLeader: (id) => log.info('leader is', { identity: id }),
+export async function runControllersWithLeaderElection(o: ControllersOptions & { election?: LeaderElectionConfig }): Promise<void> {
+  await runLeaderElected({
+    client: o.client,
+    config: { ...o.election, leaseName: o.election?.leaseName ?? CONTROLLERS_LEASE },
+    signal: o.signal,
+    log,
+    work: ({ client, signal }) => runControllers({ ...o, client, signal }),
   });
-  await elector.run(o.signal);
-  await ran;
 }

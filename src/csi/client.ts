@@ -23,6 +23,8 @@ export interface CsiClientOptions {
   readonly timeouts?: Partial<Record<CallKind, number>>;
   readonly traceCapacity?: number;
   readonly log?: Logger;
+  /** Called before every Controller* call; throwing refuses it (a leader-elected sidecar's gate). */
+  readonly controllerGate?: () => void;
 }
 
 /** Per-call overrides. Aborting `signal` cancels the call (CANCELLED). */
@@ -52,8 +54,10 @@ export class CsiClient {
   private controllerCaps?: Promise<ReadonlySet<T.ControllerCapabilityName>>;
   private nodeCaps?: Promise<ReadonlySet<T.NodeCapabilityName>>;
   private closed = false;
+  private readonly controllerGate: (() => void) | undefined;
 
   constructor(o: CsiClientOptions) {
+    this.controllerGate = o.controllerGate;
     this.endpoint = socketPath(o.endpoint);
     this.client = newClient(this.endpoint);
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...o.timeouts };
@@ -240,6 +244,7 @@ export class CsiClient {
     const startMs = Date.now();
     const t0 = performance.now();
     const reqVolumeId = volumeIdOf(req);
+    if (kind === 'controller') this.controllerGate?.();
     try {
       const res = await unary(this.client, def, req, o?.timeoutMs ?? this.timeouts[kind], o?.signal);
       this.record({ method: def.path, volumeId: reqVolumeId ?? volumeIdOf(res), startMs, durationMs: performance.now() - t0, code: 'OK' });

@@ -6,10 +6,8 @@
 import { hostname } from 'node:os';
 import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { CSINode, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
-import { randomUUID } from 'node:crypto';
 import {
-  LeaderElector,
-  apiLeaseLock,
+  runLeaderElected,
   informerFor,
   metaNamespaceKey,
   newController,
@@ -24,6 +22,7 @@ import {
   type RestClient,
   type Source,
   type EventRecorder,
+  type LeaderElectionConfig,
 } from '../../client/index.js';
 import { childAbortController } from '../../util/abort.js';
 import { UnavailableError } from '../../util/errors.js';
@@ -300,23 +299,27 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
 
 /**
  * Runs the sidecar only while holding the per-driver Lease in kube-system, so that several replicas
- * can run with one active. Losing the lease ends the run (the supervisor restarts the process).
+ * can run with one active. Every API write and every Controller* call passes the lease gate; losing
+ * the lease rejects with LeaderElectionLostError (the supervisor restarts the process).
  */
-export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { identity?: string; driverName?: string }): Promise<void> {
-  const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
+export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { election?: LeaderElectionConfig; driverName?: string }): Promise<void> {
   // The Lease is per driver: without a name given, ask the driver before campaigning.
-  const driverName = o.driverName ?? (await driverNameOf(o));
-  let ran: Promise<void> | undefined;
-  const elector = new LeaderElector({
-    lock: apiLeaseLock({ client: o.client, name: leaseName(driverName), namespace: 'kube-system' }),
-    identity,
-    onStartedLeading: (signal) => {
-      ran = runCsiSidecar({ ...o, signal });
-      return ran;
+  const leaseName_ = o.election?.leaseName ?? leaseName(o.driverName ?? (await driverNameOf(o)));
+  const log = o.log ?? newLogger('csi-sidecar');
+  await runLeaderElected({
+    client: o.client,
+    config: { ...o.election, leaseName: leaseName_ },
+    signal: o.signal,
+    log,
+    work: async ({ client, gate, signal }) => {
+      const csi = new CsiClient({ endpoint: o.csi?.endpoint ?? o.csiAddress ?? '', log: log.child('csi'), controllerGate: gate });
+      try {
+        await runCsiSidecar({ ...o, client, csi, signal });
+      } finally {
+        csi.close();
+      }
     },
   });
-  await elector.run(o.signal);
-  await ran;
 }
 
 async function driverNameOf(o: CsiSidecarOptions): Promise<string> {
