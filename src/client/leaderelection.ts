@@ -269,6 +269,8 @@ export class LeaderElector {
         if (holder) this.o.onNewLeader?.(holder);
       }
       if (d.action === 'wait') return false;
+      // A leader past its renew deadline (e.g. resumed after SIGSTOP) has lost: it writes nothing, not even the lease.
+      if (this.leading && !this.holdsLease()) return false;
       const spec = nextLeaseSpec(d, lease?.spec, this.o.identity, now, durationS);
       if (!lease) await this.o.lock.create(spec);
       else await this.o.lock.update(lease, spec);
