@@ -3,20 +3,23 @@
  * with C concurrent clients against a `stowage up --no-controllers --no-node` child process (the
  * API server alone: with controllers, every new PV also gets its Available status write), then
  * times lists of them.
- *   node dist/bench/api-writes.js [N=10000] [C=16]      (STOWAGE_BENCH_ETCD=<url>: on that etcd)
+ *   node dist/bench/api-writes.js [N=10000] [C=16] [S=1]
+ * STOWAGE_BENCH_ETCD=<url>: on that etcd; S > 1 (etcd only): S API servers on it, the clients
+ * spread over them (client i talks to server i mod S), the list read through the last one.
  */
 import { percentile, peakRssMiB, startBenchServer } from './harness.js';
 
 const N = Number(process.argv[2] ?? 10_000);
 const C = Number(process.argv[3] ?? 16);
+const S = Number(process.argv[4] ?? 1);
 
-const s = await startBenchServer(['--no-controllers', '--no-node']);
+const s = await startBenchServer(['--no-controllers', '--no-node'], { controllersProcess: false, extraApiServers: S - 1 });
 try {
   const lat: number[] = [];
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: C }, async () => {
+    Array.from({ length: C }, async (_, client) => {
       for (;;) {
         const i = next++;
         if (i >= N) return;
@@ -27,7 +30,7 @@ try {
           spec: { capacity: { storage: `${1 + (i % 100)}Gi` }, accessModes: ['ReadWriteOnce'], storageClassName: 'bench', hostPath: { path: `/tmp/bench/${i}` } },
         };
         const a = performance.now();
-        const r = await s.req('POST', '/api/v1/persistentvolumes', body);
+        const r = await s.reqAt(client % S, 'POST', '/api/v1/persistentvolumes', body);
         lat.push(performance.now() - a);
         if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.text}`);
       }
@@ -38,13 +41,13 @@ try {
   const lists: number[] = [];
   for (let i = 0; i < 5; i++) {
     const a = performance.now();
-    const r = await s.req('GET', '/api/v1/persistentvolumes');
+    const r = await s.reqAt(S - 1, 'GET', '/api/v1/persistentvolumes');
     lists.push(performance.now() - a);
     if (r.status !== 200 || (JSON.parse(r.text) as { items: unknown[] }).items.length !== N) throw new Error('list incomplete');
   }
   lists.sort((a, b) => a - b);
   console.log(
-    `B5 api-writes (API server alone): N=${N} clients=${C} creates/s=${Math.round(N / secs)} p50=${percentile(lat, 50).toFixed(1)}ms p99=${percentile(lat, 99).toFixed(1)}ms ` +
+    `B5 api-writes (API server alone${S > 1 ? ` ×${S}` : ''}, ${process.env.STOWAGE_BENCH_ETCD ? 'etcd' : 'SQLite'}): N=${N} clients=${C} creates/s=${Math.round(N / secs)} p50=${percentile(lat, 50).toFixed(1)}ms p99=${percentile(lat, 99).toFixed(1)}ms ` +
       `list(${N}) p50=${percentile(lists, 50).toFixed(0)}ms min=${lists[0]!.toFixed(0)}ms server-peak-rss=${peakRssMiB(s.child.pid!)}MiB`,
   );
 } finally {

@@ -12,7 +12,7 @@ const CONCURRENCY = 32;
 
 for (const N of sizes.length ? sizes : [1000, 10_000]) {
   // Static binding needs no node: the API server and the controllers (in one process unless STOWAGE_BENCH_SPLIT).
-  const s = await startBenchServer(['--no-node', ...(process.env.STOWAGE_BENCH_SPLIT ? ['--no-controllers'] : [])]);
+  const s = await startBenchServer(['--no-node']);
   try {
     const t0 = performance.now();
     await pool(N, CONCURRENCY, async (i) => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -8,11 +8,15 @@ import { fileURLToPath } from 'node:url';
 /** A `stowage up` child process for benchmarks, with an HTTPS client to it. */
 export interface BenchServer {
   readonly url: string;
+  /** `url`, then the URL of each extra `stowage server` (same etcd, same CA and admin token). */
+  readonly urls: readonly string[];
   readonly token: string;
   readonly ca: string;
   readonly dataDir: string;
   readonly child: ChildProcess;
   req(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; text: string }>;
+  /** The same request to `urls[server]`. */
+  reqAt(server: number, method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; text: string }>;
   stop(): Promise<void>;
 }
 
@@ -30,55 +34,93 @@ export function repoRoot(): string {
   throw new Error('package root not found');
 }
 
-export async function startBenchServer(extraArgs: string[] = process.env.STOWAGE_BENCH_SPLIT ? ['--no-controllers'] : []): Promise<BenchServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'stowage-bench-'));
-  const bin = resolve(repoRoot(), 'bin', 'stowage');
-  const nodeArgs = (process.env.STOWAGE_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-  // Volume-only pods (the benchmarks measure the storage path; containers would need an image).
-  // STOWAGE_BENCH_ETCD=http://127.0.0.1:2379: the store is that etcd (a fresh key prefix per run) instead of SQLite.
-  const etcd = process.env.STOWAGE_BENCH_ETCD ? ['--etcd-servers', process.env.STOWAGE_BENCH_ETCD, '--etcd-prefix', `/bench-${basename(dataDir)}`] : [];
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, '--no-container-runtime', ...etcd, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((res, rej) => {
+export interface BenchServerOptions {
+  /**
+   * Run the controllers as their own `stowage controllers` process instead of inside `up` (two
+   * cores instead of one). Default: when STOWAGE_BENCH_SPLIT is set. False: no controllers at all
+   * when `extraArgs` has --no-controllers.
+   */
+  readonly controllersProcess?: boolean;
+  /** Extra API servers (`stowage server`) on the same etcd; needs STOWAGE_BENCH_ETCD. */
+  readonly extraApiServers?: number;
+}
+
+function waitForUrl(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
+  return new Promise<string>((res, rej) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /API server (https:\/\/\S+),/.exec(out);
+      const m = pattern.exec(out);
       if (m) res(m[1]!);
     });
-    child.once('exit', (code) => rej(new Error(`stowage up exited with ${code}`)));
+    child.once('exit', (code) => rej(new Error(`${what} exited with ${code}`)));
   });
-  const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export async function startBenchServer(extraArgs: string[] = [], o: BenchServerOptions = {}): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'stowage-bench-'));
+  const bin = resolve(repoRoot(), 'bin', 'stowage');
+  const nodeArgs = (process.env.STOWAGE_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
   // STOWAGE_BENCH_SPLIT=1: the controllers run as their own process (two cores instead of one).
-  const controllers = extraArgs.includes('--no-controllers')
+  const controllersProcess = o.controllersProcess ?? process.env.STOWAGE_BENCH_SPLIT !== undefined;
+  const upArgs = controllersProcess && !extraArgs.includes('--no-controllers') ? [...extraArgs, '--no-controllers'] : extraArgs;
+  // Volume-only pods (the benchmarks measure the storage path; containers would need an image).
+  // STOWAGE_BENCH_ETCD=http://127.0.0.1:2379: the store is that etcd (a fresh key prefix per run) instead of SQLite.
+  const etcdUrl = process.env.STOWAGE_BENCH_ETCD;
+  const etcd = etcdUrl ? ['--etcd-servers', etcdUrl, '--etcd-prefix', `/bench-${basename(dataDir)}`] : [];
+  if ((o.extraApiServers ?? 0) > 0 && !etcdUrl) throw new Error('extra API servers need STOWAGE_BENCH_ETCD');
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, '--no-container-runtime', ...etcd, ...upArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await waitForUrl(child, /API server (https:\/\/\S+),/, 'stowage up');
+  // Each extra server gets a copy of the first one's CA and admin token, so one client talks to all.
+  const servers: ChildProcess[] = [];
+  const urls = [url];
+  for (let i = 0; i < (o.extraApiServers ?? 0); i++) {
+    const certDir = join(dataDir, `server-${i + 1}`);
+    cpSync(join(dataDir, 'pki'), join(certDir, 'pki'), { recursive: true });
+    const server = spawn(process.execPath, [...nodeArgs, bin, 'server', '--bind-address', '127.0.0.1', '--secure-port', '0', '--cert-dir', certDir, ...etcd], { stdio: ['ignore', 'pipe', 'inherit'] });
+    servers.push(server);
+    urls.push(await waitForUrl(server, /API server (https:\/\/\S+) /, 'stowage server'));
+  }
+  const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
+  const controllers = controllersProcess
     ? spawn(process.execPath, [...nodeArgs, bin, 'controllers', '--kubeconfig', join(dataDir, 'kubeconfig')], { stdio: ['ignore', 'ignore', 'inherit'] })
     : undefined;
   const token = /token: (\S+)/.exec(kc)![1]!;
   const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)![1]!, 'base64').toString();
   const agent = new Agent({ ca, keepAlive: true, maxSockets: 64 });
+  const reqAt: BenchServer['reqAt'] = (server, method, path, body, contentType = 'application/json') =>
+    new Promise((res, rej) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const r = request(new URL(path, urls[server]), { method, agent, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload ? { 'Content-Type': contentType } : {}) } }, (resp) => {
+        const chunks: Buffer[] = [];
+        resp.on('data', (c: Buffer) => chunks.push(c));
+        resp.on('end', () => res({ status: resp.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      });
+      r.on('error', rej);
+      if (payload) r.write(payload);
+      r.end();
+    });
   return {
     url,
+    urls,
     token,
     ca,
     dataDir,
     child,
-    req: (method, path, body, contentType = 'application/json') =>
-      new Promise((res, rej) => {
-        const payload = body === undefined ? undefined : JSON.stringify(body);
-        const r = request(new URL(path, url), { method, agent, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload ? { 'Content-Type': contentType } : {}) } }, (resp) => {
-          const chunks: Buffer[] = [];
-          resp.on('data', (c: Buffer) => chunks.push(c));
-          resp.on('end', () => res({ status: resp.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-        });
-        r.on('error', rej);
-        if (payload) r.write(payload);
-        r.end();
-      }),
+    req: (method, path, body, contentType) => reqAt(0, method, path, body, contentType),
+    reqAt,
     stop: async () => {
       agent.destroy();
       controllers?.kill('SIGTERM');
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      await Promise.all(servers.map(stopChild));
+      await stopChild(child);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -4,6 +4,11 @@ import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
 import { openEtcdStore } from '../src/store/etcd.js';
 import { EtcdClient } from '../src/store/etcd/client.js';
 import { etcdMissing, startEtcd, type EtcdProcess } from '../src/store/etcd/etcd-process.test-kit.js';
+import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import { loadKubeconfig } from '../src/client/kubeconfig.js';
+import { listerWatcherFor, type ListerWatcher } from '../src/client/reflector.js';
+import { RestClient } from '../src/client/rest.js';
+import { isTombstone, newInformer, objectOf } from '../src/client/informer.js';
 import { api, watchUntil } from './helpers/http.js';
 
 if (etcdMissing) console.warn(`multi-server etcd tests skipped: ${etcdMissing}`);
@@ -15,13 +20,17 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
   let etcd: EtcdProcess;
   let a: TestApiServer;
   let b: TestApiServer;
+  /** A server keeping only 5 events of history per resource, so that a resume falls out of it quickly. */
+  let short: TestApiServer;
   beforeAll(async () => {
     etcd = await startEtcd();
     const openStore = () => openEtcdStore({ endpoints: [etcd.endpoint], watchRetryMs: 100 });
     a = await startTestApiServer({ controllers: false, openStore });
     b = await startTestApiServer({ controllers: false, openStore });
+    short = await startTestApiServer({ controllers: false, openStore, watchCacheHistory: 5 });
   }, 60_000);
   afterAll(async () => {
+    await short?.close();
     await a?.close();
     await b?.close();
     await etcd?.stop();
@@ -90,6 +99,78 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
     // A fresh list works, and so does a watch from its resourceVersion.
     expect((await api(a, 'GET', `${CMS}?limit=1`)).status).toBe(200);
   });
+
+  it('an informer keeps watching across a compaction; resumed past the history after one, it gets 410 and relists without missing anything', async () => {
+    const client = new RestClient(await loadKubeconfig(short.kubeconfigPath));
+    const ns = 'informed';
+    const cms = client.resource('ConfigMap');
+    const etcdClient = new EtcdClient({ endpoints: [etcd.endpoint] });
+    const ac = new AbortController();
+    try {
+      await client.resource('Namespace').create({ metadata: { name: ns } });
+      const put = (name: string, v: string): Promise<ConfigMap> => cms.create({ metadata: { name, namespace: ns }, data: { v } });
+      const compactNow = async (): Promise<void> => {
+        const rev = Number((await cms.list({ namespace: ns })).metadata.resourceVersion);
+        await etcdClient.compact(rev);
+      };
+      for (const n of ['i1', 'i2', 'i3']) await put(n, '1');
+      // The informer's list/watch, counted; new watches wait while `hold` is set.
+      const inner = listerWatcherFor(cms, { namespace: ns });
+      let lists = 0;
+      let hold: Promise<void> | undefined;
+      let watchesHeld = 0;
+      const lw: ListerWatcher<ConfigMap> = {
+        list: (o) => (lists++, inner.list(o)),
+        watch: (o) =>
+          (async function* () {
+            if (hold) {
+              watchesHeld++;
+              await hold;
+            }
+            yield* inner.watch(o);
+          })(),
+      };
+      const deleted: { name: string; fromRelist: boolean }[] = [];
+      const informer = newInformer<ConfigMap>({ lw, name: 'configmaps', watchTimeoutSeconds: () => 1, backoff: { initialMs: 50, factor: 2, capMs: 500 } });
+      // A deletion learned from a relist arrives as a tombstone (client-go's DeletedFinalStateUnknown).
+      informer.addEventHandler({ onDelete: (o) => deleted.push({ name: objectOf(o).metadata?.name ?? '', fromRelist: isTombstone(o) }) });
+      const names = (): string[] => informer.lister.list(ns).map((c) => c.metadata?.name ?? '').sort();
+      void informer.run(ac.signal);
+      await informer.waitForSync(ac.signal);
+      expect(names()).toEqual(['i1', 'i2', 'i3']);
+
+      // A compaction under an open watch does not disturb it.
+      await compactNow();
+      await put('i4', '1');
+      await expect.poll(names, { timeout: 10_000 }).toEqual(['i1', 'i2', 'i3', 'i4']);
+      expect(lists).toBe(1);
+
+      // Disconnected (its watch timed out and the next one is held): more than the history, and another compaction.
+      let release!: () => void;
+      hold = new Promise<void>((r) => (release = r));
+      await expect.poll(() => watchesHeld, { timeout: 10_000 }).toBe(1);
+      for (let i = 5; i <= 12; i++) await put(`i${i}`, '1');
+      await cms.delete('i1', { namespace: ns });
+      await cms.update({ ...(await cms.get('i2', { namespace: ns })), data: { v: '2' } });
+      await compactNow();
+      hold = undefined;
+      release();
+
+      // The resume is refused (410 Expired), the informer relists, and its cache is the server's.
+      await expect.poll(() => lists, { timeout: 15_000 }).toBe(2);
+      const want = ['i10', 'i11', 'i12', 'i2', 'i3', 'i4', 'i5', 'i6', 'i7', 'i8', 'i9'];
+      await expect.poll(names, { timeout: 10_000 }).toEqual(want);
+      expect(deleted).toEqual([{ name: 'i1', fromRelist: true }]);
+      expect(informer.lister.get(ns, 'i2')?.data).toEqual({ v: '2' });
+      // And it watches on from the relist.
+      await put('i13', '1');
+      await expect.poll(names, { timeout: 10_000 }).toEqual([...want.slice(0, 3), 'i13', ...want.slice(3)]);
+    } finally {
+      ac.abort();
+      etcdClient.close();
+      client.close();
+    }
+  }, 60_000);
 
   it('recovers without a restart when etcd restarts from its data dir; /readyz is false meanwhile', async () => {
     expect((await api(a, 'GET', '/readyz')).status).toBe(200);
