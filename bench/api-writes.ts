@@ -7,7 +7,7 @@
  * STOWAGE_BENCH_ETCD=<url>: on that etcd; S > 1 (etcd only): S API servers on it, the clients
  * spread over them (client i talks to server i mod S), the list read through the last one.
  */
-import { percentile, peakRssMiB, startBenchServer } from './harness.js';
+import { cpuMs, percentile, peakRssMiB, startBenchServer } from './harness.js';
 
 const N = Number(process.argv[2] ?? 10_000);
 const C = Number(process.argv[3] ?? 16);
@@ -17,6 +17,8 @@ const s = await startBenchServer(['--no-controllers', '--no-node'], { controller
 try {
   const lat: number[] = [];
   let next = 0;
+  const serverCpu = (): number => s.serverPids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const cpu0 = serverCpu();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: C }, async (_, client) => {
@@ -37,6 +39,8 @@ try {
     }),
   );
   const secs = (performance.now() - t0) / 1000;
+  // CPU the API server(s) spent per create: less sensitive to a busy machine than creates/s.
+  const cpuPerCreate = (serverCpu() - cpu0) / N;
   lat.sort((a, b) => a - b);
   const lists: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -47,7 +51,7 @@ try {
   }
   lists.sort((a, b) => a - b);
   console.log(
-    `B5 api-writes (API server alone${S > 1 ? ` ×${S}` : ''}, ${process.env.STOWAGE_BENCH_ETCD ? 'etcd' : 'SQLite'}): N=${N} clients=${C} creates/s=${Math.round(N / secs)} p50=${percentile(lat, 50).toFixed(1)}ms p99=${percentile(lat, 99).toFixed(1)}ms ` +
+    `B5 api-writes (API server alone${S > 1 ? ` ×${S}` : ''}, ${process.env.STOWAGE_BENCH_ETCD ? 'etcd' : 'SQLite'}): N=${N} clients=${C} creates/s=${Math.round(N / secs)} p50=${percentile(lat, 50).toFixed(1)}ms p99=${percentile(lat, 99).toFixed(1)}ms server-cpu/create=${cpuPerCreate.toFixed(2)}ms ` +
       `list(${N}) p50=${percentile(lists, 50).toFixed(0)}ms min=${lists[0]!.toFixed(0)}ms server-peak-rss=${peakRssMiB(s.child.pid!)}MiB`,
   );
 } finally {

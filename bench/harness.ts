@@ -14,6 +14,8 @@ export interface BenchServer {
   readonly ca: string;
   readonly dataDir: string;
   readonly child: ChildProcess;
+  /** Process ids of the API servers (`child` first). */
+  readonly serverPids: readonly number[];
   req(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; text: string }>;
   /** The same request to `urls[server]`. */
   reqAt(server: number, method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; text: string }>;
@@ -114,6 +116,7 @@ export async function startBenchServer(extraArgs: string[] = [], o: BenchServerO
     ca,
     dataDir,
     child,
+    serverPids: [child, ...servers].map((c) => c.pid!),
     req: (method, path, body, contentType) => reqAt(0, method, path, body, contentType),
     reqAt,
     stop: async () => {
@@ -137,6 +140,16 @@ export function peakRssMiB(pid: number): number {
     const s = readFileSync(`/proc/${pid}/status`, 'utf8');
     const m = /VmHWM:\s+(\d+) kB/.exec(s);
     return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime (fields 14 and 15 of stat)
   } catch {
     return 0;
   }

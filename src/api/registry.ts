@@ -201,75 +201,88 @@ export class ResourceStorage {
   ): Promise<KubeObject> {
     const def = this.def;
     const partial = o.subresource && o.subresource !== 'status' ? this.partialUpdate(o.subresource) : undefined;
+    const key = storageKey(def, namespace, name);
     for (let attempt = 0; ; attempt++) {
-      const cur = await this.mustGetCurrent(namespace, name);
-      const old = cur.obj;
-      const obj = next(old);
-      if (!obj || typeof obj !== 'object' || typeof obj.metadata !== 'object' || obj.metadata === null) {
-        throw badRequest('the object has no metadata');
-      }
-      const meta = obj.metadata;
-      if (meta.name !== undefined && meta.name !== name) {
-        throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
-      }
-      if (def.namespaced && meta.namespace !== undefined && meta.namespace !== namespace) {
-        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-      }
-      const wantRv = meta.resourceVersion;
-      if (wantRv !== undefined && wantRv !== '' && wantRv !== old.metadata.resourceVersion) throw conflict(this.subject(name));
-      if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== old.metadata.uid) {
-        throw conflict(this.subject(name), `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid}`);
-      }
-      // Fields the server owns.
-      meta.name = name;
-      if (def.namespaced) meta.namespace = namespace;
-      meta.uid = old.metadata.uid;
-      meta.creationTimestamp = old.metadata.creationTimestamp;
-      if (old.metadata.deletionTimestamp) {
-        meta.deletionTimestamp = old.metadata.deletionTimestamp;
-        meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
-      } else {
-        delete meta.deletionTimestamp;
-        delete meta.deletionGracePeriodSeconds;
-      }
-      delete meta.managedFields;
-      if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
-      obj.apiVersion = old.apiVersion;
-      obj.kind = old.kind;
-      const ctx = this.registry.admissionContext();
-      let causes: FieldCause[];
-      if (o.subresource === 'status') {
-        def.prepareForStatusUpdate(obj, old, ctx);
-        causes = def.validateStatusUpdate(obj, old, ctx);
-      } else if (partial) {
-        causes = partial.prepareForUpdate(obj, old);
-      } else {
-        def.prepareForUpdate(obj, old, ctx);
-        causes = def.validateUpdate(obj, old, ctx);
-      }
-      if (causes.length) this.invalid(name, causes);
-      if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
-        meta.generation = (old.metadata.generation ?? 0) + 1;
-      }
-      meta.resourceVersion = old.metadata.resourceVersion;
-      if (jsonEqual(obj, old)) return old; // no-op updates do not bump resourceVersion
-      if (o.dryRun) return obj;
-      const key = storageKey(def, namespace, name);
+      // kube-apiserver's GuaranteedUpdate: with a store whose watch lags (etcd), the first attempt
+      // starts from the watch cache's copy, saving a read; the write compares its mod revision, and
+      // anything that fails on it (conflict, precondition, validation, a no-op) is redone from a
+      // fresh read, so a stale cache never decides the outcome.
+      const cached = attempt === 0 && !o.dryRun && !this.store.synchronousWatch ? this.cache.get(key) : undefined;
       try {
-        if (meta.deletionTimestamp && (!meta.finalizers || meta.finalizers.length === 0) && !extraFinalizersPending(def, obj)) {
-          // The last finalizer is gone from an object being deleted: it goes now.
-          await this.store.delete(key, cur.rev);
-          return obj;
+        const cur = cached ?? (await this.mustGetCurrent(namespace, name));
+        const old = cur.obj;
+        const obj = next(old);
+        if (!obj || typeof obj !== 'object' || typeof obj.metadata !== 'object' || obj.metadata === null) {
+          throw badRequest('the object has no metadata');
         }
-        const kv = await this.store.update(key, encode(obj), cur.rev);
-        obj.metadata.resourceVersion = String(kv.modRevision);
+        const meta = obj.metadata;
+        if (meta.name !== undefined && meta.name !== name) {
+          throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+        }
+        if (def.namespaced && meta.namespace !== undefined && meta.namespace !== namespace) {
+          throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        }
+        const wantRv = meta.resourceVersion;
+        if (wantRv !== undefined && wantRv !== '' && wantRv !== old.metadata.resourceVersion) throw conflict(this.subject(name));
+        if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== old.metadata.uid) {
+          throw conflict(this.subject(name), `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid}`);
+        }
+        // Fields the server owns.
+        meta.name = name;
+        if (def.namespaced) meta.namespace = namespace;
+        meta.uid = old.metadata.uid;
+        meta.creationTimestamp = old.metadata.creationTimestamp;
+        if (old.metadata.deletionTimestamp) {
+          meta.deletionTimestamp = old.metadata.deletionTimestamp;
+          meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
+        } else {
+          delete meta.deletionTimestamp;
+          delete meta.deletionGracePeriodSeconds;
+        }
+        delete meta.managedFields;
+        if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
+        obj.apiVersion = old.apiVersion;
+        obj.kind = old.kind;
+        const ctx = this.registry.admissionContext();
+        let causes: FieldCause[];
+        if (o.subresource === 'status') {
+          def.prepareForStatusUpdate(obj, old, ctx);
+          causes = def.validateStatusUpdate(obj, old, ctx);
+        } else if (partial) {
+          causes = partial.prepareForUpdate(obj, old);
+        } else {
+          def.prepareForUpdate(obj, old, ctx);
+          causes = def.validateUpdate(obj, old, ctx);
+        }
+        if (causes.length) this.invalid(name, causes);
+        if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
+          meta.generation = (old.metadata.generation ?? 0) + 1;
+        }
+        meta.resourceVersion = old.metadata.resourceVersion;
+        if (jsonEqual(obj, old)) {
+          if (cached) continue;
+          return old; // no-op updates do not bump resourceVersion
+        }
+        if (o.dryRun) return obj;
+        try {
+          if (meta.deletionTimestamp && (!meta.finalizers || meta.finalizers.length === 0) && !extraFinalizersPending(def, obj)) {
+            // The last finalizer is gone from an object being deleted: it goes now.
+            await this.store.delete(key, cur.rev);
+            return obj;
+          }
+          const kv = await this.store.update(key, encode(obj), cur.rev);
+          obj.metadata.resourceVersion = String(kv.modRevision);
           return obj;
+        } catch (e) {
+          if (e instanceof ConflictError) {
+            if (wantRv || attempt > 20) throw conflict(this.subject(name));
+            continue;
+          }
+          if (e instanceof NotFoundError) throw notFound(this.subject(name));
+          throw e;
+        }
       } catch (e) {
-        if (e instanceof ConflictError) {
-          if (wantRv || attempt > 20) throw conflict(this.subject(name));
-          continue;
-        }
-        if (e instanceof NotFoundError) throw notFound(this.subject(name));
+        if (cached) continue;
         throw e;
       }
     }
@@ -321,7 +334,7 @@ export class ResourceStorage {
           if (jsonEqual(obj, old)) return { kind: 'pending', obj };
           const kv = await this.store.update(key, encode(obj), cur.rev);
           obj.metadata.resourceVersion = String(kv.modRevision);
-              return { kind: 'pending', obj };
+          return { kind: 'pending', obj };
         }
         if (!opts.dryRun) await this.store.delete(key, cur.rev);
         return { kind: 'deleted', obj: clone(old) };
