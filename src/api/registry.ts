@@ -133,7 +133,7 @@ export class ResourceStorage {
       }
       meta.namespace = namespace ?? meta.namespace;
       if (!meta.namespace) throw badRequest('the namespace of the object must be set');
-      this.registry.checkNamespaceWritable(meta.namespace, def);
+      await this.registry.checkNamespaceWritable(meta.namespace, def);
     } else {
       delete meta.namespace;
     }
@@ -431,8 +431,10 @@ export class ApiRegistry {
   }
 
   /** Creating in a missing namespace is 404; in a terminating one, 403 (unless the kind may, as events). */
-  checkNamespaceWritable(namespace: string, def: ResourceDef): void {
-    const ns = this.namespaces?.get(undefined, namespace);
+  async checkNamespaceWritable(namespace: string, def: ResourceDef): Promise<void> {
+    // NamespaceLifecycle admission: a namespace not (yet) in the cache is looked up live, so one
+    // created a moment ago (through this server or another on the same etcd) is found.
+    const ns = this.namespaces?.get(undefined, namespace) ?? (await this.namespaces?.mustGetCurrent(undefined, namespace).catch(() => undefined));
     if (!ns) throw notFound({ group: '', resource: this.namespaces?.def.plural ?? 'namespaces', name: namespace });
     if (ns.obj.metadata.deletionTimestamp && !def.creatableInTerminatingNamespace) {
       throw forbidden(

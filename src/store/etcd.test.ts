@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureServingMaterial } from '../api/tls.js';
-import { ExpiredError } from '../util/errors.js';
+import { ExpiredError, TimeoutError } from '../util/errors.js';
+import { freeLoopbackPort } from '../util/freeport.js';
 import { newEventSink, runStoreContract } from './contract.test-kit.js';
 import { openEtcdStore } from './etcd.js';
 import { compactRound } from './etcd/compactor.js';
@@ -51,6 +52,19 @@ describe.skipIf(etcdMissing !== undefined)('etcd store', () => {
     name: 'etcd',
     newStore: () => open(),
     skip: [{ test: 'an empty store is at revision 0', reason: "etcd's revision starts at 1 and is shared by every prefix" }],
+  });
+
+  it('a call waits for a connection: an unreachable endpoint is passed over; with none reachable the call ends at its deadline', async () => {
+    const dead = `http://127.0.0.1:${await freeLoopbackPort()}`;
+    const both = new EtcdClient({ endpoints: [dead, etcd.endpoint], requestTimeoutMs: 5_000 });
+    const none = new EtcdClient({ endpoints: [dead], requestTimeoutMs: 300 });
+    try {
+      expect((await both.range({ key: '/any', countOnly: true })).revision).toBeGreaterThan(0);
+      await expect(none.range({ key: '/any', countOnly: true })).rejects.toBeInstanceOf(TimeoutError);
+    } finally {
+      both.close();
+      none.close();
+    }
   });
 
   it('stores objects at kube-apiserver keys: <prefix>/<resource>/<namespace>/<name>', async () => {

@@ -1,6 +1,6 @@
 /**
- * A thin etcd v3 client over @grpc/grpc-js: the KV calls and the Watch stream EtcdStore needs,
- * with replies parsed into our own types at this edge. Written instead of using `etcd3` because
+ * A thin etcd v3 client: the KV calls (straight over node:http2, unary.ts) and the Watch stream
+ * (over @grpc/grpc-js) EtcdStore needs, with replies parsed into our own types at this edge. Written instead of using `etcd3` because
  * that client hides the compacted revision of a cancelled watch (the 410 path needs it) and adds a
  * layer per call that the store does not use.
  */
@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { BadRequestError, ExpiredError, TimeoutError, UnavailableError, type StowageError } from '../../util/errors.js';
+import { UnaryChannel } from './unary.js';
 
 export interface EtcdKeyValue {
   readonly key: string;
@@ -123,6 +124,14 @@ export function grpcTarget(endpoints: readonly string[]): { target: string; secu
   return { target: allIpv4 ? `ipv4:${hostPorts.join(',')}` : `dns:${hostPorts[0]!}`, secure };
 }
 
+/** `scheme://host:port` of each endpoint, for the unary channel. */
+export function endpointOrigins(endpoints: readonly string[]): string[] {
+  return endpoints.map((e) => {
+    const u = new URL(e.includes('://') ? e : `http://${e}`);
+    return `${u.protocol}//${u.hostname}:${u.port || '2379'}`;
+  });
+}
+
 // --- reply parsing (the one place wire objects meet our types) ---
 
 type Wire = Record<string, unknown>;
@@ -190,7 +199,10 @@ function responseKvs(x: unknown): EtcdKeyValue[] {
 }
 
 export class EtcdClient {
+  /** Watch streams. */
   private readonly client: grpc.Client;
+  /** Every unary call (Range, Txn, Compact): see unary.ts. */
+  private readonly unaryChannel: UnaryChannel;
   private readonly m = loadMethods();
   private readonly timeoutMs: number;
 
@@ -207,24 +219,19 @@ export class EtcdClient {
       'grpc.keepalive_timeout_ms': 5_000,
     });
     this.timeoutMs = o.requestTimeoutMs ?? 10_000;
+    this.unaryChannel = new UnaryChannel(endpointOrigins(o.endpoints), o.tls);
   }
 
-  private unary(m: Method, req: Wire, timeoutMs = this.timeoutMs): Promise<Wire> {
-    return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest<object, object>(
-        m.path,
-        m.requestSerialize,
-        m.responseDeserialize,
-        req,
-        new grpc.Metadata({ waitForReady: true }),
-        { deadline: Date.now() + timeoutMs },
-        (err, res) => {
-          if (err) reject(toStoreError(err));
-          else if (!isWire(res)) reject(new UnavailableError('etcd: empty reply'));
-          else resolve(res);
-        },
-      );
-    });
+  private async unary(m: Method, req: Wire, timeoutMs = this.timeoutMs): Promise<Wire> {
+    let reply: Buffer;
+    try {
+      reply = await this.unaryChannel.call(m.path, m.requestSerialize(req), timeoutMs);
+    } catch (e) {
+      throw toStoreError(e instanceof Error ? e : new Error(String(e)));
+    }
+    const res: unknown = m.responseDeserialize(reply);
+    if (!isWire(res)) throw new UnavailableError('etcd: empty reply');
+    return res;
   }
 
   async range(o: { key: string; rangeEnd?: Buffer; limit?: number; revision?: number; countOnly?: boolean }, timeoutMs?: number): Promise<RangeReply> {
@@ -308,6 +315,7 @@ export class EtcdClient {
   }
 
   close(): void {
+    this.unaryChannel.close();
     this.client.close();
   }
 }
