@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startFaultProxy, type FaultProxy } from '../bench/chaos/fault-proxy.js';
 import { checkSteady, readDriverRecords } from '../bench/chaos/invariants.js';
 import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
@@ -19,8 +20,11 @@ import { BIN } from './helpers/env.js';
 import { proxyKubeconfig, startRecordingProxy, type RecordingProxy } from './helpers/recording-proxy.js';
 
 const DRIVER = 'hostpath.csi.stowage.io';
-// Short client-go timings through the real flags: lease 3 s, renew deadline 2 s, retry 0.5 s.
-const TIMINGS = { 'lease-duration': '3s', 'renew-deadline': '2s', 'retry-period': '500ms' };
+// Short client-go timings through the real flags (lease 4 s, renew deadline 3 s, retry 0.5 s): a
+// takeover costs seconds, and a renewal still has room on a busy machine.
+const TIMINGS = { 'lease-duration': '4s', 'renew-deadline': '3s', 'retry-period': '500ms' };
+// Each CreateVolume takes this long (through the fault proxy), so that a kill lands mid-provisioning.
+const CREATE_DELAY_MS = 100;
 
 interface Candidate {
   readonly name: string;
@@ -34,6 +38,7 @@ let srv: TestApiServer;
 let client: RestClient;
 let dir: string;
 let driver: ChildProcess;
+let csiProxy: FaultProxy;
 const candidates: Candidate[] = [];
 
 async function startCandidate(name: string, kind: 'controllers' | 'csi-sidecar'): Promise<Candidate> {
@@ -52,7 +57,8 @@ async function startCandidate(name: string, kind: 'controllers' | 'csi-sidecar')
   return c;
 }
 
-const leads = (c: Candidate): boolean => c.stderr().includes('became leader');
+// A candidate that lost its lease has exited: only a live one that became leader leads.
+const leads = (c: Candidate): boolean => c.child.exitCode === null && c.child.signalCode === null && c.stderr().includes('became leader');
 
 /** The one of `cs` that says it became leader (waits for it). */
 async function leaderOf(cs: readonly Candidate[]): Promise<Candidate> {
@@ -103,7 +109,8 @@ beforeAll(async () => {
   srv = await startTestApiServer({ controllers: false });
   client = new RestClient(await loadKubeconfig(srv.kubeconfigPath));
   mkdirSync(join(dir, 'driver-state'));
-  driver = spawn(process.execPath, [BIN, 'csi-hostpath', '--endpoint', `unix://${join(dir, 'csi.sock')}`, '--node-id', 'n1', '--state-dir', join(dir, 'driver-state')], { stdio: 'ignore' });
+  driver = spawn(process.execPath, [BIN, 'csi-hostpath', '--endpoint', `unix://${join(dir, 'driver.sock')}`, '--node-id', 'n1', '--state-dir', join(dir, 'driver-state')], { stdio: 'ignore' });
+  csiProxy = await startFaultProxy({ socket: join(dir, 'csi.sock'), upstream: join(dir, 'driver.sock'), decide: (method) => (method === 'CreateVolume' ? { kind: 'delay', ms: CREATE_DELAY_MS } : undefined) });
   await client.resource('StorageClass').create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: DRIVER, reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
 }, 60_000);
 
@@ -114,6 +121,7 @@ afterAll(async () => {
     await c.exit;
     await c.proxy.close();
   }
+  await csiProxy?.stop();
   driver?.kill('SIGKILL');
   client?.close();
   await srv?.close();

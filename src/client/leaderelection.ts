@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { microTime } from '../util/metatime.js';
 import { realClock, type Clock } from '../util/backoff.js';
-import { AlreadyExistsError, ConflictError, NotFoundError, UnavailableError, toStowageError } from '../util/errors.js';
+import { AlreadyExistsError, ConflictError, NotFoundError, StowageError, toStowageError } from '../util/errors.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { RestClient } from './rest.js';
 
@@ -80,8 +80,15 @@ export function nextLeaseSpec(
   }
 }
 
-/** An effect refused because this process does not hold its lease within the renew deadline. */
-export class NotLeaderError extends UnavailableError {}
+/**
+ * An effect refused because this process does not hold its lease within the renew deadline. Not
+ * retryable: leadership that lapsed is not regained in-process (the process exits), so queues,
+ * event writers and save loops give up at once instead of backing off.
+ */
+export class NotLeaderError extends StowageError {
+  readonly code = 'Unavailable';
+  readonly retryable = false;
+}
 
 /**
  * Where the lease lives (client-go's resourcelock.Interface, reduced to what we use). `create`
