@@ -6,10 +6,23 @@ import { alreadyExists, ApiAlreadyExistsError, badRequest, conflict, forbidden, 
 import type { AdmissionContext, KubeObject, PartialUpdateSubresource, ResourceDef, SubresourceDef } from './resources/types.js';
 import { decodeStored, WatchCache, type CachedObject } from './watchcache.js';
 import { finalizersOnDelete, sameFinalizerSet, type PropagationPolicy } from './gcfinalizers.js';
+import { fieldManagerScope, updateManagedFields, type FieldManagerScope } from './fieldmanager/fieldmanager.js';
+
+/**
+ * How a write changes managedFields: an Update owned by `manager` (kube names it from the
+ * `fieldManager` parameter or the User-Agent), an apply that computed them already, or none at all
+ * (writes kube makes below its field manager, such as a pod's binding).
+ */
+export type FieldManagement = { readonly update: string } | 'applied' | 'untracked';
+
+/** The manager of writes the server makes itself. */
+export const SERVER_MANAGER = 'kube-apiserver';
 
 /** Options common to writes. */
 export interface WriteOptions {
   readonly dryRun?: boolean;
+  /** Default: an Update by SERVER_MANAGER. */
+  readonly fields?: FieldManagement;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -153,6 +166,7 @@ export class ResourceStorage {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.selfLink;
+    const requestedFields = meta.managedFields;
     delete meta.managedFields;
     if (meta.generation !== undefined) meta.generation = 1;
     obj.apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
@@ -161,6 +175,7 @@ export class ResourceStorage {
     def.prepareForCreate(obj, ctx);
     const causes = def.validateCreate(obj, ctx);
     if (causes.length) this.invalid(name, causes);
+    this.setManagedFields(obj, undefined, requestedFields, opts.fields, undefined, ctx.now);
     if (opts.dryRun) {
       if (this.get(meta.namespace, name)) throw alreadyExists(this.subject(name));
       return obj;
@@ -173,6 +188,26 @@ export class ResourceStorage {
       if (e instanceof AlreadyExistsError) throw alreadyExists(this.subject(name));
       throw e;
     }
+  }
+
+  /** The field manager of writes through the main resource or one subresource. */
+  fieldScope(subresource?: string): FieldManagerScope {
+    const d = this.def;
+    return fieldManagerScope({ schema: d.schema, apiVersion: d.group ? `${d.group}/${d.version}` : d.version, hasStatus: d.hasStatus, subresource });
+  }
+
+  /**
+   * Sets managedFields on the object about to be stored (after the strategy's hooks, so fields a
+   * strategy resets are no one's change). `requested` is what the body carried; an apply brought
+   * its own; an untracked write keeps the live object's.
+   */
+  private setManagedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string): void {
+    let mf: unknown;
+    if (how === 'applied') mf = requested;
+    else if (how === 'untracked') mf = old?.metadata.managedFields;
+    else mf = updateManagedFields(this.fieldScope(subresource), old, obj, requested, how?.update ?? SERVER_MANAGER, now);
+    if (mf === undefined) delete obj.metadata.managedFields;
+    else obj.metadata.managedFields = mf as unknown[];
   }
 
   /** The kind's subresource `name` beyond `/status`, if it has one. */
@@ -232,6 +267,7 @@ export class ResourceStorage {
         delete meta.deletionTimestamp;
         delete meta.deletionGracePeriodSeconds;
       }
+      const requestedFields = meta.managedFields;
       delete meta.managedFields;
       if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
       obj.apiVersion = old.apiVersion;
@@ -251,7 +287,8 @@ export class ResourceStorage {
       if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
         meta.generation = (old.metadata.generation ?? 0) + 1;
       }
-      meta.resourceVersion = old.metadata.resourceVersion;
+      this.setManagedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now);
+      obj.metadata.resourceVersion = old.metadata.resourceVersion;
       if (jsonEqual(obj, old)) return old; // no-op updates do not bump resourceVersion
       if (o.dryRun) return obj;
       const key = storageKey(def, namespace, name);

@@ -133,3 +133,22 @@ export function dryRun(q: URLSearchParams): boolean {
   for (const x of v) if (x !== 'All') throw badRequest(`dryRun: Unsupported value: "${x}": supported values: "All"`);
   return v.length > 0;
 }
+
+/** kube's limit on a field manager's name (validation.FieldManagerMaxLength). */
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/**
+ * The manager of a write (kube's managerOrUserAgent): the `fieldManager` parameter, else the
+ * User-Agent up to its first `/`, printable characters only, cut at 128 bytes.
+ */
+export function fieldManagerOf(q: URLSearchParams, userAgent: string | undefined): string {
+  const m = q.get('fieldManager');
+  if (m) return m;
+  let out = '';
+  for (const ch of (userAgent ?? '').split('/')[0] ?? '') {
+    if (!/\P{C}/u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+  }
+  return out;
+}

@@ -1,11 +1,14 @@
 /** Writes: POST (create), PUT (update), PATCH, and POST to an action subresource (pods/binding). */
+import { parse as parseYaml } from 'yaml';
+import { metaTime } from '../../util/metatime.js';
+import { applyConfig, ApplyBadRequest } from '../fieldmanager/fieldmanager.js';
 import { decodeBody, readBody, sendAs, sendJson } from '../http.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/strict.js';
 import { decodeTyped, type DecodeMode } from '../decode/index.js';
-import { applyPatch } from '../patch/index.js';
+import { applyPatch, patchKindOf } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
-import { badRequest, forbidden, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
-import { apiVersionOf, dryRun, fieldValidation, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
+import { ApiAlreadyExistsError, ApiNotFoundError, badRequest, forbidden, invalid, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
+import { apiVersionOf, dryRun, fieldManagerOf, fieldValidation, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
 
 /** A body admitted for a write, and the warnings to send with the answer. */
 export interface AdmittedBody {
@@ -92,7 +95,7 @@ export async function handleCreate({ r, req, res, format, user, authorizer }: Re
     sendAs(res, format, 201, JSON.stringify(review(obj, { user, authorizer })), warningHeaders(warnings));
     return;
   }
-  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query) });
+  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query), fields: { update: fieldManagerOf(r.query, req.headers['user-agent']) } });
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }
 
@@ -107,13 +110,23 @@ export async function handleUpdate({ r, req, res, format }: ResourceCall): Promi
     if (first) return (first = false), obj;
     return admitBody(r, decode(), { fieldValidation: 'Ignore', origin: 'update' }).obj;
   };
-  const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub });
+  const fields = { update: fieldManagerOf(r.query, req.headers['user-agent']) };
+  const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub, fields });
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
 
-export async function handlePatch({ r, req, res, format }: ResourceCall): Promise<void> {
+/** kube's 422 for PatchOptions that do not fit the patch type. */
+function invalidPatchOptions(field: string, type: string, message: string): Error {
+  const cause = { type, field, message };
+  return invalid('PatchOptions', 'meta.k8s.io', '', [cause], `PatchOptions.meta.k8s.io "" is invalid: ${field}: ${message}`);
+}
+
+export async function handlePatch(call: ResourceCall): Promise<void> {
+  const { r, req, res, format } = call;
   const sub = updateSubresource(r);
   const ct = req.headers['content-type'] ?? '';
+  if (patchKindOf(ct) === 'apply') return handleApply(call, sub);
+  if (r.query.has('force')) throw invalidPatchOptions('force', 'FieldValueForbidden', 'Forbidden: may not be specified for non-apply patch');
   const raw = await readBody(req);
   let patch: unknown;
   try {
@@ -135,9 +148,62 @@ export async function handlePatch({ r, req, res, format }: ResourceCall): Promis
       warnings = admitted.warnings;
       return admitted.obj;
     },
-    { dryRun: dryRun(r.query), subresource: sub },
+    { dryRun: dryRun(r.query), subresource: sub, fields: { update: fieldManagerOf(r.query, req.headers['user-agent']) } },
   );
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
+}
+
+/**
+ * PATCH with `application/apply-patch+yaml`: server-side apply by the `fieldManager` (required),
+ * creating the object when it does not exist (kube's applyPatcher with forceAllowCreate).
+ */
+async function handleApply({ r, req, res, format }: ResourceCall, sub: string | undefined): Promise<void> {
+  const manager = r.query.get('fieldManager') ?? '';
+  if (!manager) throw invalidPatchOptions('fieldManager', 'FieldValueRequired', 'Required value: is required for apply patch');
+  const force = r.query.get('force') === 'true';
+  const dry = dryRun(r.query);
+  let body: unknown;
+  try {
+    body = parseYaml((await readBody(req)).toString('utf8'), { version: '1.1' });
+  } catch (e) {
+    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+  }
+  const version = body && typeof body === 'object' ? (body as { apiVersion?: unknown }).apiVersion : undefined;
+  if (version !== apiVersionOf(r)) {
+    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${typeof version === 'string' ? version : ''}, expected: ${apiVersionOf(r)}`);
+  }
+  const { obj: config, warnings } = admitBody(r, body, { fieldValidation: fieldValidation(r.query), origin: 'patch' });
+  const scope = r.storage.fieldScope(sub);
+  const applyTo = (live: KubeObject | undefined): KubeObject => {
+    try {
+      const out = applyConfig(scope, { live, config: structuredClone(config), manager, force, now: metaTime() });
+      // Only a resourceVersion the configuration names is a precondition.
+      if (config.metadata.resourceVersion === undefined) delete out.metadata.resourceVersion;
+      return out;
+    } catch (e) {
+      if (e instanceof ApplyBadRequest) throw badRequest(e.message);
+      throw e;
+    }
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const out = await r.storage.update(r.namespace, r.name!, applyTo, { dryRun: dry, subresource: sub, fields: 'applied' });
+      sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
+      return;
+    } catch (e) {
+      if (!(e instanceof ApiNotFoundError) || sub !== undefined || r.storage.get(r.namespace, r.name!)) throw e;
+    }
+    const created = applyTo(undefined);
+    if (created.metadata.name === undefined) created.metadata.name = r.name;
+    if (created.metadata.name !== r.name) throw badRequest(`the name of the object (${created.metadata.name}) does not match the name on the URL (${r.name})`);
+    try {
+      const out = await r.storage.create(created, r.namespace, { dryRun: dry, fields: 'applied' });
+      sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
+      return;
+    } catch (e) {
+      if (!(e instanceof ApiAlreadyExistsError) || attempt > 3) throw e;
+    }
+  }
 }
 
 /** POST to an action subresource (pods/<name>/binding): the kind's hook computes the new object. */
@@ -145,6 +211,6 @@ export async function handleAction({ r, req, res }: ResourceCall, sub: ActionSub
   const body = decodeBody(await readBody(req), req.headers['content-type']);
   admitActionBody(sub, body);
   const name = r.name!;
-  await r.storage.update(r.namespace, name, (current) => sub.apply(current, body, name));
+  await r.storage.update(r.namespace, name, (current) => sub.apply(current, body, name), { fields: 'untracked' });
   sendJson(res, 201, successStatus());
 }
