@@ -46,10 +46,12 @@ const ROOTS = [
 const SINGLE_ROOTS = [
   ['V1Eviction', 'policy', 'v1', 'Eviction'],
   ['V1SelfSubjectReview', 'authentication.k8s.io', 'v1', 'SelfSubjectReview'],
+  // kubectl 1.27 asks `auth whoami` of v1beta1 only.
+  ['V1beta1SelfSubjectReview', 'authentication.k8s.io', 'v1beta1', 'SelfSubjectReview'],
   ['V1SelfSubjectAccessReview', 'authorization.k8s.io', 'v1', 'SelfSubjectAccessReview'],
   ['V1SelfSubjectRulesReview', 'authorization.k8s.io', 'v1', 'SelfSubjectRulesReview'],
 ];
-/** API group → kubernetes-types module of its v1 types. */
+/** API group → kubernetes-types module of its v1 types (other versions: the same folder). */
 const GROUP_MODULES = {
   '': 'core/v1',
   'storage.k8s.io': 'storage/v1',
@@ -71,6 +73,7 @@ const PACKAGES = {
   'coordination/v1': 'io.k8s.api.coordination.v1',
   'policy/v1': 'io.k8s.api.policy.v1',
   'authentication/v1': 'io.k8s.api.authentication.v1',
+  'authentication/v1beta1': 'io.k8s.api.authentication.v1beta1',
   'authorization/v1': 'io.k8s.api.authorization.v1',
   'meta/v1': 'io.k8s.apimachinery.pkg.apis.meta.v1',
   runtime: 'io.k8s.apimachinery.pkg.runtime',
@@ -395,8 +398,8 @@ async function main() {
   for (const [cls, group, version, kind] of SINGLE_ROOTS) start.push([cls, { group, version, kind }]);
   for (const [cls] of EXTRA_ROOTS) start.push([cls, undefined]);
   for (const [cls, gvk] of start) {
-    const ktName = cls.replace(/^(CoreV1|V1)/, '');
-    const mod = gvk ? GROUP_MODULES[gvk.group] : 'meta/v1';
+    const ktName = cls.replace(/^(CoreV1|V1beta1|V1alpha1|V1)/, '');
+    const mod = gvk ? GROUP_MODULES[gvk.group].replace(/\/v1$/, `/${gvk.version}`) : 'meta/v1';
     const r = ktResolve(mod, ktName);
     if (!r) throw new Error(`kubernetes-types has no ${mod} ${ktName}`);
     const name = defName(r.mod, r.name);

@@ -386,7 +386,10 @@ function specChanged(a: KubeObject, b: KubeObject): boolean {
 
 /** All resources of the server, and the cross-kind rules (namespaces, admission lookups). */
 export class ApiRegistry {
+  /** The kind's storage at its first (preferred) version, for lookups by kind. */
   private readonly byKind = new Map<string, ResourceStorage>();
+  /** Every served group-version-resource (a kind served at two versions has two). */
+  private readonly storages: ResourceStorage[] = [];
   private readonly byPath = new Map<string, ResourceStorage>();
   /** The kind whose objects namespaced objects live in. */
   private readonly namespaces: ResourceStorage | undefined;
@@ -399,28 +402,29 @@ export class ApiRegistry {
   ) {
     for (const def of defs) {
       const s = new ResourceStorage(def, store, this, opts.watchHistory);
-      this.byKind.set(def.kind, s);
+      if (!this.byKind.has(def.kind)) this.byKind.set(def.kind, s);
+      this.storages.push(s);
       this.byPath.set(`${def.group}/${def.version}/${def.plural}`, s);
     }
-    this.namespaces = [...this.byKind.values()].find((s) => s.def.isNamespace);
+    this.namespaces = this.storages.find((s) => s.def.isNamespace);
   }
 
   /** Why this server is not ready (a cache not synced), or undefined when it is. */
   notReady(): string | undefined {
-    for (const s of this.byKind.values()) if (!s.cache.isSynced()) return `watch cache of ${s.def.plural} not synced`;
+    for (const s of this.storages) if (!s.cache.isSynced()) return `watch cache of ${s.def.plural} not synced`;
     return undefined;
   }
 
   private state: 'new' | 'started' | 'stopped' = 'new';
 
   async start(): Promise<void> {
-    await Promise.all([...this.byKind.values()].map((s) => s.cache.start()));
+    await Promise.all(this.storages.map((s) => s.cache.start()));
     if (this.state === 'new') this.state = 'started';
   }
 
   stop(): void {
     this.state = 'stopped';
-    for (const s of this.byKind.values()) s.cache.stop();
+    for (const s of this.storages) s.cache.stop();
   }
 
   /** 'started' once every watch cache has its initial list; 'stopped' once the server shuts down. */
@@ -429,7 +433,7 @@ export class ApiRegistry {
   }
 
   all(): ResourceStorage[] {
-    return [...this.byKind.values()];
+    return [...this.storages];
   }
 
   byGroupVersionPlural(group: string, version: string, plural: string): ResourceStorage | undefined {
