@@ -7,7 +7,7 @@ import type { KubeObject, Schema } from '../resources/types.js';
 import { ApiConflictError } from '../status.js';
 import { difference, FieldSet, intersection, pathString, recursiveDifference, union } from './fieldset.js';
 import { decodeManagedFields, encodeManagedFields, isResetManagedFields, ManagedFieldsError, managerKey, type ManagerEntry, type Managers } from './managers.js';
-import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, type Comparison } from './typed.js';
+import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet } from './typed.js';
 import { typeOf, type TypeNode } from './types.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -54,18 +54,25 @@ function withoutManagedFields(o: KubeObject): KubeObject {
   return { ...o, metadata };
 }
 
-function filtered(c: Comparison, ignored: FieldSet): Comparison {
-  if (ignored.isEmpty()) return c;
-  return { added: recursiveDifference(c.added, ignored), modified: recursiveDifference(c.modified, ignored), removed: recursiveDifference(c.removed, ignored) };
-}
 
+// Decoded managedFields of stored objects (the watch cache's, which are never modified), so that a
+// write decodes the live object's managers once rather than on every update of it.
+const decoded = new WeakMap<object, Managers>();
+
+/** The managers of a managedFields list (empty when it is malformed), as a copy the caller may change. */
 function decodeOrEmpty(list: unknown): Managers {
-  try {
-    return decodeManagedFields(list);
-  } catch (e) {
-    if (e instanceof ManagedFieldsError) return new Map();
-    throw e;
+  let m = list && typeof list === 'object' ? decoded.get(list) : undefined;
+  if (!m) {
+    try {
+      m = decodeManagedFields(list);
+    } catch (e) {
+      if (!(e instanceof ManagedFieldsError)) throw e;
+      m = new Map();
+    }
+    if (list && typeof list === 'object') decoded.set(list, m);
   }
+  // Entries are copied; their field sets are never changed in place.
+  return new Map([...m].map(([k, e]) => [k, { ...e }]));
 }
 
 /**
@@ -82,7 +89,7 @@ export function updateManagedFields(scope: FieldManagerScope, old: KubeObject | 
     managers = decodeOrEmpty(requested);
     if (managers.size === 0) managers = decodeOrEmpty(old?.metadata.managedFields);
   }
-  const c = filtered(compare(old ? withoutManagedFields(old) : {}, withoutManagedFields(obj), scope.type), scope.ignored);
+  const c = compare(old ? withoutManagedFields(old) : {}, withoutManagedFields(obj), scope.type, scope.ignored);
   const changed = union(c.modified, c.added);
   for (const e of managers.values()) e.set = difference(difference(e.set, changed), c.removed);
   const taken = difference(recursiveDifference(changed, scope.ignored), STRIPPED);
@@ -132,7 +139,7 @@ export function applyConfig(scope: FieldManagerScope, r: ApplyRequest): KubeObje
     if (!prune.isEmpty()) merged = (removeItems(merged, prune, scope.type) ?? { metadata: {} }) as KubeObject;
   }
 
-  const c = filtered(compare(live, merged, scope.type), scope.ignored);
+  const c = compare(live, merged, scope.type, scope.ignored);
   const changed = union(c.modified, c.added);
   const conflicts: Conflict[] = [];
   for (const [k, e] of managers) {

@@ -69,8 +69,17 @@ export class FieldSet {
     return JSON.stringify(this.toFieldsV1()) === JSON.stringify(o.toFieldsV1());
   }
 
-  /** The `fieldsV1` document of this set: `{}` for a member leaf, `".": {}` for a member with children. */
+  /**
+   * The `fieldsV1` document of this set: `{}` for a member leaf, `".": {}` for a member with
+   * children. Remembered per set (sets are not changed once built), and shared: do not modify it.
+   */
   toFieldsV1(): Record<string, unknown> {
+    let doc = encoded.get(this);
+    if (!doc) encoded.set(this, (doc = this.encode()));
+    return doc;
+  }
+
+  private encode(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     if (!this.children) return out;
     for (const k of sortedKeys(this)) {
@@ -89,6 +98,8 @@ export class FieldSet {
     return out;
   }
 }
+
+const encoded = new WeakMap<FieldSet, Record<string, unknown>>();
 
 function decodeInto(n: FieldSet, doc: unknown): void {
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('fieldsV1 must be an object');
@@ -129,9 +140,21 @@ export function union(a: FieldSet, b: FieldSet): FieldSet {
   return out;
 }
 
-/** Members of `a` that are not members of `b` (exact paths, as fieldpath.Set.Difference). */
+/** Members of `a` that are not members of `b` (exact paths, as fieldpath.Set.Difference); `a` itself when none is. */
 export function difference(a: FieldSet, b: FieldSet): FieldSet {
+  if (!b.children || !overlaps(a, b)) return a;
   return filter(a, b, (am, bn) => am && !(bn?.member ?? false), false);
+}
+
+/** Whether some member of `a` is a member of `b`. */
+function overlaps(a: FieldSet, b: FieldSet): boolean {
+  if (!a.children || !b.children) return false;
+  const [small, large] = a.children.size <= b.children.size ? [a, b] : [b, a];
+  for (const [k, c] of small.children!) {
+    const o = large.children!.get(k);
+    if (o && ((c.member && o.member) || overlaps(c, o))) return true;
+  }
+  return false;
 }
 
 /** Members of `a` that are also members of `b`. */

@@ -81,10 +81,14 @@ export interface Comparison {
   readonly removed: FieldSet;
 }
 
-/** What changed from `lhs` to `rhs` (TypedValue.Compare): leaves added/modified/removed, and containers added/removed. */
-export function compare(lhs: unknown, rhs: unknown, t: TypeNode): Comparison {
+/**
+ * What changed from `lhs` to `rhs` (TypedValue.Compare): leaves added/modified/removed, and
+ * containers added/removed. Top-level fields that are members of `ignored` are not compared
+ * (Comparison.FilterFields, without walking them first).
+ */
+export function compare(lhs: unknown, rhs: unknown, t: TypeNode, ignored?: FieldSet): Comparison {
   const c = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  cmp(lhs, rhs, t, [], c);
+  cmp(lhs, rhs, t, [], c, ignored);
   return c;
 }
 
@@ -94,7 +98,7 @@ function isEmptyContainer(v: unknown): boolean {
   return isObj(v) && Object.keys(v).every((k) => v[k] === undefined);
 }
 
-function cmp(l: unknown, r: unknown, t0: TypeNode, path: string[], c: Comparison): void {
+function cmp(l: unknown, r: unknown, t0: TypeNode, path: string[], c: Comparison, ignored?: FieldSet): void {
   const t = concrete(t0, r !== undefined ? r : l);
   const leaf = (): void => {
     if (l === undefined) c.added.insert(path);
@@ -124,6 +128,7 @@ function cmp(l: unknown, r: unknown, t0: TypeNode, path: string[], c: Comparison
     const lo = isObj(l) ? l : undefined;
     const ro = isObj(r) ? r : undefined;
     const visit = (k: string): void => {
+      if (ignored?.child(`f:${k}`)?.member) return;
       const ft = t.field(k);
       let lv = lo?.[k];
       let rv = ro?.[k];
