@@ -249,3 +249,20 @@ describe('fieldsV1', () => {
     expect(pathString(['f:metadata', 'f:finalizers', 'v:"a"'])).toBe('.metadata.finalizers[="a"]');
   });
 });
+
+describe('the Update manager cap', () => {
+  it('merges the oldest Update entries into ancient-changes past ten', () => {
+    let o: KubeObject = pod({});
+    for (let i = 0; i < 12; i++) {
+      const next = structuredClone(o);
+      next.metadata.labels = { ...(o.metadata.labels ?? {}), [`l${i}`]: 'x' };
+      const mf = updateManagedFields(pods, o, next, next.metadata.managedFields, `m${String(i).padStart(2, '0')}`, `2024-01-01T00:00:${String(i).padStart(2, '0')}Z`);
+      next.metadata.managedFields = mf;
+      o = next;
+    }
+    const entries = o.metadata.managedFields as Array<{ manager: string; time: string }>;
+    expect(entries.map((e) => e.manager)).toEqual(['ancient-changes', ...Array.from({ length: 9 }, (_, i) => `m${String(i + 3).padStart(2, '0')}`)]);
+    expect(entries[0]!.time).toBe('2024-01-01T00:00:02Z');
+    expect(owners(o)['ancient-changes/Update']).toEqual(['.metadata.labels', '.metadata.labels.l0', '.metadata.labels.l1', '.metadata.labels.l2']);
+  });
+});

@@ -97,8 +97,44 @@ export function updateManagedFields(scope: FieldManagerScope, old: KubeObject | 
     const key = managerKey(manager, 'Update', scope.apiVersion, scope.subresource);
     const prev = managers.get(key);
     managers.set(key, { manager, operation: 'Update', apiVersion: scope.apiVersion, subresource: scope.subresource, time: now, set: prev ? union(prev.set, taken) : taken });
+    capUpdateManagers(managers);
   }
   return encodeManagedFields(managers);
+}
+
+/** kube's DefaultMaxUpdateManagers: more Update entries than this and the oldest are merged. */
+export const MAX_UPDATE_MANAGERS = 10;
+const ANCIENT_CHANGES = 'ancient-changes';
+
+/**
+ * kube's capManagersManager: past MAX_UPDATE_MANAGERS Update entries, the oldest are merged (per
+ * apiVersion) into one `ancient-changes` entry, which takes the time of the latest merged in.
+ */
+function capUpdateManagers(managers: Managers): void {
+  const updaters = [...managers].filter(([, e]) => e.operation === 'Update' && !e.set.isEmpty());
+  if (updaters.length <= MAX_UPDATE_MANAGERS) return;
+  const secs = (e: ManagerEntry): number => (e.time ? Math.floor(Date.parse(e.time) / 1000) : 0);
+  updaters.sort(([ka, a], [kb, b]) => secs(a) - secs(b) || (ka < kb ? -1 : ka > kb ? 1 : 0));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (const [k, e] of updaters) {
+    if (length <= MAX_UPDATE_MANAGERS) break;
+    const bucket = managerKey(ANCIENT_CHANGES, 'Update', e.apiVersion, '');
+    const first = firstOfVersion.get(e.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(e.apiVersion, k);
+      continue;
+    }
+    if (!managers.has(bucket)) {
+      const f = managers.get(first)!;
+      managers.delete(first);
+      managers.set(bucket, { ...f, manager: ANCIENT_CHANGES, subresource: '' });
+    }
+    const b = managers.get(bucket)!;
+    managers.set(bucket, { ...b, set: union(e.set, b.set), time: e.time });
+    managers.delete(k);
+    length--;
+  }
 }
 
 export interface ApplyRequest {
