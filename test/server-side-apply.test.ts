@@ -1,7 +1,7 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
@@ -9,6 +9,14 @@ import { hasKubectl } from './helpers/env.js';
 import { api } from './helpers/http.js';
 
 const run = promisify(execFile);
+/** The 1.27 binary beside the kubectl dispatcher (`kubectl.<minor>`), when the machine has one. */
+const KUBECTL_127 = ((): string => {
+  try {
+    return join(dirname(realpathSync(execFileSync('which', ['kubectl'], { encoding: 'utf8' }).trim())), 'kubectl.1.27');
+  } catch {
+    return '';
+  }
+})();
 
 /** Server-side apply and managedFields through the API and real kubectl; eviction dry runs. */
 describe('server-side apply', () => {
@@ -93,6 +101,15 @@ describe('server-side apply', () => {
     expect(cm.data).toEqual({ keep: '1' });
     expect(managers(cm)).not.toContain('kubectl-client-side-apply/Update');
     expect(JSON.parse(cm.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).data).toEqual({ keep: '1' });
+  });
+
+  it('answers SelfSubjectReview at v1beta1 too (kubectl 1.27 asks no other version)', async () => {
+    const r = await api(s, 'POST', '/apis/authentication.k8s.io/v1beta1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1beta1', kind: 'SelfSubjectReview' });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ apiVersion: 'authentication.k8s.io/v1beta1', kind: 'SelfSubjectReview', status: { userInfo: { username: 'admin' } } });
+    if (!KUBECTL_127 || !existsSync(KUBECTL_127)) return; // the dispatcher's 1.27 binary is optional
+    const who = await run(KUBECTL_127, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'], { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: home } });
+    expect(who.stdout).toBe('admin');
   });
 
   it('an eviction with dryRun neither spends the budget nor deletes the pod', async () => {
