@@ -266,3 +266,17 @@ describe('the Update manager cap', () => {
     expect(owners(o)['ancient-changes/Update']).toEqual(['.metadata.labels', '.metadata.labels.l0', '.metadata.labels.l1', '.metadata.labels.l2']);
   });
 });
+
+describe('merging lists', () => {
+  it.each([
+    { name: 'shared items in the config order, live-only items where structured-merge-diff puts them', live: ['a', 'b', 'c'], cfg: ['c', 'a', 'd'], want: ['b', 'c', 'a', 'd'] },
+    { name: 'new items after the live ones', live: ['a'], cfg: ['b'], want: ['a', 'b'] },
+    { name: 'a repeated live key the config does not name stays twice', live: ['a', 'x', 'x'], cfg: ['a'], want: ['a', 'x', 'x'] },
+  ])('$name', ({ live, cfg, want }) => {
+    const env = (names: string[]) => ({ containers: [c('c', { env: names.map((n) => ({ name: n, value: n })) })] });
+    const base = { ...pod(env(live)), metadata: { name: 'p' } };
+    const out = applyConfig(pods, { live: base, config: pod(env(cfg)), manager: 'a', force: true, now: T0 });
+    const got = (out.spec as { containers: Array<{ env: Array<{ name: string }> }> }).containers[0]!.env.map((e) => e.name);
+    expect(got).toEqual(want);
+  });
+});

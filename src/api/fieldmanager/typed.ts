@@ -201,44 +201,51 @@ function mergeMap(t: MapType, l: Obj, r: Obj): Obj {
   return out;
 }
 
-/** Items in the live order, except that items both sides hold follow the configuration's order. */
+/**
+ * Items in the live order, except that items both sides hold follow the configuration's order.
+ * Live items the configuration does not name stay as they are, repeated keys included.
+ */
 function mergeList(t: ListType, l: readonly unknown[], r: readonly unknown[]): unknown[] {
-  const li = indexItems(t, l);
+  const lPes = l.map((it) => listItemPe(t, it)!);
+  const lFirst = new Map<string, number>();
+  lPes.forEach((pe, i) => lFirst.has(pe) || lFirst.set(pe, i));
   const ri = indexItems(t, r);
-  const lOrder = [...li.keys()];
   const rOrder = [...ri.keys()];
-  const shared = rOrder.filter((pe) => li.has(pe));
-  let si = 0;
+  const shared = rOrder.filter((pe) => lFirst.has(pe));
+  const done = new Set<string>();
   const out: unknown[] = [];
   const take = (pe: string): void => {
-    const v = merge(li.get(pe), ri.get(pe), t.elem);
+    const i = lFirst.get(pe);
+    const v = merge(i === undefined ? undefined : l[i], ri.get(pe), t.elem);
     if (v !== undefined) out.push(v);
+    done.add(pe);
   };
   let a = 0;
   let b = 0;
-  while (a < lOrder.length || b < rOrder.length) {
-    if (a < lOrder.length && b < rOrder.length && lOrder[a] === rOrder[b]) {
-      take(lOrder[a]!);
-      a++;
-      b++;
-      si++;
-      continue;
-    }
-    if (a < lOrder.length) {
-      const pe = lOrder[a]!;
+  let si = 0;
+  while (a < l.length || b < rOrder.length) {
+    if (a < l.length) {
+      const pe = lPes[a]!;
       if (!ri.has(pe)) {
-        take(pe);
+        out.push(structuredClone(l[a]));
         a++;
         continue;
       }
-      if (si < shared.length && shared[si] !== pe) {
-        a++; // a shared item whose turn comes later, in the configuration's order
+      if (done.has(pe) || (si < shared.length && shared[si] !== pe)) {
+        a++; // merged already, or a shared item whose turn comes later in the configuration's order
+        continue;
+      }
+      if (b < rOrder.length && rOrder[b] === pe) {
+        take(pe);
+        a++;
+        b++;
+        si++;
         continue;
       }
     }
     if (b < rOrder.length) {
       const pe = rOrder[b]!;
-      take(pe);
+      if (!done.has(pe)) take(pe);
       b++;
       if (si < shared.length && shared[si] === pe) si++;
       continue;
