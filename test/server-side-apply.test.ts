@@ -54,6 +54,9 @@ describe('server-side apply', () => {
     const missing = await api(s, 'PATCH', path, body, { contentType: 'application/apply-patch+yaml' });
     expect(missing.status).toBe(422);
     expect(missing.body.message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+    const long = await api(s, 'PATCH', `${path}?fieldManager=${'m'.repeat(129)}`, body, { contentType: 'application/apply-patch+yaml' });
+    expect(long.status).toBe(422);
+    expect(long.body.message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes');
     const created = await api(s, 'PATCH', `${path}?fieldManager=tool`, body, { contentType: 'application/apply-patch+yaml' });
     expect(created.status).toBe(201);
     expect(created.body.metadata.managedFields).toMatchObject([{ manager: 'tool', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }]);

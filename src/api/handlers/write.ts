@@ -95,7 +95,7 @@ export async function handleCreate({ r, req, res, format, user, authorizer }: Re
     sendAs(res, format, 201, JSON.stringify(review(obj, { user, authorizer })), warningHeaders(warnings));
     return;
   }
-  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query), fields: { update: fieldManagerOf(r.query, req.headers['user-agent']) } });
+  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query), fields: { update: writeManager(r, req.headers['user-agent'], 'CreateOptions') } });
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }
 
@@ -110,15 +110,29 @@ export async function handleUpdate({ r, req, res, format }: ResourceCall): Promi
     if (first) return (first = false), obj;
     return admitBody(r, decode(), { fieldValidation: 'Ignore', origin: 'update' }).obj;
   };
-  const fields = { update: fieldManagerOf(r.query, req.headers['user-agent']) };
+  const fields = { update: writeManager(r, req.headers['user-agent'], 'UpdateOptions') };
   const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub, fields });
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
 
-/** kube's 422 for PatchOptions that do not fit the patch type. */
-function invalidPatchOptions(field: string, type: string, message: string): Error {
+type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+
+/** kube's 422 for write options it refuses (ValidateCreateOptions and the like). */
+function invalidOptions(kind: WriteOptionsKind, field: string, type: string, message: string): Error {
   const cause = { type, field, message };
-  return invalid('PatchOptions', 'meta.k8s.io', '', [cause], `PatchOptions.meta.k8s.io "" is invalid: ${field}: ${message}`);
+  return invalid(kind, 'meta.k8s.io', '', [cause], `${kind}.meta.k8s.io "" is invalid: ${field}: ${message}`);
+}
+
+function invalidPatchOptions(field: string, type: string, message: string): Error {
+  return invalidOptions('PatchOptions', field, type, message);
+}
+
+/** The manager of a write, after kube's ValidateFieldManager of the `fieldManager` parameter. */
+function writeManager(r: ResourceRequest, userAgent: string | undefined, kind: WriteOptionsKind): string {
+  const m = r.query.get('fieldManager') ?? '';
+  if (Buffer.byteLength(m) > 128) throw invalidOptions(kind, 'fieldManager', 'FieldValueTooLong', 'Too long: may not be more than 128 bytes');
+  if (/\p{C}/u.test(m)) throw invalidOptions(kind, 'fieldManager', 'FieldValueInvalid', `Invalid value: ${JSON.stringify(m)}: must only contain printable characters`);
+  return fieldManagerOf(r.query, userAgent);
 }
 
 export async function handlePatch(call: ResourceCall): Promise<void> {
@@ -148,7 +162,7 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
       warnings = admitted.warnings;
       return admitted.obj;
     },
-    { dryRun: dryRun(r.query), subresource: sub, fields: { update: fieldManagerOf(r.query, req.headers['user-agent']) } },
+    { dryRun: dryRun(r.query), subresource: sub, fields: { update: writeManager(r, req.headers['user-agent'], 'PatchOptions') } },
   );
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
@@ -158,8 +172,8 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
  * creating the object when it does not exist (kube's applyPatcher with forceAllowCreate).
  */
 async function handleApply({ r, req, res, format }: ResourceCall, sub: string | undefined): Promise<void> {
-  const manager = r.query.get('fieldManager') ?? '';
-  if (!manager) throw invalidPatchOptions('fieldManager', 'FieldValueRequired', 'Required value: is required for apply patch');
+  const manager = writeManager(r, undefined, 'PatchOptions');
+  if (!r.query.get('fieldManager')) throw invalidPatchOptions('fieldManager', 'FieldValueRequired', 'Required value: is required for apply patch');
   const force = r.query.get('force') === 'true';
   const dry = dryRun(r.query);
   let body: unknown;
