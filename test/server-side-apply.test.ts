@@ -63,6 +63,10 @@ describe('server-side apply', () => {
     const wrong = await api(s, 'PATCH', `${path}?fieldManager=tool`, body.replace('v1', 'v2'), { contentType: 'application/apply-patch+yaml' });
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe('Incorrect version specified in apply patch. Specified patch version: v2, expected: v1');
+    // A configuration the schema cannot type: kube's 500 from structured-merge-diff, whatever fieldValidation says.
+    const untyped = await api(s, 'PATCH', '/api/v1/namespaces/default/pods/x?fieldManager=tool&fieldValidation=Ignore', 'apiVersion: v1\nkind: Pod\nmetadata: {name: x, namespace: default}\nspec: {containers: [{name: c, image: i, bogus: 1}]}\n', { contentType: 'application/apply-patch+yaml' });
+    expect(untyped.status).toBe(500);
+    expect(untyped.body.message).toBe('failed to create typed patch object (default/x; /v1, Kind=Pod): .spec.containers[name="c"].bogus: field not declared in schema');
     // An ordinary write is an Update by the User-Agent's product name.
     const upd = await api(s, 'PATCH', path, { data: { b: '2' } }, { contentType: 'application/merge-patch+json', headers: { 'User-Agent': 'my-controller/v1.2 (linux)' } });
     expect(managers(upd.body)).toEqual(['tool/Apply', 'my-controller/Update']);

@@ -228,3 +228,10 @@ export function pathString(path: readonly string[]): string {
 function goValueString(v: unknown): string {
   return JSON.stringify(v);
 }
+
+/** The segments of a field path as strict decoding reports it: `spec.containers[0].name` → spec, containers, 0, name. */
+export function fieldPathSegments(p: string): (string | number)[] {
+  const segs: (string | number)[] = [];
+  for (const m of p.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) segs.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
+  return segs;
+}

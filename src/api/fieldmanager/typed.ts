@@ -5,7 +5,7 @@
  */
 import { jsonEqual } from '../patch/index.js';
 import { FieldSet } from './fieldset.js';
-import { concrete, type ListType, type MapType, type TypeNode } from './types.js';
+import { concrete, DEDUCED as DEDUCED_ELEM, type ListType, type MapType, type TypeNode } from './types.js';
 
 type Obj = Record<string, unknown>;
 
@@ -310,5 +310,30 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, t0: TypeNode): FieldS
     }
   };
   walk(out, t0);
+  return out;
+}
+
+/**
+ * A field path given by segments (names and list indexes) in structured-merge-diff's path
+ * elements: list items by key or value where the list has them, by index where it is atomic.
+ */
+export function pathElementsOf(obj: unknown, t0: TypeNode, segs: readonly (string | number)[]): string[] {
+  const out: string[] = [];
+  let v = obj;
+  let t = t0;
+  for (const seg of segs) {
+    const ct = concrete(t, v);
+    if (typeof seg === 'number') {
+      const item = Array.isArray(v) ? v[seg] : undefined;
+      const pe = ct.t === 'list' ? listItemPe(ct, item) : undefined;
+      out.push(pe ?? `i:${seg}`);
+      v = item;
+      t = ct.t === 'list' ? ct.elem : DEDUCED_ELEM;
+    } else {
+      out.push(`f:${seg}`);
+      v = isObj(v) ? v[seg] : undefined;
+      t = ct.t === 'map' ? (ct.field(seg) ?? ct.elem) : DEDUCED_ELEM;
+    }
+  }
   return out;
 }

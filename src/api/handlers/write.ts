@@ -2,12 +2,15 @@
 import { parse as parseYaml } from 'yaml';
 import { metaTime } from '../../util/metatime.js';
 import { applyConfig, ApplyBadRequest } from '../fieldmanager/fieldmanager.js';
+import { fieldPathSegments, pathString } from '../fieldmanager/fieldset.js';
+import { pathElementsOf } from '../fieldmanager/typed.js';
 import { decodeBody, readBody, sendAs, sendJson } from '../http.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/strict.js';
 import { decodeTyped, type DecodeMode } from '../decode/index.js';
 import { applyPatch, patchKindOf } from '../patch/index.js';
+import type { TypeNode } from '../fieldmanager/types.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
-import { ApiAlreadyExistsError, ApiNotFoundError, badRequest, forbidden, invalid, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
+import { ApiAlreadyExistsError, ApiNotFoundError, ApiUnknownReasonError, badRequest, forbidden, invalid, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
 import { apiVersionOf, dryRun, fieldManagerOf, fieldValidation, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
 
 /** A body admitted for a write, and the warnings to send with the answer. */
@@ -64,8 +67,7 @@ function checkUnknownFields(r: ResourceRequest, obj: KubeObject, mode: FieldVali
 /** Removes fields given as paths like `spec.foo` or `spec.containers[0].bar`. */
 export function pruneFields(obj: unknown, paths: readonly string[]): void {
   for (const p of paths) {
-    const segs: (string | number)[] = [];
-    for (const m of p.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) segs.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
+    const segs = fieldPathSegments(p);
     let cur: unknown = obj;
     for (let i = 0; i < segs.length - 1 && cur && typeof cur === 'object'; i++) cur = (cur as Record<string | number, unknown>)[segs[i]!];
     if (cur && typeof cur === 'object' && !Array.isArray(cur)) delete (cur as Record<string, unknown>)[String(segs[segs.length - 1])];
@@ -168,6 +170,21 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
 }
 
 /**
+ * An applied configuration must fit the kind's schema whatever fieldValidation says: kube cannot
+ * type it otherwise, and answers 500 with structured-merge-diff's error.
+ */
+function refuseUntypedFields(r: ResourceRequest, body: unknown, type: TypeNode): void {
+  const d = r.storage.def;
+  const unknown = findUnknownFields(body, d.group, d.version, d.kind);
+  if (!unknown.length) return;
+  const paths = unknown.map((u) => `${pathString(pathElementsOf(body, type, fieldPathSegments(u)))}: field not declared in schema`);
+  const meta = (body as { metadata?: { namespace?: unknown; name?: unknown } }).metadata;
+  const nn = `${typeof meta?.namespace === 'string' ? meta.namespace : ''}/${typeof meta?.name === 'string' ? meta.name : ''}`;
+  const what = paths.length === 1 ? paths[0]! : ['errors:', ...paths.map((p) => `  ${p}`)].join('\n');
+  throw new ApiUnknownReasonError(`failed to create typed patch object (${nn}; ${d.group}/${d.version}, Kind=${d.kind}): ${what}`);
+}
+
+/**
  * PATCH with `application/apply-patch+yaml`: server-side apply by the `fieldManager` (required),
  * creating the object when it does not exist (kube's applyPatcher with forceAllowCreate).
  */
@@ -186,8 +203,9 @@ async function handleApply({ r, req, res, format }: ResourceCall, sub: string | 
   if (version !== apiVersionOf(r)) {
     throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${typeof version === 'string' ? version : ''}, expected: ${apiVersionOf(r)}`);
   }
-  const { obj: config, warnings } = admitBody(r, body, { fieldValidation: fieldValidation(r.query), origin: 'patch' });
   const scope = r.storage.fieldScope(sub);
+  refuseUntypedFields(r, body, scope.type);
+  const { obj: config, warnings } = admitBody(r, body, { fieldValidation: fieldValidation(r.query), origin: 'patch' });
   const applyTo = (live: KubeObject | undefined): KubeObject => {
     try {
       const out = applyConfig(scope, { live, config: structuredClone(config), manager, force, now: metaTime() });
