@@ -4,6 +4,7 @@ import type { KubeObject } from '../resources/types.js';
 import { ApiConflictError, toStatus } from '../status.js';
 import { applyConfig, fieldManagerScope, LAST_APPLIED_ANNOTATION, updateManagedFields } from './fieldmanager.js';
 import { FieldSet, pathString } from './fieldset.js';
+import { duplicateEntries } from './typed.js';
 
 const pods = fieldManagerScope({ schema: schemaFor('', 'v1', 'Pod'), apiVersion: 'v1', hasStatus: true });
 const T0 = '2024-01-01T00:00:00Z';
@@ -278,5 +279,12 @@ describe('merging lists', () => {
     const out = applyConfig(pods, { live: base, config: pod(env(cfg)), manager: 'a', force: true, now: T0 });
     const got = (out.spec as { containers: Array<{ env: Array<{ name: string }> }> }).containers[0]!.env.map((e) => e.name);
     expect(got).toEqual(want);
+  });
+});
+
+describe('configurations structured-merge-diff cannot type', () => {
+  it('reports list items with one key', () => {
+    const cfg = pod({ containers: [c('c', { env: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }), c('c')] });
+    expect(duplicateEntries(cfg, pods.type)).toEqual(['.spec.containers[name="c"].env: duplicate entries for key [name="A"]', '.spec.containers: duplicate entries for key [name="c"]']);
   });
 });

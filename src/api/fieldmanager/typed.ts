@@ -4,7 +4,7 @@
  * object, and the removal of fields. Objects are plain JSON; absent and `undefined` are the same.
  */
 import { jsonEqual } from '../patch/index.js';
-import { FieldSet } from './fieldset.js';
+import { FieldSet, pathString } from './fieldset.js';
 import { concrete, DEDUCED as DEDUCED_ELEM, type ListType, type MapType, type TypeNode } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -334,6 +334,25 @@ export function pathElementsOf(obj: unknown, t0: TypeNode, segs: readonly (strin
       v = isObj(v) ? v[seg] : undefined;
       t = ct.t === 'map' ? (ct.field(seg) ?? ct.elem) : DEDUCED_ELEM;
     }
+  }
+  return out;
+}
+
+/** Lists of `v` holding two items with one key or value, as `<list path>: duplicate entries for key <item>`. */
+export function duplicateEntries(v: unknown, t0: TypeNode, path: string[] = []): string[] {
+  const t = concrete(t0, v);
+  const out: string[] = [];
+  if (t.t === 'list' && Array.isArray(v)) {
+    if (t.rel === 'atomic') return out;
+    const seen = new Set<string>();
+    for (const item of v) {
+      const pe = listItemPe(t, item)!;
+      if (seen.has(pe)) out.push(`${pathString(path)}: duplicate entries for key ${pathString([pe])}`);
+      seen.add(pe);
+      out.push(...duplicateEntries(item, t.elem, [...path, pe]));
+    }
+  } else if (t.t === 'map' && !t.atomic && isObj(v)) {
+    for (const [k, cv] of Object.entries(v)) out.push(...duplicateEntries(cv, t.field(k) ?? t.elem, [...path, `f:${k}`]));
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { metaTime } from '../../util/metatime.js';
 import { applyConfig, ApplyBadRequest } from '../fieldmanager/fieldmanager.js';
 import { fieldPathSegments, pathString } from '../fieldmanager/fieldset.js';
-import { pathElementsOf } from '../fieldmanager/typed.js';
+import { duplicateEntries, pathElementsOf } from '../fieldmanager/typed.js';
 import { decodeBody, readBody, sendAs, sendJson } from '../http.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/strict.js';
 import { decodeTyped, type DecodeMode } from '../decode/index.js';
@@ -170,14 +170,15 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
 }
 
 /**
- * An applied configuration must fit the kind's schema whatever fieldValidation says: kube cannot
- * type it otherwise, and answers 500 with structured-merge-diff's error.
+ * An applied configuration must fit the kind's schema whatever fieldValidation says (no unknown
+ * field, no two list items with one key): kube cannot type it otherwise, and answers 500 with
+ * structured-merge-diff's errors.
  */
 function refuseUntypedFields(r: ResourceRequest, body: unknown, type: TypeNode): void {
   const d = r.storage.def;
   const unknown = findUnknownFields(body, d.group, d.version, d.kind);
-  if (!unknown.length) return;
-  const paths = unknown.map((u) => `${pathString(pathElementsOf(body, type, fieldPathSegments(u)))}: field not declared in schema`);
+  const paths = [...unknown.map((u) => `${pathString(pathElementsOf(body, type, fieldPathSegments(u)))}: field not declared in schema`), ...duplicateEntries(body, type)];
+  if (!paths.length) return;
   const meta = (body as { metadata?: { namespace?: unknown; name?: unknown } }).metadata;
   const nn = `${typeof meta?.namespace === 'string' ? meta.namespace : ''}/${typeof meta?.name === 'string' ? meta.name : ''}`;
   const what = paths.length === 1 ? paths[0]! : ['errors:', ...paths.map((p) => `  ${p}`)].join('\n');
