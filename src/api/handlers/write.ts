@@ -1,17 +1,12 @@
 /** Writes: POST (create), PUT (update), PATCH, and POST to an action subresource (pods/binding). */
-import { parse as parseYaml } from 'yaml';
-import { metaTime } from '../../util/metatime.js';
-import { applyConfig, ApplyBadRequest } from '../fieldmanager/fieldmanager.js';
-import { fieldPathSegments, pathString } from '../fieldmanager/fieldset.js';
-import { duplicateEntries, pathElementsOf } from '../fieldmanager/typed.js';
+import { fieldPathSegments } from '../fieldmanager/fieldset.js';
 import { decodeBody, readBody, sendAs, sendJson } from '../http.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/strict.js';
 import { decodeTyped, type DecodeMode } from '../decode/index.js';
-import { applyPatch, patchKindOf } from '../patch/index.js';
-import type { TypeNode } from '../fieldmanager/types.js';
+import { applyPatch } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
-import { ApiAlreadyExistsError, ApiNotFoundError, ApiUnknownReasonError, badRequest, forbidden, invalid, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
-import { apiVersionOf, dryRun, fieldManagerOf, fieldValidation, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
+import { badRequest, forbidden, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
+import { apiVersionOf, dryRun, fieldValidation, invalidOptions, writeManager, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
 
 /** A body admitted for a write, and the warnings to send with the answer. */
 export interface AdmittedBody {
@@ -74,13 +69,13 @@ export function pruneFields(obj: unknown, paths: readonly string[]): void {
   }
 }
 
-function warningHeaders(w: readonly string[]): Record<string, string[]> | undefined {
+export function warningHeaders(w: readonly string[]): Record<string, string[]> | undefined {
   if (!w.length) return undefined;
   return { Warning: w.map((x) => `299 - ${JSON.stringify(x)}`) };
 }
 
 /** The subresource a PUT or PATCH writes through: none, `status`, or a partial update such as `finalize`. */
-function updateSubresource(r: ResourceRequest): string | undefined {
+export function updateSubresource(r: ResourceRequest): string | undefined {
   if (!r.subresource) return undefined;
   if (r.subresource === 'status' && r.storage.def.hasStatus) return 'status';
   if (r.storage.subresource(r.subresource)?.type === 'partialUpdate') return r.subresource;
@@ -117,32 +112,11 @@ export async function handleUpdate({ r, req, res, format }: ResourceCall): Promi
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
 
-type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
-
-/** kube's 422 for write options it refuses (ValidateCreateOptions and the like). */
-function invalidOptions(kind: WriteOptionsKind, field: string, type: string, message: string): Error {
-  const cause = { type, field, message };
-  return invalid(kind, 'meta.k8s.io', '', [cause], `${kind}.meta.k8s.io "" is invalid: ${field}: ${message}`);
-}
-
-function invalidPatchOptions(field: string, type: string, message: string): Error {
-  return invalidOptions('PatchOptions', field, type, message);
-}
-
-/** The manager of a write, after kube's ValidateFieldManager of the `fieldManager` parameter. */
-function writeManager(r: ResourceRequest, userAgent: string | undefined, kind: WriteOptionsKind): string {
-  const m = r.query.get('fieldManager') ?? '';
-  if (Buffer.byteLength(m) > 128) throw invalidOptions(kind, 'fieldManager', 'FieldValueTooLong', 'Too long: may not be more than 128 bytes');
-  if (/\p{C}/u.test(m)) throw invalidOptions(kind, 'fieldManager', 'FieldValueInvalid', `Invalid value: ${JSON.stringify(m)}: must only contain printable characters`);
-  return fieldManagerOf(r.query, userAgent);
-}
-
-export async function handlePatch(call: ResourceCall): Promise<void> {
-  const { r, req, res, format } = call;
+/** PATCH with a json, merge or strategic-merge patch (server-side apply is handlers/apply.ts). */
+export async function handlePatch({ r, req, res, format }: ResourceCall): Promise<void> {
   const sub = updateSubresource(r);
   const ct = req.headers['content-type'] ?? '';
-  if (patchKindOf(ct) === 'apply') return handleApply(call, sub);
-  if (r.query.has('force')) throw invalidPatchOptions('force', 'FieldValueForbidden', 'Forbidden: may not be specified for non-apply patch');
+  if (r.query.has('force')) throw invalidOptions('PatchOptions', 'force', 'FieldValueForbidden', 'Forbidden: may not be specified for non-apply patch');
   const raw = await readBody(req);
   let patch: unknown;
   try {
@@ -167,76 +141,6 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
     { dryRun: dryRun(r.query), subresource: sub, fields: { update: writeManager(r, req.headers['user-agent'], 'PatchOptions') } },
   );
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
-}
-
-/**
- * An applied configuration must fit the kind's schema whatever fieldValidation says (no unknown
- * field, no two list items with one key): kube cannot type it otherwise, and answers 500 with
- * structured-merge-diff's errors.
- */
-function refuseUntypedFields(r: ResourceRequest, body: unknown, type: TypeNode): void {
-  const d = r.storage.def;
-  const unknown = findUnknownFields(body, d.group, d.version, d.kind);
-  const paths = [...unknown.map((u) => `${pathString(pathElementsOf(body, type, fieldPathSegments(u)))}: field not declared in schema`), ...duplicateEntries(body, type)];
-  if (!paths.length) return;
-  const meta = (body as { metadata?: { namespace?: unknown; name?: unknown } }).metadata;
-  const nn = `${typeof meta?.namespace === 'string' ? meta.namespace : ''}/${typeof meta?.name === 'string' ? meta.name : ''}`;
-  const what = paths.length === 1 ? paths[0]! : ['errors:', ...paths.map((p) => `  ${p}`)].join('\n');
-  throw new ApiUnknownReasonError(`failed to create typed patch object (${nn}; ${d.group}/${d.version}, Kind=${d.kind}): ${what}`);
-}
-
-/**
- * PATCH with `application/apply-patch+yaml`: server-side apply by the `fieldManager` (required),
- * creating the object when it does not exist (kube's applyPatcher with forceAllowCreate).
- */
-async function handleApply({ r, req, res, format }: ResourceCall, sub: string | undefined): Promise<void> {
-  const manager = writeManager(r, undefined, 'PatchOptions');
-  if (!r.query.get('fieldManager')) throw invalidPatchOptions('fieldManager', 'FieldValueRequired', 'Required value: is required for apply patch');
-  const force = r.query.get('force') === 'true';
-  const dry = dryRun(r.query);
-  let body: unknown;
-  try {
-    body = parseYaml((await readBody(req)).toString('utf8'), { version: '1.1' });
-  } catch (e) {
-    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
-  }
-  const version = body && typeof body === 'object' ? (body as { apiVersion?: unknown }).apiVersion : undefined;
-  if (version !== apiVersionOf(r)) {
-    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${typeof version === 'string' ? version : ''}, expected: ${apiVersionOf(r)}`);
-  }
-  const scope = r.storage.fieldScope(sub);
-  refuseUntypedFields(r, body, scope.type);
-  const { obj: config, warnings } = admitBody(r, body, { fieldValidation: fieldValidation(r.query), origin: 'patch' });
-  const applyTo = (live: KubeObject | undefined): KubeObject => {
-    try {
-      const out = applyConfig(scope, { live, config: structuredClone(config), manager, force, now: metaTime() });
-      // Only a resourceVersion the configuration names is a precondition.
-      if (config.metadata.resourceVersion === undefined) delete out.metadata.resourceVersion;
-      return out;
-    } catch (e) {
-      if (e instanceof ApplyBadRequest) throw badRequest(e.message);
-      throw e;
-    }
-  };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const out = await r.storage.update(r.namespace, r.name!, applyTo, { dryRun: dry, subresource: sub, fields: 'applied' });
-      sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
-      return;
-    } catch (e) {
-      if (!(e instanceof ApiNotFoundError) || sub !== undefined || r.storage.get(r.namespace, r.name!)) throw e;
-    }
-    const created = applyTo(undefined);
-    if (created.metadata.name === undefined) created.metadata.name = r.name;
-    if (created.metadata.name !== r.name) throw badRequest(`the name of the object (${created.metadata.name}) does not match the name on the URL (${r.name})`);
-    try {
-      const out = await r.storage.create(created, r.namespace, { dryRun: dry, fields: 'applied' });
-      sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
-      return;
-    } catch (e) {
-      if (!(e instanceof ApiAlreadyExistsError) || attempt > 3) throw e;
-    }
-  }
 }
 
 /** POST to an action subresource (pods/<name>/binding): the kind's hook computes the new object. */
