@@ -88,6 +88,24 @@ const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
  * The patch strategies were checked against the struct tags compiled into kubectl 1.30
  * (`strings kubectl.1.30 | grep patchStrategy`): list types are from the Go markers only.
  */
+/**
+ * Types Kubernetes marks `+structType=atomic` (v1.30): `x-kubernetes-map-type: atomic`, so that
+ * server-side apply owns and replaces them whole.
+ */
+const ATOMIC_STRUCTS = [
+  'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector',
+  'io.k8s.api.core.v1.LocalObjectReference',
+  'io.k8s.api.core.v1.NodeSelector',
+  'io.k8s.api.core.v1.NodeSelectorTerm',
+  'io.k8s.api.core.v1.TopologySelectorTerm',
+  'io.k8s.api.core.v1.ObjectReference',
+  'io.k8s.api.core.v1.TypedLocalObjectReference',
+  'io.k8s.api.core.v1.ConfigMapKeySelector',
+  'io.k8s.api.core.v1.SecretKeySelector',
+  'io.k8s.api.core.v1.ObjectFieldSelector',
+  'io.k8s.api.core.v1.ResourceFieldSelector',
+];
+
 const PATCH_META = {
   'meta.v1.ObjectMeta.finalizers': ['merge', '', 'set', []],
   'meta.v1.ObjectMeta.ownerReferences': ['merge', 'uid', 'map', ['uid']],
@@ -415,6 +433,10 @@ async function main() {
   for (const [cls, group] of EXTRA_ROOTS) {
     const name = defName('meta/v1', cls.replace(/^V1/, ''));
     defs[name]['x-kubernetes-group-version-kind'] = [{ group: '', version: 'v1', kind: cls.replace(/^V1/, '') }, { group, version: 'v1', kind: cls.replace(/^V1/, '') }];
+  }
+  for (const name of ATOMIC_STRUCTS) {
+    if (!defs[name]) throw new Error(`atomic struct table names unknown definition ${name}`);
+    defs[name]['x-kubernetes-map-type'] = 'atomic';
   }
   for (const key of Object.keys(PATCH_META)) {
     const [short, field] = [key.slice(0, key.lastIndexOf('.')), key.slice(key.lastIndexOf('.') + 1)];

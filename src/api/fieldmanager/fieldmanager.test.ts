@@ -288,3 +288,14 @@ describe('configurations structured-merge-diff cannot type', () => {
     expect(duplicateEntries(cfg, pods.type)).toEqual(['.spec.containers[name="c"].env: duplicate entries for key [name="A"]', '.spec.containers: duplicate entries for key [name="c"]']);
   });
 });
+
+describe('atomic structs', () => {
+  it('a label selector is one field, replaced whole', () => {
+    const pdbs = fieldManagerScope({ schema: schemaFor('policy', 'v1', 'PodDisruptionBudget'), apiVersion: 'policy/v1', hasStatus: true });
+    const cfg = (labels: Record<string, string>): KubeObject => ({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'b' }, spec: { selector: { matchLabels: labels } } });
+    const first = applyConfig(pdbs, { live: undefined, config: cfg({ a: '1', b: '2' }), manager: 'a', force: false, now: T0 });
+    expect(owners(first)).toEqual({ 'a/Apply': ['.spec.selector'] });
+    const second = applyConfig(pdbs, { live: first, config: cfg({ a: '1' }), manager: 'a', force: false, now: T1 });
+    expect((second.spec as { selector: unknown }).selector).toEqual({ matchLabels: { a: '1' } });
+  });
+});

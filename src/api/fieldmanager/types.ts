@@ -3,7 +3,8 @@
  * fields, or string-keyed maps), and lists that are atomic, sets (`v:`) or maps keyed by some
  * fields (`k:`), from `x-kubernetes-list-type`/`x-kubernetes-list-map-keys`, falling back to
  * `x-kubernetes-patch-strategy: merge` with `x-kubernetes-patch-merge-key` as kube's schema
- * conversion does. Fields without a schema are "deduced" from their value.
+ * conversion does; maps and structs are atomic with `x-kubernetes-map-type: atomic`. Fields
+ * without a schema are "deduced" from their value.
  */
 import { resolveRef } from '../openapi/schemas.js';
 import type { Schema } from '../resources/types.js';
@@ -37,21 +38,6 @@ export interface ListType {
 export const SCALAR: ScalarType = { t: 'scalar' };
 export const DEDUCED: DeducedType = { t: 'deduced' };
 
-// kube's `+structType=atomic` types: replaced whole by an apply, owned as one field.
-const ATOMIC_STRUCTS = new Set([
-  'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector',
-  'io.k8s.api.core.v1.LocalObjectReference',
-  'io.k8s.api.core.v1.NodeSelector',
-  'io.k8s.api.core.v1.NodeSelectorTerm',
-  'io.k8s.api.core.v1.TopologySelectorTerm',
-  'io.k8s.api.core.v1.ObjectReference',
-  'io.k8s.api.core.v1.TypedLocalObjectReference',
-  'io.k8s.api.core.v1.ConfigMapKeySelector',
-  'io.k8s.api.core.v1.SecretKeySelector',
-  'io.k8s.api.core.v1.ObjectFieldSelector',
-  'io.k8s.api.core.v1.ResourceFieldSelector',
-]);
-
 const memo = new WeakMap<Schema, TypeNode>();
 
 /** The type of a schema node (memoized per schema object; schemas are shared and frozen). */
@@ -65,13 +51,8 @@ export function typeOf(s: Schema | undefined): TypeNode {
 }
 
 function build(raw: Schema): TypeNode {
-  const ref = raw.$ref ?? (raw.allOf?.length === 1 ? raw.allOf[0]?.$ref : undefined);
   const s = resolveRef(raw);
-  if (s !== raw) {
-    const t = typeOf(s);
-    if (t.t === 'map' && ref && ATOMIC_STRUCTS.has(ref.replace('#/components/schemas/', ''))) return { ...t, atomic: true, field: t.field };
-    return t;
-  }
+  if (s !== raw) return typeOf(s);
   if (s['x-kubernetes-int-or-string']) return SCALAR;
   if (s.type === 'array') {
     const elem = typeOf(s.items);
