@@ -46,10 +46,12 @@ const ROOTS = [
 const SINGLE_ROOTS = [
   ['V1Eviction', 'policy', 'v1', 'Eviction'],
   ['V1SelfSubjectReview', 'authentication.k8s.io', 'v1', 'SelfSubjectReview'],
+  // kubectl 1.27 asks `auth whoami` of v1beta1 only.
+  ['V1beta1SelfSubjectReview', 'authentication.k8s.io', 'v1beta1', 'SelfSubjectReview'],
   ['V1SelfSubjectAccessReview', 'authorization.k8s.io', 'v1', 'SelfSubjectAccessReview'],
   ['V1SelfSubjectRulesReview', 'authorization.k8s.io', 'v1', 'SelfSubjectRulesReview'],
 ];
-/** API group → kubernetes-types module of its v1 types. */
+/** API group → kubernetes-types module of its v1 types (other versions: the same folder). */
 const GROUP_MODULES = {
   '': 'core/v1',
   'storage.k8s.io': 'storage/v1',
@@ -71,6 +73,7 @@ const PACKAGES = {
   'coordination/v1': 'io.k8s.api.coordination.v1',
   'policy/v1': 'io.k8s.api.policy.v1',
   'authentication/v1': 'io.k8s.api.authentication.v1',
+  'authentication/v1beta1': 'io.k8s.api.authentication.v1beta1',
   'authorization/v1': 'io.k8s.api.authorization.v1',
   'meta/v1': 'io.k8s.apimachinery.pkg.apis.meta.v1',
   runtime: 'io.k8s.apimachinery.pkg.runtime',
@@ -85,6 +88,24 @@ const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
  * The patch strategies were checked against the struct tags compiled into kubectl 1.30
  * (`strings kubectl.1.30 | grep patchStrategy`): list types are from the Go markers only.
  */
+/**
+ * Types Kubernetes marks `+structType=atomic` (v1.30): `x-kubernetes-map-type: atomic`, so that
+ * server-side apply owns and replaces them whole.
+ */
+const ATOMIC_STRUCTS = [
+  'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector',
+  'io.k8s.api.core.v1.LocalObjectReference',
+  'io.k8s.api.core.v1.NodeSelector',
+  'io.k8s.api.core.v1.NodeSelectorTerm',
+  'io.k8s.api.core.v1.TopologySelectorTerm',
+  'io.k8s.api.core.v1.ObjectReference',
+  'io.k8s.api.core.v1.TypedLocalObjectReference',
+  'io.k8s.api.core.v1.ConfigMapKeySelector',
+  'io.k8s.api.core.v1.SecretKeySelector',
+  'io.k8s.api.core.v1.ObjectFieldSelector',
+  'io.k8s.api.core.v1.ResourceFieldSelector',
+];
+
 const PATCH_META = {
   'meta.v1.ObjectMeta.finalizers': ['merge', '', 'set', []],
   'meta.v1.ObjectMeta.ownerReferences': ['merge', 'uid', 'map', ['uid']],
@@ -395,8 +416,8 @@ async function main() {
   for (const [cls, group, version, kind] of SINGLE_ROOTS) start.push([cls, { group, version, kind }]);
   for (const [cls] of EXTRA_ROOTS) start.push([cls, undefined]);
   for (const [cls, gvk] of start) {
-    const ktName = cls.replace(/^(CoreV1|V1)/, '');
-    const mod = gvk ? GROUP_MODULES[gvk.group] : 'meta/v1';
+    const ktName = cls.replace(/^(CoreV1|V1beta1|V1alpha1|V1)/, '');
+    const mod = gvk ? GROUP_MODULES[gvk.group].replace(/\/v1$/, `/${gvk.version}`) : 'meta/v1';
     const r = ktResolve(mod, ktName);
     if (!r) throw new Error(`kubernetes-types has no ${mod} ${ktName}`);
     const name = defName(r.mod, r.name);
@@ -412,6 +433,10 @@ async function main() {
   for (const [cls, group] of EXTRA_ROOTS) {
     const name = defName('meta/v1', cls.replace(/^V1/, ''));
     defs[name]['x-kubernetes-group-version-kind'] = [{ group: '', version: 'v1', kind: cls.replace(/^V1/, '') }, { group, version: 'v1', kind: cls.replace(/^V1/, '') }];
+  }
+  for (const name of ATOMIC_STRUCTS) {
+    if (!defs[name]) throw new Error(`atomic struct table names unknown definition ${name}`);
+    defs[name]['x-kubernetes-map-type'] = 'atomic';
   }
   for (const key of Object.keys(PATCH_META)) {
     const [short, field] = [key.slice(0, key.lastIndexOf('.')), key.slice(key.lastIndexOf('.') + 1)];

@@ -6,10 +6,23 @@ import { alreadyExists, ApiAlreadyExistsError, badRequest, conflict, forbidden, 
 import type { AdmissionContext, KubeObject, PartialUpdateSubresource, ResourceDef, SubresourceDef } from './resources/types.js';
 import { decodeStored, WatchCache, type CachedObject } from './watchcache.js';
 import { finalizersOnDelete, sameFinalizerSet, type PropagationPolicy } from './gcfinalizers.js';
+import { fieldManagerScope, updateManagedFields, type FieldManagerScope } from './fieldmanager/fieldmanager.js';
+
+/**
+ * How a write changes managedFields: an Update owned by `manager` (kube names it from the
+ * `fieldManager` parameter or the User-Agent), an apply that computed them already, or none at all
+ * (writes kube makes below its field manager, such as a pod's binding).
+ */
+export type FieldManagement = { readonly update: string } | 'applied' | 'untracked';
+
+/** The manager of writes the server makes itself. */
+export const SERVER_MANAGER = 'kube-apiserver';
 
 /** Options common to writes. */
 export interface WriteOptions {
   readonly dryRun?: boolean;
+  /** Default: an Update by SERVER_MANAGER. */
+  readonly fields?: FieldManagement;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -153,6 +166,7 @@ export class ResourceStorage {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.selfLink;
+    const requestedFields = meta.managedFields;
     delete meta.managedFields;
     if (meta.generation !== undefined) meta.generation = 1;
     obj.apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
@@ -161,6 +175,7 @@ export class ResourceStorage {
     def.prepareForCreate(obj, ctx);
     const causes = def.validateCreate(obj, ctx);
     if (causes.length) this.invalid(name, causes);
+    this.setManagedFields(obj, undefined, requestedFields, opts.fields, undefined, ctx.now);
     if (opts.dryRun) {
       if (this.get(meta.namespace, name)) throw alreadyExists(this.subject(name));
       return obj;
@@ -173,6 +188,26 @@ export class ResourceStorage {
       if (e instanceof AlreadyExistsError) throw alreadyExists(this.subject(name));
       throw e;
     }
+  }
+
+  /** The field manager of writes through the main resource or one subresource. */
+  fieldScope(subresource?: string): FieldManagerScope {
+    const d = this.def;
+    return fieldManagerScope({ schema: d.schema, apiVersion: d.group ? `${d.group}/${d.version}` : d.version, hasStatus: d.hasStatus, subresource });
+  }
+
+  /**
+   * Sets managedFields on the object about to be stored (after the strategy's hooks, so fields a
+   * strategy resets are no one's change). `requested` is what the body carried; an apply brought
+   * its own; an untracked write keeps the live object's.
+   */
+  private setManagedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string): void {
+    let mf: unknown;
+    if (how === 'applied') mf = requested;
+    else if (how === 'untracked') mf = old?.metadata.managedFields;
+    else mf = updateManagedFields(this.fieldScope(subresource), old, obj, requested, how?.update ?? SERVER_MANAGER, now);
+    if (mf === undefined) delete obj.metadata.managedFields;
+    else obj.metadata.managedFields = mf as unknown[];
   }
 
   /** The kind's subresource `name` beyond `/status`, if it has one. */
@@ -239,6 +274,7 @@ export class ResourceStorage {
           delete meta.deletionTimestamp;
           delete meta.deletionGracePeriodSeconds;
         }
+        const requestedFields = meta.managedFields;
         delete meta.managedFields;
         if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
         obj.apiVersion = old.apiVersion;
@@ -258,6 +294,7 @@ export class ResourceStorage {
         if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
           meta.generation = (old.metadata.generation ?? 0) + 1;
         }
+        this.setManagedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now);
         meta.resourceVersion = old.metadata.resourceVersion;
         if (jsonEqual(obj, old)) {
           if (cached) continue;
@@ -362,7 +399,10 @@ function specChanged(a: KubeObject, b: KubeObject): boolean {
 
 /** All resources of the server, and the cross-kind rules (namespaces, admission lookups). */
 export class ApiRegistry {
+  /** The kind's storage at its first (preferred) version, for lookups by kind. */
   private readonly byKind = new Map<string, ResourceStorage>();
+  /** Every served group-version-resource (a kind served at two versions has two). */
+  private readonly storages: ResourceStorage[] = [];
   private readonly byPath = new Map<string, ResourceStorage>();
   /** The kind whose objects namespaced objects live in. */
   private readonly namespaces: ResourceStorage | undefined;
@@ -375,28 +415,29 @@ export class ApiRegistry {
   ) {
     for (const def of defs) {
       const s = new ResourceStorage(def, store, this, opts.watchHistory);
-      this.byKind.set(def.kind, s);
+      if (!this.byKind.has(def.kind)) this.byKind.set(def.kind, s);
+      this.storages.push(s);
       this.byPath.set(`${def.group}/${def.version}/${def.plural}`, s);
     }
-    this.namespaces = [...this.byKind.values()].find((s) => s.def.isNamespace);
+    this.namespaces = this.storages.find((s) => s.def.isNamespace);
   }
 
   /** Why this server is not ready (a cache not synced), or undefined when it is. */
   notReady(): string | undefined {
-    for (const s of this.byKind.values()) if (!s.cache.isSynced()) return `watch cache of ${s.def.plural} not synced`;
+    for (const s of this.storages) if (!s.cache.isSynced()) return `watch cache of ${s.def.plural} not synced`;
     return undefined;
   }
 
   private state: 'new' | 'started' | 'stopped' = 'new';
 
   async start(): Promise<void> {
-    await Promise.all([...this.byKind.values()].map((s) => s.cache.start()));
+    await Promise.all(this.storages.map((s) => s.cache.start()));
     if (this.state === 'new') this.state = 'started';
   }
 
   stop(): void {
     this.state = 'stopped';
-    for (const s of this.byKind.values()) s.cache.stop();
+    for (const s of this.storages) s.cache.stop();
   }
 
   /** 'started' once every watch cache has its initial list; 'stopped' once the server shuts down. */
@@ -405,7 +446,7 @@ export class ApiRegistry {
   }
 
   all(): ResourceStorage[] {
-    return [...this.byKind.values()];
+    return [...this.storages];
   }
 
   byGroupVersionPlural(group: string, version: string, plural: string): ResourceStorage | undefined {

@@ -185,9 +185,19 @@ export function expired(message: string): ApiExpiredError {
   return new ApiExpiredError(message);
 }
 
+/**
+ * A failure kube-apiserver answers without a reason: a plain error that reached its handler
+ * (server-side apply's "failed to create typed patch object"). 500, the message as it is.
+ */
+export class ApiUnknownReasonError extends HttpError {
+  readonly code = 'Internal';
+  readonly retryable = false;
+}
+
 /** Turns any thrown value into a Status and its HTTP code. Unknown errors become 500 InternalError. */
 export function toStatus(e: unknown): Status {
   const base = { kind: 'Status' as const, apiVersion: 'v1' as const, metadata: {}, status: 'Failure' as const };
+  if (e instanceof ApiUnknownReasonError) return { ...base, message: e.message, code: 500 };
   const err = toStowageError(e);
   const { httpStatus, reason } = HTTP_STATUS_OF[err.code];
   const message = err.code === 'Internal' ? `Internal error occurred: ${err.message}` : err.message;

@@ -2,11 +2,12 @@ import type { KubeObject, ResourceDef } from './resources/types.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
-/** The row's `object`: PartialObjectMetadata by default, as kube-apiserver sends it. */
+/** The row's `object`: PartialObjectMetadata by default, as kube-apiserver sends it (rows carry no managedFields). */
 function rowObject(obj: KubeObject, include: IncludeObject): unknown {
   if (include === 'None') return undefined;
   if (include === 'Object') return obj;
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+  const { managedFields: _m, ...metadata } = obj.metadata;
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata };
 }
 
 /** A meta.k8s.io/v1 Table of `objs` with the kind's columns. */

@@ -14,7 +14,7 @@ import { objectAt, strAt } from '../resources/corehelpers.js';
 import { budgetSelects } from '../resources/poddisruptionbudget.js';
 import type { KubeObject } from '../resources/types.js';
 import { ApiTooManyRequestsError, badRequest, forbidden, HttpError, successStatus } from '../status.js';
-import type { ResourceCall } from './request.js';
+import { dryRun, type ResourceCall } from './request.js';
 
 const BUDGET_KIND = 'PodDisruptionBudget';
 // kube's MaxDisruptedPodSize: past this many pending evictions a budget refuses more.
@@ -27,11 +27,18 @@ function budgetRefusal(why: string): HttpError {
   });
 }
 
-function deleteOptionsOf(body: unknown): DeleteOptions {
+/**
+ * The eviction's DeleteOptions; a dry run (`dryRun: [All]` in them or on the query, as kubectl
+ * drain --dry-run=server sends it) checks the budget but neither spends it nor deletes.
+ */
+function deleteOptionsOf(body: unknown, queryDryRun: boolean): DeleteOptions {
   const o = objectAt(body, 'deleteOptions') ?? {};
   const pre = objectAt(o, 'preconditions');
   const grace = o.gracePeriodSeconds;
+  const dry = Array.isArray(o.dryRun) ? o.dryRun : [];
+  for (const x of dry) if (x !== 'All') throw badRequest(`dryRun: Unsupported value: "${String(x)}": supported values: "All"`);
   return {
+    ...(queryDryRun || dry.length > 0 ? { dryRun: true } : {}),
     ...(typeof grace === 'number' ? { gracePeriodSeconds: grace } : {}),
     ...(pre ? { preconditions: { uid: strAt(pre, 'uid') || undefined, resourceVersion: strAt(pre, 'resourceVersion') || undefined } } : {}),
   };
@@ -52,7 +59,7 @@ export async function handleEviction({ r, req, res }: ResourceCall): Promise<voi
   const pods = r.storage;
   const podObj = pods.mustGet(ns, name).obj;
   const pod = podObj as Pod;
-  const opts = deleteOptionsOf(body);
+  const opts = deleteOptionsOf(body, dryRun(r.query));
   const evict = async (): Promise<void> => {
     await pods.delete(ns, name, opts);
     sendJson(res, 201, { ...successStatus(), code: 201 });
@@ -89,7 +96,7 @@ export async function handleEviction({ r, req, res }: ResourceCall): Promise<voi
       next.status = { ...status, disruptionsAllowed: status.disruptionsAllowed - 1, disruptedPods: { ...(status.disruptedPods ?? {}), [name]: metaTime() } };
       return next;
     },
-    { subresource: 'status' },
+    { subresource: 'status', dryRun: opts.dryRun },
   );
   await evict();
 }

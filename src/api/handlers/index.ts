@@ -4,6 +4,7 @@ import type { Store } from '../../store/store.js';
 import { forbiddenFor, type Authorizer, type RequestAttributes, type UserInfo } from '../authz.js';
 import { negotiateResponse } from '../negotiation.js';
 import { methodNotAllowed } from '../status.js';
+import { handleApply, isApply } from './apply.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleEviction } from './eviction.js';
 import { handleGet } from './get.js';
@@ -55,7 +56,7 @@ const HANDLERS: Readonly<Record<ResourceVerb, (call: ResourceCall) => void | Pro
   watch: (call) => (call.r.name === undefined ? handleWatch(call) : watchOne(call)),
   create: handleCreate,
   update: handleUpdate,
-  patch: handlePatch,
+  patch: (call) => (isApply(call) ? handleApply(call) : handlePatch(call)),
   delete: handleDelete,
   deletecollection: handleDeleteCollection,
   action: (call) => {

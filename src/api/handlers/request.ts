@@ -6,7 +6,7 @@ import type { ResponseFormat } from '../negotiation.js';
 import type { ApiRegistry, ResourceStorage } from '../registry.js';
 import type { KubeObject } from '../resources/types.js';
 import { fieldSelectorRequirements, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../selectors.js';
-import { badRequest, pathNotFound } from '../status.js';
+import { badRequest, invalid, pathNotFound } from '../status.js';
 import type { IncludeObject } from '../table.js';
 
 /** A request for a resource, parsed from its URL. */
@@ -132,4 +132,34 @@ export function dryRun(q: URLSearchParams): boolean {
   const v = q.getAll('dryRun');
   for (const x of v) if (x !== 'All') throw badRequest(`dryRun: Unsupported value: "${x}": supported values: "All"`);
   return v.length > 0;
+}
+
+/** kube's limit on a field manager's name (validation.FieldManagerMaxLength). */
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+
+/** kube's 422 for write options it refuses (ValidateCreateOptions and the like). */
+export function invalidOptions(kind: WriteOptionsKind, field: string, type: string, message: string): Error {
+  const cause = { type, field, message };
+  return invalid(kind, 'meta.k8s.io', '', [cause], `${kind}.meta.k8s.io "" is invalid: ${field}: ${message}`);
+}
+
+/**
+ * The manager of a write (kube's managerOrUserAgent): the `fieldManager` parameter (refused as
+ * kube's ValidateFieldManager does: too long, or not printable), else the User-Agent up to its
+ * first `/`, printable characters only, cut at 128 bytes.
+ */
+export function writeManager(r: ResourceRequest, userAgent: string | undefined, kind: WriteOptionsKind): string {
+  const m = r.query.get('fieldManager') ?? '';
+  if (Buffer.byteLength(m) > FIELD_MANAGER_MAX_LENGTH) throw invalidOptions(kind, 'fieldManager', 'FieldValueTooLong', `Too long: may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`);
+  if (/\p{C}/u.test(m)) throw invalidOptions(kind, 'fieldManager', 'FieldValueInvalid', `Invalid value: ${JSON.stringify(m)}: must only contain printable characters`);
+  if (m) return m;
+  let out = '';
+  for (const ch of (userAgent ?? '').split('/')[0] ?? '') {
+    if (/\p{C}/u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+  }
+  return out;
 }

@@ -1,11 +1,12 @@
 /** Writes: POST (create), PUT (update), PATCH, and POST to an action subresource (pods/binding). */
+import { fieldPathSegments } from '../fieldmanager/fieldset.js';
 import { decodeBody, readBody, sendAs, sendJson } from '../http.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/strict.js';
 import { decodeTyped, type DecodeMode } from '../decode/index.js';
 import { applyPatch } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
 import { badRequest, forbidden, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
-import { apiVersionOf, dryRun, fieldValidation, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
+import { apiVersionOf, dryRun, fieldValidation, invalidOptions, writeManager, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
 
 /** A body admitted for a write, and the warnings to send with the answer. */
 export interface AdmittedBody {
@@ -61,21 +62,20 @@ function checkUnknownFields(r: ResourceRequest, obj: KubeObject, mode: FieldVali
 /** Removes fields given as paths like `spec.foo` or `spec.containers[0].bar`. */
 export function pruneFields(obj: unknown, paths: readonly string[]): void {
   for (const p of paths) {
-    const segs: (string | number)[] = [];
-    for (const m of p.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) segs.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
+    const segs = fieldPathSegments(p);
     let cur: unknown = obj;
     for (let i = 0; i < segs.length - 1 && cur && typeof cur === 'object'; i++) cur = (cur as Record<string | number, unknown>)[segs[i]!];
     if (cur && typeof cur === 'object' && !Array.isArray(cur)) delete (cur as Record<string, unknown>)[String(segs[segs.length - 1])];
   }
 }
 
-function warningHeaders(w: readonly string[]): Record<string, string[]> | undefined {
+export function warningHeaders(w: readonly string[]): Record<string, string[]> | undefined {
   if (!w.length) return undefined;
   return { Warning: w.map((x) => `299 - ${JSON.stringify(x)}`) };
 }
 
 /** The subresource a PUT or PATCH writes through: none, `status`, or a partial update such as `finalize`. */
-function updateSubresource(r: ResourceRequest): string | undefined {
+export function updateSubresource(r: ResourceRequest): string | undefined {
   if (!r.subresource) return undefined;
   if (r.subresource === 'status' && r.storage.def.hasStatus) return 'status';
   if (r.storage.subresource(r.subresource)?.type === 'partialUpdate') return r.subresource;
@@ -92,7 +92,7 @@ export async function handleCreate({ r, req, res, format, user, authorizer }: Re
     sendAs(res, format, 201, JSON.stringify(review(obj, { user, authorizer })), warningHeaders(warnings));
     return;
   }
-  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query) });
+  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query), fields: { update: writeManager(r, req.headers['user-agent'], 'CreateOptions') } });
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }
 
@@ -107,13 +107,16 @@ export async function handleUpdate({ r, req, res, format }: ResourceCall): Promi
     if (first) return (first = false), obj;
     return admitBody(r, decode(), { fieldValidation: 'Ignore', origin: 'update' }).obj;
   };
-  const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub });
+  const fields = { update: writeManager(r, req.headers['user-agent'], 'UpdateOptions') };
+  const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub, fields });
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
 
+/** PATCH with a json, merge or strategic-merge patch (server-side apply is handlers/apply.ts). */
 export async function handlePatch({ r, req, res, format }: ResourceCall): Promise<void> {
   const sub = updateSubresource(r);
   const ct = req.headers['content-type'] ?? '';
+  if (r.query.has('force')) throw invalidOptions('PatchOptions', 'force', 'FieldValueForbidden', 'Forbidden: may not be specified for non-apply patch');
   const raw = await readBody(req);
   let patch: unknown;
   try {
@@ -135,7 +138,7 @@ export async function handlePatch({ r, req, res, format }: ResourceCall): Promis
       warnings = admitted.warnings;
       return admitted.obj;
     },
-    { dryRun: dryRun(r.query), subresource: sub },
+    { dryRun: dryRun(r.query), subresource: sub, fields: { update: writeManager(r, req.headers['user-agent'], 'PatchOptions') } },
   );
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
@@ -145,6 +148,6 @@ export async function handleAction({ r, req, res }: ResourceCall, sub: ActionSub
   const body = decodeBody(await readBody(req), req.headers['content-type']);
   admitActionBody(sub, body);
   const name = r.name!;
-  await r.storage.update(r.namespace, name, (current) => sub.apply(current, body, name));
+  await r.storage.update(r.namespace, name, (current) => sub.apply(current, body, name), { fields: 'untracked' });
   sendJson(res, 201, successStatus());
 }

@@ -62,7 +62,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const STATUS = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
 const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 const PATCH = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
-const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 function content(schemaName: string, types: readonly string[] = ['application/json']) {
   return Object.fromEntries(types.map((t) => [t, { schema: ref(schemaName) }]));

@@ -36,7 +36,7 @@ describe('applyPatch', () => {
     expect(applyPatch(type, doc, patch, lookup)).toEqual(want);
   });
 
-  it.each(['application/json', 'application/apply-patch+yaml', 'text/plain', '', 'application/merge-patch+jsonx'])(
+  it.each(['application/json', 'application/apply-patch+cbor', 'text/plain', '', 'application/merge-patch+jsonx'])(
     'refuses %j with 415 and kube’s message',
     (type) => {
       let caught: unknown;
@@ -49,7 +49,7 @@ describe('applyPatch', () => {
       expect((caught as UnsupportedMediaTypeError).code).toBe('UnsupportedMediaType');
       expect((caught as Error).message).toBe(
         'the body of the request was in an unknown format - accepted media types include: ' +
-          'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+          'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
       );
     },
   );
@@ -71,7 +71,7 @@ describe('applyPatch', () => {
   });
 
   it('maps every content type to its kind', () => {
-    expect(Object.entries(PATCH_CONTENT_TYPES).map(([t]) => patchKindOf(t))).toEqual(['json', 'merge', 'strategic']);
+    expect(Object.entries(PATCH_CONTENT_TYPES).map(([t]) => patchKindOf(t))).toEqual(['json', 'merge', 'strategic', 'apply']);
   });
 });
 

@@ -16,6 +16,7 @@ export const PATCH_CONTENT_TYPES = {
   'application/json-patch+json': 'json',
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
 } as const;
 export type PatchContentType = keyof typeof PATCH_CONTENT_TYPES;
 export type PatchKind = (typeof PATCH_CONTENT_TYPES)[PatchContentType];
@@ -53,6 +54,9 @@ export function applyPatch(contentType: string, doc: unknown, patchBody: unknown
       return requireObject(applyMergePatch(doc, patchBody));
     case 'strategic':
       return applyStrategicMergePatch(doc, patchBody, lookup);
+    case 'apply':
+      // Server-side apply merges through the field manager (src/api/fieldmanager), not here.
+      throw new BadRequestError('an apply patch is not applied as a plain patch');
     default:
       return assertNever(kind);
   }

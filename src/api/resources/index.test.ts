@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { ALL_RESOURCES } from './index.js';
 
 describe('ALL_RESOURCES', () => {
-  it('serves each kind once, under a unique group/plural', () => {
-    const kinds = ALL_RESOURCES.map((d) => d.kind);
+  it('serves each kind once per version, under a unique group/version/plural', () => {
+    const kinds = ALL_RESOURCES.map((d) => `${d.group}/${d.version}/${d.kind}`);
     expect(new Set(kinds).size).toBe(kinds.length);
-    const paths = ALL_RESOURCES.map((d) => `${d.group}/${d.plural}`);
+    const paths = ALL_RESOURCES.map((d) => `${d.group}/${d.version}/${d.plural}`);
     expect(new Set(paths).size).toBe(paths.length);
-    expect(kinds).toEqual(expect.arrayContaining(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'CSIDriver', 'CSINode', 'VolumeAttachment', 'CSIStorageCapacity']));
+    // A kind served at several versions (SelfSubjectReview v1 and v1beta1) keeps its group and plural.
+    const home = new Map<string, string>();
+    for (const d of ALL_RESOURCES) expect(home.get(d.kind) ?? home.set(d.kind, `${d.group}/${d.plural}`).get(d.kind)).toBe(`${d.group}/${d.plural}`);
+    expect(ALL_RESOURCES.map((d) => d.kind)).toEqual(expect.arrayContaining(['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'CSIDriver', 'CSINode', 'VolumeAttachment', 'CSIStorageCapacity']));
   });
 
   it('every storage kind has a schema from the generated definitions', () => {

@@ -14,7 +14,7 @@ import { csiNodeResource } from './csinode.js';
 import { volumeAttachmentResource } from './volumeattachment.js';
 import { csiStorageCapacityResource } from './csistoragecapacity.js';
 import { podDisruptionBudgetResource } from './poddisruptionbudget.js';
-import { selfSubjectAccessReviewResource, selfSubjectReviewResource, selfSubjectRulesReviewResource } from './reviews.js';
+import { selfSubjectAccessReviewResource, selfSubjectReviewResource, selfSubjectReviewV1beta1Resource, selfSubjectRulesReviewResource } from './reviews.js';
 
 /** Every kind the API server serves, core/v1 first, then storage.k8s.io/v1 and coordination.k8s.io/v1. */
 export const ALL_RESOURCES: readonly ResourceDef[] = [
@@ -34,6 +34,7 @@ export const ALL_RESOURCES: readonly ResourceDef[] = [
   leaseResource,
   podDisruptionBudgetResource,
   selfSubjectReviewResource,
+  selfSubjectReviewV1beta1Resource,
   selfSubjectAccessReviewResource,
   selfSubjectRulesReviewResource,
 ];

@@ -14,11 +14,18 @@ import type { KubeObject, ResourceDef, ReviewContext } from './types.js';
 
 const noCauses = (): FieldCause[] => [];
 
-function reviewDef(group: string, kind: string, plural: string, review: (obj: KubeObject, ctx: ReviewContext) => Record<string, unknown>, validate: (obj: KubeObject) => FieldCause[] = noCauses): ResourceDef {
+function reviewDef(
+  group: string,
+  kind: string,
+  plural: string,
+  review: (obj: KubeObject, ctx: ReviewContext) => Record<string, unknown>,
+  validate: (obj: KubeObject) => FieldCause[] = noCauses,
+  version = 'v1',
+): ResourceDef {
   return {
     ...baseResourceDef({
       group,
-      version: 'v1',
+      version,
       kind,
       plural,
       namespaced: false,
@@ -31,14 +38,19 @@ function reviewDef(group: string, kind: string, plural: string, review: (obj: Ku
     }),
     review(obj, ctx) {
       // Kubernetes answers with the request's object (no name, uid or resourceVersion given) and its status.
-      return { ...obj, apiVersion: `${group}/v1`, kind, status: review(obj, ctx) };
+      return { ...obj, apiVersion: `${group}/${version}`, kind, status: review(obj, ctx) };
     },
   };
 }
 
-export const selfSubjectReviewResource = reviewDef('authentication.k8s.io', 'SelfSubjectReview', 'selfsubjectreviews', (_obj, { user }) => ({
+const whoAmI = (_obj: KubeObject, { user }: ReviewContext): Record<string, unknown> => ({
   userInfo: { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: [...user.groups] },
-}));
+});
+
+export const selfSubjectReviewResource = reviewDef('authentication.k8s.io', 'SelfSubjectReview', 'selfsubjectreviews', whoAmI);
+
+/** kubectl 1.27 asks `auth whoami` of v1beta1 only (kube serves it through 1.33). */
+export const selfSubjectReviewV1beta1Resource = reviewDef('authentication.k8s.io', 'SelfSubjectReview', 'selfsubjectreviews', whoAmI, noCauses, 'v1beta1');
 
 /** ValidateSelfSubjectAccessReviewSpec: exactly one of resourceAttributes and nonResourceAttributes. */
 function validateAccessReview(obj: KubeObject): FieldCause[] {
