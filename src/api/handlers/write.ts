@@ -5,6 +5,7 @@ import { decodeTyped, type DecodeMode } from '../decode/index.js';
 import { applyPatch } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
 import { badRequest, forbidden, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
+import { handleScalePatch, handleScaleUpdate } from './scale.js';
 import { apiVersionOf, dryRun, fieldValidation, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
 
 /** A body admitted for a write, and the warnings to send with the answer. */
@@ -96,7 +97,10 @@ export async function handleCreate({ r, req, res, format, user, authorizer }: Re
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }
 
-export async function handleUpdate({ r, req, res, format }: ResourceCall): Promise<void> {
+export async function handleUpdate(call: ResourceCall): Promise<void> {
+  const { r, req, res, format } = call;
+  const scale = r.subresource ? r.storage.subresource(r.subresource) : undefined;
+  if (scale?.type === 'scale') return handleScaleUpdate(call, scale);
   const sub = updateSubresource(r);
   const body = await readBody(req);
   const decode = (): unknown => decodeBody(body, req.headers['content-type']);
@@ -111,7 +115,10 @@ export async function handleUpdate({ r, req, res, format }: ResourceCall): Promi
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
 
-export async function handlePatch({ r, req, res, format }: ResourceCall): Promise<void> {
+export async function handlePatch(call: ResourceCall): Promise<void> {
+  const { r, req, res, format } = call;
+  const scale = r.subresource ? r.storage.subresource(r.subresource) : undefined;
+  if (scale?.type === 'scale') return handleScalePatch(call, scale);
   const sub = updateSubresource(r);
   const ct = req.headers['content-type'] ?? '';
   const raw = await readBody(req);
