@@ -53,7 +53,7 @@ export function podAddress(p: Pod): string {
 /** shouldPodBeInEndpoints: an address, not finished; a terminating pod only when the Service publishes not-ready addresses. */
 function inEndpoints(svc: Service, p: Pod, includeTerminating: boolean): boolean {
   if (!podAddress(p)) return false;
-  if (p.status?.phase === 'Succeeded' || p.status.phase === 'Failed') return false;
+  if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') return false;
   if (p.metadata?.deletionTimestamp && !includeTerminating && !svc.spec?.publishNotReadyAddresses) return false;
   return true;
 }
