@@ -5,20 +5,14 @@
  * with --cascade=orphan leaves the ReplicaSet and pods. Pods are volume-only (no container runtime).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { built, hasKubectl, isRoot } from './helpers/env.js';
+import { mountsUnder } from './helpers/mounts.js';
 import { startUp, type RunningUp } from './helpers/up.js';
-
-function mountsUnder(dir: string): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[4] ?? '')
-    .filter((m) => m.startsWith(dir));
-}
 
 if (!isRoot || !hasKubectl || !built) console.warn('workload tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
 

@@ -7,7 +7,7 @@ import { formatInvalidMessage } from '../resources/fielderrors.js';
 import { SCALE_KIND, scaleOf, validateScale, withScaledReplicas } from '../resources/scale.js';
 import type { KubeObject, ScaleSubresource } from '../resources/types.js';
 import { badRequest, invalid } from '../status.js';
-import { dryRun, type ResourceCall } from './request.js';
+import { dryRun, patchResourceVersion, readPatchBody, type ResourceCall } from './request.js';
 
 let scalePatchMeta: ReturnType<typeof patchMetaFor> | undefined;
 
@@ -47,13 +47,7 @@ export async function handleScaleUpdate({ r, req, res, format }: ResourceCall, s
 
 export async function handleScalePatch({ r, req, res, format }: ResourceCall, sub: ScaleSubresource): Promise<void> {
   const name = r.name!;
-  const raw = await readBody(req);
-  let patch: unknown;
-  try {
-    patch = JSON.parse(raw.toString('utf8'));
-  } catch (e) {
-    throw badRequest(`error decoding patch: ${(e as Error).message}`);
-  }
+  const patch = await readPatchBody(req);
   scalePatchMeta ??= patchMetaFor(SCALE_KIND.group, SCALE_KIND.version, SCALE_KIND.kind);
   const lookup = scalePatchMeta;
   const out = await r.storage.update(
@@ -63,8 +57,7 @@ export async function handleScalePatch({ r, req, res, format }: ResourceCall, su
       const patched = applyPatch(req.headers['content-type'] ?? '', scaleOf(sub, cur), patch, lookup);
       const scale = admitScale(patched, name);
       // A patch that does not name a resourceVersion must not turn the current one into a precondition.
-      const patchRv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
-      if (patchRv === undefined) delete scale.metadata.resourceVersion;
+      if (patchResourceVersion(patch) === undefined) delete scale.metadata.resourceVersion;
       return scaled(sub, cur, scale);
     },
     { dryRun: dryRun(r.query) },

@@ -6,7 +6,7 @@ import { applyPatch } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
 import { badRequest, forbidden, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
 import { handleScalePatch, handleScaleUpdate } from './scale.js';
-import { apiVersionOf, dryRun, fieldValidation, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
+import { apiVersionOf, dryRun, fieldValidation, patchResourceVersion, readPatchBody, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
 
 /** A body admitted for a write, and the warnings to send with the answer. */
 export interface AdmittedBody {
@@ -121,13 +121,7 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
   if (scale?.type === 'scale') return handleScalePatch(call, scale);
   const sub = updateSubresource(r);
   const ct = req.headers['content-type'] ?? '';
-  const raw = await readBody(req);
-  let patch: unknown;
-  try {
-    patch = JSON.parse(raw.toString('utf8'));
-  } catch (e) {
-    throw badRequest(`error decoding patch: ${(e as Error).message}`);
-  }
+  const patch = await readPatchBody(req);
   const validation = fieldValidation(r.query);
   let warnings: string[] = [];
   const out = await r.storage.update(
@@ -137,8 +131,7 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
       const patched = applyPatch(ct, cur, patch, r.storage.def.patchMeta.bind(r.storage.def));
       const admitted = admitBody(r, patched, { fieldValidation: validation, origin: 'patch' });
       // A patch that does not name a resourceVersion must not turn the current one into a precondition.
-      const patchRv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
-      if (patchRv === undefined) delete admitted.obj.metadata.resourceVersion;
+      if (patchResourceVersion(patch) === undefined) delete admitted.obj.metadata.resourceVersion;
       warnings = admitted.warnings;
       return admitted.obj;
     },
