@@ -148,9 +148,10 @@ describe('Service', () => {
     const next = svc({ ports: [{ port: 81 }] });
     svcDef.prepareForUpdate(next, old, ctx([old]));
     expect((next.spec as { clusterIP: string }).clusterIP).toBe((old.spec as { clusterIP: string }).clusterIP);
-    const moved = svc({ ports: [{ port: 80 }], clusterIP: '10.0.0.6' });
+    const other = (old.spec as { clusterIP: string }).clusterIP === '10.0.0.6' ? '10.0.0.5' : '10.0.0.6';
+    const moved = svc({ ports: [{ port: 80 }], clusterIP: other });
     svcDef.prepareForUpdate(moved, old, ctx([old]));
-    expect(texts(svcDef.validateUpdate(moved, old, ctx([old])))[0]).toBe('spec.clusterIPs[0]: Invalid value: "10.0.0.6": may not change once set');
+    expect(texts(svcDef.validateUpdate(moved, old, ctx([old])))[0]).toBe(`spec.clusterIPs[0]: Invalid value: "${other}": may not change once set`);
   });
 
   it('allocation is random over the range but never hands out a used address', () => {
