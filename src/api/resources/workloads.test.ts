@@ -160,3 +160,15 @@ describe('Service', () => {
     expect(allocateClusterIp(c, new Set(['10.96.0.2']), () => 0)).toBe('10.96.0.3');
   });
 });
+
+describe('discovery and OpenAPI of the scale subresource', () => {
+  it('publishes <kind>/scale as autoscaling/v1 Scale, as kube-apiserver does', async () => {
+    const { apiResourceList } = await import('../discovery.js');
+    const { buildOpenApiV3 } = await import('../openapi/documents.js');
+    const list = apiResourceList([deployment, replicaSet], 'apps', 'v1') as { resources: Array<{ name: string; group?: string; version?: string; kind: string; verbs: string[] }> };
+    expect(list.resources.find((r) => r.name === 'deployments/scale')).toEqual({ name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+    const doc = buildOpenApiV3([deployment]).entry('apis/apps/v1')!.document as { paths: Record<string, Record<string, { 'x-kubernetes-group-version-kind'?: unknown }>>; components: { schemas: Record<string, unknown> } };
+    expect(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale']?.patch?.['x-kubernetes-group-version-kind']).toEqual({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    expect(doc.components.schemas['io.k8s.api.autoscaling.v1.Scale']).toBeDefined();
+  });
+});
