@@ -137,10 +137,12 @@ spec:
     await kubectl('rollout', 'status', 'deployment/db', '--timeout=60s');
     const [old] = (await json('get', 'pods', '-l', 'app=db')).items;
     // Watch the pods while the image changes: record the order in which they come and go.
-    const watcher = spawn('kubectl', ['get', 'pods', '-l', 'app=db', '--watch-only', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name}{"\\n"}'], { env });
+    const watcher = spawn('kubectl', ['get', 'pods', '-l', 'app=db', '--watch', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name}{"\\n"}'], { env });
     let seen = '';
     watcher.stdout.on('data', (b: Buffer) => (seen += b.toString()));
     try {
+      // The watch lists first: once the old pod is printed, no later event can be missed.
+      await expect.poll(() => seen, { timeout: 30_000 }).toContain(`ADDED ${old.metadata.name}`);
       await kubectl('set', 'image', 'deployment/db', 'db=registry.local/db:2');
       await kubectl('rollout', 'status', 'deployment/db', '--timeout=60s');
       const [cur] = (await json('get', 'pods', '-l', 'app=db')).items;
