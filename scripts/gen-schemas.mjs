@@ -177,6 +177,7 @@ const PATCH_META = {
   'discovery.v1.EndpointSlice.endpoints': ['', '', 'atomic', []],
   'discovery.v1.EndpointSlice.ports': ['', '', 'atomic', []],
   'discovery.v1.Endpoint.addresses': ['', '', 'set', []],
+  'apps.v1.DeploymentSpec.strategy': ['retainKeys', '', '', []],
   'apps.v1.DeploymentStatus.conditions': ['merge', 'type', 'map', ['type']],
   'apps.v1.ReplicaSetStatus.conditions': ['merge', 'type', 'map', ['type']],
 };

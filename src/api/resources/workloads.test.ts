@@ -61,6 +61,10 @@ describe('Deployment defaults and validation', () => {
     expect(annotated.metadata.generation).toBe(2);
   });
 
+  it('spec.strategy is retainKeys, so that kubectl apply switching to Recreate drops rollingUpdate', () => {
+    expect(deployment.patchMeta(['spec', 'strategy']).strategy).toBe('retainKeys');
+  });
+
   it('kubectl columns: READY UP-TO-DATE AVAILABLE AGE, wide CONTAINERS IMAGES SELECTOR', () => {
     const d = workload('Deployment', { replicas: 3 });
     d.status = { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 };
