@@ -8,7 +8,7 @@ import { matchesLabels } from '../../api/selectors.js';
 import { newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { controllerRefOf, newControllerRef } from '../../kube/workloads.js';
-import { AlreadyExistsError, assertNever } from '../../util/errors.js';
+import { AlreadyExistsError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
@@ -104,7 +104,10 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
           log.info('created replica set', { deployment: metaNamespaceKey(d), replicaSet: rs.metadata?.name });
           return false;
         } catch (e) {
-          if (!(e instanceof AlreadyExistsError)) throw e;
+          if (!(e instanceof AlreadyExistsError)) {
+            recorder.event(d, 'Warning', 'ReplicaSetCreateError', `Failed to create new replica set "${a.rs.metadata?.name ?? ''}": ${toStowageError(e).message}`);
+            throw e;
+          }
           const existing = await rsApi.get(a.rs.metadata!.name!, { namespace: ns });
           // Ours with the same template: the cache was behind. Otherwise the hash collided: count it and retry.
           if (controllerRefOf(existing)?.uid === d.metadata?.uid && templatesEqualIgnoringHash(existing.spec?.template, d.spec?.template)) return false;
