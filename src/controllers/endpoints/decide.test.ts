@@ -1,6 +1,6 @@
 import type { Pod, Service } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { desiredEndpoints, desiredSliceContent, managesEndpoints, newSlice } from './decide.js';
+import { desiredEndpoints, desiredSliceContent, managesEndpoints, newSlice, sliceContents } from './decide.js';
 
 const svc = (spec: Service['spec']): Service => ({ metadata: { name: 'web', namespace: 'ns', uid: 'svc-uid', labels: { team: 'a' } }, spec });
 function pod(name: string, o: { labels?: Record<string, string>; ready?: boolean; deleting?: boolean; phase?: string; podIP?: string } = {}): Pod {
@@ -50,5 +50,16 @@ describe('endpoints of a Service', () => {
     expect(managesEndpoints(svc({ type: 'ExternalName', externalName: 'x', selector: { app: 'web' } }))).toBe(false);
     expect(desiredEndpoints(web, []).subsets).toBeUndefined();
     expect(desiredEndpoints(svc({ clusterIP: 'None', selector: { app: 'web' } }), []).metadata?.labels).toEqual({ team: 'a', 'service.kubernetes.io/headless': '' });
+  });
+});
+
+describe('slices of at most 100 endpoints', () => {
+  it.each([
+    { endpoints: 0, want: [0] },
+    { endpoints: 100, want: [100] },
+    { endpoints: 250, want: [100, 100, 50] },
+  ])('$endpoints endpoints → $want', ({ endpoints, want }) => {
+    const content = { endpoints: Array.from({ length: endpoints }, (_, i) => ({ addresses: [`10.0.0.${i % 250}`] })), ports: [] };
+    expect(sliceContents(content).map((s) => s.endpoints.length)).toEqual(want);
   });
 });

@@ -135,6 +135,16 @@ export function desiredSliceContent(svc: Service, pods: readonly Pod[]): Pick<En
   return { endpoints, ports };
 }
 
+/** kube-controller-manager's --max-endpoints-per-slice default. */
+export const MAX_ENDPOINTS_PER_SLICE = 100;
+
+/** The slices' contents: the endpoints in runs of at most `max`, each with the ports (one slice when there are none). */
+export function sliceContents(content: Pick<EndpointSlice, 'endpoints' | 'ports'>, max = MAX_ENDPOINTS_PER_SLICE): Array<Pick<EndpointSlice, 'endpoints' | 'ports'>> {
+  const out: Array<Pick<EndpointSlice, 'endpoints' | 'ports'>> = [];
+  for (let i = 0; i < content.endpoints.length; i += max) out.push({ endpoints: content.endpoints.slice(i, i + max), ports: content.ports });
+  return out.length ? out : [{ endpoints: [], ports: content.ports }];
+}
+
 /** A new EndpointSlice for the Service (named `<service>-<random>` by the server), owned by it. */
 export function newSlice(svc: Service, content: Pick<EndpointSlice, 'endpoints' | 'ports'>): EndpointSlice {
   return {

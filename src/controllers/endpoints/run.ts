@@ -13,7 +13,7 @@ import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { ignoreNotFound } from '../claim.js';
 import { newControllerInformers, type ControllerInformers } from '../informers.js';
-import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SLICE_CONTROLLER_NAME, desiredEndpoints, desiredSliceContent, managesEndpoints, newSlice, selectedPods, sliceLabels } from './decide.js';
+import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SLICE_CONTROLLER_NAME, desiredEndpoints, desiredSliceContent, managesEndpoints, newSlice, selectedPods, sliceContents, sliceLabels } from './decide.js';
 
 const log = newLogger('endpoints');
 
@@ -91,17 +91,20 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
   }
 
   async function syncSlice(svc: Service, nsPods: readonly Pod[]): Promise<void> {
-    const content = desiredSliceContent(svc, nsPods);
     const ns = svc.metadata?.namespace;
-    const [first, ...extra] = slicesOf(svc);
-    for (const s of extra) await ignoreNotFound(sliceApi.delete(s.metadata!.name!, { namespace: ns }));
-    if (!first) {
-      await sliceApi.create(newSlice(svc, content), { namespace: ns });
-      return;
+    const want = sliceContents(desiredSliceContent(svc, nsPods));
+    const have = slicesOf(svc).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+    for (const s of have.slice(want.length)) await ignoreNotFound(sliceApi.delete(s.metadata!.name!, { namespace: ns }));
+    for (const [i, content] of want.entries()) {
+      const cur = have[i];
+      if (!cur) {
+        await sliceApi.create(newSlice(svc, content), { namespace: ns });
+        continue;
+      }
+      const labels = { ...(cur.metadata?.labels ?? {}), ...sliceLabels(svc) };
+      if (jsonEqual(cur.endpoints ?? [], content.endpoints ?? []) && jsonEqual(cur.ports ?? [], content.ports ?? []) && jsonEqual(cur.metadata?.labels ?? {}, labels)) continue;
+      await sliceApi.update({ ...cur, metadata: { ...cur.metadata, labels }, endpoints: content.endpoints ?? [], ports: content.ports ?? [] }, { namespace: ns });
     }
-    const labels = { ...(first.metadata?.labels ?? {}), ...sliceLabels(svc) };
-    if (jsonEqual(first.endpoints ?? [], content.endpoints ?? []) && jsonEqual(first.ports ?? [], content.ports ?? []) && jsonEqual(first.metadata?.labels ?? {}, labels)) return;
-    await sliceApi.update({ ...first, metadata: { ...first.metadata, labels }, endpoints: content.endpoints ?? [], ports: content.ports ?? [] }, { namespace: ns });
   }
 
   await controller.run(o.signal);
