@@ -92,10 +92,13 @@ export function compareForDeletion(a: Pod, b: Pod, rankA: number, rankB: number,
   return (a.metadata?.uid ?? '') < (b.metadata?.uid ?? '') ? -1 : (a.metadata?.uid ?? '') > (b.metadata?.uid ?? '') ? 1 : 0;
 }
 
-/** kube's getPodsToDelete: the `count` pods to delete first, each ranked by its set's pods on its node. */
-export function podsToDelete(pods: readonly Pod[], count: number, nowMs: number): Pod[] {
+/**
+ * kube's getPodsToDelete: the `count` pods to delete first, each ranked by the active `related`
+ * pods on its node (the pods of every ReplicaSet of the same Deployment; by default `pods` themselves).
+ */
+export function podsToDelete(pods: readonly Pod[], count: number, nowMs: number, related: readonly Pod[] = pods): Pod[] {
   const onNode = new Map<string, number>();
-  for (const p of pods) if (p.spec?.nodeName && isPodActive(p)) onNode.set(p.spec.nodeName, (onNode.get(p.spec.nodeName) ?? 0) + 1);
+  for (const p of related) if (p.spec?.nodeName && isPodActive(p)) onNode.set(p.spec.nodeName, (onNode.get(p.spec.nodeName) ?? 0) + 1);
   const rank = (p: Pod): number => (p.spec?.nodeName ? (onNode.get(p.spec.nodeName) ?? 0) : 0);
   return [...pods].sort((a, b) => compareForDeletion(a, b, rank(a), rank(b), nowMs)).slice(0, Math.max(0, count));
 }

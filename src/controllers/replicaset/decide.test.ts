@@ -77,6 +77,13 @@ describe("deletion order (kube's ActivePodsWithRanks)", () => {
   });
 });
 
+it('ranks by the pods of sibling ReplicaSets on the same node too', () => {
+  const mine = [pod('on-n1', { node: 'n1' }), pod('on-n2', { node: 'n2' })];
+  const sibling = [pod('s1', { node: 'n2', owner: 'sibling' }), pod('s2', { node: 'n2', owner: 'sibling' })];
+  expect(names(planReplicaSet(rs(1), mine, NOW, sibling).delete)).toEqual(['on-n2']);
+  expect(names(planReplicaSet(rs(1), mine, NOW).delete)).toHaveLength(1);
+});
+
 describe('slow start', () => {
   it.each([
     { count: 0, want: [] },

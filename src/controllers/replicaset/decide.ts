@@ -53,15 +53,15 @@ export function replicaSetStatus(rs: ReplicaSet, active: readonly Pod[], nowMs: 
   return status;
 }
 
-/** syncReplicaSet's decisions at `nowMs`. */
-export function planReplicaSet(rs: ReplicaSet, pods: readonly Pod[], nowMs: number): ReplicaSetPlan {
+/** syncReplicaSet's decisions at `nowMs`; `related` are the pods of its sibling ReplicaSets (same Deployment), for the deletion ranks. */
+export function planReplicaSet(rs: ReplicaSet, pods: readonly Pod[], nowMs: number, related: readonly Pod[] = []): ReplicaSetPlan {
   const { owned, adopt, release } = claimPods(rs, pods);
   const active = owned.filter(isPodActive);
   const want = rs.spec?.replicas ?? 1;
   const deleting = !!rs.metadata?.deletionTimestamp;
   const diff = active.length - want;
   const create = !deleting && diff < 0 ? Math.min(-diff, BURST_REPLICAS) : 0;
-  const del = !deleting && diff > 0 ? podsToDelete(active, Math.min(diff, BURST_REPLICAS), nowMs) : [];
+  const del = !deleting && diff > 0 ? podsToDelete(active, Math.min(diff, BURST_REPLICAS), nowMs, [...active, ...related.filter(isPodActive)]) : [];
   const waits = active.map((p) => msUntilAvailable(p, rs.spec?.minReadySeconds ?? 0, nowMs)).filter((x): x is number => x !== undefined);
   const status = replicaSetStatus(rs, active, nowMs);
   return { adopt, release, create, delete: del, status, ...(waits.length ? { requeueAfterMs: Math.min(...waits) } : {}) };

@@ -12,7 +12,7 @@ import { controllerRefOf, isPodActive, newControllerRef, slowStartBatches } from
 import { NotFoundError, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { newControllerInformers, type ControllerInformers } from '../informers.js';
+import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { planReplicaSet, podFromTemplate, replicaSetStatus } from './decide.js';
 import { adoptPatch, ignoreNotFound, releasePatch, selectorOf } from '../claim.js';
 import { newExpectations } from './expectations.js';
@@ -82,7 +82,7 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
       const rs = replicaSets.lister.get(ns, name);
       if (!rs) return;
       const now = Date.now();
-      const plan = planReplicaSet(rs, pods.lister.list(ns), now);
+      const plan = planReplicaSet(rs, pods.lister.list(ns), now, siblingPods(rs));
       await adoptAndRelease(rs, plan.adopt, plan.release);
       let manageError: { reason: string; message: string; now: string } | undefined;
       if (expectations.satisfied(key, now)) {
@@ -101,6 +101,12 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
     },
   });
 
+  /** Pods of the other ReplicaSets of this ReplicaSet's controller (a Deployment's), ranked with its own. */
+  const siblingPods = (rs: ReplicaSet): Pod[] => {
+    const owner = controllerRefOf(rs)?.uid;
+    if (!owner) return [];
+    return replicaSets.byIndex(CONTROLLER_UID_INDEX, owner).filter((x) => x.metadata?.uid !== rs.metadata?.uid).flatMap((x) => pods.byIndex(CONTROLLER_UID_INDEX, x.metadata?.uid ?? ''));
+  };
   const activeOwned = (rs: ReplicaSet): Pod[] => pods.lister.list(rs.metadata?.namespace).filter((p) => controllerRefOf(p)?.uid === rs.metadata?.uid && isPodActive(p));
 
   async function adoptAndRelease(rs: ReplicaSet, adopt: readonly Pod[], release: readonly Pod[]): Promise<void> {
