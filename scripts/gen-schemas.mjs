@@ -41,10 +41,16 @@ const ROOTS = [
   ['V1CSIStorageCapacity', 'storage.k8s.io', 'v1', 'CSIStorageCapacity'],
   ['V1Lease', 'coordination.k8s.io', 'v1', 'Lease'],
   ['V1PodDisruptionBudget', 'policy', 'v1', 'PodDisruptionBudget'],
+  ['V1Service', '', 'v1', 'Service'],
+  ['V1Endpoints', '', 'v1', 'Endpoints'],
+  ['V1Deployment', 'apps', 'v1', 'Deployment'],
+  ['V1ReplicaSet', 'apps', 'v1', 'ReplicaSet'],
+  ['V1EndpointSlice', 'discovery.k8s.io', 'v1', 'EndpointSlice'],
 ];
 /** Kinds without a List: create-only virtual resources and the eviction subresource's body. */
 const SINGLE_ROOTS = [
   ['V1Eviction', 'policy', 'v1', 'Eviction'],
+  ['V1Scale', 'autoscaling', 'v1', 'Scale'],
   ['V1SelfSubjectReview', 'authentication.k8s.io', 'v1', 'SelfSubjectReview'],
   // kubectl 1.27 asks `auth whoami` of v1beta1 only.
   ['V1beta1SelfSubjectReview', 'authentication.k8s.io', 'v1beta1', 'SelfSubjectReview'],
@@ -57,6 +63,9 @@ const GROUP_MODULES = {
   'storage.k8s.io': 'storage/v1',
   'coordination.k8s.io': 'coordination/v1',
   policy: 'policy/v1',
+  apps: 'apps/v1',
+  'discovery.k8s.io': 'discovery/v1',
+  autoscaling: 'autoscaling/v1',
   'authentication.k8s.io': 'authentication/v1',
   'authorization.k8s.io': 'authorization/v1',
 };
@@ -72,6 +81,9 @@ const PACKAGES = {
   'storage/v1': 'io.k8s.api.storage.v1',
   'coordination/v1': 'io.k8s.api.coordination.v1',
   'policy/v1': 'io.k8s.api.policy.v1',
+  'apps/v1': 'io.k8s.api.apps.v1',
+  'discovery/v1': 'io.k8s.api.discovery.v1',
+  'autoscaling/v1': 'io.k8s.api.autoscaling.v1',
   'authentication/v1': 'io.k8s.api.authentication.v1',
   'authentication/v1beta1': 'io.k8s.api.authentication.v1beta1',
   'authorization/v1': 'io.k8s.api.authorization.v1',
@@ -173,6 +185,22 @@ const PATCH_META = {
   'storage.v1.CSINodeSpec.drivers': ['merge', 'name', 'map', ['name']],
   'storage.v1.CSINodeDriver.topologyKeys': ['', '', 'atomic', []],
   'policy.v1.PodDisruptionBudgetStatus.conditions': ['merge', 'type', 'map', ['type']],
+  'core.v1.ServiceSpec.ports': ['merge', 'port', 'map', ['port', 'protocol']],
+  'core.v1.ServiceSpec.clusterIPs': ['', '', 'atomic', []],
+  'core.v1.ServiceSpec.externalIPs': ['', '', 'atomic', []],
+  'core.v1.ServiceSpec.ipFamilies': ['', '', 'atomic', []],
+  'core.v1.ServiceSpec.loadBalancerSourceRanges': ['', '', 'atomic', []],
+  'core.v1.ServiceStatus.conditions': ['merge', 'type', 'map', ['type']],
+  'core.v1.Endpoints.subsets': ['', '', 'atomic', []],
+  'core.v1.EndpointSubset.addresses': ['', '', 'atomic', []],
+  'core.v1.EndpointSubset.notReadyAddresses': ['', '', 'atomic', []],
+  'core.v1.EndpointSubset.ports': ['', '', 'atomic', []],
+  'discovery.v1.EndpointSlice.endpoints': ['', '', 'atomic', []],
+  'discovery.v1.EndpointSlice.ports': ['', '', 'atomic', []],
+  'discovery.v1.Endpoint.addresses': ['', '', 'set', []],
+  'apps.v1.DeploymentSpec.strategy': ['retainKeys', '', '', []],
+  'apps.v1.DeploymentStatus.conditions': ['merge', 'type', 'map', ['type']],
+  'apps.v1.ReplicaSetStatus.conditions': ['merge', 'type', 'map', ['type']],
 };
 
 // ---- kubernetes-types index -------------------------------------------------------------------

@@ -6,12 +6,13 @@
  * pod. A claim of that name the pod does not control is refused with an event naming it.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { built, hasKubectl, isRoot } from './helpers/env.js';
+import { mountsUnder } from './helpers/mounts.js';
 import { startUp } from './helpers/up.js';
 
 if (!isRoot || !hasKubectl || !built) console.warn('ephemeral-volume tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
@@ -51,13 +52,6 @@ spec:
     requests:
       storage: 64Mi
 `;
-
-function mountsUnder(dir: string): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[4] ?? '')
-    .filter((m) => m.startsWith(dir));
-}
 
 describe.skipIf(!isRoot || !hasKubectl || !built)('generic ephemeral volume through stowage up', () => {
   const dirs: string[] = [];

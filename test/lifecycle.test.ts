@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { built, hasKubectl, isRoot } from './helpers/env.js';
+import { mountsUnder } from './helpers/mounts.js';
 import { startUp } from './helpers/up.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -67,13 +68,6 @@ spec:
     persistentVolumeClaim:
       claimName: data
 `;
-
-function mountsUnder(dir: string): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[4] ?? '')
-    .filter((m) => m.startsWith(dir));
-}
 
 /** Loop devices whose backing file is under `dir` (from sysfs, as losetup -a reads it). */
 function loopsUnder(dir: string): string[] {

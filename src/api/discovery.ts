@@ -1,3 +1,4 @@
+import { SCALE_KIND } from './resources/scale.js';
 import type { GroupVersionKind, ResourceDef, SubresourceDef } from './resources/types.js';
 
 /** The Kubernetes version this server reports; kubectl's dispatcher picks its minor from it. */
@@ -22,6 +23,7 @@ const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 /** What a subresource beyond /status takes and answers with, and how it is called. */
 function extraSubresource(d: ResourceDef, s: SubresourceDef): { kind: GroupVersionKind; verbs: string[] } {
   if (s.type === 'action' || s.type === 'eviction') return { kind: s.bodyKind, verbs: ['create'] };
+  if (s.type === 'scale') return { kind: SCALE_KIND, verbs: SUBRESOURCE_VERBS };
   return { kind: { group: d.group, version: d.version, kind: d.kind }, verbs: ['update'] };
 }
 

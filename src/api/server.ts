@@ -10,6 +10,7 @@ import { sendError, sendJson } from './http.js';
 import { apiRoutes } from './routetable.js';
 import { ApiRegistry } from './registry.js';
 import { ALL_RESOURCES } from './resources/index.js';
+import { newServiceResource } from './resources/service.js';
 import { formatInvalidMessage } from './resources/common.js';
 import type { ResourceDef } from './resources/types.js';
 import { methodNotAllowed, pathNotFound, toStatus } from './status.js';
@@ -33,6 +34,8 @@ export interface ApiServerOptions {
   /** Decides every authenticated request (default: system:masters may do everything). */
   readonly authorizer?: Authorizer;
   readonly resources?: readonly ResourceDef[];
+  /** kube-apiserver's --service-cluster-ip-range: where Services' ClusterIPs come from (default 10.96.0.0/12). */
+  readonly serviceClusterIpRange?: string;
   readonly metrics?: MetricsRegistry;
   /** Events per resource kept for resuming watches (default 20,000). */
   readonly watchCacheHistory?: number;
@@ -60,7 +63,8 @@ function nonResourceVerb(method: string): string {
 
 /** Starts the Kubernetes-compatible API server over HTTPS. */
 export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
-  const defs = o.resources ?? ALL_RESOURCES;
+  const range = o.serviceClusterIpRange;
+  const defs = range === undefined ? (o.resources ?? ALL_RESOURCES) : (o.resources ?? ALL_RESOURCES).map((d) => (d.kind === 'Service' && d.group === '' ? newServiceResource({ serviceCidr: range }) : d));
   const registry = new ApiRegistry(o.store, defs, formatInvalidMessage, { watchHistory: o.watchCacheHistory });
   await registry.start();
   await registry.ensureInitialObjects();

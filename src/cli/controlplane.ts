@@ -49,6 +49,8 @@ export interface ControlPlaneOptions {
   readonly tokens?: ReadonlyMap<string, UserInfo>;
   /** In-flight limits, request deadline and connection limits of the API server. */
   readonly limits?: ApiServerOptions['limits'];
+  /** --service-cluster-ip-range of the API server. */
+  readonly serviceClusterIpRange?: string;
 }
 
 export async function startControlPlane(o: ControlPlaneOptions): Promise<ControlPlane> {
@@ -65,6 +67,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     watchCacheHistory: o.watchCacheHistory,
     localSocketPath: localSocket,
     limits: o.limits,
+    serviceClusterIpRange: o.serviceClusterIpRange,
   });
   const clientHost = o.address === '0.0.0.0' ? '127.0.0.1' : o.address === '::' ? '[::1]' : o.address.includes(':') ? `[${o.address}]` : o.address;
   const server = `https://${clientHost}:${api.port}`;

@@ -8,7 +8,7 @@ import { startControlPlane } from './controlplane.js';
 import { CliError } from './errors.js';
 import { runUntilSignalled } from './signals.js';
 import { untilAborted } from '../util/abort.js';
-import { addRequestLimitFlags, requestLimitFlags, type RequestLimitFlags } from './up.js';
+import { addRequestLimitFlags, requestLimitFlags, serviceRangeFlag, type RequestLimitFlags } from './up.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 
 export interface ServerOptions extends EtcdFlags, RequestLimitFlags {
@@ -50,6 +50,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
   const port = Number(o.securePort);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --secure-port ${JSON.stringify(o.securePort)}: must be 0-65535`);
   const limits = requestLimitFlags(o);
+  const serviceClusterIpRange = serviceRangeFlag(o);
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) throw new CliError('--tls-cert-file and --tls-private-key-file go together');
   const servingCert =
     o.tlsCertFile && o.tlsPrivateKeyFile
@@ -73,7 +74,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
     const store = await openStoreFromFlags(o, undefined);
     let plane;
     try {
-      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens, limits });
+      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens, limits, serviceClusterIpRange });
     } catch (e) {
       await store.close();
       const err = e as NodeJS.ErrnoException;

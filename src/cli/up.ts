@@ -10,6 +10,7 @@ import { DEFAULT_SANDBOX_IMAGE } from '../node/runtime/containerd.js';
 import { runUntilSignalled } from './signals.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 import { parseGoDuration, type RequestLimits } from '../api/limits.js';
+import { DEFAULT_SERVICE_CIDR, parseCidr } from '../api/resources/serviceip.js';
 
 export interface UpOptions extends EtcdFlags, RequestLimitFlags {
   readonly address: string;
@@ -58,6 +59,7 @@ export async function runUp(o: UpOptions): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(o.port)}: must be 0-65535`);
   // Flags first: a bad one leaves nothing behind.
   const limits = requestLimitFlags(o);
+  serviceRangeFlag(o); // refused before anything starts
   await runUntilSignalled(async (signal) => {
     const dataDir = await prepareDataDir(resolve(o.dataDir));
     let up: Up;
@@ -98,7 +100,7 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   const store: Store = await openStoreFromFlags(o, dataDir);
   let plane: ControlPlane;
   try {
-    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true, limits });
+    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true, limits, serviceClusterIpRange: serviceRangeFlag(o) });
   } catch (e) {
     await store.close();
     const err = e as NodeJS.ErrnoException;
@@ -127,6 +129,7 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
 }
 
 export interface RequestLimitFlags {
+  readonly serviceClusterIpRange?: string;
   readonly maxRequestsInflight?: string;
   readonly maxMutatingRequestsInflight?: string;
   readonly requestTimeout?: string;
@@ -137,7 +140,19 @@ export function addRequestLimitFlags(cmd: Command): Command {
   return cmd
     .option('--max-requests-inflight <n>', 'read-only requests served at once, beyond which 429 (0 = no limit)', '400')
     .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once, beyond which 429 (0 = no limit)', '200')
-    .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s');
+    .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s')
+    .option('--service-cluster-ip-range <cidr>', 'IPv4 range Services get their ClusterIP from', DEFAULT_SERVICE_CIDR);
+}
+
+/** --service-cluster-ip-range, checked: a CliError for anything but an IPv4 CIDR of at least 4 addresses. */
+export function serviceRangeFlag(o: RequestLimitFlags): string | undefined {
+  if (o.serviceClusterIpRange === undefined) return undefined;
+  try {
+    parseCidr(o.serviceClusterIpRange);
+  } catch (e) {
+    throw new CliError(`invalid --service-cluster-ip-range: ${(e as Error).message}`);
+  }
+  return o.serviceClusterIpRange;
 }
 
 /** kube-apiserver's flags of the same names. */

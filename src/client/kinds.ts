@@ -7,7 +7,11 @@ import type {
   PersistentVolumeClaim,
   Pod,
   Secret,
+  Service,
+  Endpoints,
 } from 'kubernetes-types/core/v1.js';
+import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type {
@@ -43,6 +47,11 @@ export const KINDS = {
   CSIStorageCapacity: { group: 'storage.k8s.io', version: 'v1', plural: 'csistoragecapacities', namespaced: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true },
   PodDisruptionBudget: { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', namespaced: true },
+  Service: { group: '', version: 'v1', plural: 'services', namespaced: true },
+  Endpoints: { group: '', version: 'v1', plural: 'endpoints', namespaced: true },
+  EndpointSlice: { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', namespaced: true },
+  Deployment: { group: 'apps', version: 'v1', plural: 'deployments', namespaced: true },
+  ReplicaSet: { group: 'apps', version: 'v1', plural: 'replicasets', namespaced: true },
 } as const satisfies Record<string, KindInfo>;
 
 export type KindName = keyof typeof KINDS;
@@ -64,6 +73,11 @@ export interface KindMap {
   CSIStorageCapacity: CSIStorageCapacity;
   Lease: Lease;
   PodDisruptionBudget: PodDisruptionBudget;
+  Service: Service;
+  Endpoints: Endpoints;
+  EndpointSlice: EndpointSlice;
+  Deployment: Deployment;
+  ReplicaSet: ReplicaSet;
 }
 
 /** `apiVersion` as written in objects: `v1` or `group/version`. */

@@ -1,5 +1,7 @@
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import type { Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { Endpoints, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { informerFor, type Informer, type RestClient } from '../client/index.js';
@@ -15,6 +17,14 @@ export function podClaimKeys(p: Pod): string[] {
     const claim = podVolumeClaimName(p, v);
     return claim ? [`${ns}/${claim}`] : [];
   });
+}
+
+/** Index of objects by the UID their controller reference names (pods of a ReplicaSet, ReplicaSets of a Deployment). */
+export const CONTROLLER_UID_INDEX = 'controllerUid';
+
+export function controllerUidKeys(o: { metadata?: { ownerReferences?: Array<{ controller?: boolean; uid: string }> } }): string[] {
+  const ref = (o.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
+  return ref ? [ref.uid] : [];
 }
 
 /** Index of pods by `spec.nodeName` (unscheduled pods are in no bucket). */
@@ -70,12 +80,21 @@ export interface ControllerInformers {
   /** Node heartbeats, namespace kube-node-lease only. */
   readonly nodeLeases: Informer<Lease>;
   readonly pdbs: Informer<PodDisruptionBudget>;
+  /** Indexed by CONTROLLER_UID_INDEX. */
+  readonly replicaSets: Informer<ReplicaSet>;
+  readonly deployments: Informer<Deployment>;
+  readonly services: Informer<Service>;
+  readonly endpoints: Informer<Endpoints>;
+  readonly endpointSlices: Informer<EndpointSlice>;
 }
 
 export function newControllerInformers(client: RestClient): ControllerInformers {
   const pods = informerFor(client, 'Pod');
   pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
   pods.addIndexer(POD_NODE_INDEX, podNodeKeys);
+  pods.addIndexer(CONTROLLER_UID_INDEX, controllerUidKeys);
+  const replicaSets = informerFor(client, 'ReplicaSet');
+  replicaSets.addIndexer(CONTROLLER_UID_INDEX, controllerUidKeys);
   const pvs = informerFor(client, 'PersistentVolume');
   pvs.addIndexer(PV_CLAIM_INDEX, volumeClaimKeys);
   const attachments = informerFor(client, 'VolumeAttachment');
@@ -94,5 +113,10 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
     namespaces: informerFor(client, 'Namespace'),
     nodeLeases: informerFor(client, 'Lease', { namespace: NODE_LEASE_NAMESPACE }),
     pdbs: informerFor(client, 'PodDisruptionBudget'),
+    replicaSets,
+    deployments: informerFor(client, 'Deployment'),
+    services: informerFor(client, 'Service'),
+    endpoints: informerFor(client, 'Endpoints'),
+    endpointSlices: informerFor(client, 'EndpointSlice'),
   };
 }

@@ -12,6 +12,9 @@ import { runNamespaceController } from './namespace/run.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
 import { runScheduler } from './scheduler/run.js';
+import { runReplicaSetController } from './replicaset/run.js';
+import { runDeploymentController } from './deployment/run.js';
+import { runEndpointsController } from './endpoints/run.js';
 
 const log = newLogger('controllers');
 
@@ -28,7 +31,8 @@ export interface ControllersOptions {
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
- * protection, attach/detach, namespace, garbage-collector, ephemeral-volume and disruption controllers,
+ * protection, attach/detach, namespace, garbage-collector, ephemeral-volume, disruption, replicaset,
+ * deployment and endpoints controllers,
  * and kube-scheduler's volume-aware placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
@@ -47,6 +51,9 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runGarbageCollector({ client, signal, metrics, informers }),
       runEphemeralVolumeController({ client, signal, metrics, informers }),
       runDisruptionController({ client, signal, metrics, informers }),
+      runReplicaSetController({ client, signal, metrics, informers }),
+      runDeploymentController({ client, signal, metrics, informers }),
+      runEndpointsController({ client, signal, metrics, informers }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>

@@ -6,7 +6,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
 
-type IntOrPercent = number | string;
+import { scaledIntOrPercent, type IntOrPercent } from './intorpercent.js';
 
 /** A pod counts as healthy when it is not being deleted and its Ready condition is True. */
 export function isPodHealthy(p: Pod): boolean {
@@ -16,10 +16,7 @@ export function isPodHealthy(p: Pod): boolean {
 
 /** An int-or-percent against `total` (percentages rounded up, as intstr.GetScaledValueFromIntOrPercent with roundUp). */
 export function scaled(v: IntOrPercent, total: number): number {
-  if (typeof v === 'number') return v;
-  const m = /^(\d+)%$/.exec(v);
-  if (m) return Math.ceil((Number(m[1]) * total) / 100);
-  return Number(v);
+  return scaledIntOrPercent(v, total, true);
 }
 
 /** Pods evicted but not yet gone stay out of currentHealthy this long (kube's DeletionTimeout). */

@@ -1,5 +1,6 @@
 /** A resource request as the handlers see it, and the query parameters they share. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from '../http.js';
 import type { Store } from '../../store/store.js';
 import type { Authorizer, UserInfo } from '../authz.js';
 import type { ResponseFormat } from '../negotiation.js';
@@ -162,4 +163,19 @@ export function writeManager(r: ResourceRequest, userAgent: string | undefined, 
     out += ch;
   }
   return out;
+}
+
+/** A PATCH body, parsed (400 for anything but JSON). */
+export async function readPatchBody(req: IncomingMessage): Promise<unknown> {
+  const raw = await readBody(req);
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch (e) {
+    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+  }
+}
+
+/** The resourceVersion a patch names, if any: only then is it a precondition. */
+export function patchResourceVersion(patch: unknown): unknown {
+  return (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
 }

@@ -6,7 +6,8 @@ import { decodeTyped, type DecodeMode } from '../decode/index.js';
 import { applyPatch } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
 import { badRequest, forbidden, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
-import { apiVersionOf, dryRun, fieldValidation, invalidOptions, writeManager, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
+import { handleScalePatch, handleScaleUpdate } from './scale.js';
+import { apiVersionOf, dryRun, fieldValidation, invalidOptions, patchResourceVersion, readPatchBody, writeManager, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
 
 /** A body admitted for a write, and the warnings to send with the answer. */
 export interface AdmittedBody {
@@ -96,7 +97,10 @@ export async function handleCreate({ r, req, res, format, user, authorizer }: Re
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }
 
-export async function handleUpdate({ r, req, res, format }: ResourceCall): Promise<void> {
+export async function handleUpdate(call: ResourceCall): Promise<void> {
+  const { r, req, res, format } = call;
+  const scale = r.subresource ? r.storage.subresource(r.subresource) : undefined;
+  if (scale?.type === 'scale') return handleScaleUpdate(call, scale);
   const sub = updateSubresource(r);
   const body = await readBody(req);
   const decode = (): unknown => decodeBody(body, req.headers['content-type']);
@@ -113,17 +117,14 @@ export async function handleUpdate({ r, req, res, format }: ResourceCall): Promi
 }
 
 /** PATCH with a json, merge or strategic-merge patch (server-side apply is handlers/apply.ts). */
-export async function handlePatch({ r, req, res, format }: ResourceCall): Promise<void> {
+export async function handlePatch(call: ResourceCall): Promise<void> {
+  const { r, req, res, format } = call;
+  const scale = r.subresource ? r.storage.subresource(r.subresource) : undefined;
+  if (scale?.type === 'scale') return handleScalePatch(call, scale);
   const sub = updateSubresource(r);
   const ct = req.headers['content-type'] ?? '';
   if (r.query.has('force')) throw invalidOptions('PatchOptions', 'force', 'FieldValueForbidden', 'Forbidden: may not be specified for non-apply patch');
-  const raw = await readBody(req);
-  let patch: unknown;
-  try {
-    patch = JSON.parse(raw.toString('utf8'));
-  } catch (e) {
-    throw badRequest(`error decoding patch: ${(e as Error).message}`);
-  }
+  const patch = await readPatchBody(req);
   const validation = fieldValidation(r.query);
   let warnings: string[] = [];
   const out = await r.storage.update(
@@ -133,8 +134,7 @@ export async function handlePatch({ r, req, res, format }: ResourceCall): Promis
       const patched = applyPatch(ct, cur, patch, r.storage.def.patchMeta.bind(r.storage.def));
       const admitted = admitBody(r, patched, { fieldValidation: validation, origin: 'patch' });
       // A patch that does not name a resourceVersion must not turn the current one into a precondition.
-      const patchRv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
-      if (patchRv === undefined) delete admitted.obj.metadata.resourceVersion;
+      if (patchResourceVersion(patch) === undefined) delete admitted.obj.metadata.resourceVersion;
       warnings = admitted.warnings;
       return admitted.obj;
     },

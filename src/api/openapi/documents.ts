@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ResourceDef, Schema } from '../resources/types.js';
 import { definitionNameFor, definitions } from './schemas.js';
 import { buildCreateOnlyPaths, buildPaths } from './paths.js';
+import { SCALE_KIND } from '../resources/scale.js';
 
 /** The ResourceDef fields the documents are built from. */
 export type OpenApiResource = Pick<ResourceDef, 'group' | 'version' | 'kind' | 'plural' | 'namespaced' | 'hasStatus' | 'subresources'> & Partial<Pick<ResourceDef, 'verbs'>>;
@@ -90,6 +91,7 @@ export function definitionRoots(rs: readonly OpenApiResource[]): string[] {
   for (const r of rs) {
     roots.push(definitionNameFor(r.group, r.version, r.kind));
     if (!createOnly(r)) roots.push(definitionNameFor(r.group, r.version, `${r.kind}List`));
+    if (r.subresources?.some((s) => s.type === 'scale')) roots.push(definitionNameFor(SCALE_KIND.group, SCALE_KIND.version, SCALE_KIND.kind));
   }
   return roots;
 }

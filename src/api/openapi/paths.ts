@@ -1,4 +1,6 @@
 import type { OpenApiResource } from './documents.js';
+import { SCALE_KIND } from '../resources/scale.js';
+import { definitionNameFor } from './schemas.js';
 
 /**
  * OpenAPI v3 `paths` for one resource, shaped as kube-apiserver publishes them: every operation
@@ -174,6 +176,32 @@ export function buildPaths(r: OpenApiResource, kindDef: string, listDef: string)
     // Partial updates (the namespace controller empties spec.finalizers through namespaces/finalize).
     // Action subresources such as pods/binding are not published, as kube-apiserver's v3 documents
     // have no operation with a GVK of the parent kind for them.
+    if (sub.type === 'scale') {
+      // kube publishes <kind>/scale with the Scale's own kind (autoscaling/v1), read, replace and patch.
+      const scaleDef = definitionNameFor(SCALE_KIND.group, SCALE_KIND.version, SCALE_KIND.kind);
+      const scaleGvk = { 'x-kubernetes-group-version-kind': { ...SCALE_KIND } };
+      paths[`${item}/scale`] = {
+        get: { ...op('get', `read${pre}${scoped}${r.kind}Scale`, `read scale of the specified ${r.kind}`, { responses: responses([200], scaleDef) }), ...scaleGvk },
+        put: {
+          ...op('put', `replace${pre}${scoped}${r.kind}Scale`, `replace scale of the specified ${r.kind}`, {
+            parameters: WRITE_PARAMS,
+            requestBody: { required: true, content: content(scaleDef, ['*/*']) },
+            responses: responses([200, 201], scaleDef),
+          }),
+          ...scaleGvk,
+        },
+        patch: {
+          ...op('patch', `patch${pre}${scoped}${r.kind}Scale`, `partially update scale of the specified ${r.kind}`, {
+            parameters: [...WRITE_PARAMS, P.force],
+            requestBody: patchBody,
+            responses: responses([200, 201], scaleDef),
+          }),
+          ...scaleGvk,
+        },
+        parameters: pathParams(true),
+      };
+      continue;
+    }
     if (sub.type !== 'partialUpdate') continue;
     const title = sub.name.charAt(0).toUpperCase() + sub.name.slice(1);
     paths[`${item}/${sub.name}`] = {

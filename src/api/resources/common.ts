@@ -8,6 +8,7 @@ import type {
   KubeObject,
   ResourceDef,
   Schema,
+  SubresourceDef,
   TableColumn,
 } from './types.js';
 
@@ -198,6 +199,8 @@ export interface ResourceSpecifics {
   readonly categories?: readonly string[];
   readonly verbs?: readonly string[];
   readonly fieldSelectors?: FieldSelectorFields;
+  /** Subresources beyond /status (scale, …). */
+  readonly subresources?: readonly SubresourceDef[];
   readonly columns: readonly TableColumn[];
   row(o: KubeObject, now: number): unknown[];
   /** Defaulting, applied on every write (Kubernetes defaults on decode). */
@@ -239,6 +242,7 @@ export function baseResourceDef(s: ResourceSpecifics): ResourceDef {
       return schema;
     },
     fieldSelectors: s.fieldSelectors ?? {},
+    ...(s.subresources ? { subresources: s.subresources } : {}),
     columns: s.columns,
     row: (o, now) => s.row(o, now),
     prepareForCreate(o, ctx) {

@@ -103,6 +103,10 @@ const KIND_GROUPS: Readonly<Record<string, string>> = {
   CSIStorageCapacity: 'storage.k8s.io',
   VolumeAttributesClass: 'storage.k8s.io',
   Lease: 'coordination.k8s.io',
+  Deployment: 'apps',
+  ReplicaSet: 'apps',
+  EndpointSlice: 'discovery.k8s.io',
+  Scale: 'autoscaling',
 };
 
 /**

@@ -14,6 +14,10 @@ import { csiNodeResource } from './csinode.js';
 import { volumeAttachmentResource } from './volumeattachment.js';
 import { csiStorageCapacityResource } from './csistoragecapacity.js';
 import { podDisruptionBudgetResource } from './poddisruptionbudget.js';
+import { serviceResource } from './service.js';
+import { endpointSliceResource, endpointsResource } from './endpoints.js';
+import { deploymentResource } from './deployment.js';
+import { replicaSetResource } from './replicaset.js';
 import { selfSubjectAccessReviewResource, selfSubjectReviewResource, selfSubjectReviewV1beta1Resource, selfSubjectRulesReviewResource } from './reviews.js';
 
 /** Every kind the API server serves, core/v1 first, then storage.k8s.io/v1 and coordination.k8s.io/v1. */
@@ -33,6 +37,11 @@ export const ALL_RESOURCES: readonly ResourceDef[] = [
   csiStorageCapacityResource,
   leaseResource,
   podDisruptionBudgetResource,
+  serviceResource,
+  endpointsResource,
+  endpointSliceResource,
+  deploymentResource,
+  replicaSetResource,
   selfSubjectReviewResource,
   selfSubjectReviewV1beta1Resource,
   selfSubjectAccessReviewResource,

@@ -11,14 +11,14 @@ import type { KubeObject } from './types.js';
 
 const EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget'] as const;
 
-/** ValidatePositiveIntOrPercent, and at most 100% (IsNotMoreThan100Percent). */
-function validateIntOrPercent(v: unknown, field: string): FieldCause[] {
+/** ValidatePositiveIntOrPercent, and (unless `over100`) at most 100% (IsNotMoreThan100Percent). */
+export function validateIntOrPercent(v: unknown, field: string, opts: { over100?: boolean } = {}): FieldCause[] {
   if (v === undefined || v === null) return [];
   if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? [] : [invalid(field, v, 'must be greater than or equal to 0')];
   if (typeof v !== 'string') return [invalid(field, JSON.stringify(v), 'must be an integer or percentage (e.g \'5%\')')];
   const m = /^(\d+)%$/.exec(v);
   if (!m) return [invalid(field, v, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
-  return Number(m[1]) > 100 ? [invalid(field, v, 'must not be greater than 100%')] : [];
+  return !opts.over100 && Number(m[1]) > 100 ? [invalid(field, v, 'must not be greater than 100%')] : [];
 }
 
 function validateSpec(pdb: KubeObject): FieldCause[] {

@@ -132,8 +132,23 @@ export interface EvictionSubresource {
   readonly bodyKind: GroupVersionKind;
 }
 
+/**
+ * `<kind>/scale`: an autoscaling/v1 Scale read from and written to the object's replica count
+ * (kube's ScaleREST of deployments, replicasets, statefulsets). `scale.ts` builds one.
+ */
+export interface ScaleSubresource {
+  readonly type: 'scale';
+  readonly name: 'scale';
+  /** Field path of the desired replicas (`spec.replicas`). */
+  readonly specReplicasPath: readonly string[];
+  /** Field path of the observed replicas (`status.replicas`). */
+  readonly statusReplicasPath: readonly string[];
+  /** The Scale's status.selector: the object's pod selector as a label-selector string. */
+  selector(obj: KubeObject): string;
+}
+
 /** A subresource beyond `/status` (which `hasStatus` declares). */
-export type SubresourceDef = PartialUpdateSubresource | ActionSubresource | EvictionSubresource;
+export type SubresourceDef = PartialUpdateSubresource | ActionSubresource | EvictionSubresource | ScaleSubresource;
 
 /**
  * Everything the generic REST handler needs to serve one kind. One file per kind under

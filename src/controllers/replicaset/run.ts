@@ -1,0 +1,172 @@
+/**
+ * The ReplicaSet controller on the shared runtime: keeps each ReplicaSet's pods at spec.replicas
+ * (decide.ts), adopting and releasing pods through their controller reference, creating in slow-start
+ * batches and deleting in kube's order, with expectations so a lagging cache never doubles an action.
+ */
+import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { matchesLabels } from '../../api/selectors.js';
+import { newController, newEventRecorder, objectOf, watch, type Enqueuer, type RestClient, type Tombstone } from '../../client/index.js';
+import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
+import { controllerRefOf, isPodActive, newControllerRef, slowStartBatches } from '../../kube/workloads.js';
+import { NotFoundError, toStowageError } from '../../util/errors.js';
+import { newLogger } from '../../util/log.js';
+import type { MetricsRegistry } from '../../util/metrics.js';
+import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
+import { planReplicaSet, podFromTemplate, replicaSetStatus } from './decide.js';
+import { adoptPatch, ignoreNotFound, releasePatch, selectorOf } from '../claim.js';
+import { newExpectations } from './expectations.js';
+import { metaTime } from '../../util/metatime.js';
+
+const log = newLogger('replicaset');
+
+export interface ReplicaSetControllerOptions {
+  readonly client: RestClient;
+  readonly signal: AbortSignal;
+  readonly informers?: ControllerInformers;
+  readonly workers?: number;
+  readonly metrics?: MetricsRegistry;
+}
+
+/** Runs the ReplicaSet controller until `signal` aborts. */
+export async function runReplicaSetController(o: ReplicaSetControllerOptions): Promise<void> {
+  const { client } = o;
+  const { pods, replicaSets } = o.informers ?? newControllerInformers(client);
+  const podsApi = client.resource('Pod');
+  const rsApi = client.resource('ReplicaSet');
+  const recorder = newEventRecorder({ client, component: 'replicaset-controller' });
+  const expectations = newExpectations();
+
+  /** The ReplicaSet keys a pod concerns: its controller's, or (an orphan) every ReplicaSet whose selector matches. */
+  const ownersOf = (p: Pod): string[] => {
+    const ref = controllerRefOf(p);
+    const ns = p.metadata?.namespace ?? '';
+    if (ref) return ref.kind === 'ReplicaSet' ? [`${ns}/${ref.name}`] : [];
+    return replicaSets.lister.list(ns).filter((rs) => matchesLabels(selectorOf(rs), p.metadata?.labels)).map(metaNamespaceKey);
+  };
+  const onPod = (q: Enqueuer<string>) => ({
+    onAdd: (p: Pod) => {
+      for (const k of ownersOf(p)) {
+        if (controllerRefOf(p)) expectations.creationObserved(k);
+        q.add(k);
+      }
+    },
+    onUpdate: (old: Pod, p: Pod) => {
+      if (p.metadata?.deletionTimestamp && !old.metadata?.deletionTimestamp) for (const k of ownersOf(p)) expectations.deletionObserved(k, metaNamespaceKey(p));
+      for (const k of new Set([...ownersOf(old), ...ownersOf(p)])) q.add(k);
+    },
+    onDelete: (x: Pod | Tombstone<Pod>) => {
+      const p = objectOf(x);
+      for (const k of ownersOf(p)) {
+        expectations.deletionObserved(k, metaNamespaceKey(p));
+        q.add(k);
+      }
+    },
+  });
+
+  const controller = newController<string>({
+    name: 'replicaset',
+    workers: o.workers ?? 2,
+    metrics: o.metrics,
+    log,
+    sources: [
+      watch(replicaSets, (q) => ({
+        onAdd: (rs) => q.add(metaNamespaceKey(rs)),
+        onUpdate: (_, rs) => q.add(metaNamespaceKey(rs)),
+        onDelete: (x) => expectations.forget(metaNamespaceKey(objectOf(x))),
+      })),
+      watch(pods, onPod),
+    ],
+    reconcile: async (key) => {
+      const [ns, name] = splitNamespacedKey(key);
+      const rs = replicaSets.lister.get(ns, name);
+      if (!rs) return;
+      const now = Date.now();
+      const plan = planReplicaSet(rs, pods.lister.list(ns), now, siblingPods(rs));
+      await adoptAndRelease(rs, plan.adopt, plan.release);
+      let manageError: { reason: string; message: string; now: string } | undefined;
+      if (expectations.satisfied(key, now)) {
+        try {
+          if (plan.create > 0) await createPods(rs, key, plan.create);
+          if (plan.delete.length > 0) await deletePods(rs, key, plan.delete);
+        } catch (e) {
+          const err = toStowageError(e);
+          manageError = { reason: plan.create > 0 ? 'FailedCreate' : 'FailedDelete', message: err.message, now: metaTime(now) };
+          await writeStatus(rs, replicaSetStatus(rs, activeOwned(rs), now, manageError));
+          throw e;
+        }
+      }
+      await writeStatus(rs, plan.status);
+      if (plan.requeueAfterMs !== undefined) return { requeueAfterMs: plan.requeueAfterMs };
+    },
+  });
+
+  /** Pods of the other ReplicaSets of this ReplicaSet's controller (a Deployment's), ranked with its own. */
+  const siblingPods = (rs: ReplicaSet): Pod[] => {
+    const owner = controllerRefOf(rs)?.uid;
+    if (!owner) return [];
+    return replicaSets.byIndex(CONTROLLER_UID_INDEX, owner).filter((x) => x.metadata?.uid !== rs.metadata?.uid).flatMap((x) => pods.byIndex(CONTROLLER_UID_INDEX, x.metadata?.uid ?? ''));
+  };
+  const activeOwned = (rs: ReplicaSet): Pod[] => pods.lister.list(rs.metadata?.namespace).filter((p) => controllerRefOf(p)?.uid === rs.metadata?.uid && isPodActive(p));
+
+  async function adoptAndRelease(rs: ReplicaSet, adopt: readonly Pod[], release: readonly Pod[]): Promise<void> {
+    const ref = newControllerRef(rs, 'apps/v1', 'ReplicaSet');
+    // The pod's UID is a precondition: a pod re-created under the same name is not adopted blindly.
+    for (const p of adopt) await ignoreNotFound(podsApi.patch(p.metadata!.name!, 'strategic', adoptPatch(p, ref), { namespace: p.metadata?.namespace }));
+    for (const p of release) await ignoreNotFound(podsApi.patch(p.metadata!.name!, 'strategic', releasePatch(p, rs.metadata?.uid), { namespace: p.metadata?.namespace }));
+  }
+
+  async function createPods(rs: ReplicaSet, key: string, count: number): Promise<void> {
+    expectations.expect(key, count, [], Date.now());
+    let left = count;
+    for (const size of slowStartBatches(count)) {
+      const results = await Promise.allSettled(Array.from({ length: size }, () => podsApi.create(podFromTemplate(rs), { namespace: rs.metadata?.namespace })));
+      left -= size;
+      const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      for (const r of results) {
+        if (r.status === 'fulfilled') recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata?.name ?? ''}`);
+      }
+      if (failed.length) {
+        // Pods of the skipped batches will never be observed either.
+        for (let i = 0; i < failed.length + left; i++) expectations.creationFailed(key);
+        const msg = toStowageError(failed[0]!.reason).message;
+        recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${msg}`);
+        throw failed[0]!.reason;
+      }
+    }
+  }
+
+  async function deletePods(rs: ReplicaSet, key: string, victims: readonly Pod[]): Promise<void> {
+    expectations.expect(key, 0, victims.map(metaNamespaceKey), Date.now());
+    const results = await Promise.allSettled(victims.map((p) => podsApi.delete(p.metadata!.name!, { namespace: p.metadata?.namespace, preconditions: { uid: p.metadata?.uid } })));
+    let firstError: unknown;
+    results.forEach((r, i) => {
+      const p = victims[i]!;
+      if (r.status === 'fulfilled' || r.reason instanceof NotFoundError) {
+        if (r.status === 'rejected') expectations.deletionObserved(key, metaNamespaceKey(p));
+        recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata?.name ?? ''}`);
+      } else {
+        expectations.deletionObserved(key, metaNamespaceKey(p));
+        recorder.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${toStowageError(r.reason).message}`);
+        firstError ??= r.reason;
+      }
+    });
+    if (firstError) throw firstError;
+  }
+
+  async function writeStatus(rs: ReplicaSet, status: ReplicaSet['status']): Promise<void> {
+    if (JSON.stringify(status) === JSON.stringify(rs.status ?? {})) return;
+    try {
+      await rsApi.updateStatus({ ...rs, status }, { namespace: rs.metadata?.namespace });
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+    }
+  }
+
+  try {
+    await controller.run(o.signal);
+  } finally {
+    await recorder.close();
+  }
+}
+
