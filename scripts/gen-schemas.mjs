@@ -41,6 +41,9 @@ const ROOTS = [
   ['V1CSIStorageCapacity', 'storage.k8s.io', 'v1', 'CSIStorageCapacity'],
   ['V1Lease', 'coordination.k8s.io', 'v1', 'Lease'],
   ['V1PodDisruptionBudget', 'policy', 'v1', 'PodDisruptionBudget'],
+  ['V1StatefulSet', 'apps', 'v1', 'StatefulSet'],
+  ['V1ControllerRevision', 'apps', 'v1', 'ControllerRevision'],
+  ['V1Job', 'batch', 'v1', 'Job'],
 ];
 /** Kinds without a List: create-only virtual resources and the eviction subresource's body. */
 const SINGLE_ROOTS = [
@@ -55,6 +58,8 @@ const GROUP_MODULES = {
   'storage.k8s.io': 'storage/v1',
   'coordination.k8s.io': 'coordination/v1',
   policy: 'policy/v1',
+  apps: 'apps/v1',
+  batch: 'batch/v1',
   'authentication.k8s.io': 'authentication/v1',
   'authorization.k8s.io': 'authorization/v1',
 };
@@ -70,6 +75,8 @@ const PACKAGES = {
   'storage/v1': 'io.k8s.api.storage.v1',
   'coordination/v1': 'io.k8s.api.coordination.v1',
   'policy/v1': 'io.k8s.api.policy.v1',
+  'apps/v1': 'io.k8s.api.apps.v1',
+  'batch/v1': 'io.k8s.api.batch.v1',
   'authentication/v1': 'io.k8s.api.authentication.v1',
   'authorization/v1': 'io.k8s.api.authorization.v1',
   'meta/v1': 'io.k8s.apimachinery.pkg.apis.meta.v1',
@@ -152,6 +159,13 @@ const PATCH_META = {
   'storage.v1.CSINodeSpec.drivers': ['merge', 'name', 'map', ['name']],
   'storage.v1.CSINodeDriver.topologyKeys': ['', '', 'atomic', []],
   'policy.v1.PodDisruptionBudgetStatus.conditions': ['merge', 'type', 'map', ['type']],
+  'apps.v1.StatefulSetSpec.volumeClaimTemplates': ['', '', 'atomic', []],
+  'apps.v1.StatefulSetStatus.conditions': ['merge', 'type', 'map', ['type']],
+  'batch.v1.JobStatus.conditions': ['merge', 'type', 'atomic', []],
+  'batch.v1.PodFailurePolicy.rules': ['', '', 'atomic', []],
+  'batch.v1.PodFailurePolicyRule.onPodConditions': ['', '', 'atomic', []],
+  'batch.v1.PodFailurePolicyOnExitCodesRequirement.values': ['', '', 'set', []],
+  'batch.v1.SuccessPolicy.rules': ['', '', 'atomic', []],
 };
 
 // ---- kubernetes-types index -------------------------------------------------------------------

@@ -10,6 +10,8 @@ import type {
 } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Job } from 'kubernetes-types/batch/v1.js';
 import type {
   CSIDriver,
   CSINode,
@@ -43,6 +45,9 @@ export const KINDS = {
   CSIStorageCapacity: { group: 'storage.k8s.io', version: 'v1', plural: 'csistoragecapacities', namespaced: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true },
   PodDisruptionBudget: { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', namespaced: true },
+  StatefulSet: { group: 'apps', version: 'v1', plural: 'statefulsets', namespaced: true },
+  ControllerRevision: { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespaced: true },
+  Job: { group: 'batch', version: 'v1', plural: 'jobs', namespaced: true },
 } as const satisfies Record<string, KindInfo>;
 
 export type KindName = keyof typeof KINDS;
@@ -64,6 +69,9 @@ export interface KindMap {
   CSIStorageCapacity: CSIStorageCapacity;
   Lease: Lease;
   PodDisruptionBudget: PodDisruptionBudget;
+  StatefulSet: StatefulSet;
+  ControllerRevision: ControllerRevision;
+  Job: Job;
 }
 
 /** `apiVersion` as written in objects: `v1` or `group/version`. */

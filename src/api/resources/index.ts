@@ -14,6 +14,9 @@ import { csiNodeResource } from './csinode.js';
 import { volumeAttachmentResource } from './volumeattachment.js';
 import { csiStorageCapacityResource } from './csistoragecapacity.js';
 import { podDisruptionBudgetResource } from './poddisruptionbudget.js';
+import { statefulSetResource } from './statefulset.js';
+import { controllerRevisionResource } from './controllerrevision.js';
+import { jobResource } from './job.js';
 import { selfSubjectAccessReviewResource, selfSubjectReviewResource, selfSubjectRulesReviewResource } from './reviews.js';
 
 /** Every kind the API server serves, core/v1 first, then storage.k8s.io/v1 and coordination.k8s.io/v1. */
@@ -33,6 +36,9 @@ export const ALL_RESOURCES: readonly ResourceDef[] = [
   csiStorageCapacityResource,
   leaseResource,
   podDisruptionBudgetResource,
+  statefulSetResource,
+  controllerRevisionResource,
+  jobResource,
   selfSubjectReviewResource,
   selfSubjectAccessReviewResource,
   selfSubjectRulesReviewResource,
