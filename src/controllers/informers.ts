@@ -2,6 +2,8 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Job } from 'kubernetes-types/batch/v1.js';
 import { informerFor, type Informer, type RestClient } from '../client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
 import { podVolumeClaimName } from '../kube/ephemeral.js';
@@ -22,6 +24,14 @@ export const POD_NODE_INDEX = 'nodeName';
 
 export function podNodeKeys(p: Pod): string[] {
   return p.spec?.nodeName ? [p.spec.nodeName] : [];
+}
+
+/** Index of objects by the uid of their controller owner reference (pods of a StatefulSet or Job, its revisions). */
+export const CONTROLLER_UID_INDEX = 'controllerUid';
+
+export function controllerUidKeys(o: { metadata?: { ownerReferences?: ReadonlyArray<{ uid: string; controller?: boolean }> } }): string[] {
+  const ref = (o.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
+  return ref ? [ref.uid] : [];
 }
 
 /** Index of volumes by the claim their claimRef names (`ns/claim`), with or without a UID. */
@@ -70,12 +80,19 @@ export interface ControllerInformers {
   /** Node heartbeats, namespace kube-node-lease only. */
   readonly nodeLeases: Informer<Lease>;
   readonly pdbs: Informer<PodDisruptionBudget>;
+  readonly statefulSets: Informer<StatefulSet>;
+  /** Indexed by CONTROLLER_UID_INDEX. */
+  readonly controllerRevisions: Informer<ControllerRevision>;
+  readonly jobs: Informer<Job>;
 }
 
 export function newControllerInformers(client: RestClient): ControllerInformers {
   const pods = informerFor(client, 'Pod');
   pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
   pods.addIndexer(POD_NODE_INDEX, podNodeKeys);
+  pods.addIndexer(CONTROLLER_UID_INDEX, controllerUidKeys);
+  const controllerRevisions = informerFor(client, 'ControllerRevision');
+  controllerRevisions.addIndexer(CONTROLLER_UID_INDEX, controllerUidKeys);
   const pvs = informerFor(client, 'PersistentVolume');
   pvs.addIndexer(PV_CLAIM_INDEX, volumeClaimKeys);
   const attachments = informerFor(client, 'VolumeAttachment');
@@ -94,5 +111,8 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
     namespaces: informerFor(client, 'Namespace'),
     nodeLeases: informerFor(client, 'Lease', { namespace: NODE_LEASE_NAMESPACE }),
     pdbs: informerFor(client, 'PodDisruptionBudget'),
+    statefulSets: informerFor(client, 'StatefulSet'),
+    controllerRevisions,
+    jobs: informerFor(client, 'Job'),
   };
 }

@@ -14,6 +14,9 @@ import { runNamespaceController } from './namespace/run.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
 import { runScheduler } from './scheduler/run.js';
+import { runStatefulSetController } from './statefulset/run.js';
+import { runJobController } from './job/run.js';
+import { runTtlAfterFinishedController } from './ttlafterfinished/run.js';
 
 const log = newLogger('controllers');
 
@@ -30,7 +33,8 @@ export interface ControllersOptions {
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
- * protection, attach/detach, namespace, garbage-collector, ephemeral-volume and disruption controllers,
+ * protection, attach/detach, namespace, garbage-collector, ephemeral-volume, disruption, statefulset, job and
+ * ttl-after-finished controllers,
  * and kube-scheduler's volume-aware placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
@@ -49,6 +53,9 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runGarbageCollector({ client, signal, metrics, informers }),
       runEphemeralVolumeController({ client, signal, metrics, informers }),
       runDisruptionController({ client, signal, metrics, informers }),
+      runStatefulSetController({ client, signal, metrics, informers }),
+      runJobController({ client, signal, metrics, informers }),
+      runTtlAfterFinishedController({ client, signal, metrics, informers }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>

@@ -96,7 +96,9 @@ function validateSpec(sts: KubeObject): FieldCause[] {
     if (!name) out.push(required(`${p}.metadata.name`));
     out.push(...validateClaimSpec(t.spec, `${p}.spec`));
   });
-  out.push(...validateTemplateAndSelector(spec, { emptySelectorMessage: 'empty selector is invalid for statefulset' }));
+  // The pods get a volume per claim template, so the template's mounts may name them.
+  const claimVolumes = listAt(spec, 'volumeClaimTemplates').map((t) => ({ name: strAt(objectAt(t, 'metadata'), 'name'), persistentVolumeClaim: { claimName: 'template' } }));
+  out.push(...validateTemplateAndSelector(spec, { emptySelectorMessage: 'empty selector is invalid for statefulset', extraVolumes: claimVolumes }));
   const podSpec = objectAt(objectAt(spec, 'template'), 'spec') ?? {};
   const restart = podSpec.restartPolicy;
   if (restart !== undefined && restart !== 'Always') out.push(notSupported('spec.template.spec.restartPolicy', String(restart), ['Always']));

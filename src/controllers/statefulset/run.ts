@@ -1,0 +1,217 @@
+/**
+ * The StatefulSet controller on the shared runtime: a set is reconciled when it changes, when a
+ * pod it controls changes, and when a claim in its namespace goes away. Each pass settles the
+ * revisions, executes the decision's writes in order (stopping at the first failure, retried with
+ * backoff), writes the status and trims the revision history.
+ */
+import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import { newController, newEventRecorder, objectOf, watch, type EventRecorder, type RestClient } from '../../client/index.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
+import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
+import { newLogger } from '../../util/log.js';
+import type { MetricsRegistry } from '../../util/metrics.js';
+import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
+import { decideStatefulSet, type SetAction } from './decide.js';
+import { podRevision } from './identity.js';
+import {
+  currentRevisionOf,
+  ownedRevisions,
+  planUpdateRevision,
+  revisionTemplate,
+  revisionsToDelete,
+  sortedJson,
+} from './revision.js';
+
+const log = newLogger('statefulset');
+
+export interface StatefulSetControllerOptions {
+  readonly client: RestClient;
+  readonly signal: AbortSignal;
+  readonly informers?: ControllerInformers;
+  readonly metrics?: MetricsRegistry;
+  readonly workers?: number;
+}
+
+const keyOf = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
+
+/** The set a pod's controller reference names, as a queue key. */
+function ownerKey(p: Pod): string | undefined {
+  const ref = (p.metadata?.ownerReferences ?? []).find((r) => r.controller === true && r.kind === 'StatefulSet');
+  return ref ? keyOf(p.metadata?.namespace, ref.name) : undefined;
+}
+
+/** Runs the StatefulSet controller until `signal` aborts. */
+export async function runStatefulSetController(o: StatefulSetControllerOptions): Promise<void> {
+  const { client } = o;
+  const { statefulSets, pods, pvcs, controllerRevisions } = o.informers ?? newControllerInformers(client);
+  const setsApi = client.resource('StatefulSet');
+  const podsApi = client.resource('Pod');
+  const claimsApi = client.resource('PersistentVolumeClaim');
+  const revisionsApi = client.resource('ControllerRevision');
+  const recorder = newEventRecorder({ client, component: 'statefulset-controller' });
+
+  /** Writes the update revision if needed; returns the revisions as they are after. */
+  const settleRevisions = async (set: StatefulSet, ns: string): Promise<{ owned: ControllerRevision[]; update: ControllerRevision } | undefined> => {
+    const owned = ownedRevisions(set, controllerRevisions.byIndex(CONTROLLER_UID_INDEX, set.metadata?.uid ?? ''));
+    const plan = planUpdateRevision(set, owned);
+    switch (plan.kind) {
+      case 'ready':
+        return { owned, update: plan.update };
+      case 'renumber': {
+        const updated = await revisionsApi.update({ ...plan.revision, revision: plan.to }, { namespace: ns });
+        return { owned: [...owned.filter((r) => r.metadata?.uid !== updated.metadata?.uid), updated], update: updated };
+      }
+      case 'create':
+        try {
+          const created = await revisionsApi.create(plan.revision, { namespace: ns });
+          return { owned: [...owned, created], update: created };
+        } catch (e) {
+          if (!(e instanceof AlreadyExistsError)) throw e;
+          const existing = await revisionsApi.get(plan.revision.metadata?.name ?? '', { namespace: ns });
+          if (sortedJson(existing.data) === sortedJson(plan.revision.data) && existing.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid)) {
+            return { owned: [...owned.filter((r) => r.metadata?.uid !== existing.metadata?.uid), existing], update: existing };
+          }
+          // A hash collision with another revision: count it so the next name differs.
+          await setsApi.updateStatus({ ...set, status: { replicas: 0, ...set.status, collisionCount: (set.status?.collisionCount ?? 0) + 1 } }, { namespace: ns });
+          return undefined;
+        }
+      default:
+        return assertNever(plan);
+    }
+  };
+
+  const execute = async (set: StatefulSet, a: SetAction, ns: string, rec: EventRecorder): Promise<void> => {
+    const setName = set.metadata?.name ?? '';
+    switch (a.kind) {
+      case 'createClaim': {
+        const claim = a.claim.metadata?.name ?? '';
+        try {
+          await claimsApi.create(a.claim, { namespace: ns });
+          rec.event(set, 'Normal', 'SuccessfulCreate', `create Claim ${claim} Pod ${a.pod} in StatefulSet ${setName} success`);
+        } catch (e) {
+          if (e instanceof AlreadyExistsError) return;
+          rec.event(set, 'Warning', 'FailedCreate', `create Claim ${claim} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${toStowageError(e).message}`);
+          throw e;
+        }
+        return;
+      }
+      case 'createPod': {
+        const pod = a.pod.metadata?.name ?? '';
+        try {
+          await podsApi.create(a.pod, { namespace: ns });
+          rec.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${pod} in StatefulSet ${setName} successful`);
+        } catch (e) {
+          if (e instanceof AlreadyExistsError) return;
+          rec.event(set, 'Warning', 'FailedCreate', `create Pod ${pod} in StatefulSet ${setName} failed error: ${toStowageError(e).message}`);
+          throw e;
+        }
+        return;
+      }
+      case 'deletePod': {
+        const pod = a.pod.metadata?.name ?? '';
+        if (a.why === 'failed') rec.event(set, 'Warning', 'RecreatingFailedPod', `StatefulSet ${ns}/${setName} is recreating failed Pod ${pod}`);
+        try {
+          await podsApi.delete(pod, { namespace: ns, preconditions: { uid: a.pod.metadata?.uid } });
+          rec.event(set, 'Normal', 'SuccessfulDelete', `delete Pod ${pod} in StatefulSet ${setName} successful`);
+        } catch (e) {
+          if (e instanceof NotFoundError) return;
+          rec.event(set, 'Warning', 'FailedDelete', `delete Pod ${pod} in StatefulSet ${setName} failed error: ${toStowageError(e).message}`);
+          throw e;
+        }
+        return;
+      }
+      case 'setClaimOwners': {
+        const claim: PersistentVolumeClaim = { ...a.claim, metadata: { ...a.claim.metadata, ownerReferences: a.ownerReferences } };
+        if (!a.ownerReferences?.length) delete claim.metadata!.ownerReferences;
+        try {
+          await claimsApi.update(claim, { namespace: ns });
+        } catch (e) {
+          if (e instanceof NotFoundError) return;
+          throw e;
+        }
+        return;
+      }
+      default:
+        assertNever(a);
+    }
+  };
+
+  const controller = newController<string>({
+    name: 'statefulset',
+    workers: o.workers ?? 2,
+    metrics: o.metrics,
+    log,
+    sources: [
+      watch(statefulSets, (q) => ({
+        onAdd: (s) => q.add(keyOf(s.metadata?.namespace, s.metadata?.name)),
+        onUpdate: (_, s) => q.add(keyOf(s.metadata?.namespace, s.metadata?.name)),
+      })),
+      watch(pods, (q) => {
+        const onPod = (p: Pod): void => {
+          const k = ownerKey(p);
+          if (k) q.add(k);
+        };
+        return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
+      }),
+      watch(pvcs, (q) => {
+        // A claim going away may unblock an ordinal waiting to be re-created.
+        const onClaim = (c: PersistentVolumeClaim): void => {
+          for (const s of statefulSets.lister.list(c.metadata?.namespace)) {
+            if (s.spec?.volumeClaimTemplates?.length) q.add(keyOf(s.metadata?.namespace, s.metadata?.name));
+          }
+        };
+        return { onDelete: (c) => onClaim(objectOf(c)) };
+      }),
+      watch(controllerRevisions, (q) => ({
+        onDelete: (x) => {
+          const r = objectOf(x);
+          const ref = r.metadata?.ownerReferences?.find((o) => o.controller === true && o.kind === 'StatefulSet');
+          if (ref) q.add(keyOf(r.metadata?.namespace, ref.name));
+        },
+      })),
+    ],
+    reconcile: async (key) => {
+      const [ns, name] = splitNamespacedKey(key);
+      const set = statefulSets.lister.get(ns, name);
+      if (!set) return;
+      const revisions = await settleRevisions(set, ns);
+      if (!revisions) return { requeueAfterMs: 1 }; // collisionCount raised: try the next name
+      const current = currentRevisionOf(set, revisions.owned, revisions.update);
+      const owned = pods.byIndex(CONTROLLER_UID_INDEX, set.metadata?.uid ?? '');
+      const decision = decideStatefulSet({
+        set,
+        current: { name: current.metadata?.name ?? '', template: revisionTemplate(current) },
+        update: { name: revisions.update.metadata?.name ?? '', template: revisionTemplate(revisions.update) },
+        pods: owned,
+        claim: (n) => pvcs.lister.get(ns, n),
+        now: Date.now(),
+      });
+      for (const a of decision.actions) await execute(set, a, ns, recorder);
+      if (sortedJson(decision.status) !== sortedJson(set.status ?? {})) {
+        try {
+          await setsApi.updateStatus({ ...set, status: decision.status }, { namespace: ns });
+        } catch (e) {
+          if (e instanceof NotFoundError) return;
+          if (!(e instanceof ConflictError)) throw e;
+          return; // the set changed meanwhile: its update event brings it back
+        }
+      }
+      const live = new Set([current.metadata?.name ?? '', revisions.update.metadata?.name ?? '', ...owned.map(podRevision)]);
+      for (const r of revisionsToDelete(set, revisions.owned, live)) {
+        try {
+          await revisionsApi.delete(r.metadata?.name ?? '', { namespace: ns });
+        } catch (e) {
+          if (!(e instanceof NotFoundError)) throw e;
+        }
+      }
+      log.debug('statefulset synced', { set: key, actions: decision.actions.length, ready: decision.status.readyReplicas });
+      if (decision.requeueAfterMs !== undefined) return { requeueAfterMs: decision.requeueAfterMs };
+    },
+  });
+  try {
+    await controller.run(o.signal);
+  } finally {
+    await recorder.close();
+  }
+}
