@@ -35,12 +35,13 @@ export type PodState = 'pending' | 'ready' | 'notReady' | 'failed' | 'terminatin
 /** The pod at `ordinal` of `s` from `rev`, in `state`. */
 export function pod(s: StatefulSet, ordinal: number, state: PodState = 'ready', rev: RevisionRef = NEW): Pod {
   const p = newPod(s, rev.template, rev.name, ordinal);
-  p.metadata!.uid = `pod-${ordinal}`;
   const phase = state === 'pending' ? 'Pending' : state === 'failed' ? 'Failed' : 'Running';
   const ready = state === 'ready' || state === 'terminating';
-  p.status = { phase, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: T0 }] };
-  if (state === 'terminating') p.metadata!.deletionTimestamp = T0;
-  return p;
+  return {
+    ...p,
+    metadata: { ...p.metadata, uid: `pod-${ordinal}`, ...(state === 'terminating' ? { deletionTimestamp: T0 } : {}) },
+    status: { phase, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: T0 }] },
+  };
 }
 
 export function claim(name: string, extra: Partial<NonNullable<PersistentVolumeClaim['metadata']>> = {}): PersistentVolumeClaim {
