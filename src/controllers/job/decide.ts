@@ -158,7 +158,7 @@ export function decideJob(s: JobState): JobDecision {
       completions !== undefined && completions !== null
         ? Math.max(0, Math.min(parallelism, completions - totalSucceeded))
         : totalSucceeded > 0
-          ? 0
+          ? active.length // a work queue with a success leaves what runs running
           : parallelism;
     const replacing = job.spec?.podReplacementPolicy === 'Failed' ? 0 : terminating.length;
     if (active.length > want) {

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { decideJob, newJobPod, type JobAction } from './decide.js';
+import { decideTtl } from '../ttlafterfinished/decide.js';
+import { JOB_TRACKING_FINALIZER } from '../../kube/workloads.js';
+
+const NOW = Date.parse('2024-05-01T12:00:00Z');
+const NOW_ISO = '2024-05-01T12:00:00Z';
+const START = '2024-05-01T11:59:00Z';
+
+function job(spec: Partial<NonNullable<Job['spec']>> = {}, status: Job['status'] = { startTime: START }): Job {
+  return {
+    metadata: { name: 'pi', namespace: 'ns', uid: 'job-uid' },
+    spec: { completions: 1, parallelism: 1, backoffLimit: 6, podReplacementPolicy: 'TerminatingOrFailed', template: { spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'Never' } }, ...spec },
+    status,
+  };
+}
+
+type PodState = 'running' | 'ready' | 'succeeded' | 'failed' | 'deleted';
+
+/** A pod `name` (uid = name) in `state`; `tracked` = still holds the job-tracking finalizer. */
+function pod(name: string, state: PodState, tracked = true, restarts = 0): Pod {
+  const phase = state === 'succeeded' ? 'Succeeded' : state === 'failed' ? 'Failed' : 'Running';
+  return {
+    metadata: { name, uid: name, creationTimestamp: '2024-05-01T11:59:00Z', ...(tracked ? { finalizers: [JOB_TRACKING_FINALIZER] } : {}), ...(state === 'deleted' ? { deletionTimestamp: '2024-05-01T11:59:30Z' } : {}) },
+    spec: { nodeName: 'n1', containers: [] },
+    status: { phase, conditions: [{ type: 'Ready', status: state === 'ready' ? 'True' : 'False' }], containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: state === 'ready', restartCount: restarts }] },
+  };
+}
+
+/** A counted failed pod whose container finished at `at`. */
+function failedAt(name: string, at: string): Pod {
+  const p = pod(name, 'failed', false);
+  return { ...p, status: { ...p.status, containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 1, finishedAt: at } } }] } };
+}
+
+function summary(actions: readonly JobAction[]): string[] {
+  return actions.map((a) => {
+    switch (a.kind) {
+      case 'createPods':
+        return `create ${a.count}`;
+      case 'deletePods':
+        return `delete ${a.pods.map((p) => p.metadata?.name).join(',')}`;
+      case 'removeFinalizers':
+        return `release ${a.pods.map((p) => p.metadata?.name).join(',')}`;
+      case 'event':
+        return `event ${a.reason}`;
+    }
+  });
+}
+
+const decide = (j: Job, pods: Pod[]) => decideJob({ job: j, pods, now: NOW, nowIso: NOW_ISO, backoff: { initialMs: 10_000, maxMs: 360_000 } });
+const conditionTypes = (j: ReturnType<typeof decide>) => (j.status.conditions ?? []).filter((c) => c.status === 'True').map((c) => `${c.type}${c.reason ? `:${c.reason}` : ''}`);
+
+describe('decideJob: pods to create and delete', () => {
+  it.each([
+    { name: 'a new Job creates its first pod and starts', j: job({}, {}), pods: [], want: ['create 1'], active: 1 },
+    { name: 'parallelism 3 of completions 5: three at a time', j: job({ completions: 5, parallelism: 3 }), pods: [], want: ['create 3'], active: 3 },
+    { name: 'no more pods than completions left', j: job({ completions: 5, parallelism: 3 }, { startTime: START, succeeded: 4 }), pods: [pod('a', 'running')], want: [], active: 1 },
+    { name: 'parallelism lowered: the surplus, not-ready first', j: job({ completions: 5, parallelism: 1 }), pods: [pod('a', 'ready'), pod('b', 'running')], want: ['delete b'], active: 1 },
+    { name: 'a work queue (no completions) stops creating once one succeeded', j: job({ completions: undefined, parallelism: 2 }, { startTime: START, succeeded: 1 }), pods: [pod('a', 'running')], want: [], active: 1 },
+    { name: 'a terminating pod is replaced only once gone (TerminatingOrFailed)', j: job(), pods: [pod('a', 'deleted')], want: [], active: 0 },
+    { name: 'suspended: active pods are deleted', j: job({ suspend: true }), pods: [pod('a', 'running')], want: ['delete a', 'event Suspended'], active: 0 },
+  ])('$name', ({ j, pods, want, active }) => {
+    const d = decide(j, pods);
+    expect(summary(d.actions)).toEqual(want);
+    expect(d.status.active ?? 0).toBe(active);
+  });
+});
+
+describe('decideJob: counting finished pods exactly once', () => {
+  it('a newly finished pod is recorded as uncounted first, its finalizer kept', () => {
+    const d = decide(job(), [pod('a', 'succeeded')]);
+    expect(summary(d.actions)).toEqual([]);
+    expect(d.status.uncountedTerminatedPods).toEqual({ succeeded: ['a'] });
+    expect(d.status.succeeded).toBeUndefined();
+    expect(conditionTypes(d)).toEqual([]);
+  });
+
+  it('once recorded, its finalizer is removed', () => {
+    const d = decide(job({}, { startTime: START, uncountedTerminatedPods: { succeeded: ['a'] } }), [pod('a', 'succeeded')]);
+    expect(summary(d.actions)).toEqual(['release a']);
+    expect(d.status.succeeded).toBeUndefined();
+  });
+
+  it('once released, it is counted and the Job completes', () => {
+    const d = decide(job({}, { startTime: START, uncountedTerminatedPods: { succeeded: ['a'] } }), [pod('a', 'succeeded', false)]);
+    expect(d.status).toMatchObject({ succeeded: 1, uncountedTerminatedPods: {}, completionTime: NOW_ISO });
+    expect(conditionTypes(d)).toEqual(['Complete']);
+    expect(summary(d.actions)).toEqual(['event Completed']);
+  });
+
+  it('a counted pod (no finalizer, not uncounted) is never counted again', () => {
+    const d = decide(job({ completions: 3, parallelism: 2 }, { startTime: START, succeeded: 1 }), [pod('a', 'succeeded', false), pod('b', 'running')]);
+    expect(d.status.succeeded).toBe(1);
+    expect(summary(d.actions)).toEqual(['create 1']);
+  });
+
+  it('a deleted running pod counts as failed (podReplacementPolicy TerminatingOrFailed)', () => {
+    expect(decide(job(), [pod('a', 'deleted')]).status.uncountedTerminatedPods).toEqual({ failed: ['a'] });
+    expect(decide(job({ podReplacementPolicy: 'Failed' }), [pod('a', 'deleted')]).status.uncountedTerminatedPods).toEqual({});
+  });
+});
+
+describe('decideJob: failure', () => {
+  it.each([
+    { name: 'failures up to backoffLimit are retried after the backoff', j: job({ backoffLimit: 2 }, { startTime: START, failed: 2 }), pods: [pod('a', 'failed', false), failedAt('b', '2024-05-01T11:59:55Z')], want: [], conditions: [], requeue: true },
+    { name: 'more failures than backoffLimit fail the Job', j: job({ backoffLimit: 2 }, { startTime: START, failed: 3 }), pods: [], want: ['event BackoffLimitExceeded'], conditions: ['Failed:BackoffLimitExceeded'], requeue: false },
+    { name: 'OnFailure: container restarts count', j: job({ backoffLimit: 2, template: { spec: { containers: [], restartPolicy: 'OnFailure' } } }), pods: [pod('a', 'running', true, 2)], want: ['delete a'], conditions: [], requeue: false },
+    { name: 'past activeDeadlineSeconds: active pods deleted', j: job({ activeDeadlineSeconds: 30 }), pods: [pod('a', 'running')], want: ['delete a'], conditions: [], requeue: false },
+    { name: 'past the deadline with nothing left to count: DeadlineExceeded', j: job({ activeDeadlineSeconds: 30 }, { startTime: START, failed: 1 }), pods: [], want: ['event DeadlineExceeded'], conditions: ['Failed:DeadlineExceeded'], requeue: false },
+    { name: 'before the deadline: looked at again when it passes', j: job({ activeDeadlineSeconds: 120 }), pods: [pod('a', 'running')], want: [], conditions: [], requeue: true },
+  ])('$name', ({ j, pods, want, conditions, requeue }) => {
+    const d = decide(j, pods);
+    expect(summary(d.actions)).toEqual(want);
+    expect(conditionTypes(d)).toEqual(conditions);
+    expect(d.requeueAfterMs !== undefined).toBe(requeue);
+  });
+
+  it('after the backoff delay the failed pod is replaced', () => {
+    const j = job({ backoffLimit: 6 }, { startTime: START, failed: 1 });
+    const failedLongAgo: Pod = { ...pod('a', 'failed', false), status: { phase: 'Failed', conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: '2024-05-01T11:00:00Z' }] } };
+    expect(summary(decide(j, [failedLongAgo]).actions)).toEqual(['create 1']);
+  });
+});
+
+describe('the pod of a Job', () => {
+  it('is generated from the template, controlled by the Job and held by the tracking finalizer', () => {
+    const j = job({ template: { metadata: { labels: { 'job-name': 'pi' } }, spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'Never' } } });
+    expect(newJobPod(j).metadata).toEqual({
+      generateName: 'pi-',
+      namespace: 'ns',
+      labels: { 'job-name': 'pi' },
+      finalizers: ['batch.kubernetes.io/job-tracking'],
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'pi', uid: 'job-uid', controller: true, blockOwnerDeletion: true }],
+    });
+  });
+});
+
+describe('decideTtl', () => {
+  const finished = (ttl: number | undefined, at = '2024-05-01T11:59:00Z'): Job => ({
+    ...job({ ttlSecondsAfterFinished: ttl }),
+    status: { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: at }] },
+  });
+  it.each([
+    { name: 'no TTL: kept', j: finished(undefined), want: { kind: 'none' } },
+    { name: 'running: kept', j: job({ ttlSecondsAfterFinished: 0 }), want: { kind: 'none' } },
+    { name: 'TTL expired: deleted', j: finished(60), want: { kind: 'delete' } },
+    { name: 'TTL 0: deleted at once', j: finished(0), want: { kind: 'delete' } },
+    { name: 'TTL not yet expired: wait for the rest', j: finished(100), want: { kind: 'wait', ms: 40_000 } },
+  ])('$name', ({ j, want }) => {
+    expect(decideTtl(j, NOW)).toEqual(want);
+  });
+});
