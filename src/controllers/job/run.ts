@@ -15,7 +15,7 @@ import type { MetricsRegistry } from '../../util/metrics.js';
 import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { newExpectations } from './expectations.js';
 import { DEFAULT_JOB_BACKOFF, decideJob, newJobPod, type JobAction, type JobBackoff } from './decide.js';
-import { sortedJson } from '../statefulset/revision.js';
+import { sortedJson } from '../../util/sortedjson.js';
 
 const log = newLogger('job');
 

@@ -8,6 +8,7 @@ import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.j
 import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../../kube/workloads.js';
 import { isControlledBy } from '../../kube/ephemeral.js';
+import { sortedJson } from '../../util/sortedjson.js';
 
 /** Kubernetes' rand.SafeEncodeString alphabet: no vowels, no look-alike characters. */
 const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -24,16 +25,6 @@ function fnv32a(s: string): number {
   let h = 0x811c9dc5;
   for (const b of Buffer.from(s, 'utf8')) h = Math.imul(h ^ b, 0x01000193) >>> 0;
   return h >>> 0;
-}
-
-/** JSON with object keys sorted, as Go's encoding/json writes a map. */
-export function sortedJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
 }
 
 /** The patch a revision stores: the set's template, replacing whatever template the set has then. */

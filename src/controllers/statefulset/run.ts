@@ -20,8 +20,8 @@ import {
   planUpdateRevision,
   revisionTemplate,
   revisionsToDelete,
-  sortedJson,
 } from './revision.js';
+import { sortedJson } from '../../util/sortedjson.js';
 
 const log = newLogger('statefulset');
 
