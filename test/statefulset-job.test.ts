@@ -7,7 +7,7 @@
  * written as a kubelet would), its volume is torn down, and a Job with ttlSecondsAfterFinished is
  * deleted once finished. One `stowage up` serves all cases.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,12 +146,16 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
 
   afterAll(async () => {
     if (up) {
+      // After a failed case pods may still run: delete them so the node unmounts their volumes.
+      await kubectl('delete', 'sts,jobs,pods', '--all', '--timeout=60s').catch(() => undefined);
       up.child.kill('SIGTERM');
       await up.exit;
-      expect(mountsUnder(dataDir)).toEqual([]);
     }
+    const left = mountsUnder(dataDir);
+    for (const m of [...left].reverse()) execFileSync('umount', [m]);
     rmSync(dataDir, { recursive: true, force: true });
-  });
+    expect(left).toEqual([]);
+  }, 90_000);
 
   it('the tutorial StatefulSet applies unchanged; scaled to 3, pods come up in order, each with its own bound claim', async () => {
     // Watch pods from the start: each pod must be added only once its predecessor is Running and Ready.
@@ -206,10 +210,27 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     for (const i of [0, 1, 2]) expect(readFileSync(join(await hostPath(`web-${i}`, 'www'), 'index.html'), 'utf8')).toBe(`web-${i}\n`);
   }, 120_000);
 
-  it('whenScaled: Delete removes the scaled-away claim; deleting the set with whenDeleted: Retain keeps the others', async () => {
+  it('whenScaled: Delete removes the scaled-away claim; --cascade=orphan leaves pods and claims for a new set to adopt; whenDeleted: Retain keeps claims', async () => {
     await kubectl('patch', 'sts', 'web', '--type=merge', '-p', '{"spec":{"persistentVolumeClaimRetentionPolicy":{"whenScaled":"Delete"},"replicas":2}}');
     await expect.poll(() => names('pvc', 'app=nginx'), { timeout: 60_000 }).toEqual(['www-web-0', 'www-web-1']);
     const kept = await claimUids();
+    const podUids = async (): Promise<string[]> => (await json<{ items: Named[] }>('get', 'pods', '-l', 'app=nginx')).items.map((p) => p.metadata.uid).sort();
+    const running = await podUids();
+
+    // The tutorial's non-cascading delete: the pods and claims stay, orphaned; the same manifest adopts them.
+    await kubectl('delete', 'sts', 'web', '--cascade=orphan', '--timeout=60s');
+    expect(await names('sts')).toEqual([]);
+    await expect.poll(async () => (await json<{ items: Named[] }>('get', 'pods', '-l', 'app=nginx')).items.map((p) => p.metadata.ownerReferences ?? []), { timeout: 30_000 }).toEqual([[], []]);
+    expect(await podUids()).toEqual(running);
+    expect(await claimUids()).toEqual(kept);
+    await apply('web.yaml', TUTORIAL_STS);
+    await kubectl('rollout', 'status', 'sts/web', '--timeout=60s');
+    const set = await json<Named>('get', 'sts', 'web');
+    await expect.poll(async () => (await json<{ items: Named[] }>('get', 'pods', '-l', 'app=nginx')).items.map((p) => p.metadata.ownerReferences), { timeout: 30_000 }).toEqual(
+      [0, 1].map(() => [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata.uid, controller: true, blockOwnerDeletion: true }]),
+    );
+    expect(await podUids()).toEqual(running);
+
     await kubectl('delete', 'sts', 'web', '--timeout=60s');
     await expect.poll(() => names('pods', 'app=nginx'), { timeout: 60_000 }).toEqual([]);
     expect(await claimUids()).toEqual(kept);

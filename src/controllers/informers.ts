@@ -26,7 +26,7 @@ export function podNodeKeys(p: Pod): string[] {
   return p.spec?.nodeName ? [p.spec.nodeName] : [];
 }
 
-/** Index of objects by the uid of their controller owner reference (pods of a StatefulSet or Job, its revisions). */
+/** Index of pods by the uid of their controller owner reference (a Job's pods). */
 export const CONTROLLER_UID_INDEX = 'controllerUid';
 
 export function controllerUidKeys(o: { metadata?: { ownerReferences?: ReadonlyArray<{ uid: string; controller?: boolean }> } }): string[] {
@@ -69,7 +69,7 @@ export interface ControllerInformers {
   readonly pvcs: Informer<PersistentVolumeClaim>;
   readonly classes: Informer<StorageClass>;
   readonly nodes: Informer<Node>;
-  /** Indexed by POD_CLAIM_INDEX and POD_NODE_INDEX. */
+  /** Indexed by POD_CLAIM_INDEX, POD_NODE_INDEX and CONTROLLER_UID_INDEX. */
   readonly pods: Informer<Pod>;
   readonly csiDrivers: Informer<CSIDriver>;
   readonly csiNodes: Informer<CSINode>;
@@ -81,7 +81,6 @@ export interface ControllerInformers {
   readonly nodeLeases: Informer<Lease>;
   readonly pdbs: Informer<PodDisruptionBudget>;
   readonly statefulSets: Informer<StatefulSet>;
-  /** Indexed by CONTROLLER_UID_INDEX. */
   readonly controllerRevisions: Informer<ControllerRevision>;
   readonly jobs: Informer<Job>;
 }
@@ -91,8 +90,6 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
   pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
   pods.addIndexer(POD_NODE_INDEX, podNodeKeys);
   pods.addIndexer(CONTROLLER_UID_INDEX, controllerUidKeys);
-  const controllerRevisions = informerFor(client, 'ControllerRevision');
-  controllerRevisions.addIndexer(CONTROLLER_UID_INDEX, controllerUidKeys);
   const pvs = informerFor(client, 'PersistentVolume');
   pvs.addIndexer(PV_CLAIM_INDEX, volumeClaimKeys);
   const attachments = informerFor(client, 'VolumeAttachment');
@@ -112,7 +109,7 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
     nodeLeases: informerFor(client, 'Lease', { namespace: NODE_LEASE_NAMESPACE }),
     pdbs: informerFor(client, 'PodDisruptionBudget'),
     statefulSets: informerFor(client, 'StatefulSet'),
-    controllerRevisions,
+    controllerRevisions: informerFor(client, 'ControllerRevision'),
     jobs: informerFor(client, 'Job'),
   };
 }

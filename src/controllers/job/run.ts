@@ -14,6 +14,7 @@ import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { newExpectations } from './expectations.js';
+import { claimAndPatch } from '../refmanager.js';
 import { DEFAULT_JOB_BACKOFF, decideJob, newJobPod, type JobAction, type JobBackoff } from './decide.js';
 import { sortedJson } from '../../util/sortedjson.js';
 
@@ -111,7 +112,14 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
         return;
       }
       const now = Date.now();
-      const owned = pods.byIndex(CONTROLLER_UID_INDEX, job.metadata?.uid ?? '');
+      // The Job's pods, and orphans its selector matches (adopted, as upstream's ClaimPods).
+      const candidates = [...new Set([...pods.byIndex(CONTROLLER_UID_INDEX, job.metadata?.uid ?? ''), ...pods.lister.list(ns).filter((p) => !p.metadata?.ownerReferences?.some((r) => r.controller === true))])];
+      const owned = await claimAndPatch({
+        owner: { uid: job.metadata?.uid ?? '', selector: job.spec?.selector, deleting: false },
+        ref: { apiVersion: 'batch/v1', kind: 'Job', name, uid: job.metadata?.uid ?? '' },
+        candidates,
+        patch: (n, body) => podsApi.patch(n, 'strategic', body, { namespace: ns }),
+      });
       // Pods just created or deleted not in the cache yet: their events bring the Job back.
       if (!expectations.satisfied(key, owned, now)) return { requeueAfterMs: 1000 };
       const decision = decideJob({

@@ -7,7 +7,6 @@
 import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../../kube/workloads.js';
-import { isControlledBy } from '../../kube/ephemeral.js';
 import { sortedJson } from '../../util/sortedjson.js';
 
 /** Kubernetes' rand.SafeEncodeString alphabet: no vowels, no look-alike characters. */
@@ -67,11 +66,11 @@ export function newRevision(set: StatefulSet, revision: number, collisionCount: 
   };
 }
 
-/** The revisions the set controls, oldest first (history.SortControllerRevisions). */
-export function ownedRevisions(set: StatefulSet, revisions: readonly ControllerRevision[]): ControllerRevision[] {
-  return revisions
-    .filter((r) => isControlledBy(r, set.metadata?.uid))
-    .sort((a, b) => a.revision - b.revision || (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+/** Revisions oldest first (history.SortControllerRevisions: by number, then creation, then name). */
+export function sortedRevisions(revisions: readonly ControllerRevision[]): ControllerRevision[] {
+  return [...revisions].sort(
+    (a, b) => a.revision - b.revision || (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+  );
 }
 
 export type RevisionPlan =

@@ -11,15 +11,16 @@ import { splitNamespacedKey } from '../../kube/keys.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
+import { newControllerInformers, type ControllerInformers } from '../informers.js';
 import { decideStatefulSet, type SetAction } from './decide.js';
-import { podRevision } from './identity.js';
+import { parseOrdinal, podOrdinal, podRevision } from './identity.js';
+import { claimAndPatch } from '../refmanager.js';
 import {
   currentRevisionOf,
-  ownedRevisions,
   planUpdateRevision,
   revisionTemplate,
   revisionsToDelete,
+  sortedRevisions,
 } from './revision.js';
 import { sortedJson } from '../../util/sortedjson.js';
 
@@ -51,9 +52,21 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
   const revisionsApi = client.resource('ControllerRevision');
   const recorder = newEventRecorder({ client, component: 'statefulset-controller' });
 
+  /**
+   * Adopts the orphans `set` selects and releases what it no longer selects (pods named after the
+   * set, or its revisions); returns what it controls then.
+   */
+  const claim = <T extends Pod | ControllerRevision>(set: StatefulSet, ns: string, candidates: readonly T[], api: typeof podsApi | typeof revisionsApi): Promise<T[]> =>
+    claimAndPatch({
+      owner: { uid: set.metadata?.uid ?? '', selector: set.spec?.selector, deleting: !!set.metadata?.deletionTimestamp },
+      ref: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: set.metadata?.name ?? '', uid: set.metadata?.uid ?? '' },
+      candidates,
+      patch: (name, body) => api.patch(name, 'strategic', body, { namespace: ns }),
+    });
+
   /** Writes the update revision if needed; returns the revisions as they are after. */
   const settleRevisions = async (set: StatefulSet, ns: string): Promise<{ owned: ControllerRevision[]; update: ControllerRevision } | undefined> => {
-    const owned = ownedRevisions(set, controllerRevisions.byIndex(CONTROLLER_UID_INDEX, set.metadata?.uid ?? ''));
+    const owned = sortedRevisions(await claim(set, ns, controllerRevisions.lister.list(ns), revisionsApi));
     const plan = planUpdateRevision(set, owned);
     switch (plan.kind) {
       case 'ready':
@@ -151,6 +164,11 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
         const onPod = (p: Pod): void => {
           const k = ownerKey(p);
           if (k) q.add(k);
+          else if (!p.metadata?.ownerReferences?.some((r) => r.controller === true)) {
+            // An orphan named after a set may be adopted by it.
+            const parent = parseOrdinal(p.metadata?.name ?? '')?.parent;
+            if (parent && statefulSets.lister.get(p.metadata?.namespace ?? '', parent)) q.add(keyOf(p.metadata?.namespace, parent));
+          }
         };
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
       }),
@@ -178,7 +196,9 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
       const revisions = await settleRevisions(set, ns);
       if (!revisions) return { requeueAfterMs: 1 }; // collisionCount raised: try the next name
       const current = currentRevisionOf(set, revisions.owned, revisions.update);
-      const owned = pods.byIndex(CONTROLLER_UID_INDEX, set.metadata?.uid ?? '');
+      // Pods named after the set (isMemberOf) may be adopted, e.g. after `delete --cascade=orphan` and a re-create.
+      const members = pods.lister.list(ns).filter((p) => podOrdinal(set, p) >= 0 || p.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid));
+      const owned = await claim(set, ns, members, podsApi);
       const decision = decideStatefulSet({
         set,
         current: { name: current.metadata?.name ?? '', template: revisionTemplate(current) },
