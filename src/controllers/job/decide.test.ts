@@ -153,3 +153,48 @@ describe('decideTtl', () => {
     expect(decideTtl(j, NOW)).toEqual(want);
   });
 });
+
+describe('Indexed Jobs', () => {
+  const indexedJob = (status: Job['status'] = { startTime: START }) => job({ completionMode: 'Indexed', completions: 5, parallelism: 2 }, status);
+  const indexedPod = (name: string, index: number, state: PodState, tracked = true): Pod => {
+    const p = pod(name, state, tracked);
+    return { ...p, metadata: { ...p.metadata, annotations: { 'batch.kubernetes.io/job-completion-index': String(index) } } };
+  };
+  const created = (d: ReturnType<typeof decide>) => d.actions.flatMap((a) => (a.kind === 'createPods' ? [...(a.indexes ?? [])] : []));
+
+  it('creates the lowest indexes neither done nor running', () => {
+    expect(created(decide(indexedJob(), []))).toEqual([0, 1]);
+    expect(created(decide(indexedJob({ startTime: START, completedIndexes: '0,2' }), [indexedPod('a', 1, 'running')]))).toEqual([3]);
+  });
+
+  it('counts each index once and lists them as kube does', () => {
+    const d = decide(indexedJob({ startTime: START, completedIndexes: '0' }), [indexedPod('a', 1, 'succeeded'), indexedPod('b', 2, 'succeeded'), indexedPod('c', 0, 'succeeded', false)]);
+    expect(d.status).toMatchObject({ completedIndexes: '0-2', succeeded: 3 });
+  });
+
+  it('a second pod of an index already held is surplus', () => {
+    expect(summary(decide(indexedJob(), [indexedPod('a', 1, 'running'), indexedPod('b', 1, 'running')]).actions)).toEqual(['delete b', 'create 1']);
+  });
+
+  it('completes when every index succeeded', () => {
+    const d = decide(indexedJob({ startTime: START, completedIndexes: '0-4' }), []);
+    expect(conditionTypes(d)).toEqual(['Complete']);
+  });
+
+  it('its pods carry their index: name, annotation, label, hostname, JOB_COMPLETION_INDEX', () => {
+    const p = newJobPod(job({ completionMode: 'Indexed', completions: 3 }), 2);
+    expect(p.metadata).toMatchObject({ generateName: 'pi-2-', labels: { 'batch.kubernetes.io/job-completion-index': '2' }, annotations: { 'batch.kubernetes.io/job-completion-index': '2' } });
+    expect(p.spec?.hostname).toBe('pi-2');
+    expect(p.spec?.containers[0]?.env).toEqual([{ name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } } }]);
+  });
+
+  it.each([
+    ['', []],
+    ['1', [1]],
+    ['1,3-5,7,8', [1, 3, 4, 5, 7, 8]],
+  ])('completedIndexes %j round-trips', async (text, list) => {
+    const { formatIndexes, parseIndexes } = await import('./indexed.js');
+    expect([...parseIndexes(text)]).toEqual(list);
+    expect(formatIndexes(new Set(list))).toBe(text);
+  });
+});

@@ -10,6 +10,7 @@
 import type { Job, JobCondition, JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { JOB_TRACKING_FINALIZER } from '../../kube/workloads.js';
+import { completionIndex, formatIndexes, indexesToCreate, JOB_COMPLETION_INDEX, parseIndexes } from './indexed.js';
 
 export interface JobBackoff {
   /** Delay before re-creating a pod after the first failure; doubled per failure (Kubernetes: 10 s). */
@@ -30,7 +31,8 @@ export interface JobState {
 }
 
 export type JobAction =
-  | { readonly kind: 'createPods'; readonly count: number }
+  /** `indexes` for an Indexed Job: one pod per index. */
+  | { readonly kind: 'createPods'; readonly count: number; readonly indexes?: readonly number[] }
   | { readonly kind: 'deletePods'; readonly pods: readonly Pod[] }
   | { readonly kind: 'removeFinalizers'; readonly pods: readonly Pod[] }
   | { readonly kind: 'event'; readonly type: 'Normal' | 'Warning'; readonly reason: string; readonly message: string };
@@ -119,12 +121,37 @@ export function decideJob(s: JobState): JobDecision {
   }
   if (release.length) actions.push({ kind: 'removeFinalizers', pods: release });
 
-  const active = s.pods.filter(isActive);
+  const completions = job.spec?.completions;
+  const indexed = job.spec?.completionMode === 'Indexed' && typeof completions === 'number';
+  // Indexed: what counts is which indexes succeeded, each once.
+  const completed = parseIndexes(prev.completedIndexes);
+  if (indexed) {
+    for (const p of s.pods) {
+      const i = completionIndex(p);
+      if (isSucceeded(p) && i !== undefined && i < completions) completed.add(i);
+    }
+  }
+  const allActive = s.pods.filter(isActive);
+  // Indexed: a pod of an index already done, out of range or held twice is surplus.
+  const surplus: Pod[] = [];
+  const active = indexed ? [] : allActive;
+  if (indexed) {
+    const held = new Set<number>();
+    for (const p of allActive) {
+      const i = completionIndex(p);
+      if (i === undefined || i >= completions || completed.has(i) || held.has(i)) surplus.push(p);
+      else {
+        held.add(i);
+        active.push(p);
+      }
+    }
+  }
   const terminating = s.pods.filter((p) => !!p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
   const finished = isJobFinished(job);
-  const totalSucceeded = succeeded + uncounted.succeeded.length;
+  const totalSucceeded = indexed ? completed.size : succeeded + uncounted.succeeded.length;
   const totalFailed = failed + uncounted.failed.length;
-  const status: JobStatus = { ...prev, succeeded, failed, uncountedTerminatedPods: uncounted };
+  const status: JobStatus = { ...prev, succeeded: indexed ? completed.size : succeeded, failed, uncountedTerminatedPods: uncounted };
+  if (indexed) status.completedIndexes = formatIndexes(completed);
   if (!status.startTime && !job.spec?.suspend && !finished) status.startTime = nowIso;
   let requeueAfterMs: number | undefined;
 
@@ -137,7 +164,6 @@ export function decideJob(s: JobState): JobDecision {
   const limit = job.spec?.backoffLimit ?? 6;
   const start = Date.parse(status.startTime ?? '');
   const deadline = job.spec?.activeDeadlineSeconds;
-  const completions = job.spec?.completions;
   let finishedCondition: JobCondition | undefined;
   if (deadline !== undefined && deadline !== null && !Number.isNaN(start) && s.now >= start + deadline * 1000) {
     finishedCondition = condition('Failed', 'DeadlineExceeded', 'Job was active longer than specified deadline', nowIso);
@@ -149,6 +175,7 @@ export function decideJob(s: JobState): JobDecision {
   if (!finishedCondition && deadline !== undefined && deadline !== null && !Number.isNaN(start)) requeueAfterMs = start + deadline * 1000 - s.now;
 
   let activeAfter = active.length;
+  if (surplus.length) actions.push({ kind: 'deletePods', pods: surplus });
   if (finishedCondition || job.spec?.suspend) {
     if (active.length) actions.push({ kind: 'deletePods', pods: active });
     activeAfter = 0;
@@ -168,7 +195,12 @@ export function decideJob(s: JobState): JobDecision {
       const wait = creationDelay(s, totalFailed);
       if (wait > 0) requeueAfterMs = requeueAfterMs === undefined ? wait : Math.min(requeueAfterMs, wait);
       else {
-        actions.push({ kind: 'createPods', count: want - active.length - replacing });
+        const count = want - active.length - replacing;
+        if (indexed) {
+          const taken = new Set([...active, ...(replacing ? terminating : [])].map(completionIndex).filter((i): i is number => i !== undefined));
+          const indexes = indexesToCreate(completions, completed, taken, count);
+          if (indexes.length) actions.push({ kind: 'createPods', count: indexes.length, indexes });
+        } else actions.push({ kind: 'createPods', count });
         activeAfter = want - replacing;
       }
     }
@@ -179,7 +211,7 @@ export function decideJob(s: JobState): JobDecision {
   status.terminating = terminating.length;
   status.conditions = suspendConditions(job, prev.conditions ?? [], nowIso, actions);
   // The finished condition waits until no pod is active and every finished one is counted (flushUncountedAndRemoveFinalizers).
-  if (finishedCondition && active.length === 0 && uncounted.succeeded.length === 0 && uncounted.failed.length === 0) {
+  if (finishedCondition && allActive.length === 0 && uncounted.succeeded.length === 0 && uncounted.failed.length === 0) {
     status.conditions = [...status.conditions.filter((c) => c.type !== finishedCondition.type), finishedCondition];
     if (finishedCondition.type === 'Complete') {
       status.completionTime = nowIso;
@@ -235,9 +267,35 @@ function suspendConditions(job: Job, conds: readonly JobCondition[], nowIso: str
   return [...conds];
 }
 
-/** A pod of the Job (NonIndexed): `<job>-<random>` from the template, controlled by the Job, held by the tracking finalizer. */
-export function newJobPod(job: Job): Pod {
+/**
+ * A pod of the Job: `<job>-<random>` (Indexed: `<job>-<index>-<random>` with its index) from the
+ * template, controlled by the Job, held by the tracking finalizer.
+ */
+export function newJobPod(job: Job, index?: number): Pod {
   const t = job.spec?.template ?? {};
+  const pod = newTemplatePod(job, t);
+  if (index === undefined) return pod;
+  const name = job.metadata?.name ?? '';
+  const env = { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${JOB_COMPLETION_INDEX}']` } } };
+  const withEnv = <C extends { env?: unknown[] }>(c: C): C => ({ ...c, env: [...(c.env ?? []), env] });
+  return {
+    ...pod,
+    metadata: {
+      ...pod.metadata,
+      generateName: `${name}-${index}-`,
+      labels: { ...pod.metadata?.labels, [JOB_COMPLETION_INDEX]: String(index) },
+      annotations: { ...pod.metadata?.annotations, [JOB_COMPLETION_INDEX]: String(index) },
+    },
+    spec: {
+      ...pod.spec!,
+      hostname: pod.spec?.hostname ?? `${name}-${index}`,
+      containers: (pod.spec?.containers ?? []).map(withEnv),
+      ...(pod.spec?.initContainers ? { initContainers: pod.spec.initContainers.map(withEnv) } : {}),
+    },
+  };
+}
+
+function newTemplatePod(job: Job, t: NonNullable<NonNullable<Job['spec']>['template']>): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
