@@ -26,6 +26,7 @@ describe('decideStatefulSet: which pod or claim next', () => {
   it.each([
     { name: 'new set, OrderedReady: claim then pod 0 only', s: sts, pods: [], claims: [], want: ['+claim www-web-0', '+pod web-0@web-new'] },
     { name: 'pod 0 not ready yet: wait', s: sts, pods: [pod(sts, 0, 'pending')], claims: [claim('www-web-0')], want: [] },
+    { name: 'a pending pod whose claim was deleted gets it again', s: sts, pods: [pod(sts, 0, 'pending')], claims: [], want: ['+claim www-web-0'] },
     { name: 'pod 0 running and ready: pod 1 next', s: sts, pods: [pod(sts, 0)], claims: [claim('www-web-0')], want: ['+claim www-web-1', '+pod web-1@web-new'] },
     { name: 'Parallel: every ordinal at once', s: parallel, pods: [], claims: [], want: ['+claim www-web-0', '+pod web-0@web-new', '+claim www-web-1', '+pod web-1@web-new', '+claim www-web-2', '+pod web-2@web-new'] },
     { name: 'a retained claim is reused, never re-created', s: sts, pods: [pod(sts, 0)], claims: [claim('www-web-0'), claim('www-web-1')], want: ['+pod web-1@web-new'] },

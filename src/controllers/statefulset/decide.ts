@@ -193,6 +193,14 @@ export function decideStatefulSet(s: SetState): SetDecision {
       if (monotonic) return done();
       continue;
     }
+    // A pending pod whose claim was deleted gets it again (createMissingPersistentVolumeClaims).
+    if (pod.status?.phase === 'Pending' && !isTerminating(pod)) {
+      for (const want of podClaims(s.set, o)) {
+        if (s.claim(want.metadata?.name ?? '')) continue;
+        const refs = claimOwnerReferences(s.set, want, pod, false);
+        actions.push({ kind: 'createClaim', claim: { ...want, metadata: { ...want.metadata, ...(refs.length ? { ownerReferences: refs } : {}) } }, pod: pod.metadata?.name ?? '' });
+      }
+    }
     if (monotonic && (isTerminating(pod) || !isRunningAndReady(pod))) return done();
     const left = availableIn(pod, minReady, s.now);
     if (monotonic && left !== 0) {
