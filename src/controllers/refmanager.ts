@@ -78,3 +78,9 @@ export async function claimAndPatch<T extends Owned & { readonly metadata?: { re
   for (const x of d.release) await o.patch(x.metadata?.name ?? '', releasePatch(o.owner.uid, x.metadata?.uid ?? ''));
   return d.owned;
 }
+
+/** The queue key (`namespace/name`) of the `kind` controlling `o`, or undefined when none of that kind does. */
+export function controllerKey(o: Owned & { readonly metadata?: { readonly namespace?: string } }, kind: string): string | undefined {
+  const ref = (o.metadata?.ownerReferences ?? []).find((r) => r.controller === true && r.kind === kind);
+  return ref ? `${o.metadata?.namespace ?? ''}/${ref.name}` : undefined;
+}

@@ -14,7 +14,7 @@ import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { newExpectations } from './expectations.js';
-import { claimAndPatch } from '../refmanager.js';
+import { claimAndPatch, controllerKey } from '../refmanager.js';
 import { DEFAULT_JOB_BACKOFF, decideJob, newJobPod, type JobAction, type JobBackoff } from './decide.js';
 import { sortedJson } from '../../util/sortedjson.js';
 
@@ -31,11 +31,6 @@ export interface JobControllerOptions {
 }
 
 const keyOf = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
-
-function ownerKey(p: Pod): string | undefined {
-  const ref = (p.metadata?.ownerReferences ?? []).find((r) => r.controller === true && r.kind === 'Job');
-  return ref ? keyOf(p.metadata?.namespace, ref.name) : undefined;
-}
 
 /** Runs the Job controller until `signal` aborts. */
 export async function runJobController(o: JobControllerOptions): Promise<void> {
@@ -98,7 +93,7 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
       })),
       watch(pods, (q) => {
         const onPod = (p: Pod): void => {
-          const k = ownerKey(p);
+          const k = controllerKey(p, 'Job');
           if (k) q.add(k);
         };
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };

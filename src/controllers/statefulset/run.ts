@@ -14,7 +14,7 @@ import type { MetricsRegistry } from '../../util/metrics.js';
 import { newControllerInformers, type ControllerInformers } from '../informers.js';
 import { decideStatefulSet, type SetAction } from './decide.js';
 import { parseOrdinal, podOrdinal, podRevision } from './identity.js';
-import { claimAndPatch } from '../refmanager.js';
+import { claimAndPatch, controllerKey } from '../refmanager.js';
 import {
   currentRevisionOf,
   planUpdateRevision,
@@ -35,12 +35,6 @@ export interface StatefulSetControllerOptions {
 }
 
 const keyOf = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
-
-/** The set a pod's controller reference names, as a queue key. */
-function ownerKey(p: Pod): string | undefined {
-  const ref = (p.metadata?.ownerReferences ?? []).find((r) => r.controller === true && r.kind === 'StatefulSet');
-  return ref ? keyOf(p.metadata?.namespace, ref.name) : undefined;
-}
 
 /** Runs the StatefulSet controller until `signal` aborts. */
 export async function runStatefulSetController(o: StatefulSetControllerOptions): Promise<void> {
@@ -94,45 +88,39 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
     }
   };
 
+  /**
+   * One pod or claim write with the set's events (kube's recordPodEvent / recordClaimEvent): the
+   * Normal event on success, FailedCreate/FailedDelete with the error; a create that finds the
+   * object there already, or a delete that finds it gone, is done.
+   */
+  const write = async (set: StatefulSet, rec: EventRecorder, verb: 'create' | 'delete', what: { ok: string; failed: string }, run: () => Promise<unknown>): Promise<void> => {
+    try {
+      await run();
+      rec.event(set, 'Normal', verb === 'create' ? 'SuccessfulCreate' : 'SuccessfulDelete', what.ok);
+    } catch (e) {
+      if (verb === 'create' ? e instanceof AlreadyExistsError : e instanceof NotFoundError) return;
+      rec.event(set, 'Warning', verb === 'create' ? 'FailedCreate' : 'FailedDelete', `${what.failed} failed error: ${toStowageError(e).message}`);
+      throw e;
+    }
+  };
+
   const execute = async (set: StatefulSet, a: SetAction, ns: string, rec: EventRecorder): Promise<void> => {
     const setName = set.metadata?.name ?? '';
     switch (a.kind) {
       case 'createClaim': {
         const claim = a.claim.metadata?.name ?? '';
-        try {
-          await claimsApi.create(a.claim, { namespace: ns });
-          rec.event(set, 'Normal', 'SuccessfulCreate', `create Claim ${claim} Pod ${a.pod} in StatefulSet ${setName} success`);
-        } catch (e) {
-          if (e instanceof AlreadyExistsError) return;
-          rec.event(set, 'Warning', 'FailedCreate', `create Claim ${claim} for Pod ${a.pod} in StatefulSet ${setName} failed error: ${toStowageError(e).message}`);
-          throw e;
-        }
-        return;
+        const what = { ok: `create Claim ${claim} Pod ${a.pod} in StatefulSet ${setName} success`, failed: `create Claim ${claim} for Pod ${a.pod} in StatefulSet ${setName}` };
+        return write(set, rec, 'create', what, () => claimsApi.create(a.claim, { namespace: ns }));
       }
       case 'createPod': {
-        const pod = a.pod.metadata?.name ?? '';
-        try {
-          await podsApi.create(a.pod, { namespace: ns });
-          rec.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${pod} in StatefulSet ${setName} successful`);
-        } catch (e) {
-          if (e instanceof AlreadyExistsError) return;
-          rec.event(set, 'Warning', 'FailedCreate', `create Pod ${pod} in StatefulSet ${setName} failed error: ${toStowageError(e).message}`);
-          throw e;
-        }
-        return;
+        const what = `create Pod ${a.pod.metadata?.name ?? ''} in StatefulSet ${setName}`;
+        return write(set, rec, 'create', { ok: `${what} successful`, failed: what }, () => podsApi.create(a.pod, { namespace: ns }));
       }
       case 'deletePod': {
         const pod = a.pod.metadata?.name ?? '';
         if (a.why === 'failed') rec.event(set, 'Warning', 'RecreatingFailedPod', `StatefulSet ${ns}/${setName} is recreating failed Pod ${pod}`);
-        try {
-          await podsApi.delete(pod, { namespace: ns, preconditions: { uid: a.pod.metadata?.uid } });
-          rec.event(set, 'Normal', 'SuccessfulDelete', `delete Pod ${pod} in StatefulSet ${setName} successful`);
-        } catch (e) {
-          if (e instanceof NotFoundError) return;
-          rec.event(set, 'Warning', 'FailedDelete', `delete Pod ${pod} in StatefulSet ${setName} failed error: ${toStowageError(e).message}`);
-          throw e;
-        }
-        return;
+        const what = `delete Pod ${pod} in StatefulSet ${setName}`;
+        return write(set, rec, 'delete', { ok: `${what} successful`, failed: what }, () => podsApi.delete(pod, { namespace: ns, preconditions: { uid: a.pod.metadata?.uid } }));
       }
       case 'setClaimOwners': {
         const claim: PersistentVolumeClaim = { ...a.claim, metadata: { ...a.claim.metadata, ownerReferences: a.ownerReferences } };
@@ -162,7 +150,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
       })),
       watch(pods, (q) => {
         const onPod = (p: Pod): void => {
-          const k = ownerKey(p);
+          const k = controllerKey(p, 'StatefulSet');
           if (k) q.add(k);
           else if (!p.metadata?.ownerReferences?.some((r) => r.controller === true)) {
             // An orphan named after a set may be adopted by it.
@@ -183,9 +171,8 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
       }),
       watch(controllerRevisions, (q) => ({
         onDelete: (x) => {
-          const r = objectOf(x);
-          const ref = r.metadata?.ownerReferences?.find((o) => o.controller === true && o.kind === 'StatefulSet');
-          if (ref) q.add(keyOf(r.metadata?.namespace, ref.name));
+          const k = controllerKey(objectOf(x), 'StatefulSet');
+          if (k) q.add(k);
         },
       })),
     ],
