@@ -13,7 +13,7 @@ import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
-import { newExpectations } from './expectations.js';
+import { newExpectations } from '../expectations.js';
 import { claimAndPatch, controllerKey } from '../refmanager.js';
 import { DEFAULT_JOB_BACKOFF, decideJob, newJobPod, type JobAction, type JobBackoff } from './decide.js';
 import { sortedJson } from '../../util/sortedjson.js';

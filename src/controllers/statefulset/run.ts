@@ -15,6 +15,7 @@ import { newControllerInformers, type ControllerInformers } from '../informers.j
 import { decideStatefulSet, type SetAction } from './decide.js';
 import { parseOrdinal, podOrdinal, podRevision } from './identity.js';
 import { claimAndPatch, controllerKey } from '../refmanager.js';
+import { newExpectations } from '../expectations.js';
 import {
   currentRevisionOf,
   planUpdateRevision,
@@ -45,6 +46,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
   const claimsApi = client.resource('PersistentVolumeClaim');
   const revisionsApi = client.resource('ControllerRevision');
   const recorder = newEventRecorder({ client, component: 'statefulset-controller' });
+  const expectations = newExpectations();
 
   /**
    * Adopts the orphans `set` selects and releases what it no longer selects (pods named after the
@@ -114,13 +116,17 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
       }
       case 'createPod': {
         const what = `create Pod ${a.pod.metadata?.name ?? ''} in StatefulSet ${setName}`;
-        return write(set, rec, 'create', { ok: `${what} successful`, failed: what }, () => podsApi.create(a.pod, { namespace: ns }));
+        await write(set, rec, 'create', { ok: `${what} successful`, failed: what }, () => podsApi.create(a.pod, { namespace: ns }));
+        expectations.expect(keyOf(ns, setName), { created: [a.pod.metadata?.name ?? ''] }, Date.now());
+        return;
       }
       case 'deletePod': {
         const pod = a.pod.metadata?.name ?? '';
         if (a.why === 'failed') rec.event(set, 'Warning', 'RecreatingFailedPod', `StatefulSet ${ns}/${setName} is recreating failed Pod ${pod}`);
         const what = `delete Pod ${pod} in StatefulSet ${setName}`;
-        return write(set, rec, 'delete', { ok: `${what} successful`, failed: what }, () => podsApi.delete(pod, { namespace: ns, preconditions: { uid: a.pod.metadata?.uid } }));
+        await write(set, rec, 'delete', { ok: `${what} successful`, failed: what }, () => podsApi.delete(pod, { namespace: ns, preconditions: { uid: a.pod.metadata?.uid } }));
+        expectations.expect(keyOf(ns, setName), { deleted: [a.pod.metadata?.uid ?? ''] }, Date.now());
+        return;
       }
       case 'setClaimOwners': {
         const claim: PersistentVolumeClaim = { ...a.claim, metadata: { ...a.claim.metadata, ownerReferences: a.ownerReferences } };
@@ -179,13 +185,18 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
     reconcile: async (key) => {
       const [ns, name] = splitNamespacedKey(key);
       const set = statefulSets.lister.get(ns, name);
-      if (!set) return;
+      if (!set) {
+        expectations.forget(key);
+        return;
+      }
       const revisions = await settleRevisions(set, ns);
       if (!revisions) return { requeueAfterMs: 1 }; // collisionCount raised: try the next name
       const current = currentRevisionOf(set, revisions.owned, revisions.update);
       // Pods named after the set (isMemberOf) may be adopted, e.g. after `delete --cascade=orphan` and a re-create.
       const members = pods.lister.list(ns).filter((p) => podOrdinal(set, p) >= 0 || p.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid));
       const owned = await claim(set, ns, members, podsApi);
+      // Pods just created or deleted not in the cache yet: their events bring the set back.
+      if (!expectations.satisfied(key, owned, Date.now())) return { requeueAfterMs: 1000 };
       const decision = decideStatefulSet({
         set,
         current: { name: current.metadata?.name ?? '', template: revisionTemplate(current) },
