@@ -103,6 +103,8 @@ function validateSpec(job: KubeObject): FieldCause[] {
   out.push(...validateGeneratedSelector(job, spec));
   const restart = objectAt(objectAt(spec, 'template'), 'spec')?.restartPolicy;
   if (!(JOB_RESTART_POLICIES as readonly unknown[]).includes(restart)) out.push(notSupported('spec.template.spec.restartPolicy', String(restart), JOB_RESTART_POLICIES));
+  // A pod failure policy judges failed pods, which OnFailure never produces.
+  else if (spec.podFailurePolicy && restart !== 'Never') out.push(notSupported('spec.template.spec.restartPolicy', String(restart), ['Never']));
   return out;
 }
 

@@ -119,6 +119,7 @@ describe('Job', () => {
   it.each([
     ['restartPolicy Always', { template: { spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'Always' } } }, ['spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"']],
     ['negative backoffLimit', { backoffLimit: -1 }, ['spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0']],
+    ['podFailurePolicy with OnFailure', { podFailurePolicy: { rules: [] }, template: { spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'OnFailure' } } }, ['spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Never"']],
     ['Indexed without completions', { completionMode: 'Indexed', completions: null, parallelism: 2 }, ['spec.completions: Required value: when completion mode is Indexed']],
   ])('validation: %s', (_n, spec, want) => {
     expect(created(job, mkJob(spec)).causes).toEqual(want);

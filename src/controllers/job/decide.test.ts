@@ -198,3 +198,38 @@ describe('Indexed Jobs', () => {
     expect(formatIndexes(new Set(list))).toBe(text);
   });
 });
+
+describe('podFailurePolicy', () => {
+  const policy = {
+    rules: [
+      { action: 'FailJob', onExitCodes: { containerName: 'c', operator: 'In', values: [42] } },
+      { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
+    ],
+  };
+  const withPolicy = (status: Job['status'] = { startTime: START }) => job({ podFailurePolicy: policy, podReplacementPolicy: 'Failed' }, status);
+  const exited = (name: string, code: number): Pod => {
+    const p = pod(name, 'failed');
+    return { ...p, metadata: { ...p.metadata, namespace: 'ns' }, status: { phase: 'Failed', containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: code } } }] } };
+  };
+
+  it('an exit code of a FailJob rule marks the Job FailureTarget, then Failed once counted', () => {
+    const d = decide(withPolicy(), [exited('a', 42)]);
+    expect(d.status.uncountedTerminatedPods).toEqual({ failed: ['a'] });
+    expect(conditionTypes(d)).toEqual(['FailureTarget:PodFailurePolicy']);
+    expect(d.status.conditions?.[0]?.message).toBe('Container c for pod ns/a failed with exit code 42 matching FailJob rule at index 0');
+    const done = decide(withPolicy(d.status), [{ ...exited('a', 42), metadata: { ...exited('a', 42).metadata, finalizers: [] } }]);
+    expect(conditionTypes(done)).toEqual(['FailureTarget:PodFailurePolicy', 'Failed:PodFailurePolicy']);
+  });
+
+  it('a failure an Ignore rule matches is not counted: the pod is released and replaced', () => {
+    const disrupted: Pod = { ...exited('a', 1), status: { phase: 'Failed', conditions: [{ type: 'DisruptionTarget', status: 'True' }] } };
+    const d = decide(withPolicy(), [disrupted]);
+    expect(summary(d.actions)).toEqual(['release a', 'create 1']);
+    expect(d.status.uncountedTerminatedPods).toEqual({});
+    expect(d.status.failed).toBeUndefined();
+  });
+
+  it('any other failure counts against backoffLimit', () => {
+    expect(decide(withPolicy(), [exited('a', 1)]).status.uncountedTerminatedPods).toEqual({ failed: ['a'] });
+  });
+});

@@ -10,6 +10,7 @@
 import type { Job, JobCondition, JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { JOB_TRACKING_FINALIZER } from '../../kube/workloads.js';
+import { failureVerdict } from './failurepolicy.js';
 import { completionIndex, formatIndexes, indexesToCreate, JOB_COMPLETION_INDEX, parseIndexes } from './indexed.js';
 
 export interface JobBackoff {
@@ -59,7 +60,8 @@ const isSucceeded = (p: Pod): boolean => p.status?.phase === 'Succeeded';
 /** isPodFailed: Failed, or (podReplacementPolicy TerminatingOrFailed) deleted before it succeeded. */
 function isFailed(job: Job, p: Pod): boolean {
   if (p.status?.phase === 'Failed') return true;
-  if (job.spec?.podReplacementPolicy === 'Failed') return false;
+  // With a podFailurePolicy only the Failed phase counts (a deleted pod is marked Failed first).
+  if (job.spec?.podReplacementPolicy === 'Failed' || job.spec?.podFailurePolicy) return false;
   return !!p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded';
 }
 
@@ -112,14 +114,26 @@ export function decideJob(s: JobState): JobDecision {
   const uncounted = { succeeded: stored.succeeded.filter((u) => !counted(u)), failed: stored.failed.filter((u) => !counted(u)) };
   // Their finalizers can go now that the status names them.
   const release = s.pods.filter((p) => hasFinalizer(p) && storedUids.has(p.metadata?.uid ?? ''));
-  // Newly finished pods are recorded before anything else happens to them.
+  // Newly finished pods are recorded before anything else happens to them; a failure the
+  // podFailurePolicy ignores is not counted (its finalizer just goes), one it says fails the Job
+  // marks the Job FailureTarget.
+  let failureTarget = (prev.conditions ?? []).find((c) => c.type === 'FailureTarget' && c.status === 'True');
+  const ignored: Pod[] = [];
   for (const p of s.pods) {
     const uid = p.metadata?.uid ?? '';
     if (!hasFinalizer(p) || storedUids.has(uid)) continue;
     if (isSucceeded(p)) uncounted.succeeded.push(uid);
-    else if (isFailed(job, p)) uncounted.failed.push(uid);
+    else if (isFailed(job, p)) {
+      const verdict = failureVerdict(job, p);
+      if (verdict.action === 'Ignore') {
+        ignored.push(p);
+        continue;
+      }
+      if (verdict.action === 'FailJob' && !failureTarget) failureTarget = condition('FailureTarget', 'PodFailurePolicy', verdict.message, nowIso);
+      uncounted.failed.push(uid);
+    }
   }
-  if (release.length) actions.push({ kind: 'removeFinalizers', pods: release });
+  if (release.length || ignored.length) actions.push({ kind: 'removeFinalizers', pods: [...release, ...ignored] });
 
   const completions = job.spec?.completions;
   const indexed = job.spec?.completionMode === 'Indexed' && typeof completions === 'number';
@@ -165,7 +179,9 @@ export function decideJob(s: JobState): JobDecision {
   const start = Date.parse(status.startTime ?? '');
   const deadline = job.spec?.activeDeadlineSeconds;
   let finishedCondition: JobCondition | undefined;
-  if (deadline !== undefined && deadline !== null && !Number.isNaN(start) && s.now >= start + deadline * 1000) {
+  if (failureTarget) {
+    finishedCondition = condition('Failed', failureTarget.reason ?? 'PodFailurePolicy', failureTarget.message ?? '', nowIso);
+  } else if (deadline !== undefined && deadline !== null && !Number.isNaN(start) && s.now >= start + deadline * 1000) {
     finishedCondition = condition('Failed', 'DeadlineExceeded', 'Job was active longer than specified deadline', nowIso);
   } else if (totalFailed > limit || pastBackoffLimitOnFailure(job, active)) {
     finishedCondition = condition('Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', nowIso);
@@ -210,6 +226,7 @@ export function decideJob(s: JobState): JobDecision {
   status.ready = active.filter(isReady).length;
   status.terminating = terminating.length;
   status.conditions = suspendConditions(job, prev.conditions ?? [], nowIso, actions);
+  if (failureTarget && !status.conditions.some((c) => c.type === 'FailureTarget')) status.conditions.push(failureTarget);
   // The finished condition waits until no pod is active and every finished one is counted (flushUncountedAndRemoveFinalizers).
   if (finishedCondition && allActive.length === 0 && uncounted.succeeded.length === 0 && uncounted.failed.length === 0) {
     status.conditions = [...status.conditions.filter((c) => c.type !== finishedCondition.type), finishedCondition];
