@@ -277,7 +277,12 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     await kubectl('delete', 'pvc', 'backup', '--timeout=60s');
   }, 120_000);
 
-  it('a finished Job with ttlSecondsAfterFinished: 0 is deleted with its pods', async () => {
+  it('a running Job deleted takes its pods, the tracking finalizer released; a finished Job with ttlSecondsAfterFinished: 0 is deleted with its pods', async () => {
+    await apply('doomed.yaml', SHORT_LIVED.replace('name: short', 'name: doomed').replace('  ttlSecondsAfterFinished: 0\n', ''));
+    await expect.poll(() => names('pods', 'job-name=doomed'), { timeout: 30_000 }).toHaveLength(1);
+    await kubectl('delete', 'job', 'doomed', '--timeout=60s');
+    await expect.poll(() => names('pods', 'job-name=doomed'), { timeout: 30_000 }).toEqual([]);
+
     await apply('short.yaml', SHORT_LIVED);
     await expect.poll(() => names('pods', 'job-name=short'), { timeout: 30_000 }).toHaveLength(1);
     const [podName] = await names('pods', 'job-name=short');

@@ -30,6 +30,10 @@ export interface JobControllerOptions {
   readonly backoff?: JobBackoff;
 }
 
+/** Queue keys of tracked pods without a Job, as opposed to Jobs' `namespace/name`. */
+const ORPHAN_POD = 'orphan-pod:';
+const hasTrackingFinalizer = (p: Pod): boolean => (p.metadata?.finalizers ?? []).includes(JOB_TRACKING_FINALIZER);
+
 const keyOf = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
 
 /** Runs the Job controller until `signal` aborts. */
@@ -40,6 +44,16 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
   const podsApi = client.resource('Pod');
   const recorder = newEventRecorder({ client, component: 'job-controller' });
   const expectations = newExpectations();
+
+  const releasePods = async (list: readonly Pod[], ns: string): Promise<void> => {
+    for (const p of list) {
+      try {
+        await podsApi.patch(p.metadata?.name ?? '', 'strategic', { metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER], uid: p.metadata?.uid } }, { namespace: ns });
+      } catch (e) {
+        if (!(e instanceof NotFoundError) && !(e instanceof ConflictError)) throw e;
+      }
+    }
+  };
 
   const execute = async (job: Job, a: Exclude<JobAction, { kind: 'event' }>, ns: string, key: string): Promise<void> => {
     switch (a.kind) {
@@ -68,14 +82,7 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
         }
         return;
       case 'removeFinalizers':
-        for (const p of a.pods) {
-          try {
-            await podsApi.patch(p.metadata?.name ?? '', 'strategic', { metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER] } }, { namespace: ns });
-          } catch (e) {
-            if (!(e instanceof NotFoundError)) throw e;
-          }
-        }
-        return;
+        return releasePods(a.pods, ns);
       default:
         assertNever(a);
     }
@@ -95,15 +102,28 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
         const onPod = (p: Pod): void => {
           const k = controllerKey(p, 'Job');
           if (k) q.add(k);
+          else if (hasTrackingFinalizer(p)) q.add(`${ORPHAN_POD}${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
         };
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
       }),
     ],
     reconcile: async (key) => {
+      if (key.startsWith(ORPHAN_POD)) {
+        // A tracked pod no Job controls any more (orphaned, or its Job gone): nothing will count it.
+        const [ns, name] = splitNamespacedKey(key.slice(ORPHAN_POD.length));
+        const p = pods.lister.get(ns, name);
+        if (p && hasTrackingFinalizer(p) && !controllerKey(p, 'Job')) await releasePods([p], ns);
+        return;
+      }
       const [ns, name] = splitNamespacedKey(key);
       const job = jobs.lister.get(ns, name);
       if (!job || job.metadata?.deletionTimestamp) {
+        // The Job is going: its pods must not be held by the tracking finalizer (cleanupPodFinalizers).
         expectations.forget(key);
+        const held = pods.lister
+          .list(ns)
+          .filter((p) => hasTrackingFinalizer(p) && p.metadata?.ownerReferences?.some((r) => r.controller === true && r.kind === 'Job' && r.name === name && (!job || r.uid === job.metadata?.uid)));
+        await releasePods(held, ns);
         return;
       }
       const now = Date.now();
