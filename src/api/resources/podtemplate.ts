@@ -4,7 +4,7 @@
  */
 import type { FieldCause } from '../../util/errors.js';
 import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../selectors.js';
-import { listAt, objectAt } from './corehelpers.js';
+import { objectAt } from './corehelpers.js';
 import { invalid, required } from './fielderrors.js';
 import { validateAnnotations, validateLabels } from './names.js';
 import { applyPodDefaults } from './poddefaults.js';
@@ -29,10 +29,11 @@ function underTemplate(c: FieldCause, prefix: string): FieldCause {
 }
 
 /**
- * ValidatePodTemplateSpec at Stowage's depth, plus the workload rule that the selector (required,
- * non-empty) selects the template's labels.
+ * ValidatePodTemplateSpec at Stowage's depth (unless `podSpec: false`: a StatefulSet's is not
+ * validated), plus the workload rule that the selector (required, non-empty) selects the
+ * template's labels.
  */
-export function validateTemplateAndSelector(spec: Obj, opts: { emptySelectorMessage: string; extraVolumes?: readonly Obj[] }): FieldCause[] {
+export function validateTemplateAndSelector(spec: Obj, opts: { emptySelectorMessage: string; podSpec?: boolean }): FieldCause[] {
   const out: FieldCause[] = [];
   const selector = objectAt(spec, 'selector');
   if (!selector) out.push(required('spec.selector'));
@@ -54,9 +55,7 @@ export function validateTemplateAndSelector(spec: Obj, opts: { emptySelectorMess
   if (selector && out.length === 0 && !templateSelected(selector, labels)) {
     out.push(invalid('spec.template.metadata.labels', { rendered: goStringMap(labels ?? {}) }, '`selector` does not match template `labels`'));
   }
-  const podSpec = objectAt(t, 'spec');
-  const withExtra = podSpec && opts.extraVolumes?.length ? { ...podSpec, volumes: [...listAt(podSpec, 'volumes'), ...opts.extraVolumes] } : podSpec;
-  out.push(...validatePodSpec({ metadata: {}, spec: withExtra }).map((c) => underTemplate(c, 'spec.template')));
+  if (opts.podSpec !== false) out.push(...validatePodSpec({ metadata: {}, spec: objectAt(t, 'spec') }).map((c) => underTemplate(c, 'spec.template')));
   return out;
 }
 

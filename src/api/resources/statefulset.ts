@@ -1,10 +1,10 @@
 /** apps/v1 StatefulSet: defaults and validation as kube's apps strategy, kubectl's columns. */
 import type { FieldCause } from '../../util/errors.js';
-import { jsonEqual, listAt, objectAt, strAt } from './corehelpers.js';
+import { jsonEqual, listAt, objectAt } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
 import { forbidden, invalid, notSupported, required } from './fielderrors.js';
-import { nameIsDNSLabel, nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
-import { applyClaimDefaults, validateClaimSpec } from './persistentvolumeclaim.js';
+import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+import { applyClaimDefaults } from './persistentvolumeclaim.js';
 import { defaultPodTemplate, validateTemplateAndSelector } from './podtemplate.js';
 import { age, ageColumn, column, nameColumn } from './printing.js';
 import { containersAndImages, wideWorkloadColumns } from './workloadprinting.js';
@@ -88,17 +88,9 @@ function validateSpec(sts: KubeObject): FieldCause[] {
   nonNegative(spec, 'minReadySeconds', out);
   nonNegative(spec, 'revisionHistoryLimit', out);
   nonNegative(objectAt(spec, 'ordinals') ?? {}, 'start', out, 'spec.ordinals.start');
-  const serviceName = strAt(spec, 'serviceName');
-  if (serviceName) for (const m of nameIsDNSLabel(serviceName, false)) out.push(invalid('spec.serviceName', serviceName, m));
-  listAt(spec, 'volumeClaimTemplates').forEach((t, i) => {
-    const p = `spec.volumeClaimTemplates[${i}]`;
-    const name = strAt(objectAt(t, 'metadata'), 'name');
-    if (!name) out.push(required(`${p}.metadata.name`));
-    out.push(...validateClaimSpec(t.spec, `${p}.spec`));
-  });
-  // The pods get a volume per claim template, so the template's mounts may name them.
-  const claimVolumes = listAt(spec, 'volumeClaimTemplates').map((t) => ({ name: strAt(objectAt(t, 'metadata'), 'name'), persistentVolumeClaim: { claimName: 'template' } }));
-  out.push(...validateTemplateAndSelector(spec, { emptySelectorMessage: 'empty selector is invalid for statefulset', extraVolumes: claimVolumes }));
+  // As kube (ValidatePodTemplateSpecForStatefulSet): the pod spec and the claim templates are not
+  // validated here; a pod or claim they make that the API refuses is a FailedCreate event.
+  out.push(...validateTemplateAndSelector(spec, { emptySelectorMessage: 'empty selector is invalid for statefulset', podSpec: false }));
   const podSpec = objectAt(objectAt(spec, 'template'), 'spec') ?? {};
   const restart = podSpec.restartPolicy;
   if (restart !== undefined && restart !== 'Always') out.push(notSupported('spec.template.spec.restartPolicy', String(restart), ['Always']));
