@@ -9,7 +9,7 @@ import {
 import { ensureObject, jsonEqual, listAt, objectAt } from './corehelpers.js';
 import { baseResourceDef, humanDuration } from './common.js';
 import { FIELD_IMMUTABLE, invalid, notSupported, required } from './fielderrors.js';
-import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+import { isDNS1123Label, nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { defaultPodTemplate, validateTemplateAndSelector } from './podtemplate.js';
 import { age, ageColumn, column, nameColumn } from './printing.js';
 import { containersAndImages, selectorCell, wideWorkloadColumns } from './workloadprinting.js';
@@ -94,12 +94,19 @@ function validateSpec(job: KubeObject): FieldCause[] {
   const mode = spec.completionMode;
   if (!(COMPLETION_MODES as readonly unknown[]).includes(mode)) out.push(notSupported('spec.completionMode', String(mode), COMPLETION_MODES));
   if (mode === 'Indexed') {
-    if (spec.completions === undefined || spec.completions === null) out.push(required('spec.completions', `when completion mode is ${mode}`));
-    else if (typeof spec.completions === 'number' && spec.completions > 100000) out.push(invalid('spec.completions', spec.completions, 'must be less than or equal to 100000 when completion mode is Indexed'));
+    const completions = spec.completions;
+    if (completions === undefined || completions === null) out.push(required('spec.completions', `when completion mode is ${mode}`));
+    else if (typeof completions === 'number' && completions > 100000) out.push(invalid('spec.completions', completions, 'must be less than or equal to 100000 when completion mode is Indexed'));
+    if (typeof completions === 'number' && completions > 0) {
+      // Pods get the hostname `<job>-<index>`: the highest must be a DNS label.
+      const name = job.metadata.name ?? '';
+      const highest = `${name}-${completions - 1}`;
+      if (isDNS1123Label(highest).length) out.push(invalid('metadata.name', name, `will not able to create pod with invalid DNS label: ${highest}`));
+    }
   }
   const replacement = spec.podReplacementPolicy;
   if (!(POD_REPLACEMENT_POLICIES as readonly unknown[]).includes(replacement)) out.push(notSupported('spec.podReplacementPolicy', String(replacement), POD_REPLACEMENT_POLICIES));
-  out.push(...validateTemplateAndSelector(spec, { emptySelectorMessage: 'empty selector is invalid for job' }));
+  out.push(...validateTemplateAndSelector(spec, {}));
   out.push(...validateGeneratedSelector(job, spec));
   const restart = objectAt(objectAt(spec, 'template'), 'spec')?.restartPolicy;
   if (!(JOB_RESTART_POLICIES as readonly unknown[]).includes(restart)) out.push(notSupported('spec.template.spec.restartPolicy', String(restart), JOB_RESTART_POLICIES));

@@ -30,10 +30,10 @@ function underTemplate(c: FieldCause, prefix: string): FieldCause {
 
 /**
  * ValidatePodTemplateSpec at Stowage's depth (unless `podSpec: false`: a StatefulSet's is not
- * validated), plus the workload rule that the selector (required, non-empty) selects the
- * template's labels.
+ * validated), plus the workload rule that the selector (required; non-empty when
+ * `emptySelectorMessage` says why) selects the template's labels.
  */
-export function validateTemplateAndSelector(spec: Obj, opts: { emptySelectorMessage: string; podSpec?: boolean }): FieldCause[] {
+export function validateTemplateAndSelector(spec: Obj, opts: { emptySelectorMessage?: string; podSpec?: boolean }): FieldCause[] {
   const out: FieldCause[] = [];
   const selector = objectAt(spec, 'selector');
   if (!selector) out.push(required('spec.selector'));
@@ -41,7 +41,7 @@ export function validateTemplateAndSelector(spec: Obj, opts: { emptySelectorMess
     const sel = validateLabelSelector(selector, 'spec.selector');
     out.push(...sel);
     const empty = Object.keys(objectAt(selector, 'matchLabels') ?? {}).length === 0 && !(Array.isArray(selector.matchExpressions) && selector.matchExpressions.length > 0);
-    if (empty) out.push(invalid('spec.selector', { rendered: 'empty' }, opts.emptySelectorMessage));
+    if (empty && opts.emptySelectorMessage) out.push(invalid('spec.selector', { rendered: 'empty' }, opts.emptySelectorMessage));
   }
   const t = objectAt(spec, 'template');
   if (!t) {

@@ -125,6 +125,12 @@ describe('Job', () => {
     expect(created(job, mkJob(spec)).causes).toEqual(want);
   });
 
+  it('an Indexed Job whose highest pod hostname would be no DNS label is refused', () => {
+    const name = 'j'.repeat(62);
+    const o = obj('Job', name, { spec: { completionMode: 'Indexed', completions: 11, template: { spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'Never' } } } }, 'default');
+    expect(created(job, o).causes).toEqual([`metadata.name: Invalid value: "${name}": will not able to create pod with invalid DNS label: ${name}-10`]);
+  });
+
   it('manualSelector keeps the user selector, which must match the template', () => {
     const { o, causes } = created(job, mkJob({ manualSelector: true, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'OnFailure' } } }));
     expect(causes).toEqual([]);
