@@ -123,9 +123,36 @@ function validateSpecUpdate(job: KubeObject, old: KubeObject): FieldCause[] {
   const oldSpec = objectAt(old, 'spec') ?? {};
   const out: FieldCause[] = [];
   for (const k of IMMUTABLE_SPEC_FIELDS) {
+    if (k === 'completions' && elasticIndexed(spec, oldSpec)) continue;
+    if (k === 'template' && jsonEqual(schedulingFree(spec.template), schedulingFree(oldSpec.template)) && suspendedNeverStarted(job, old)) continue;
     if (!jsonEqual(spec[k], oldSpec[k])) out.push(invalid(`spec.${k}`, { rendered: renderValue(spec[k]) }, FIELD_IMMUTABLE));
   }
   return out;
+}
+
+/** Elastic Indexed Jobs (1.27+): completions may change together with parallelism while both are equal. */
+function elasticIndexed(spec: Obj, oldSpec: Obj): boolean {
+  return spec.completionMode === 'Indexed' && spec.completions === spec.parallelism && oldSpec.completions === oldSpec.parallelism;
+}
+
+/**
+ * A Job suspended that never started may have its pods' scheduling directives changed (1.27+):
+ * the template's labels, annotations, nodeSelector, affinity, tolerations and scheduling gates.
+ */
+function suspendedNeverStarted(job: KubeObject, old: KubeObject): boolean {
+  return objectAt(old, 'spec')?.suspend === true && objectAt(job, 'status')?.startTime === undefined && objectAt(old, 'status')?.startTime === undefined;
+}
+
+function schedulingFree(template: unknown): unknown {
+  const t = structuredClone(objectAt({ t: template }, 't') ?? {});
+  const meta = objectAt(t, 'metadata');
+  if (meta) {
+    delete meta.labels;
+    delete meta.annotations;
+  }
+  const podSpec = objectAt(t, 'spec');
+  if (podSpec) for (const k of ['nodeSelector', 'affinity', 'tolerations', 'schedulingGates']) delete podSpec[k];
+  return t;
 }
 
 function renderValue(v: unknown): string {

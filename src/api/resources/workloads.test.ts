@@ -147,6 +147,18 @@ describe('Job', () => {
     expect(texts(job.validateUpdate(changed, old, ctx()))).toEqual(['spec.completions: Invalid value: 4: field is immutable']);
   });
 
+  it('completions change with parallelism in an elastic Indexed Job; a suspended Job that never ran may change its pods\' scheduling', () => {
+    const old = created(job, mkJob({ completionMode: 'Indexed', completions: 2, parallelism: 2, suspend: true })).o;
+    const elastic = structuredClone(old);
+    Object.assign(elastic.spec as object, { completions: 4, parallelism: 4 });
+    expect(job.validateUpdate(elastic, old, ctx())).toEqual([]);
+    const placed = structuredClone(old);
+    (placed.spec as { template: { spec: Record<string, unknown> } }).template.spec.nodeSelector = { zone: 'a' };
+    expect(job.validateUpdate(placed, old, ctx())).toEqual([]);
+    const started = { ...structuredClone(old), status: { startTime: '2024-05-01T11:00:00Z' } };
+    expect(texts(job.validateUpdate({ ...placed, status: started.status }, started, ctx()))).toEqual(['spec.template: Invalid value: {...}: field is immutable']);
+  });
+
   it('prints STATUS, COMPLETIONS and DURATION as kubectl 1.30', () => {
     const o = created(job, mkJob({ completions: 3 })).o;
     expect(job.columns.filter((c) => c.priority === 0).map((c) => c.name)).toEqual(['Name', 'Status', 'Completions', 'Duration', 'Age']);
