@@ -61,11 +61,12 @@ describe('decideJob: pods to create and delete', () => {
     { name: 'parallelism lowered: the surplus, not-ready first', j: job({ completions: 5, parallelism: 1 }), pods: [pod('a', 'ready'), pod('b', 'running')], want: ['delete b'], active: 1 },
     { name: 'a work queue (no completions) stops creating once one succeeded', j: job({ completions: undefined, parallelism: 2 }, { startTime: START, succeeded: 1 }), pods: [pod('a', 'running')], want: [], active: 1 },
     { name: 'a terminating pod is replaced only once gone (TerminatingOrFailed)', j: job(), pods: [pod('a', 'deleted')], want: [], active: 0 },
-    { name: 'suspended: active pods are deleted', j: job({ suspend: true }), pods: [pod('a', 'running')], want: ['delete a', 'event Suspended'], active: 0 },
-  ])('$name', ({ j, pods, want, active }) => {
+    { name: 'suspended: active pods are deleted, the clock stops', j: job({ suspend: true }), pods: [pod('a', 'running')], want: ['delete a', 'event Suspended'], active: 0, started: false },
+  ])('$name', ({ j, pods, want, active, started }) => {
     const d = decide(j, pods);
     expect(summary(d.actions)).toEqual(want);
     expect(d.status.active ?? 0).toBe(active);
+    expect(d.status.startTime !== undefined).toBe(started ?? true);
   });
 });
 

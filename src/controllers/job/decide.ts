@@ -167,6 +167,8 @@ export function decideJob(s: JobState): JobDecision {
   const status: JobStatus = { ...prev, succeeded: indexed ? completed.size : succeeded, failed, uncountedTerminatedPods: uncounted };
   if (indexed) status.completedIndexes = formatIndexes(completed);
   if (!status.startTime && !job.spec?.suspend && !finished) status.startTime = nowIso;
+  // A suspended Job's clock stops: activeDeadlineSeconds counts again from its resumption.
+  if (job.spec?.suspend && !finished) delete status.startTime;
   let requeueAfterMs: number | undefined;
 
   if (finished) {
