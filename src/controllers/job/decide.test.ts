@@ -234,3 +234,38 @@ describe('podFailurePolicy', () => {
     expect(decide(withPolicy(), [exited('a', 1)]).status.uncountedTerminatedPods).toEqual({ failed: ['a'] });
   });
 });
+
+describe('backoffLimitPerIndex', () => {
+  const perIndexJob = (status: Job['status'] = { startTime: START }, extra: Partial<NonNullable<Job['spec']>> = {}) =>
+    job({ completionMode: 'Indexed', completions: 2, parallelism: 2, backoffLimit: 2147483647, backoffLimitPerIndex: 1, ...extra }, status);
+  const failedOf = (name: string, index: number, before: number): Pod => {
+    const p = pod(name, 'failed', false);
+    return { ...p, metadata: { ...p.metadata, annotations: { 'batch.kubernetes.io/job-completion-index': String(index), 'batch.kubernetes.io/job-index-failure-count': String(before) } } };
+  };
+  const running = (name: string, index: number): Pod => {
+    const p = pod(name, 'running');
+    return { ...p, metadata: { ...p.metadata, annotations: { 'batch.kubernetes.io/job-completion-index': String(index) } } };
+  };
+
+  it('a failed index within its limit gets a pod that knows its failures', () => {
+    const d = decide(perIndexJob({ startTime: START, failed: 1 }), [failedOf('a', 0, 0), running('b', 1)]);
+    expect(d.actions).toContainEqual({ kind: 'createPods', count: 1, indexes: [0], failures: [1] });
+    expect(d.status.failedIndexes).toBe('');
+  });
+
+  it('past its limit the index fails for good, and with nothing else left the Job fails', () => {
+    const d = decide(perIndexJob({ startTime: START, failed: 2, completedIndexes: '1' }), [failedOf('a', 0, 0), failedOf('b', 0, 1)]);
+    expect(d.status.failedIndexes).toBe('0');
+    expect(conditionTypes(d)).toEqual(['Failed:FailedIndexes']);
+  });
+
+  it('the pod of an index says how often the index failed before', () => {
+    expect(newJobPod(perIndexJob(), 0, 1).metadata?.annotations).toEqual({ 'batch.kubernetes.io/job-completion-index': '0', 'batch.kubernetes.io/job-index-failure-count': '1' });
+  });
+
+  it('more failed indexes than maxFailedIndexes fail the Job at once', () => {
+    const d = decide(perIndexJob({ startTime: START, failed: 2 }, { maxFailedIndexes: 0 }), [failedOf('a', 0, 1), running('b', 1)]);
+    expect(summary(d.actions)).toEqual(['delete b']);
+    expect(d.status.failedIndexes).toBe('0');
+  });
+});

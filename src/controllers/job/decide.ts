@@ -11,7 +11,7 @@ import type { Job, JobCondition, JobStatus } from 'kubernetes-types/batch/v1.js'
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { JOB_TRACKING_FINALIZER } from '../../kube/workloads.js';
 import { failureVerdict } from './failurepolicy.js';
-import { completionIndex, formatIndexes, indexesToCreate, JOB_COMPLETION_INDEX, parseIndexes } from './indexed.js';
+import { completionIndex, formatIndexes, indexesToCreate, indexFailureCount, JOB_COMPLETION_INDEX, JOB_INDEX_FAILURE_COUNT, parseIndexes } from './indexed.js';
 
 export interface JobBackoff {
   /** Delay before re-creating a pod after the first failure; doubled per failure (Kubernetes: 10 s). */
@@ -33,7 +33,7 @@ export interface JobState {
 
 export type JobAction =
   /** `indexes` for an Indexed Job: one pod per index. */
-  | { readonly kind: 'createPods'; readonly count: number; readonly indexes?: readonly number[] }
+  | { readonly kind: 'createPods'; readonly count: number; readonly indexes?: readonly number[]; readonly failures?: readonly number[] }
   | { readonly kind: 'deletePods'; readonly pods: readonly Pod[] }
   | { readonly kind: 'removeFinalizers'; readonly pods: readonly Pod[] }
   | { readonly kind: 'event'; readonly type: 'Normal' | 'Warning'; readonly reason: string; readonly message: string };
@@ -145,15 +145,29 @@ export function decideJob(s: JobState): JobDecision {
       if (isSucceeded(p) && i !== undefined && i < completions) completed.add(i);
     }
   }
+  // backoffLimitPerIndex (Indexed): an index whose pods failed more than that many times is failed
+  // for good; each pod carries how often its index failed before.
+  const perIndex = indexed ? job.spec?.backoffLimitPerIndex : undefined;
+  const failedIndexes = parseIndexes(prev.failedIndexes);
+  const indexFailures = new Map<number, number>();
+  if (indexed && perIndex !== undefined && perIndex !== null) {
+    for (const p of s.pods) {
+      const i = completionIndex(p);
+      if (i === undefined || i >= completions || !isFailed(job, p) || failureVerdict(job, p).action === 'Ignore') continue;
+      const n = indexFailureCount(p) + 1;
+      indexFailures.set(i, Math.max(indexFailures.get(i) ?? 0, n));
+      if (n > perIndex) failedIndexes.add(i);
+    }
+  }
   const allActive = s.pods.filter(isActive);
-  // Indexed: a pod of an index already done, out of range or held twice is surplus.
+  // Indexed: a pod of an index already done or failed, out of range or held twice is surplus.
   const surplus: Pod[] = [];
   const active = indexed ? [] : allActive;
   if (indexed) {
     const held = new Set<number>();
     for (const p of allActive) {
       const i = completionIndex(p);
-      if (i === undefined || i >= completions || completed.has(i) || held.has(i)) surplus.push(p);
+      if (i === undefined || i >= completions || completed.has(i) || failedIndexes.has(i) || held.has(i)) surplus.push(p);
       else {
         held.add(i);
         active.push(p);
@@ -166,6 +180,7 @@ export function decideJob(s: JobState): JobDecision {
   const totalFailed = failed + uncounted.failed.length;
   const status: JobStatus = { ...prev, succeeded: indexed ? completed.size : succeeded, failed, uncountedTerminatedPods: uncounted };
   if (indexed) status.completedIndexes = formatIndexes(completed);
+  if (indexed && perIndex !== undefined && perIndex !== null) status.failedIndexes = formatIndexes(failedIndexes);
   if (!status.startTime && !job.spec?.suspend && !finished) status.startTime = nowIso;
   // A suspended Job's clock stops: activeDeadlineSeconds counts again from its resumption.
   if (job.spec?.suspend && !finished) delete status.startTime;
@@ -185,6 +200,10 @@ export function decideJob(s: JobState): JobDecision {
     finishedCondition = condition('Failed', failureTarget.reason ?? 'PodFailurePolicy', failureTarget.message ?? '', nowIso);
   } else if (deadline !== undefined && deadline !== null && !Number.isNaN(start) && s.now >= start + deadline * 1000) {
     finishedCondition = condition('Failed', 'DeadlineExceeded', 'Job was active longer than specified deadline', nowIso);
+  } else if (typeof job.spec?.maxFailedIndexes === 'number' && failedIndexes.size > job.spec.maxFailedIndexes) {
+    finishedCondition = condition('Failed', 'MaxFailedIndexesExceeded', 'Job has exceeded the specified maximal number of failed indexes', nowIso);
+  } else if (indexed && failedIndexes.size > 0 && completed.size + failedIndexes.size >= completions) {
+    finishedCondition = condition('Failed', 'FailedIndexes', 'Job has failed indexes', nowIso);
   } else if (totalFailed > limit || pastBackoffLimitOnFailure(job, active)) {
     finishedCondition = condition('Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', nowIso);
   } else if (completions !== undefined && completions !== null ? totalSucceeded >= completions : totalSucceeded > 0 && active.length === 0) {
@@ -201,7 +220,7 @@ export function decideJob(s: JobState): JobDecision {
     const parallelism = job.spec?.parallelism ?? 1;
     const want =
       completions !== undefined && completions !== null
-        ? Math.max(0, Math.min(parallelism, completions - totalSucceeded))
+        ? Math.max(0, Math.min(parallelism, completions - totalSucceeded - failedIndexes.size))
         : totalSucceeded > 0
           ? active.length // a work queue with a success leaves what runs running
           : parallelism;
@@ -216,8 +235,8 @@ export function decideJob(s: JobState): JobDecision {
         const count = want - active.length - replacing;
         if (indexed) {
           const taken = new Set([...active, ...(replacing ? terminating : [])].map(completionIndex).filter((i): i is number => i !== undefined));
-          const indexes = indexesToCreate(completions, completed, taken, count);
-          if (indexes.length) actions.push({ kind: 'createPods', count: indexes.length, indexes });
+          const indexes = indexesToCreate(completions, new Set([...completed, ...failedIndexes]), taken, count);
+          if (indexes.length) actions.push({ kind: 'createPods', count: indexes.length, indexes, failures: indexes.map((i) => indexFailures.get(i) ?? 0) });
         } else actions.push({ kind: 'createPods', count });
         activeAfter = want - replacing;
       }
@@ -290,7 +309,7 @@ function suspendConditions(job: Job, conds: readonly JobCondition[], nowIso: str
  * A pod of the Job: `<job>-<random>` (Indexed: `<job>-<index>-<random>` with its index) from the
  * template, controlled by the Job, held by the tracking finalizer.
  */
-export function newJobPod(job: Job, index?: number): Pod {
+export function newJobPod(job: Job, index?: number, indexFailures?: number): Pod {
   const t = job.spec?.template ?? {};
   const pod = newTemplatePod(job, t);
   if (index === undefined) return pod;
@@ -303,7 +322,11 @@ export function newJobPod(job: Job, index?: number): Pod {
       ...pod.metadata,
       generateName: `${name}-${index}-`,
       labels: { ...pod.metadata?.labels, [JOB_COMPLETION_INDEX]: String(index) },
-      annotations: { ...pod.metadata?.annotations, [JOB_COMPLETION_INDEX]: String(index) },
+      annotations: {
+        ...pod.metadata?.annotations,
+        [JOB_COMPLETION_INDEX]: String(index),
+        ...(job.spec?.backoffLimitPerIndex !== undefined && job.spec.backoffLimitPerIndex !== null ? { [JOB_INDEX_FAILURE_COUNT]: String(indexFailures ?? 0) } : {}),
+      },
     },
     spec: {
       ...pod.spec!,

@@ -7,6 +7,14 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 
 export const JOB_COMPLETION_INDEX = 'batch.kubernetes.io/job-completion-index';
+/** With backoffLimitPerIndex: how many pods of the pod's index failed before it. */
+export const JOB_INDEX_FAILURE_COUNT = 'batch.kubernetes.io/job-index-failure-count';
+
+/** The failures of the pod's index before the pod (0 when not annotated). */
+export function indexFailureCount(pod: Pod): number {
+  const n = Number(pod.metadata?.annotations?.[JOB_INDEX_FAILURE_COUNT] ?? 0);
+  return Number.isInteger(n) && n >= 0 ? n : 0;
+}
 
 /** The pod's completion index, or undefined when it has none (or a malformed one). */
 export function completionIndex(pod: Pod): number | undefined {

@@ -60,7 +60,7 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
       case 'createPods':
         for (let i = 0; i < a.count; i++) {
           try {
-            const p = await podsApi.create(newJobPod(job, a.indexes?.[i]), { namespace: ns });
+            const p = await podsApi.create(newJobPod(job, a.indexes?.[i], a.failures?.[i]), { namespace: ns });
             expectations.expect(key, { created: [p.metadata?.name ?? ''] }, Date.now());
             recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${p.metadata?.name ?? ''}`);
           } catch (e) {
