@@ -46,6 +46,9 @@ const ROOTS = [
   ['V1Deployment', 'apps', 'v1', 'Deployment'],
   ['V1ReplicaSet', 'apps', 'v1', 'ReplicaSet'],
   ['V1EndpointSlice', 'discovery.k8s.io', 'v1', 'EndpointSlice'],
+  ['V1StatefulSet', 'apps', 'v1', 'StatefulSet'],
+  ['V1ControllerRevision', 'apps', 'v1', 'ControllerRevision'],
+  ['V1Job', 'batch', 'v1', 'Job'],
 ];
 /** Kinds without a List: create-only virtual resources and the eviction subresource's body. */
 const SINGLE_ROOTS = [
@@ -66,6 +69,7 @@ const GROUP_MODULES = {
   apps: 'apps/v1',
   'discovery.k8s.io': 'discovery/v1',
   autoscaling: 'autoscaling/v1',
+  batch: 'batch/v1',
   'authentication.k8s.io': 'authentication/v1',
   'authorization.k8s.io': 'authorization/v1',
 };
@@ -84,6 +88,7 @@ const PACKAGES = {
   'apps/v1': 'io.k8s.api.apps.v1',
   'discovery/v1': 'io.k8s.api.discovery.v1',
   'autoscaling/v1': 'io.k8s.api.autoscaling.v1',
+  'batch/v1': 'io.k8s.api.batch.v1',
   'authentication/v1': 'io.k8s.api.authentication.v1',
   'authentication/v1beta1': 'io.k8s.api.authentication.v1beta1',
   'authorization/v1': 'io.k8s.api.authorization.v1',
@@ -201,6 +206,13 @@ const PATCH_META = {
   'apps.v1.DeploymentSpec.strategy': ['retainKeys', '', '', []],
   'apps.v1.DeploymentStatus.conditions': ['merge', 'type', 'map', ['type']],
   'apps.v1.ReplicaSetStatus.conditions': ['merge', 'type', 'map', ['type']],
+  'apps.v1.StatefulSetSpec.volumeClaimTemplates': ['', '', 'atomic', []],
+  'apps.v1.StatefulSetStatus.conditions': ['merge', 'type', 'map', ['type']],
+  'batch.v1.JobStatus.conditions': ['merge', 'type', 'atomic', []],
+  'batch.v1.PodFailurePolicy.rules': ['', '', 'atomic', []],
+  'batch.v1.PodFailurePolicyRule.onPodConditions': ['', '', 'atomic', []],
+  'batch.v1.PodFailurePolicyOnExitCodesRequirement.values': ['', '', 'set', []],
+  'batch.v1.SuccessPolicy.rules': ['', '', 'atomic', []],
 };
 
 // ---- kubernetes-types index -------------------------------------------------------------------

@@ -14,6 +14,8 @@ import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Job } from 'kubernetes-types/batch/v1.js';
 import type {
   CSIDriver,
   CSINode,
@@ -52,6 +54,9 @@ export const KINDS = {
   EndpointSlice: { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', namespaced: true },
   ReplicaSet: { group: 'apps', version: 'v1', plural: 'replicasets', namespaced: true },
+  StatefulSet: { group: 'apps', version: 'v1', plural: 'statefulsets', namespaced: true },
+  ControllerRevision: { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespaced: true },
+  Job: { group: 'batch', version: 'v1', plural: 'jobs', namespaced: true },
 } as const satisfies Record<string, KindInfo>;
 
 export type KindName = keyof typeof KINDS;
@@ -78,6 +83,9 @@ export interface KindMap {
   EndpointSlice: EndpointSlice;
   Deployment: Deployment;
   ReplicaSet: ReplicaSet;
+  StatefulSet: StatefulSet;
+  ControllerRevision: ControllerRevision;
+  Job: Job;
 }
 
 /** `apiVersion` as written in objects: `v1` or `group/version`. */

@@ -4,6 +4,8 @@ import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Job } from 'kubernetes-types/batch/v1.js';
 import { informerFor, type Informer, type RestClient } from '../client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
 import { podVolumeClaimName } from '../kube/ephemeral.js';
@@ -19,10 +21,10 @@ export function podClaimKeys(p: Pod): string[] {
   });
 }
 
-/** Index of objects by the UID their controller reference names (pods of a ReplicaSet, ReplicaSets of a Deployment). */
+/** Index of objects by the UID their controller reference names (pods of a ReplicaSet or a Job, ReplicaSets of a Deployment). */
 export const CONTROLLER_UID_INDEX = 'controllerUid';
 
-export function controllerUidKeys(o: { metadata?: { ownerReferences?: Array<{ controller?: boolean; uid: string }> } }): string[] {
+export function controllerUidKeys(o: { metadata?: { ownerReferences?: ReadonlyArray<{ controller?: boolean; uid: string }> } }): string[] {
   const ref = (o.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
   return ref ? [ref.uid] : [];
 }
@@ -69,7 +71,7 @@ export interface ControllerInformers {
   readonly pvcs: Informer<PersistentVolumeClaim>;
   readonly classes: Informer<StorageClass>;
   readonly nodes: Informer<Node>;
-  /** Indexed by POD_CLAIM_INDEX and POD_NODE_INDEX. */
+  /** Indexed by POD_CLAIM_INDEX, POD_NODE_INDEX and CONTROLLER_UID_INDEX. */
   readonly pods: Informer<Pod>;
   readonly csiDrivers: Informer<CSIDriver>;
   readonly csiNodes: Informer<CSINode>;
@@ -86,6 +88,9 @@ export interface ControllerInformers {
   readonly services: Informer<Service>;
   readonly endpoints: Informer<Endpoints>;
   readonly endpointSlices: Informer<EndpointSlice>;
+  readonly statefulSets: Informer<StatefulSet>;
+  readonly controllerRevisions: Informer<ControllerRevision>;
+  readonly jobs: Informer<Job>;
 }
 
 export function newControllerInformers(client: RestClient): ControllerInformers {
@@ -118,5 +123,8 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
     services: informerFor(client, 'Service'),
     endpoints: informerFor(client, 'Endpoints'),
     endpointSlices: informerFor(client, 'EndpointSlice'),
+    statefulSets: informerFor(client, 'StatefulSet'),
+    controllerRevisions: informerFor(client, 'ControllerRevision'),
+    jobs: informerFor(client, 'Job'),
   };
 }

@@ -15,6 +15,9 @@ import { runScheduler } from './scheduler/run.js';
 import { runReplicaSetController } from './replicaset/run.js';
 import { runDeploymentController } from './deployment/run.js';
 import { runEndpointsController } from './endpoints/run.js';
+import { runStatefulSetController } from './statefulset/run.js';
+import { runJobController } from './job/run.js';
+import { runTtlAfterFinishedController } from './ttlafterfinished/run.js';
 
 const log = newLogger('controllers');
 
@@ -32,7 +35,7 @@ export interface ControllersOptions {
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
  * protection, attach/detach, namespace, garbage-collector, ephemeral-volume, disruption, replicaset,
- * deployment and endpoints controllers,
+ * deployment, endpoints, statefulset, job and ttl-after-finished controllers,
  * and kube-scheduler's volume-aware placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
@@ -54,6 +57,9 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runReplicaSetController({ client, signal, metrics, informers }),
       runDeploymentController({ client, signal, metrics, informers }),
       runEndpointsController({ client, signal, metrics, informers }),
+      runStatefulSetController({ client, signal, metrics, informers }),
+      runJobController({ client, signal, metrics, informers }),
+      runTtlAfterFinishedController({ client, signal, metrics, informers }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>

@@ -19,6 +19,9 @@ import { endpointSliceResource, endpointsResource } from './endpoints.js';
 import { deploymentResource } from './deployment.js';
 import { replicaSetResource } from './replicaset.js';
 import { selfSubjectAccessReviewResource, selfSubjectReviewResource, selfSubjectReviewV1beta1Resource, selfSubjectRulesReviewResource } from './reviews.js';
+import { statefulSetResource } from './statefulset.js';
+import { controllerRevisionResource } from './controllerrevision.js';
+import { jobResource } from './job.js';
 
 /** Every kind the API server serves, core/v1 first, then storage.k8s.io/v1 and coordination.k8s.io/v1. */
 export const ALL_RESOURCES: readonly ResourceDef[] = [
@@ -42,6 +45,9 @@ export const ALL_RESOURCES: readonly ResourceDef[] = [
   endpointSliceResource,
   deploymentResource,
   replicaSetResource,
+  statefulSetResource,
+  controllerRevisionResource,
+  jobResource,
   selfSubjectReviewResource,
   selfSubjectReviewV1beta1Resource,
   selfSubjectAccessReviewResource,

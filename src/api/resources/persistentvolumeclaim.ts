@@ -257,7 +257,8 @@ function validatePVCStatusUpdate(pvc: KubeObject, old: KubeObject): FieldCause[]
   return out;
 }
 
-function setDefaults(pvc: KubeObject): void {
+/** Kubernetes' PersistentVolumeClaim defaults (also applied to a StatefulSet's volumeClaimTemplates). */
+export function applyClaimDefaults(pvc: KubeObject): void {
   const spec = ensureObject(pvc, 'spec');
   if (spec.volumeMode === undefined || spec.volumeMode === null) spec.volumeMode = 'Filesystem';
   const resources = obj(spec.resources);
@@ -352,7 +353,7 @@ export const persistentVolumeClaimResource: ResourceDef = baseResourceDef({
       str(spec.volumeMode) ?? '<unset>',
     ];
   },
-  defaults: setDefaults,
+  defaults: applyClaimDefaults,
   prepareForCreate(pvc, ctx) {
     pvc.status = { phase: 'Pending' };
     dropDisabledSpecFields(pvc);

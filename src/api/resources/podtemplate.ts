@@ -1,7 +1,8 @@
 /**
  * Pod templates inside workloads (`spec.template` of Deployments, ReplicaSets, StatefulSets, Jobs):
  * the pod defaults applied to the template, the pod validation reused under the template's field
- * path, and the rules of ValidatePodTemplateSpecForReplicaSet (labels that the selector matches).
+ * path, and the rules of ValidatePodTemplateSpecForReplicaSet (labels that the selector matches);
+ * the StatefulSet/Job form of the same rules (validateTemplateAndSelector).
  */
 import type { FieldCause } from '../../util/errors.js';
 import { formatLabelSelector, labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../selectors.js';
@@ -115,4 +116,54 @@ export function workloadWideCells(obj: KubeObject): [string, string, string] {
     selector = '<error>';
   }
   return [names, images, selector || '<none>'];
+}
+
+type Obj = Record<string, unknown>;
+
+/** Pod defaults applied inside `spec.template` (Kubernetes defaults nested pod specs as it does pods). */
+export function defaultPodTemplate(spec: Obj): void {
+  const t = objectAt(spec, 'template');
+  if (!t) return;
+  const asPod: KubeObject = { metadata: {}, spec: objectAt(t, 'spec') ?? {} };
+  applyPodDefaults(asPod);
+  t.spec = asPod.spec;
+}
+
+/**
+ * ValidatePodTemplateSpec at Stowage's depth (unless `podSpec: false`: a StatefulSet's is not
+ * validated), plus the workload rule that the selector (required; non-empty when
+ * `emptySelectorMessage` says why) selects the template's labels.
+ */
+export function validateTemplateAndSelector(spec: Obj, opts: { emptySelectorMessage?: string; podSpec?: boolean }): FieldCause[] {
+  const out: FieldCause[] = [];
+  const selector = objectAt(spec, 'selector');
+  if (!selector) out.push(required('spec.selector'));
+  else {
+    const sel = validateLabelSelector(selector, 'spec.selector');
+    out.push(...sel);
+    const empty = Object.keys(objectAt(selector, 'matchLabels') ?? {}).length === 0 && !(Array.isArray(selector.matchExpressions) && selector.matchExpressions.length > 0);
+    if (empty && opts.emptySelectorMessage) out.push(invalid('spec.selector', { rendered: 'empty' }, opts.emptySelectorMessage));
+  }
+  const t = objectAt(spec, 'template');
+  if (!t) {
+    out.push(required('spec.template'));
+    return out;
+  }
+  const meta = objectAt(t, 'metadata') ?? {};
+  const labels = objectAt(meta, 'labels') as Record<string, string> | undefined;
+  out.push(...validateLabels(labels, 'spec.template.metadata.labels'));
+  out.push(...validateAnnotations(objectAt(meta, 'annotations') as Record<string, string> | undefined, 'spec.template.metadata.annotations'));
+  if (selector && out.length === 0 && !templateSelected(selector, labels)) {
+    out.push(invalid('spec.template.metadata.labels', goStringMap(labels), '`selector` does not match template `labels`'));
+  }
+  if (opts.podSpec !== false) out.push(...validatePodSpec({ metadata: {}, spec: objectAt(t, 'spec') }).map((c) => underTemplate(c, 'spec.template')));
+  return out;
+}
+
+function templateSelected(selector: Obj, labels: Record<string, string> | undefined): boolean {
+  try {
+    return matchesLabels(labelSelectorFromObject(selector as LabelSelectorObject), labels);
+  } catch {
+    return false; // an invalid selector was reported by validateLabelSelector
+  }
 }
