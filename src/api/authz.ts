@@ -28,7 +28,10 @@ export type RequestAttributes =
       readonly resource: string;
       readonly subresource?: string;
       readonly namespace?: string;
+      /** The object's name; for a list or watch, the name a `metadata.name=` field selector requires (as kube's RequestInfo). */
       readonly name?: string;
+      /** The list's or watch's raw fieldSelector (the Node authorizer reads `spec.nodeName=` from it). */
+      readonly fieldSelector?: string;
     }
   | { readonly kind: 'nonResource'; readonly user: UserInfo; readonly verb: string; readonly path: string };
 
@@ -100,7 +103,7 @@ export const ADMIN_POLICY: readonly GroupRules[] = [
 const matches = (list: readonly string[], v: string): boolean => list.includes('*') || list.includes(v);
 
 /** RBAC's rule match: `*` matches anything; a URL ending in `*` matches by prefix. */
-function allows(rules: Rules, a: RequestAttributes): boolean {
+export function rulesAllow(rules: Rules, a: RequestAttributes): boolean {
   if (a.kind === 'nonResource') {
     return rules.nonResourceRules.some(
       (r) => matches(r.verbs, a.verb) && r.nonResourceURLs.some((u) => u === '*' || u === a.path || (u.endsWith('*') && a.path.startsWith(u.slice(0, -1)))),
@@ -123,8 +126,34 @@ export function newGroupRulesAuthorizer(policy: readonly GroupRules[]): Authoriz
     return { resourceRules: mine.flatMap((p) => p.resourceRules), nonResourceRules: mine.flatMap((p) => p.nonResourceRules), incomplete: false };
   };
   return {
-    authorize: (a) => ({ allowed: allows(rulesFor(a.user), a), reason: '' }),
+    authorize: (a) => ({ allowed: rulesAllow(rulesFor(a.user), a), reason: '' }),
     rulesFor,
+  };
+}
+
+/**
+ * kube-apiserver's union of authorization modes (`--authorization-mode=Node,RBAC`): the first
+ * allow or outright denial wins; otherwise the refusal carries every mode's reason.
+ */
+export function newUnionAuthorizer(list: readonly Authorizer[]): Authorizer {
+  return {
+    authorize: (a) => {
+      const reasons: string[] = [];
+      for (const z of list) {
+        const d = z.authorize(a);
+        if (d.allowed || d.denied) return d;
+        if (d.reason) reasons.push(d.reason);
+      }
+      return { allowed: false, reason: reasons.join('\n') };
+    },
+    rulesFor: (user, namespace) => {
+      const all = list.map((z) => z.rulesFor(user, namespace));
+      return {
+        resourceRules: all.flatMap((r) => r.resourceRules),
+        nonResourceRules: all.flatMap((r) => r.nonResourceRules),
+        incomplete: all.some((r) => r.incomplete),
+      };
+    },
   };
 }
 

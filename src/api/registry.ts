@@ -10,6 +10,11 @@ import { finalizersOnDelete, sameFinalizerSet, type PropagationPolicy } from './
 /** Options common to writes. */
 export interface WriteOptions {
   readonly dryRun?: boolean;
+  /**
+   * Validating admission with the requester in view (NodeRestriction): sees the object as it would
+   * be stored (undefined for a delete) and the stored one (undefined for a create); throws to refuse.
+   */
+  readonly admit?: (obj: KubeObject | undefined, old: KubeObject | undefined) => void;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -161,6 +166,7 @@ export class ResourceStorage {
     def.prepareForCreate(obj, ctx);
     const causes = def.validateCreate(obj, ctx);
     if (causes.length) this.invalid(name, causes);
+    opts.admit?.(obj, undefined);
     if (opts.dryRun) {
       if (this.get(meta.namespace, name)) throw alreadyExists(this.subject(name));
       return obj;
@@ -248,6 +254,7 @@ export class ResourceStorage {
         causes = def.validateUpdate(obj, old, ctx);
       }
       if (causes.length) this.invalid(name, causes);
+      o.admit?.(obj, old);
       if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
         meta.generation = (old.metadata.generation ?? 0) + 1;
       }
@@ -294,6 +301,7 @@ export class ResourceStorage {
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
         );
       }
+      opts.admit?.(undefined, old);
       const graceful = def.gracefulDeletion?.(old, opts.gracePeriodSeconds);
       const oldFinalizers = old.metadata.finalizers ?? [];
       const finalizers = finalizersOnDelete(oldFinalizers, opts);

@@ -4,7 +4,9 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { newLogger } from '../util/log.js';
-import { AUTHENTICATED_GROUP, forbiddenFor, newAdminAuthorizer, type Authorizer, type UserInfo } from './authz.js';
+import { newNodeAuthorizer } from './nodeauthz/authorizer.js';
+import { registryGraphSource } from './nodeauthz/source.js';
+import { AUTHENTICATED_GROUP, forbiddenFor, newAdminAuthorizer, newUnionAuthorizer, type Authorizer, type UserInfo } from './authz.js';
 import { isWatch, type ResourceRequest } from './handlers/index.js';
 import { sendError, sendJson } from './http.js';
 import { apiRoutes } from './routetable.js';
@@ -30,7 +32,10 @@ export interface ApiServerOptions {
   readonly tls: { certPem: string; keyPem: string };
   /** Bearer token → user. */
   readonly tokens: ReadonlyMap<string, UserInfo>;
-  /** Decides every authenticated request (default: system:masters may do everything). */
+  /**
+   * Decides every authenticated request after the Node authorizer, which always runs first as with
+   * kube-apiserver's `--authorization-mode=Node,RBAC` (default: system:masters may do everything).
+   */
   readonly authorizer?: Authorizer;
   readonly resources?: readonly ResourceDef[];
   readonly metrics?: MetricsRegistry;
@@ -75,7 +80,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   ]);
   // What each resource request was about, for the metric labels (set once the URL is routed).
   const requestInfo = new WeakMap<IncomingMessage, { verb: string; group: string; version: string; resource: string; subresource: string }>();
-  const authorizer = o.authorizer ?? newAdminAuthorizer();
+  const authorizer = newUnionAuthorizer([newNodeAuthorizer(registryGraphSource(registry)), o.authorizer ?? newAdminAuthorizer()]);
   const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, authorizer, tag: (req, r) => tagged(req, r) }));
 
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };

@@ -1,4 +1,5 @@
 /** Writes: POST (create), PUT (update), PATCH, and POST to an action subresource (pods/binding). */
+import { admissionFor } from './admission.js';
 import { decodeBody, readBody, sendAs, sendJson } from '../http.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/strict.js';
 import { decodeTyped, type DecodeMode } from '../decode/index.js';
@@ -92,11 +93,11 @@ export async function handleCreate({ r, req, res, format, user, authorizer }: Re
     sendAs(res, format, 201, JSON.stringify(review(obj, { user, authorizer })), warningHeaders(warnings));
     return;
   }
-  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query) });
+  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query), admit: admissionFor(user, r, 'create') });
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }
 
-export async function handleUpdate({ r, req, res, format }: ResourceCall): Promise<void> {
+export async function handleUpdate({ r, req, res, format, user }: ResourceCall): Promise<void> {
   const sub = updateSubresource(r);
   const body = await readBody(req);
   const decode = (): unknown => decodeBody(body, req.headers['content-type']);
@@ -107,11 +108,11 @@ export async function handleUpdate({ r, req, res, format }: ResourceCall): Promi
     if (first) return (first = false), obj;
     return admitBody(r, decode(), { fieldValidation: 'Ignore', origin: 'update' }).obj;
   };
-  const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub });
+  const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub, admit: admissionFor(user, r, 'update') });
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
 
-export async function handlePatch({ r, req, res, format }: ResourceCall): Promise<void> {
+export async function handlePatch({ r, req, res, format, user }: ResourceCall): Promise<void> {
   const sub = updateSubresource(r);
   const ct = req.headers['content-type'] ?? '';
   const raw = await readBody(req);
@@ -135,7 +136,7 @@ export async function handlePatch({ r, req, res, format }: ResourceCall): Promis
       warnings = admitted.warnings;
       return admitted.obj;
     },
-    { dryRun: dryRun(r.query), subresource: sub },
+    { dryRun: dryRun(r.query), subresource: sub, admit: admissionFor(user, r, 'update') },
   );
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
