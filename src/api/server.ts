@@ -6,6 +6,7 @@ import type { Store } from '../store/store.js';
 import { newLogger } from '../util/log.js';
 import { newNodeAuthorizer } from './nodeauthz/authorizer.js';
 import { registryGraphSource } from './nodeauthz/source.js';
+import { authenticateNodeToken } from './nodeauthz/tokens.js';
 import { AUTHENTICATED_GROUP, forbiddenFor, newAdminAuthorizer, newUnionAuthorizer, type Authorizer, type UserInfo } from './authz.js';
 import { isWatch, type ResourceRequest } from './handlers/index.js';
 import { sendError, sendJson } from './http.js';
@@ -83,6 +84,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const authorizer = newUnionAuthorizer([newNodeAuthorizer(registryGraphSource(registry)), o.authorizer ?? newAdminAuthorizer()]);
   const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, authorizer, tag: (req, r) => tagged(req, r) }));
 
+  const secrets = registry.byGroupVersionPlural('', 'v1', 'secrets');
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };
   const inFlight = newInFlightLimiter(limits);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -122,10 +124,11 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     await match.handler({ req, res, url, params: match.params, rest: match.rest, user });
   }
 
-  /** The bearer token's user, in system:authenticated as every authenticated user is. */
+  /** The bearer token's user (a static token or a node's), in system:authenticated as every authenticated user is. */
   function authenticate(req: IncomingMessage): UserInfo | undefined {
     const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    const u = m ? o.tokens.get(m[1]!.trim()) : undefined;
+    const token = m?.[1]!.trim();
+    const u = token === undefined ? undefined : (o.tokens.get(token) ?? authenticateNodeToken(token, (ns, name) => secrets?.get(ns, name)?.obj));
     if (!u || u.groups.includes(AUTHENTICATED_GROUP)) return u;
     return { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
   }

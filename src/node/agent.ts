@@ -15,6 +15,8 @@ import { startNodeStatus, type NodeStatusManager } from './nodestatus/node-statu
 import { gatherHostInfo, type HostInfo } from './nodestatus/host.js';
 import type { CsiDriverRegistry } from './pluginmanager/csihandler/registry.js';
 import { startPluginManager, type PluginManager } from './pluginmanager/plugin-manager.js';
+import { whoAmI } from '../client/whoami.js';
+import { NODES_GROUP } from '../kube/names.js';
 import { startVolumeManager, type VolumeManager } from './volumemanager/volume-manager.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { connectRuntime, NO_RUNTIME, runtimeVersionString } from './runtime/info.js';
@@ -125,8 +127,11 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   let volumeManager: VolumeManager | undefined;
   if (o.volumeManager !== false) {
     const drivers = pluginManager.csiDrivers;
+    // Under a node credential the Node authorizer refuses cluster-wide reads: fetch objects one by one.
+    const me = await whoAmI(o.client, o.signal);
     volumeManager = await startVolumeManager({
       client: o.client,
+      nodeScopedReads: me.groups.includes(NODES_GROUP),
       nodeName: o.nodeName,
       hostIP: host.internalIP,
       rootDir: dirs.root,

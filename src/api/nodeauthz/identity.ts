@@ -1,8 +1,7 @@
 import type { UserInfo } from '../authz.js';
+import { NODE_USER_PREFIX, NODES_GROUP } from '../../kube/names.js';
 
-/** The group of every node credential, and the user-name prefix naming the node (nodeidentifier). */
-export const NODES_GROUP = 'system:nodes';
-export const NODE_USER_PREFIX = 'system:node:';
+export { NODE_USER_PREFIX, NODES_GROUP };
 
 /** The node user name of node `nodeName`: `system:node:<name>`. */
 export function nodeUserName(nodeName: string): string {
