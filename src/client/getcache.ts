@@ -6,8 +6,6 @@
 import type { Clock } from '../util/backoff.js';
 import { NotFoundError } from '../util/errors.js';
 import type { Logger } from '../util/log.js';
-import type { KindMap, KindName } from './kinds.js';
-import type { RestClient } from './rest.js';
 
 export interface GetCache<T> {
   /**
@@ -29,11 +27,15 @@ interface Entry<T> {
   used: boolean;
 }
 
-export interface GetCacheOptions<K extends KindName> {
-  readonly client: RestClient;
-  readonly kind: K;
+export interface GetCacheOptions<T> {
+  /** What is cached, for logs. */
+  readonly kind: string;
+  /** One GET; a NotFoundError means absent. */
+  readonly fetch: (namespace: string | undefined, name: string, signal: AbortSignal) => Promise<T>;
   /** An answer older than this is fetched again when asked for. */
   readonly ttlMs: number;
+  /** The same for an object found absent or refused, which is usually awaited: asked again sooner. */
+  readonly absentTtlMs: number;
   readonly clock: Clock;
   /** Called when an answer differs from the previous one (a new resourceVersion, appeared or gone). */
   readonly onChange: () => void;
@@ -41,10 +43,8 @@ export interface GetCacheOptions<K extends KindName> {
   readonly log: Logger;
 }
 
-export function newGetCache<K extends KindName>(o: GetCacheOptions<K>): GetCache<KindMap[K]> {
-  type T = KindMap[K];
+export function newGetCache<T extends { metadata?: { resourceVersion?: string } }>(o: GetCacheOptions<T>): GetCache<T> {
   const entries = new Map<string, Entry<T>>();
-  const api = o.client.resource(o.kind);
 
   const fetch = (key: string, e: Entry<T>, namespace: string | undefined, name: string): void => {
     e.inFlight = true;
@@ -57,7 +57,7 @@ export function newGetCache<K extends KindName>(o: GetCacheOptions<K>): GetCache
       e.answered = true;
       if (changed && entries.get(key) === e) o.onChange();
     };
-    api.get(name, { namespace, signal: o.signal }).then(
+    o.fetch(namespace, name, o.signal).then(
       (v) => settle(v, true),
       (err: unknown) => {
         if (err instanceof NotFoundError) return settle(undefined, true);
@@ -78,7 +78,8 @@ export function newGetCache<K extends KindName>(o: GetCacheOptions<K>): GetCache
       let e = entries.get(key);
       if (!e) entries.set(key, (e = { value: undefined, answered: false, fetchedAt: -Infinity, inFlight: false, used: true }));
       e.used = true;
-      if (!e.inFlight && !o.signal.aborted && o.clock.now() - e.fetchedAt >= o.ttlMs) fetch(key, e, namespace, name);
+      const ttl = e.value === undefined ? o.absentTtlMs : o.ttlMs;
+      if (!e.inFlight && !o.signal.aborted && o.clock.now() - e.fetchedAt >= ttl) fetch(key, e, namespace, name);
       return e.value;
     },
     hasSynced: () => [...entries.values()].every((e) => e.answered || !e.used),

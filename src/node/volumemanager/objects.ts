@@ -7,6 +7,7 @@
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { newGetCache } from '../../client/getcache.js';
 import { informerFor, type Informer } from '../../client/informer.js';
+import type { KindMap } from '../../client/kinds.js';
 import type { RestClient } from '../../client/rest.js';
 import type { Clock } from '../../util/backoff.js';
 import type { Logger } from '../../util/log.js';
@@ -49,18 +50,30 @@ export function informerObjects(client: RestClient): VolumeObjects {
 }
 
 /** A claim, volume, secret or configmap answer is reused this long (the kubelet's cache strategy, shortened). */
-const OBJECT_TTL_MS = 2_000;
+const OBJECT_TTL_MS = 5_000;
+/** An object found absent (or refused: not yet related to this node) is awaited: asked again sooner. */
+const ABSENT_TTL_MS = 500;
 /** VolumeAttachments are read while waiting for an attach: fresher answers. */
 const ATTACHMENT_TTL_MS = 250;
 
 /** GET caches for a node credential; CSIDrivers (which every node may list) stay an informer. */
 export function nodeScopedObjects(o: { client: RestClient; clock: Clock; onChange: () => void; signal: AbortSignal; log: Logger }): VolumeObjects {
-  const common = { client: o.client, clock: o.clock, onChange: o.onChange, signal: o.signal, log: o.log };
-  const claims = newGetCache({ ...common, kind: 'PersistentVolumeClaim', ttlMs: OBJECT_TTL_MS });
-  const pvs = newGetCache({ ...common, kind: 'PersistentVolume', ttlMs: OBJECT_TTL_MS });
-  const configMaps = newGetCache({ ...common, kind: 'ConfigMap', ttlMs: OBJECT_TTL_MS });
-  const secrets = newGetCache({ ...common, kind: 'Secret', ttlMs: OBJECT_TTL_MS });
-  const attachments = newGetCache({ ...common, kind: 'VolumeAttachment', ttlMs: ATTACHMENT_TTL_MS });
+  const cache = <K extends 'PersistentVolumeClaim' | 'PersistentVolume' | 'ConfigMap' | 'Secret' | 'VolumeAttachment'>(kind: K, ttlMs: number) =>
+    newGetCache<KindMap[K]>({
+      kind,
+      fetch: (namespace, name, signal) => o.client.resource(kind).get(name, { namespace, signal }),
+      ttlMs,
+      absentTtlMs: Math.min(ttlMs, ABSENT_TTL_MS),
+      clock: o.clock,
+      onChange: o.onChange,
+      signal: o.signal,
+      log: o.log,
+    });
+  const claims = cache('PersistentVolumeClaim', OBJECT_TTL_MS);
+  const pvs = cache('PersistentVolume', OBJECT_TTL_MS);
+  const configMaps = cache('ConfigMap', OBJECT_TTL_MS);
+  const secrets = cache('Secret', OBJECT_TTL_MS);
+  const attachments = cache('VolumeAttachment', ATTACHMENT_TTL_MS);
   const drivers = informerFor(o.client, 'CSIDriver');
   const caches = [claims, pvs, configMaps, secrets];
   return {
