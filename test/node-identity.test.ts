@@ -120,6 +120,9 @@ describe.skipIf(!built || !isRoot)('node identities', () => {
       .toBe('True');
     const lease = (await api(t, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n2')).body;
     expect(lease?.spec?.holderIdentity).toBe('n2');
+    // A node credential joins only as its own node.
+    const wrong = await run(process.execPath, [BIN, 'node', '--kubeconfig', kc('n2'), '--node-name', 'n3', '--root-dir', join(dir, 'n3')]).catch((e: { code: number; stderr: string }) => e);
+    expect(wrong).toMatchObject({ code: 1, stderr: "stowage: the credential is system:node:n2's, not node n3's\n" });
   }, 60_000);
 
   it.skipIf(!hasKubectl)('kubectl with the node kubeconfig: whoami, can-i tells the truth, refusals in kube words', async () => {

@@ -1,3 +1,6 @@
+import { backoffDelay, DEFAULT_BACKOFF, type Clock } from '../util/backoff.js';
+import { UnauthorizedError } from '../util/errors.js';
+import type { Logger } from '../util/log.js';
 import type { RestClient } from './rest.js';
 
 export interface SelfSubject {
@@ -14,4 +17,22 @@ export async function whoAmI(client: RestClient, signal?: AbortSignal): Promise<
   const username = typeof rec.username === 'string' ? rec.username : '';
   const groups = Array.isArray(rec.groups) ? rec.groups.filter((g): g is string => typeof g === 'string') : [];
   return { username, groups };
+}
+
+/**
+ * whoAmI, asked again with backoff until the API server answers (a node starting while the server
+ * is away waits for it, as its registration does); a refused credential (401) ends it.
+ */
+export async function whoAmIWhenReachable(client: RestClient, o: { clock: Clock; signal: AbortSignal; log: Logger }): Promise<SelfSubject> {
+  for (let failures = 0; ; ) {
+    try {
+      return await whoAmI(client, o.signal);
+    } catch (e) {
+      if (o.signal.aborted || e instanceof UnauthorizedError) throw e;
+      failures++;
+      const delay = backoffDelay(DEFAULT_BACKOFF, failures);
+      o.log.warn('cannot ask the API server who this credential is; retrying', { error: e instanceof Error ? e.message : String(e), retryInMs: delay });
+      await o.clock.sleep(delay, o.signal).catch(() => undefined);
+    }
+  }
 }
