@@ -11,6 +11,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, built, hasKubectl, isRoot } from './helpers/env.js';
+import { issueClientCertificate, kubeconfigYaml } from '../src/api/tls.js';
+import { loadKubeconfig } from '../src/client/kubeconfig.js';
+import { RestClient } from '../src/client/rest.js';
+import { whoAmI } from '../src/client/whoami.js';
 import { api, type Target } from './helpers/http.js';
 import { startUp, type RunningUp } from './helpers/up.js';
 import { unmountUnder } from './helpers/runtime.js';
@@ -148,4 +152,30 @@ describe.skipIf(!built || !isRoot)('node identities', () => {
     expect(cross.status).toBe(403);
     expect(cross.body.message).toBe('nodes "n1" is forbidden: node "n2" is not allowed to modify node "n1"');
   }, 60_000);
+
+  it('client certificates signed by the cluster CA authenticate as CN in the groups of O (x509, as kube-apiserver)', async () => {
+    const pki = join(dir, 'data', 'pki');
+    const ca = { cert: readFileSync(join(pki, 'ca.crt'), 'utf8'), key: readFileSync(join(pki, 'ca.key'), 'utf8') };
+    const nodeCert = issueClientCertificate(ca.cert, ca.key, { commonName: 'system:node:n1', organizations: ['system:nodes'] });
+    const path = join(dir, 'n1-x509.kubeconfig');
+    writeFileSync(path, kubeconfigYaml({ server: t.baseUrl, caCertPem: t.caPem, clientCert: nodeCert, user: 'system:node:n1' }), { mode: 0o600 });
+    const client = new RestClient(await loadKubeconfig(path));
+    try {
+      // Two requests: the second may ride a resumed TLS session and must still be the certificate's user.
+      for (let i = 0; i < 2; i++) expect(await whoAmI(client)).toEqual({ username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
+    } finally {
+      client.close();
+    }
+    if (hasKubectl) expect((await kubectl(path, 'auth', 'can-i', 'get', 'nodes/n2')).stdout.trim()).toBe("no - node 'n1' cannot read 'n2', only its own Node object");
+    // A certificate the cluster CA did not sign (here: signed by the node's own) is nobody.
+    const foreign = issueClientCertificate(nodeCert.certPem, nodeCert.keyPem, { commonName: 'system:node:n1', organizations: ['system:nodes'] });
+    const fpath = join(dir, 'foreign.kubeconfig');
+    writeFileSync(fpath, kubeconfigYaml({ server: t.baseUrl, caCertPem: t.caPem, clientCert: foreign }), { mode: 0o600 });
+    const fclient = new RestClient(await loadKubeconfig(fpath));
+    try {
+      await expect(whoAmI(fclient)).rejects.toThrow(/Unauthorized/);
+    } finally {
+      fclient.close();
+    }
+  });
 });

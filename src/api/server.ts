@@ -7,6 +7,7 @@ import { newLogger } from '../util/log.js';
 import { newNodeAuthorizer } from './nodeauthz/authorizer.js';
 import { registryGraphSource } from './nodeauthz/source.js';
 import { authenticateNodeToken } from './nodeauthz/tokens.js';
+import { clientCertificateUser } from './x509.js';
 import { AUTHENTICATED_GROUP, forbiddenFor, newAdminAuthorizer, newUnionAuthorizer, type Authorizer, type UserInfo } from './authz.js';
 import { isWatch, type ResourceRequest } from './handlers/index.js';
 import { sendError, sendJson } from './http.js';
@@ -33,6 +34,11 @@ export interface ApiServerOptions {
   readonly tls: { certPem: string; keyPem: string };
   /** Bearer token → user. */
   readonly tokens: ReadonlyMap<string, UserInfo>;
+  /**
+   * kube-apiserver's --client-ca-file: client certificates this CA signed (for client auth)
+   * authenticate as their subject's CN, in the groups of its O values.
+   */
+  readonly clientCaPem?: string;
   /**
    * Decides every authenticated request after the Node authorizer, which always runs first as with
    * kube-apiserver's `--authorization-mode=Node,RBAC` (default: system:masters may do everything).
@@ -99,7 +105,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     });
   };
   // Node's requestTimeout bounds receiving a request, not the response: watches are not cut by it.
-  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, ...serverOptions(limits) }, handle);
+  // A client certificate is asked for but not required: bearer tokens authenticate the rest.
+  const clientCerts = o.clientCaPem ? { requestCert: true, rejectUnauthorized: false, ca: o.clientCaPem } : {};
+  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, ...clientCerts, ...serverOptions(limits) }, handle);
   let local: HttpServer | undefined;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -124,11 +132,14 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     await match.handler({ req, res, url, params: match.params, rest: match.rest, user });
   }
 
-  /** The bearer token's user (a static token or a node's), in system:authenticated as every authenticated user is. */
+  /** The client certificate's or bearer token's (a static token or a node's) user, in system:authenticated as every authenticated user is. */
   function authenticate(req: IncomingMessage): UserInfo | undefined {
     const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
     const token = m?.[1]!.trim();
-    const u = token === undefined ? undefined : (o.tokens.get(token) ?? authenticateNodeToken(token, (ns, name) => secrets?.get(ns, name)?.obj));
+    // kube-apiserver asks the x509 authenticator before the token ones.
+    const u =
+      (o.clientCaPem ? clientCertificateUser(req.socket) : undefined) ??
+      (token === undefined ? undefined : (o.tokens.get(token) ?? authenticateNodeToken(token, (ns, name) => secrets?.get(ns, name)?.obj)));
     if (!u || u.groups.includes(AUTHENTICATED_GROUP)) return u;
     return { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
   }

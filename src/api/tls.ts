@@ -72,6 +72,31 @@ function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string
 }
 
 /**
+ * A client certificate signed by the CA, for x509 authentication: CN `commonName` (the user),
+ * O `organizations` (the groups), extended key usage clientAuth. E.g. a node's
+ * (`system:node:<name>`, `system:nodes`) or the API server's own towards nodes.
+ */
+export function issueClientCertificate(caCertPem: string, caKeyPem: string, o: { commonName: string; organizations?: readonly string[]; days?: number }): { certPem: string; keyPem: string } {
+  const caCert = forge.pki.certificateFromPem(caCertPem);
+  const caKey = forge.pki.privateKeyFromPem(caKeyPem);
+  const k = newRsaKey();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = k.forgePub;
+  cert.serialNumber = serial();
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + (o.days ?? 365) * 24 * 3600 * 1000);
+  cert.setSubject([...(o.organizations ?? []).map((value) => ({ name: 'organizationName', value })), { name: 'commonName', value: o.commonName }]);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', clientAuth: true },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: k.pem };
+}
+
+/**
  * Loads the CA, serving certificate and admin token from `dir`, generating whichever is missing
  * (first start). Files are written with mode 0600. `hosts` are the serving certificate's SANs.
  */
@@ -108,8 +133,8 @@ export function ensureServingMaterial(dir: string, hosts: readonly string[]): Se
   };
 }
 
-/** A kubeconfig for `server` trusting `caCertPem` and authenticating with `token`. */
-export function kubeconfigYaml(o: { server: string; caCertPem: string; token: string; user?: string; cluster?: string }): string {
+/** A kubeconfig for `server` trusting `caCertPem` and authenticating with `token` or a client certificate. */
+export function kubeconfigYaml(o: { server: string; caCertPem: string; token?: string; clientCert?: { certPem: string; keyPem: string }; user?: string; cluster?: string }): string {
   const cluster = o.cluster ?? 'stowage';
   const user = o.user ?? 'admin';
   const ca = Buffer.from(o.caCertPem).toString('base64');
@@ -124,7 +149,10 @@ export function kubeconfigYaml(o: { server: string; caCertPem: string; token: st
     'users:',
     `- name: ${user}`,
     '  user:',
-    `    token: ${o.token}`,
+    ...(o.token ? [`    token: ${o.token}`] : []),
+    ...(o.clientCert
+      ? [`    client-certificate-data: ${Buffer.from(o.clientCert.certPem).toString('base64')}`, `    client-key-data: ${Buffer.from(o.clientCert.keyPem).toString('base64')}`]
+      : []),
     'contexts:',
     `- name: ${cluster}`,
     '  context:',

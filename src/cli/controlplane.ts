@@ -53,6 +53,8 @@ export interface ControlPlaneOptions {
   readonly attachDetach?: boolean;
   /** Serving certificate and key (--tls-cert-file/--tls-private-key-file); default: generated under dataDir/pki. */
   readonly servingCert?: { readonly certPem: string; readonly keyPem: string };
+  /** CA of client certificates (--client-ca-file); default: the cluster CA under dataDir/pki. */
+  readonly clientCaPem?: string;
   /** More bearer tokens (--token-auth-file), beside the generated admin token. */
   readonly tokens?: ReadonlyMap<string, UserInfo>;
   /** In-flight limits, request deadline and connection limits of the API server. */
@@ -79,6 +81,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
       ...(o.tokens ?? []),
     ]),
     authorizer: newGroupRulesAuthorizer([...ADMIN_POLICY, ...COMPONENT_POLICY]),
+    clientCaPem: o.clientCaPem ?? pki.caCertPem,
     watchCacheHistory: o.watchCacheHistory,
     localSocketPath: localSocket,
     limits: o.limits,
