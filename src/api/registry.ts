@@ -162,11 +162,12 @@ export class ResourceStorage {
     if (meta.generation !== undefined) meta.generation = 1;
     obj.apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
     obj.kind = def.kind;
+    // Requester-aware admission sees the object as sent (kube runs NodeRestriction before the strategy).
+    opts.admit?.(obj, undefined);
     const ctx = this.registry.admissionContext();
     def.prepareForCreate(obj, ctx);
     const causes = def.validateCreate(obj, ctx);
     if (causes.length) this.invalid(name, causes);
-    opts.admit?.(obj, undefined);
     if (opts.dryRun) {
       if (this.get(meta.namespace, name)) throw alreadyExists(this.subject(name));
       return obj;
@@ -242,6 +243,7 @@ export class ResourceStorage {
       if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
       obj.apiVersion = old.apiVersion;
       obj.kind = old.kind;
+      o.admit?.(obj, old);
       const ctx = this.registry.admissionContext();
       let causes: FieldCause[];
       if (o.subresource === 'status') {
@@ -254,7 +256,6 @@ export class ResourceStorage {
         causes = def.validateUpdate(obj, old, ctx);
       }
       if (causes.length) this.invalid(name, causes);
-      o.admit?.(obj, old);
       if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
         meta.generation = (old.metadata.generation ?? 0) + 1;
       }
