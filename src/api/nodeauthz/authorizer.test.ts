@@ -2,6 +2,7 @@ import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-ty
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_POLICY, forbiddenFor, newGroupRulesAuthorizer, newUnionAuthorizer, type RequestAttributes } from '../authz.js';
+import { ALL_RESOURCES } from '../resources/index.js';
 import { newNodeAuthorizer } from './authorizer.js';
 import type { GraphSource } from './graph.js';
 
@@ -178,5 +179,33 @@ describe('Node authorizer (n1 asking; n2 is the other node)', () => {
     const r = authz.rulesFor(n1, 'ns');
     expect(r.incomplete).toBe(true);
     expect(r.resourceRules).toContainEqual({ verbs: ['create', 'update', 'patch'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] });
+  });
+
+  it('over every kind served and every verb, a node reaches nothing unrelated to it beyond the static grants', () => {
+    // Object "zz" (in namespace "ns" when namespaced) is related to no node. What n1 may still do
+    // with it is what kube allows every node, narrowed later by NodeRestriction where marked.
+    const allowedForAnyNode: Record<string, readonly string[]> = {
+      '/nodes': ['create', 'update', 'patch'], // NodeRestriction: only its own
+      '/pods': ['create', 'delete'], // NodeRestriction: mirror pods, pods bound to it
+      '/events': ['create', 'update', 'patch'],
+      'events.k8s.io/events': ['create', 'update', 'patch'],
+      '/services': ['get', 'list', 'watch'],
+      'storage.k8s.io/csidrivers': ['get', 'list', 'watch'],
+      'storage.k8s.io/csinodes': ['create'], // NodeRestriction: only its own
+      'node.k8s.io/runtimeclasses': ['get', 'list', 'watch'],
+      'authentication.k8s.io/selfsubjectreviews': ['create'],
+      'authorization.k8s.io/selfsubjectaccessreviews': ['create'],
+      'authorization.k8s.io/selfsubjectrulesreviews': ['create'],
+    };
+    const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+    const got: Record<string, string[]> = {};
+    const want: Record<string, string[]> = {};
+    for (const d of ALL_RESOURCES) {
+      const key = `${d.group}/${d.plural}`;
+      const named = (v: string): boolean => v === 'get' || v === 'update' || v === 'patch' || v === 'delete';
+      got[key] = verbs.filter((verb) => authz.authorize(attrs({ verb, resource: d.plural, group: d.group, ns: d.namespaced ? 'ns' : undefined, name: named(verb) ? 'zz' : undefined, want: '' })).allowed);
+      want[key] = [...(allowedForAnyNode[key] ?? [])];
+    }
+    expect(got).toEqual(want);
   });
 });
