@@ -28,7 +28,10 @@ export type RequestAttributes =
       readonly resource: string;
       readonly subresource?: string;
       readonly namespace?: string;
+      /** The object's name; for a list or watch, the name a `metadata.name=` field selector requires (as kube's RequestInfo). */
       readonly name?: string;
+      /** The list's or watch's raw fieldSelector (the Node authorizer reads `spec.nodeName=` from it). */
+      readonly fieldSelector?: string;
     }
   | { readonly kind: 'nonResource'; readonly user: UserInfo; readonly verb: string; readonly path: string };
 
@@ -67,9 +70,10 @@ export interface Authorizer {
   rulesFor(user: UserInfo, namespace: string): Rules;
 }
 
-/** Rules granted to the members of a group. */
+/** Rules granted to the members of a group, or to one user (a ClusterRoleBinding's subject). */
 export interface GroupRules {
-  readonly group: string;
+  readonly group?: string;
+  readonly user?: string;
   readonly resourceRules: readonly ResourceRule[];
   readonly nonResourceRules: readonly NonResourceRule[];
 }
@@ -97,10 +101,39 @@ export const ADMIN_POLICY: readonly GroupRules[] = [
   },
 ];
 
+/** The controllers' user (kube-controller-manager's credential). */
+export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
+/** The group of CSI controller sidecars (provisioner, attacher, resizer, capacity). */
+export const CSI_SIDECARS_GROUP = 'stowage:csi-sidecars';
+
+/**
+ * The in-cluster components' grants beside ADMIN_POLICY. The controllers touch every kind (the
+ * namespace controller and the garbage collector delete anything), so they may do everything on
+ * resources, but are not masters. The CSI sidecars get the rules of the upstream sidecars' RBAC.
+ */
+export const COMPONENT_POLICY: readonly GroupRules[] = [
+  { user: CONTROLLER_MANAGER_USER, resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [] },
+  {
+    group: CSI_SIDECARS_GROUP,
+    resourceRules: [
+      { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: [''], resources: ['persistentvolumes'] },
+      { verbs: ['get', 'list', 'watch', 'update', 'patch'], apiGroups: [''], resources: ['persistentvolumeclaims', 'persistentvolumeclaims/status'] },
+      { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['nodes', 'pods', 'secrets'] },
+      { verbs: ['list', 'watch', 'create', 'update', 'patch'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] },
+      { verbs: ['get', 'list', 'watch'], apiGroups: ['storage.k8s.io'], resources: ['storageclasses', 'csinodes', 'csidrivers'] },
+      { verbs: ['get', 'list', 'watch', 'update', 'patch'], apiGroups: ['storage.k8s.io'], resources: ['volumeattachments', 'volumeattachments/status'] },
+      { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: ['storage.k8s.io'], resources: ['csistoragecapacities'] },
+      { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
+      { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: ['snapshot.storage.k8s.io'], resources: ['*'] },
+    ],
+    nonResourceRules: [],
+  },
+];
+
 const matches = (list: readonly string[], v: string): boolean => list.includes('*') || list.includes(v);
 
 /** RBAC's rule match: `*` matches anything; a URL ending in `*` matches by prefix. */
-function allows(rules: Rules, a: RequestAttributes): boolean {
+export function rulesAllow(rules: Rules, a: RequestAttributes): boolean {
   if (a.kind === 'nonResource') {
     return rules.nonResourceRules.some(
       (r) => matches(r.verbs, a.verb) && r.nonResourceURLs.some((u) => u === '*' || u === a.path || (u.endsWith('*') && a.path.startsWith(u.slice(0, -1)))),
@@ -119,12 +152,38 @@ function allows(rules: Rules, a: RequestAttributes): boolean {
 /** An authorizer over group rules (no namespaced grants yet, so the namespace does not matter). */
 export function newGroupRulesAuthorizer(policy: readonly GroupRules[]): Authorizer {
   const rulesFor = (u: UserInfo): Rules => {
-    const mine = policy.filter((p) => u.groups.includes(p.group));
+    const mine = policy.filter((p) => (p.group !== undefined && u.groups.includes(p.group)) || (p.user !== undefined && p.user === u.name));
     return { resourceRules: mine.flatMap((p) => p.resourceRules), nonResourceRules: mine.flatMap((p) => p.nonResourceRules), incomplete: false };
   };
   return {
-    authorize: (a) => ({ allowed: allows(rulesFor(a.user), a), reason: '' }),
+    authorize: (a) => ({ allowed: rulesAllow(rulesFor(a.user), a), reason: '' }),
     rulesFor,
+  };
+}
+
+/**
+ * kube-apiserver's union of authorization modes (`--authorization-mode=Node,RBAC`): the first
+ * allow or outright denial wins; otherwise the refusal carries every mode's reason.
+ */
+export function newUnionAuthorizer(list: readonly Authorizer[]): Authorizer {
+  return {
+    authorize: (a) => {
+      const reasons: string[] = [];
+      for (const z of list) {
+        const d = z.authorize(a);
+        if (d.allowed || d.denied) return d;
+        if (d.reason) reasons.push(d.reason);
+      }
+      return { allowed: false, reason: reasons.join('\n') };
+    },
+    rulesFor: (user, namespace) => {
+      const all = list.map((z) => z.rulesFor(user, namespace));
+      return {
+        resourceRules: all.flatMap((r) => r.resourceRules),
+        nonResourceRules: all.flatMap((r) => r.nonResourceRules),
+        incomplete: all.some((r) => r.incomplete),
+      };
+    },
   };
 }
 

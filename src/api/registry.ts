@@ -23,6 +23,11 @@ export interface WriteOptions {
   readonly dryRun?: boolean;
   /** Default: an Update by SERVER_MANAGER. */
   readonly fields?: FieldManagement;
+  /**
+   * Validating admission with the requester in view (NodeRestriction): sees the object as it would
+   * be stored (undefined for a delete) and the stored one (undefined for a create); throws to refuse.
+   */
+  readonly admit?: (obj: KubeObject | undefined, old: KubeObject | undefined) => void;
 }
 
 export interface DeleteOptions extends WriteOptions {
@@ -171,6 +176,8 @@ export class ResourceStorage {
     if (meta.generation !== undefined) meta.generation = 1;
     obj.apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
     obj.kind = def.kind;
+    // Requester-aware admission sees the object as sent (kube runs NodeRestriction before the strategy).
+    opts.admit?.(obj, undefined);
     const ctx = this.registry.admissionContext();
     def.prepareForCreate(obj, ctx);
     const causes = def.validateCreate(obj, ctx);
@@ -279,6 +286,7 @@ export class ResourceStorage {
         if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
         obj.apiVersion = old.apiVersion;
         obj.kind = old.kind;
+        o.admit?.(obj, old);
         const ctx = this.registry.admissionContext();
         let causes: FieldCause[];
         if (o.subresource === 'status') {
@@ -344,6 +352,7 @@ export class ResourceStorage {
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
         );
       }
+      opts.admit?.(undefined, old);
       const graceful = def.gracefulDeletion?.(old, opts.gracePeriodSeconds);
       const oldFinalizers = old.metadata.finalizers ?? [];
       const finalizers = finalizersOnDelete(oldFinalizers, opts);

@@ -4,7 +4,11 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import { newLogger } from '../util/log.js';
-import { AUTHENTICATED_GROUP, forbiddenFor, newAdminAuthorizer, type Authorizer, type UserInfo } from './authz.js';
+import { newNodeAuthorizer } from './nodeauthz/authorizer.js';
+import { registryGraphSource } from './nodeauthz/source.js';
+import { authenticateNodeToken } from './nodeauthz/tokens.js';
+import { clientCertificateUser } from './x509.js';
+import { AUTHENTICATED_GROUP, forbiddenFor, newAdminAuthorizer, newUnionAuthorizer, type Authorizer, type UserInfo } from './authz.js';
 import { isWatch, type ResourceRequest } from './handlers/index.js';
 import { sendError, sendJson } from './http.js';
 import { apiRoutes } from './routetable.js';
@@ -31,7 +35,15 @@ export interface ApiServerOptions {
   readonly tls: { certPem: string; keyPem: string };
   /** Bearer token → user. */
   readonly tokens: ReadonlyMap<string, UserInfo>;
-  /** Decides every authenticated request (default: system:masters may do everything). */
+  /**
+   * kube-apiserver's --client-ca-file: client certificates this CA signed (for client auth)
+   * authenticate as their subject's CN, in the groups of its O values.
+   */
+  readonly clientCaPem?: string;
+  /**
+   * Decides every authenticated request after the Node authorizer, which always runs first as with
+   * kube-apiserver's `--authorization-mode=Node,RBAC` (default: system:masters may do everything).
+   */
   readonly authorizer?: Authorizer;
   readonly resources?: readonly ResourceDef[];
   /** kube-apiserver's --service-cluster-ip-range: where Services' ClusterIPs come from (default 10.96.0.0/12). */
@@ -79,9 +91,10 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   ]);
   // What each resource request was about, for the metric labels (set once the URL is routed).
   const requestInfo = new WeakMap<IncomingMessage, { verb: string; group: string; version: string; resource: string; subresource: string }>();
-  const authorizer = o.authorizer ?? newAdminAuthorizer();
+  const authorizer = newUnionAuthorizer([newNodeAuthorizer(registryGraphSource(registry)), o.authorizer ?? newAdminAuthorizer()]);
   const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, authorizer, tag: (req, r) => tagged(req, r) }));
 
+  const secrets = registry.byGroupVersionPlural('', 'v1', 'secrets');
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };
   const inFlight = newInFlightLimiter(limits);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -96,7 +109,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     });
   };
   // Node's requestTimeout bounds receiving a request, not the response: watches are not cut by it.
-  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, ...serverOptions(limits) }, handle);
+  // A client certificate is asked for but not required: bearer tokens authenticate the rest.
+  const clientCerts = o.clientCaPem ? { requestCert: true, rejectUnauthorized: false, ca: o.clientCaPem } : {};
+  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, ...clientCerts, ...serverOptions(limits) }, handle);
   let local: HttpServer | undefined;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -121,10 +136,14 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     await match.handler({ req, res, url, params: match.params, rest: match.rest, user });
   }
 
-  /** The bearer token's user, in system:authenticated as every authenticated user is. */
+  /** The client certificate's or bearer token's (a static token or a node's) user, in system:authenticated as every authenticated user is. */
   function authenticate(req: IncomingMessage): UserInfo | undefined {
     const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    const u = m ? o.tokens.get(m[1]!.trim()) : undefined;
+    const token = m?.[1]!.trim();
+    // kube-apiserver asks the x509 authenticator before the token ones.
+    const u =
+      (o.clientCaPem ? clientCertificateUser(req.socket) : undefined) ??
+      (token === undefined ? undefined : (o.tokens.get(token) ?? authenticateNodeToken(token, (ns, name) => secrets?.get(ns, name)?.obj)));
     if (!u || u.groups.includes(AUTHENTICATED_GROUP)) return u;
     return { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
   }

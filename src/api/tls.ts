@@ -49,7 +49,12 @@ function makeCa(): { certPem: string; keyPem: string } {
   return { certPem: forge.pki.certificateToPem(cert), keyPem: k.pem };
 }
 
-function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string[]): { certPem: string; keyPem: string } {
+/** A leaf certificate the CA signs: a fresh key, the subject, the extensions (key usage and more). */
+function signLeaf(
+  caCertPem: string,
+  caKeyPem: string,
+  o: { subject: forge.pki.CertificateField[]; days: number; extensions: object[] },
+): { certPem: string; keyPem: string } {
   const caCert = forge.pki.certificateFromPem(caCertPem);
   const caKey = forge.pki.privateKeyFromPem(caKeyPem);
   const k = newRsaKey();
@@ -57,18 +62,34 @@ function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string
   cert.publicKey = k.forgePub;
   cert.serialNumber = serial();
   cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 5 * 365 * 24 * 3600 * 1000);
-  cert.setSubject([{ name: 'commonName', value: 'stowage-apiserver' }]);
+  cert.validity.notAfter = new Date(Date.now() + o.days * 24 * 3600 * 1000);
+  cert.setSubject(o.subject);
   cert.setIssuer(caCert.subject.attributes);
-  const altNames = hosts.map((h) => (/^[\d.]+$/.test(h) || h.includes(':') ? { type: 7, ip: h } : { type: 2, value: h }));
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: false },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames },
-  ]);
+  cert.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true }, ...o.extensions]);
   cert.sign(caKey, forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: k.pem };
+}
+
+function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string[]): { certPem: string; keyPem: string } {
+  const altNames = hosts.map((h) => (/^[\d.]+$/.test(h) || h.includes(':') ? { type: 7, ip: h } : { type: 2, value: h }));
+  return signLeaf(caCertPem, caKeyPem, {
+    subject: [{ name: 'commonName', value: 'stowage-apiserver' }],
+    days: 5 * 365,
+    extensions: [{ name: 'extKeyUsage', serverAuth: true }, { name: 'subjectAltName', altNames }],
+  });
+}
+
+/**
+ * A client certificate signed by the CA, for x509 authentication: CN `commonName` (the user),
+ * O `organizations` (the groups), extended key usage clientAuth. E.g. a node's
+ * (`system:node:<name>`, `system:nodes`) or the API server's own towards nodes.
+ */
+export function issueClientCertificate(caCertPem: string, caKeyPem: string, o: { commonName: string; organizations?: readonly string[]; days?: number }): { certPem: string; keyPem: string } {
+  return signLeaf(caCertPem, caKeyPem, {
+    subject: [...(o.organizations ?? []).map((value) => ({ name: 'organizationName', value })), { name: 'commonName', value: o.commonName }],
+    days: o.days ?? 365,
+    extensions: [{ name: 'extKeyUsage', clientAuth: true }],
+  });
 }
 
 /**
@@ -108,8 +129,8 @@ export function ensureServingMaterial(dir: string, hosts: readonly string[]): Se
   };
 }
 
-/** A kubeconfig for `server` trusting `caCertPem` and authenticating with `token`. */
-export function kubeconfigYaml(o: { server: string; caCertPem: string; token: string; user?: string; cluster?: string }): string {
+/** A kubeconfig for `server` trusting `caCertPem` and authenticating with `token` or a client certificate. */
+export function kubeconfigYaml(o: { server: string; caCertPem: string; token?: string; clientCert?: { certPem: string; keyPem: string }; user?: string; cluster?: string }): string {
   const cluster = o.cluster ?? 'stowage';
   const user = o.user ?? 'admin';
   const ca = Buffer.from(o.caCertPem).toString('base64');
@@ -124,7 +145,10 @@ export function kubeconfigYaml(o: { server: string; caCertPem: string; token: st
     'users:',
     `- name: ${user}`,
     '  user:',
-    `    token: ${o.token}`,
+    ...(o.token ? [`    token: ${o.token}`] : []),
+    ...(o.clientCert
+      ? [`    client-certificate-data: ${Buffer.from(o.clientCert.certPem).toString('base64')}`, `    client-key-data: ${Buffer.from(o.clientCert.keyPem).toString('base64')}`]
+      : []),
     'contexts:',
     `- name: ${cluster}`,
     '  context:',

@@ -17,7 +17,12 @@ import { newLogger } from '../util/log.js';
 const log = newLogger('up');
 
 export interface AllInOneOptions {
+  /** The admin's client: creates the CSIDriver and the default StorageClass. */
   readonly client: RestClient;
+  /** The node agent's client, with the node's own credential (default: `client`). */
+  readonly nodeClient?: RestClient;
+  /** The CSI sidecar's client, with its own credential (default: `client`). */
+  readonly sidecarClient?: RestClient;
   readonly dataDir: string;
   /** Leave the built-in hostpath driver (and its registrar and sidecar) out. */
   readonly hostpath: boolean;
@@ -63,7 +68,7 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   let agent: NodeAgent;
   try {
     const endpoint = containerd?.endpoint ?? (typeof o.containerRuntime === 'object' && 'endpoint' in o.containerRuntime ? o.containerRuntime.endpoint : undefined);
-    agent = await startNodeAgent({ client: o.client, nodeName, rootDir, signal: stop.signal, containerRuntimeEndpoint: endpoint, noRuntimeAsked: o.containerRuntime === 'none' });
+    agent = await startNodeAgent({ client: o.nodeClient ?? o.client, nodeName, rootDir, signal: stop.signal, containerRuntimeEndpoint: endpoint, noRuntimeAsked: o.containerRuntime === 'none' });
   } catch (e) {
     await containerd?.stop();
     throw e;
@@ -81,7 +86,7 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
       log.info('created the default StorageClass', { name: DEFAULT_CLASS_NAME, provisioner: DEFAULT_DRIVER_NAME });
     }
     background.push(
-      runCsiSidecar({ client: o.client, csiAddress: socket, signal: stop.signal }).catch(unlessStopping('built-in CSI sidecar stopped')),
+      runCsiSidecar({ client: o.sidecarClient ?? o.client, csiAddress: socket, signal: stop.signal }).catch(unlessStopping('built-in CSI sidecar stopped')),
     );
     background.push(
       runRegistrar({ csiAddress: socket, kubeletRegistrationPath: socket, pluginRegistrationPath: agent.dirs.pluginsRegistry, signal: stop.signal }).catch(

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '../store/store.js';
@@ -13,6 +13,7 @@ import type { MetricsRegistry } from '../util/metrics.js';
 import { runNamespaceController } from '../controllers/namespace/run.js';
 import { startApiServer, type ApiServer, type ApiServerOptions, type UserInfo } from '../api/server.js';
 import { ensureServingMaterial, kubeconfigYaml } from '../api/tls.js';
+import { ADMIN_POLICY, COMPONENT_POLICY, CONTROLLER_MANAGER_USER, CSI_SIDECARS_GROUP, newGroupRulesAuthorizer } from '../api/authz.js';
 
 const log = newLogger('controlplane');
 
@@ -24,8 +25,15 @@ export interface ControlPlane {
   readonly adminToken: string;
   readonly caPem: string;
   readonly kubeconfigPath: string;
+  /** The in-process CSI sidecars' token (group stowage:csi-sidecars); lives as long as this process. */
+  readonly sidecarToken: string;
+  /** A client to this API server over its private socket, authenticating with `token`. */
+  localClient(token: string, userAgent?: string): RestClient;
   close(): Promise<void>;
 }
+
+/** The user of the in-process CSI sidecars (a service account's name, as their upstream deployment runs them). */
+export const CSI_SIDECAR_USER = 'system:serviceaccount:kube-system:csi-sidecar';
 
 export interface ControlPlaneOptions {
   readonly store: Store;
@@ -45,6 +53,8 @@ export interface ControlPlaneOptions {
   readonly attachDetach?: boolean;
   /** Serving certificate and key (--tls-cert-file/--tls-private-key-file); default: generated under dataDir/pki. */
   readonly servingCert?: { readonly certPem: string; readonly keyPem: string };
+  /** CA of client certificates (--client-ca-file); default: the cluster CA under dataDir/pki. */
+  readonly clientCaPem?: string;
   /** More bearer tokens (--token-auth-file), beside the generated admin token. */
   readonly tokens?: ReadonlyMap<string, UserInfo>;
   /** In-flight limits, request deadline and connection limits of the API server. */
@@ -58,12 +68,22 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   if (!hosts.includes(o.address) && o.address !== '0.0.0.0' && o.address !== '::') hosts.push(o.address);
   const pki = ensureServingMaterial(join(o.dataDir, 'pki'), hosts);
   const localSocket = localSocketPath(o.dataDir);
+  const controllersToken = randomBytes(24).toString('base64url');
+  const sidecarToken = randomBytes(24).toString('base64url');
   const api = await startApiServer({
     store: o.store,
     address: o.address,
     port: o.port,
     tls: o.servingCert ?? { certPem: pki.certPem, keyPem: pki.keyPem },
-    tokens: new Map([[pki.adminToken, { name: 'admin', groups: ['system:masters'] }], ...(o.tokens ?? [])]),
+    tokens: new Map([
+      [pki.adminToken, { name: 'admin', groups: ['system:masters'] }],
+      // In-process components run as their own users; their tokens never leave this process.
+      [controllersToken, { name: CONTROLLER_MANAGER_USER, groups: [] }],
+      [sidecarToken, { name: CSI_SIDECAR_USER, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', CSI_SIDECARS_GROUP] }],
+      ...(o.tokens ?? []),
+    ]),
+    authorizer: newGroupRulesAuthorizer([...ADMIN_POLICY, ...COMPONENT_POLICY]),
+    clientCaPem: o.clientCaPem ?? pki.caCertPem,
     watchCacheHistory: o.watchCacheHistory,
     localSocketPath: localSocket,
     limits: o.limits,
@@ -74,15 +94,18 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   const kubeconfigPath = join(o.dataDir, 'kubeconfig');
   writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caCertPem: pki.caCertPem, token: pki.adminToken }), { mode: 0o600 });
   // In-process components talk to the API server over loopback like any other client: one path, one set of semantics.
-  const client = new RestClient({ server: 'http://stowage-apiserver', socketPath: localSocket, token: pki.adminToken, maxSockets: 64 });
+  const localClient = (token: string, userAgent?: string): RestClient =>
+    new RestClient({ server: 'http://stowage-apiserver', socketPath: localSocket, token, maxSockets: 64, ...(userAgent ? { userAgent } : {}) });
+  const client = localClient(pki.adminToken);
+  const controllersClient = localClient(controllersToken, 'kube-controller-manager');
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
   const controllers =
     o.controllers === false
-      ? runNamespaceController({ client, signal: stop.signal, metrics: api.metrics })
+      ? runNamespaceController({ client: controllersClient, signal: stop.signal, metrics: api.metrics })
       : o.controllersInWorker
-        ? runControllersInWorker({ socketPath: localSocket, token: pki.adminToken, signal: stop.signal, metrics: api.metrics })
-        : runControllers({ client, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach });
+        ? runControllersInWorker({ socketPath: localSocket, token: controllersToken, signal: stop.signal, metrics: api.metrics })
+        : runControllers({ client: controllersClient, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach });
   // A failure (caches that never synced) is logged here and ends the controllers, not the API server.
   const controllersDone = controllers.catch((e: unknown) => log.error('controllers stopped', { error: e instanceof Error ? e.message : String(e) }));
   return {
@@ -91,10 +114,13 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     adminToken: pki.adminToken,
     caPem: pki.caCertPem,
     kubeconfigPath,
+    sidecarToken,
+    localClient,
     close: async () => {
       stop.abort();
       await controllersDone;
       client.close();
+      controllersClient.close();
       await api.close();
     },
   };

@@ -3,6 +3,7 @@ import { controllersCommand } from './controllers.js';
 import { hostpathCommand } from './csi-hostpath.js';
 import { registrarCommand } from './csi-registrar.js';
 import { sidecarCommand } from './csi-sidecar.js';
+import { kubeconfigCommand } from './kubeconfig.js';
 import { nodeCommand } from './node.js';
 import { CliError } from './errors.js';
 import { serverCommand } from './server.js';
@@ -17,6 +18,7 @@ hostpathCommand(program);
 registrarCommand(program);
 sidecarCommand(program);
 nodeCommand(program);
+kubeconfigCommand(program);
 
 try {
   await program.parseAsync(process.argv);

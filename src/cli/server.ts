@@ -18,6 +18,7 @@ export interface ServerOptions extends EtcdFlags, RequestLimitFlags {
   readonly tlsCertFile?: string;
   readonly tlsPrivateKeyFile?: string;
   readonly tokenAuthFile?: string;
+  readonly clientCaFile?: string;
 }
 
 /** `stowage server`: the API server alone, on etcd, with kube-apiserver's flag names. */
@@ -31,7 +32,8 @@ export function serverCommand(program: Command): void {
       .option('--cert-dir <dir>', 'where generated serving certificates and the admin kubeconfig go', './stowage-data')
       .option('--tls-cert-file <file>', 'serving certificate (PEM); default: generated in --cert-dir')
       .option('--tls-private-key-file <file>', 'key of --tls-cert-file (PEM)')
-      .option('--token-auth-file <file>', 'bearer tokens: CSV of token,user,uid,"group1,group2"')),
+      .option('--token-auth-file <file>', 'bearer tokens: CSV of token,user,uid,"group1,group2"')
+      .option('--client-ca-file <file>', 'CA of client certificates (CN the user, O the groups); default: the generated CA in --cert-dir')),
   ).action(async (o: ServerOptions) => {
     await runServer(o);
   });
@@ -64,6 +66,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
       throw e instanceof CliError ? e : new CliError(`invalid --token-auth-file: ${(e as Error).message}`);
     }
   }
+  const clientCaPem = o.clientCaFile ? readText('--client-ca-file', o.clientCaFile) : undefined;
   const certDir = resolve(o.certDir);
   try {
     ensureDir(certDir, 0o700);
@@ -74,7 +77,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
     const store = await openStoreFromFlags(o, undefined);
     let plane;
     try {
-      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens, limits, serviceClusterIpRange });
+      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens, clientCaPem, limits, serviceClusterIpRange });
     } catch (e) {
       await store.close();
       const err = e as NodeJS.ErrnoException;

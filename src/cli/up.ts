@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import { startControlPlane, type ControlPlane } from './controlplane.js';
 import type { Store } from '../store/store.js';
 import { untilAborted } from '../util/abort.js';
-import { startAllInOne, type AllInOne } from './allinone.js';
+import { defaultNodeName, startAllInOne, type AllInOne } from './allinone.js';
+import type { RestClient } from '../client/rest.js';
+import { ensureNodeToken } from './nodetoken.js';
 import { prepareDataDir } from './datadir.js';
 import { CliError } from './errors.js';
 import { DEFAULT_SANDBOX_IMAGE } from '../node/runtime/containerd.js';
@@ -110,18 +112,28 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
     throw e;
   }
   if (o.node === false) return { store, plane };
+  const nodeName = o.nodeName ?? defaultNodeName();
+  // The node agent and the sidecar run as their own identities, as on separate hosts.
+  const clients: RestClient[] = [];
+  const closeClients = (): void => clients.forEach((c) => c.close());
   try {
+    const nodeClient = plane.localClient(await ensureNodeToken(plane.client, nodeName), 'stowage-node');
+    const sidecarClient = plane.localClient(plane.sidecarToken, 'csi-sidecar');
+    clients.push(nodeClient, sidecarClient);
     const node = await startAllInOne({
       client: plane.client,
+      nodeClient,
+      sidecarClient,
       dataDir,
       hostpath: o.hostpath !== false,
-      nodeName: o.nodeName,
+      nodeName,
       enableAttach: o.enableAttach === true,
       defaultClass: o.defaultClass !== false,
       containerRuntime: o.containerRuntimeEndpoint !== undefined ? { endpoint: o.containerRuntimeEndpoint } : o.containerRuntime === false ? 'none' : { embedded: o.podInfraContainerImage ?? DEFAULT_SANDBOX_IMAGE },
     });
-    return { store, plane, node };
+    return { store, plane, node: { ...node, stop: async () => (await node.stop(), closeClients()) } };
   } catch (e) {
+    closeClients();
     await plane.close();
     await store.close();
     throw new CliError(`cannot start the node agent: ${(e as Error).message}`);

@@ -8,7 +8,11 @@ import { errorFromStatus, errorFromTransport } from './status.js';
 export interface RestConfig {
   /** e.g. `https://127.0.0.1:6443` (http:// is accepted for tests and loopback). */
   readonly server: string;
-  readonly token: string;
+  /** Bearer token; may be left out when a client certificate authenticates instead. */
+  readonly token?: string;
+  /** Client certificate and key (PEM): x509 authentication, CN the user, O the groups. */
+  readonly certPem?: string;
+  readonly keyPem?: string;
   /** PEM CA bundle that signed the server's certificate. */
   readonly caPem?: string;
   /** Skip server certificate verification (never in production). */
@@ -58,7 +62,7 @@ export class HttpTransport {
     this.mod = secure ? https : http;
     const maxSockets = cfg.maxSockets ?? 32;
     this.agent = secure
-      ? new https.Agent({ keepAlive: true, maxSockets, ca: cfg.caPem, rejectUnauthorized: !cfg.insecure })
+      ? new https.Agent({ keepAlive: true, maxSockets, ca: cfg.caPem, rejectUnauthorized: !cfg.insecure, cert: cfg.certPem, key: cfg.keyPem })
       : new http.Agent({ keepAlive: true, maxSockets });
     this.timeoutMs = cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
@@ -134,7 +138,7 @@ export class HttpTransport {
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     const headers: Record<string, string> = {
       Accept: 'application/json',
-      Authorization: `Bearer ${this.cfg.token}`,
+      ...(this.cfg.token ? { Authorization: `Bearer ${this.cfg.token}` } : {}),
       'User-Agent': this.cfg.userAgent ?? 'stowage-client',
     };
     if (payload) {

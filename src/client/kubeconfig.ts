@@ -18,7 +18,8 @@ function named(list: unknown, name: string, what: string, key: string): Rec {
 /**
  * Reads a kubeconfig (YAML) and returns the REST config of its current context (or `context`):
  * the cluster's server and CA (certificate-authority-data or a certificate-authority file,
- * insecure-skip-tls-verify) and the user's bearer token (token or tokenFile).
+ * insecure-skip-tls-verify) and the user's bearer token (token or tokenFile) and/or client
+ * certificate (client-certificate[-data], client-key[-data]).
  */
 export async function loadKubeconfig(path: string, context?: string): Promise<RestConfig> {
   const doc: unknown = parse(await readFile(path, 'utf8'));
@@ -39,6 +40,15 @@ export async function loadKubeconfig(path: string, context?: string): Promise<Re
   let token = str(user.token);
   const tokenFile = str(user.tokenFile);
   if (!token && tokenFile) token = (await readFile(resolve(base, tokenFile), 'utf8')).trim();
-  if (!token) throw new BadRequestError(`kubeconfig ${path}: user has no token (only bearer tokens are supported)`);
-  return { server, token, caPem, insecure: cluster['insecure-skip-tls-verify'] === true };
+  const pem = async (dataKey: string, fileKey: string): Promise<string | undefined> => {
+    const data = str(user[dataKey]);
+    if (data) return Buffer.from(data, 'base64').toString('utf8');
+    const file = str(user[fileKey]);
+    return file ? readFile(resolve(base, file), 'utf8') : undefined;
+  };
+  const certPem = await pem('client-certificate-data', 'client-certificate');
+  const keyPem = await pem('client-key-data', 'client-key');
+  if ((certPem === undefined) !== (keyPem === undefined)) throw new BadRequestError(`kubeconfig ${path}: a client certificate needs its key and a key its certificate`);
+  if (!token && !certPem) throw new BadRequestError(`kubeconfig ${path}: user has neither a token nor a client certificate`);
+  return { server, token, certPem, keyPem, caPem, insecure: cluster['insecure-skip-tls-verify'] === true };
 }

@@ -48,3 +48,7 @@ export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 
 /** The in-tree plugin name of CSI volumes (attach/detach, volume manager). */
 export const CSI_PLUGIN_NAME = 'kubernetes.io/csi';
+
+/** The group of every node credential, and the user-name prefix naming the node (kube's nodeidentifier). */
+export const NODES_GROUP = 'system:nodes';
+export const NODE_USER_PREFIX = 'system:node:';

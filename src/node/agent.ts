@@ -15,6 +15,8 @@ import { startNodeStatus, type NodeStatusManager } from './nodestatus/node-statu
 import { gatherHostInfo, type HostInfo } from './nodestatus/host.js';
 import type { CsiDriverRegistry } from './pluginmanager/csihandler/registry.js';
 import { startPluginManager, type PluginManager } from './pluginmanager/plugin-manager.js';
+import { whoAmIWhenReachable } from '../client/whoami.js';
+import { NODE_USER_PREFIX, NODES_GROUP } from '../kube/names.js';
 import { startVolumeManager, type VolumeManager } from './volumemanager/volume-manager.js';
 import type { MetricsRegistry } from '../util/metrics.js';
 import { connectRuntime, NO_RUNTIME, runtimeVersionString } from './runtime/info.js';
@@ -83,6 +85,11 @@ export function nodeDirs(rootDir: string): NodeDirs {
 export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   const log = o.log ?? newLogger('node');
   const clock = o.clock ?? realClock;
+  // A node credential names its node: running as another node would have every write refused.
+  const me = await whoAmIWhenReachable(o.client, { clock, signal: o.signal, log });
+  if (me.groups.includes(NODES_GROUP) && me.username !== NODE_USER_PREFIX + o.nodeName) {
+    throw new Error(`the credential is ${me.username}'s, not node ${o.nodeName}'s`);
+  }
   const dirs = nodeDirs(o.rootDir);
   for (const d of [dirs.root, dirs.pluginsRegistry, dirs.plugins, dirs.pods]) await mkdir(d, { recursive: true, mode: 0o750 });
   // The kubelet refuses to start when its runtime does not answer; so do we.
@@ -127,6 +134,8 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     const drivers = pluginManager.csiDrivers;
     volumeManager = await startVolumeManager({
       client: o.client,
+      // Under a node credential the Node authorizer refuses cluster-wide reads: fetch objects one by one.
+      nodeScopedReads: me.groups.includes(NODES_GROUP),
       nodeName: o.nodeName,
       hostIP: host.internalIP,
       rootDir: dirs.root,

@@ -4,6 +4,7 @@
  * covered by one PodDisruptionBudget is deleted only when the budget allows a disruption, which
  * this spends (disruptionsAllowed − 1, the pod recorded in disruptedPods) before the delete.
  */
+import { admissionFor } from './admission.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
 import { isPodHealthy } from '../../kube/disruption.js';
@@ -50,7 +51,7 @@ function disruptsNothing(pod: Pod): boolean {
   return phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata?.deletionTimestamp !== undefined;
 }
 
-export async function handleEviction({ r, req, res }: ResourceCall): Promise<void> {
+export async function handleEviction({ r, req, res, user }: ResourceCall): Promise<void> {
   const body = decodeBody(await readBody(req), req.headers['content-type']);
   const evictionName = strAt(objectAt(body, 'metadata'), 'name');
   if (evictionName && evictionName !== r.name) throw badRequest('name in URL does not match name in Eviction object');
@@ -59,6 +60,7 @@ export async function handleEviction({ r, req, res }: ResourceCall): Promise<voi
   const pods = r.storage;
   const podObj = pods.mustGet(ns, name).obj;
   const pod = podObj as Pod;
+  admissionFor(user, r, 'create')?.(undefined, podObj);
   const opts = deleteOptionsOf(body, dryRun(r.query));
   const evict = async (): Promise<void> => {
     await pods.delete(ns, name, opts);

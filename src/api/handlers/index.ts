@@ -1,6 +1,7 @@
 /** A resource request routed to its verb's handler. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '../../store/store.js';
+import { fieldSelectorExactValue, parseFieldSelector } from '../selectors.js';
 import { forbiddenFor, type Authorizer, type RequestAttributes, type UserInfo } from '../authz.js';
 import { negotiateResponse } from '../negotiation.js';
 import { methodNotAllowed } from '../status.js';
@@ -77,7 +78,19 @@ export interface ResourceServing {
 /** The authorizer's view of a resource request (a POST to an action subresource is a create of it). */
 function requestAttributes(user: UserInfo, verb: ResourceVerb, r: ResourceRequest): RequestAttributes {
   const d = r.storage.def;
-  return { kind: 'resource', user, verb: verb === 'action' ? 'create' : verb, group: d.group, resource: d.plural, subresource: r.subresource, namespace: r.namespace, name: r.name };
+  const fieldSelector = r.query.get('fieldSelector') ?? undefined;
+  let name = r.name;
+  // kube's RequestInfo: a list or watch of one object by `metadata.name=` is about that name.
+  if ((verb === 'list' || verb === 'watch') && name === undefined && fieldSelector) name = namedBySelector(fieldSelector);
+  return { kind: 'resource', user, verb: verb === 'action' ? 'create' : verb, group: d.group, resource: d.plural, subresource: r.subresource, namespace: r.namespace, name, fieldSelector };
+}
+
+function namedBySelector(raw: string): string | undefined {
+  try {
+    return fieldSelectorExactValue(parseFieldSelector(raw), 'metadata.name');
+  } catch {
+    return undefined; // malformed: answered with 400 by the list itself
+  }
 }
 
 /** Serves a resource request: its verb, its authorization, then the response format (406 before any body is read). */

@@ -31,6 +31,7 @@ import { PodStatusWriter } from './podstatus/writer.js';
 import { cleanupOrphanedPodDirs } from './reconstruct/orphans.js';
 import { reconstructActualState } from './reconstruct/reconstruct.js';
 import { reconcile } from './reconciler/reconcile.js';
+import { informerObjects, nodeScopedObjects, type VolumeObjects } from './objects.js';
 import type { PodUid } from './types.js';
 
 export type { CsiDriverLookup } from './operations/csi-clients.js';
@@ -56,6 +57,11 @@ export interface VolumeManagerOptions {
   readonly clock?: Clock;
   /** No container runtime on this node: pods marked Running get a Warning event saying their containers do not run. */
   readonly volumeOnly?: boolean;
+  /**
+   * The credential is a node's (Node authorizer): read claims, volumes, secrets, configmaps and
+   * VolumeAttachments one by one with GET instead of cluster-wide informers.
+   */
+  readonly nodeScopedReads?: boolean;
   /**
    * A container runtime runs the pods: it writes their status, and a pod's volumes stay until it
    * says the pod's sandbox and containers have stopped.
@@ -95,14 +101,12 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const csi = new CsiClients(o.drivers, log.child('csi'));
 
   const pods = informerFor(o.client, 'Pod', { fieldSelector: `spec.nodeName=${o.nodeName}` });
-  const claims = informerFor(o.client, 'PersistentVolumeClaim');
-  const pvs = informerFor(o.client, 'PersistentVolume');
-  const drivers = informerFor(o.client, 'CSIDriver');
-  const attachments = informerFor(o.client, 'VolumeAttachment');
-  // configMap/secret volumes follow their objects: a change re-runs the populator, which rewrites changed payloads.
-  const configMaps = informerFor(o.client, 'ConfigMap');
-  const secrets = informerFor(o.client, 'Secret');
-  const informers: Array<Informer<unknown>> = [pods, claims, pvs, drivers, attachments, configMaps, secrets] as Array<Informer<unknown>>;
+  // Object changes re-run the populator (set below, once the loop exists).
+  let objectsChanged = (): void => {};
+  const objects: VolumeObjects = o.nodeScopedReads
+    ? nodeScopedObjects({ client: o.client, clock, onChange: () => objectsChanged(), signal, log: log.child('objects') })
+    : informerObjects(o.client);
+  const informers: Array<Informer<unknown>> = [pods as Informer<unknown>, ...objects.informers];
 
   const backoff = { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs };
   const exec: OperationExecutor = newOperationExecutor({ backoff, clock, log: log.child('executor') });
@@ -128,7 +132,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     asw,
     csi,
     limiter: new PriorityLimiter(o.maxConcurrentCalls ?? 4),
-    api: { csiDriver: (n) => drivers.lister.get(n), volumeAttachment: (n) => attachments.lister.get(n) },
+    api: { csiDriver: (n) => objects.lookups.csiDriver(n), volumeAttachment: (n) => objects.volumeAttachment(n) },
     client: o.client,
     recorder,
     log,
@@ -137,17 +141,12 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     dsw,
     asw,
     pods: () => pods.lister.list() as Pod[],
-    lookups: {
-      claim: (ns, n) => claims.lister.get(ns, n),
-      volume: (n) => pvs.lister.get(n),
-      csiDriver: (n) => drivers.lister.get(n),
-      configMap: (ns, n) => configMaps.lister.get(ns, n),
-      secret: (ns, n) => secrets.lister.get(ns, n),
-    },
+    lookups: objects.lookups,
     recorder,
     clock,
     problemBackoff: backoff,
-    synced: () => informers.every((i) => i.hasSynced()),
+    synced: () => informers.every((i) => i.hasSynced()) && objects.synced(),
+    lookupsAnswered: () => objects.synced(),
     ...(o.runtimeActive ? { runtimeActive: o.runtimeActive } : {}),
   });
   const inUse = new VolumesInUseReporter(o.client, o.nodeName, exec);
@@ -178,6 +177,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
       populateDue = false;
       lastPopulate = clock.now();
       populator.populate();
+      objects.passDone();
     }
     inUse.sync(dsw);
     for (const op of reconcile(dsw, asw, populator.hasPopulatedOnce())) {
@@ -196,7 +196,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   };
 
   const loop = newLoop({ name: 'volume manager pass', body: iterate, periodMs: o.periodMs ?? 100, clock, log });
-  const objectsChanged = (): void => {
+  objectsChanged = (): void => {
     populateDue = true;
     loop.trigger();
   };

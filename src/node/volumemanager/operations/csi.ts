@@ -31,8 +31,9 @@ async function nodeCaps(client: CsiClient): Promise<ReadonlySet<NodeCapabilityNa
   return client.nodeCapabilities();
 }
 
-/** The VolumeAttachment's attachment metadata: the publish context for stage and publish. */
+/** The VolumeAttachment's attachment metadata: the publish context for stage and publish (none without attach, as the kubelet). */
 function publishContext(ctx: OperationContext, c: CsiSource): Record<string, string> {
+  if (!attachRequired(ctx.api, c.driver)) return {};
   const va = ctx.api.volumeAttachment(attachmentName(c.volumeHandle, c.driver, ctx.nodeName));
   return { ...(va?.status?.attachmentMetadata ?? {}) };
 }

@@ -27,6 +27,8 @@ export interface PopulatorOptions {
   readonly clock: Clock;
   /** True once the pod, claim, PV and CSIDriver informers have listed. */
   readonly synced: () => boolean;
+  /** False while lookups fetched on demand have not answered what they were asked (default: always answered). */
+  readonly lookupsAnswered?: () => boolean;
   /**
    * The same problem is reported again on this schedule (the kubelet's: each failed attempt makes
    * an event, attempts back off exponentially; the event correlator aggregates the repeats).
@@ -102,6 +104,8 @@ class DswPopulator implements Populator {
       // pods) — except for configMap/secret/downwardAPI/projected volumes, whose SetUp the kubelet
       // runs again at every sync: it keeps the old files and reports why it cannot refresh them.
       const kept = new Map(dsw.volumesForPod(ref.uid).map((v) => [v.outerSpecName, v.spec.payload !== undefined]));
+      // A missing object may only be one not fetched yet (GET lookups): no news until they answered.
+      if (this.o.lookupsAnswered?.() === false) continue;
       for (const p of r.problems) if (kept.get(p.outerSpecName) !== false) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
       this.reportWaitTimeout(pod, r.problems.map((p) => p.outerSpecName));
     }
