@@ -1,7 +1,8 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
+import { issueLeaf, newRsaKey, serial } from '../util/pki.js';
 
 /** What the API server needs to serve HTTPS and authenticate its admin. */
 export interface ServingMaterial {
@@ -10,25 +11,15 @@ export interface ServingMaterial {
   readonly keyPem: string;
   /** Bearer token of the built-in admin user. */
   readonly adminToken: string;
+  /** The API server's client certificate towards node agents (kube's --kubelet-client-certificate). */
+  readonly kubeletClient: { readonly certPem: string; readonly keyPem: string };
 }
 
-const FILES = { caCert: 'ca.crt', caKey: 'ca.key', cert: 'apiserver.crt', key: 'apiserver.key', token: 'admin.token' } as const;
+/** Who the API server is to node agents (kubeadm's name and group for that certificate). */
+export const KUBELET_CLIENT_CN = 'kube-apiserver-kubelet-client';
+export const KUBELET_CLIENT_ORG = 'system:masters';
 
-function newRsaKey(): { forgeKey: forge.pki.rsa.PrivateKey; forgePub: forge.pki.rsa.PublicKey; pem: string } {
-  // Node's native RSA generation (milliseconds) instead of forge's pure-JS one (seconds).
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const forgeKey = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
-  const forgePub = forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e);
-  return { forgeKey, forgePub, pem };
-}
-
-function serial(): string {
-  // Positive serial: clear the top bit.
-  const b = randomBytes(16);
-  b[0] = b[0]! & 0x7f;
-  return b.toString('hex');
-}
+const FILES = { caCert: 'ca.crt', caKey: 'ca.key', cert: 'apiserver.crt', key: 'apiserver.key', token: 'admin.token', kubeletCert: 'apiserver-kubelet-client.crt', kubeletKey: 'apiserver-kubelet-client.key' } as const;
 
 function makeCa(): { certPem: string; keyPem: string } {
   const k = newRsaKey();
@@ -50,25 +41,7 @@ function makeCa(): { certPem: string; keyPem: string } {
 }
 
 function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string[]): { certPem: string; keyPem: string } {
-  const caCert = forge.pki.certificateFromPem(caCertPem);
-  const caKey = forge.pki.privateKeyFromPem(caKeyPem);
-  const k = newRsaKey();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = k.forgePub;
-  cert.serialNumber = serial();
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 5 * 365 * 24 * 3600 * 1000);
-  cert.setSubject([{ name: 'commonName', value: 'stowage-apiserver' }]);
-  cert.setIssuer(caCert.subject.attributes);
-  const altNames = hosts.map((h) => (/^[\d.]+$/.test(h) || h.includes(':') ? { type: 7, ip: h } : { type: 2, value: h }));
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: false },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames },
-  ]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: k.pem };
+  return issueLeaf({ commonName: 'stowage-apiserver', hosts, usage: 'server', ca: { certPem: caCertPem, keyPem: caKeyPem }, validDays: 5 * 365 });
 }
 
 /**
@@ -99,12 +72,18 @@ export function ensureServingMaterial(dir: string, hosts: readonly string[]): Se
     write(FILES.key, s.keyPem);
     write(FILES.cert, s.certPem);
   }
+  if (!existsSync(p(FILES.kubeletCert)) || !existsSync(p(FILES.kubeletKey))) {
+    const c = issueLeaf({ commonName: KUBELET_CLIENT_CN, organizations: [KUBELET_CLIENT_ORG], usage: 'client', ca: { certPem: caCertPem, keyPem: caKeyPem }, validDays: 5 * 365 });
+    write(FILES.kubeletKey, c.keyPem);
+    write(FILES.kubeletCert, c.certPem);
+  }
   if (!existsSync(p(FILES.token))) write(FILES.token, randomBytes(24).toString('base64url') + '\n');
   return {
     caCertPem,
     certPem: readFileSync(p(FILES.cert), 'utf8'),
     keyPem: readFileSync(p(FILES.key), 'utf8'),
     adminToken: readFileSync(p(FILES.token), 'utf8').trim(),
+    kubeletClient: { certPem: readFileSync(p(FILES.kubeletCert), 'utf8'), keyPem: readFileSync(p(FILES.kubeletKey), 'utf8') },
   };
 }
 

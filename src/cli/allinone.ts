@@ -31,6 +31,8 @@ export interface AllInOneOptions {
    * image) when containerd and runc are on PATH, else none; or none.
    */
   readonly containerRuntime?: { readonly endpoint: string } | { readonly embedded: string } | 'none';
+  /** The cluster CA: the node endpoint (on a free loopback port) accepts the API server's certificate from it. */
+  readonly clusterCaPem?: string;
 }
 
 export interface AllInOne {
@@ -63,7 +65,10 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   let agent: NodeAgent;
   try {
     const endpoint = containerd?.endpoint ?? (typeof o.containerRuntime === 'object' && 'endpoint' in o.containerRuntime ? o.containerRuntime.endpoint : undefined);
-    agent = await startNodeAgent({ client: o.client, nodeName, rootDir, signal: stop.signal, containerRuntimeEndpoint: endpoint, noRuntimeAsked: o.containerRuntime === 'none' });
+    agent = await startNodeAgent({ client: o.client, nodeName, rootDir, signal: stop.signal, containerRuntimeEndpoint: endpoint,
+      noRuntimeAsked: o.containerRuntime === 'none',
+      ...(o.clusterCaPem ? { server: { address: '127.0.0.1', port: 0, clientCaPem: o.clusterCaPem } } : {}),
+    });
   } catch (e) {
     await containerd?.stop();
     throw e;

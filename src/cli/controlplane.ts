@@ -65,6 +65,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     watchCacheHistory: o.watchCacheHistory,
     localSocketPath: localSocket,
     limits: o.limits,
+    kubeletClient: pki.kubeletClient,
   });
   const clientHost = o.address === '0.0.0.0' ? '127.0.0.1' : o.address === '::' ? '[::1]' : o.address.includes(':') ? `[${o.address}]` : o.address;
   const server = `https://${clientHost}:${api.port}`;

@@ -46,11 +46,24 @@ function runtimeCondition(r: ContainerRuntimeInfo): { type: string; status: 'Tru
     : { type: RUNTIME_CONDITION, status: 'True', reason: 'NoContainerRuntime', message: 'no container runtime: pods get their volumes mounted but their containers do not run' };
 }
 
+/** The node's HTTPS endpoint: its port, and the address it is bound to when not every address. */
+export interface NodeEndpoint {
+  readonly port: number;
+  readonly address?: string;
+}
+
+/** The node's addresses: a specific address the endpoint is bound to comes first, so the API server reaches it there. */
+function nodeAddresses(host: HostInfo, endpoint: NodeEndpoint | undefined): Array<{ type: string; address: string }> {
+  const bound = endpoint?.address && endpoint.address !== '0.0.0.0' && endpoint.address !== '::' ? endpoint.address : undefined;
+  const ips = [...new Set([bound, host.internalIP].filter((a): a is string => !!a))];
+  return [...ips.map((address) => ({ type: 'InternalIP', address })), { type: 'Hostname', address: host.hostname }];
+}
+
 /**
  * The status the agent reports. A condition keeps its lastTransitionTime while its status is
  * unchanged; lastHeartbeatTime is always now.
  */
-export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number; runtime?: ContainerRuntimeInfo }): NodeStatus {
+export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number; runtime?: ContainerRuntimeInfo; endpoint?: NodeEndpoint }): NodeStatus {
   const now = metaTime(o.nowMs);
   const conditions: NodeCondition[] = [...CONDITIONS, ...(o.runtime ? [runtimeCondition(o.runtime)] : [])].map((c) => {
     const prev = o.current?.conditions?.find((x) => x.type === c.type);
@@ -63,10 +76,8 @@ export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: 
   };
   return {
     conditions,
-    addresses: [
-      ...(o.host.internalIP ? [{ type: 'InternalIP', address: o.host.internalIP }] : []),
-      { type: 'Hostname', address: o.host.hostname },
-    ],
+    addresses: nodeAddresses(o.host, o.endpoint),
+    ...(o.endpoint ? { daemonEndpoints: { kubeletEndpoint: { Port: o.endpoint.port } } } : {}),
     capacity: resources,
     allocatable: resources,
     nodeInfo: {

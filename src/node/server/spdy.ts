@@ -1,0 +1,197 @@
+/**
+ * A SPDY/3.1 client for the kubelet streaming protocol as a CRI runtime's streaming server speaks
+ * it (containerd 1.6 serves exec and attach over SPDY and over WebSocket v4, and only SPDY lets a
+ * client half-close stdin). The client opens one stream per `streamtype` header and exchanges data
+ * frames; header blocks travel in one zlib stream per direction. We never need to read
+ * the server's header blocks (their meaning is fixed by the streams we opened), so those are
+ * skipped unread and no shared dictionary is needed: a zlib stream without the dictionary flag is
+ * valid for the receiver.
+ */
+import { request } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+const VERSION = 3;
+const TYPE = { synStream: 1, synReply: 2, rstStream: 3, settings: 4, ping: 6, goaway: 7, headers: 8, windowUpdate: 9 } as const;
+const FLAG_FIN = 0x01;
+const MAX_DATA = 32 * 1024;
+
+/** Events of the streams this client opened. */
+export interface SpdyHandlers {
+  data(streamId: number, data: Buffer): void;
+  /** The server half-closed (FIN) or reset the stream. */
+  end(streamId: number): void;
+  /** The connection ended (cleanly or not). */
+  closed(err?: Error): void;
+}
+
+/** A SPDY connection on an upgraded socket; this side opens the (odd-numbered) streams. */
+export class SpdyClient {
+  private nextId = 1;
+  private zlibStarted = false;
+  private buf: Buffer = Buffer.alloc(0);
+  private done = false;
+
+  constructor(private readonly socket: Duplex, private readonly h: SpdyHandlers) {
+    socket.on('data', (c: Buffer) => this.onData(c));
+    socket.on('close', () => this.finish());
+    socket.on('error', (e: Error) => this.finish(e));
+  }
+
+  /** Opens a stream carrying `headers` (names lower-case); returns its id. */
+  openStream(headers: Readonly<Record<string, string>>): number {
+    const id = this.nextId;
+    this.nextId += 2;
+    const body = Buffer.alloc(10);
+    body.writeUInt32BE(id, 0);
+    body.writeUInt32BE(0, 4); // associated stream
+    body[8] = 0; // priority
+    body[9] = 0; // slot
+    this.socket.write(controlFrame(TYPE.synStream, 0, Buffer.concat([body, this.compress(headerBlock(headers))])));
+    return id;
+  }
+
+  /** Sends data on a stream (after its SYN_STREAM, which openStream orders before). */
+  async write(id: number, data: Buffer): Promise<void> {
+    for (let off = 0; off < data.length; off += MAX_DATA) {
+      const piece = data.subarray(off, off + MAX_DATA);
+      if (!this.socket.write(dataFrame(id, 0, piece))) await new Promise<void>((r) => this.socket.once('drain', () => r()));
+    }
+  }
+
+  /** Half-closes a stream from this side (FIN). */
+  end(id: number): void {
+    this.socket.write(dataFrame(id, FLAG_FIN, Buffer.alloc(0)));
+  }
+
+  close(): void {
+    this.socket.destroy();
+    this.finish();
+  }
+
+  /**
+   * The next piece of this connection's one zlib stream: stored (uncompressed) deflate blocks, so
+   * the receiver can parse each header block as it arrives. The zlib header goes before the first.
+   */
+  private compress(raw: Buffer): Buffer {
+    const parts: Buffer[] = [];
+    if (!this.zlibStarted) parts.push(Buffer.from([0x78, 0x01]));
+    this.zlibStarted = true;
+    for (let off = 0; off < raw.length; off += 0xffff) parts.push(storedBlock(raw.subarray(off, off + 0xffff)));
+    // An empty stored block ends each piece, as a sync flush does: a reader hands out what it has
+    // decoded when it meets one (Go's flate does not before).
+    parts.push(storedBlock(Buffer.alloc(0)));
+    return Buffer.concat(parts);
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    while (this.buf.length >= 8) {
+      const len = this.buf.readUIntBE(5, 3);
+      if (this.buf.length < 8 + len) return;
+      const head = this.buf.subarray(0, 8);
+      const payload = this.buf.subarray(8, 8 + len);
+      this.buf = this.buf.subarray(8 + len);
+      const flags = head[4]!;
+      if ((head[0]! & 0x80) === 0) {
+        const id = head.readUInt32BE(0) & 0x7fffffff;
+        if (payload.length) this.h.data(id, Buffer.from(payload));
+        if (flags & FLAG_FIN) this.h.end(id);
+        continue;
+      }
+      const type = head.readUInt16BE(2);
+      if (type === TYPE.synReply && flags & FLAG_FIN) this.h.end(payload.readUInt32BE(0) & 0x7fffffff);
+      else if (type === TYPE.rstStream) this.h.end(payload.readUInt32BE(0) & 0x7fffffff);
+      else if (type === TYPE.ping) this.socket.write(controlFrame(TYPE.ping, 0, Buffer.from(payload)));
+      else if (type === TYPE.goaway) this.close();
+      // SYN_REPLY and HEADERS carry nothing we act on; SETTINGS and WINDOW_UPDATE: the peer does no flow control.
+    }
+  }
+
+  private finish(err?: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.h.closed(err);
+  }
+}
+
+/** A deflate stored block (BFINAL 0, BTYPE 00), byte-aligned: LEN, NLEN, the bytes. */
+function storedBlock(data: Buffer): Buffer {
+  const h = Buffer.alloc(5);
+  h.writeUInt16LE(data.length, 1);
+  h.writeUInt16LE(~data.length & 0xffff, 3);
+  return Buffer.concat([h, data]);
+}
+
+function controlFrame(type: number, flags: number, payload: Buffer): Buffer {
+  const h = Buffer.alloc(8);
+  h.writeUInt16BE(0x8000 | VERSION, 0);
+  h.writeUInt16BE(type, 2);
+  h[4] = flags;
+  h.writeUIntBE(payload.length, 5, 3);
+  return Buffer.concat([h, payload]);
+}
+
+function dataFrame(id: number, flags: number, payload: Buffer): Buffer {
+  const h = Buffer.alloc(8);
+  h.writeUInt32BE(id & 0x7fffffff, 0);
+  h[4] = flags;
+  h.writeUIntBE(payload.length, 5, 3);
+  return Buffer.concat([h, payload]);
+}
+
+/** SPDY/3 name/value block, uncompressed: counts and lengths as 32-bit big-endian. */
+export function headerBlock(headers: Readonly<Record<string, string>>): Buffer {
+  const parts: Buffer[] = [];
+  const n = Buffer.alloc(4);
+  n.writeUInt32BE(Object.keys(headers).length);
+  parts.push(n);
+  for (const [k, v] of Object.entries(headers)) {
+    for (const s of [k.toLowerCase(), v]) {
+      const b = Buffer.from(s);
+      const l = Buffer.alloc(4);
+      l.writeUInt32BE(b.length);
+      parts.push(l, b);
+    }
+  }
+  return Buffer.concat(parts);
+}
+
+/** What the streaming server agreed to. */
+export interface SpdyUpgrade {
+  readonly socket: Duplex;
+  readonly protocol: string;
+}
+
+/** Thrown when the server answers the upgrade with something else than 101 (its body is the reason). */
+export class UpgradeRefused extends Error {
+  constructor(readonly statusCode: number, readonly body: string) {
+    super(`upgrade refused (${statusCode}): ${body}`);
+  }
+}
+
+/**
+ * Upgrades an HTTP connection to `url` to SPDY/3.1, offering `protocols` (X-Stream-Protocol-Version)
+ * in order of preference.
+ */
+export function upgradeToSpdy(url: string, protocols: readonly string[], timeoutMs: number): Promise<SpdyUpgrade> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': [...protocols], 'Content-Length': '0' },
+      timeout: timeoutMs,
+    });
+    req.on('upgrade', (res, socket, head) => {
+      socket.setTimeout(0);
+      if (head.length) socket.unshift(head);
+      resolve({ socket, protocol: String(res.headers['x-stream-protocol-version'] ?? '') });
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => reject(new UpgradeRefused(res.statusCode ?? 0, Buffer.concat(chunks).toString().trim())));
+    });
+    req.on('timeout', () => req.destroy(new Error(`streaming server did not answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
