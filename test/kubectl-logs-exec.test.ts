@@ -6,14 +6,14 @@
  * through `kubectl exec … cat`).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { built, hasKubectl } from './helpers/env.js';
 import { api, type Target } from './helpers/http.js';
-import { runtimeTestsMissing, startRegistry, stopLeftoverContainerd, unmountUnder, type Registry } from './helpers/runtime.js';
+import { runtimeTestsMissing, startRegistry, tearDownRuntimeUp, type Registry } from './helpers/runtime.js';
 import { startUp, type RunningUp } from './helpers/up.js';
 import { until } from './volumemanager-kit.js';
 import { encodeFrame, OPCODE, WsDecoder } from '../src/util/websocket.js';
@@ -74,18 +74,7 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     await Promise.all([running('talker'), running('multi')]);
   }, 240_000);
 
-  afterAll(async () => {
-    if (up) {
-      await api(t, 'DELETE', `${NS}/pods`).catch(() => undefined);
-      await until('every pod gone', async () => (await api(t, 'GET', `${NS}/pods`)).body?.items?.length === 0, 120_000).catch(() => undefined);
-      up.child.kill('SIGTERM');
-      await up.exit;
-    }
-    await stopLeftoverContainerd(join(dir, 'data', 'containerd'));
-    await registry?.stop();
-    await unmountUnder(dir);
-    rmSync(dir, { recursive: true, force: true });
-  }, 240_000);
+  afterAll(() => tearDownRuntimeUp({ up, dir, registry }), 240_000);
 
   it('the node publishes its endpoint as the kubelet does', async () => {
     const node = (await api(t, 'GET', `/api/v1/nodes/${NODE}`)).body;
