@@ -111,20 +111,24 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   else if (o.noRuntimeAsked) log.info('no container runtime, as asked: pods get their volumes but their containers do not run');
   else log.warn('no container runtime: pods get their volumes but their containers do not run');
   const recorder = newEventRecorder({ client: o.client, component: 'stowage-node', host: o.nodeName, clock, log: log.child('events') });
-  const host = o.host ?? gatherHostInfo();
+  // An endpoint bound to one address is where the node is reached: that address is its InternalIP
+  // (and the pods' hostIP), as the kubelet's --node-ip would make it.
+  const bound = o.server && o.server.address !== '0.0.0.0' && o.server.address !== '::' ? o.server.address : undefined;
+  const host0 = o.host ?? gatherHostInfo();
+  const host: HostInfo = bound ? { ...host0, internalIP: bound } : host0;
   let server: NodeServer | undefined;
   let nodeStatus: NodeStatusManager;
   try {
     if (o.server) {
       server = await startNodeServer({
         ...o.server,
-        hosts: [...new Set([o.nodeName, host.hostname, host.internalIP, o.server.address].filter((h): h is string => !!h && h !== '0.0.0.0' && h !== '::'))],
+        hosts: [...new Set([o.nodeName, host.hostname, host.internalIP].filter((h): h is string => !!h))],
         getPod: (namespace, name) => getPodOrUndefined(o.client, namespace, name),
         cri: runtime?.client,
         log: log.child('server'),
       });
     }
-    const endpoint = server ? { port: server.port, address: o.server?.address } : undefined;
+    const endpoint = server ? { port: server.port } : undefined;
     nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus'), runtime: runtimeInfo, endpoint }, o.signal);
   } catch (e) {
     await server?.close();

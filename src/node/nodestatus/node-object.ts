@@ -46,17 +46,9 @@ function runtimeCondition(r: ContainerRuntimeInfo): { type: string; status: 'Tru
     : { type: RUNTIME_CONDITION, status: 'True', reason: 'NoContainerRuntime', message: 'no container runtime: pods get their volumes mounted but their containers do not run' };
 }
 
-/** The node's HTTPS endpoint: its port, and the address it is bound to when not every address. */
+/** The node's HTTPS endpoint (the kubelet's daemon endpoint). */
 export interface NodeEndpoint {
   readonly port: number;
-  readonly address?: string;
-}
-
-/** The node's addresses: a specific address the endpoint is bound to comes first, so the API server reaches it there. */
-function nodeAddresses(host: HostInfo, endpoint: NodeEndpoint | undefined): Array<{ type: string; address: string }> {
-  const bound = endpoint?.address && endpoint.address !== '0.0.0.0' && endpoint.address !== '::' ? endpoint.address : undefined;
-  const ips = [...new Set([bound, host.internalIP].filter((a): a is string => !!a))];
-  return [...ips.map((address) => ({ type: 'InternalIP', address })), { type: 'Hostname', address: host.hostname }];
 }
 
 /**
@@ -76,7 +68,10 @@ export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: 
   };
   return {
     conditions,
-    addresses: nodeAddresses(o.host, o.endpoint),
+    addresses: [
+      ...(o.host.internalIP ? [{ type: 'InternalIP', address: o.host.internalIP }] : []),
+      { type: 'Hostname', address: o.host.hostname },
+    ],
     ...(o.endpoint ? { daemonEndpoints: { kubeletEndpoint: { Port: o.endpoint.port } } } : {}),
     capacity: resources,
     allocatable: resources,
