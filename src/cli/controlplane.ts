@@ -45,6 +45,8 @@ export interface ControlPlaneOptions {
   readonly attachDetach?: boolean;
   /** Serving certificate and key (--tls-cert-file/--tls-private-key-file); default: generated under dataDir/pki. */
   readonly servingCert?: { readonly certPem: string; readonly keyPem: string };
+  /** The client certificate towards node endpoints (--kubelet-client-certificate/-key); default: issued under dataDir/pki. */
+  readonly kubeletClient?: { readonly certPem: string; readonly keyPem: string };
   /** More bearer tokens (--token-auth-file), beside the generated admin token. */
   readonly tokens?: ReadonlyMap<string, UserInfo>;
   /** In-flight limits, request deadline and connection limits of the API server. */
@@ -65,7 +67,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     watchCacheHistory: o.watchCacheHistory,
     localSocketPath: localSocket,
     limits: o.limits,
-    kubeletClient: pki.kubeletClient,
+    kubeletClient: o.kubeletClient ?? pki.kubeletClient,
   });
   const clientHost = o.address === '0.0.0.0' ? '127.0.0.1' : o.address === '::' ? '[::1]' : o.address.includes(':') ? `[${o.address}]` : o.address;
   const server = `https://${clientHost}:${api.port}`;

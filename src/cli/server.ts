@@ -18,6 +18,8 @@ export interface ServerOptions extends EtcdFlags, RequestLimitFlags {
   readonly tlsCertFile?: string;
   readonly tlsPrivateKeyFile?: string;
   readonly tokenAuthFile?: string;
+  readonly kubeletClientCertificate?: string;
+  readonly kubeletClientKey?: string;
 }
 
 /** `stowage server`: the API server alone, on etcd, with kube-apiserver's flag names. */
@@ -31,7 +33,9 @@ export function serverCommand(program: Command): void {
       .option('--cert-dir <dir>', 'where generated serving certificates and the admin kubeconfig go', './stowage-data')
       .option('--tls-cert-file <file>', 'serving certificate (PEM); default: generated in --cert-dir')
       .option('--tls-private-key-file <file>', 'key of --tls-cert-file (PEM)')
-      .option('--token-auth-file <file>', 'bearer tokens: CSV of token,user,uid,"group1,group2"')),
+      .option('--token-auth-file <file>', 'bearer tokens: CSV of token,user,uid,"group1,group2"')
+      .option('--kubelet-client-certificate <file>', "client certificate (PEM) presented to node endpoints for logs and exec; default: issued by --cert-dir's CA")
+      .option('--kubelet-client-key <file>', 'key of --kubelet-client-certificate (PEM)')),
   ).action(async (o: ServerOptions) => {
     await runServer(o);
   });
@@ -55,6 +59,11 @@ export async function runServer(o: ServerOptions): Promise<void> {
     o.tlsCertFile && o.tlsPrivateKeyFile
       ? { certPem: readText('--tls-cert-file', o.tlsCertFile), keyPem: readText('--tls-private-key-file', o.tlsPrivateKeyFile) }
       : undefined;
+  if ((o.kubeletClientCertificate === undefined) !== (o.kubeletClientKey === undefined)) throw new CliError('--kubelet-client-certificate and --kubelet-client-key go together');
+  const kubeletClient =
+    o.kubeletClientCertificate && o.kubeletClientKey
+      ? { certPem: readText('--kubelet-client-certificate', o.kubeletClientCertificate), keyPem: readText('--kubelet-client-key', o.kubeletClientKey) }
+      : undefined;
   let tokens: Map<string, UserInfo> | undefined;
   if (o.tokenAuthFile) {
     try {
@@ -73,7 +82,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
     const store = await openStoreFromFlags(o, undefined);
     let plane;
     try {
-      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens, limits });
+      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, kubeletClient, tokens, limits });
     } catch (e) {
       await store.close();
       const err = e as NodeJS.ErrnoException;
