@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
-import { issueLeaf, newRsaKey, serial } from '../util/pki.js';
+import { issueCa, issueLeaf } from '../util/pki.js';
+import { KUBELET_CLIENT_CN, KUBELET_CLIENT_ORG } from '../kube/names.js';
 
 /** What the API server needs to serve HTTPS and authenticate its admin. */
 export interface ServingMaterial {
@@ -15,29 +16,12 @@ export interface ServingMaterial {
   readonly kubeletClient: { readonly certPem: string; readonly keyPem: string };
 }
 
-/** Who the API server is to node agents (kubeadm's name and group for that certificate). */
-export const KUBELET_CLIENT_CN = 'kube-apiserver-kubelet-client';
-export const KUBELET_CLIENT_ORG = 'system:masters';
+
 
 const FILES = { caCert: 'ca.crt', caKey: 'ca.key', cert: 'apiserver.crt', key: 'apiserver.key', token: 'admin.token', kubeletCert: 'apiserver-kubelet-client.crt', kubeletKey: 'apiserver-kubelet-client.key' } as const;
 
 function makeCa(): { certPem: string; keyPem: string } {
-  const k = newRsaKey();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = k.forgePub;
-  cert.serialNumber = serial();
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
-  const attrs = [{ name: 'commonName', value: 'stowage-ca' }];
-  cert.setSubject(attrs);
-  cert.setIssuer(attrs);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  cert.sign(k.forgeKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: k.pem };
+  return issueCa('stowage-ca', 10 * 365);
 }
 
 function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string[]): { certPem: string; keyPem: string } {

@@ -48,3 +48,7 @@ export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 
 /** The in-tree plugin name of CSI volumes (attach/detach, volume manager). */
 export const CSI_PLUGIN_NAME = 'kubernetes.io/csi';
+
+/** Who the API server is to node agents: kubeadm's name and group for its kubelet-client certificate. */
+export const KUBELET_CLIENT_CN = 'kube-apiserver-kubelet-client';
+export const KUBELET_CLIENT_ORG = 'system:masters';

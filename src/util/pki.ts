@@ -18,6 +18,26 @@ export function serial(): string {
   return b.toString('hex');
 }
 
+/** A self-signed CA certificate and its key. */
+export function issueCa(commonName: string, validDays: number): { certPem: string; keyPem: string } {
+  const k = newRsaKey();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = k.forgePub;
+  cert.serialNumber = serial();
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + validDays * 24 * 3600 * 1000);
+  const attrs = [{ name: 'commonName', value: commonName }];
+  cert.setSubject(attrs);
+  cert.setIssuer(attrs);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(k.forgeKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: k.pem };
+}
+
 export interface LeafRequest {
   readonly commonName: string;
   /** Organizations: Kubernetes reads them as the client's groups. */

@@ -13,6 +13,7 @@ import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { chooseChannelProtocol } from '../../kube/channels.js';
+import { KUBELET_CLIENT_CN, KUBELET_CLIENT_ORG } from '../../kube/names.js';
 import type { Logger } from '../../util/log.js';
 import { issueLeaf } from '../../util/pki.js';
 import { acceptKey } from '../../util/websocket.js';
@@ -23,9 +24,6 @@ import { logFileExists, streamContainerLog, type LogRequest } from './logs.js';
 
 /** The kubelet's default port. */
 export const DEFAULT_NODE_PORT = 10250;
-/** Who may use the endpoint: the API server's kubelet-client identity. */
-const ALLOWED_CN = 'kube-apiserver-kubelet-client';
-const ALLOWED_ORG = 'system:masters';
 
 export interface NodeServerOptions {
   readonly address: string;
@@ -59,7 +57,7 @@ function authorized(req: IncomingMessage): { ok: true } | { ok: false; code: 401
   const subject = sock.getPeerCertificate().subject as { CN?: string | string[]; O?: string | string[] } | undefined;
   const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
   const cn = list(subject?.CN)[0] ?? '';
-  if (cn === ALLOWED_CN || list(subject?.O).includes(ALLOWED_ORG)) return { ok: true };
+  if (cn === KUBELET_CLIENT_CN || list(subject?.O).includes(KUBELET_CLIENT_ORG)) return { ok: true };
   return { ok: false, code: 403, text: `Forbidden (user=${cn}, verb=get, resource=nodes, subresource(s)=[proxy])` };
 }
 
