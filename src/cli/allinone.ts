@@ -67,7 +67,12 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   let agent: NodeAgent;
   try {
     const endpoint = containerd?.endpoint ?? (typeof o.containerRuntime === 'object' && 'endpoint' in o.containerRuntime ? o.containerRuntime.endpoint : undefined);
-    agent = await startNodeAgent({ client: o.client, nodeName, rootDir, signal: stop.signal, containerRuntimeEndpoint: endpoint,
+    agent = await startNodeAgent({
+      client: o.client,
+      nodeName,
+      rootDir,
+      signal: stop.signal,
+      containerRuntimeEndpoint: endpoint,
       noRuntimeAsked: o.containerRuntime === 'none',
       ...(o.clusterCaPem ? { server: { address: o.nodeAddress ?? '127.0.0.1', port: 0, clientCaPem: o.clusterCaPem } } : {}),
     });

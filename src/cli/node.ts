@@ -41,7 +41,12 @@ export function nodeCommand(program: Command): Command {
       const port = Number(f.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(f.port)}: must be 0-65535`);
       const config = await loadKubeconfig(f.kubeconfig);
-      const clientCaPem = f.clientCaFile !== undefined ? await readFile(f.clientCaFile, 'utf8') : config.caPem;
+      const clientCaPem =
+        f.clientCaFile !== undefined
+          ? await readFile(f.clientCaFile, 'utf8').catch((e: NodeJS.ErrnoException) => {
+              throw new CliError(`cannot read --client-ca-file ${f.clientCaFile}: ${e.code ?? e.message}`);
+            })
+          : config.caPem;
       if (!clientCaPem) throw new CliError('the node endpoint needs a CA to authenticate the API server: give --client-ca-file or a kubeconfig with certificate-authority data');
       const client = new RestClient({ ...config, userAgent: 'stowage-node' });
       try {
