@@ -6,6 +6,7 @@
  * through `kubectl exec … cat`).
  */
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,14 +136,15 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
   }, 60_000);
 
   it('cp copies a file into the pod and back out', async () => {
-    const local = join(dir, 'payload.txt');
-    writeFileSync(local, 'payload\n'.repeat(1000));
-    expect((await kubectl(['cp', local, 'default/talker:/tmp/payload.txt'])).code).toBe(0);
-    expect((await kubectl(['exec', 'talker', '--', 'wc', '-c', '/tmp/payload.txt'])).stdout).toContain('8000');
-    const back = join(dir, 'back.txt');
-    const r = await kubectl(['cp', 'default/talker:/tmp/payload.txt', back]);
+    // Past SPDY's and the sockets' windows both ways: 2 MiB of random bytes.
+    const local = join(dir, 'payload.bin');
+    writeFileSync(local, randomBytes(2 << 20));
+    expect((await kubectl(['cp', local, 'default/talker:/tmp/payload.bin'])).code).toBe(0);
+    expect((await kubectl(['exec', 'talker', '--', 'wc', '-c', '/tmp/payload.bin'])).stdout).toContain(String(2 << 20));
+    const back = join(dir, 'back.bin');
+    const r = await kubectl(['cp', 'default/talker:/tmp/payload.bin', back]);
     expect(r.code, r.stderr).toBe(0);
-    expect(readFileSync(back, 'utf8')).toBe(readFileSync(local, 'utf8'));
+    expect(readFileSync(back).equals(readFileSync(local))).toBe(true);
   }, 60_000);
 
   it('the documentation task: a hostPath PersistentVolume, its claim, and a pod reading the host file', async () => {
