@@ -32,9 +32,9 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
   let t: Target;
   let image: string;
 
-  const kubectl = (args: readonly string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }> =>
+  const kubectl = (args: readonly string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string; code: number }> =>
     new Promise((resolve) => {
-      const child = execFile('kubectl', ['--kubeconfig', up!.kubeconfigPath, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
+      const child = execFile('kubectl', ['--kubeconfig', up!.kubeconfigPath, ...args], { timeout: 60_000, env: { ...process.env, ...env } }, (err, stdout, stderr) =>
         resolve({ stdout, stderr, code: err ? (typeof err.code === 'number' ? err.code : 1) : 0 }),
       );
       if (input !== undefined) child.stdin!.end(input);
@@ -124,6 +124,20 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     expect(await kubectl(['exec', '-i', 'talker', '--', 'cat'], 'piped in\n')).toMatchObject({ stdout: 'piped in\n', code: 0 });
     const noPod = await kubectl(['exec', 'nosuch', '--', 'true']);
     expect(noPod.stderr).toContain('pods "nosuch" not found');
+  }, 60_000);
+
+  it('exec and cp over SPDY, as kubectl before 1.30 speaks', async () => {
+    const spdy = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
+    const r = await kubectl(['exec', 'talker', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7'], undefined, spdy);
+    expect(r).toMatchObject({ stdout: 'out\n', code: 7 });
+    expect(r.stderr).toContain('err\n');
+    expect(await kubectl(['exec', '-i', 'talker', '--', 'cat'], 'piped in\n', spdy)).toMatchObject({ stdout: 'piped in\n', code: 0 });
+    const local = join(dir, 'spdy.bin');
+    writeFileSync(local, randomBytes(1 << 20));
+    expect((await kubectl(['cp', local, 'default/talker:/tmp/spdy.bin'], undefined, spdy)).code).toBe(0);
+    const back = join(dir, 'spdy-back.bin');
+    expect((await kubectl(['cp', 'default/talker:/tmp/spdy.bin', back], undefined, spdy)).code).toBe(0);
+    expect(readFileSync(back).equals(readFileSync(local))).toBe(true);
   }, 60_000);
 
   it('exec with a TTY over WebSocket v5: a shell, a resize, and the exit code', async () => {

@@ -16,7 +16,9 @@ import { ApiUnauthorizedError, badRequest, methodNotAllowed, pathNotFound, toSta
 import type { Duplex } from 'node:stream';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { authorizeStream } from './handlers/index.js';
-import { isSpdyUpgrade, podContainer, refuseUpgrade, relayPodStream, type PodStreaming } from './handlers/podstream.js';
+import { isSpdyUpgrade, nodeStreamPath, podContainer, refuseUpgrade, relayPodStream, type PodStreaming } from './handlers/podstream.js';
+import { relaySpdyPodStream } from './handlers/spdyexec.js';
+import { InternalError } from '../util/errors.js';
 import { parseResourcePath } from './handlers/request.js';
 import type { NodeClientCert } from './nodeconn.js';
 import { newRouter, pathSegments } from './routes.js';
@@ -133,7 +135,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     const pod = r.storage.mustGet(r.namespace, r.name).obj as Pod;
     const container = podContainer(pod, url.searchParams.get('container') || undefined, 'exec');
     if (isSpdyUpgrade(req)) {
-      throw badRequest('SPDY/3.1 is not supported: this server streams exec, attach and cp over WebSocket (v5.channel.k8s.io), which kubectl 1.30 and newer use');
+      if (!podStreaming.cert) throw new InternalError('this API server has no client certificate for node endpoints');
+      return relaySpdyPodStream({ req, socket, head, pod, path: nodeStreamPath(sub, pod, container, url.searchParams), query: url.searchParams, s: podStreaming });
     }
     relayPodStream({ req, socket, head, pod, container, subresource: sub, query: url.searchParams, s: podStreaming });
   }

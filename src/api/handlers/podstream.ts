@@ -2,7 +2,7 @@
  * `pods/log`, `pods/exec` and `pods/attach`: kube-apiserver's LogLocation / streamLocation checks
  * (the container, the pod's node), then the pod's node endpoint does the work. Logs are streamed
  * back as plain text; exec and attach WebSocket upgrades are relayed byte for byte (the node speaks
- * v5/v4.channel.k8s.io). SPDY, which kubectl before 1.30 speaks, is refused with a message saying so.
+ * v5/v4.channel.k8s.io); SPDY upgrades (kubectl before 1.30) are translated (spdyexec.ts).
  */
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -163,6 +163,14 @@ export function isSpdyUpgrade(req: IncomingMessage): boolean {
   return (req.headers.upgrade ?? '').toLowerCase().startsWith('spdy/');
 }
 
+/** The node endpoint's path for an exec or attach: the command and the stream flags carried over. */
+export function nodeStreamPath(subresource: 'exec' | 'attach', pod: Pod, container: string, query: URLSearchParams): string {
+  const q = new URLSearchParams();
+  for (const c of query.getAll('command')) q.append('command', c);
+  for (const k of ['stdin', 'stdout', 'stderr', 'tty']) if (query.has(k)) q.set(k, query.get(k)!);
+  return `/${subresource}/${encodeURIComponent(pod.metadata?.namespace ?? '')}/${encodeURIComponent(pod.metadata?.name ?? '')}/${encodeURIComponent(container)}?${q}`;
+}
+
 /**
  * Relays an exec/attach WebSocket upgrade to the pod's node. The checks (container, node) were made
  * before; when the node cannot be reached, the upgrade is completed here and the failure sent as the
@@ -190,10 +198,7 @@ export function relayPodStream(o: { req: IncomingMessage; socket: Duplex; head: 
   } catch (e) {
     return failHere((e as Error).message);
   }
-  const q = new URLSearchParams();
-  for (const c of o.query.getAll('command')) q.append('command', c);
-  for (const k of ['stdin', 'stdout', 'stderr', 'tty']) if (o.query.has(k)) q.set(k, o.query.get(k)!);
-  const path = `/${o.subresource}/${encodeURIComponent(pod.metadata?.namespace ?? '')}/${encodeURIComponent(pod.metadata?.name ?? '')}/${encodeURIComponent(o.container)}?${q}`;
+  const path = nodeStreamPath(o.subresource, pod, o.container, o.query);
   const upstream = tlsConnect(nodeTlsOptions(target, o.s.cert));
   let connected = false;
   upstream.once('secureConnect', () => {

@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { channelMessage, parseChannelMessage, STREAM, type ChannelProtocol } from '../../kube/channels.js';
 import type { Logger } from '../../util/log.js';
 import { closePayload, encodeFrame, OPCODE, WsDecoder } from '../../util/websocket.js';
-import { SpdyClient, upgradeToSpdy } from './spdy.js';
+import { SpdyConnection, upgradeToSpdy } from '../../util/spdy.js';
 
 export interface StreamOptions {
   readonly stdin: boolean;
@@ -72,7 +72,7 @@ export async function bridgeToRuntime(o: { ws: Duplex; head: Buffer; protocol: C
     client.finish(err.length ? err : SUCCESS);
     spdy.close();
   };
-  const spdy: SpdyClient = new SpdyClient(up.socket, {
+  const spdy: SpdyConnection = new SpdyConnection(up.socket, {
     data: (id, data) => {
       const t = ids.get(id);
       if (t === 'error') errorParts.push(data);

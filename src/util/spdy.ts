@@ -1,11 +1,11 @@
 /**
- * A SPDY/3.1 client for the kubelet streaming protocol as a CRI runtime's streaming server speaks
- * it (containerd 1.6 serves exec and attach over SPDY and over WebSocket v4, and only SPDY lets a
- * client half-close stdin). The client opens one stream per `streamtype` header and exchanges data
- * frames; header blocks travel in one zlib stream per direction. We never need to read
- * the server's header blocks (their meaning is fixed by the streams we opened), so those are
- * skipped unread and no shared dictionary is needed: a zlib stream without the dictionary flag is
- * valid for the receiver.
+ * SPDY/3.1 as the Kubernetes streaming protocols use it (remotecommand over SPDY): one stream per
+ * `streamtype`, data frames, FIN to half-close. As a client (the node towards a CRI runtime's
+ * streaming server, which only lets a client half-close stdin over SPDY) we open the streams; as a
+ * server (the API server towards kubectl before 1.30) the peer opens them in client-go's fixed
+ * order. Header blocks travel in one zlib stream per direction; we never read the peer's (their
+ * meaning follows from the streams' order), so no shared dictionary is needed: a zlib stream
+ * without the dictionary flag is valid for the receiver.
  */
 import { request } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -15,23 +15,30 @@ const TYPE = { synStream: 1, synReply: 2, rstStream: 3, settings: 4, ping: 6, go
 const FLAG_FIN = 0x01;
 const MAX_DATA = 32 * 1024;
 
-/** Events of the streams this client opened. */
+/** Events of a connection's streams. */
 export interface SpdyHandlers {
+  /** The peer opened a stream (SYN_STREAM); a server has already replied. */
+  opened?(streamId: number): void;
   data(streamId: number, data: Buffer): void;
-  /** The server half-closed (FIN) or reset the stream. */
+  /** The peer half-closed (FIN) or reset the stream. */
   end(streamId: number): void;
   /** The connection ended (cleanly or not). */
   closed(err?: Error): void;
 }
 
-/** A SPDY connection on an upgraded socket; this side opens the (odd-numbered) streams. */
-export class SpdyClient {
-  private nextId = 1;
+/** A SPDY connection on an upgraded socket. A client opens odd-numbered streams; a server answers the peer's. */
+export class SpdyConnection {
+  private nextId: number;
   private zlibStarted = false;
   private buf: Buffer = Buffer.alloc(0);
   private done = false;
 
-  constructor(private readonly socket: Duplex, private readonly h: SpdyHandlers) {
+  constructor(
+    private readonly socket: Duplex,
+    private readonly h: SpdyHandlers,
+    private readonly role: 'client' | 'server' = 'client',
+  ) {
+    this.nextId = role === 'client' ? 1 : 2;
     socket.on('data', (c: Buffer) => this.onData(c));
     socket.on('close', () => this.finish());
     socket.on('error', (e: Error) => this.finish(e));
@@ -61,6 +68,12 @@ export class SpdyClient {
   /** Half-closes a stream from this side (FIN). */
   end(id: number): void {
     this.socket.write(dataFrame(id, FLAG_FIN, Buffer.alloc(0)));
+  }
+
+  private reply(id: number): void {
+    const body = Buffer.alloc(4);
+    body.writeUInt32BE(id, 0);
+    this.socket.write(controlFrame(TYPE.synReply, 0, Buffer.concat([body, this.compress(headerBlock({}))])));
   }
 
   close(): void {
@@ -99,7 +112,12 @@ export class SpdyClient {
         continue;
       }
       const type = head.readUInt16BE(2);
-      if (type === TYPE.synReply && flags & FLAG_FIN) this.h.end(payload.readUInt32BE(0) & 0x7fffffff);
+      if (type === TYPE.synStream) {
+        const id = payload.readUInt32BE(0) & 0x7fffffff;
+        if (this.role === 'server') this.reply(id);
+        this.h.opened?.(id);
+        if (flags & FLAG_FIN) this.h.end(id);
+      } else if (type === TYPE.synReply && flags & FLAG_FIN) this.h.end(payload.readUInt32BE(0) & 0x7fffffff);
       else if (type === TYPE.rstStream) this.h.end(payload.readUInt32BE(0) & 0x7fffffff);
       else if (type === TYPE.ping) this.socket.write(controlFrame(TYPE.ping, 0, Buffer.from(payload)));
       else if (type === TYPE.goaway) this.close();
