@@ -61,6 +61,15 @@ describe('authorization and the self-subject reviews', () => {
     expect((await review(admin, SSAR, 'SelfSubjectAccessReview', nonRes)).body.status).toEqual({ allowed: true });
   });
 
+  it('authorizes pods/log as get and pods/exec as create of the subresource', async () => {
+    const log = await api(nobody, 'GET', '/api/v1/namespaces/default/pods/p/log');
+    expect({ status: log.status, message: log.body?.message }).toEqual({ status: 403, message: 'pods "p" is forbidden: User "nobody" cannot get resource "pods/log" in API group "" in the namespace "default"' });
+    const exec = await api(nobody, 'GET', '/api/v1/namespaces/default/pods/p/exec?command=true');
+    expect({ status: exec.status, message: exec.body?.message }).toEqual({ status: 403, message: 'pods "p" is forbidden: User "nobody" cannot create resource "pods/exec" in API group "" in the namespace "default"' });
+    expect((await api(admin, 'GET', '/api/v1/namespaces/default/pods/p/log')).body).toMatchObject({ code: 404, message: 'pods "p" not found' });
+    expect((await api(admin, 'POST', '/api/v1/namespaces/default/pods/p/exec?command=true')).body).toMatchObject({ code: 400, message: 'Upgrade request required' });
+  });
+
   it('lists the rules for a namespace', async () => {
     const r = await review(admin, SSRR, 'SelfSubjectRulesReview', { namespace: 'default' });
     expect(r.status).toBe(201);

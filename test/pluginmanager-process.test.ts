@@ -73,7 +73,7 @@ describe('stowage node as its own process', () => {
   it('registers a driver deployed with its registrar, deregisters it on SIGTERM of the registrar, and exits 0', async () => {
     const root = join(dir, 'node');
     const registry = join(root, 'plugins_registry');
-    const node = spawnStowage(['node', '--kubeconfig', api.kubeconfigPath, '--node-name', NODE, '--root-dir', root, '--backoff-cap', '5s']);
+    const node = spawnStowage(['node', '--kubeconfig', api.kubeconfigPath, '--node-name', NODE, '--root-dir', root, '--backoff-cap', '5s', '--port', '0']);
     await node.waitFor(/plugin manager started/);
 
     const hpSock = join(root, 'plugins', HP, 'csi.sock');

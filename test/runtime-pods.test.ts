@@ -4,13 +4,13 @@
  * a second pod reads it; restart policy and crash-loop backoff; termination in the kubelet's order
  * (the container gets SIGTERM while its volume is still mounted).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { built } from './helpers/env.js';
 import { api, type Target } from './helpers/http.js';
-import { runtimeTestsMissing, startRegistry, stopLeftoverContainerd, unmountUnder, type Registry } from './helpers/runtime.js';
+import { runtimeTestsMissing, startRegistry, tearDownRuntimeUp, type Registry } from './helpers/runtime.js';
 import { until } from './volumemanager-kit.js';
 import { startUp, type RunningUp } from './helpers/up.js';
 
@@ -40,19 +40,7 @@ describe.skipIf(missing.length > 0)('pods on the embedded containerd', () => {
     expect((await api(t, 'POST', '/apis/storage.k8s.io/v1/storageclasses', sc)).status).toBe(201);
   }, 180_000);
 
-  afterAll(async () => {
-    if (up) {
-      // Pods go first (their containers stop, then their volumes), then stowage and its containerd.
-      await api(t, 'DELETE', `${NS}/pods`).catch(() => undefined);
-      await until('every pod gone', async () => (await api(t, 'GET', `${NS}/pods`)).body?.items?.length === 0, 120_000).catch(() => undefined);
-      up.child.kill('SIGTERM');
-      await up.exit;
-    }
-    await stopLeftoverContainerd(join(dir, 'data', 'containerd'));
-    await registry?.stop();
-    await unmountUnder(dir);
-    rmSync(dir, { recursive: true, force: true });
-  }, 240_000);
+  afterAll(() => tearDownRuntimeUp({ up, dir, registry }), 240_000);
 
   const claim = async (name: string): Promise<void> => {
     const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Mi' } } } };

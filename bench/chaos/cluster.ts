@@ -70,7 +70,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     // A short CSI timeout, so that a hung call is given up (and retried) within the run.
     sidecar: ['csi-sidecar', '--csi-address', `unix://${csiSocket}`, '--kubeconfig', kubeconfig, '--timeout', '5s'],
     registrar: ['csi-registrar', '--csi-address', csiSocket, '--kubelet-registration-path', csiSocket, '--plugin-registration-path', join(nodeRoot, 'plugins_registry')],
-    node: ['node', '--kubeconfig', kubeconfig, '--node-name', NODE_NAME, '--root-dir', nodeRoot, '--backoff-cap', '2s'],
+    node: ['node', '--kubeconfig', kubeconfig, '--node-name', NODE_NAME, '--root-dir', nodeRoot, '--backoff-cap', '2s', '--port', '0'],
   };
   const children = new Map<ProcessName, { child: ChildProcess; exited: Promise<void>; killed: boolean }>();
   const exits: { name: ProcessName; code: number | null }[] = [];

@@ -24,6 +24,7 @@ const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 function extraSubresource(d: ResourceDef, s: SubresourceDef): { kind: GroupVersionKind; verbs: string[] } {
   if (s.type === 'action' || s.type === 'eviction') return { kind: s.bodyKind, verbs: ['create'] };
   if (s.type === 'scale') return { kind: SCALE_KIND, verbs: SUBRESOURCE_VERBS };
+  if (s.type === 'stream') return { kind: s.kind, verbs: [...s.verbs] };
   return { kind: { group: d.group, version: d.version, kind: d.kind }, verbs: ['update'] };
 }
 

@@ -5,6 +5,7 @@ import type { MetricsRegistry } from '../util/metrics.js';
 import { aggregatedDiscovery, apiGroupList, apiGroupObject, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { serveHealth, serveHealthCheck, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleResource, type ResourceRequest } from './handlers/index.js';
+import type { PodStreaming } from './handlers/podstream.js';
 import { parseResourcePath } from './handlers/request.js';
 import { sendAs, sendJson, sendRaw } from './http.js';
 import { negotiateResponse, parseAccept } from './negotiation.js';
@@ -22,6 +23,8 @@ export interface RouteTableOptions {
   readonly metrics: MetricsRegistry;
   readonly store: Store;
   readonly authorizer: Authorizer;
+  /** How pods/log reaches nodes. */
+  readonly podStreaming?: PodStreaming;
   /** Called with each parsed resource request (the server records its metric labels). */
   readonly tag: (req: IncomingMessage, r: ResourceRequest) => ResourceRequest;
 }
@@ -30,7 +33,7 @@ export interface RouteTableOptions {
  * Every path the server serves. Resource paths take every method and route by verb themselves;
  * the others answer a method they do not serve with 405.
  */
-export function apiRoutes({ defs, registry, metrics, store, authorizer, tag }: RouteTableOptions): Route[] {
+export function apiRoutes({ defs, registry, metrics, store, authorizer, tag, podStreaming }: RouteTableOptions): Route[] {
   const checks = healthChecks(registry, store);
   const health = (endpoint: HealthEndpoint): Route[] => [
     { path: `/${endpoint}`, public: true, methods: { GET: ({ res, url }) => serveHealth(res, endpoint, checks[endpoint], url.searchParams) } },
@@ -42,7 +45,7 @@ export function apiRoutes({ defs, registry, metrics, store, authorizer, tag }: R
     },
   ];
   const resource = (c: RouteContext, group: string, version: string): Promise<void> =>
-    handleResource(tag(c.req, parseResourcePath(registry, group, version, c.rest, c.url.searchParams)), c.req, c.res, { store, authorizer, user: c.user });
+    handleResource(tag(c.req, parseResourcePath(registry, group, version, c.rest, c.url.searchParams)), c.req, c.res, { store, authorizer, user: c.user, podStreaming });
   const legacyDiscovery =
     (doc: (params: Readonly<Record<string, string>>) => object | undefined): RouteHandler =>
     ({ req, res, params }) =>

@@ -17,7 +17,15 @@ import { ALL_RESOURCES } from './resources/index.js';
 import { newServiceResource } from './resources/service.js';
 import { formatInvalidMessage } from './resources/common.js';
 import type { ResourceDef } from './resources/types.js';
-import { methodNotAllowed, pathNotFound, toStatus } from './status.js';
+import { ApiUnauthorizedError, badRequest, methodNotAllowed, pathNotFound, toStatus } from './status.js';
+import type { Duplex } from 'node:stream';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import { authorizeStream } from './handlers/index.js';
+import { isSpdyUpgrade, nodeStreamPath, podContainer, refuseUpgrade, relayPodStream, type PodStreaming } from './handlers/podstream.js';
+import { relaySpdyPodStream } from './handlers/spdyexec.js';
+import { InternalError } from '../util/errors.js';
+import { parseResourcePath } from './handlers/request.js';
+import type { NodeClientCert } from './nodeconn.js';
 import { newRouter, pathSegments } from './routes.js';
 import { MetricsRegistry } from '../util/metrics.js';
 import { DEFAULT_CONNECTION_LIMITS, guardUnreadBody, serverOptions, type ConnectionLimits } from './connections.js';
@@ -58,6 +66,8 @@ export interface ApiServerOptions {
   readonly localSocketPath?: string;
   /** In-flight limits, deadlines and connection limits; kube-apiserver's defaults when left out. */
   readonly limits?: Partial<RequestLimits & ConnectionLimits>;
+  /** The client certificate presented to node endpoints for logs and exec (kube's --kubelet-client-certificate). */
+  readonly kubeletClient?: NodeClientCert;
 }
 
 export interface ApiServer {
@@ -92,7 +102,11 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   // What each resource request was about, for the metric labels (set once the URL is routed).
   const requestInfo = new WeakMap<IncomingMessage, { verb: string; group: string; version: string; resource: string; subresource: string }>();
   const authorizer = newUnionAuthorizer([newNodeAuthorizer(registryGraphSource(registry)), o.authorizer ?? newAdminAuthorizer()]);
-  const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, authorizer, tag: (req, r) => tagged(req, r) }));
+  const podStreaming: PodStreaming = {
+    node: (name) => registry.byGroupVersionPlural('', 'v1', 'nodes')?.get(undefined, name)?.obj as Node | undefined,
+    cert: o.kubeletClient,
+  };
+  const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, authorizer, podStreaming, tag: (req, r) => tagged(req, r) }));
 
   const secrets = registry.byGroupVersionPlural('', 'v1', 'secrets');
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };
@@ -113,6 +127,38 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const clientCerts = o.clientCaPem ? { requestCert: true, rejectUnauthorized: false, ca: o.clientCaPem } : {};
   const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, ...clientCerts, ...serverOptions(limits) }, handle);
   let local: HttpServer | undefined;
+  const upgraded = new Set<Duplex>();
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    upgraded.add(socket);
+    socket.on('close', () => upgraded.delete(socket));
+    socket.on('error', () => socket.destroy());
+    try {
+      serveUpgrade(req, socket, head);
+    } catch (e) {
+      refuseUpgrade(socket, e);
+    }
+  };
+  server.on('upgrade', onUpgrade);
+
+  /** exec and attach: authenticated, authorized (create), checked, then relayed to the pod's node. */
+  function serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const user = authenticate(req);
+    if (!user) throw new ApiUnauthorizedError('Unauthorized');
+    const segs = pathSegments(url.pathname);
+    if (segs[0] !== 'api' || segs[1] !== 'v1') throw pathNotFound();
+    const r = parseResourcePath(registry, '', 'v1', segs.slice(2), url.searchParams);
+    const sub = r.subresource;
+    if (r.storage.def.kind !== 'Pod' || r.name === undefined || (sub !== 'exec' && sub !== 'attach')) throw badRequest('upgrade is served only on pods/exec and pods/attach');
+    authorizeStream(r, { authorizer, user });
+    const pod = r.storage.mustGet(r.namespace, r.name).obj as Pod;
+    const container = podContainer(pod, url.searchParams.get('container') || undefined, 'exec');
+    if (isSpdyUpgrade(req)) {
+      if (!podStreaming.cert) throw new InternalError('this API server has no client certificate for node endpoints');
+      return relaySpdyPodStream({ req, socket, head, pod, path: nodeStreamPath(sub, pod, container, url.searchParams), query: url.searchParams, s: podStreaming });
+    }
+    relayPodStream({ req, socket, head, pod, container, subresource: sub, query: url.searchParams, s: podStreaming });
+  }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
@@ -168,6 +214,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     const path = o.localSocketPath;
     rmSync(path, { force: true });
     local = createHttpServer(serverOptions(limits), handle);
+    local.on('upgrade', onUpgrade);
     await new Promise<void>((resolve, reject) => {
       local!.once('error', reject);
       local!.listen(path, () => resolve());
@@ -185,6 +232,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       registry.stop();
       server.closeAllConnections();
       local?.closeAllConnections();
+      for (const s of upgraded) s.destroy();
       await Promise.all([
         new Promise<void>((resolve) => server.close(() => resolve())),
         local ? new Promise<void>((resolve) => local!.close(() => resolve())) : undefined,

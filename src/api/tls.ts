@@ -1,7 +1,9 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
+import { issueCa, issueLeaf } from '../util/pki.js';
+import { KUBELET_CLIENT_CN, KUBELET_CLIENT_ORG } from '../kube/names.js';
 
 /** What the API server needs to serve HTTPS and authenticate its admin. */
 export interface ServingMaterial {
@@ -10,73 +12,18 @@ export interface ServingMaterial {
   readonly keyPem: string;
   /** Bearer token of the built-in admin user. */
   readonly adminToken: string;
+  /** The API server's client certificate towards node agents (kube's --kubelet-client-certificate). */
+  readonly kubeletClient: { readonly certPem: string; readonly keyPem: string };
 }
 
-const FILES = { caCert: 'ca.crt', caKey: 'ca.key', cert: 'apiserver.crt', key: 'apiserver.key', token: 'admin.token' } as const;
-
-function newRsaKey(): { forgeKey: forge.pki.rsa.PrivateKey; forgePub: forge.pki.rsa.PublicKey; pem: string } {
-  // Node's native RSA generation (milliseconds) instead of forge's pure-JS one (seconds).
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const forgeKey = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
-  const forgePub = forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e);
-  return { forgeKey, forgePub, pem };
-}
-
-function serial(): string {
-  // Positive serial: clear the top bit.
-  const b = randomBytes(16);
-  b[0] = b[0]! & 0x7f;
-  return b.toString('hex');
-}
+const FILES = { caCert: 'ca.crt', caKey: 'ca.key', cert: 'apiserver.crt', key: 'apiserver.key', token: 'admin.token', kubeletCert: 'apiserver-kubelet-client.crt', kubeletKey: 'apiserver-kubelet-client.key' } as const;
 
 function makeCa(): { certPem: string; keyPem: string } {
-  const k = newRsaKey();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = k.forgePub;
-  cert.serialNumber = serial();
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
-  const attrs = [{ name: 'commonName', value: 'stowage-ca' }];
-  cert.setSubject(attrs);
-  cert.setIssuer(attrs);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  cert.sign(k.forgeKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: k.pem };
-}
-
-/** A leaf certificate the CA signs: a fresh key, the subject, the extensions (key usage and more). */
-function signLeaf(
-  caCertPem: string,
-  caKeyPem: string,
-  o: { subject: forge.pki.CertificateField[]; days: number; extensions: object[] },
-): { certPem: string; keyPem: string } {
-  const caCert = forge.pki.certificateFromPem(caCertPem);
-  const caKey = forge.pki.privateKeyFromPem(caKeyPem);
-  const k = newRsaKey();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = k.forgePub;
-  cert.serialNumber = serial();
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + o.days * 24 * 3600 * 1000);
-  cert.setSubject(o.subject);
-  cert.setIssuer(caCert.subject.attributes);
-  cert.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true }, ...o.extensions]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: k.pem };
+  return issueCa('stowage-ca', 10 * 365);
 }
 
 function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string[]): { certPem: string; keyPem: string } {
-  const altNames = hosts.map((h) => (/^[\d.]+$/.test(h) || h.includes(':') ? { type: 7, ip: h } : { type: 2, value: h }));
-  return signLeaf(caCertPem, caKeyPem, {
-    subject: [{ name: 'commonName', value: 'stowage-apiserver' }],
-    days: 5 * 365,
-    extensions: [{ name: 'extKeyUsage', serverAuth: true }, { name: 'subjectAltName', altNames }],
-  });
+  return issueLeaf({ commonName: 'stowage-apiserver', hosts, usage: 'server', ca: { certPem: caCertPem, keyPem: caKeyPem }, validDays: 5 * 365 });
 }
 
 /**
@@ -85,11 +32,7 @@ function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string
  * (`system:node:<name>`, `system:nodes`) or the API server's own towards nodes.
  */
 export function issueClientCertificate(caCertPem: string, caKeyPem: string, o: { commonName: string; organizations?: readonly string[]; days?: number }): { certPem: string; keyPem: string } {
-  return signLeaf(caCertPem, caKeyPem, {
-    subject: [...(o.organizations ?? []).map((value) => ({ name: 'organizationName', value })), { name: 'commonName', value: o.commonName }],
-    days: o.days ?? 365,
-    extensions: [{ name: 'extKeyUsage', clientAuth: true }],
-  });
+  return issueLeaf({ commonName: o.commonName, organizations: o.organizations, usage: 'client', ca: { certPem: caCertPem, keyPem: caKeyPem }, validDays: o.days ?? 365 });
 }
 
 /**
@@ -120,12 +63,18 @@ export function ensureServingMaterial(dir: string, hosts: readonly string[]): Se
     write(FILES.key, s.keyPem);
     write(FILES.cert, s.certPem);
   }
+  if (!existsSync(p(FILES.kubeletCert)) || !existsSync(p(FILES.kubeletKey))) {
+    const c = issueLeaf({ commonName: KUBELET_CLIENT_CN, organizations: [KUBELET_CLIENT_ORG], usage: 'client', ca: { certPem: caCertPem, keyPem: caKeyPem }, validDays: 5 * 365 });
+    write(FILES.kubeletKey, c.keyPem);
+    write(FILES.kubeletCert, c.certPem);
+  }
   if (!existsSync(p(FILES.token))) write(FILES.token, randomBytes(24).toString('base64url') + '\n');
   return {
     caCertPem,
     certPem: readFileSync(p(FILES.cert), 'utf8'),
     keyPem: readFileSync(p(FILES.key), 'utf8'),
     adminToken: readFileSync(p(FILES.token), 'utf8').trim(),
+    kubeletClient: { certPem: readFileSync(p(FILES.kubeletCert), 'utf8'), keyPem: readFileSync(p(FILES.kubeletKey), 'utf8') },
   };
 }
 

@@ -36,6 +36,10 @@ export interface AllInOneOptions {
    * image) when containerd and runc are on PATH, else none; or none.
    */
   readonly containerRuntime?: { readonly endpoint: string } | { readonly embedded: string } | 'none';
+  /** The cluster CA: the node endpoint (on a free port) accepts the API server's certificate from it. */
+  readonly clusterCaPem?: string;
+  /** Where the node endpoint listens (`up --address`; default loopback); a specific address is also the node's InternalIP. */
+  readonly nodeAddress?: string;
 }
 
 export interface AllInOne {
@@ -68,7 +72,15 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   let agent: NodeAgent;
   try {
     const endpoint = containerd?.endpoint ?? (typeof o.containerRuntime === 'object' && 'endpoint' in o.containerRuntime ? o.containerRuntime.endpoint : undefined);
-    agent = await startNodeAgent({ client: o.nodeClient ?? o.client, nodeName, rootDir, signal: stop.signal, containerRuntimeEndpoint: endpoint, noRuntimeAsked: o.containerRuntime === 'none' });
+    agent = await startNodeAgent({
+      client: o.nodeClient ?? o.client,
+      nodeName,
+      rootDir,
+      signal: stop.signal,
+      containerRuntimeEndpoint: endpoint,
+      noRuntimeAsked: o.containerRuntime === 'none',
+      ...(o.clusterCaPem ? { server: { address: o.nodeAddress ?? '127.0.0.1', port: 0, clientCaPem: o.clusterCaPem } } : {}),
+    });
   } catch (e) {
     await containerd?.stop();
     throw e;

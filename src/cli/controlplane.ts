@@ -55,6 +55,8 @@ export interface ControlPlaneOptions {
   readonly servingCert?: { readonly certPem: string; readonly keyPem: string };
   /** CA of client certificates (--client-ca-file); default: the cluster CA under dataDir/pki. */
   readonly clientCaPem?: string;
+  /** The client certificate towards node endpoints (--kubelet-client-certificate/-key); default: issued under dataDir/pki. */
+  readonly kubeletClient?: { readonly certPem: string; readonly keyPem: string };
   /** More bearer tokens (--token-auth-file), beside the generated admin token. */
   readonly tokens?: ReadonlyMap<string, UserInfo>;
   /** In-flight limits, request deadline and connection limits of the API server. */
@@ -88,6 +90,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     localSocketPath: localSocket,
     limits: o.limits,
     serviceClusterIpRange: o.serviceClusterIpRange,
+    kubeletClient: o.kubeletClient ?? pki.kubeletClient,
   });
   const clientHost = o.address === '0.0.0.0' ? '127.0.0.1' : o.address === '::' ? '[::1]' : o.address.includes(':') ? `[${o.address}]` : o.address;
   const server = `https://${clientHost}:${api.port}`;

@@ -7,6 +7,9 @@ import { runNodeAgent } from '../node/agent.js';
 import { DEFAULT_BACKOFF } from '../util/backoff.js';
 import { newLogger } from '../util/log.js';
 import { parseDuration } from './flags.js';
+import { readFile } from 'node:fs/promises';
+import { CliError } from './errors.js';
+import { DEFAULT_NODE_PORT } from '../node/server/server.js';
 import { runUntilSignalled } from './signals.js';
 
 export const DEFAULT_NODE_ROOT_DIR = '/var/lib/stowage/node';
@@ -17,6 +20,9 @@ interface NodeFlags {
   readonly rootDir: string;
   readonly backoffCap: number;
   readonly containerRuntimeEndpoint?: string;
+  readonly address: string;
+  readonly port: string;
+  readonly clientCaFile?: string;
 }
 
 export function nodeCommand(program: Command): Command {
@@ -28,8 +34,21 @@ export function nodeCommand(program: Command): Command {
     .option('--root-dir <dir>', 'root of plugins_registry/, plugins/ and pods/', DEFAULT_NODE_ROOT_DIR)
     .option('--backoff-cap <duration>', 'cap of the per-plugin registration retry backoff', parseDuration, DEFAULT_BACKOFF.capMs)
     .option('--container-runtime-endpoint <endpoint>', "the CRI runtime's socket, e.g. unix:///run/containerd/containerd.sock (default: none; pods get volumes but no containers)")
+    .option('--address <ip>', "the IP address the node's HTTPS endpoint (logs, exec) listens on", '0.0.0.0')
+    .option('--port <port>', "port of the node's HTTPS endpoint (0 = any free port)", String(DEFAULT_NODE_PORT))
+    .option('--client-ca-file <path>', "CA bundle the API server's client certificate must chain to (default: the kubeconfig's CA)")
     .action(async (f: NodeFlags) => {
-      const client = new RestClient({ ...(await loadKubeconfig(f.kubeconfig)), userAgent: 'stowage-node' });
+      const port = Number(f.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(f.port)}: must be 0-65535`);
+      const config = await loadKubeconfig(f.kubeconfig);
+      const clientCaPem =
+        f.clientCaFile !== undefined
+          ? await readFile(f.clientCaFile, 'utf8').catch((e: NodeJS.ErrnoException) => {
+              throw new CliError(`cannot read --client-ca-file ${f.clientCaFile}: ${e.code ?? e.message}`);
+            })
+          : config.caPem;
+      if (!clientCaPem) throw new CliError('the node endpoint needs a CA to authenticate the API server: give --client-ca-file or a kubeconfig with certificate-authority data');
+      const client = new RestClient({ ...config, userAgent: 'stowage-node' });
       try {
         await runUntilSignalled((signal) =>
           runNodeAgent({
@@ -40,6 +59,7 @@ export function nodeCommand(program: Command): Command {
             signal,
             log: newLogger('node'),
             containerRuntimeEndpoint: f.containerRuntimeEndpoint,
+            server: { address: f.address, port, clientCaPem },
           }),
         );
       } finally {

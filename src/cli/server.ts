@@ -19,6 +19,8 @@ export interface ServerOptions extends EtcdFlags, RequestLimitFlags {
   readonly tlsPrivateKeyFile?: string;
   readonly tokenAuthFile?: string;
   readonly clientCaFile?: string;
+  readonly kubeletClientCertificate?: string;
+  readonly kubeletClientKey?: string;
 }
 
 /** `stowage server`: the API server alone, on etcd, with kube-apiserver's flag names. */
@@ -33,7 +35,9 @@ export function serverCommand(program: Command): void {
       .option('--tls-cert-file <file>', 'serving certificate (PEM); default: generated in --cert-dir')
       .option('--tls-private-key-file <file>', 'key of --tls-cert-file (PEM)')
       .option('--token-auth-file <file>', 'bearer tokens: CSV of token,user,uid,"group1,group2"')
-      .option('--client-ca-file <file>', 'CA of client certificates (CN the user, O the groups); default: the generated CA in --cert-dir')),
+      .option('--client-ca-file <file>', 'CA of client certificates (CN the user, O the groups); default: the generated CA in --cert-dir')
+      .option('--kubelet-client-certificate <file>', "client certificate (PEM) presented to node endpoints for logs and exec; default: issued by --cert-dir's CA")
+      .option('--kubelet-client-key <file>', 'key of --kubelet-client-certificate (PEM)')),
   ).action(async (o: ServerOptions) => {
     await runServer(o);
   });
@@ -58,6 +62,11 @@ export async function runServer(o: ServerOptions): Promise<void> {
     o.tlsCertFile && o.tlsPrivateKeyFile
       ? { certPem: readText('--tls-cert-file', o.tlsCertFile), keyPem: readText('--tls-private-key-file', o.tlsPrivateKeyFile) }
       : undefined;
+  if ((o.kubeletClientCertificate === undefined) !== (o.kubeletClientKey === undefined)) throw new CliError('--kubelet-client-certificate and --kubelet-client-key go together');
+  const kubeletClient =
+    o.kubeletClientCertificate && o.kubeletClientKey
+      ? { certPem: readText('--kubelet-client-certificate', o.kubeletClientCertificate), keyPem: readText('--kubelet-client-key', o.kubeletClientKey) }
+      : undefined;
   let tokens: Map<string, UserInfo> | undefined;
   if (o.tokenAuthFile) {
     try {
@@ -77,7 +86,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
     const store = await openStoreFromFlags(o, undefined);
     let plane;
     try {
-      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, tokens, clientCaPem, limits, serviceClusterIpRange });
+      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, kubeletClient, tokens, clientCaPem, limits, serviceClusterIpRange });
     } catch (e) {
       await store.close();
       const err = e as NodeJS.ErrnoException;

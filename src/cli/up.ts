@@ -129,6 +129,8 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
       nodeName,
       enableAttach: o.enableAttach === true,
       defaultClass: o.defaultClass !== false,
+      clusterCaPem: plane.caPem,
+      nodeAddress: o.address,
       containerRuntime: o.containerRuntimeEndpoint !== undefined ? { endpoint: o.containerRuntimeEndpoint } : o.containerRuntime === false ? 'none' : { embedded: o.podInfraContainerImage ?? DEFAULT_SANDBOX_IMAGE },
     });
     return { store, plane, node: { ...node, stop: async () => (await node.stop(), closeClients()) } };

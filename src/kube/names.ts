@@ -52,3 +52,7 @@ export const CSI_PLUGIN_NAME = 'kubernetes.io/csi';
 /** The group of every node credential, and the user-name prefix naming the node (kube's nodeidentifier). */
 export const NODES_GROUP = 'system:nodes';
 export const NODE_USER_PREFIX = 'system:node:';
+
+/** Who the API server is to node agents: kubeadm's name and group for its kubelet-client certificate. */
+export const KUBELET_CLIENT_CN = 'kube-apiserver-kubelet-client';
+export const KUBELET_CLIENT_ORG = 'system:masters';

@@ -24,6 +24,18 @@ import type { CriClient } from './runtime/client.js';
 import { ActivePods, startPodRuntimeManager, type PodRuntimeManager } from './runtime/manager.js';
 import { podUid } from './volumemanager/types.js';
 import { subPathDir } from './volumemanager/operations/paths.js';
+import { startNodeServer, type NodeServer } from './server/server.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { NotFoundError } from '../util/errors.js';
+
+async function getPodOrUndefined(client: RestClient, namespace: string, name: string): Promise<Pod | undefined> {
+  try {
+    return await client.resource('Pod').get(name, { namespace });
+  } catch (e) {
+    if (e instanceof NotFoundError) return undefined;
+    throw e;
+  }
+}
 
 export interface NodeAgentOptions {
   readonly client: RestClient;
@@ -50,6 +62,11 @@ export interface NodeAgentOptions {
   readonly containerRuntimeEndpoint?: string;
   /** Volume-only on purpose (`up --no-container-runtime`): said at info level, not as a warning. */
   readonly noRuntimeAsked?: boolean;
+  /**
+   * The node's HTTPS endpoint for logs and exec (the kubelet's --address, --port and
+   * --client-ca-file); none when left out.
+   */
+  readonly server?: { readonly address: string; readonly port: number; readonly clientCaPem: string };
 }
 
 /** The directories the agent keeps under its root, named as the kubelet's. */
@@ -73,6 +90,8 @@ export interface NodeAgent {
   readonly volumeManager?: VolumeManager;
   /** The container runtime's client; undefined when the node has none. */
   readonly runtime?: CriClient;
+  /** The node's HTTPS endpoint, when asked for. */
+  readonly server?: NodeServer;
   /** Stops every loop; idempotent. The Node, Lease and registrations stay in the API. */
   stop(): Promise<void>;
 }
@@ -99,11 +118,27 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   else if (o.noRuntimeAsked) log.info('no container runtime, as asked: pods get their volumes but their containers do not run');
   else log.warn('no container runtime: pods get their volumes but their containers do not run');
   const recorder = newEventRecorder({ client: o.client, component: 'stowage-node', host: o.nodeName, clock, log: log.child('events') });
-  const host = o.host ?? gatherHostInfo();
+  // An endpoint bound to one address is where the node is reached: that address is its InternalIP
+  // (and the pods' hostIP), as the kubelet's --node-ip would make it.
+  const bound = o.server && o.server.address !== '0.0.0.0' && o.server.address !== '::' ? o.server.address : undefined;
+  const host0 = o.host ?? gatherHostInfo();
+  const host: HostInfo = bound ? { ...host0, internalIP: bound } : host0;
+  let server: NodeServer | undefined;
   let nodeStatus: NodeStatusManager;
   try {
-    nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus'), runtime: runtimeInfo }, o.signal);
+    if (o.server) {
+      server = await startNodeServer({
+        ...o.server,
+        hosts: [...new Set([o.nodeName, host.hostname, host.internalIP].filter((h): h is string => !!h))],
+        getPod: (namespace, name) => getPodOrUndefined(o.client, namespace, name),
+        cri: runtime?.client,
+        log: log.child('server'),
+      });
+    }
+    const endpoint = server ? { port: server.port } : undefined;
+    nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus'), runtime: runtimeInfo, endpoint }, o.signal);
   } catch (e) {
+    await server?.close();
     runtime?.client.close();
     await recorder.close();
     throw e;
@@ -122,6 +157,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     });
   } catch (e) {
     await nodeStatus.stop();
+    await server?.close();
     await recorder.close();
     runtime?.client.close();
     throw e;
@@ -179,6 +215,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       await volumeManager?.stop();
       await pluginManager.stop();
       await nodeStatus.stop();
+      await server?.close();
       await recorder.close();
       runtime?.client.close();
       log.info('node agent stopped', { node: o.nodeName });
@@ -188,7 +225,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   if (o.signal.aborted) await stop();
   else o.signal.addEventListener('abort', () => void stop(), { once: true });
 
-  return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, volumeManager, runtime: runtime?.client, stop };
+  return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, volumeManager, runtime: runtime?.client, server, stop };
 }
 
 /** Runs the node agent until `signal` aborts, then stops it (what `stowage node` does). */

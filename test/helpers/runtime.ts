@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { missingRuntimePrograms } from '../../src/node/runtime/containerd.js';
 import { isRoot } from './env.js';
+import { api } from './http.js';
+import type { RunningUp } from './up.js';
+import { until } from '../volumemanager-kit.js';
 
 const run = promisify(execFile);
 export const BUSYBOX = '/bin/busybox';
@@ -107,7 +110,7 @@ http:
   };
 }
 
-const APPLETS = ['sh', 'cat', 'echo', 'sleep', 'ls', 'mkdir', 'touch', 'true', 'false', 'test', 'id', 'env', 'pwd', 'wc', 'grep', 'sync'];
+const APPLETS = ['sh', 'cat', 'echo', 'sleep', 'ls', 'mkdir', 'touch', 'true', 'false', 'test', 'id', 'env', 'pwd', 'wc', 'grep', 'sync', 'tar', 'stty'];
 
 /** A docker-archive tar (one layer: busybox and its applet links in /bin) with `cmd` as the default command. */
 export async function buildBusyboxArchive(work: string, cmd: readonly string[]): Promise<string> {
@@ -140,6 +143,25 @@ export async function unmountUnder(dir: string): Promise<void> {
     .filter((m) => m === dir || m.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
   for (const m of mounts) await run('umount', ['-l', m]).catch(() => undefined);
+}
+
+/**
+ * Ends a runtime test's `stowage up` (started with data dir `<dir>/data`): the pods go first
+ * (their containers stop, then their volumes), then stowage and its containerd, the registry, any
+ * mount left under `dir`, and `dir`.
+ */
+export async function tearDownRuntimeUp(o: { up?: RunningUp; dir: string; registry?: Registry }): Promise<void> {
+  if (o.up) {
+    const pods = '/api/v1/namespaces/default/pods';
+    await api(o.up.target, 'DELETE', pods).catch(() => undefined);
+    await until('every pod gone', async () => (await api(o.up!.target, 'GET', pods)).body?.items?.length === 0, 120_000).catch(() => undefined);
+    o.up.child.kill('SIGTERM');
+    await o.up.exit;
+  }
+  await stopLeftoverContainerd(join(o.dir, 'data', 'containerd'));
+  await o.registry?.stop();
+  await unmountUnder(o.dir);
+  rmSync(o.dir, { recursive: true, force: true });
 }
 
 /**

@@ -4,8 +4,9 @@ import type { Store } from '../../store/store.js';
 import { fieldSelectorExactValue, parseFieldSelector } from '../selectors.js';
 import { forbiddenFor, type Authorizer, type RequestAttributes, type UserInfo } from '../authz.js';
 import { negotiateResponse } from '../negotiation.js';
-import { methodNotAllowed } from '../status.js';
+import { badRequest, methodNotAllowed } from '../status.js';
 import { handleApply, isApply } from './apply.js';
+import { handlePodLog, type PodStreaming } from './podstream.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
 import { handleEviction } from './eviction.js';
 import { handleGet } from './get.js';
@@ -71,6 +72,8 @@ const HANDLERS: Readonly<Record<ResourceVerb, (call: ResourceCall) => void | Pro
 export interface ResourceServing {
   readonly store: Store;
   readonly authorizer: Authorizer;
+  /** How pods/log reaches the pod's node (undefined: logs answer 500). */
+  readonly podStreaming?: PodStreaming;
   /** Who asked; undefined only for in-process callers without authentication. */
   readonly user?: UserInfo;
 }
@@ -95,6 +98,8 @@ function namedBySelector(raw: string): string | undefined {
 
 /** Serves a resource request: its verb, its authorization, then the response format (406 before any body is read). */
 export async function handleResource(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, o: ResourceServing): Promise<void> {
+  const sub = r.subresource === undefined ? undefined : r.storage.subresource(r.subresource);
+  if (sub?.type === 'stream') return handleStream(r, req, res, o);
   const verb = resourceVerb(req.method ?? 'GET', r);
   if (!verb || !served(verb, r)) throw methodNotAllowed();
   if (o.user) {
@@ -104,4 +109,28 @@ export async function handleResource(r: ResourceRequest, req: IncomingMessage, r
   }
   const format = negotiateResponse(req.headers.accept, { stream: verb === 'watch', table: true });
   await HANDLERS[verb]({ r, req, res, store: o.store, format, user: o.user, authorizer: o.authorizer });
+}
+
+/** The authorizer's verb of a streaming subresource: get for logs, create for exec and attach (whatever the method, as kube ≥1.30). */
+export function streamVerb(subresource: string): 'get' | 'create' {
+  return subresource === 'log' ? 'get' : 'create';
+}
+
+/** Checks that `user` may use the streaming subresource of `r`. */
+export function authorizeStream(r: ResourceRequest, o: Pick<ResourceServing, 'authorizer' | 'user'>): void {
+  if (!o.user) return;
+  const d0 = r.storage.def;
+  const attrs: RequestAttributes = { kind: 'resource', user: o.user, verb: streamVerb(r.subresource ?? ''), group: d0.group, resource: d0.plural, subresource: r.subresource, namespace: r.namespace, name: r.name };
+  const d = o.authorizer.authorize(attrs);
+  if (!d.allowed) throw forbiddenFor(attrs, d);
+}
+
+/** pods/log (GET), and pods/exec|attach without an upgrade (400, as kube-apiserver answers). */
+async function handleStream(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, o: ResourceServing): Promise<void> {
+  const method = req.method ?? 'GET';
+  const isLog = r.subresource === 'log';
+  if (r.name === undefined || (isLog ? method !== 'GET' && method !== 'HEAD' : method !== 'GET' && method !== 'POST')) throw methodNotAllowed();
+  authorizeStream(r, o);
+  if (!isLog) throw badRequest('Upgrade request required');
+  await handlePodLog({ r, req, res, store: o.store, format: 'json', user: o.user, authorizer: o.authorizer }, o.podStreaming ?? { node: () => undefined });
 }

@@ -213,7 +213,13 @@ export const podResource: ResourceDef = {
     return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validatePodStatus(obj, old)];
   },
   patchMeta: patchMetaFor('', 'v1', 'Pod'),
-  subresources: [binding(), { type: 'eviction', name: 'eviction', bodyKind: { group: 'policy', version: 'v1', kind: 'Eviction' } }],
+  subresources: [
+    binding(),
+    { type: 'eviction', name: 'eviction', bodyKind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
+    { type: 'stream', name: 'log', kind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get'] },
+    { type: 'stream', name: 'exec', kind: { group: '', version: 'v1', kind: 'PodExecOptions' }, verbs: ['create', 'get'] },
+    { type: 'stream', name: 'attach', kind: { group: '', version: 'v1', kind: 'PodAttachOptions' }, verbs: ['create', 'get'] },
+  ],
   gracefulDeletion: podGracePeriod,
   returnDeletedObject: true,
 };

@@ -147,8 +147,20 @@ export interface ScaleSubresource {
   selector(obj: KubeObject): string;
 }
 
+/**
+ * A subresource served by the object's node, not the store: `pods/log` (get) and `pods/exec`,
+ * `pods/attach` (create; a WebSocket upgrade). Served by handlers/podstream.ts.
+ */
+export interface StreamSubresource {
+  readonly type: 'stream';
+  readonly name: string;
+  /** Discovery's responseKind: Pod for log, PodExecOptions / PodAttachOptions for the others. */
+  readonly kind: GroupVersionKind;
+  readonly verbs: readonly string[];
+}
+
 /** A subresource beyond `/status` (which `hasStatus` declares). */
-export type SubresourceDef = PartialUpdateSubresource | ActionSubresource | EvictionSubresource | ScaleSubresource;
+export type SubresourceDef = PartialUpdateSubresource | ActionSubresource | EvictionSubresource | ScaleSubresource | StreamSubresource;
 
 /**
  * Everything the generic REST handler needs to serve one kind. One file per kind under

@@ -31,6 +31,11 @@ describe('node object', () => {
     expect(s.capacity).toEqual({ cpu: '4', memory: '8388608Ki', pods: '110' });
   });
 
+  it('publishes the endpoint as the kubelet does', () => {
+    expect(nodeStatus({ host, nodeName: 'n1', kubeletVersion: 'v', nowMs: T0, endpoint: { port: 4321 } }).daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 4321 } });
+    expect(nodeStatus({ host, nodeName: 'n1', kubeletVersion: 'v', nowMs: T0 }).daemonEndpoints).toBeUndefined();
+  });
+
   it('keeps lastTransitionTime while a condition holds; the heartbeat moves', () => {
     const first = nodeStatus({ host, nodeName: 'n1', kubeletVersion: 'v', nowMs: T0 });
     const later = nodeStatus({ current: first, host, nodeName: 'n1', kubeletVersion: 'v', nowMs: T0 + 60_000 });

@@ -46,11 +46,16 @@ function runtimeCondition(r: ContainerRuntimeInfo): { type: string; status: 'Tru
     : { type: RUNTIME_CONDITION, status: 'True', reason: 'NoContainerRuntime', message: 'no container runtime: pods get their volumes mounted but their containers do not run' };
 }
 
+/** The node's HTTPS endpoint (the kubelet's daemon endpoint). */
+export interface NodeEndpoint {
+  readonly port: number;
+}
+
 /**
  * The status the agent reports. A condition keeps its lastTransitionTime while its status is
  * unchanged; lastHeartbeatTime is always now.
  */
-export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number; runtime?: ContainerRuntimeInfo }): NodeStatus {
+export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number; runtime?: ContainerRuntimeInfo; endpoint?: NodeEndpoint }): NodeStatus {
   const now = metaTime(o.nowMs);
   const conditions: NodeCondition[] = [...CONDITIONS, ...(o.runtime ? [runtimeCondition(o.runtime)] : [])].map((c) => {
     const prev = o.current?.conditions?.find((x) => x.type === c.type);
@@ -67,6 +72,7 @@ export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: 
       ...(o.host.internalIP ? [{ type: 'InternalIP', address: o.host.internalIP }] : []),
       { type: 'Hostname', address: o.host.hostname },
     ],
+    ...(o.endpoint ? { daemonEndpoints: { kubeletEndpoint: { Port: o.endpoint.port } } } : {}),
     capacity: resources,
     allocatable: resources,
     nodeInfo: {

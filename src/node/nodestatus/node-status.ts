@@ -10,6 +10,7 @@ import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH } from '../../kube/names.js';
 import { gatherHostInfo, type HostInfo } from './host.js';
 import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
 import type { ContainerRuntimeInfo } from '../runtime/info.js';
+import type { NodeEndpoint } from './node-object.js';
 
 // The kubelet reports an unchanged status every 5 min and checks every 10 s; we have nothing that
 // changes between reports, so a steady heartbeat each minute is enough next to the 10 s lease.
@@ -29,6 +30,8 @@ export interface NodeStatusOptions {
   readonly leaseRenewMs?: number;
   /** The container runtime to report (a condition and nodeInfo.containerRuntimeVersion). */
   readonly runtime?: ContainerRuntimeInfo;
+  /** Where the node's HTTPS endpoint listens (published as the kubelet publishes its :10250). */
+  readonly endpoint?: NodeEndpoint;
 }
 
 /** The agent's Node object and its heartbeat Lease. */
@@ -84,7 +87,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
   };
 
   const writeStatus = async (): Promise<void> => {
-    const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now(), runtime: o.runtime });
+    const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now(), runtime: o.runtime, endpoint: o.endpoint });
     try {
       current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
     } catch (e) {

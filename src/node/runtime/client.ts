@@ -122,6 +122,15 @@ export class CriClient {
     return this.call('runtime', this.rt.ExecSync, { containerId, cmd: [...cmd], timeout: timeoutSeconds }, { ...o, timeoutMs });
   }
 
+  /** Prepares a streaming exec; the answer is a URL on the runtime's streaming server. */
+  exec(req: T.ExecRequest, o?: CriCallOptions): Promise<T.ExecResponse__Output> {
+    return this.call('runtime', this.rt.Exec, req, o);
+  }
+  /** Prepares a streaming attach to the container's own stdio. */
+  attach(req: T.AttachRequest, o?: CriCallOptions): Promise<T.AttachResponse__Output> {
+    return this.call('runtime', this.rt.Attach, req, o);
+  }
+
   // ---- ImageService -----------------------------------------------------------------------------
   /** The image when present, `null` when the runtime does not have it. */
   imageStatus(image: string, o?: CriCallOptions): Promise<T.Image__Output | null> {
