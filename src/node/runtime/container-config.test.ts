@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
-import { ContainerConfigError, containerConfig, containerEnv, expandVars, linuxResources, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
+import { containerConfig, linuxResources, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
+import { containerEnv } from './env.js';
 
 const pod: Pod = {
   metadata: { name: 'p', namespace: 'ns', uid: 'u1', labels: { app: 'web' } },
@@ -22,28 +23,12 @@ const pod: Pod = {
     }],
   },
 };
-const src = { hostIP: '10.0.0.5', configMapKey: () => undefined, secretKey: () => undefined };
+const src = { hostIPs: ['10.0.0.5'], configMap: () => undefined, secret: () => undefined };
 
 describe('container config', () => {
-  it('expands $(VAR) from earlier variables; $$ escapes; unknown names stay', () => {
-    expect(expandVars('a $(X) $$(X) $(Y)', new Map([['X', '1']]))).toBe('a 1 $(X) $(Y)');
-  });
-
-  it('resolves env values and fieldRefs in order (podIP is the node address)', () => {
-    const env = containerEnv(pod, pod.spec!.containers[0]!, src);
-    expect([...env]).toEqual([['NAME', 'p'], ['GREETING', 'hello p'], ['APP', 'web'], ['IP', '10.0.0.5']]);
-  });
-
-  it('a missing configMap key is an error unless optional', () => {
-    const c = { name: 'c', env: [{ name: 'K', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] };
-    expect(() => containerEnv(pod, c, src)).toThrow(ContainerConfigError);
-    const opt = { name: 'c', env: [{ name: 'K', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k', optional: true } } }] };
-    expect([...containerEnv(pod, opt, src)]).toEqual([]);
-  });
-
   it('builds the CRI container: command/args expanded, mounts at their mountPath from the given host paths, labels, log path', () => {
     const c = pod.spec!.containers[0]!;
-    const cfg = containerConfig({ pod, container: c, attempt: 2, imageRef: 'sha256:abc', env: containerEnv(pod, c, src), mounts: new Map([[0, '/host/data'], [1, '/host/subpaths/1']]) });
+    const cfg = containerConfig({ pod, container: c, attempt: 2, imageRef: 'sha256:abc', env: containerEnv(pod, c, src).env, mounts: new Map([[0, '/host/data'], [1, '/host/subpaths/1']]) });
     expect(cfg.args).toEqual(['echo hello p $(NOT) $(MISSING)']);
     expect(cfg.workingDir).toBe('/data');
     expect(cfg.mounts).toEqual([

@@ -17,10 +17,13 @@ import { newOperationExecutor, type OperationExecutor } from '../../util/executo
 import { newLogger, type Logger } from '../../util/log.js';
 import { newLoop } from '../../util/loop.js';
 import type { CriClient } from './client.js';
-import {
-  ContainerConfigError, LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, containerEnv, podLogDir, pullPolicyOf, sandboxConfig,
-} from './container-config.js';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
+import { ContainerConfigError, containerEnv, expandSubPathExpr, referencedObjects, type NodeAllocatable } from './env.js';
+import { runHook } from './hooks.js';
 import { computePodActions, crashLoopDelayMs, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
+import { newProber } from './prober/prober.js';
+import { pullAuths, type PullSecret } from './pull-secrets.js';
+import { mountSubPath } from '../volumemanager/subpath/subpath.js';
 import { runtimePodStatus, type Waiting } from './pod-status.js';
 
 /** Which pods' runtime may still be running: until the first listing, every pod's may. */
@@ -50,6 +53,9 @@ export interface PodVolumes {
   subPathDir(uid: string, volume: string, container: string, index: number): string;
 }
 
+// The kubelet never gives a container less than 2 s between SIGTERM and SIGKILL after a preStop hook.
+const MIN_GRACE_AFTER_PRESTOP_S = 2;
+
 export interface PodRuntimeManagerOptions {
   readonly client: RestClient;
   readonly cri: CriClient;
@@ -57,6 +63,8 @@ export interface PodRuntimeManagerOptions {
   readonly rootDir: string;
   /** The node's address: pods run on the host network. */
   readonly hostIP: string;
+  /** The node's allocatable resources: what resourceFieldRef reads for limits a container does not set. */
+  readonly allocatable?: NodeAllocatable;
   readonly volumes: PodVolumes;
   readonly activePods: ActivePods;
   readonly recorder: EventRecorder;
@@ -93,6 +101,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const waiting = new Map<string, Map<string, Waiting>>();
   const imageBackoff = new Map<string, { failures: number; untilMs: number }>();
   const lastStatus = new Map<string, string>();
+  const prober = newProber({ cri: o.cri, podIP: o.hostIP, recorder: o.recorder, clock, signal, log: log.child('prober'), onChange: () => loop.trigger() });
 
   const readRuntimePod = async (uid: string): Promise<RuntimePod> => {
     const sandboxes = await o.cri.listPodSandbox({ labelSelector: { [LABEL_POD_UID]: uid } }, { signal });
@@ -138,14 +147,29 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
 
   const isActive = (rt: RuntimePod): boolean => rt.sandboxes.some((s) => s.ready) || rt.containers.some((c) => c.state === 'running' || c.state === 'created');
 
-  /** SIGTERM with the grace period, then the sandbox; removal only when asked. */
+  /**
+   * The kubelet's killContainer: the preStop hook (running containers, within the grace period),
+   * then SIGTERM with what is left of the grace (at least 2 s), then SIGKILL by the runtime.
+   */
+  const killContainer = async (pod: Pod | undefined, c: ContainerInfo, graceSeconds: number, message: string): Promise<void> => {
+    const spec = [...(pod?.spec?.containers ?? []), ...(pod?.spec?.initContainers ?? [])].find((x) => x.name === c.name);
+    if (pod) o.recorder.event(pod, 'Normal', 'Killing', message);
+    let grace = graceSeconds;
+    const preStop = spec?.lifecycle?.preStop;
+    if (pod && spec && preStop && c.state === 'running' && grace > 0) {
+      const t0 = clock.now();
+      const failed = await runHook(pod, preStop, { cri: o.cri, containerId: c.id, container: spec, podIP: o.hostIP, signal }, grace);
+      if (failed !== undefined) o.recorder.event(pod, 'Warning', 'FailedPreStopHook', failed);
+      grace = Math.max(MIN_GRACE_AFTER_PRESTOP_S, grace - Math.floor((clock.now() - t0) / 1000));
+    }
+    await o.cri.stopContainer(c.id, grace, { signal });
+  };
+
+  /** Every container killed (preStop, SIGTERM, grace, SIGKILL), then the sandbox; removal only when asked. */
   const killPod = async (pod: Pod | undefined, rt: RuntimePod, remove: boolean): Promise<void> => {
     const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
     await Promise.all(
-      rt.containers.filter((c) => c.state === 'running' || c.state === 'created').map(async (c) => {
-        await o.cri.stopContainer(c.id, grace, { signal });
-        if (pod) o.recorder.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`);
-      }),
+      rt.containers.filter((c) => c.state === 'running' || c.state === 'created').map((c) => killContainer(pod, c, grace, `Stopping container ${c.name}`)),
     );
     for (const s of rt.sandboxes) await o.cri.stopPodSandbox(s.id, { signal });
     if (!remove) return;
@@ -157,7 +181,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   };
 
   /** The image for `name` is present (pulled per its policy), or its waiting reason is recorded. */
-  const ensureImage = async (pod: Pod, name: string, image: string, policy: 'Always' | 'IfNotPresent' | 'Never', w: Map<string, Waiting>): Promise<string | undefined> => {
+  const ensureImage = async (pod: Pod, name: string, image: string, policy: 'Always' | 'IfNotPresent' | 'Never', w: Map<string, Waiting>, pullSecrets: readonly PullSecret[]): Promise<string | undefined> => {
     const uid = pod.metadata?.uid ?? '';
     const key = `${uid}/${name}`;
     if (policy !== 'Always') {
@@ -179,7 +203,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
     o.recorder.event(pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
     try {
-      const r = await o.cri.pullImage({ image: { image } }, { signal });
+      const r = await pullWithAuths(image, pullSecrets);
       imageBackoff.delete(key);
       o.recorder.event(pod, 'Normal', 'Pulled', `Successfully pulled image "${image}"`);
       return r.imageRef;
@@ -195,6 +219,41 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
   };
 
+  /** Pulls with each matching credential in turn (the kubelet's keyring order), anonymously when none match. */
+  const pullWithAuths = async (image: string, secrets: readonly PullSecret[]): Promise<{ imageRef: string }> => {
+    const auths = pullAuths(image, secrets);
+    if (auths.length === 0) return o.cri.pullImage({ image: { image } }, { signal });
+    let last: unknown;
+    for (const auth of auths) {
+      try {
+        return await o.cri.pullImage({ image: { image }, auth }, { signal });
+      } catch (e) {
+        if (signal.aborted) throw e;
+        last = e;
+      }
+    }
+    throw last;
+  };
+
+  /** The pod's imagePullSecrets that exist; a missing one is a warning, as the kubelet's. */
+  const pullSecretsOf = async (pod: Pod): Promise<PullSecret[]> => {
+    const ns = pod.metadata?.namespace ?? 'default';
+    const out: PullSecret[] = [];
+    const missing: string[] = [];
+    for (const ref of pod.spec?.imagePullSecrets ?? []) {
+      if (!ref.name) continue;
+      try {
+        const s = await o.client.resource('Secret').get(ref.name, { namespace: ns, signal });
+        out.push({ type: s.type ?? '', data: Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) });
+      } catch (e) {
+        if (!(toStowageError(e) instanceof NotFoundError)) throw e;
+        missing.push(ref.name);
+      }
+    }
+    if (missing.length > 0) o.recorder.event(pod, 'Warning', 'FailedToRetrieveImagePullSecret', `Unable to retrieve some image pull secrets (${missing.join(', ')}); attempting to pull the image may not succeed.`);
+    return out;
+  };
+
   // The volume manager's populator reports a pod still waiting for its volumes (the kubelet's
   // FailedMount summary after 2m3s); here the pod only waits.
   const volumesReady = (pod: Pod): boolean => {
@@ -206,25 +265,39 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     const spec = (init ? pod.spec?.initContainers : pod.spec?.containers)?.find((c) => c.name === name);
     if (!spec) return;
     const uid = pod.metadata?.uid ?? '';
-    const imageRef = await ensureImage(pod, name, spec.image ?? '', pullPolicyOf(spec), w);
+    const imageRef = await ensureImage(pod, name, spec.image ?? '', pullPolicyOf(spec), w, await pullSecretsOf(pod));
     if (imageRef === undefined) return;
     let env: Map<string, string>;
     const mounts = new Map<number, string>();
+    const devices = new Map<number, string>();
     try {
       const data = await referencedData(pod, spec);
-      env = containerEnv(pod, spec, {
-        hostIP: o.hostIP,
-        configMapKey: (ns, name, key) => data.configMaps.get(`${ns}/${name}`)?.[key],
-        secretKey: (ns, name, key) => {
-          const v = data.secrets.get(`${ns}/${name}`)?.[key];
-          return v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8');
-        },
+      const r = containerEnv(pod, spec, {
+        hostIPs: [o.hostIP],
+        configMap: (ns, n) => data.configMaps.get(`${ns}/${n}`),
+        secret: (ns, n) => data.secrets.get(`${ns}/${n}`),
+        ...(o.allocatable ? { allocatable: o.allocatable } : {}),
       });
+      env = r.env;
+      for (const bad of r.invalidKeys) o.recorder.event(pod, 'Warning', 'InvalidEnvironmentVariableNames', `Keys [${bad.keys.join(', ')}] from the EnvFrom ${bad.source} were skipped since they are considered invalid environment variable names.`);
       const mounted = o.volumes.mounted(uid);
       for (const [i, m] of (spec.volumeMounts ?? []).entries()) {
         const host = mounted.get(m.name);
         if (host === undefined) throw new ContainerConfigError(`volume ${m.name} is not mounted`);
-        mounts.set(i, m.subPath ? o.volumes.subPathDir(uid, m.name, name, i) : host);
+        if (m.subPathExpr) {
+          // subPathExpr needs the container's env, so it is expanded and bound here, at container
+          // start, as the kubelet's makeMounts does; the volume manager's teardown unbinds it.
+          const target = o.volumes.subPathDir(uid, m.name, name, i);
+          await mountSubPath({ volumeRoot: host, subPath: expandSubPathExpr(m.subPathExpr, env), target, readOnly: m.readOnly === true }).catch((e: unknown) => {
+            throw e instanceof ContainerConfigError ? e : new ContainerConfigError(`failed to prepare subPath for volumeMount "${m.name}" of container "${name}": ${String(e)}`);
+          });
+          mounts.set(i, target);
+        } else mounts.set(i, m.subPath ? o.volumes.subPathDir(uid, m.name, name, i) : host);
+      }
+      for (const [i, d] of (spec.volumeDevices ?? []).entries()) {
+        const host = mounted.get(d.name);
+        if (host === undefined) throw new ContainerConfigError(`volume ${d.name} is not mapped`);
+        devices.set(i, host);
       }
     } catch (e) {
       if (!(e instanceof ContainerConfigError)) throw e;
@@ -234,28 +307,45 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
     await mkdir(join(podLogDir(o.rootDir, pod), name), { recursive: true, mode: 0o755 });
     const { containerId } = await o.cri.createContainer(
-      { podSandboxId: sandboxId, sandboxConfig: sandboxConfig(pod, sandboxAttempt, o.rootDir), config: containerConfig({ pod, container: spec, attempt, imageRef, env, mounts }) },
+      { podSandboxId: sandboxId, sandboxConfig: sandboxConfig(pod, sandboxAttempt, o.rootDir), config: containerConfig({ pod, container: spec, attempt, imageRef, env, mounts, devices }) },
       { signal },
     );
     o.recorder.event(pod, 'Normal', 'Created', `Created container ${name}`);
     await o.cri.startContainer(containerId, { signal });
     o.recorder.event(pod, 'Normal', 'Started', `Started container ${name}`);
+    const postStart = spec.lifecycle?.postStart;
+    if (postStart) {
+      const failed = await runHook(pod, postStart, { cri: o.cri, containerId, container: spec, podIP: o.hostIP, signal }, 0);
+      if (failed !== undefined) {
+        // The kubelet kills a container whose postStart hook failed; its restart policy decides what next.
+        o.recorder.event(pod, 'Warning', 'FailedPostStartHook', failed);
+        const info = (await readRuntimePod(uid)).containers.find((c) => c.id === containerId);
+        if (info) await killContainer(pod, info, pod.spec?.terminationGracePeriodSeconds ?? 30, 'FailedPostStartHook');
+      }
+    }
   };
 
-  /** The configMaps' and secrets' data the container's env names (absent ones stay absent). */
+  /** The configMaps' and secrets' data (secrets decoded) the container's env and envFrom read; absent ones stay absent. */
   const referencedData = async (pod: Pod, spec: Container): Promise<{ configMaps: Map<string, Record<string, string>>; secrets: Map<string, Record<string, string>> }> => {
     const ns = pod.metadata?.namespace ?? 'default';
     const configMaps = new Map<string, Record<string, string>>();
     const secrets = new Map<string, Record<string, string>>();
-    for (const e of spec.env ?? []) {
-      const cm = e.valueFrom?.configMapKeyRef?.name;
-      const sec = e.valueFrom?.secretKeyRef?.name;
+    const refs = referencedObjects(spec);
+    const absentIsUndefined = async <T,>(get: () => Promise<T>): Promise<T | undefined> => {
       try {
-        if (cm !== undefined && !configMaps.has(`${ns}/${cm}`)) configMaps.set(`${ns}/${cm}`, (await o.client.resource('ConfigMap').get(cm, { namespace: ns, signal })).data ?? {});
-        if (sec !== undefined && !secrets.has(`${ns}/${sec}`)) secrets.set(`${ns}/${sec}`, (await o.client.resource('Secret').get(sec, { namespace: ns, signal })).data ?? {});
+        return await get();
       } catch (err) {
-        if (!(toStowageError(err) instanceof NotFoundError)) throw err;
+        if (toStowageError(err) instanceof NotFoundError) return undefined;
+        throw err;
       }
+    };
+    for (const name of refs.configMaps) {
+      const cm = await absentIsUndefined(() => o.client.resource('ConfigMap').get(name, { namespace: ns, signal }));
+      if (cm) configMaps.set(`${ns}/${name}`, { ...(cm.data ?? {}), ...Object.fromEntries(Object.entries(cm.binaryData ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) });
+    }
+    for (const name of refs.secrets) {
+      const sec = await absentIsUndefined(() => o.client.resource('Secret').get(name, { namespace: ns, signal }));
+      if (sec) secrets.set(`${ns}/${name}`, Object.fromEntries(Object.entries(sec.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])));
     }
     return { configMaps, secrets };
   };
@@ -263,7 +353,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const writeStatus = async (pod: Pod, rt: RuntimePod, w: ReadonlyMap<string, Waiting>): Promise<void> => {
     const uid = pod.metadata?.uid ?? '';
     const sandboxId = [...rt.sandboxes].filter((s) => s.ready).sort((a, b) => b.createdAtMs - a.createdAtMs)[0]?.id;
-    const status = runtimePodStatus({ pod, rt, waiting: w, sandboxId, hostIP: o.hostIP, nowMs: clock.now() });
+    const status = runtimePodStatus({ pod, rt, waiting: w, sandboxId, hostIP: o.hostIP, nowMs: clock.now(), probes: (spec, id, running) => prober.status(pod, spec, id, running) });
     const { conditions: _c, ...comparable } = status;
     const fingerprint = JSON.stringify(comparable);
     if (lastStatus.get(uid) === fingerprint) return;
@@ -278,7 +368,9 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const syncPod = async (pod: Pod): Promise<void> => {
     const uid = pod.metadata?.uid ?? '';
     const rt = await readRuntimePod(uid);
-    const a = computePodActions(pod, rt, clock.now());
+    if (pod.metadata?.deletionTimestamp) prober.removePod(uid);
+    else prober.update(pod, rt, rt.sandboxes.filter((s) => s.ready).sort((x, y) => y.createdAtMs - x.createdAtMs)[0]?.id);
+    const a = computePodActions(pod, rt, clock.now(), prober.unhealthy(uid));
     const w = new Map<string, Waiting>();
     if (a.killPod) await killPod(pod, rt, a.removePod);
     if (!pod.metadata?.deletionTimestamp && (a.createSandbox || a.start.length > 0) && !volumesReady(pod)) {
@@ -297,7 +389,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
       w.set(name, { reason: 'CrashLoopBackOff', message });
       if (leftMs > 0) o.recorder.event(pod, 'Warning', 'BackOff', 'Back-off restarting failed container');
     }
-    for (const c of a.kill) await o.cri.stopContainer(c.id, pod.spec?.terminationGracePeriodSeconds ?? 30, { signal });
+    for (const k of a.kill) await killContainer(pod, k.container, pod.spec?.terminationGracePeriodSeconds ?? 30, k.message);
     if (sandboxId !== undefined) for (const s of a.start) await startContainer(pod, sandboxId, s.name, s.init, s.attempt, a.sandboxAttempt, w);
     const after = await readRuntimePod(uid);
     o.activePods.set(uid, isActive(after));
@@ -307,6 +399,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
 
   /** A pod the API no longer has: its containers and sandbox go. */
   const cleanupOrphan = async (uid: string): Promise<void> => {
+    prober.removePod(uid);
     const rt = await readRuntimePod(uid);
     await killPod(undefined, rt, true);
     o.activePods.set(uid, false);
@@ -344,6 +437,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     stop: async () => {
       stopCtl.abort();
       await loopRun;
+      await prober.stop();
       await exec.close();
       await Promise.all(informerRuns);
     },
