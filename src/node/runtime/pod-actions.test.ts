@@ -113,3 +113,23 @@ describe('runtimePodStatus', () => {
     expect((s['containerStatuses'] as unknown[])[0]).toMatchObject({ state: { waiting: { reason: 'PodInitializing' } } });
   });
 });
+
+describe('computePodActions with failed probes', () => {
+  it.each([
+    { policy: 'Always' as const, probe: 'liveness' as const, restarts: true, message: 'Container app failed liveness probe, will be restarted' },
+    { policy: 'OnFailure' as const, probe: 'startup' as const, restarts: true, message: 'Container app failed startup probe, will be restarted' },
+    { policy: 'Never' as const, probe: 'liveness' as const, restarts: false, message: 'Container app failed liveness probe' },
+  ])('$probe failure under $policy: killed, restarted at once=$restarts', ({ policy, probe, restarts, message }) => {
+    const live = ctr('app', { attempt: 2 });
+    const a = computePodActions(pod({ restartPolicy: policy }), { sandboxes: [sb()], containers: [live] }, T, new Map([[live.id, probe]]));
+    expect(a.kill).toEqual([{ container: live, message }]);
+    expect(a.start).toEqual(restarts ? [{ name: 'app', init: false, attempt: 3 }] : []);
+  });
+
+  it('a failed probe of a container that already exited changes nothing', () => {
+    const old = ctr('app', { state: 'exited', exitCode: 1, finishedAtMs: T });
+    const a = computePodActions(pod(), { sandboxes: [sb()], containers: [old] }, T, new Map([[old.id, 'liveness']]));
+    expect(a.kill).toEqual([]);
+    expect(a.backingOff.get('app')).toBeGreaterThan(0);
+  });
+});
