@@ -5,6 +5,7 @@
  * status from what the runtime then reports. Volumes are mounted before any container starts;
  * the volume manager keeps a pod's volumes while `activePods` says its runtime still runs it.
  */
+import { setMaxListeners } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
@@ -94,6 +95,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const clock = o.clock ?? realClock;
   const stopCtl = new AbortController();
   const signal = AbortSignal.any([o.signal, stopCtl.signal]);
+  setMaxListeners(0, signal); // every probe worker and CRI call of every pod listens
   const exec: OperationExecutor = newOperationExecutor({ clock, log: log.child('executor') });
   const pods = informerFor(o.client, 'Pod', { fieldSelector: `spec.nodeName=${o.nodeName}` });
   /** Exited containers do not change: their status is read once. */

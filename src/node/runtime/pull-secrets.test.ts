@@ -21,8 +21,8 @@ describe('imagePullSecrets → CRI AuthConfig', () => {
       dockerconfig({ '127.0.0.1:5000/team': { username: 'bob', password: 'pw2' } }),
     ];
     expect(pullAuths('127.0.0.1:5000/team/app:t1', secrets)).toEqual([
-      { username: 'bob', password: 'pw2', auth: '', serverAddress: '127.0.0.1:5000/team', identityToken: '', registryToken: '' },
-      { username: 'alice', password: 'pw1', auth: b64('alice:pw1'), serverAddress: 'http://127.0.0.1:5000/v2/', identityToken: '', registryToken: '' },
+      { username: 'bob', password: 'pw2', auth: '', serverAddress: '', identityToken: '', registryToken: '' },
+      { username: 'alice', password: 'pw1', auth: b64('alice:pw1'), serverAddress: '', identityToken: '', registryToken: '' },
     ]);
     expect(pullAuths('127.0.0.1:5000/other/app:t1', secrets).map((a) => a.username)).toEqual(['alice']);
     expect(pullAuths('127.0.0.1:5002/team/app:t1', secrets)).toEqual([]);

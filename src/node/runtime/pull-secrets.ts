@@ -86,7 +86,9 @@ export function pullAuths(image: string, secrets: readonly PullSecret[]): T.Auth
       }
       matches.push({
         specificity: k.path.length * 1000 + k.host.length,
-        auth: { username, password, auth: e.auth ?? '', serverAddress: key, identityToken: e.identitytoken ?? '', registryToken: e.registrytoken ?? '' },
+        // No serverAddress: containerd would parse it as a URL and drop credentials on a mismatch;
+        // the match is made here, by the keyring's rules.
+        auth: { username, password, auth: e.auth ?? '', serverAddress: '', identityToken: e.identitytoken ?? '', registryToken: e.registrytoken ?? '' },
       });
     }
   }
