@@ -376,7 +376,11 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     const w = new Map<string, Waiting>();
     if (a.killPod) await killPod(pod, rt, a.removePod);
     if (!pod.metadata?.deletionTimestamp && (a.createSandbox || a.start.length > 0) && !volumesReady(pod)) {
-      o.activePods.set(uid, isActive(await readRuntimePod(uid)));
+      const now = await readRuntimePod(uid);
+      o.activePods.set(uid, isActive(now));
+      // The kubelet reports the pod as soon as it has it: containers waiting (ContainerCreating, or
+      // PodInitializing behind init containers) while the volumes are being mounted.
+      await writeStatus(pod, now, new Map());
       return;
     }
     let sandboxId = a.sandboxId;

@@ -114,6 +114,30 @@ describe('runtimePodStatus', () => {
   });
 });
 
+describe('runtimePodStatus before containers and with probes', () => {
+  const statuses = (s: Record<string, unknown>, key = 'containerStatuses'): Array<Record<string, unknown>> => s[key] as Array<Record<string, unknown>>;
+
+  it.each([
+    { name: 'no init containers', spec: {}, want: { init: [], main: 'ContainerCreating' } },
+    { name: 'with init containers', spec: { initContainers: [{ name: 'i1' }, { name: 'i2' }] }, want: { init: ['PodInitializing', 'PodInitializing'], main: 'PodInitializing' } },
+  ])('nothing in the runtime yet ($name): Pending, every container waiting', ({ spec, want }) => {
+    const s = runtimePodStatus({ pod: pod(spec), rt: { sandboxes: [], containers: [] }, waiting: new Map(), nowMs: T });
+    expect(s['phase']).toBe('Pending');
+    expect((statuses(s, 'initContainerStatuses') ?? []).map((c) => (c['state'] as { waiting: { reason: string } }).waiting.reason)).toEqual(want.init);
+    expect(statuses(s)[0]).toMatchObject({ ready: false, started: false, restartCount: 0, state: { waiting: { reason: want.main } } });
+  });
+
+  it('ready and started come from the probes; a completed init container is ready', () => {
+    const p = pod({ initContainers: [{ name: 'i1' }] });
+    const rt = { sandboxes: [sb()], containers: [ctr('i1', { state: 'exited', exitCode: 0, finishedAtMs: T }), ctr('app')] };
+    const s = runtimePodStatus({ pod: p, rt, waiting: new Map(), sandboxId: 's1', nowMs: T, probes: () => ({ started: true, ready: false }) });
+    expect(statuses(s)[0]).toMatchObject({ started: true, ready: false, state: { running: {} } });
+    expect(statuses(s, 'initContainerStatuses')[0]).toMatchObject({ ready: true, state: { terminated: { reason: 'Completed' } } });
+    expect(s['conditions']).toContainEqual(expect.objectContaining({ type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady' }));
+    expect(s['phase']).toBe('Running');
+  });
+});
+
 describe('computePodActions with failed probes', () => {
   it.each([
     { policy: 'Always' as const, probe: 'liveness' as const, restarts: true, message: 'Container app failed liveness probe, will be restarted' },
