@@ -22,6 +22,7 @@ import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, pullPo
 import { ContainerConfigError, containerEnv, expandSubPathExpr, referencedObjects, type NodeAllocatable } from './env.js';
 import { runHook } from './hooks.js';
 import { computePodActions, crashLoopDelayMs, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
+import { changedPods, nextSyncDelayMs, relistFingerprints } from './pleg.js';
 import { newProber } from './prober/prober.js';
 import { pullAuths, type PullSecret } from './pull-secrets.js';
 import { mountSubPath } from '../volumemanager/subpath/subpath.js';
@@ -80,6 +81,11 @@ export interface PodRuntimeManager {
   stop(): Promise<void>;
 }
 
+// The kubelet's --sync-frequency: a pod nothing happens to is still synced once a minute.
+const RESYNC_MS = 60_000;
+// A pod waiting on something outside the runtime (its volumes, a configMap, an image pull) is
+// retried this often; the image pull keeps its own backoff.
+const RETRY_MS = 1_000;
 const IMAGE_BACKOFF_INITIAL_MS = 10_000;
 const IMAGE_BACKOFF_MAX_MS = 300_000;
 
@@ -103,7 +109,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const waiting = new Map<string, Map<string, Waiting>>();
   const imageBackoff = new Map<string, { failures: number; untilMs: number }>();
   const lastStatus = new Map<string, string>();
-  const prober = newProber({ cri: o.cri, podIP: o.hostIP, recorder: o.recorder, clock, signal, log: log.child('prober'), onChange: () => loop.trigger() });
+  const prober = newProber({ cri: o.cri, podIP: o.hostIP, recorder: o.recorder, clock, signal, log: log.child('prober'), onChange: (uid) => wake(uid) });
 
   const readRuntimePod = async (uid: string): Promise<RuntimePod> => {
     const sandboxes = await o.cri.listPodSandbox({ labelSelector: { [LABEL_POD_UID]: uid } }, { signal });
@@ -367,7 +373,8 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
   };
 
-  const syncPod = async (pod: Pod): Promise<void> => {
+  /** One sync of the pod; resolves with the delay before it is due again without an event. */
+  const syncPod = async (pod: Pod): Promise<number> => {
     const uid = pod.metadata?.uid ?? '';
     const rt = await readRuntimePod(uid);
     if (pod.metadata?.deletionTimestamp) prober.removePod(uid);
@@ -381,7 +388,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
       // The kubelet reports the pod as soon as it has it: containers waiting (ContainerCreating, or
       // PodInitializing behind init containers) while the volumes are being mounted.
       await writeStatus(pod, now, new Map());
-      return;
+      return nextSyncDelayMs({ waitingForVolumes: true, waitingReasons: [], crashLoopLeftMs: [], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
     }
     let sandboxId = a.sandboxId;
     if (a.createSandbox) {
@@ -401,6 +408,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     o.activePods.set(uid, isActive(after));
     waiting.set(uid, w);
     if (!pod.metadata?.deletionTimestamp && (after.sandboxes.length > 0 || w.size > 0)) await writeStatus(pod, after, w);
+    return nextSyncDelayMs({ waitingForVolumes: false, waitingReasons: [...w.values()].map((x) => x.reason), crashLoopLeftMs: [...a.backingOff.values()], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
   };
 
   /** A pod the API no longer has: its containers and sandbox go. */
@@ -413,6 +421,18 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     waiting.delete(uid);
   };
 
+  /** Pods to sync at the next tick (an event, a changed runtime state, a probe result, a retry). */
+  const dirty = new Set<string>();
+  /** When each pod is due again without an event. */
+  const dueAt = new Map<string, number>();
+  let lastRelist = new Map<string, string>();
+  const wake = (uid: string): void => {
+    dirty.add(uid);
+    loop.trigger();
+  };
+
+  // The kubelet's PLEG: one relist of the whole runtime per period; only the pods whose sandboxes
+  // or containers changed (or that an event, a probe or their requeue time names) are synced.
   const loop = newLoop({
     name: 'pod-runtime',
     periodMs: o.periodMs ?? 1_000,
@@ -420,22 +440,35 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     log,
     body: async () => {
       if (!pods.hasSynced()) return;
-      const listed = await o.cri.listPodSandbox(undefined, { signal });
-      const runtimeUids = new Set(listed.map((s) => s.labels[LABEL_POD_UID] ?? '').filter((u) => u !== ''));
-      for (const s of listed) if (s.state === 'SANDBOX_READY') o.activePods.set(s.labels[LABEL_POD_UID] ?? '', true);
+      const [sandboxes, containers] = await Promise.all([o.cri.listPodSandbox(undefined, { signal }), o.cri.listContainers(undefined, { signal })]);
+      const relisted = relistFingerprints(sandboxes, containers);
+      for (const uid of changedPods(lastRelist, relisted)) dirty.add(uid);
+      lastRelist = relisted;
+      for (const s of sandboxes) if (s.state === 'SANDBOX_READY') o.activePods.set(s.labels[LABEL_POD_UID] ?? '', true);
       o.activePods.markListed();
+      const now = clock.now();
       const live = new Set<string>();
       for (const pod of pods.lister.list()) {
         const uid = pod.metadata?.uid ?? '';
         live.add(uid);
-        exec.run(podKey(uid), 'sync_pod', () => syncPod(pod));
+        if (!dirty.has(uid) && (dueAt.get(uid) ?? 0) > now) continue;
+        // Refused (busy or backing off): it stays dirty; the settle or retry wakes it.
+        const started = exec.run(podKey(uid), 'sync_pod', async () => {
+          dueAt.set(uid, clock.now() + (await syncPod(pod)));
+        });
+        if (started === 'started') dirty.delete(uid);
       }
-      for (const uid of new Set([...runtimeUids, ...o.activePods.uids()])) if (!live.has(uid)) exec.run(podKey(uid), 'cleanup_pod', () => cleanupOrphan(uid));
+      for (const uid of new Set([...relisted.keys(), ...o.activePods.uids()])) if (!live.has(uid)) exec.run(podKey(uid), 'cleanup_pod', () => cleanupOrphan(uid));
+      for (const uid of [...dueAt.keys()]) if (!live.has(uid)) dueAt.delete(uid);
     },
   });
-  pods.addEventHandler({ onAdd: () => loop.trigger(), onUpdate: () => loop.trigger(), onDelete: () => loop.trigger() });
+  const uidOf = (p: Pod): string => p.metadata?.uid ?? '';
+  pods.addEventHandler({ onAdd: (p) => wake(uidOf(p)), onUpdate: (_old, p) => wake(uidOf(p)), onDelete: () => loop.trigger() });
   exec.onChange((c) => {
-    if (c.kind === 'retryDue') loop.trigger();
+    const uid = typeof c.key === 'string' && c.key.startsWith('pod-sync/') ? c.key.slice('pod-sync/'.length) : undefined;
+    if (uid === undefined) return;
+    if (c.kind === 'retryDue') wake(uid);
+    else if (dirty.has(uid)) loop.trigger();
   });
   const informerRuns = runInformers(signal, [pods], log);
   const loopRun = loop.run(signal);
