@@ -30,14 +30,14 @@ export function repoRoot(): string {
   throw new Error('package root not found');
 }
 
-export async function startBenchServer(extraArgs: string[] = process.env.STOWAGE_BENCH_SPLIT ? ['--no-controllers'] : []): Promise<BenchServer> {
+export async function startBenchServer(extraArgs: string[] = process.env.STOWAGE_BENCH_SPLIT ? ['--no-controllers'] : [], o: { runtime?: boolean } = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'stowage-bench-'));
   const bin = resolve(repoRoot(), 'bin', 'stowage');
   const nodeArgs = (process.env.STOWAGE_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-  // Volume-only pods (the benchmarks measure the storage path; containers would need an image).
+  // Volume-only pods unless asked (the benchmarks measure the storage path; containers need an image).
   // STOWAGE_BENCH_ETCD=http://127.0.0.1:2379: the store is that etcd (a fresh key prefix per run) instead of SQLite.
   const etcd = process.env.STOWAGE_BENCH_ETCD ? ['--etcd-servers', process.env.STOWAGE_BENCH_ETCD, '--etcd-prefix', `/bench-${basename(dataDir)}`] : [];
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, '--no-container-runtime', ...etcd, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, ...(o.runtime ? [] : ['--no-container-runtime']), ...etcd, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((res, rej) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -104,7 +104,7 @@ export function peakRssMiB(pid: number): number {
  * Streams a watch and calls `onEvent` for each decoded event until `stop()`; resolves `done` when
  * the stream ends.
  */
-export function streamWatch(s: BenchServer, path: string, onEvent: (ev: { type: string; object: { metadata?: { name?: string; namespace?: string }; status?: { phase?: string } } }) => void): { stop(): void; done: Promise<void> } {
+export function streamWatch(s: BenchServer, path: string, onEvent: (ev: { type: string; object: { metadata?: { name?: string; namespace?: string }; status?: { phase?: string; containerStatuses?: ReadonlyArray<{ ready?: boolean }> } } }) => void): { stop(): void; done: Promise<void> } {
   const agent = new Agent({ ca: s.ca });
   let req: ReturnType<typeof request> | undefined;
   const done = new Promise<void>((resolveDone, rej) => {
