@@ -40,6 +40,21 @@ describe('container config', () => {
     expect(cfg.labels).toMatchObject({ 'io.kubernetes.pod.uid': 'u1', 'io.kubernetes.container.name': 'c' });
   });
 
+  it('block volumes become CRI devices at their devicePath; the security context and fsGroup/supplementalGroups pass through', () => {
+    const p: Pod = { ...pod, spec: { ...pod.spec!, securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [3000] } } };
+    const c = {
+      name: 'c',
+      volumeDevices: [{ name: 'raw', devicePath: '/dev/xvda' }],
+      securityContext: { runAsGroup: 1500, readOnlyRootFilesystem: true, privileged: false, capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] } },
+    };
+    const cfg = containerConfig({ pod: p, container: c, attempt: 0, imageRef: 'sha256:abc', env: new Map(), mounts: new Map(), devices: new Map([[0, '/var/lib/kubelet/pods/u1/volumeDevices/raw']]) });
+    expect(cfg.devices).toEqual([{ containerPath: '/dev/xvda', hostPath: '/var/lib/kubelet/pods/u1/volumeDevices/raw', permissions: 'mrw' }]);
+    expect(cfg.linux?.securityContext).toMatchObject({
+      runAsUser: { value: 1000 }, runAsGroup: { value: 1500 }, readonlyRootfs: true, privileged: false, supplementalGroups: [2000, 3000],
+      capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: ['ALL'] },
+    });
+  });
+
   it('puts the sandbox on the host network, logs in the kubelet layout', () => {
     const s = sandboxConfig(pod, 1, '/root');
     expect(s.linux?.securityContext?.namespaceOptions?.network).toBe('NODE');
