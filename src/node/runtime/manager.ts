@@ -20,7 +20,7 @@ import { newLoop } from '../../util/loop.js';
 import type { CriClient } from './client.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
 import { ContainerConfigError, containerEnv, expandSubPathExpr, referencedObjects, type NodeAllocatable } from './env.js';
-import { runHook } from './hooks.js';
+import { podDescription, runHook } from './hooks.js';
 import { computePodActions, crashLoopDelayMs, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
 import { changedPods, nextSyncDelayMs, relistFingerprints } from './pleg.js';
 import { newProber } from './prober/prober.js';
@@ -194,7 +194,10 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     const key = `${uid}/${name}`;
     if (policy !== 'Always') {
       const present = await o.cri.imageStatus(image, { signal });
-      if (present) return present.id;
+      if (present) {
+        o.recorder.event(pod, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
+        return present.id;
+      }
       if (policy === 'Never') {
         const message = `Container image "${image}" is not present with pull policy of Never`;
         w.set(name, { reason: 'ErrImageNeverPull', message });
@@ -398,9 +401,9 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
     for (const [name, leftMs] of a.backingOff) {
       const c = latestOf(rt.containers, name);
-      const message = `back-off ${duration(crashLoopDelayMs(c?.attempt ?? 0))} restarting failed container=${name} pod=${pod.metadata?.name}_${pod.metadata?.namespace}(${uid})`;
+      const message = `back-off ${duration(crashLoopDelayMs(c?.attempt ?? 0))} restarting failed container=${name} pod=${podDescription(pod)}`;
       w.set(name, { reason: 'CrashLoopBackOff', message });
-      if (leftMs > 0) o.recorder.event(pod, 'Warning', 'BackOff', 'Back-off restarting failed container');
+      if (leftMs > 0) o.recorder.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDescription(pod)}`);
     }
     for (const k of a.kill) await killContainer(pod, k.container, pod.spec?.terminationGracePeriodSeconds ?? 30, k.message);
     if (sandboxId !== undefined) for (const s of a.start) await startContainer(pod, sandboxId, s.name, s.init, s.attempt, a.sandboxAttempt, w);

@@ -42,13 +42,15 @@ describe('computePodActions', () => {
     expect(later.start).toEqual(restarts ? [{ name: 'app', init: false, attempt: 1 }] : []);
   });
 
-  it('waits out the crash-loop backoff: 10 s doubling to 5 min', () => {
-    expect([0, 1, 2, 3, 4, 5, 10].map(crashLoopDelayMs)).toEqual([10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
+  it('waits out the crash-loop backoff: the first restart at once, then 10 s doubling to 5 min', () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 10].map(crashLoopDelayMs)).toEqual([0, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
     const rt = { sandboxes: [sb()], containers: [ctr('app', { state: 'exited', exitCode: 1, attempt: 2, finishedAtMs: T })] };
-    const soon = computePodActions(pod(), rt, T + 39_000);
+    const soon = computePodActions(pod(), rt, T + 19_000);
     expect(soon.start).toEqual([]);
     expect(soon.backingOff.get('app')).toBe(1_000);
-    expect(computePodActions(pod(), rt, T + 40_000).start).toEqual([{ name: 'app', init: false, attempt: 3 }]);
+    expect(computePodActions(pod(), rt, T + 20_000).start).toEqual([{ name: 'app', init: false, attempt: 3 }]);
+    const first = { sandboxes: [sb()], containers: [ctr('app', { state: 'exited', exitCode: 1, finishedAtMs: T })] };
+    expect(computePodActions(pod(), first, T).start).toEqual([{ name: 'app', init: false, attempt: 1 }]);
   });
 
   it('kills and removes everything of a terminating pod, and starts nothing', () => {
@@ -151,7 +153,7 @@ describe('computePodActions with failed probes', () => {
   });
 
   it('a failed probe of a container that already exited changes nothing', () => {
-    const old = ctr('app', { state: 'exited', exitCode: 1, finishedAtMs: T });
+    const old = ctr('app', { state: 'exited', exitCode: 1, attempt: 1, finishedAtMs: T });
     const a = computePodActions(pod(), { sandboxes: [sb()], containers: [old] }, T, new Map([[old.id, 'liveness']]));
     expect(a.kill).toEqual([]);
     expect(a.backingOff.get('app')).toBeGreaterThan(0);

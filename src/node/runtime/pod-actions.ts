@@ -74,9 +74,14 @@ export type Unhealthy = ReadonlyMap<string, 'liveness' | 'startup'>;
 export const CRASH_BACKOFF_INITIAL_MS = 10_000;
 export const CRASH_BACKOFF_MAX_MS = 300_000;
 
-/** The wait before restarting a container whose attempt `attempt` (0 = first run) has exited. */
+/**
+ * The wait before restarting a container whose attempt `attempt` (0 = first run) has exited. The
+ * kubelet restarts after the first exit at once (its backoff entry is only created then), so the
+ * 10 s wait starts with the second exit.
+ */
 export function crashLoopDelayMs(attempt: number): number {
-  return Math.min(CRASH_BACKOFF_INITIAL_MS * 2 ** Math.min(attempt, 16), CRASH_BACKOFF_MAX_MS);
+  if (attempt <= 0) return 0;
+  return Math.min(CRASH_BACKOFF_INITIAL_MS * 2 ** Math.min(attempt - 1, 16), CRASH_BACKOFF_MAX_MS);
 }
 
 /** The latest attempt of `name` (highest attempt, then newest), or undefined. */
