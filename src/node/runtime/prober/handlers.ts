@@ -27,7 +27,7 @@ export interface Handler {
 }
 
 export interface HandlerTarget {
-  readonly cri: CriClient;
+  readonly cri: Pick<CriClient, 'execSync'>;
   readonly containerId: string;
   readonly container: Container;
   /** The pod's address (the node's). */
