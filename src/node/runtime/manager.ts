@@ -364,6 +364,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const writeStatus = async (pod: Pod, rt: RuntimePod, w: ReadonlyMap<string, Waiting>): Promise<void> => {
     const uid = pod.metadata?.uid ?? '';
     const sandboxId = [...rt.sandboxes].filter((s) => s.ready).sort((a, b) => b.createdAtMs - a.createdAtMs)[0]?.id;
+    prober.update(pod, rt, sandboxId); // the workers see the containers this status reports
     const status = runtimePodStatus({ pod, rt, waiting: w, sandboxId, hostIP: o.hostIP, nowMs: clock.now(), probes: (spec, id, running) => prober.status(pod, spec, id, running) });
     const { conditions: _c, ...comparable } = status;
     const fingerprint = JSON.stringify(comparable);

@@ -51,6 +51,8 @@ interface Worker {
   state?: WorkerState;
   readonly abort: AbortController;
   done: Promise<void>;
+  /** Ends the current wait between ticks (a no-op while probing). */
+  poke: () => void;
 }
 
 interface PodView {
@@ -105,7 +107,7 @@ export function newProber(o: ProberOptions): Prober {
   const startWorker = (uid: string, c: Container, kind: ProbeKind, probe: Probe): Worker => {
     const abort = new AbortController();
     const signal = AbortSignal.any([o.signal, abort.signal]);
-    const w: Worker = { key: `${uid}/${c.name}/${kind}`, kind, container: c.name, probeJson: JSON.stringify(probe), abort, done: Promise.resolve() };
+    const w: Worker = { key: `${uid}/${c.name}/${kind}`, kind, container: c.name, probeJson: JSON.stringify(probe), abort, done: Promise.resolve(), poke: () => undefined };
     const periodMs = probeTiming(probe).periodSeconds * 1000;
     w.done = (async () => {
       while (!signal.aborted) {
@@ -114,7 +116,10 @@ export function newProber(o: ProberOptions): Prober {
         } catch (e) {
           o.log.warn('probe worker tick failed', { worker: w.key, error: String(e) });
         }
-        await o.clock.sleep(periodMs, signal).catch(() => undefined);
+        const nap = new AbortController();
+        w.poke = () => nap.abort();
+        await o.clock.sleep(periodMs, AbortSignal.any([signal, nap.signal])).catch(() => undefined);
+        w.poke = () => undefined;
       }
     })();
     return w;
@@ -154,6 +159,9 @@ export function newProber(o: ProberOptions): Prober {
     },
     status(pod, c, containerId, running) {
       const uid = pod.metadata?.uid ?? '';
+      // The kubelet runs a readiness probe at once when a running container's readiness is still
+      // undetermined, instead of waiting out its period.
+      if (running && c.readinessProbe && resultOf(uid, c.name, 'readiness', containerId) !== 'success') workers.get(`${uid}/${c.name}/readiness`)?.poke();
       return containerProbeStatus({
         running,
         hasStartup: c.startupProbe !== undefined,
