@@ -5,16 +5,14 @@
  * and imagePullSecrets against a registry that demands credentials. One `stowage up` for all.
  */
 import { createServer, request, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../src/util/freeport.js';
 import { built } from './helpers/env.js';
 import { api, type Target } from './helpers/http.js';
-import { runtimeTestsMissing, startRegistry, stopLeftoverContainerd, unmountUnder, type Registry } from './helpers/runtime.js';
-import { startUp, type RunningUp } from './helpers/up.js';
-import { until } from './volumemanager-kit.js';
+import { runtimeTestsMissing } from './helpers/runtime.js';
+import { startRuntimeCluster, type RuntimeCluster } from './helpers/runtime-up.js';
 
 const missing = [...runtimeTestsMissing(), ...(built ? [] : ['a build (npm test builds)'])];
 if (missing.length > 0) console.warn(`pod spec runtime tests skipped: missing ${missing.join(', ')} (.ci/run installs the packages)`);
@@ -46,41 +44,23 @@ async function authProxy(upstream: string): Promise<{ host: string; server: Serv
 }
 
 describe.skipIf(missing.length > 0)('pod spec on the embedded containerd', () => {
-  let dir: string;
-  let registry: Registry | undefined;
+  let c: RuntimeCluster | undefined;
   let proxy: { host: string; server: Server } | undefined;
-  let up: RunningUp | undefined;
   let t: Target;
   let image: string;
   let hostDir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'stowage-podspec-'));
-    hostDir = join(dir, 'host');
+    c = await startRuntimeCluster('stowage-podspec-', NODE);
+    ({ t, image } = c);
+    hostDir = join(c.dir, 'host');
     mkdirSync(hostDir);
-    registry = await startRegistry(join(dir, 'registry'));
-    const pause = await registry.push('pause', 't1', ['sleep', '2147483647']);
-    image = await registry.push('busybox', 't1', ['sh']);
-    proxy = await authProxy(registry.host);
-    up = await startUp(join(dir, 'data'), NODE, ['--pod-infra-container-image', pause], { runtime: true, stderr: 'inherit' });
-    t = up.target;
-    await until('the hostpath driver registered', async () => (await api(t, 'GET', `/apis/storage.k8s.io/v1/csinodes/${NODE}`)).body?.spec?.drivers?.length === 1, 30_000);
-    const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'hostpath.csi.stowage.io', volumeBindingMode: 'Immediate' };
-    expect((await api(t, 'POST', '/apis/storage.k8s.io/v1/storageclasses', sc)).status).toBe(201);
+    proxy = await authProxy(c.registry.host);
   }, 180_000);
 
   afterAll(async () => {
-    if (up) {
-      await api(t, 'DELETE', `${NS}/pods`).catch(() => undefined);
-      await until('every pod gone', async () => (await api(t, 'GET', `${NS}/pods`)).body?.items?.length === 0, 120_000).catch(() => undefined);
-      up.child.kill('SIGTERM');
-      await up.exit;
-    }
-    await stopLeftoverContainerd(join(dir, 'data', 'containerd'));
     proxy?.server.close();
-    await registry?.stop();
-    await unmountUnder(dir);
-    rmSync(dir, { recursive: true, force: true });
+    await c?.stop();
   }, 240_000);
 
   /** Creates a pod of one busybox container `c` running `script`; `c` and `spec` extend the container and the pod spec. */
@@ -100,10 +80,7 @@ describe.skipIf(missing.length > 0)('pod spec on the embedded containerd', () =>
     const r = await api(t, 'POST', `${NS}/pods`, body);
     expect(r.status, r.text).toBe(201);
   };
-  const claim = async (name: string): Promise<void> => {
-    const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Mi' } } } };
-    expect((await api(t, 'POST', `${NS}/persistentvolumeclaims`, pvc)).status).toBe(201);
-  };
+  const claim = (name: string): Promise<void> => c!.claim(name);
   const status = async (name: string): Promise<any> => (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status; // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
   const container = async (name: string, c = 'c'): Promise<any> => (await status(name))?.containerStatuses?.find((s: { name: string }) => s.name === c); // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
   const condition = async (name: string, type: string): Promise<string | undefined> => (await status(name))?.conditions?.find((c: { type: string }) => c.type === type)?.status;

@@ -50,8 +50,10 @@ export function resolvePort(port: number | string | undefined, c: Container): nu
 
 export async function runHandler(h: Handler, t: HandlerTarget, timeoutSeconds: number): Promise<HandlerOutcome> {
   if (h.exec) return runExec(h.exec.command ?? [], t, timeoutSeconds);
-  if (h.httpGet) return runHttpGet(h.httpGet, t, timeoutSeconds);
-  if (h.tcpSocket) return runTcp(h.tcpSocket, t, timeoutSeconds);
+  const get = h.httpGet;
+  if (get) return withPort(get.port, t.container, (port) => runHttpGet(get, port, t, timeoutSeconds));
+  const tcp = h.tcpSocket;
+  if (tcp) return withPort(tcp.port, t.container, (port) => runTcp(tcp, port, t, timeoutSeconds));
   return { result: 'failure', output: 'missing probe handler' };
 }
 
@@ -70,13 +72,18 @@ function hostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-function runHttpGet(g: HTTPGetAction, t: HandlerTarget, timeoutSeconds: number): Promise<HandlerOutcome> {
-  let port: number;
+/** Runs `f` on the resolved port; a port name the container does not have is a failure. */
+function withPort(port: number | string, c: Container, f: (port: number) => Promise<HandlerOutcome>): Promise<HandlerOutcome> {
+  let n: number;
   try {
-    port = resolvePort(g.port, t.container);
+    n = resolvePort(port, c);
   } catch (e) {
-    return Promise.resolve({ result: 'failure', output: (e as Error).message });
+    return Promise.resolve({ result: 'failure', output: e instanceof Error ? e.message : String(e) });
   }
+  return f(n);
+}
+
+function runHttpGet(g: HTTPGetAction, port: number, t: HandlerTarget, timeoutSeconds: number): Promise<HandlerOutcome> {
   const host = g.host || t.podIP;
   const scheme = (g.scheme ?? 'HTTP').toLowerCase();
   const path = g.path ? (g.path.startsWith('/') ? g.path : `/${g.path}`) : '/';
@@ -116,13 +123,7 @@ function dialError(e: Error, host: string, port: number): string {
   return e.message;
 }
 
-function runTcp(s: TCPSocketAction, t: HandlerTarget, timeoutSeconds: number): Promise<HandlerOutcome> {
-  let port: number;
-  try {
-    port = resolvePort(s.port, t.container);
-  } catch (e) {
-    return Promise.resolve({ result: 'failure', output: (e as Error).message });
-  }
+function runTcp(s: TCPSocketAction, port: number, t: HandlerTarget, timeoutSeconds: number): Promise<HandlerOutcome> {
   const host = s.host || t.podIP;
   return new Promise((resolve) => {
     const sock = connect({ host, port, timeout: timeoutSeconds * 1000 });
