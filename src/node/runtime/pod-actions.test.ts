@@ -111,7 +111,7 @@ describe('runtimePodStatus', () => {
     const rt = { sandboxes: [sb()], containers: [ctr('i1')] };
     expect(podPhase(p, [], rt)).toBe('Pending');
     const s = runtimePodStatus({ pod: p, rt, waiting: new Map(), sandboxId: 's1', nowMs: T });
-    expect(s['conditions']).toContainEqual(expect.objectContaining({ type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized' }));
+    expect(s['conditions']).toContainEqual(expect.objectContaining({ type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: 'containers with incomplete status: [i1]' }));
     expect((s['containerStatuses'] as unknown[])[0]).toMatchObject({ state: { waiting: { reason: 'PodInitializing' } } });
   });
 });
@@ -135,7 +135,10 @@ describe('runtimePodStatus before containers and with probes', () => {
     const s = runtimePodStatus({ pod: p, rt, waiting: new Map(), sandboxId: 's1', nowMs: T, probes: () => ({ started: true, ready: false }) });
     expect(statuses(s)[0]).toMatchObject({ started: true, ready: false, state: { running: {} } });
     expect(statuses(s, 'initContainerStatuses')[0]).toMatchObject({ ready: true, state: { terminated: { reason: 'Completed' } } });
-    expect(s['conditions']).toContainEqual(expect.objectContaining({ type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady' }));
+    expect(s['conditions']).toContainEqual(expect.objectContaining({ type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' }));
+    expect((s['conditions'] as Array<{ type: string; status: string }>).map((c) => [c.type, c.status])).toEqual([
+      ['PodReadyToStartContainers', 'True'], ['Initialized', 'True'], ['Ready', 'False'], ['ContainersReady', 'False'], ['PodScheduled', 'True'],
+    ]);
     expect(s['phase']).toBe('Running');
   });
 });

@@ -111,7 +111,7 @@ export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], rt: Run
   return 'Pending';
 }
 
-function condition(pod: Pod, type: string, ok: boolean, nowIso: string, reason?: string): PodCondition {
+function condition(pod: Pod, type: string, ok: boolean, nowIso: string, reason?: string, message?: string): PodCondition {
   const prev = pod.status?.conditions?.find((c) => c.type === type);
   const status = ok ? 'True' : 'False';
   return {
@@ -119,6 +119,7 @@ function condition(pod: Pod, type: string, ok: boolean, nowIso: string, reason?:
     status,
     lastTransitionTime: prev?.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : nowIso,
     ...(reason && !ok ? { reason } : {}),
+    ...(message && !ok ? { message } : {}),
   };
 }
 
@@ -139,11 +140,17 @@ export function runtimePodStatus(i: PodStatusInput): Record<string, unknown> {
   const allReady = statuses.length > 0 && statuses.every((s) => s.ready);
   const finished = phase === 'Succeeded' || phase === 'Failed';
   const notReadyReason = finished ? 'PodCompleted' : 'ContainersNotReady';
+  const unready = statuses.filter((c) => !c.ready).map((c) => c.name);
+  const notReadyMessage = finished ? undefined : `containers with unready status: [${unready.join(' ')}]`;
+  const incomplete = initStatuses.filter((c) => !c.state?.terminated || c.state.terminated.exitCode !== 0).map((c) => c.name);
+  // In the kubelet's order (PodScheduled, the scheduler's, kept last); PodReadyToStartContainers
+  // says the sandbox is up.
   const conditions = [
+    condition(pod, 'PodReadyToStartContainers', i.sandboxId !== undefined, nowIso),
+    condition(pod, 'Initialized', initialized, nowIso, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`),
+    condition(pod, 'Ready', allReady && !finished, nowIso, notReadyReason, notReadyMessage),
+    condition(pod, 'ContainersReady', allReady && !finished, nowIso, notReadyReason, notReadyMessage),
     condition(pod, 'PodScheduled', true, nowIso),
-    condition(pod, 'Initialized', initialized, nowIso, 'ContainersNotInitialized'),
-    condition(pod, 'ContainersReady', allReady && !finished, nowIso, notReadyReason),
-    condition(pod, 'Ready', allReady && !finished, nowIso, notReadyReason),
   ];
   const ip = i.hostIP;
   return {
