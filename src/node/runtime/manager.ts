@@ -406,7 +406,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
       w.set(name, { reason: 'CrashLoopBackOff', message });
       if (leftMs > 0) o.recorder.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDescription(pod)}`);
     }
-    for (const k of a.kill) await killContainer(pod, k.container, pod.spec?.terminationGracePeriodSeconds ?? 30, k.message);
+    for (const k of a.kill) await killContainer(pod, k.container, k.graceSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30, k.message);
     if (sandboxId !== undefined) for (const s of a.start) await startContainer(pod, sandboxId, s.name, s.init, s.attempt, a.sandboxAttempt, w);
     const after = await readRuntimePod(uid);
     o.activePods.set(uid, isActive(after));

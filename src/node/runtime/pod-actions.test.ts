@@ -155,6 +155,12 @@ describe('computePodActions with failed probes', () => {
     expect(a.start).toEqual(restarts ? [{ name: 'app', init: false, attempt: 3 }] : []);
   });
 
+  it("a probe's own terminationGracePeriodSeconds is the kill's grace", () => {
+    const live = ctr('app');
+    const p = pod({ containers: [{ name: 'app', image: 'img', livenessProbe: { exec: { command: ['x'] }, terminationGracePeriodSeconds: 5 } }] });
+    expect(computePodActions(p, { sandboxes: [sb()], containers: [live] }, T, new Map([[live.id, 'liveness']])).kill[0]?.graceSeconds).toBe(5);
+  });
+
   it('a failed probe of a container that already exited changes nothing', () => {
     const old = ctr('app', { state: 'exited', exitCode: 1, attempt: 1, finishedAtMs: T });
     const a = computePodActions(pod(), { sandboxes: [sb()], containers: [old] }, T, new Map([[old.id, 'liveness']]));

@@ -65,6 +65,8 @@ export interface KillContainer {
   readonly container: ContainerInfo;
   /** The Killing event's message. */
   readonly message: string;
+  /** The probe's own terminationGracePeriodSeconds, which overrides the pod's for a probe kill. */
+  readonly graceSeconds?: number;
 }
 
 /** Running containers whose liveness or startup probe has failed: container id → which probe. */
@@ -194,7 +196,8 @@ export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number, unhea
       // The kubelet restarts a container whose liveness/startup probe failed at once (no crash-loop
       // backoff: the container did not exit) unless the pod never restarts.
       const again = policy !== 'Never';
-      kill.push({ container: c, message: `Container ${spec.name} failed ${probe} probe${again ? ', will be restarted' : ''}` });
+      const grace = (probe === 'liveness' ? spec.livenessProbe : spec.startupProbe)?.terminationGracePeriodSeconds;
+      kill.push({ container: c, message: `Container ${spec.name} failed ${probe} probe${again ? ', will be restarted' : ''}`, ...(grace !== undefined ? { graceSeconds: grace } : {}) });
       if (again) start.push({ name: spec.name, init: false, attempt: c.attempt + 1 });
     }
   }
