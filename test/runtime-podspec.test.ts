@@ -198,6 +198,13 @@ describe.skipIf(missing.length > 0)('pod spec on the embedded containerd', () =>
     expect(readFileSync(join(hostDir, 'env', 'pods', 'envpod', 'pwd.txt'), 'utf8').trim()).toBe('/out');
   }, 120_000);
 
+  it('a block claim reaches the container as a device at its devicePath', async () => {
+    const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'raw' }, spec: { accessModes: ['ReadWriteOnce'], volumeMode: 'Block', storageClassName: 'fast', resources: { requests: { storage: '1Mi' } } } };
+    expect((await api(t, 'POST', `${NS}/persistentvolumeclaims`, pvc)).status).toBe(201);
+    await pod('blockpod', 'test -b /dev/xraw', { c: { volumeDevices: [{ name: 'raw', devicePath: '/dev/xraw' }] }, spec: { volumes: [{ name: 'raw', persistentVolumeClaim: { claimName: 'raw' } }] } });
+    await expect.poll(async () => (await status('blockpod'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
+  }, 120_000);
+
   it('a missing configMap is CreateContainerConfigError with the kubelet message, until it exists', async () => {
     await pod('needs-config', 'test "$K" = v', { c: { env: [{ name: 'K', valueFrom: { configMapKeyRef: { name: 'later', key: 'k' } } }] } });
     await expect.poll(async () => (await container('needs-config'))?.state?.waiting, { timeout: 90_000 }).toEqual({ reason: 'CreateContainerConfigError', message: 'configmap "later" not found' });
