@@ -205,6 +205,15 @@ describe.skipIf(missing.length > 0)('pod spec on the embedded containerd', () =>
     await expect.poll(async () => (await status('blockpod'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
   }, 120_000);
 
+  it('runAsUser with fsGroup and supplementalGroups: the process has the groups, the emptyDir is the fsGroup\'s to write', async () => {
+    const script = 'id -u | grep -qx 1000 && id -G | grep -qw 2345 && id -G | grep -qw 3456 && touch /scratch/f && ls -ln /scratch/f | grep -q " 1000 *2345 "';
+    await pod('grouped', script, {
+      c: { volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] },
+      spec: { securityContext: { runAsUser: 1000, fsGroup: 2345, supplementalGroups: [3456] }, volumes: [{ name: 'scratch', emptyDir: {} }] },
+    });
+    await expect.poll(async () => (await status('grouped'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
+  }, 120_000);
+
   it('a missing configMap is CreateContainerConfigError with the kubelet message, until it exists', async () => {
     await pod('needs-config', 'test "$K" = v', { c: { env: [{ name: 'K', valueFrom: { configMapKeyRef: { name: 'later', key: 'k' } } }] } });
     await expect.poll(async () => (await container('needs-config'))?.state?.waiting, { timeout: 90_000 }).toEqual({ reason: 'CreateContainerConfigError', message: 'configmap "later" not found' });
