@@ -18,13 +18,13 @@ import { newOperationExecutor, type OperationExecutor } from '../../util/executo
 import { newLogger, type Logger } from '../../util/log.js';
 import { newLoop } from '../../util/loop.js';
 import type { CriClient } from './client.js';
-import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, sandboxConfig } from './container-config.js';
 import { ContainerConfigError, containerEnv, expandSubPathExpr, referencedObjects, type NodeAllocatable } from './env.js';
 import { podDescription, runHook } from './hooks.js';
 import { computePodActions, crashLoopDelayMs, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
 import { changedPods, nextSyncDelayMs, relistFingerprints } from './pleg.js';
 import { newProber } from './prober/prober.js';
-import { pullAuths, type PullSecret } from './pull-secrets.js';
+import { newImageManager } from './images.js';
 import { mountSubPath } from '../volumemanager/subpath/subpath.js';
 import { runtimePodStatus, type Waiting } from './pod-status.js';
 
@@ -86,8 +86,6 @@ const RESYNC_MS = 60_000;
 // A pod waiting on something outside the runtime (its volumes, a configMap, an image pull) is
 // retried this often; the image pull keeps its own backoff.
 const RETRY_MS = 1_000;
-const IMAGE_BACKOFF_INITIAL_MS = 10_000;
-const IMAGE_BACKOFF_MAX_MS = 300_000;
 
 const podKey = (uid: string): string => `pod-sync/${uid}`;
 
@@ -107,7 +105,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   /** Exited containers do not change: their status is read once. */
   const exitedCache = new Map<string, ContainerInfo>();
   const waiting = new Map<string, Map<string, Waiting>>();
-  const imageBackoff = new Map<string, { failures: number; untilMs: number }>();
+  const images = newImageManager({ cri: o.cri, client: o.client, recorder: o.recorder, clock, signal });
   const lastStatus = new Map<string, string>();
   const prober = newProber({ cri: o.cri, podIP: o.hostIP, recorder: o.recorder, clock, signal, log: log.child('prober'), onChange: (uid) => wake(uid) });
 
@@ -188,83 +186,6 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     for (const s of rt.sandboxes) await o.cri.removePodSandbox(s.id, { signal });
   };
 
-  /** The image for `name` is present (pulled per its policy), or its waiting reason is recorded. */
-  const ensureImage = async (pod: Pod, name: string, image: string, policy: 'Always' | 'IfNotPresent' | 'Never', w: Map<string, Waiting>, pullSecrets: readonly PullSecret[]): Promise<string | undefined> => {
-    const uid = pod.metadata?.uid ?? '';
-    const key = `${uid}/${name}`;
-    if (policy !== 'Always') {
-      const present = await o.cri.imageStatus(image, { signal });
-      if (present) {
-        o.recorder.event(pod, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
-        return present.id;
-      }
-      if (policy === 'Never') {
-        const message = `Container image "${image}" is not present with pull policy of Never`;
-        w.set(name, { reason: 'ErrImageNeverPull', message });
-        o.recorder.event(pod, 'Warning', 'ErrImageNeverPull', message);
-        return undefined;
-      }
-    }
-    const b = imageBackoff.get(key);
-    if (b && clock.now() < b.untilMs) {
-      const message = `Back-off pulling image "${image}"`;
-      w.set(name, { reason: 'ImagePullBackOff', message });
-      o.recorder.event(pod, 'Normal', 'BackOff', message);
-      return undefined;
-    }
-    o.recorder.event(pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
-    try {
-      const r = await pullWithAuths(image, pullSecrets);
-      imageBackoff.delete(key);
-      o.recorder.event(pod, 'Normal', 'Pulled', `Successfully pulled image "${image}"`);
-      return r.imageRef;
-    } catch (e) {
-      if (signal.aborted) throw e;
-      const failures = (b?.failures ?? 0) + 1;
-      imageBackoff.set(key, { failures, untilMs: clock.now() + Math.min(IMAGE_BACKOFF_INITIAL_MS * 2 ** (failures - 1), IMAGE_BACKOFF_MAX_MS) });
-      const message = `Failed to pull image "${image}": ${toStowageError(e).message}`;
-      w.set(name, { reason: 'ErrImagePull', message });
-      o.recorder.event(pod, 'Warning', 'Failed', message);
-      o.recorder.event(pod, 'Warning', 'Failed', 'Error: ErrImagePull');
-      return undefined;
-    }
-  };
-
-  /** Pulls with each matching credential in turn (the kubelet's keyring order), anonymously when none match. */
-  const pullWithAuths = async (image: string, secrets: readonly PullSecret[]): Promise<{ imageRef: string }> => {
-    const auths = pullAuths(image, secrets);
-    if (auths.length === 0) return o.cri.pullImage({ image: { image } }, { signal });
-    let last: unknown;
-    for (const auth of auths) {
-      try {
-        return await o.cri.pullImage({ image: { image }, auth }, { signal });
-      } catch (e) {
-        if (signal.aborted) throw e;
-        last = e;
-      }
-    }
-    throw last;
-  };
-
-  /** The pod's imagePullSecrets that exist; a missing one is a warning, as the kubelet's. */
-  const pullSecretsOf = async (pod: Pod): Promise<PullSecret[]> => {
-    const ns = pod.metadata?.namespace ?? 'default';
-    const out: PullSecret[] = [];
-    const missing: string[] = [];
-    for (const ref of pod.spec?.imagePullSecrets ?? []) {
-      if (!ref.name) continue;
-      try {
-        const s = await o.client.resource('Secret').get(ref.name, { namespace: ns, signal });
-        out.push({ type: s.type ?? '', data: Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) });
-      } catch (e) {
-        if (!(toStowageError(e) instanceof NotFoundError)) throw e;
-        missing.push(ref.name);
-      }
-    }
-    if (missing.length > 0) o.recorder.event(pod, 'Warning', 'FailedToRetrieveImagePullSecret', `Unable to retrieve some image pull secrets (${missing.join(', ')}); attempting to pull the image may not succeed.`);
-    return out;
-  };
-
   // The volume manager's populator reports a pod still waiting for its volumes (the kubelet's
   // FailedMount summary after 2m3s); here the pod only waits.
   const volumesReady = (pod: Pod): boolean => {
@@ -276,7 +197,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     const spec = (init ? pod.spec?.initContainers : pod.spec?.containers)?.find((c) => c.name === name);
     if (!spec) return;
     const uid = pod.metadata?.uid ?? '';
-    const imageRef = await ensureImage(pod, name, spec.image ?? '', pullPolicyOf(spec), w, await pullSecretsOf(pod));
+    const imageRef = await images.ensureImage(pod, spec, w);
     if (imageRef === undefined) return;
     let env: Map<string, string>;
     const mounts = new Map<number, string>();
