@@ -150,6 +150,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       nodeName: o.nodeName,
       rootDir: dirs.root,
       hostIP: host.internalIP ?? '127.0.0.1',
+      allocatable: { cpu: String(host.cpus), memory: String(host.memoryBytes) },
       volumes: {
         mounted: (uid) => new Map(vm.asw.mountedVolumesForPod(podUid(uid)).filter((m) => m.state === 'Mounted').map((m) => [m.outerSpecName, m.hostPath])),
         subPathDir: (uid, volume, container, index) => subPathDir(dirs.root, podUid(uid), volume, container, index),

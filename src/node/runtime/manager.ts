@@ -385,6 +385,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
       }
       for (const uid of new Set([...relisted.keys(), ...o.activePods.uids()])) if (!live.has(uid)) exec.run(podKey(uid), 'cleanup_pod', () => cleanupOrphan(uid));
       for (const uid of [...dueAt.keys()]) if (!live.has(uid)) dueAt.delete(uid);
+      for (const uid of [...dirty]) if (!live.has(uid)) dirty.delete(uid); // orphans are cleaned up every tick anyway
     },
   });
   const uidOf = (p: Pod): string => p.metadata?.uid ?? '';
