@@ -19,6 +19,10 @@ const IMAGE_BACKOFF_MAX_MS = 300_000;
 export interface ImageManager {
   /** The image ref for the container (present or just pulled), or undefined with its waiting reason set in `w`. */
   ensureImage(pod: Pod, spec: Container, w: Map<string, Waiting>): Promise<string | undefined>;
+  /** Ms until the pod's earliest image pull backoff ends (none: empty). */
+  backoffLeftMs(uid: string): number[];
+  /** Drops the pod's pull backoffs (it is gone). */
+  forget(uid: string): void;
 }
 
 export function newImageManager(o: { cri: CriClient; client: RestClient; recorder: EventRecorder; clock: Clock; signal: AbortSignal }): ImageManager {
@@ -105,5 +109,10 @@ export function newImageManager(o: { cri: CriClient; client: RestClient; recorde
     return out;
   };
 
-  return { ensureImage };
+  const backoffLeftMs = (uid: string): number[] =>
+    [...backoff].filter(([key]) => key.startsWith(`${uid}/`)).map(([, b]) => b.untilMs - clock.now());
+  const forget = (uid: string): void => {
+    for (const key of [...backoff.keys()]) if (key.startsWith(`${uid}/`)) backoff.delete(key);
+  };
+  return { ensureImage, backoffLeftMs, forget };
 }

@@ -83,8 +83,7 @@ export interface PodRuntimeManager {
 
 // The kubelet's --sync-frequency: a pod nothing happens to is still synced once a minute.
 const RESYNC_MS = 60_000;
-// A pod waiting on something outside the runtime (its volumes, a configMap, an image pull) is
-// retried this often; the image pull keeps its own backoff.
+// A pod waiting on something outside the runtime (its volumes, a configMap) is retried this often.
 const RETRY_MS = 1_000;
 
 const podKey = (uid: string): string => `pod-sync/${uid}`;
@@ -313,7 +312,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
       // The kubelet reports the pod as soon as it has it: containers waiting (ContainerCreating, or
       // PodInitializing behind init containers) while the volumes are being mounted.
       await writeStatus(pod, now, new Map());
-      return nextSyncDelayMs({ waitingForVolumes: true, waitingReasons: [], crashLoopLeftMs: [], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
+      return nextSyncDelayMs({ waitingForVolumes: true, waitingReasons: [], backoffLeftMs: [], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
     }
     let sandboxId = a.sandboxId;
     if (a.createSandbox) {
@@ -333,12 +332,13 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     o.activePods.set(uid, isActive(after));
     waiting.set(uid, w);
     if (!pod.metadata?.deletionTimestamp && (after.sandboxes.length > 0 || w.size > 0)) await writeStatus(pod, after, w);
-    return nextSyncDelayMs({ waitingForVolumes: false, waitingReasons: [...w.values()].map((x) => x.reason), crashLoopLeftMs: [...a.backingOff.values()], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
+    return nextSyncDelayMs({ waitingForVolumes: false, waitingReasons: [...w.values()].map((x) => x.reason), backoffLeftMs: [...a.backingOff.values(), ...images.backoffLeftMs(uid)], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
   };
 
   /** A pod the API no longer has: its containers and sandbox go. */
   const cleanupOrphan = async (uid: string): Promise<void> => {
     prober.removePod(uid);
+    images.forget(uid);
     const rt = await readRuntimePod(uid);
     await killPod(undefined, rt, true);
     o.activePods.set(uid, false);

@@ -17,8 +17,9 @@ describe('PLEG relist', () => {
     { name: 'nothing pending: the resync period', o: {}, want: 60_000 },
     { name: 'waiting for volumes: retried soon', o: { waitingForVolumes: true }, want: 1_000 },
     { name: 'a config error or image pull: retried soon', o: { waitingReasons: ['CreateContainerConfigError'] }, want: 1_000 },
-    { name: 'crash-loop backoff: when it ends', o: { waitingReasons: ['CrashLoopBackOff'], crashLoopLeftMs: [7_000, 3_000] }, want: 3_000 },
+    { name: 'crash-loop backoff: when it ends', o: { waitingReasons: ['CrashLoopBackOff'], backoffLeftMs: [7_000, 3_000] }, want: 3_000 },
+    { name: 'image pull backoff: when it ends', o: { waitingReasons: ['ImagePullBackOff'], backoffLeftMs: [20_000, -5] }, want: 20_000 },
   ])('$name', ({ o, want }) => {
-    expect(nextSyncDelayMs({ waitingForVolumes: false, waitingReasons: [], crashLoopLeftMs: [], resyncMs: 60_000, retryMs: 1_000, ...o })).toBe(want);
+    expect(nextSyncDelayMs({ waitingForVolumes: false, waitingReasons: [], backoffLeftMs: [], resyncMs: 60_000, retryMs: 1_000, ...o })).toBe(want);
   });
 });

@@ -35,11 +35,14 @@ export function changedPods(prev: ReadonlyMap<string, string>, next: ReadonlyMap
   return out;
 }
 
+/** Waiting reasons that end on their own backoff schedule, not on a short retry. */
+const BACKOFF_REASONS = new Set(['CrashLoopBackOff', 'ErrImagePull', 'ImagePullBackOff']);
+
 /** When a pod's next sync is due without any event (the kubelet's pod worker requeue). */
-export function nextSyncDelayMs(o: { waitingForVolumes: boolean; waitingReasons: readonly string[]; crashLoopLeftMs: readonly number[]; resyncMs: number; retryMs: number }): number {
-  // Waiting for volumes or on a config error / image pull: nothing in the runtime will change to
-  // wake the pod, so it is retried on a short period (image pulls keep their own backoff).
-  if (o.waitingForVolumes || o.waitingReasons.some((r) => r !== 'CrashLoopBackOff')) return o.retryMs;
-  const left = o.crashLoopLeftMs.filter((ms) => ms > 0);
+export function nextSyncDelayMs(o: { waitingForVolumes: boolean; waitingReasons: readonly string[]; backoffLeftMs: readonly number[]; resyncMs: number; retryMs: number }): number {
+  // Waiting for volumes or on a config error: nothing in the runtime will change to wake the pod,
+  // so it is retried on a short period. Crash-loop and image-pull backoffs wake it when they end.
+  if (o.waitingForVolumes || o.waitingReasons.some((r) => !BACKOFF_REASONS.has(r))) return o.retryMs;
+  const left = o.backoffLeftMs.filter((ms) => ms > 0);
   return left.length > 0 ? Math.min(o.resyncMs, ...left) : o.resyncMs;
 }
