@@ -45,6 +45,8 @@ export interface BenchServerOptions {
   readonly controllersProcess?: boolean;
   /** Extra API servers (`stowage server`) on the same etcd; needs STOWAGE_BENCH_ETCD. */
   readonly extraApiServers?: number;
+  /** Run pods' containers on `up`'s embedded containerd (default: volume-only pods). */
+  readonly runtime?: boolean;
 }
 
 function waitForUrl(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
@@ -73,12 +75,12 @@ export async function startBenchServer(extraArgs: string[] = [], o: BenchServerO
   // STOWAGE_BENCH_SPLIT=1: the controllers run as their own process (two cores instead of one).
   const controllersProcess = o.controllersProcess ?? process.env.STOWAGE_BENCH_SPLIT !== undefined;
   const upArgs = controllersProcess && !extraArgs.includes('--no-controllers') ? [...extraArgs, '--no-controllers'] : extraArgs;
-  // Volume-only pods (the benchmarks measure the storage path; containers would need an image).
+  // Volume-only pods unless asked (the benchmarks measure the storage path; containers need an image).
   // STOWAGE_BENCH_ETCD=http://127.0.0.1:2379: the store is that etcd (a fresh key prefix per run) instead of SQLite.
   const etcdUrl = process.env.STOWAGE_BENCH_ETCD;
   const etcd = etcdUrl ? ['--etcd-servers', etcdUrl, '--etcd-prefix', `/bench-${basename(dataDir)}`] : [];
   if ((o.extraApiServers ?? 0) > 0 && !etcdUrl) throw new Error('extra API servers need STOWAGE_BENCH_ETCD');
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, '--no-container-runtime', ...etcd, ...upArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, ...(o.runtime ? [] : ['--no-container-runtime']), ...etcd, ...upArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await waitForUrl(child, /API server (https:\/\/\S+),/, 'stowage up');
   // Each extra server gets a copy of the first one's CA and admin token, so one client talks to all.
   const servers: ChildProcess[] = [];
@@ -159,7 +161,7 @@ export function cpuMs(pid: number): number {
  * Streams a watch and calls `onEvent` for each decoded event until `stop()`; resolves `done` when
  * the stream ends.
  */
-export function streamWatch(s: BenchServer, path: string, onEvent: (ev: { type: string; object: { metadata?: { name?: string; namespace?: string }; status?: { phase?: string } } }) => void): { stop(): void; done: Promise<void> } {
+export function streamWatch(s: BenchServer, path: string, onEvent: (ev: { type: string; object: { metadata?: { name?: string; namespace?: string }; status?: { phase?: string; containerStatuses?: ReadonlyArray<{ ready?: boolean }> } } }) => void): { stop(): void; done: Promise<void> } {
   const agent = new Agent({ ca: s.ca });
   let req: ReturnType<typeof request> | undefined;
   const done = new Promise<void>((resolveDone, rej) => {

@@ -4,15 +4,13 @@
  * a second pod reads it; restart policy and crash-loop backoff; termination in the kubelet's order
  * (the container gets SIGTERM while its volume is still mounted).
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { built } from './helpers/env.js';
 import { api, type Target } from './helpers/http.js';
-import { runtimeTestsMissing, startRegistry, tearDownRuntimeUp, type Registry } from './helpers/runtime.js';
-import { until } from './volumemanager-kit.js';
-import { startUp, type RunningUp } from './helpers/up.js';
+import { runtimeTestsMissing, type Registry } from './helpers/runtime.js';
+import { startRuntimeCluster, type RuntimeCluster } from './helpers/runtime-up.js';
 
 const missing = [...runtimeTestsMissing(), ...(built ? [] : ['a build (npm test builds)'])];
 if (missing.length > 0) console.warn(`pod runtime tests skipped: missing ${missing.join(', ')} (.ci/run installs the packages)`);
@@ -21,31 +19,21 @@ const NODE = 'podnode';
 const NS = '/api/v1/namespaces/default';
 
 describe.skipIf(missing.length > 0)('pods on the embedded containerd', () => {
-  let dir: string;
-  let registry: Registry | undefined;
-  let up: RunningUp | undefined;
+  let c: RuntimeCluster | undefined;
   let t: Target;
   let image: string;
-  let pause: string;
+  let registry: Registry | undefined;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'stowage-pods-'));
-    registry = await startRegistry(join(dir, 'registry'));
-    pause = await registry.push('pause', 't1', ['sleep', '2147483647']);
-    image = await registry.push('busybox', 't1', ['sh']);
-    up = await startUp(join(dir, 'data'), NODE, ['--pod-infra-container-image', pause], { runtime: true, stderr: 'inherit' });
-    t = up.target;
-    await until('the hostpath driver registered', async () => (await api(t, 'GET', `/apis/storage.k8s.io/v1/csinodes/${NODE}`)).body?.spec?.drivers?.length === 1, 30_000);
-    const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'hostpath.csi.stowage.io', volumeBindingMode: 'Immediate' };
-    expect((await api(t, 'POST', '/apis/storage.k8s.io/v1/storageclasses', sc)).status).toBe(201);
+    c = await startRuntimeCluster('stowage-pods-', NODE);
+    ({ t, image, registry } = c);
   }, 180_000);
 
-  afterAll(() => tearDownRuntimeUp({ up, dir, registry }), 240_000);
+  afterAll(async () => {
+    await c?.stop();
+  }, 240_000);
 
-  const claim = async (name: string): Promise<void> => {
-    const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Mi' } } } };
-    expect((await api(t, 'POST', `${NS}/persistentvolumeclaims`, pvc)).status).toBe(201);
-  };
+  const claim = (name: string): Promise<void> => c!.claim(name);
   const pod = async (name: string, script: string, o: { claim?: string; restartPolicy?: string; grace?: number; image?: string; init?: string[]; env?: unknown[] } = {}): Promise<void> => {
     const mounts = o.claim ? { volumeMounts: [{ name: 'data', mountPath: '/data' }] } : {};
     const body = {
@@ -135,10 +123,8 @@ describe.skipIf(missing.length > 0)('pods on the embedded containerd', () => {
     await pod('survivor', 'echo up > /data/up; while true; do sleep 1; done', { claim: 'durable', restartPolicy: 'Always' });
     await expect.poll(async () => (await status('survivor'))?.containerStatuses?.[0]?.state?.running, { timeout: 90_000 }).toBeDefined();
     const before = (await status('survivor')).containerStatuses[0].containerID;
-    up!.child.kill('SIGKILL');
-    await up!.exit;
-    up = await startUp(join(dir, 'data'), NODE, ['--pod-infra-container-image', pause], { runtime: true, stderr: 'inherit' });
-    t = up.target;
+    await c!.restart();
+    t = c!.t;
     // A pod started after the restart running is the sign the restarted agent has synced its pods.
     await pod('after-restart', 'true');
     await expect.poll(async () => (await status('after-restart'))?.phase, { timeout: 90_000 }).toBe('Succeeded');

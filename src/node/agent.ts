@@ -22,6 +22,7 @@ import type { MetricsRegistry } from '../util/metrics.js';
 import { connectRuntime, NO_RUNTIME, runtimeVersionString } from './runtime/info.js';
 import type { CriClient } from './runtime/client.js';
 import { ActivePods, startPodRuntimeManager, type PodRuntimeManager } from './runtime/manager.js';
+import { watchRuntimeHealth } from './runtime/health.js';
 import { podUid } from './volumemanager/types.js';
 import { subPathDir } from './volumemanager/operations/paths.js';
 import { startNodeServer, type NodeServer } from './server/server.js';
@@ -194,6 +195,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       nodeName: o.nodeName,
       rootDir: dirs.root,
       hostIP: host.internalIP ?? '127.0.0.1',
+      allocatable: { cpu: String(host.cpus), memory: String(host.memoryBytes) },
       volumes: {
         mounted: (uid) => new Map(vm.asw.mountedVolumesForPod(podUid(uid)).filter((m) => m.state === 'Mounted').map((m) => [m.outerSpecName, m.hostPath])),
         subPathDir: (uid, volume, container, index) => subPathDir(dirs.root, podUid(uid), volume, container, index),
@@ -204,6 +206,26 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       log: log.child('runtime'),
     });
   }
+  let runtimeHealth: Promise<void> | undefined;
+  if (runtime && runtimeInfo.kind === 'cri') {
+    const nodeRef = { apiVersion: 'v1', kind: 'Node', name: o.nodeName, uid: o.nodeName };
+    runtimeHealth = watchRuntimeHealth({
+      cri: runtime.client,
+      clock,
+      signal: vmStop.signal,
+      onChange: (down) => {
+        nodeStatus.setRuntime({ ...runtimeInfo, ...(down !== undefined ? { down } : {}) });
+        if (down !== undefined) {
+          log.warn('container runtime is down', { endpoint: runtimeInfo.endpoint, error: down });
+          recorder.event(nodeRef, 'Warning', 'ContainerRuntimeUnhealthy', `container runtime ${runtimeVersionString(runtimeInfo)} at ${runtimeInfo.endpoint} is down: ${down}`);
+          recorder.event(nodeRef, 'Normal', 'NodeNotReady', `Node ${o.nodeName} status is now: NodeNotReady`);
+        } else {
+          log.info('container runtime is up again', { endpoint: runtimeInfo.endpoint });
+          recorder.event(nodeRef, 'Normal', 'NodeReady', `Node ${o.nodeName} status is now: NodeReady`);
+        }
+      },
+    });
+  }
   log.info('node agent started', { node: o.nodeName, root: o.rootDir });
 
   let stopping: Promise<void> | undefined;
@@ -211,6 +233,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     stopping ??= (async () => {
       // Volumes stay mounted: a restarted agent reconstructs them and never unmounts a live pod's.
       vmStop.abort();
+      await runtimeHealth;
       await podRuntime?.stop();
       await volumeManager?.stop();
       await pluginManager.stop();

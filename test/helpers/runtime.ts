@@ -110,7 +110,7 @@ http:
   };
 }
 
-const APPLETS = ['sh', 'cat', 'echo', 'sleep', 'ls', 'mkdir', 'touch', 'true', 'false', 'test', 'id', 'env', 'pwd', 'wc', 'grep', 'sync', 'tar', 'stty'];
+const APPLETS = ['sh', 'cat', 'echo', 'sleep', 'ls', 'mkdir', 'touch', 'true', 'false', 'test', 'id', 'env', 'pwd', 'wc', 'grep', 'sync', 'tar', 'stty', 'rm', 'httpd'];
 
 /** A docker-archive tar (one layer: busybox and its applet links in /bin) with `cmd` as the default command. */
 export async function buildBusyboxArchive(work: string, cmd: readonly string[]): Promise<string> {

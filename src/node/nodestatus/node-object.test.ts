@@ -52,6 +52,9 @@ describe('node object', () => {
     expect(cri.conditions?.find((c) => c.type === 'ContainerRuntimeUnavailable')).toMatchObject({ status: 'False', reason: 'ContainerRuntimeConnected' });
     expect(cri.nodeInfo?.containerRuntimeVersion).toBe('containerd://1.6.20');
     expect(cri.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    const down = nodeStatus({ current: cri, host, nodeName: 'n1', kubeletVersion: 'v', nowMs: T0 + 1000, runtime: { kind: 'cri', endpoint: '/run/c.sock', name: 'containerd', version: '1.6.20', down: 'connection refused' } });
+    expect(down.conditions?.find((c) => c.type === 'ContainerRuntimeUnavailable')).toMatchObject({ status: 'True', reason: 'ContainerRuntimeDown', message: 'container runtime containerd://1.6.20 at /run/c.sock is down: connection refused' });
+    expect(down.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'KubeletNotReady', message: 'container runtime is down', lastTransitionTime: '2026-01-01T00:00:01Z' });
   });
 
   it('builds and renews the node lease', () => {

@@ -41,9 +41,9 @@ const CONDITIONS: ReadonlyArray<{ type: string; status: 'True' | 'False'; reason
 
 /** The runtime condition: a node without a runtime mounts pods' volumes but runs no containers, and says so. */
 function runtimeCondition(r: ContainerRuntimeInfo): { type: string; status: 'True' | 'False'; reason: string; message: string } {
-  return r.kind === 'cri'
-    ? { type: RUNTIME_CONDITION, status: 'False', reason: 'ContainerRuntimeConnected', message: `container runtime ${runtimeVersionString(r)} at ${r.endpoint}` }
-    : { type: RUNTIME_CONDITION, status: 'True', reason: 'NoContainerRuntime', message: 'no container runtime: pods get their volumes mounted but their containers do not run' };
+  if (r.kind === 'none') return { type: RUNTIME_CONDITION, status: 'True', reason: 'NoContainerRuntime', message: 'no container runtime: pods get their volumes mounted but their containers do not run' };
+  if (r.down !== undefined) return { type: RUNTIME_CONDITION, status: 'True', reason: 'ContainerRuntimeDown', message: `container runtime ${runtimeVersionString(r)} at ${r.endpoint} is down: ${r.down}` };
+  return { type: RUNTIME_CONDITION, status: 'False', reason: 'ContainerRuntimeConnected', message: `container runtime ${runtimeVersionString(r)} at ${r.endpoint}` };
 }
 
 /** The node's HTTPS endpoint (the kubelet's daemon endpoint). */
@@ -51,13 +51,18 @@ export interface NodeEndpoint {
   readonly port: number;
 }
 
+// The kubelet's Ready condition while its runtime does not answer (its runtimeState error text).
+const RUNTIME_DOWN_READY = { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime is down' } as const;
+
 /**
  * The status the agent reports. A condition keeps its lastTransitionTime while its status is
  * unchanged; lastHeartbeatTime is always now.
  */
 export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number; runtime?: ContainerRuntimeInfo; endpoint?: NodeEndpoint }): NodeStatus {
   const now = metaTime(o.nowMs);
-  const conditions: NodeCondition[] = [...CONDITIONS, ...(o.runtime ? [runtimeCondition(o.runtime)] : [])].map((c) => {
+  const runtimeDown = o.runtime?.kind === 'cri' && o.runtime.down !== undefined;
+  const base = CONDITIONS.map((c) => (c.type === 'Ready' && runtimeDown ? RUNTIME_DOWN_READY : c));
+  const conditions: NodeCondition[] = [...base, ...(o.runtime ? [runtimeCondition(o.runtime)] : [])].map((c) => {
     const prev = o.current?.conditions?.find((x) => x.type === c.type);
     return { ...c, lastHeartbeatTime: now, lastTransitionTime: prev?.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : now };
   });

@@ -40,6 +40,8 @@ export interface NodeStatusManager {
   node(): Node;
   /** Writes the status and renews the lease now (tests). */
   sync(): Promise<void>;
+  /** The runtime's health changed: reported in the next status write, which starts now. */
+  setRuntime(runtime: ContainerRuntimeInfo): void;
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
   const stopped = AbortSignal.any([signal, stop.signal]);
   let version = FALLBACK_VERSION;
   let current!: Node;
+  let runtime = o.runtime;
 
   const readVersion = async (): Promise<void> => {
     try {
@@ -87,7 +90,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
   };
 
   const writeStatus = async (): Promise<void> => {
-    const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now(), runtime: o.runtime, endpoint: o.endpoint });
+    const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now(), runtime, endpoint: o.endpoint });
     try {
       current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
     } catch (e) {
@@ -175,9 +178,31 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
     every(o.leaseRenewMs ?? LEASE_RENEW_MS, 'renew_node_lease', renewLease),
     every(o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS, 'update_node_status', writeStatus),
   ]);
+  // A runtime change is written at once; when a write is in flight (with the old value) or backing
+  // off, it is written again as soon as that one settles.
+  let runtimeUnwritten = false;
+  const writeRuntime = (): void => {
+    if (stopped.aborted) return;
+    const started = exec.run('update_node_status', 'update_node_status', async () => {
+      runtimeUnwritten = false;
+      try {
+        await writeStatus();
+      } catch (e) {
+        if (!stopped.aborted) throw e;
+      }
+    });
+    if (started !== 'started') runtimeUnwritten = true;
+  };
+  exec.onChange((c) => {
+    if (runtimeUnwritten && c.key === 'update_node_status') writeRuntime();
+  });
 
   return {
     node: () => current,
+    setRuntime: (r) => {
+      runtime = r;
+      writeRuntime();
+    },
     sync: async () => {
       await writeStatus();
       await renewLease();

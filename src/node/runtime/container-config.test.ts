@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
-import { ContainerConfigError, containerConfig, containerEnv, expandVars, linuxResources, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
+import { containerConfig, linuxResources, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
+import { containerEnv } from './env.js';
 
 const pod: Pod = {
   metadata: { name: 'p', namespace: 'ns', uid: 'u1', labels: { app: 'web' } },
@@ -22,28 +23,12 @@ const pod: Pod = {
     }],
   },
 };
-const src = { hostIP: '10.0.0.5', configMapKey: () => undefined, secretKey: () => undefined };
+const src = { hostIPs: ['10.0.0.5'], configMap: () => undefined, secret: () => undefined };
 
 describe('container config', () => {
-  it('expands $(VAR) from earlier variables; $$ escapes; unknown names stay', () => {
-    expect(expandVars('a $(X) $$(X) $(Y)', new Map([['X', '1']]))).toBe('a 1 $(X) $(Y)');
-  });
-
-  it('resolves env values and fieldRefs in order (podIP is the node address)', () => {
-    const env = containerEnv(pod, pod.spec!.containers[0]!, src);
-    expect([...env]).toEqual([['NAME', 'p'], ['GREETING', 'hello p'], ['APP', 'web'], ['IP', '10.0.0.5']]);
-  });
-
-  it('a missing configMap key is an error unless optional', () => {
-    const c = { name: 'c', env: [{ name: 'K', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] };
-    expect(() => containerEnv(pod, c, src)).toThrow(ContainerConfigError);
-    const opt = { name: 'c', env: [{ name: 'K', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k', optional: true } } }] };
-    expect([...containerEnv(pod, opt, src)]).toEqual([]);
-  });
-
   it('builds the CRI container: command/args expanded, mounts at their mountPath from the given host paths, labels, log path', () => {
     const c = pod.spec!.containers[0]!;
-    const cfg = containerConfig({ pod, container: c, attempt: 2, imageRef: 'sha256:abc', env: containerEnv(pod, c, src), mounts: new Map([[0, '/host/data'], [1, '/host/subpaths/1']]) });
+    const cfg = containerConfig({ pod, container: c, attempt: 2, imageRef: 'sha256:abc', env: containerEnv(pod, c, src).env, mounts: new Map([[0, '/host/data'], [1, '/host/subpaths/1']]) });
     expect(cfg.args).toEqual(['echo hello p $(NOT) $(MISSING)']);
     expect(cfg.workingDir).toBe('/data');
     expect(cfg.mounts).toEqual([
@@ -53,6 +38,21 @@ describe('container config', () => {
     expect(cfg.metadata).toEqual({ name: 'c', attempt: 2 });
     expect(cfg.logPath).toBe('c/2.log');
     expect(cfg.labels).toMatchObject({ 'io.kubernetes.pod.uid': 'u1', 'io.kubernetes.container.name': 'c' });
+  });
+
+  it('block volumes become CRI devices at their devicePath; the security context and fsGroup/supplementalGroups pass through', () => {
+    const p: Pod = { ...pod, spec: { ...pod.spec!, securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [3000] } } };
+    const c = {
+      name: 'c',
+      volumeDevices: [{ name: 'raw', devicePath: '/dev/xvda' }],
+      securityContext: { runAsGroup: 1500, readOnlyRootFilesystem: true, privileged: false, capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] } },
+    };
+    const cfg = containerConfig({ pod: p, container: c, attempt: 0, imageRef: 'sha256:abc', env: new Map(), mounts: new Map(), devices: new Map([[0, '/var/lib/kubelet/pods/u1/volumeDevices/raw']]) });
+    expect(cfg.devices).toEqual([{ containerPath: '/dev/xvda', hostPath: '/var/lib/kubelet/pods/u1/volumeDevices/raw', permissions: 'mrw' }]);
+    expect(cfg.linux?.securityContext).toMatchObject({
+      runAsUser: { value: 1000 }, runAsGroup: { value: 1500 }, readonlyRootfs: true, privileged: false, supplementalGroups: [2000, 3000],
+      capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: ['ALL'] },
+    });
   });
 
   it('puts the sandbox on the host network, logs in the kubelet layout', () => {

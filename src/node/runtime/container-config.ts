@@ -3,7 +3,8 @@
  * manager's host paths — the kubelet's generatePodSandboxConfig / generateContainerConfig. Pure.
  */
 import { join } from 'node:path';
-import type { Container, EnvVar, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import { expandVars } from './env.js';
 import type * as T from './proto/types.js';
 import { quantityNanos, quantityValue } from '../../kube/quantity.js';
 
@@ -45,66 +46,6 @@ export function sandboxConfig(pod: Pod, attempt: number, rootDir: string): T.Pod
   };
 }
 
-/** `$(VAR)` references expanded from `env` as Kubernetes does; `$$(VAR)` escapes; unknown names stay as written. */
-export function expandVars(s: string, env: ReadonlyMap<string, string>): string {
-  return s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (all, name: string | undefined) => {
-    if (all === '$$') return '$';
-    return name !== undefined && env.has(name) ? env.get(name)! : all;
-  });
-}
-
-/** What env values come from besides the spec (fieldRef, configMap and secret keys). */
-export interface EnvSources {
-  readonly hostIP: string;
-  readonly configMapKey: (namespace: string, name: string, key: string) => string | undefined;
-  readonly secretKey: (namespace: string, name: string, key: string) => string | undefined;
-}
-
-/** Thrown for an env var that cannot be resolved; the container waits with reason CreateContainerConfigError. */
-export class ContainerConfigError extends Error {}
-
-function fieldValue(pod: Pod, fieldPath: string, hostIP: string): string {
-  const m = pod.metadata ?? {};
-  const label = /^metadata\.labels\['(.+)'\]$/.exec(fieldPath);
-  if (label) return m.labels?.[label[1]!] ?? '';
-  const ann = /^metadata\.annotations\['(.+)'\]$/.exec(fieldPath);
-  if (ann) return m.annotations?.[ann[1]!] ?? '';
-  switch (fieldPath) {
-    case 'metadata.name': return m.name ?? '';
-    case 'metadata.namespace': return m.namespace ?? '';
-    case 'metadata.uid': return m.uid ?? '';
-    case 'spec.nodeName': return pod.spec?.nodeName ?? '';
-    case 'spec.serviceAccountName': return pod.spec?.serviceAccountName ?? '';
-    case 'status.hostIP':
-    case 'status.podIP': return hostIP;
-    default: throw new ContainerConfigError(`unsupported fieldRef ${fieldPath}`);
-  }
-}
-
-/** The container's environment in order, each value expanded against the ones before it. */
-export function containerEnv(pod: Pod, c: Container, src: EnvSources): Map<string, string> {
-  const ns = pod.metadata?.namespace ?? 'default';
-  const env = new Map<string, string>();
-  for (const e of (c.env ?? []) as EnvVar[]) {
-    const from = e.valueFrom;
-    let v: string | undefined;
-    if (!from) v = expandVars(e.value ?? '', env);
-    else if (from.fieldRef) v = fieldValue(pod, from.fieldRef.fieldPath, src.hostIP);
-    else if (from.configMapKeyRef) {
-      const r = from.configMapKeyRef;
-      v = src.configMapKey(ns, r.name ?? '', r.key);
-      if (v === undefined && r.optional !== true) throw new ContainerConfigError(`couldn't find key ${r.key} in ConfigMap ${ns}/${r.name ?? ''}`);
-    } else if (from.secretKeyRef) {
-      const r = from.secretKeyRef;
-      v = src.secretKey(ns, r.name ?? '', r.key);
-      if (v === undefined && r.optional !== true) throw new ContainerConfigError(`couldn't find key ${r.key} in Secret ${ns}/${r.name ?? ''}`);
-    } else throw new ContainerConfigError(`env ${e.name}: unsupported valueFrom`);
-    if (v !== undefined) env.set(e.name, v);
-  }
-  return env;
-}
-
-
 export function containerConfig(o: {
   pod: Pod;
   container: Container;
@@ -113,6 +54,8 @@ export function containerConfig(o: {
   env: ReadonlyMap<string, string>;
   /** volumeMount index → its host path (subPaths already resolved). */
   mounts: ReadonlyMap<number, string>;
+  /** volumeDevice index → the block device's host path (the volume manager's block path). */
+  devices?: ReadonlyMap<number, string>;
 }): T.ContainerConfig {
   const c = o.container;
   const expand = (s: string): string => expandVars(s, o.env);
@@ -133,6 +76,7 @@ export function containerConfig(o: {
       readonly: m.readOnly === true,
       propagation: m.mountPropagation === 'HostToContainer' ? 'PROPAGATION_HOST_TO_CONTAINER' : m.mountPropagation === 'Bidirectional' ? 'PROPAGATION_BIDIRECTIONAL' : 'PROPAGATION_PRIVATE',
     })),
+    devices: (c.volumeDevices ?? []).map((d, i) => ({ containerPath: d.devicePath, hostPath: o.devices?.get(i) ?? '', permissions: 'mrw' })),
     labels: { [LABEL_POD_NAME]: o.pod.metadata?.name ?? '', [LABEL_POD_NAMESPACE]: o.pod.metadata?.namespace ?? 'default', [LABEL_POD_UID]: o.pod.metadata?.uid ?? '', [LABEL_CONTAINER_NAME]: c.name },
     annotations: { 'io.kubernetes.container.restartCount': String(o.attempt) },
     logPath: containerLogPath(c.name, o.attempt),

@@ -3,7 +3,14 @@ import { CriClient } from './client.js';
 
 export type ContainerRuntimeInfo =
   | { readonly kind: 'none' }
-  | { readonly kind: 'cri'; readonly endpoint: string; readonly name: string; readonly version: string };
+  | {
+      readonly kind: 'cri';
+      readonly endpoint: string;
+      readonly name: string;
+      readonly version: string;
+      /** Why the runtime is down (its Status call failed or RuntimeReady is false); absent while it is up. */
+      readonly down?: string;
+    };
 
 export const NO_RUNTIME: ContainerRuntimeInfo = { kind: 'none' };
 

@@ -5,6 +5,7 @@
  * status from what the runtime then reports. Volumes are mounted before any container starts;
  * the volume manager keeps a pod's volumes while `activePods` says its runtime still runs it.
  */
+import { setMaxListeners } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
@@ -17,10 +18,14 @@ import { newOperationExecutor, type OperationExecutor } from '../../util/executo
 import { newLogger, type Logger } from '../../util/log.js';
 import { newLoop } from '../../util/loop.js';
 import type { CriClient } from './client.js';
-import {
-  ContainerConfigError, LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, containerEnv, podLogDir, pullPolicyOf, sandboxConfig,
-} from './container-config.js';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, sandboxConfig } from './container-config.js';
+import { ContainerConfigError, containerEnv, expandSubPathExpr, referencedObjects, type NodeAllocatable } from './env.js';
+import { podDescription, runHook } from './hooks.js';
 import { computePodActions, crashLoopDelayMs, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
+import { changedPods, nextSyncDelayMs, relistFingerprints } from './pleg.js';
+import { newProber } from './prober/prober.js';
+import { newImageManager } from './images.js';
+import { mountSubPath } from '../volumemanager/subpath/subpath.js';
 import { runtimePodStatus, type Waiting } from './pod-status.js';
 
 /** Which pods' runtime may still be running: until the first listing, every pod's may. */
@@ -50,6 +55,9 @@ export interface PodVolumes {
   subPathDir(uid: string, volume: string, container: string, index: number): string;
 }
 
+// The kubelet never gives a container less than 2 s between SIGTERM and SIGKILL after a preStop hook.
+const MIN_GRACE_AFTER_PRESTOP_S = 2;
+
 export interface PodRuntimeManagerOptions {
   readonly client: RestClient;
   readonly cri: CriClient;
@@ -57,6 +65,8 @@ export interface PodRuntimeManagerOptions {
   readonly rootDir: string;
   /** The node's address: pods run on the host network. */
   readonly hostIP: string;
+  /** The node's allocatable resources: what resourceFieldRef reads for limits a container does not set. */
+  readonly allocatable?: NodeAllocatable;
   readonly volumes: PodVolumes;
   readonly activePods: ActivePods;
   readonly recorder: EventRecorder;
@@ -71,8 +81,10 @@ export interface PodRuntimeManager {
   stop(): Promise<void>;
 }
 
-const IMAGE_BACKOFF_INITIAL_MS = 10_000;
-const IMAGE_BACKOFF_MAX_MS = 300_000;
+// The kubelet's --sync-frequency: a pod nothing happens to is still synced once a minute.
+const RESYNC_MS = 60_000;
+// A pod waiting on something outside the runtime (its volumes, a configMap) is retried this often.
+const RETRY_MS = 1_000;
 
 const podKey = (uid: string): string => `pod-sync/${uid}`;
 
@@ -86,13 +98,15 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const clock = o.clock ?? realClock;
   const stopCtl = new AbortController();
   const signal = AbortSignal.any([o.signal, stopCtl.signal]);
+  setMaxListeners(0, signal); // every probe worker and CRI call of every pod listens
   const exec: OperationExecutor = newOperationExecutor({ clock, log: log.child('executor') });
   const pods = informerFor(o.client, 'Pod', { fieldSelector: `spec.nodeName=${o.nodeName}` });
   /** Exited containers do not change: their status is read once. */
   const exitedCache = new Map<string, ContainerInfo>();
   const waiting = new Map<string, Map<string, Waiting>>();
-  const imageBackoff = new Map<string, { failures: number; untilMs: number }>();
+  const images = newImageManager({ cri: o.cri, client: o.client, recorder: o.recorder, clock, signal });
   const lastStatus = new Map<string, string>();
+  const prober = newProber({ cri: o.cri, podIP: o.hostIP, recorder: o.recorder, clock, signal, log: log.child('prober'), onChange: (uid) => wake(uid) });
 
   const readRuntimePod = async (uid: string): Promise<RuntimePod> => {
     const sandboxes = await o.cri.listPodSandbox({ labelSelector: { [LABEL_POD_UID]: uid } }, { signal });
@@ -138,14 +152,29 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
 
   const isActive = (rt: RuntimePod): boolean => rt.sandboxes.some((s) => s.ready) || rt.containers.some((c) => c.state === 'running' || c.state === 'created');
 
-  /** SIGTERM with the grace period, then the sandbox; removal only when asked. */
+  /**
+   * The kubelet's killContainer: the preStop hook (running containers, within the grace period),
+   * then SIGTERM with what is left of the grace (at least 2 s), then SIGKILL by the runtime.
+   */
+  const killContainer = async (pod: Pod | undefined, c: ContainerInfo, graceSeconds: number, message: string): Promise<void> => {
+    const spec = [...(pod?.spec?.containers ?? []), ...(pod?.spec?.initContainers ?? [])].find((x) => x.name === c.name);
+    if (pod) o.recorder.event(pod, 'Normal', 'Killing', message);
+    let grace = graceSeconds;
+    const preStop = spec?.lifecycle?.preStop;
+    if (pod && spec && preStop && c.state === 'running' && grace > 0) {
+      const t0 = clock.now();
+      const failed = await runHook(pod, preStop, { cri: o.cri, containerId: c.id, container: spec, podIP: o.hostIP, signal }, grace);
+      if (failed !== undefined) o.recorder.event(pod, 'Warning', 'FailedPreStopHook', failed);
+      grace = Math.max(MIN_GRACE_AFTER_PRESTOP_S, grace - Math.floor((clock.now() - t0) / 1000));
+    }
+    await o.cri.stopContainer(c.id, grace, { signal });
+  };
+
+  /** Every container killed (preStop, SIGTERM, grace, SIGKILL), then the sandbox; removal only when asked. */
   const killPod = async (pod: Pod | undefined, rt: RuntimePod, remove: boolean): Promise<void> => {
     const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
     await Promise.all(
-      rt.containers.filter((c) => c.state === 'running' || c.state === 'created').map(async (c) => {
-        await o.cri.stopContainer(c.id, grace, { signal });
-        if (pod) o.recorder.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`);
-      }),
+      rt.containers.filter((c) => c.state === 'running' || c.state === 'created').map((c) => killContainer(pod, c, grace, `Stopping container ${c.name}`)),
     );
     for (const s of rt.sandboxes) await o.cri.stopPodSandbox(s.id, { signal });
     if (!remove) return;
@@ -154,45 +183,6 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
       exitedCache.delete(c.id);
     }
     for (const s of rt.sandboxes) await o.cri.removePodSandbox(s.id, { signal });
-  };
-
-  /** The image for `name` is present (pulled per its policy), or its waiting reason is recorded. */
-  const ensureImage = async (pod: Pod, name: string, image: string, policy: 'Always' | 'IfNotPresent' | 'Never', w: Map<string, Waiting>): Promise<string | undefined> => {
-    const uid = pod.metadata?.uid ?? '';
-    const key = `${uid}/${name}`;
-    if (policy !== 'Always') {
-      const present = await o.cri.imageStatus(image, { signal });
-      if (present) return present.id;
-      if (policy === 'Never') {
-        const message = `Container image "${image}" is not present with pull policy of Never`;
-        w.set(name, { reason: 'ErrImageNeverPull', message });
-        o.recorder.event(pod, 'Warning', 'ErrImageNeverPull', message);
-        return undefined;
-      }
-    }
-    const b = imageBackoff.get(key);
-    if (b && clock.now() < b.untilMs) {
-      const message = `Back-off pulling image "${image}"`;
-      w.set(name, { reason: 'ImagePullBackOff', message });
-      o.recorder.event(pod, 'Normal', 'BackOff', message);
-      return undefined;
-    }
-    o.recorder.event(pod, 'Normal', 'Pulling', `Pulling image "${image}"`);
-    try {
-      const r = await o.cri.pullImage({ image: { image } }, { signal });
-      imageBackoff.delete(key);
-      o.recorder.event(pod, 'Normal', 'Pulled', `Successfully pulled image "${image}"`);
-      return r.imageRef;
-    } catch (e) {
-      if (signal.aborted) throw e;
-      const failures = (b?.failures ?? 0) + 1;
-      imageBackoff.set(key, { failures, untilMs: clock.now() + Math.min(IMAGE_BACKOFF_INITIAL_MS * 2 ** (failures - 1), IMAGE_BACKOFF_MAX_MS) });
-      const message = `Failed to pull image "${image}": ${toStowageError(e).message}`;
-      w.set(name, { reason: 'ErrImagePull', message });
-      o.recorder.event(pod, 'Warning', 'Failed', message);
-      o.recorder.event(pod, 'Warning', 'Failed', 'Error: ErrImagePull');
-      return undefined;
-    }
   };
 
   // The volume manager's populator reports a pod still waiting for its volumes (the kubelet's
@@ -206,25 +196,39 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     const spec = (init ? pod.spec?.initContainers : pod.spec?.containers)?.find((c) => c.name === name);
     if (!spec) return;
     const uid = pod.metadata?.uid ?? '';
-    const imageRef = await ensureImage(pod, name, spec.image ?? '', pullPolicyOf(spec), w);
+    const imageRef = await images.ensureImage(pod, spec, w);
     if (imageRef === undefined) return;
     let env: Map<string, string>;
     const mounts = new Map<number, string>();
+    const devices = new Map<number, string>();
     try {
       const data = await referencedData(pod, spec);
-      env = containerEnv(pod, spec, {
-        hostIP: o.hostIP,
-        configMapKey: (ns, name, key) => data.configMaps.get(`${ns}/${name}`)?.[key],
-        secretKey: (ns, name, key) => {
-          const v = data.secrets.get(`${ns}/${name}`)?.[key];
-          return v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8');
-        },
+      const r = containerEnv(pod, spec, {
+        hostIPs: [o.hostIP],
+        configMap: (ns, n) => data.configMaps.get(`${ns}/${n}`),
+        secret: (ns, n) => data.secrets.get(`${ns}/${n}`),
+        ...(o.allocatable ? { allocatable: o.allocatable } : {}),
       });
+      env = r.env;
+      for (const bad of r.invalidKeys) o.recorder.event(pod, 'Warning', 'InvalidEnvironmentVariableNames', `Keys [${bad.keys.join(', ')}] from the EnvFrom ${bad.source} were skipped since they are considered invalid environment variable names.`);
       const mounted = o.volumes.mounted(uid);
       for (const [i, m] of (spec.volumeMounts ?? []).entries()) {
         const host = mounted.get(m.name);
         if (host === undefined) throw new ContainerConfigError(`volume ${m.name} is not mounted`);
-        mounts.set(i, m.subPath ? o.volumes.subPathDir(uid, m.name, name, i) : host);
+        if (m.subPathExpr) {
+          // subPathExpr needs the container's env, so it is expanded and bound here, at container
+          // start, as the kubelet's makeMounts does; the volume manager's teardown unbinds it.
+          const target = o.volumes.subPathDir(uid, m.name, name, i);
+          await mountSubPath({ volumeRoot: host, subPath: expandSubPathExpr(m.subPathExpr, env), target, readOnly: m.readOnly === true }).catch((e: unknown) => {
+            throw e instanceof ContainerConfigError ? e : new ContainerConfigError(`failed to prepare subPath for volumeMount "${m.name}" of container "${name}": ${String(e)}`);
+          });
+          mounts.set(i, target);
+        } else mounts.set(i, m.subPath ? o.volumes.subPathDir(uid, m.name, name, i) : host);
+      }
+      for (const [i, d] of (spec.volumeDevices ?? []).entries()) {
+        const host = mounted.get(d.name);
+        if (host === undefined) throw new ContainerConfigError(`volume ${d.name} is not mapped`);
+        devices.set(i, host);
       }
     } catch (e) {
       if (!(e instanceof ContainerConfigError)) throw e;
@@ -234,28 +238,45 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
     await mkdir(join(podLogDir(o.rootDir, pod), name), { recursive: true, mode: 0o755 });
     const { containerId } = await o.cri.createContainer(
-      { podSandboxId: sandboxId, sandboxConfig: sandboxConfig(pod, sandboxAttempt, o.rootDir), config: containerConfig({ pod, container: spec, attempt, imageRef, env, mounts }) },
+      { podSandboxId: sandboxId, sandboxConfig: sandboxConfig(pod, sandboxAttempt, o.rootDir), config: containerConfig({ pod, container: spec, attempt, imageRef, env, mounts, devices }) },
       { signal },
     );
     o.recorder.event(pod, 'Normal', 'Created', `Created container ${name}`);
     await o.cri.startContainer(containerId, { signal });
     o.recorder.event(pod, 'Normal', 'Started', `Started container ${name}`);
+    const postStart = spec.lifecycle?.postStart;
+    if (postStart) {
+      const failed = await runHook(pod, postStart, { cri: o.cri, containerId, container: spec, podIP: o.hostIP, signal }, 0);
+      if (failed !== undefined) {
+        // The kubelet kills a container whose postStart hook failed; its restart policy decides what next.
+        o.recorder.event(pod, 'Warning', 'FailedPostStartHook', failed);
+        const info = (await readRuntimePod(uid)).containers.find((c) => c.id === containerId);
+        if (info) await killContainer(pod, info, pod.spec?.terminationGracePeriodSeconds ?? 30, 'FailedPostStartHook');
+      }
+    }
   };
 
-  /** The configMaps' and secrets' data the container's env names (absent ones stay absent). */
+  /** The configMaps' and secrets' data (secrets decoded) the container's env and envFrom read; absent ones stay absent. */
   const referencedData = async (pod: Pod, spec: Container): Promise<{ configMaps: Map<string, Record<string, string>>; secrets: Map<string, Record<string, string>> }> => {
     const ns = pod.metadata?.namespace ?? 'default';
     const configMaps = new Map<string, Record<string, string>>();
     const secrets = new Map<string, Record<string, string>>();
-    for (const e of spec.env ?? []) {
-      const cm = e.valueFrom?.configMapKeyRef?.name;
-      const sec = e.valueFrom?.secretKeyRef?.name;
+    const refs = referencedObjects(spec);
+    const absentIsUndefined = async <T,>(get: () => Promise<T>): Promise<T | undefined> => {
       try {
-        if (cm !== undefined && !configMaps.has(`${ns}/${cm}`)) configMaps.set(`${ns}/${cm}`, (await o.client.resource('ConfigMap').get(cm, { namespace: ns, signal })).data ?? {});
-        if (sec !== undefined && !secrets.has(`${ns}/${sec}`)) secrets.set(`${ns}/${sec}`, (await o.client.resource('Secret').get(sec, { namespace: ns, signal })).data ?? {});
+        return await get();
       } catch (err) {
-        if (!(toStowageError(err) instanceof NotFoundError)) throw err;
+        if (toStowageError(err) instanceof NotFoundError) return undefined;
+        throw err;
       }
+    };
+    for (const name of refs.configMaps) {
+      const cm = await absentIsUndefined(() => o.client.resource('ConfigMap').get(name, { namespace: ns, signal }));
+      if (cm) configMaps.set(`${ns}/${name}`, { ...(cm.data ?? {}), ...Object.fromEntries(Object.entries(cm.binaryData ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) });
+    }
+    for (const name of refs.secrets) {
+      const sec = await absentIsUndefined(() => o.client.resource('Secret').get(name, { namespace: ns, signal }));
+      if (sec) secrets.set(`${ns}/${name}`, Object.fromEntries(Object.entries(sec.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])));
     }
     return { configMaps, secrets };
   };
@@ -263,7 +284,8 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const writeStatus = async (pod: Pod, rt: RuntimePod, w: ReadonlyMap<string, Waiting>): Promise<void> => {
     const uid = pod.metadata?.uid ?? '';
     const sandboxId = [...rt.sandboxes].filter((s) => s.ready).sort((a, b) => b.createdAtMs - a.createdAtMs)[0]?.id;
-    const status = runtimePodStatus({ pod, rt, waiting: w, sandboxId, hostIP: o.hostIP, nowMs: clock.now() });
+    prober.update(pod, rt, sandboxId); // the workers see the containers this status reports
+    const status = runtimePodStatus({ pod, rt, waiting: w, sandboxId, hostIP: o.hostIP, nowMs: clock.now(), probes: (spec, id, running) => prober.status(pod, spec, id, running) });
     const { conditions: _c, ...comparable } = status;
     const fingerprint = JSON.stringify(comparable);
     if (lastStatus.get(uid) === fingerprint) return;
@@ -275,15 +297,22 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
   };
 
-  const syncPod = async (pod: Pod): Promise<void> => {
+  /** One sync of the pod; resolves with the delay before it is due again without an event. */
+  const syncPod = async (pod: Pod): Promise<number> => {
     const uid = pod.metadata?.uid ?? '';
     const rt = await readRuntimePod(uid);
-    const a = computePodActions(pod, rt, clock.now());
+    if (pod.metadata?.deletionTimestamp) prober.removePod(uid);
+    else prober.update(pod, rt, rt.sandboxes.filter((s) => s.ready).sort((x, y) => y.createdAtMs - x.createdAtMs)[0]?.id);
+    const a = computePodActions(pod, rt, clock.now(), prober.unhealthy(uid));
     const w = new Map<string, Waiting>();
     if (a.killPod) await killPod(pod, rt, a.removePod);
     if (!pod.metadata?.deletionTimestamp && (a.createSandbox || a.start.length > 0) && !volumesReady(pod)) {
-      o.activePods.set(uid, isActive(await readRuntimePod(uid)));
-      return;
+      const now = await readRuntimePod(uid);
+      o.activePods.set(uid, isActive(now));
+      // The kubelet reports the pod as soon as it has it: containers waiting (ContainerCreating, or
+      // PodInitializing behind init containers) while the volumes are being mounted.
+      await writeStatus(pod, now, new Map());
+      return nextSyncDelayMs({ waitingForVolumes: true, waitingReasons: [], backoffLeftMs: [], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
     }
     let sandboxId = a.sandboxId;
     if (a.createSandbox) {
@@ -293,20 +322,23 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
     for (const [name, leftMs] of a.backingOff) {
       const c = latestOf(rt.containers, name);
-      const message = `back-off ${duration(crashLoopDelayMs(c?.attempt ?? 0))} restarting failed container=${name} pod=${pod.metadata?.name}_${pod.metadata?.namespace}(${uid})`;
+      const message = `back-off ${duration(crashLoopDelayMs(c?.attempt ?? 0))} restarting failed container=${name} pod=${podDescription(pod)}`;
       w.set(name, { reason: 'CrashLoopBackOff', message });
-      if (leftMs > 0) o.recorder.event(pod, 'Warning', 'BackOff', 'Back-off restarting failed container');
+      if (leftMs > 0) o.recorder.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDescription(pod)}`);
     }
-    for (const c of a.kill) await o.cri.stopContainer(c.id, pod.spec?.terminationGracePeriodSeconds ?? 30, { signal });
+    for (const k of a.kill) await killContainer(pod, k.container, k.graceSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30, k.message);
     if (sandboxId !== undefined) for (const s of a.start) await startContainer(pod, sandboxId, s.name, s.init, s.attempt, a.sandboxAttempt, w);
     const after = await readRuntimePod(uid);
     o.activePods.set(uid, isActive(after));
     waiting.set(uid, w);
     if (!pod.metadata?.deletionTimestamp && (after.sandboxes.length > 0 || w.size > 0)) await writeStatus(pod, after, w);
+    return nextSyncDelayMs({ waitingForVolumes: false, waitingReasons: [...w.values()].map((x) => x.reason), backoffLeftMs: [...a.backingOff.values(), ...images.backoffLeftMs(uid)], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
   };
 
   /** A pod the API no longer has: its containers and sandbox go. */
   const cleanupOrphan = async (uid: string): Promise<void> => {
+    prober.removePod(uid);
+    images.forget(uid);
     const rt = await readRuntimePod(uid);
     await killPod(undefined, rt, true);
     o.activePods.set(uid, false);
@@ -314,6 +346,18 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     waiting.delete(uid);
   };
 
+  /** Pods to sync at the next tick (an event, a changed runtime state, a probe result, a retry). */
+  const dirty = new Set<string>();
+  /** When each pod is due again without an event. */
+  const dueAt = new Map<string, number>();
+  let lastRelist = new Map<string, string>();
+  const wake = (uid: string): void => {
+    dirty.add(uid);
+    loop.trigger();
+  };
+
+  // The kubelet's PLEG: one relist of the whole runtime per period; only the pods whose sandboxes
+  // or containers changed (or that an event, a probe or their requeue time names) are synced.
   const loop = newLoop({
     name: 'pod-runtime',
     periodMs: o.periodMs ?? 1_000,
@@ -321,22 +365,36 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     log,
     body: async () => {
       if (!pods.hasSynced()) return;
-      const listed = await o.cri.listPodSandbox(undefined, { signal });
-      const runtimeUids = new Set(listed.map((s) => s.labels[LABEL_POD_UID] ?? '').filter((u) => u !== ''));
-      for (const s of listed) if (s.state === 'SANDBOX_READY') o.activePods.set(s.labels[LABEL_POD_UID] ?? '', true);
+      const [sandboxes, containers] = await Promise.all([o.cri.listPodSandbox(undefined, { signal }), o.cri.listContainers(undefined, { signal })]);
+      const relisted = relistFingerprints(sandboxes, containers);
+      for (const uid of changedPods(lastRelist, relisted)) dirty.add(uid);
+      lastRelist = relisted;
+      for (const s of sandboxes) if (s.state === 'SANDBOX_READY') o.activePods.set(s.labels[LABEL_POD_UID] ?? '', true);
       o.activePods.markListed();
+      const now = clock.now();
       const live = new Set<string>();
       for (const pod of pods.lister.list()) {
         const uid = pod.metadata?.uid ?? '';
         live.add(uid);
-        exec.run(podKey(uid), 'sync_pod', () => syncPod(pod));
+        if (!dirty.has(uid) && (dueAt.get(uid) ?? 0) > now) continue;
+        // Refused (busy or backing off): it stays dirty; the settle or retry wakes it.
+        const started = exec.run(podKey(uid), 'sync_pod', async () => {
+          dueAt.set(uid, clock.now() + (await syncPod(pod)));
+        });
+        if (started === 'started') dirty.delete(uid);
       }
-      for (const uid of new Set([...runtimeUids, ...o.activePods.uids()])) if (!live.has(uid)) exec.run(podKey(uid), 'cleanup_pod', () => cleanupOrphan(uid));
+      for (const uid of new Set([...relisted.keys(), ...o.activePods.uids()])) if (!live.has(uid)) exec.run(podKey(uid), 'cleanup_pod', () => cleanupOrphan(uid));
+      for (const uid of [...dueAt.keys()]) if (!live.has(uid)) dueAt.delete(uid);
+      for (const uid of [...dirty]) if (!live.has(uid)) dirty.delete(uid); // orphans are cleaned up every tick anyway
     },
   });
-  pods.addEventHandler({ onAdd: () => loop.trigger(), onUpdate: () => loop.trigger(), onDelete: () => loop.trigger() });
+  const uidOf = (p: Pod): string => p.metadata?.uid ?? '';
+  pods.addEventHandler({ onAdd: (p) => wake(uidOf(p)), onUpdate: (_old, p) => wake(uidOf(p)), onDelete: () => loop.trigger() });
   exec.onChange((c) => {
-    if (c.kind === 'retryDue') loop.trigger();
+    const uid = typeof c.key === 'string' && c.key.startsWith('pod-sync/') ? c.key.slice('pod-sync/'.length) : undefined;
+    if (uid === undefined) return;
+    if (c.kind === 'retryDue') wake(uid);
+    else if (dirty.has(uid)) loop.trigger();
   });
   const informerRuns = runInformers(signal, [pods], log);
   const loopRun = loop.run(signal);
@@ -344,6 +402,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     stop: async () => {
       stopCtl.abort();
       await loopRun;
+      await prober.stop();
       await exec.close();
       await Promise.all(informerRuns);
     },

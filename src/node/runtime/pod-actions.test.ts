@@ -42,13 +42,15 @@ describe('computePodActions', () => {
     expect(later.start).toEqual(restarts ? [{ name: 'app', init: false, attempt: 1 }] : []);
   });
 
-  it('waits out the crash-loop backoff: 10 s doubling to 5 min', () => {
-    expect([0, 1, 2, 3, 4, 5, 10].map(crashLoopDelayMs)).toEqual([10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
+  it('waits out the crash-loop backoff: the first restart at once, then 10 s doubling to 5 min', () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 10].map(crashLoopDelayMs)).toEqual([0, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
     const rt = { sandboxes: [sb()], containers: [ctr('app', { state: 'exited', exitCode: 1, attempt: 2, finishedAtMs: T })] };
-    const soon = computePodActions(pod(), rt, T + 39_000);
+    const soon = computePodActions(pod(), rt, T + 19_000);
     expect(soon.start).toEqual([]);
     expect(soon.backingOff.get('app')).toBe(1_000);
-    expect(computePodActions(pod(), rt, T + 40_000).start).toEqual([{ name: 'app', init: false, attempt: 3 }]);
+    expect(computePodActions(pod(), rt, T + 20_000).start).toEqual([{ name: 'app', init: false, attempt: 3 }]);
+    const first = { sandboxes: [sb()], containers: [ctr('app', { state: 'exited', exitCode: 1, finishedAtMs: T })] };
+    expect(computePodActions(pod(), first, T).start).toEqual([{ name: 'app', init: false, attempt: 1 }]);
   });
 
   it('kills and removes everything of a terminating pod, and starts nothing', () => {
@@ -109,7 +111,60 @@ describe('runtimePodStatus', () => {
     const rt = { sandboxes: [sb()], containers: [ctr('i1')] };
     expect(podPhase(p, [], rt)).toBe('Pending');
     const s = runtimePodStatus({ pod: p, rt, waiting: new Map(), sandboxId: 's1', nowMs: T });
-    expect(s['conditions']).toContainEqual(expect.objectContaining({ type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized' }));
+    expect(s['conditions']).toContainEqual(expect.objectContaining({ type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: 'containers with incomplete status: [i1]' }));
     expect((s['containerStatuses'] as unknown[])[0]).toMatchObject({ state: { waiting: { reason: 'PodInitializing' } } });
+  });
+});
+
+describe('runtimePodStatus before containers and with probes', () => {
+  const statuses = (s: Record<string, unknown>, key = 'containerStatuses'): Array<Record<string, unknown>> => s[key] as Array<Record<string, unknown>>;
+
+  it.each([
+    { name: 'no init containers', spec: {}, want: { init: [], main: 'ContainerCreating' } },
+    { name: 'with init containers', spec: { initContainers: [{ name: 'i1' }, { name: 'i2' }] }, want: { init: ['PodInitializing', 'PodInitializing'], main: 'PodInitializing' } },
+  ])('nothing in the runtime yet ($name): Pending, every container waiting', ({ spec, want }) => {
+    const s = runtimePodStatus({ pod: pod(spec), rt: { sandboxes: [], containers: [] }, waiting: new Map(), nowMs: T });
+    expect(s['phase']).toBe('Pending');
+    expect((statuses(s, 'initContainerStatuses') ?? []).map((c) => (c['state'] as { waiting: { reason: string } }).waiting.reason)).toEqual(want.init);
+    expect(statuses(s)[0]).toMatchObject({ ready: false, started: false, restartCount: 0, state: { waiting: { reason: want.main } } });
+  });
+
+  it('ready and started come from the probes; a completed init container is ready', () => {
+    const p = pod({ initContainers: [{ name: 'i1' }] });
+    const rt = { sandboxes: [sb()], containers: [ctr('i1', { state: 'exited', exitCode: 0, finishedAtMs: T }), ctr('app')] };
+    const s = runtimePodStatus({ pod: p, rt, waiting: new Map(), sandboxId: 's1', nowMs: T, probes: () => ({ started: true, ready: false }) });
+    expect(statuses(s)[0]).toMatchObject({ started: true, ready: false, state: { running: {} } });
+    expect(statuses(s, 'initContainerStatuses')[0]).toMatchObject({ ready: true, state: { terminated: { reason: 'Completed' } } });
+    expect(s['conditions']).toContainEqual(expect.objectContaining({ type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' }));
+    expect((s['conditions'] as Array<{ type: string; status: string }>).map((c) => [c.type, c.status])).toEqual([
+      ['PodReadyToStartContainers', 'True'], ['Initialized', 'True'], ['Ready', 'False'], ['ContainersReady', 'False'], ['PodScheduled', 'True'],
+    ]);
+    expect(s['phase']).toBe('Running');
+  });
+});
+
+describe('computePodActions with failed probes', () => {
+  it.each([
+    { policy: 'Always' as const, probe: 'liveness' as const, restarts: true, message: 'Container app failed liveness probe, will be restarted' },
+    { policy: 'OnFailure' as const, probe: 'startup' as const, restarts: true, message: 'Container app failed startup probe, will be restarted' },
+    { policy: 'Never' as const, probe: 'liveness' as const, restarts: false, message: 'Container app failed liveness probe' },
+  ])('$probe failure under $policy: killed, restarted at once=$restarts', ({ policy, probe, restarts, message }) => {
+    const live = ctr('app', { attempt: 2 });
+    const a = computePodActions(pod({ restartPolicy: policy }), { sandboxes: [sb()], containers: [live] }, T, new Map([[live.id, probe]]));
+    expect(a.kill).toEqual([{ container: live, message }]);
+    expect(a.start).toEqual(restarts ? [{ name: 'app', init: false, attempt: 3 }] : []);
+  });
+
+  it("a probe's own terminationGracePeriodSeconds is the kill's grace", () => {
+    const live = ctr('app');
+    const p = pod({ containers: [{ name: 'app', image: 'img', livenessProbe: { exec: { command: ['x'] }, terminationGracePeriodSeconds: 5 } }] });
+    expect(computePodActions(p, { sandboxes: [sb()], containers: [live] }, T, new Map([[live.id, 'liveness']])).kill[0]?.graceSeconds).toBe(5);
+  });
+
+  it('a failed probe of a container that already exited changes nothing', () => {
+    const old = ctr('app', { state: 'exited', exitCode: 1, attempt: 1, finishedAtMs: T });
+    const a = computePodActions(pod(), { sandboxes: [sb()], containers: [old] }, T, new Map([[old.id, 'liveness']]));
+    expect(a.kill).toEqual([]);
+    expect(a.backingOff.get('app')).toBeGreaterThan(0);
   });
 });

@@ -57,17 +57,33 @@ export interface PodActions {
   readonly start: readonly StartContainer[];
   /** Containers waiting out their crash-loop backoff: name → ms left. */
   readonly backingOff: ReadonlyMap<string, number>;
-  /** Running containers to stop (not wanted by the spec any more). */
-  readonly kill: readonly ContainerInfo[];
+  /** Running containers to stop first: not wanted by the spec any more, or unhealthy (then restarted in the same sync). */
+  readonly kill: readonly KillContainer[];
 }
+
+export interface KillContainer {
+  readonly container: ContainerInfo;
+  /** The Killing event's message. */
+  readonly message: string;
+  /** The probe's own terminationGracePeriodSeconds, which overrides the pod's for a probe kill. */
+  readonly graceSeconds?: number;
+}
+
+/** Running containers whose liveness or startup probe has failed: container id → which probe. */
+export type Unhealthy = ReadonlyMap<string, 'liveness' | 'startup'>;
 
 // The kubelet's crash-loop backoff: 10 s, doubling, capped at 5 min.
 export const CRASH_BACKOFF_INITIAL_MS = 10_000;
 export const CRASH_BACKOFF_MAX_MS = 300_000;
 
-/** The wait before restarting a container whose attempt `attempt` (0 = first run) has exited. */
+/**
+ * The wait before restarting a container whose attempt `attempt` (0 = first run) has exited. The
+ * kubelet restarts after the first exit at once (its backoff entry is only created then), so the
+ * 10 s wait starts with the second exit.
+ */
 export function crashLoopDelayMs(attempt: number): number {
-  return Math.min(CRASH_BACKOFF_INITIAL_MS * 2 ** Math.min(attempt, 16), CRASH_BACKOFF_MAX_MS);
+  if (attempt <= 0) return 0;
+  return Math.min(CRASH_BACKOFF_INITIAL_MS * 2 ** Math.min(attempt - 1, 16), CRASH_BACKOFF_MAX_MS);
 }
 
 /** The latest attempt of `name` (highest attempt, then newest), or undefined. */
@@ -127,7 +143,7 @@ const running = (c: ContainerInfo | undefined): boolean => c?.state === 'running
  * What to do now. `finished` is the pod's phase already being Succeeded or Failed (nothing runs
  * again); `nowMs` is compared with containers' finish times for the crash-loop backoff.
  */
-export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number): PodActions {
+export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number, unhealthy: Unhealthy = new Map()): PodActions {
   const none = { killPod: false, removePod: false, createSandbox: false, sandboxAttempt: 0, start: [], backingOff: new Map<string, number>(), kill: [] };
   const phase = pod.status?.phase;
   if (pod.metadata?.deletionTimestamp) return { ...none, killPod: true, removePod: true };
@@ -170,12 +186,24 @@ export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number): PodA
   }
 
   const start: StartContainer[] = [];
+  const kill: KillContainer[] = [];
   for (const spec of containers) {
     const c = latestOf(inSandbox, spec.name);
+    const probe = c ? unhealthy.get(c.id) : undefined;
     if (!c) start.push({ name: spec.name, init: false, attempt: 0 });
     else if (c.state === 'exited' && shouldRestart(pod, c)) start.push(...restart(c, false));
+    else if (running(c) && probe) {
+      // The kubelet restarts a container whose liveness/startup probe failed at once (no crash-loop
+      // backoff: the container did not exit) unless the pod never restarts.
+      const again = policy !== 'Never';
+      const grace = (probe === 'liveness' ? spec.livenessProbe : spec.startupProbe)?.terminationGracePeriodSeconds;
+      kill.push({ container: c, message: `Container ${spec.name} failed ${probe} probe${again ? ', will be restarted' : ''}`, ...(grace !== undefined ? { graceSeconds: grace } : {}) });
+      if (again) start.push({ name: spec.name, init: false, attempt: c.attempt + 1 });
+    }
   }
   const wanted = new Set(containers.map((c) => c.name));
-  const kill = inSandbox.filter((c) => running(c) && !wanted.has(c.name) && !inits.some((i) => i.name === c.name));
+  for (const c of inSandbox) {
+    if (running(c) && !wanted.has(c.name) && !inits.some((i) => i.name === c.name)) kill.push({ container: c, message: `Stopping container ${c.name}` });
+  }
   return { ...none, sandboxId: sandbox.id, sandboxAttempt: sandbox.attempt, start, backingOff, kill };
 }

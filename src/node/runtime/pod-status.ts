@@ -29,7 +29,12 @@ function terminated(c: ContainerInfo): ContainerState {
   };
 }
 
-function containerStatus(pod: Pod, spec: Container, rt: RuntimePod, waiting: ReadonlyMap<string, Waiting>, sandboxId: string | undefined, notStarted: string): ContainerStatus {
+/** A running container's `started` and `ready` from its probes; without probes both follow running. */
+export type ProbeStatus = (spec: Container, containerId: string, running: boolean) => { started: boolean; ready: boolean };
+
+const noProbes: ProbeStatus = (_s, _id, running) => ({ started: running, ready: running });
+
+function containerStatus(pod: Pod, spec: Container, rt: RuntimePod, waiting: ReadonlyMap<string, Waiting>, sandboxId: string | undefined, notStarted: string, probes: ProbeStatus): ContainerStatus {
   const all = rt.containers;
   const latest = latestOf(all, spec.name);
   const prev = previousOf(all, spec.name);
@@ -52,13 +57,14 @@ function containerStatus(pod: Pod, spec: Container, rt: RuntimePod, waiting: Rea
     if (prev) lastState = terminated(prev);
   }
   const isRunning = state.running !== undefined;
+  const { started, ready } = latest ? probes(spec, latest.id, isRunning) : { started: false, ready: false };
   return {
     ...base,
     ...(latest ? { containerID: `${CONTAINER_ID_PREFIX}${latest.id}` } : {}),
     state,
     lastState,
-    ready: isRunning,
-    started: isRunning,
+    ready,
+    started,
   };
 }
 
@@ -71,6 +77,8 @@ export interface PodStatusInput {
   /** The node's address: pods run on the host network. */
   readonly hostIP?: string;
   readonly nowMs: number;
+  /** Probe results (default: no probes). */
+  readonly probes?: ProbeStatus;
 }
 
 /** The kubelet's getPhase over the containers' statuses. */
@@ -103,7 +111,7 @@ export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], rt: Run
   return 'Pending';
 }
 
-function condition(pod: Pod, type: string, ok: boolean, nowIso: string, reason?: string): PodCondition {
+function condition(pod: Pod, type: string, ok: boolean, nowIso: string, reason?: string, message?: string): PodCondition {
   const prev = pod.status?.conditions?.find((c) => c.type === type);
   const status = ok ? 'True' : 'False';
   return {
@@ -111,6 +119,7 @@ function condition(pod: Pod, type: string, ok: boolean, nowIso: string, reason?:
     status,
     lastTransitionTime: prev?.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : nowIso,
     ...(reason && !ok ? { reason } : {}),
+    ...(message && !ok ? { message } : {}),
   };
 }
 
@@ -123,17 +132,25 @@ export function runtimePodStatus(i: PodStatusInput): Record<string, unknown> {
   const initialized = initDone(pod, rt);
   const notStarted = initialized ? 'ContainerCreating' : 'PodInitializing';
   const initPod = { ...pod, spec: { ...pod.spec!, restartPolicy: restartPolicyOf(pod) === 'Always' ? 'OnFailure' : restartPolicyOf(pod) } };
-  const initStatuses = (pod.spec?.initContainers ?? []).map((c) => containerStatus(initPod, c, rt, i.waiting, i.sandboxId, 'PodInitializing'));
-  const statuses = (pod.spec?.containers ?? []).map((c) => containerStatus(pod, c, rt, i.waiting, i.sandboxId, notStarted));
+  const initStatuses = (pod.spec?.initContainers ?? []).map((c) => containerStatus(initPod, c, rt, i.waiting, i.sandboxId, 'PodInitializing', noProbes))
+    // An init container that completed is ready: it will not run again (kubelet_pods.go).
+    .map((s) => (s.state?.terminated?.exitCode === 0 ? { ...s, ready: true } : s));
+  const statuses = (pod.spec?.containers ?? []).map((c) => containerStatus(pod, c, rt, i.waiting, i.sandboxId, notStarted, i.probes ?? noProbes));
   const phase = podPhase(pod, statuses, rt);
   const allReady = statuses.length > 0 && statuses.every((s) => s.ready);
   const finished = phase === 'Succeeded' || phase === 'Failed';
   const notReadyReason = finished ? 'PodCompleted' : 'ContainersNotReady';
+  const unready = statuses.filter((c) => !c.ready).map((c) => c.name);
+  const notReadyMessage = finished ? undefined : `containers with unready status: [${unready.join(' ')}]`;
+  const incomplete = initStatuses.filter((c) => !c.state?.terminated || c.state.terminated.exitCode !== 0).map((c) => c.name);
+  // In the kubelet's order (PodScheduled, the scheduler's, kept last); PodReadyToStartContainers
+  // says the sandbox is up.
   const conditions = [
+    condition(pod, 'PodReadyToStartContainers', i.sandboxId !== undefined, nowIso),
+    condition(pod, 'Initialized', initialized, nowIso, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`),
+    condition(pod, 'Ready', allReady && !finished, nowIso, notReadyReason, notReadyMessage),
+    condition(pod, 'ContainersReady', allReady && !finished, nowIso, notReadyReason, notReadyMessage),
     condition(pod, 'PodScheduled', true, nowIso),
-    condition(pod, 'Initialized', initialized, nowIso, 'ContainersNotInitialized'),
-    condition(pod, 'ContainersReady', allReady && !finished, nowIso, notReadyReason),
-    condition(pod, 'Ready', allReady && !finished, nowIso, notReadyReason),
   ];
   const ip = i.hostIP;
   return {

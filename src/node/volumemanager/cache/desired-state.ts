@@ -12,8 +12,10 @@ export interface VolumeToMount {
   /** The volume is listed in node.status.volumesInUse (needed before an attachable volume is verified). */
   readonly reportedInUse: boolean;
   readonly subPaths: readonly SubPathMount[];
-  /** pod.spec.securityContext.fsGroup: applied with OnRootMismatch semantics after SetUp. */
+  /** pod.spec.securityContext.fsGroup: the volume's group after SetUp (volumes that support ownership). */
   readonly fsGroup?: number;
+  /** pod.spec.securityContext.fsGroupChangePolicy (unset = Always). */
+  readonly fsGroupChangePolicy?: 'Always' | 'OnRootMismatch';
   /** pod.spec.serviceAccountName: part of the pod info a podInfoOnMount driver gets. */
   readonly serviceAccountName?: string;
 }
@@ -26,6 +28,7 @@ export interface PodVolumeInput {
   readonly pluginIsAttachable: boolean;
   readonly subPaths?: readonly SubPathMount[];
   readonly fsGroup?: number;
+  readonly fsGroupChangePolicy?: 'Always' | 'OnRootMismatch';
   readonly serviceAccountName?: string;
 }
 
@@ -87,6 +90,7 @@ class Dsw implements DesiredStateOfWorld {
       reportedInUse: v.reportedInUse,
       subPaths: [...(i.subPaths ?? [])],
       ...(i.fsGroup !== undefined ? { fsGroup: i.fsGroup } : {}),
+      ...(i.fsGroupChangePolicy !== undefined ? { fsGroupChangePolicy: i.fsGroupChangePolicy } : {}),
       ...(i.serviceAccountName !== undefined ? { serviceAccountName: i.serviceAccountName } : {}),
     });
     let s = this.byPod.get(i.pod.uid);

@@ -170,7 +170,7 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
   try {
     const policy = driverObj?.spec.fsGroupPolicy ?? 'ReadWriteOnceWithFSType';
     if (t.fsGroup !== undefined && !t.spec.readOnly && (policy === 'File' || (policy === 'ReadWriteOnceWithFSType' && c.fsType !== ''))) {
-      await applyFsGroup(target, t.fsGroup);
+      await applyFsGroup(target, t.fsGroup, { ...(t.fsGroupChangePolicy ? { policy: t.fsGroupChangePolicy } : {}) });
     }
     for (const sp of t.subPaths) {
       await mountSubPath({ volumeRoot: target, subPath: sp.subPath, target: subPathDir(ctx.rootDir, t.pod.uid, t.outerSpecName, sp.container, sp.index), readOnly: sp.readOnly || t.spec.readOnly });

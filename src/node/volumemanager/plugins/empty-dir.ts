@@ -62,7 +62,7 @@ export const emptyDirPlugin: VolumePlugin = {
     const dir = podVolumeDir(ctx.rootDir, t.pod.uid, PLUGIN, t.spec.specName);
     await setUpVolumeDir(dir, t.spec.emptyDir?.medium === 'Memory' ? t.spec.emptyDir : undefined);
     // The kubelet sets an emptyDir's ownership to the pod's fsGroup (group rw, setgid directories).
-    if (t.fsGroup !== undefined) await applyFsGroup(dir, t.fsGroup);
+    if (t.fsGroup !== undefined) await applyFsGroup(dir, t.fsGroup, { ...(t.fsGroupChangePolicy ? { policy: t.fsGroupChangePolicy } : {}) });
     await setUpSubPaths(ctx, t, dir);
     ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: dir });
   },

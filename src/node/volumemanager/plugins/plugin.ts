@@ -18,7 +18,7 @@ export interface ResolveEnv {
   readonly lookups: PopulatorLookups;
 }
 
-export type ResolvedVolume = Omit<PodVolumeInput, 'pod' | 'outerSpecName' | 'subPaths' | 'fsGroup' | 'serviceAccountName'> & {
+export type ResolvedVolume = Omit<PodVolumeInput, 'pod' | 'outerSpecName' | 'subPaths' | 'fsGroup' | 'fsGroupChangePolicy' | 'serviceAccountName'> & {
   readonly resizeNeeded?: boolean;
   readonly requiresRepublish?: boolean;
 };

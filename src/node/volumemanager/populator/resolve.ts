@@ -63,12 +63,14 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
   const ref = podRefOf(pod);
   const ns = ref.namespace;
   const fsGroup = pod.spec?.securityContext?.fsGroup;
+  const policy = pod.spec?.securityContext?.fsGroupChangePolicy;
+  const fsGroupChangePolicy: 'Always' | 'OnRootMismatch' | undefined = policy === 'Always' || policy === 'OnRootMismatch' ? policy : undefined;
   const volumes: Array<PodVolumeInput & { resizeNeeded: boolean; requiresRepublish?: boolean }> = [];
   const problems: VolumeProblem[] = [];
   const problem = (outer: string, message: string): void => void problems.push({ outerSpecName: outer, reason: 'FailedMount', message });
   for (const v of pod.spec?.volumes ?? []) {
     const sa = pod.spec?.serviceAccountName;
-    const base = { pod: ref, outerSpecName: v.name, subPaths: subPathsFor(pod, v.name), ...(fsGroup !== undefined ? { fsGroup } : {}), ...(sa !== undefined ? { serviceAccountName: sa } : {}) };
+    const base = { pod: ref, outerSpecName: v.name, subPaths: subPathsFor(pod, v.name), ...(fsGroup !== undefined ? { fsGroup } : {}), ...(fsGroupChangePolicy ? { fsGroupChangePolicy } : {}), ...(sa !== undefined ? { serviceAccountName: sa } : {}) };
     let src: SpecSource;
     // A generic ephemeral volume is its claim <pod>-<volume>, which the pod must control.
     const claimName = podVolumeClaimName(pod, v);

@@ -1,4 +1,5 @@
 import type { Volume } from 'kubernetes-types/core/v1.js';
+import { applyFsGroup } from '../../operations/fsgroup.js';
 import { podPluginDir, podVolumeDir } from '../../operations/paths.js';
 import { volumeName, type PluginName } from '../../types.js';
 import { memoryVolumeBytes, setUpSubPaths } from '../common.js';
@@ -78,6 +79,9 @@ function projectionPlugin(name: PluginName, kind: Kind): VolumePlugin {
       const dir = podVolumeDir(ctx.rootDir, t.pod.uid, name, t.spec.specName);
       await setUpVolumeDir(dir, p.tmpfs ? { ...(p.tmpfsBytes !== undefined ? { sizeBytes: p.tmpfsBytes } : {}) } : undefined);
       await writePayloadAtomically(dir, p.files);
+      // The kubelet's configMap/secret/projected/downwardAPI SetUp sets the volume's ownership to
+      // the pod's fsGroup (read-only volumes: group read).
+      if (t.fsGroup !== undefined) await applyFsGroup(dir, t.fsGroup, { readOnly: true, ...(t.fsGroupChangePolicy ? { policy: t.fsGroupChangePolicy } : {}) });
       await setUpSubPaths(ctx, t, dir, true); // containers see these volumes read-only
       ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: dir });
     },
