@@ -11,6 +11,7 @@ import { runGarbageCollector } from './garbagecollector/run.js';
 import { newControllerInformers } from './informers.js';
 import { runDisruptionController } from './disruption/run.js';
 import { runNamespaceController } from './namespace/run.js';
+import { runNodeLifecycleController } from './nodelifecycle/run.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
 import { runScheduler } from './scheduler/run.js';
@@ -26,11 +27,14 @@ export interface ControllersOptions {
   readonly scheduler?: boolean;
   /** Run the attach/detach controller (default true). */
   readonly attachDetach?: boolean;
+  /** --node-monitor-grace-period / --node-monitor-period of the node lifecycle controller (default kube's 40 s / 5 s). */
+  readonly nodeMonitorGracePeriodMs?: number;
+  readonly nodeMonitorPeriodMs?: number;
 }
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
- * protection, attach/detach, namespace, garbage-collector, ephemeral-volume and disruption controllers,
+ * protection, attach/detach, namespace, garbage-collector, ephemeral-volume, disruption and node lifecycle controllers,
  * and kube-scheduler's volume-aware placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
@@ -49,6 +53,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runGarbageCollector({ client, signal, metrics, informers }),
       runEphemeralVolumeController({ client, signal, metrics, informers }),
       runDisruptionController({ client, signal, metrics, informers }),
+      runNodeLifecycleController({ client, signal, metrics, informers, gracePeriodMs: o.nodeMonitorGracePeriodMs, monitorPeriodMs: o.nodeMonitorPeriodMs }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>
