@@ -36,6 +36,9 @@ export interface NodeAgentOptions {
   readonly clock?: Clock;
   /** How often registered drivers are probed (default 5 s). */
   readonly healthPeriodMs?: number;
+  /** The node Lease's duration (renewed every quarter of it) and the status check period (kubelet's nodeLeaseDurationSeconds / nodeStatusUpdateFrequency). */
+  readonly leaseDurationSeconds?: number;
+  readonly statusCheckMs?: number;
   /** Host facts to report (default: read from this machine). */
   readonly host?: HostInfo;
   /** Run the volume manager (pods' volumes staged, published, torn down). Default true. */
@@ -95,7 +98,10 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   const host = o.host ?? gatherHostInfo();
   let nodeStatus: NodeStatusManager;
   try {
-    nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus'), runtime: runtimeInfo }, o.signal);
+    nodeStatus = await startNodeStatus(
+      { client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus'), runtime: runtimeInfo, leaseDurationSeconds: o.leaseDurationSeconds, statusCheckMs: o.statusCheckMs },
+      o.signal,
+    );
   } catch (e) {
     runtime?.client.close();
     await recorder.close();

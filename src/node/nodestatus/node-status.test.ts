@@ -21,8 +21,9 @@ function fakeApi() {
     Node: {
       get: async () => node,
       patch: async () => node,
-      patchStatus: async () => {
+      patchStatus: async (_name: string, _type: string, patch: { status: Node['status'] }) => {
         counts.statusWrites++;
+        node.status = patch.status;
         return node;
       },
     },
@@ -40,7 +41,7 @@ function fakeApi() {
     },
   };
   const client = { resource: (k: string) => resources[k], http: { json: async () => ({ gitVersion: 'v1.31.0' }) } } as unknown as RestClient;
-  return { client, counts, failNextLeaseUpdates: (n: number) => (failLease = n) };
+  return { client, node, counts, failNextLeaseUpdates: (n: number) => (failLease = n) };
 }
 
 describe('node status heartbeat', () => {
@@ -71,5 +72,21 @@ describe('node status heartbeat', () => {
     expect(api.counts.statusWrites).toBe(2);
     await ns.stop();
     expect(clock.pending()).toBe(0);
+  });
+
+  it('reads the Node back every check period and reports at once when the node controller turned Ready Unknown', async () => {
+    const api = fakeApi();
+    const clock = new FakeClock();
+    const stop = new AbortController();
+    const ns = await startNodeStatus({ client: api.client, nodeName: 'n1', host, clock, log: quiet, leaseRenewMs: 10_000, statusPeriodMs: 60_000, statusCheckMs: 2_000 }, stop.signal);
+    await flushMicrotasks();
+    expect(api.counts.statusWrites).toBe(1);
+    await clock.advance(4_000);
+    expect(api.counts.statusWrites).toBe(1); // Ready True as written: nothing to report before the report period
+    api.node.status = { ...api.node.status, conditions: api.node.status?.conditions?.map((c) => (c.type === 'Ready' ? { ...c, status: 'Unknown', reason: 'NodeStatusUnknown' } : c)) };
+    await clock.advance(2_000);
+    expect(api.counts.statusWrites).toBe(2);
+    expect(api.node.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+    await ns.stop();
   });
 });

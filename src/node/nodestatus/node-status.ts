@@ -8,12 +8,14 @@ import { newLogger, type Logger } from '../../util/log.js';
 import { newLoop } from '../../util/loop.js';
 import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH } from '../../kube/names.js';
 import { gatherHostInfo, type HostInfo } from './host.js';
-import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
+import { LEASE_DURATION_SECONDS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
 import type { ContainerRuntimeInfo } from '../runtime/info.js';
 
 // The kubelet reports an unchanged status every 5 min and checks every 10 s; we have nothing that
 // changes between reports, so a steady heartbeat each minute is enough next to the 10 s lease.
 export const DEFAULT_STATUS_PERIOD_MS = 60_000;
+// The kubelet's nodeStatusUpdateFrequency.
+export const DEFAULT_STATUS_CHECK_MS = 10_000;
 // The kubelet's default: attach/detach of this node's volumes is the controller's job.
 const NODE_ANNOTATIONS = { [ANN_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' } as const;
 // Reported when /version cannot be read; kubectl only displays it.
@@ -25,7 +27,16 @@ export interface NodeStatusOptions {
   readonly host?: HostInfo;
   readonly clock?: Clock;
   readonly log?: Logger;
+  /** How often an unchanged status is reported anyway (the kubelet's nodeStatusReportFrequency). */
   readonly statusPeriodMs?: number;
+  /**
+   * How often the Node is read back to check its status (the kubelet's nodeStatusUpdateFrequency):
+   * a Ready condition the node controller turned Unknown while this agent was cut off is corrected
+   * within this period, not a report period later.
+   */
+  readonly statusCheckMs?: number;
+  /** The Lease's leaseDurationSeconds; it is renewed every quarter of it (the kubelet's rule). */
+  readonly leaseDurationSeconds?: number;
   readonly leaseRenewMs?: number;
   /** The container runtime to report (a condition and nodeInfo.containerRuntimeVersion). */
   readonly runtime?: ContainerRuntimeInfo;
@@ -54,6 +65,8 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
   const stopped = AbortSignal.any([signal, stop.signal]);
   let version = FALLBACK_VERSION;
   let current!: Node;
+  let reportedAtMs = 0;
+  const leaseSeconds = o.leaseDurationSeconds ?? LEASE_DURATION_SECONDS;
 
   const readVersion = async (): Promise<void> => {
     try {
@@ -85,6 +98,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
 
   const writeStatus = async (): Promise<void> => {
     const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now(), runtime: o.runtime });
+    reportedAtMs = clock.now();
     try {
       current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
     } catch (e) {
@@ -92,6 +106,20 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
       await ensureNode(); // deleted under us: the kubelet re-creates its Node too
       current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
     }
+  };
+
+  /** Reads the Node back; reports now when its Ready condition is not ours (True) or the report period passed. */
+  const checkStatus = async (): Promise<void> => {
+    let live: Node | undefined;
+    try {
+      live = await nodes.get(o.nodeName, { signal: stopped });
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+    }
+    const ready = live?.status?.conditions?.find((c) => c.type === 'Ready');
+    if (live && ready?.status === 'True' && clock.now() - reportedAtMs < (o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS)) return;
+    if (live) current = live;
+    await writeStatus();
   };
 
   const renewLease = async (): Promise<void> => {
@@ -102,17 +130,17 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
       if (!(e instanceof NotFoundError)) throw e;
     }
     if (lease) {
-      await leases.update(renewedLease(lease, o.nodeName, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+      await leases.update(renewedLease(lease, o.nodeName, clock.now(), leaseSeconds), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
       return;
     }
     try {
-      await leases.create(newLease(current, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+      await leases.create(newLease(current, clock.now(), leaseSeconds), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
       return;
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e; // the namespace is missing
     }
     await ensureNamespace();
-    await leases.create(newLease(current, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+    await leases.create(newLease(current, clock.now(), leaseSeconds), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
   };
 
   const ensureNamespace = async (): Promise<void> => {
@@ -169,8 +197,8 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
     return loop.run(stopped);
   };
   const loops = Promise.all([
-    every(o.leaseRenewMs ?? LEASE_RENEW_MS, 'renew_node_lease', renewLease),
-    every(o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS, 'update_node_status', writeStatus),
+    every(o.leaseRenewMs ?? leaseSeconds * 250, 'renew_node_lease', renewLease),
+    every(Math.min(o.statusCheckMs ?? DEFAULT_STATUS_CHECK_MS, o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS), 'update_node_status', checkStatus),
   ]);
 
   return {
