@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import { desiredTaints, evictionDecision, forceDeleteOnFencedNode, observeHealth, staleAt, staleConditions, tolerates } from './decide.js';
+import { desiredTaints, evictionDecision, forceDeleteOnFencedNode, observeHealth, staleAt, staleConditions } from './decide.js';
+import { tolerates } from '../../kube/node.js';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 const node = (ready?: string, taints?: Taint[]): Node => ({

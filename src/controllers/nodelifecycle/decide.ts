@@ -5,9 +5,10 @@
  * `not-ready` / `unreachable` taints the Ready condition calls for, when a pod on a NoExecute-tainted
  * node is evicted, and which terminating pods of a fenced node are force-deleted.
  */
-import type { Node, NodeCondition, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Node, NodeCondition, Pod, Taint } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '../../kube/names.js';
+import { nodeReadyCondition, nodeReadyStatus, tolerates } from '../../kube/node.js';
 import { hasOutOfServiceTaint } from '../attachdetach/nodehealth.js';
 import { metaTime } from '../../util/metatime.js';
 
@@ -31,20 +32,11 @@ export interface NodeHealth {
 
 /** Folds one observation into the node's health record (kube's tryUpdateNodeHealth bookkeeping). */
 export function observeHealth(prev: NodeHealth | undefined, node: Node, lease: Lease | undefined, nowMs: number): NodeHealth {
-  const heartbeat = readyCondition(node)?.lastHeartbeatTime;
+  const heartbeat = nodeReadyCondition(node)?.lastHeartbeatTime;
   const leaseRenew = lease?.spec?.renewTime ?? undefined;
   if (!prev) return { heartbeat, leaseRenew, probeMs: nowMs };
   if (prev.heartbeat === heartbeat && prev.leaseRenew === leaseRenew) return prev;
   return { heartbeat, leaseRenew, probeMs: nowMs };
-}
-
-export function readyCondition(n: Node): NodeCondition | undefined {
-  return n.status?.conditions?.find((c) => c.type === 'Ready');
-}
-
-/** 'True' | 'False' | 'Unknown'; a node that never posted a Ready condition counts as Unknown. */
-export function readyStatus(n: Node): string {
-  return readyCondition(n)?.status ?? 'Unknown';
 }
 
 /**
@@ -86,8 +78,8 @@ const isLifecycleTaint = (t: Taint): boolean => (t.key === TAINT_NOT_READY || t.
  */
 export function desiredTaints(node: Node, nowMs: number): Taint[] | null {
   // No Ready condition yet: the node has not reported; it becomes Unknown (and tainted) after the grace period.
-  if (!readyCondition(node)) return null;
-  const status = readyStatus(node);
+  if (!nodeReadyCondition(node)) return null;
+  const status = nodeReadyStatus(node);
   const key = status === 'False' ? TAINT_NOT_READY : status === 'True' ? undefined : TAINT_UNREACHABLE;
   const current = node.spec?.taints ?? [];
   const want: Taint[] = key ? [{ key, effect: 'NoSchedule' }, { key, effect: 'NoExecute', timeAdded: metaTime(nowMs) }] : [];
@@ -95,15 +87,6 @@ export function desiredTaints(node: Node, nowMs: number): Taint[] | null {
   const added = want.filter((w) => !kept.some((t) => t.key === w.key && t.effect === w.effect));
   if (added.length === 0 && kept.length === current.length) return null;
   return [...kept, ...added];
-}
-
-/** v1 Toleration.ToleratesTaint: key (empty + Exists = all), effect (empty = all), operator Equal/Exists. */
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if (!t.key && t.operator !== 'Exists') return false;
-  if (t.operator === 'Exists') return true;
-  return (t.value ?? '') === (taint.value ?? '');
 }
 
 export type EvictionDecision = { readonly kind: 'keep' } | { readonly kind: 'evictNow' } | { readonly kind: 'evictAt'; readonly atMs: number };
@@ -140,5 +123,5 @@ export function evictionDecision(pod: Pod, taints: readonly Taint[], nowMs: numb
  * never confirm, and the taint is the operator's statement that the node is shut down.
  */
 export function forceDeleteOnFencedNode(pod: Pod, node: Node): boolean {
-  return pod.metadata?.deletionTimestamp !== undefined && readyStatus(node) !== 'True' && hasOutOfServiceTaint(node);
+  return pod.metadata?.deletionTimestamp !== undefined && nodeReadyStatus(node) !== 'True' && hasOutOfServiceTaint(node);
 }
