@@ -3,6 +3,7 @@
  * or all of them for a resync), read from the shared informers' indexes.
  */
 import type { Enqueuer } from '../../client/index.js';
+import { nodeReadyStatus } from '../../kube/node.js';
 import { POD_CLAIM_INDEX, POD_NODE_INDEX, VA_NODE_INDEX, VA_VOLUME_INDEX, podClaimKeys, type ControllerInformers } from '../informers.js';
 import { isControllerManaged, podTerminated } from './desired.js';
 import { nodeKey, pairKey } from './keys.js';
@@ -10,10 +11,11 @@ import type { Node, Pod } from './types.js';
 
 export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-/** A node change that can alter what is attached there: management, out-of-service taints, volumes in use. */
+/** A node change that can alter what is attached there: management, readiness, out-of-service taints, volumes in use. */
 export function attachFieldsChanged(a: Node, b: Node): boolean {
   return (
     isControllerManaged(a) !== isControllerManaged(b) ||
+    nodeReadyStatus(a) !== nodeReadyStatus(b) ||
     a.metadata?.deletionTimestamp !== b.metadata?.deletionTimestamp ||
     !sameJson(a.spec?.taints, b.spec?.taints) ||
     !sameJson(a.status?.volumesInUse, b.status?.volumesInUse)
