@@ -1,0 +1,156 @@
+/**
+ * Several node hosts (network namespaces on a private bridge, each with its own mount namespace,
+ * node agent and hostpath driver) against one API server and controller manager: node lifecycle
+ * (Ready Unknown, taints, evictions), non-graceful shutdown (out-of-service), partitions, and a
+ * host returning to find its pod gone. The node monitor grace period is 3 s here (kube: 40 s).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Event, Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import { NotFoundError } from '../src/util/errors.js';
+import { built } from './helpers/env.js';
+import { netnsUnavailable, startNetnsCluster, type NetnsCluster, type NodeHost } from './helpers/netns-hosts.js';
+import { until } from './scheduler-kit.js';
+
+const unavailable = built ? await netnsUnavailable() : 'no build (run npx tsc -p tsconfig.build.json)';
+if (unavailable) console.warn(`multi-node tests skipped: ${unavailable}`);
+
+const OUT_OF_SERVICE: Taint = { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' };
+const NODE_FLAGS = ['--node-lease-duration-seconds', '2', '--node-status-update-frequency', '500ms'];
+
+describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', () => {
+  let cluster: NetnsCluster;
+  const hosts: Record<string, NodeHost> = {};
+
+  beforeAll(async () => {
+    cluster = await startNetnsCluster({ controllerFlags: ['--node-monitor-grace-period', '3s', '--node-monitor-period', '500ms'] });
+    for (const name of ['a', 'b', 'c']) hosts[name] = await cluster.addHost(name, { nodeFlags: NODE_FLAGS });
+    for (const h of Object.values(hosts)) {
+      await cluster.client.resource('CSIDriver').create({
+        metadata: { name: h.driverName },
+        spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'] },
+      });
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    if (!cluster) return;
+    await cluster.close();
+    expect(await cluster.leftovers()).toEqual([]);
+  }, 60_000);
+
+  const nodes = () => cluster.client.resource('Node');
+  const pods = () => cluster.client.resource('Pod');
+  const node = (name: string): Promise<Node> => nodes().get(name);
+  const ready = (n: Node): string | undefined => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  const taintKeys = (n: Node): string[] => (n.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`).sort();
+  const podOrNull = async (name: string): Promise<Pod | null> => {
+    try {
+      return await pods().get(name, { namespace: 'default' });
+    } catch (e) {
+      if (e instanceof NotFoundError) return null;
+      throw e;
+    }
+  };
+  const events = async (involved: string): Promise<Event[]> =>
+    (await cluster.client.resource('Event').list({ namespace: 'default', fieldSelector: `involvedObject.name=${involved}` })).items;
+  const podWithScratch = (name: string, h: NodeHost, tolerations: Toleration[] = []): Pod => ({
+    metadata: { name, namespace: 'default' },
+    spec: {
+      nodeName: h.name,
+      tolerations,
+      containers: [{ name: 'app', image: 'busybox', volumeMounts: [{ name: 'scratch', mountPath: '/data' }] }],
+      volumes: [{ name: 'scratch', csi: { driver: h.driverName, volumeAttributes: { size: '1Mi' } } }],
+    },
+  });
+  const scratchMount = async (h: NodeHost, uid: string): Promise<string | undefined> => (await h.mounts()).find((m) => m.includes(`/pods/${uid}/volumes/kubernetes.io~csi/scratch/mount`));
+  const setOutOfService = async (name: string, on: boolean): Promise<void> => {
+    const n = await node(name);
+    const others = (n.spec?.taints ?? []).filter((t) => t.key !== OUT_OF_SERVICE.key);
+    await nodes().update({ ...n, spec: { ...n.spec, taints: on ? [...others, OUT_OF_SERVICE] : others } });
+  };
+  const untilReadyAgain = async (name: string): Promise<void> => {
+    await until(`${name} Ready without lifecycle taints`, async () => {
+      const n = await node(name);
+      return ready(n) === 'True' && !taintKeys(n).some((k) => k.startsWith('node.kubernetes.io/unreachable') || k.startsWith('node.kubernetes.io/not-ready'));
+    });
+  };
+
+  it('hosts join over the bridge only, and report Ready with their bridge address', async () => {
+    for (const h of Object.values(hosts)) {
+      const n = await until(`${h.name} Ready`, async () => {
+        const x = await node(h.name);
+        return ready(x) === 'True' ? x : undefined;
+      });
+      expect(n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address).toBe(h.address);
+      // Nothing but the bridge: no default route out of the host.
+      expect((await h.sh('ip -4 route')).trim()).toBe(`${h.address.replace(/\.\d+$/, '.0')}/24 dev eth0 proto kernel scope link src ${h.address}`);
+    }
+  });
+
+  it('a killed host turns Unknown, is tainted unreachable, its pods evicted after their tolerations; out-of-service force-deletes them; back, it is Ready and untainted', async () => {
+    const c = hosts['c']!;
+    const short: Toleration = { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 1 };
+    await pods().create(podWithScratch('short', c, [short]));
+    const long = await pods().create(podWithScratch('long', c));
+    expect(long.spec?.tolerations).toContainEqual({ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+    await until('long mounted on c', () => scratchMount(c, long.metadata!.uid!));
+
+    await c.kill();
+    const dead = await until('c Unknown and tainted', async () => {
+      const n = await node('c');
+      return ready(n) === 'Unknown' && taintKeys(n).length === 2 ? n : undefined;
+    });
+    expect(dead.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({ reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' });
+    expect(taintKeys(dead)).toEqual(['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule']);
+    // 1 s of toleration: evicted (deleted gracefully — the dead kubelet never confirms, so it stays terminating).
+    await until('short evicted', async () => (await podOrNull('short'))?.metadata?.deletionTimestamp);
+    expect((await events('short')).find((e) => e.reason === 'TaintManagerEviction')?.message).toBe('Marking for deletion Pod default/short');
+    expect((await podOrNull('long'))?.metadata?.deletionTimestamp).toBeUndefined(); // 300 s
+
+    // Non-graceful node shutdown: the operator says c is down; its pods are gone at once.
+    await setOutOfService('c', true);
+    await until('c pods force-deleted', async () => (await podOrNull('short')) === null && (await podOrNull('long')) === null);
+
+    await setOutOfService('c', false);
+    await c.start();
+    await untilReadyAgain('c');
+    expect(await c.mounts()).toEqual([]); // a power cut takes the mounts with it
+  });
+
+  it('a cut-off host keeps its mounts and data, changes nothing it cannot reach, and on return unmounts the pod that was removed meanwhile but not the one still wanted', async () => {
+    const b = hosts['b']!;
+    const oos: Toleration = { key: OUT_OF_SERVICE.key, operator: 'Exists', effect: 'NoExecute' };
+    const stay = await pods().create(podWithScratch('stay', b, [oos]));
+    const moved = await pods().create(podWithScratch('moved', b));
+    const stayMount = await until('stay mounted on b', () => scratchMount(b, stay.metadata!.uid!));
+    const movedMount = await until('moved mounted on b', () => scratchMount(b, moved.metadata!.uid!));
+    await b.sh(`echo kept > ${stayMount}/f`);
+
+    await b.cutOff();
+    await until('b Unknown and tainted', async () => {
+      const n = await node('b');
+      return ready(n) === 'Unknown' && taintKeys(n).includes('node.kubernetes.io/unreachable:NoExecute');
+    });
+    const stayBefore = await pods().get('stay', { namespace: 'default' });
+    // The operator fences b and the user deletes `moved` (to run it elsewhere): it goes at once.
+    await pods().delete('moved', { namespace: 'default' });
+    await setOutOfService('b', true);
+    await until('moved force-deleted', async () => (await podOrNull('moved')) === null);
+    // b could not hear any of it: its volumes stay mounted, its data readable.
+    expect(await b.mounts()).toEqual(expect.arrayContaining([stayMount, movedMount]));
+    expect((await b.sh(`cat ${stayMount}/f`)).trim()).toBe('kept');
+    // And nothing was reported for b while it was away: `stay` is as it was.
+    expect((await pods().get('stay', { namespace: 'default' })).metadata?.resourceVersion).toBe(stayBefore.metadata?.resourceVersion);
+
+    await setOutOfService('b', false);
+    await b.reconnect();
+    await untilReadyAgain('b');
+    await until('moved unmounted on b', async () => !(await b.mounts()).includes(movedMount));
+    expect(await b.mounts()).toContain(stayMount);
+    expect((await b.sh(`cat ${stayMount}/f`)).trim()).toBe('kept');
+
+    await pods().delete('stay', { namespace: 'default' });
+    await until('stay gone', async () => (await podOrNull('stay')) === null);
+    expect(await b.mounts()).toEqual([]);
+  });
+});
