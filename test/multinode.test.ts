@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event, Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import { NotFoundError } from '../src/util/errors.js';
 import { built } from './helpers/env.js';
-import { netnsUnavailable, startNetnsCluster, type NetnsCluster, type NodeHost } from './helpers/netns-hosts.js';
+import { netnsUnavailable, startNetnsCluster, type NetnsCluster, type NodeHost } from '../bench/netns/hosts.js';
 import { until } from './scheduler-kit.js';
 
 const unavailable = built ? await netnsUnavailable() : 'no build (run npx tsc -p tsconfig.build.json)';

@@ -17,7 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { RestClient, loadKubeconfig } from '../../src/client/index.js';
-import { BIN, isRoot } from './env.js';
+import { repoRoot } from '../harness.js';
+
+const BIN = join(repoRoot(), 'bin', 'stowage');
 
 const run = promisify(execFile);
 
@@ -75,7 +77,7 @@ export interface NetnsCluster {
 
 /** Why multi-node tests cannot run here (undefined when they can). */
 export async function netnsUnavailable(): Promise<string | undefined> {
-  if (!isRoot) return 'network namespaces need root';
+  if (process.getuid?.() !== 0) return 'network namespaces need root';
   const probe = `stw-probe-${process.pid}`;
   try {
     await run('ip', ['netns', 'add', probe]);
