@@ -23,13 +23,16 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
 
   beforeAll(async () => {
     cluster = await startNetnsCluster({ controllerFlags: ['--node-monitor-grace-period', '3s', '--node-monitor-period', '500ms'] });
-    for (const name of ['a', 'b', 'c']) hosts[name] = await cluster.addHost(name, { nodeFlags: NODE_FLAGS });
+    // a: attach required, with the controller side of its driver (a sidecar) on it too.
+    hosts['a'] = await cluster.addHost('a', { nodeFlags: NODE_FLAGS, attach: true, sidecar: true });
+    for (const name of ['b', 'c']) hosts[name] = await cluster.addHost(name, { nodeFlags: NODE_FLAGS });
     for (const h of Object.values(hosts)) {
       await cluster.client.resource('CSIDriver').create({
         metadata: { name: h.driverName },
-        spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'] },
+        spec: { attachRequired: h.name === 'a', podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'] },
       });
     }
+    await cluster.client.resource('StorageClass').create({ metadata: { name: 'on-a' }, provisioner: hosts['a']!.driverName, volumeBindingMode: 'Immediate', reclaimPolicy: 'Delete' });
   }, 120_000);
 
   afterAll(async () => {
@@ -152,5 +155,53 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     await pods().delete('stay', { namespace: 'default' });
     await until('stay gone', async () => (await podOrNull('stay')) === null);
     expect(await b.mounts()).toEqual([]);
+  });
+
+  it('a dead host keeps its ReadWriteOnce volume until fenced: Multi-Attach, then why it waits, then out-of-service detaches it and the volume goes to the new node', async () => {
+    const [a, b] = [hosts['a']!, hosts['b']!];
+    const vas = () => cluster.client.resource('VolumeAttachment');
+    await cluster.client.resource('PersistentVolumeClaim').create({
+      metadata: { name: 'rwo', namespace: 'default' },
+      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'on-a', resources: { requests: { storage: '1Mi' } } },
+    });
+    const pv = await until('rwo bound', async () => (await cluster.client.resource('PersistentVolumeClaim').get('rwo', { namespace: 'default' })).spec?.volumeName);
+    const withClaim = (name: string, h: NodeHost): Pod => ({
+      metadata: { name, namespace: 'default' },
+      spec: { nodeName: h.name, containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'rwo' } }] },
+    });
+    const first = await pods().create(withClaim('first', a));
+    await until('rwo mounted on a', async () => (await a.mounts()).some((m) => m.includes(`/pods/${first.metadata!.uid}/volumes/kubernetes.io~csi/${pv}/mount`)));
+    const onNode = async (n: string) => (await vas().list()).items.filter((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
+
+    await pods().create(withClaim('second', b));
+    const multi = await until('Multi-Attach event', async () => (await events('second')).find((e) => e.reason === 'FailedAttachVolume' && e.message?.startsWith('Multi-Attach')));
+    expect(multi.message).toBe(`Multi-Attach error for volume "${pv}" Volume is already used by pod(s) first`);
+    expect(multi.type).toBe('Warning');
+
+    await a.kill();
+    const why = await until('why the volume stays on a', async () => (await events('second')).find((e) => e.message?.includes('not known to be shut down')));
+    expect(why.message).toBe(
+      `Volume "${pv}" is still attached to node(s) a, which is not ready and not known to be shut down: it is not detached while that node may still write to it. ` +
+        'Once the node is shut down, taint it node.kubernetes.io/out-of-service=nodeshutdown:NoExecute (non-graceful node shutdown) to detach the volume at once.',
+    );
+    const held = await onNode('a');
+    expect(held).toHaveLength(1);
+    expect(held[0]!.metadata?.deletionTimestamp).toBeUndefined(); // not detached without fencing
+    expect(await onNode('b')).toEqual([]);
+
+    await setOutOfService('a', true);
+    await until('first force-deleted', async () => (await podOrNull('first')) === null);
+    // Detach requested at once (the external-attacher on a finishes it when a's driver is back).
+    await until('detach from a requested', async () => (await onNode('a')).every((v) => v.metadata?.deletionTimestamp !== undefined));
+    await setOutOfService('a', false);
+    await a.start();
+    await until('detached from a, attachment created for b', async () => (await onNode('a')).length === 0 && (await onNode('b')).length === 1);
+    await untilReadyAgain('a');
+    expect(await a.mounts()).toEqual([]);
+
+    await pods().delete('second', { namespace: 'default' });
+    await until('second gone', async () => (await podOrNull('second')) === null);
+    await cluster.client.resource('PersistentVolumeClaim').delete('rwo', { namespace: 'default' });
+    await until('rwo released from b', async () => (await onNode('b')).length === 0);
   });
 });

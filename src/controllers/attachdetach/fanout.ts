@@ -29,6 +29,8 @@ export interface KeyFanout {
   pod(q: Enqueuer<string>, p: Pod): void;
   node(q: Enqueuer<string>, nodeName: string): void;
   volume(q: Enqueuer<string>, pvName: string): void;
+  /** Every pair of the volumes attached to the node, on any node (a pod elsewhere may wait for them). */
+  volumesOf(q: Enqueuer<string>, nodeName: string): void;
   all(q: Enqueuer<string>): void;
 }
 
@@ -70,5 +72,11 @@ export function newKeyFanout(inf: Pick<ControllerInformers, 'pods' | 'pvs' | 'pv
     }
     for (const p of pods.lister.list()) enqueuePod(q, p);
   };
-  return { podsOfVolume, podsOnNode, pod: enqueuePod, node: enqueueNode, volume: enqueueVolume, all: enqueueAll };
+  const enqueueVolumesOf = (q: Enqueuer<string>, node: string): void => {
+    for (const va of attachments.byIndex(VA_NODE_INDEX, node)) {
+      const pv = va.spec?.source?.persistentVolumeName;
+      if (pv) enqueueVolume(q, pv);
+    }
+  };
+  return { podsOfVolume, podsOnNode, pod: enqueuePod, node: enqueueNode, volume: enqueueVolume, volumesOf: enqueueVolumesOf, all: enqueueAll };
 }

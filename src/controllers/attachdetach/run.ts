@@ -239,6 +239,8 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
         // Heartbeats rewrite node status every few seconds: only what attach/detach reads counts.
         onUpdate: (a, b) => {
           const name = b.metadata?.name ?? '';
+          // A node turning not ready (or back) changes what a pod elsewhere waiting for its volumes is told.
+          if (nodeReadyStatus(a) !== nodeReadyStatus(b)) fan.volumesOf(q, name);
           if (attachFieldsChanged(a, b)) fan.node(q, name);
           else if (!sameJson(a.status?.volumesAttached, b.status?.volumesAttached)) q.add(nodeKey(name));
         },
