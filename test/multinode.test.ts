@@ -204,4 +204,41 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     await cluster.client.resource('PersistentVolumeClaim').delete('rwo', { namespace: 'default' });
     await until('rwo released from b', async () => (await onNode('b')).length === 0);
   });
+
+  it('a ReadWriteOnce volume moving from a to b is detached from a only once a has unmounted it', async () => {
+    const [a, b] = [hosts['a']!, hosts['b']!];
+    const vas = () => cluster.client.resource('VolumeAttachment');
+    await cluster.client.resource('PersistentVolumeClaim').create({
+      metadata: { name: 'moving', namespace: 'default' },
+      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'on-a', resources: { requests: { storage: '1Mi' } } },
+    });
+    const pv = await until('moving bound', async () => (await cluster.client.resource('PersistentVolumeClaim').get('moving', { namespace: 'default' })).spec?.volumeName);
+    const withClaim = (name: string, h: NodeHost): Pod => ({
+      metadata: { name, namespace: 'default' },
+      spec: { nodeName: h.name, containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'moving' } }] },
+    });
+    await pods().create(withClaim('before', a));
+    const onA = async (): Promise<string[]> => (await a.mounts()).filter((m) => m.includes(pv));
+    await until('mounted on a', async () => (await onA()).some((m) => m.endsWith('/mount')));
+    const vaOf = async (n: string) => (await vas().list()).items.find((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
+
+    await pods().delete('before', { namespace: 'default' });
+    await pods().create(withClaim('after', b));
+    // Each round reads the attachment first, then the mounts: once a's detach has started, a mount seen after it is a violation.
+    const violations: string[] = [];
+    await until('attachment for b', async () => {
+      const va = await vaOf('a');
+      const mounted = await onA();
+      if ((!va || va.metadata?.deletionTimestamp) && mounted.length > 0) violations.push(`detach started while a still had ${mounted.join(', ')}`);
+      return (await vaOf('b')) !== undefined;
+    });
+    expect(violations).toEqual([]);
+    expect(await onA()).toEqual([]);
+    expect(await vaOf('a')).toBeUndefined();
+
+    await pods().delete('after', { namespace: 'default' });
+    await until('after gone', async () => (await podOrNull('after')) === null);
+    await cluster.client.resource('PersistentVolumeClaim').delete('moving', { namespace: 'default' });
+    await until('released from b', async () => (await vaOf('b')) === undefined);
+  });
 });
