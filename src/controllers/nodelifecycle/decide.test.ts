@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import { desiredTaints, evictionDecision, forceDeleteOnFencedNode, observeHealth, staleAt, staleConditions } from './decide.js';
+import { desiredTaints, evictionDecision, forceDeleteOnFencedNode, observeHealth, podNotReadyConditions, staleAt, staleConditions } from './decide.js';
 import { tolerates } from '../../kube/node.js';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
@@ -97,5 +97,20 @@ describe('out-of-service', () => {
     { name: 'pod not terminating: eviction first', deleting: false, ready: 'Unknown', taints: [oos], want: false },
   ])('$name', ({ deleting, ready, taints, want }) => {
     expect(forceDeleteOnFencedNode(pod([], deleting), node(ready, taints))).toBe(want);
+  });
+});
+
+describe('pods of a node that is not ready', () => {
+  const withReady = (status?: string): Pod => ({ metadata: { name: 'p' }, spec: { containers: [] }, status: { conditions: status ? [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status }] : [] } });
+  it.each([
+    { name: 'node Unknown, pod Ready True → False', node: 'Unknown', pod: 'True', want: 'False' },
+    { name: 'node False, pod Ready True → False', node: 'False', pod: 'True', want: 'False' },
+    { name: 'already False → nothing', node: 'Unknown', pod: 'False', want: null },
+    { name: 'node Ready → nothing', node: 'True', pod: 'True', want: null },
+    { name: 'pod without a Ready condition → nothing', node: 'Unknown', pod: undefined, want: null },
+  ])('$name', ({ node: n, pod: p, want }) => {
+    const got = podNotReadyConditions(withReady(p), node(n), T0);
+    expect(got && got.find((c) => c.type === 'Ready')?.status).toBe(want);
+    if (got) expect(got).toEqual([{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'False', lastTransitionTime: '2026-11-24T10:00:00Z' }]);
   });
 });

@@ -5,7 +5,7 @@
  * `not-ready` / `unreachable` taints the Ready condition calls for, when a pod on a NoExecute-tainted
  * node is evicted, and which terminating pods of a fenced node are force-deleted.
  */
-import type { Node, NodeCondition, Pod, Taint } from 'kubernetes-types/core/v1.js';
+import type { Node, NodeCondition, Pod, PodCondition, Taint } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '../../kube/names.js';
 import { nodeReadyCondition, nodeReadyStatus, tolerates } from '../../kube/node.js';
@@ -124,4 +124,18 @@ export function evictionDecision(pod: Pod, taints: readonly Taint[], nowMs: numb
  */
 export function forceDeleteOnFencedNode(pod: Pod, node: Node): boolean {
   return pod.metadata?.deletionTimestamp !== undefined && nodeReadyStatus(node) !== 'True' && hasOutOfServiceTaint(node);
+}
+
+/**
+ * nodeutil.MarkPodsNotReady: a pod on a node whose Ready condition is not True has its own Ready
+ * condition set False (the node cannot vouch for it any more); null when there is nothing to change
+ * (no Ready condition, already False, or the node is Ready or has never reported).
+ */
+export function podNotReadyConditions(pod: Pod, node: Node, nowMs: number): PodCondition[] | null {
+  const nodeReady = nodeReadyCondition(node);
+  if (!nodeReady || nodeReady.status === 'True') return null;
+  const conditions = pod.status?.conditions ?? [];
+  const ready = conditions.find((c) => c.type === 'Ready');
+  if (!ready || ready.status === 'False') return null;
+  return conditions.map((c) => (c.type === 'Ready' ? { ...c, status: 'False', lastTransitionTime: metaTime(nowMs) } : c));
 }

@@ -2,7 +2,7 @@
  * Runtime of the node lifecycle controller, keyed by node name: each reconcile folds the node's
  * latest heartbeats (Ready condition, kube-node-lease Lease) into what it observed, turns the
  * monitored conditions Unknown once the grace period passed without one, sets the not-ready /
- * unreachable taints the Ready condition calls for, evicts the pods of a NoExecute-tainted node
+ * unreachable taints the Ready condition calls for, marks its pods not Ready, evicts the pods of a NoExecute-tainted node
  * when their tolerations run out, and force-deletes the terminating pods of a fenced
  * (out-of-service) node. Time passing is what makes a node stale: each reconcile requeues itself
  * for the next deadline, and the monitor period re-checks every node.
@@ -22,6 +22,7 @@ import {
   evictionDecision,
   forceDeleteOnFencedNode,
   observeHealth,
+  podNotReadyConditions,
   staleAt,
   staleConditions,
   type NodeHealth,
@@ -81,6 +82,11 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
         await deletePod(p, { namespace: ns, gracePeriodSeconds: 0, preconditions: { uid } });
         continue;
       }
+      const notReady = podNotReadyConditions(p, node, now);
+      if (notReady) {
+        recorder.event(p, 'Warning', 'NodeNotReady', 'Node is not ready');
+        await writePod(() => podApi.updateStatus({ ...p, status: { ...p.status, conditions: notReady } }));
+      }
       if (p.metadata?.deletionTimestamp || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
       const d = evictionDecision(p, taints, now);
       if (d.kind === 'evictAt') next = next === undefined ? d.atMs : Math.min(next, d.atMs);
@@ -92,14 +98,17 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     return next;
   };
 
-  const deletePod = async (p: Pod, opts: { namespace: string; gracePeriodSeconds?: number; preconditions: { uid?: string } }): Promise<void> => {
+  /** A pod write that may find the pod gone or changed: the next reconcile (its informer event) decides again. */
+  const writePod = async (write: () => Promise<unknown>): Promise<void> => {
     try {
-      await podApi.delete(p.metadata?.name ?? '', opts);
+      await write();
     } catch (e) {
-      // Gone, or replaced by a pod of the same name (the uid precondition): nothing of ours left to delete.
       if (!(e instanceof NotFoundError) && !(e instanceof ConflictError)) throw e;
     }
   };
+  // The uid precondition: a pod of the same name created meanwhile is not ours to delete.
+  const deletePod = (p: Pod, opts: { namespace: string; gracePeriodSeconds?: number; preconditions: { uid?: string } }): Promise<void> =>
+    writePod(() => podApi.delete(p.metadata?.name ?? '', opts));
 
   const reconcile = async (name: string): Promise<{ requeueAfterMs?: number }> => {
     let node = nodes.lister.get(name);
