@@ -120,7 +120,7 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     expect(await c.mounts()).toEqual([]); // a power cut takes the mounts with it
   });
 
-  it('a cut-off host keeps its mounts and data, changes nothing it cannot reach, and on return unmounts the pod that was removed meanwhile but not the one still wanted', async () => {
+  it('a cut-off host keeps its mounts and data, changes nothing it cannot reach, and on return (its agent crashed and restarted meanwhile) unmounts the pod that was removed but not the one still wanted', async () => {
     const b = hosts['b']!;
     const oos: Toleration = { key: OUT_OF_SERVICE.key, operator: 'Exists', effect: 'NoExecute' };
     const stay = await pods().create(podWithScratch('stay', b, [oos]));
@@ -147,7 +147,12 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     // marking it not Ready (its node cannot vouch for it).
     const stayAway = await pods().get('stay', { namespace: 'default' });
     expect(withoutReady(stayAway)).toEqual(withoutReady(stayBefore));
-    expect(stayAway.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
+    expect(stayAway.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'False').toBe('False');
+
+    // b's agent crashes and restarts while cut off: on return it must rebuild what is mounted from
+    // its disk and the API's pods, unmounting `moved` and nothing else.
+    await b.restart('node', 'kill');
+    expect(await b.mounts()).toEqual(expect.arrayContaining([stayMount, movedMount]));
 
     await setOutOfService('b', false);
     await b.reconnect();

@@ -53,8 +53,8 @@ export interface NodeHost {
   stop(): Promise<void>;
   /** SIGKILL to every process of the host, at once. */
   kill(): Promise<void>;
-  /** Restarts one process, leaving the others (and the mounts) in place. */
-  restart(p: HostProcess): Promise<void>;
+  /** Restarts one process (after SIGTERM, or a SIGKILL as in a crash), leaving the others and the mounts in place. */
+  restart(p: HostProcess, how?: 'stop' | 'kill'): Promise<void>;
   /** Link down / up on the bridge side. */
   cutOff(): Promise<void>;
   reconnect(): Promise<void>;
@@ -196,7 +196,8 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
     // Loop devices a killed host left behind (the kernel keeps them past its mount namespace).
     const loops = (await run('losetup', ['-l', '-n', '-O', 'NAME,BACK-FILE'])).stdout.split('\n').filter((l) => l.includes(dir));
     for (const l of loops) await run('losetup', ['-d', l.trim().split(/\s+/)[0]!]).catch(() => undefined);
-    if ((await leftovers()).length === 0) rmSync(dir, { recursive: true, force: true });
+    // STOWAGE_KEEP_NETNS_LOGS=1 keeps the processes' logs for a look after a failure.
+    if ((await leftovers()).length === 0 && !process.env.STOWAGE_KEEP_NETNS_LOGS) rmSync(dir, { recursive: true, force: true });
   };
 
   return { client, kubeconfig, apiAddress, dir, addHost, leftovers, close };
@@ -309,10 +310,10 @@ class HostImpl implements NodeHost {
     this.init = undefined;
   }
 
-  async restart(p: HostProcess): Promise<void> {
+  async restart(p: HostProcess, how: 'stop' | 'kill' = 'stop'): Promise<void> {
     const proc = this.running.get(p);
     if (proc) {
-      proc.child.kill('SIGTERM');
+      proc.child.kill(how === 'kill' ? 'SIGKILL' : 'SIGTERM');
       await waitExit(proc, 10_000);
     }
     this.spawnIn(p);

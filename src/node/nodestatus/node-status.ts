@@ -1,7 +1,7 @@
 import type { Node } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { RestClient } from '../../client/rest.js';
-import { DEFAULT_BACKOFF, backoffDelay, realClock, type Clock } from '../../util/backoff.js';
+import { backoffDelay, realClock, type BackoffPolicy, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, toStowageError } from '../../util/errors.js';
 import { newOperationExecutor } from '../../util/executor.js';
 import { newLogger, type Logger } from '../../util/log.js';
@@ -14,6 +14,9 @@ import type { ContainerRuntimeInfo } from '../runtime/info.js';
 // The kubelet reports an unchanged status every 5 min and checks every 10 s; we have nothing that
 // changes between reports, so a steady heartbeat each minute is enough next to the 10 s lease.
 export const DEFAULT_STATUS_PERIOD_MS = 60_000;
+// The kubelet's registerWithAPIServer: 100 ms, doubling, at most 7 s — an agent started while the
+// API server is unreachable registers within 7 s of it coming back.
+const REGISTRATION_BACKOFF: BackoffPolicy = { initialMs: 100, factor: 2, capMs: 7_000 };
 // The kubelet's nodeStatusUpdateFrequency.
 export const DEFAULT_STATUS_CHECK_MS = 10_000;
 // The kubelet's default: attach/detach of this node's volumes is the controller's job.
@@ -164,7 +167,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
         failures++;
         const err = toStowageError(e);
         // A lost race on the lease or node is normal: retry at once, re-reading.
-        const delay = err instanceof ConflictError ? 0 : backoffDelay(DEFAULT_BACKOFF, failures);
+        const delay = err instanceof ConflictError ? 0 : backoffDelay(REGISTRATION_BACKOFF, failures);
         log.warn(`${what} failed; retrying`, { node: o.nodeName, error: err.message, retryInMs: delay });
         await clock.sleep(delay, stopped).catch(() => undefined);
       }
