@@ -5,25 +5,11 @@
  * from claim + pod creation to the pod Running. Prints one result line with p50/p99.
  * `B3N_HOSTS`, `B3N_PODS` change the shape.
  */
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import { informerFor } from '../src/client/informer.js';
 import { setLogLevel } from '../src/util/log.js';
+import { percentile, poll, podsRunningAt } from './harness.js';
 import { netnsUnavailable, startNetnsCluster, type NodeHost } from './netns/hosts.js';
 
 const NS = 'default';
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
-}
-
-async function poll(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 300_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function main(): Promise<void> {
   const why = await netnsUnavailable();
@@ -46,15 +32,7 @@ async function main(): Promise<void> {
     });
 
     const stop = new AbortController();
-    const running = new Map<string, number>();
-    const pods = informerFor(client, 'Pod', { namespace: NS });
-    const seen = (p: Pod): void => {
-      const n = p.metadata?.name ?? '';
-      if (p.status?.phase === 'Running' && !running.has(n)) running.set(n, performance.now());
-    };
-    pods.addEventHandler({ onAdd: seen, onUpdate: (_o, p) => seen(p) });
-    void pods.run(stop.signal);
-    await pods.waitForSync(stop.signal);
+    const running = await podsRunningAt(client, { namespace: NS }, stop.signal);
 
     const created = new Map<string, number>();
     const t0 = performance.now();
@@ -74,15 +52,15 @@ async function main(): Promise<void> {
         }),
       ),
     );
-    await poll('all pods Running', () => running.size === created.size);
+    await poll('all pods Running', () => running.size === created.size, 600_000);
     const total = performance.now() - t0;
     const attached = (await client.resource('VolumeAttachment').list()).items.filter((va) => va.status?.attached === true).length;
     const mounted = (await Promise.all(hosts.map((h) => h.mounts()))).flat().filter((m) => m.endsWith('/mount')).length;
     stop.abort();
-    const lat = [...created].map(([n, t]) => running.get(n)! - t);
+    const lat = [...created].map(([n, t]) => running.get(n)! - t).sort((a, b) => a - b);
     const f = (x: number): string => `${Math.round(x)}ms`;
     console.log(
-      `B3 across nodes: ${nHosts} hosts x ${perHost} pods x 1 new claim (provisioned, attached, mounted) p50=${f(pct(lat, 50))} p99=${f(pct(lat, 99))} all=${(total / 1000).toFixed(1)}s; ${attached} VolumeAttachments attached, ${mounted} volumes mounted`,
+      `B3 across nodes: ${nHosts} hosts x ${perHost} pods x 1 new claim (provisioned, attached, mounted) p50=${f(percentile(lat, 50))} p99=${f(percentile(lat, 99))} all=${(total / 1000).toFixed(1)}s; ${attached} VolumeAttachments attached, ${mounted} volumes mounted`,
     );
   } finally {
     await cluster.close();

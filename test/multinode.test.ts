@@ -71,6 +71,16 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     const others = (n.spec?.taints ?? []).filter((t) => t.key !== OUT_OF_SERVICE.key);
     await nodes().update({ ...n, spec: { ...n.spec, taints: on ? [...others, OUT_OF_SERVICE] : others } });
   };
+  /** A ReadWriteOnce claim provisioned on a's driver; its PV's name. */
+  const boundClaimOnA = async (name: string): Promise<string> => {
+    const claims = cluster.client.resource('PersistentVolumeClaim');
+    await claims.create({ metadata: { name, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'on-a', resources: { requests: { storage: '1Mi' } } } });
+    return until(`${name} bound`, async () => (await claims.get(name, { namespace: 'default' })).spec?.volumeName);
+  };
+  const podWithClaim = (name: string, h: NodeHost, claimName: string): Pod => ({
+    metadata: { name, namespace: 'default' },
+    spec: { nodeName: h.name, containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] },
+  });
   const untilReadyAgain = async (name: string): Promise<void> => {
     await until(`${name} Ready without lifecycle taints`, async () => {
       const n = await node(name);
@@ -169,15 +179,8 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
   it('a dead host keeps its ReadWriteOnce volume until fenced: Multi-Attach, then why it waits, then out-of-service detaches it and the volume goes to the new node', async () => {
     const [a, b] = [hosts['a']!, hosts['b']!];
     const vas = () => cluster.client.resource('VolumeAttachment');
-    await cluster.client.resource('PersistentVolumeClaim').create({
-      metadata: { name: 'rwo', namespace: 'default' },
-      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'on-a', resources: { requests: { storage: '1Mi' } } },
-    });
-    const pv = await until('rwo bound', async () => (await cluster.client.resource('PersistentVolumeClaim').get('rwo', { namespace: 'default' })).spec?.volumeName);
-    const withClaim = (name: string, h: NodeHost): Pod => ({
-      metadata: { name, namespace: 'default' },
-      spec: { nodeName: h.name, containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'rwo' } }] },
-    });
+    const pv = await boundClaimOnA('rwo');
+    const withClaim = (name: string, h: NodeHost): Pod => podWithClaim(name, h, 'rwo');
     const first = await pods().create(withClaim('first', a));
     await until('rwo mounted on a', async () => (await a.mounts()).some((m) => m.includes(`/pods/${first.metadata!.uid}/volumes/kubernetes.io~csi/${pv}/mount`)));
     const onNode = async (n: string) => (await vas().list()).items.filter((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
@@ -217,15 +220,8 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
   it('a ReadWriteOnce volume moving from a to b is detached from a only once a has unmounted it', async () => {
     const [a, b] = [hosts['a']!, hosts['b']!];
     const vas = () => cluster.client.resource('VolumeAttachment');
-    await cluster.client.resource('PersistentVolumeClaim').create({
-      metadata: { name: 'moving', namespace: 'default' },
-      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'on-a', resources: { requests: { storage: '1Mi' } } },
-    });
-    const pv = await until('moving bound', async () => (await cluster.client.resource('PersistentVolumeClaim').get('moving', { namespace: 'default' })).spec?.volumeName);
-    const withClaim = (name: string, h: NodeHost): Pod => ({
-      metadata: { name, namespace: 'default' },
-      spec: { nodeName: h.name, containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'moving' } }] },
-    });
+    const pv = await boundClaimOnA('moving');
+    const withClaim = (name: string, h: NodeHost): Pod => podWithClaim(name, h, 'moving');
     await pods().create(withClaim('before', a));
     const onA = async (): Promise<string[]> => (await a.mounts()).filter((m) => m.includes(pv));
     await until('mounted on a', async () => (await onA()).some((m) => m.endsWith('/mount')));
