@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event, Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import { NotFoundError } from '../src/util/errors.js';
 import { built } from './helpers/env.js';
-import { netnsUnavailable, startNetnsCluster, type NetnsCluster, type NodeHost } from '../bench/netns/hosts.js';
+import { SHARED_DRIVER, netnsUnavailable, startNetnsCluster, type NetnsCluster, type NodeHost } from '../bench/netns/hosts.js';
 import { until } from './scheduler-kit.js';
 
 const unavailable = built ? await netnsUnavailable() : 'no build (run npx tsc -p tsconfig.build.json)';
@@ -22,11 +22,15 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
   const hosts: Record<string, NodeHost> = {};
 
   beforeAll(async () => {
-    cluster = await startNetnsCluster({ controllerFlags: ['--node-monitor-grace-period', '3s', '--node-monitor-period', '500ms'] });
+    cluster = await startNetnsCluster({ controllerFlags: ['--node-monitor-grace-period', '3s', '--node-monitor-period', '500ms'], sharedStorage: true });
     // a: attach required, with the controller side of its driver (a sidecar) on it too.
     hosts['a'] = await cluster.addHost('a', { nodeFlags: NODE_FLAGS, attach: true, sidecar: true });
     for (const name of ['b', 'c']) hosts[name] = await cluster.addHost(name, { nodeFlags: NODE_FLAGS });
-    for (const h of Object.values(hosts)) {
+    // d and e: the node side of the shared storage, whose volumes can move between them with their data.
+    for (const name of ['d', 'e']) hosts[name] = await cluster.addHost(name, { nodeFlags: NODE_FLAGS, shared: true });
+    await cluster.client.resource('CSIDriver').create({ metadata: { name: SHARED_DRIVER }, spec: { attachRequired: true, volumeLifecycleModes: ['Persistent'] } });
+    await cluster.client.resource('StorageClass').create({ metadata: { name: 'shared' }, provisioner: SHARED_DRIVER, volumeBindingMode: 'Immediate', reclaimPolicy: 'Delete' });
+    for (const h of [hosts['a']!, hosts['b']!, hosts['c']!]) {
       await cluster.client.resource('CSIDriver').create({
         metadata: { name: h.driverName },
         spec: { attachRequired: h.name === 'a', podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'] },
@@ -71,10 +75,10 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     const others = (n.spec?.taints ?? []).filter((t) => t.key !== OUT_OF_SERVICE.key);
     await nodes().update({ ...n, spec: { ...n.spec, taints: on ? [...others, OUT_OF_SERVICE] : others } });
   };
-  /** A ReadWriteOnce claim provisioned on a's driver; its PV's name. */
-  const boundClaimOnA = async (name: string): Promise<string> => {
+  /** A ReadWriteOnce claim provisioned on a's driver (or the shared storage); its PV's name. */
+  const boundClaimOnA = async (name: string, storageClassName = 'on-a'): Promise<string> => {
     const claims = cluster.client.resource('PersistentVolumeClaim');
-    await claims.create({ metadata: { name, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'on-a', resources: { requests: { storage: '1Mi' } } } });
+    await claims.create({ metadata: { name, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName, resources: { requests: { storage: '1Mi' } } } });
     return until(`${name} bound`, async () => (await claims.get(name, { namespace: 'default' })).spec?.volumeName);
   };
   const podWithClaim = (name: string, h: NodeHost, claimName: string): Pod => ({
@@ -245,5 +249,36 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     await until('after gone', async () => (await podOrNull('after')) === null);
     await cluster.client.resource('PersistentVolumeClaim').delete('moving', { namespace: 'default' });
     await until('released from b', async () => (await vaOf('b')) === undefined);
+  });
+
+  it('on shared storage a ReadWriteOnce volume moves from d to e with its data: detached from d only after d unmounted, then attached to e', async () => {
+    const [d, e] = [hosts['d']!, hosts['e']!];
+    const vas = () => cluster.client.resource('VolumeAttachment');
+    const pv = await boundClaimOnA('carried', 'shared');
+    const vaOf = async (n: string) => (await vas().list()).items.find((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
+    const publishedOn = async (h: NodeHost): Promise<string | undefined> => (await h.mounts()).find((m) => m.includes(`/volumes/kubernetes.io~csi/${pv}/mount`));
+
+    await pods().create(podWithClaim('writer', d, 'carried'));
+    const onD = await until('mounted on d', () => publishedOn(d));
+    await d.sh(`echo written-on-d > ${onD}/data`);
+    await pods().delete('writer', { namespace: 'default' });
+    await pods().create(podWithClaim('reader', e, 'carried'));
+    const violations: string[] = [];
+    const onE = await until('mounted on e', async () => {
+      const va = await vaOf('d');
+      const left = (await d.mounts()).filter((m) => m.includes(pv));
+      if ((!va || va.metadata?.deletionTimestamp) && left.length > 0) violations.push(`detach from d started while d still had ${left.join(', ')}`);
+      return publishedOn(e);
+    });
+    expect(violations).toEqual([]);
+    expect(await vaOf('d')).toBeUndefined();
+    expect((await vaOf('e'))?.status?.attached).toBe(true);
+    expect((await e.sh(`cat ${onE}/data`)).trim()).toBe('written-on-d');
+
+    await pods().delete('reader', { namespace: 'default' });
+    await until('reader gone', async () => (await podOrNull('reader')) === null);
+    await cluster.client.resource('PersistentVolumeClaim').delete('carried', { namespace: 'default' });
+    await until('released from e', async () => (await vaOf('e')) === undefined);
+    expect(await e.mounts()).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@
  * mounts, loop devices, processes), for the test to fail on.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,9 +23,18 @@ const BIN = join(repoRoot(), 'bin', 'stowage');
 
 const run = promisify(execFile);
 
+/** The driver name of the shared storage (`NetnsClusterOptions.sharedStorage`). */
+export const SHARED_DRIVER = 'shared.hostpath.csi.stowage.io';
+
 export interface NetnsClusterOptions {
   /** Extra flags of `stowage controllers` (e.g. a short --node-monitor-grace-period). */
   readonly controllerFlags?: readonly string[];
+  /**
+   * Shared storage beside the API server (a stand-in for a storage array): a hostpath driver with
+   * `--shared-storage --enable-attach` and its sidecar, named SHARED_DRIVER; hosts with
+   * `shared: true` mount its volumes, so a volume can move between hosts with its data.
+   */
+  readonly sharedStorage?: boolean;
 }
 
 export interface HostOptions {
@@ -35,6 +44,8 @@ export interface HostOptions {
   readonly sidecar?: boolean;
   /** Extra flags of `stowage node`. */
   readonly nodeFlags?: readonly string[];
+  /** The host's driver is the node side of the cluster's shared storage (SHARED_DRIVER) instead of a local one. */
+  readonly shared?: boolean;
 }
 
 export type HostProcess = 'node' | 'driver' | 'registrar' | 'sidecar';
@@ -161,10 +172,21 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
   const controllers = spawnLogged(process.execPath, [BIN, 'controllers', '--kubeconfig', kubeconfig, ...(o.controllerFlags ?? [])], join(logs, 'controllers.log'));
   const client = new RestClient({ ...(await loadKubeconfig(kubeconfig)), timeoutMs: 10_000 });
   const cluster = { kubeconfig };
+  const sharedStateDir = join(dir, 'storage', 'state');
+  const storage: Proc[] = [];
+  if (o.sharedStorage) {
+    const socket = join(dir, 'storage', 'csi.sock');
+    mkdirSync(sharedStateDir, { recursive: true });
+    const driverArgs = ['csi-hostpath', '--endpoint', `unix://${socket}`, '--node-id', 'storage', '--state-dir', sharedStateDir, '--driver-name', SHARED_DRIVER, '--enable-attach', '--shared-storage'];
+    storage.push(spawnLogged(process.execPath, [BIN, ...driverArgs], join(logs, 'storage-driver.log')));
+    // The sidecar gives up when its driver does not answer at start (as external-provisioner does).
+    for (let n = 0; n < 1000 && !existsSync(socket); n++) await new Promise((r) => setTimeout(r, 20));
+    storage.push(spawnLogged(process.execPath, [BIN, 'csi-sidecar', '--csi-address', `unix://${socket}`, '--kubeconfig', kubeconfig, '--timeout', '5s'], join(logs, 'storage-sidecar.log')));
+  }
 
   const addHost = async (name: string, ho: HostOptions = {}): Promise<NodeHost> => {
     const i = hosts.length + 1;
-    const h = new HostImpl({ name, i, id, prefix, bridge, dir, logs, kubeconfig: hostKubeconfig(cluster, name), o: ho });
+    const h = new HostImpl({ name, i, id, prefix, bridge, dir, logs, kubeconfig: hostKubeconfig(cluster, name), sharedStateDir, o: ho });
     hosts.push(h);
     await h.create();
     await h.start();
@@ -181,12 +203,14 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
     out.push(...mounts.map((m) => `mount ${m.split(' ')[4]}`));
     const loops = (await run('losetup', ['-l', '-n', '-O', 'NAME,BACK-FILE'])).stdout.split('\n').filter((l) => l.includes(dir));
     out.push(...loops.map((l) => `loop ${l.trim()}`));
-    for (const p of [api, controllers, ...hosts.flatMap((h) => h.procs())]) if (p.child.exitCode === null && p.child.signalCode === null) out.push(`process ${p.child.pid} ${p.child.spawnargs.slice(0, 4).join(' ')}`);
+    for (const p of [api, controllers, ...storage, ...hosts.flatMap((h) => h.procs())]) if (p.child.exitCode === null && p.child.signalCode === null) out.push(`process ${p.child.pid} ${p.child.spawnargs.slice(0, 4).join(' ')}`);
     return out;
   };
 
   const close = async (): Promise<void> => {
     for (const h of hosts) await h.destroy();
+    for (const p of storage) p.child.kill('SIGTERM');
+    await Promise.all(storage.map((p) => waitExit(p, 10_000)));
     controllers.child.kill('SIGTERM');
     await waitExit(controllers, 10_000);
     api.child.kill('SIGTERM');
@@ -215,14 +239,14 @@ class HostImpl implements NodeHost {
   private readonly running = new Map<HostProcess, Proc>();
   private readonly all: Proc[] = [];
 
-  constructor(private readonly c: { name: string; i: number; id: string; prefix: string; bridge: string; dir: string; logs: string; kubeconfig: string; o: HostOptions }) {
+  constructor(private readonly c: { name: string; i: number; id: string; prefix: string; bridge: string; dir: string; logs: string; kubeconfig: string; sharedStateDir: string; o: HostOptions }) {
     this.name = c.name;
     this.address = `${c.prefix}.${10 + c.i}`;
     this.netns = `stw-${c.id}-${c.name}`;
     this.veth = `stwv${c.id}${c.i}`;
     this.rootDir = join(c.dir, 'hosts', c.name, 'node');
     this.stateDir = join(c.dir, 'hosts', c.name, 'csi-hostpath');
-    this.driverName = `${c.name}.hostpath.csi.stowage.io`;
+    this.driverName = c.o.shared ? SHARED_DRIVER : `${c.name}.hostpath.csi.stowage.io`;
     mkdirSync(join(this.rootDir, 'plugins', this.driverName), { recursive: true });
   }
 
@@ -243,10 +267,11 @@ class HostImpl implements NodeHost {
 
   private args(p: HostProcess): string[] {
     const socket = join(this.rootDir, 'plugins', this.driverName, 'csi.sock');
-    const attach = this.c.o.attach ? ['--enable-attach'] : [];
+    const attach = this.c.o.attach || this.c.o.shared ? ['--enable-attach'] : [];
+    const shared = this.c.o.shared ? ['--volumes-from', this.c.sharedStateDir] : [];
     switch (p) {
       case 'driver':
-        return ['csi-hostpath', '--endpoint', `unix://${socket}`, '--node-id', this.name, '--state-dir', this.stateDir, '--driver-name', this.driverName, ...attach];
+        return ['csi-hostpath', '--endpoint', `unix://${socket}`, '--node-id', this.name, '--state-dir', this.stateDir, '--driver-name', this.driverName, ...attach, ...shared];
       case 'registrar':
         return ['csi-registrar', '--csi-address', socket, '--kubelet-registration-path', socket, '--plugin-registration-path', join(this.rootDir, 'plugins_registry')];
       case 'sidecar':
