@@ -2,7 +2,8 @@
  * Several node hosts (network namespaces on a private bridge, each with its own mount namespace,
  * node agent and hostpath driver) against one API server and controller manager: node lifecycle
  * (Ready Unknown, taints, evictions), non-graceful shutdown (out-of-service), partitions, and a
- * host returning to find its pod gone. The node monitor grace period is 3 s here (kube: 40 s).
+ * host returning to find its pod gone, volumes moving between hosts on shared storage with their
+ * data. The node monitor grace period is 3 s here (kube: 40 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event, Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
@@ -23,20 +24,17 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
 
   beforeAll(async () => {
     cluster = await startNetnsCluster({ controllerFlags: ['--node-monitor-grace-period', '3s', '--node-monitor-period', '500ms'], sharedStorage: true });
-    // a: attach required, with the controller side of its driver (a sidecar) on it too.
-    hosts['a'] = await cluster.addHost('a', { nodeFlags: NODE_FLAGS, attach: true, sidecar: true });
     for (const name of ['b', 'c']) hosts[name] = await cluster.addHost(name, { nodeFlags: NODE_FLAGS });
     // d and e: the node side of the shared storage, whose volumes can move between them with their data.
     for (const name of ['d', 'e']) hosts[name] = await cluster.addHost(name, { nodeFlags: NODE_FLAGS, shared: true });
     await cluster.client.resource('CSIDriver').create({ metadata: { name: SHARED_DRIVER }, spec: { attachRequired: true, volumeLifecycleModes: ['Persistent'] } });
     await cluster.client.resource('StorageClass').create({ metadata: { name: 'shared' }, provisioner: SHARED_DRIVER, volumeBindingMode: 'Immediate', reclaimPolicy: 'Delete' });
-    for (const h of [hosts['a']!, hosts['b']!, hosts['c']!]) {
+    for (const h of [hosts['b']!, hosts['c']!]) {
       await cluster.client.resource('CSIDriver').create({
         metadata: { name: h.driverName },
-        spec: { attachRequired: h.name === 'a', podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'] },
+        spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'] },
       });
     }
-    await cluster.client.resource('StorageClass').create({ metadata: { name: 'on-a' }, provisioner: hosts['a']!.driverName, volumeBindingMode: 'Immediate', reclaimPolicy: 'Delete' });
   }, 120_000);
 
   afterAll(async () => {
@@ -75,12 +73,14 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     const others = (n.spec?.taints ?? []).filter((t) => t.key !== OUT_OF_SERVICE.key);
     await nodes().update({ ...n, spec: { ...n.spec, taints: on ? [...others, OUT_OF_SERVICE] : others } });
   };
-  /** A ReadWriteOnce claim provisioned on a's driver (or the shared storage); its PV's name. */
-  const boundClaimOnA = async (name: string, storageClassName = 'on-a'): Promise<string> => {
+  /** A ReadWriteOnce claim on the shared storage; its PV's name. */
+  const sharedClaim = async (name: string): Promise<string> => {
     const claims = cluster.client.resource('PersistentVolumeClaim');
-    await claims.create({ metadata: { name, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName, resources: { requests: { storage: '1Mi' } } } });
+    await claims.create({ metadata: { name, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'shared', resources: { requests: { storage: '1Mi' } } } });
     return until(`${name} bound`, async () => (await claims.get(name, { namespace: 'default' })).spec?.volumeName);
   };
+  const vaOf = async (pv: string, n: string) => (await cluster.client.resource('VolumeAttachment').list()).items.find((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
+  const publishedOn = async (h: NodeHost, pv: string): Promise<string | undefined> => (await h.mounts()).find((m) => m.includes(`/volumes/kubernetes.io~csi/${pv}/mount`));
   const podWithClaim = (name: string, h: NodeHost, claimName: string): Pod => ({
     metadata: { name, namespace: 'default' },
     spec: { nodeName: h.name, containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] },
@@ -180,105 +180,68 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     expect(await b.mounts()).toEqual([]);
   });
 
-  it('a dead host keeps its ReadWriteOnce volume until fenced: Multi-Attach, then why it waits, then out-of-service detaches it and the volume goes to the new node', async () => {
-    const [a, b] = [hosts['a']!, hosts['b']!];
-    const vas = () => cluster.client.resource('VolumeAttachment');
-    const pv = await boundClaimOnA('rwo');
-    const withClaim = (name: string, h: NodeHost): Pod => podWithClaim(name, h, 'rwo');
-    const first = await pods().create(withClaim('first', a));
-    await until('rwo mounted on a', async () => (await a.mounts()).some((m) => m.includes(`/pods/${first.metadata!.uid}/volumes/kubernetes.io~csi/${pv}/mount`)));
-    const onNode = async (n: string) => (await vas().list()).items.filter((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
+  it('a dead host keeps its ReadWriteOnce volume until fenced: Multi-Attach, then why it waits; out-of-service detaches it at once and the volume goes to the new node with its data', async () => {
+    const [d, e] = [hosts['d']!, hosts['e']!];
+    const pv = await sharedClaim('rwo');
+    await pods().create(podWithClaim('first', d, 'rwo'));
+    const onD = await until('rwo mounted on d', () => publishedOn(d, pv));
+    await d.sh(`echo before-the-crash > ${onD}/data`);
 
-    await pods().create(withClaim('second', b));
-    const multi = await until('Multi-Attach event', async () => (await events('second')).find((e) => e.reason === 'FailedAttachVolume' && e.message?.startsWith('Multi-Attach')));
+    await pods().create(podWithClaim('second', e, 'rwo'));
+    const multi = await until('Multi-Attach event', async () => (await events('second')).find((x) => x.reason === 'FailedAttachVolume' && x.message?.startsWith('Multi-Attach')));
     expect(multi.message).toBe(`Multi-Attach error for volume "${pv}" Volume is already used by pod(s) first`);
     expect(multi.type).toBe('Warning');
 
-    await a.kill();
-    const why = await until('why the volume stays on a', async () => (await events('second')).find((e) => e.message?.includes('not known to be shut down')));
+    await d.kill();
+    const why = await until('why the volume stays on d', async () => (await events('second')).find((x) => x.message?.includes('not known to be shut down')));
     expect(why.message).toBe(
-      `Volume "${pv}" is still attached to node(s) a, which is not ready and not known to be shut down: it is not detached while that node may still write to it. ` +
+      `Volume "${pv}" is still attached to node(s) d, which is not ready and not known to be shut down: it is not detached while that node may still write to it. ` +
         'Once the node is shut down, taint it node.kubernetes.io/out-of-service=nodeshutdown:NoExecute (non-graceful node shutdown) to detach the volume at once.',
     );
-    const held = await onNode('a');
-    expect(held).toHaveLength(1);
-    expect(held[0]!.metadata?.deletionTimestamp).toBeUndefined(); // not detached without fencing
-    expect(await onNode('b')).toEqual([]);
+    expect((await vaOf(pv, 'd'))?.metadata?.deletionTimestamp).toBeUndefined(); // not detached without fencing
+    expect(await vaOf(pv, 'e')).toBeUndefined();
 
-    await setOutOfService('a', true);
+    await setOutOfService('d', true);
     await until('first force-deleted', async () => (await podOrNull('first')) === null);
-    // Detach requested at once (the external-attacher on a finishes it when a's driver is back).
-    await until('detach from a requested', async () => (await onNode('a')).every((v) => v.metadata?.deletionTimestamp !== undefined));
-    await setOutOfService('a', false);
-    await a.start();
-    await until('detached from a, attachment created for b', async () => (await onNode('a')).length === 0 && (await onNode('b')).length === 1);
-    await untilReadyAgain('a');
-    expect(await a.mounts()).toEqual([]);
+    const onE = await until('rwo mounted on e', () => publishedOn(e, pv));
+    expect(await vaOf(pv, 'd')).toBeUndefined();
+    expect((await e.sh(`cat ${onE}/data`)).trim()).toBe('before-the-crash');
 
+    await setOutOfService('d', false);
+    await d.start();
+    await untilReadyAgain('d');
+    expect(await d.mounts()).toEqual([]);
     await pods().delete('second', { namespace: 'default' });
     await until('second gone', async () => (await podOrNull('second')) === null);
     await cluster.client.resource('PersistentVolumeClaim').delete('rwo', { namespace: 'default' });
-    await until('rwo released from b', async () => (await onNode('b')).length === 0);
-  });
-
-  it('a ReadWriteOnce volume moving from a to b is detached from a only once a has unmounted it', async () => {
-    const [a, b] = [hosts['a']!, hosts['b']!];
-    const vas = () => cluster.client.resource('VolumeAttachment');
-    const pv = await boundClaimOnA('moving');
-    const withClaim = (name: string, h: NodeHost): Pod => podWithClaim(name, h, 'moving');
-    await pods().create(withClaim('before', a));
-    const onA = async (): Promise<string[]> => (await a.mounts()).filter((m) => m.includes(pv));
-    await until('mounted on a', async () => (await onA()).some((m) => m.endsWith('/mount')));
-    const vaOf = async (n: string) => (await vas().list()).items.find((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
-
-    await pods().delete('before', { namespace: 'default' });
-    await pods().create(withClaim('after', b));
-    // Each round reads the attachment first, then the mounts: once a's detach has started, a mount seen after it is a violation.
-    const violations: string[] = [];
-    await until('attachment for b', async () => {
-      const va = await vaOf('a');
-      const mounted = await onA();
-      if ((!va || va.metadata?.deletionTimestamp) && mounted.length > 0) violations.push(`detach started while a still had ${mounted.join(', ')}`);
-      return (await vaOf('b')) !== undefined;
-    });
-    expect(violations).toEqual([]);
-    expect(await onA()).toEqual([]);
-    expect(await vaOf('a')).toBeUndefined();
-
-    await pods().delete('after', { namespace: 'default' });
-    await until('after gone', async () => (await podOrNull('after')) === null);
-    await cluster.client.resource('PersistentVolumeClaim').delete('moving', { namespace: 'default' });
-    await until('released from b', async () => (await vaOf('b')) === undefined);
+    await until('rwo released from e', async () => (await vaOf(pv, 'e')) === undefined);
   });
 
   it('on shared storage a ReadWriteOnce volume moves from d to e with its data: detached from d only after d unmounted, then attached to e', async () => {
     const [d, e] = [hosts['d']!, hosts['e']!];
-    const vas = () => cluster.client.resource('VolumeAttachment');
-    const pv = await boundClaimOnA('carried', 'shared');
-    const vaOf = async (n: string) => (await vas().list()).items.find((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
-    const publishedOn = async (h: NodeHost): Promise<string | undefined> => (await h.mounts()).find((m) => m.includes(`/volumes/kubernetes.io~csi/${pv}/mount`));
+    const pv = await sharedClaim('carried');
 
     await pods().create(podWithClaim('writer', d, 'carried'));
-    const onD = await until('mounted on d', () => publishedOn(d));
+    const onD = await until('mounted on d', () => publishedOn(d, pv));
     await d.sh(`echo written-on-d > ${onD}/data`);
     await pods().delete('writer', { namespace: 'default' });
     await pods().create(podWithClaim('reader', e, 'carried'));
     const violations: string[] = [];
     const onE = await until('mounted on e', async () => {
-      const va = await vaOf('d');
+      const va = await vaOf(pv, 'd');
       const left = (await d.mounts()).filter((m) => m.includes(pv));
       if ((!va || va.metadata?.deletionTimestamp) && left.length > 0) violations.push(`detach from d started while d still had ${left.join(', ')}`);
-      return publishedOn(e);
+      return publishedOn(e, pv);
     });
     expect(violations).toEqual([]);
-    expect(await vaOf('d')).toBeUndefined();
-    expect((await vaOf('e'))?.status?.attached).toBe(true);
+    expect(await vaOf(pv, 'd')).toBeUndefined();
+    expect((await vaOf(pv, 'e'))?.status?.attached).toBe(true);
     expect((await e.sh(`cat ${onE}/data`)).trim()).toBe('written-on-d');
 
     await pods().delete('reader', { namespace: 'default' });
     await until('reader gone', async () => (await podOrNull('reader')) === null);
     await cluster.client.resource('PersistentVolumeClaim').delete('carried', { namespace: 'default' });
-    await until('released from e', async () => (await vaOf('e')) === undefined);
+    await until('released from e', async () => (await vaOf(pv, 'e')) === undefined);
     expect(await e.mounts()).toEqual([]);
   });
 });
