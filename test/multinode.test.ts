@@ -81,6 +81,12 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
   };
   const vaOf = async (pv: string, n: string) => (await cluster.client.resource('VolumeAttachment').list()).items.find((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
   const publishedOn = async (h: NodeHost, pv: string): Promise<string | undefined> => (await h.mounts()).find((m) => m.includes(`/volumes/kubernetes.io~csi/${pv}/mount`));
+  /** A pod on `h` using the claim; once the volume is published there, `text` is written into it. */
+  const writeThrough = async (name: string, h: NodeHost, claimName: string, pv: string, text: string): Promise<void> => {
+    await pods().create(podWithClaim(name, h, claimName));
+    const target = await until(`${claimName} mounted on ${h.name}`, () => publishedOn(h, pv));
+    await h.sh(`echo ${text} > ${target}/data`);
+  };
   const podWithClaim = (name: string, h: NodeHost, claimName: string): Pod => ({
     metadata: { name, namespace: 'default' },
     spec: { nodeName: h.name, containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] },
@@ -183,9 +189,7 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
   it('a dead host keeps its ReadWriteOnce volume until fenced: Multi-Attach, then why it waits; out-of-service detaches it at once and the volume goes to the new node with its data', async () => {
     const [d, e] = [hosts['d']!, hosts['e']!];
     const pv = await sharedClaim('rwo');
-    await pods().create(podWithClaim('first', d, 'rwo'));
-    const onD = await until('rwo mounted on d', () => publishedOn(d, pv));
-    await d.sh(`echo before-the-crash > ${onD}/data`);
+    await writeThrough('first', d, 'rwo', pv, 'before-the-crash');
 
     await pods().create(podWithClaim('second', e, 'rwo'));
     const multi = await until('Multi-Attach event', async () => (await events('second')).find((x) => x.reason === 'FailedAttachVolume' && x.message?.startsWith('Multi-Attach')));
@@ -221,9 +225,7 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     const [d, e] = [hosts['d']!, hosts['e']!];
     const pv = await sharedClaim('carried');
 
-    await pods().create(podWithClaim('writer', d, 'carried'));
-    const onD = await until('mounted on d', () => publishedOn(d, pv));
-    await d.sh(`echo written-on-d > ${onD}/data`);
+    await writeThrough('writer', d, 'carried', pv, 'written-on-d');
     await pods().delete('writer', { namespace: 'default' });
     await pods().create(podWithClaim('reader', e, 'carried'));
     const violations: string[] = [];
