@@ -4,6 +4,9 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { informerFor } from '../src/client/informer.js';
+import type { RestClient } from '../src/client/rest.js';
 
 /** A `stowage up` child process for benchmarks, with an HTTPS client to it. */
 export interface BenchServer {
@@ -134,6 +137,29 @@ export async function startBenchServer(extraArgs: string[] = [], o: BenchServerO
 export function percentile(sorted: readonly number[], p: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Polls `fn` every 20 ms until it is true; throws naming `what` after `timeoutMs`. */
+export async function poll(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** When each pod (by name) was first seen Running, kept up to date by an informer until `signal` aborts. */
+export async function podsRunningAt(client: RestClient, opts: { namespace?: string; fieldSelector?: string }, signal: AbortSignal): Promise<Map<string, number>> {
+  const running = new Map<string, number>();
+  const pods = informerFor(client, 'Pod', opts);
+  const seen = (p: Pod): void => {
+    const n = p.metadata?.name ?? '';
+    if (p.status?.phase === 'Running' && !running.has(n)) running.set(n, performance.now());
+  };
+  pods.addEventHandler({ onAdd: seen, onUpdate: (_o, p) => seen(p) });
+  void pods.run(signal);
+  await pods.waitForSync(signal);
+  return running;
 }
 
 /** Peak resident set size of a child process, from /proc (kB → MiB). */

@@ -11,7 +11,6 @@ import path from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ensureNodeToken } from '../src/cli/nodetoken.js';
 import { startTestApiServer } from '../src/cli/testing.js';
-import { informerFor } from '../src/client/informer.js';
 import type { RestClient } from '../src/client/rest.js';
 import { CsiClient } from '../src/csi/client.js';
 import { DEFAULT_DRIVER_NAME, startHostpathDriver } from '../src/csi/hostpath/index.js';
@@ -20,6 +19,7 @@ import { startVolumeManager } from '../src/node/volumemanager/volume-manager.js'
 import { setLogLevel } from '../src/util/log.js';
 import { MetricsRegistry } from '../src/util/metrics.js';
 import { podstartContainers } from './podstart-containers.js';
+import { poll, podsRunningAt } from './harness.js';
 
 const NODE = 'bench-node';
 const NS = 'default';
@@ -27,14 +27,6 @@ const NS = 'default';
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
-}
-
-async function poll(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function claims(client: RestClient, csi: CsiClient, prefix: string, n: number): Promise<string[]> {
@@ -88,15 +80,7 @@ async function main(): Promise<void> {
   const vm = await startVolumeManager({ client: vmClient, nodeScopedReads: asNode, nodeName: NODE, rootDir: path.join(dir, 'kubelet'), drivers: { endpoint: () => socket }, signal: stop.signal, metrics, ...(process.env.B3_CONC ? { maxConcurrentCalls: Number(process.env.B3_CONC) } : {}) });
 
   const created = new Map<string, number>();
-  const running = new Map<string, number>();
-  const pods = informerFor(client, 'Pod', { fieldSelector: `spec.nodeName=${NODE}` });
-  const seen = (p: Pod): void => {
-    const n = p.metadata?.name ?? '';
-    if (p.status?.phase === 'Running' && !running.has(n)) running.set(n, performance.now());
-  };
-  pods.addEventHandler({ onAdd: seen, onUpdate: (_o, p) => seen(p) });
-  void pods.run(stop.signal);
-  await pods.waitForSync(stop.signal);
+  const running = await podsRunningAt(client, { fieldSelector: `spec.nodeName=${NODE}` }, stop.signal);
 
   const scenario = async (label: string, nPods: number, perPod: number): Promise<number[]> => {
     const names = await claims(client, csi, label, nPods * perPod);

@@ -13,6 +13,8 @@ interface HostpathFlags {
   readonly enableAttach: boolean;
   readonly maxVolumesPerNode: number;
   readonly capacity?: number;
+  readonly sharedStorage: boolean;
+  readonly volumesFrom?: string;
 }
 
 /** Adds `stowage csi-hostpath`: the built-in hostpath CSI driver, until SIGINT/SIGTERM. */
@@ -27,6 +29,8 @@ export function hostpathCommand(program: Command): Command {
     .option('--enable-attach', 'support ControllerPublish/ControllerUnpublish', false)
     .option('--max-volumes-per-node <n>', 'max_volumes_per_node reported by NodeGetInfo (0 = no limit)', nonNegativeInt('--max-volumes-per-node'), 0)
     .option('--capacity <bytes>', 'total bytes all volumes may take (default: unlimited)', nonNegativeInt('--capacity'))
+    .option('--shared-storage', 'act as shared storage reachable from every node (volumes without topology, published to any node); nodes mount them with --volumes-from', false)
+    .option('--volumes-from <state-dir>', "node side of shared storage: mount the volumes of the --shared-storage driver whose --state-dir this is")
     .action(async (f: HostpathFlags) => {
       await runUntilSignalled((signal) =>
         runHostpathDriver({
@@ -37,6 +41,8 @@ export function hostpathCommand(program: Command): Command {
           enableAttach: f.enableAttach,
           maxVolumesPerNode: f.maxVolumesPerNode,
           ...(f.capacity !== undefined ? { capacityBytes: f.capacity } : {}),
+          sharedStorage: f.sharedStorage,
+          ...(f.volumesFrom !== undefined ? { volumesFrom: f.volumesFrom } : {}),
           signal,
         }),
       );

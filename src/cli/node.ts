@@ -6,10 +6,12 @@ import { RestClient } from '../client/rest.js';
 import { runNodeAgent } from '../node/agent.js';
 import { DEFAULT_BACKOFF } from '../util/backoff.js';
 import { newLogger } from '../util/log.js';
-import { parseDuration } from './flags.js';
 import { readFile } from 'node:fs/promises';
 import { CliError } from './errors.js';
 import { DEFAULT_NODE_PORT } from '../node/server/server.js';
+import { parseDuration, parsePositiveDuration, positiveInt } from './flags.js';
+import { LEASE_DURATION_SECONDS } from '../node/nodestatus/node-object.js';
+import { DEFAULT_STATUS_CHECK_MS } from '../node/nodestatus/node-status.js';
 import { runUntilSignalled } from './signals.js';
 
 export const DEFAULT_NODE_ROOT_DIR = '/var/lib/stowage/node';
@@ -23,6 +25,8 @@ interface NodeFlags {
   readonly address: string;
   readonly port: string;
   readonly clientCaFile?: string;
+  readonly nodeLeaseDurationSeconds: number;
+  readonly nodeStatusUpdateFrequency: number;
 }
 
 export function nodeCommand(program: Command): Command {
@@ -37,6 +41,8 @@ export function nodeCommand(program: Command): Command {
     .option('--address <ip>', "the IP address the node's HTTPS endpoint (logs, exec) listens on", '0.0.0.0')
     .option('--port <port>', "port of the node's HTTPS endpoint (0 = any free port)", String(DEFAULT_NODE_PORT))
     .option('--client-ca-file <path>', "CA bundle the API server's client certificate must chain to (default: the kubeconfig's CA)")
+    .option('--node-lease-duration-seconds <n>', "the node Lease's duration; renewed every quarter of it", positiveInt, LEASE_DURATION_SECONDS)
+    .option('--node-status-update-frequency <duration>', 'how often the Node is read back and its status corrected', parsePositiveDuration, DEFAULT_STATUS_CHECK_MS)
     .action(async (f: NodeFlags) => {
       const port = Number(f.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(f.port)}: must be 0-65535`);
@@ -60,6 +66,8 @@ export function nodeCommand(program: Command): Command {
             log: newLogger('node'),
             containerRuntimeEndpoint: f.containerRuntimeEndpoint,
             server: { address: f.address, port, clientCaPem },
+            leaseDurationSeconds: f.nodeLeaseDurationSeconds,
+            statusCheckMs: f.nodeStatusUpdateFrequency,
           }),
         );
       } finally {

@@ -9,6 +9,7 @@ import { runGarbageCollector } from './garbagecollector/run.js';
 import { newControllerInformers } from './informers.js';
 import { runDisruptionController } from './disruption/run.js';
 import { runNamespaceController } from './namespace/run.js';
+import { runNodeLifecycleController } from './nodelifecycle/run.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
 import { runScheduler } from './scheduler/run.js';
@@ -30,12 +31,15 @@ export interface ControllersOptions {
   readonly scheduler?: boolean;
   /** Run the attach/detach controller (default true). */
   readonly attachDetach?: boolean;
+  /** --node-monitor-grace-period / --node-monitor-period of the node lifecycle controller (default kube's 40 s / 5 s). */
+  readonly nodeMonitorGracePeriodMs?: number;
+  readonly nodeMonitorPeriodMs?: number;
 }
 
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
  * protection, attach/detach, namespace, garbage-collector, ephemeral-volume, disruption, replicaset,
- * deployment, endpoints, statefulset, job and ttl-after-finished controllers,
+ * deployment, endpoints, statefulset, job and ttl-after-finished and node lifecycle controllers,
  * and kube-scheduler's volume-aware placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
@@ -60,6 +64,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runStatefulSetController({ client, signal, metrics, informers }),
       runJobController({ client, signal, metrics, informers }),
       runTtlAfterFinishedController({ client, signal, metrics, informers }),
+      runNodeLifecycleController({ client, signal, metrics, informers, gracePeriodMs: o.nodeMonitorGracePeriodMs, monitorPeriodMs: o.nodeMonitorPeriodMs }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>

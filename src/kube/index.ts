@@ -10,3 +10,4 @@ export * from './keys.js';
 export * from './nodeselector.js';
 export * from './ephemeral.js';
 export * from './disruption.js';
+export * from './node.js';

@@ -51,6 +51,9 @@ export interface NodeAgentOptions {
   readonly clock?: Clock;
   /** How often registered drivers are probed (default 5 s). */
   readonly healthPeriodMs?: number;
+  /** The node Lease's duration (renewed every quarter of it) and the status check period (kubelet's nodeLeaseDurationSeconds / nodeStatusUpdateFrequency). */
+  readonly leaseDurationSeconds?: number;
+  readonly statusCheckMs?: number;
   /** Host facts to report (default: read from this machine). */
   readonly host?: HostInfo;
   /** Run the volume manager (pods' volumes staged, published, torn down). Default true. */
@@ -137,7 +140,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       });
     }
     const endpoint = server ? { port: server.port } : undefined;
-    nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus'), runtime: runtimeInfo, endpoint }, o.signal);
+    nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus'), runtime: runtimeInfo, endpoint, leaseDurationSeconds: o.leaseDurationSeconds, statusCheckMs: o.statusCheckMs }, o.signal);
   } catch (e) {
     await server?.close();
     runtime?.client.close();

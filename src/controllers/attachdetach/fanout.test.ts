@@ -74,6 +74,12 @@ describe('attach/detach key fan-out', () => {
     expect([...keys].sort()).toEqual([nodeKey('n1'), pairKey('pv1', 'n1')].sort());
   });
 
+  it("a node's attached volumes wake their pairs on every node (a pod elsewhere may wait for them)", () => {
+    const { fan, keys, q } = setup();
+    fan.volumesOf(q, 'n1');
+    expect([...keys].sort()).toEqual([pairKey('pv1', 'n1'), pairKey('pv1', 'n2')].sort());
+  });
+
   it('a resync wakes every node and every pair', () => {
     const { fan, keys, q } = setup();
     fan.all(q);

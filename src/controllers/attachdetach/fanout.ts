@@ -3,6 +3,7 @@
  * or all of them for a resync), read from the shared informers' indexes.
  */
 import type { Enqueuer } from '../../client/index.js';
+import { nodeReadyStatus } from '../../kube/node.js';
 import { POD_CLAIM_INDEX, POD_NODE_INDEX, VA_NODE_INDEX, VA_VOLUME_INDEX, podClaimKeys, type ControllerInformers } from '../informers.js';
 import { isControllerManaged, podTerminated } from './desired.js';
 import { nodeKey, pairKey } from './keys.js';
@@ -10,10 +11,11 @@ import type { Node, Pod } from './types.js';
 
 export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-/** A node change that can alter what is attached there: management, out-of-service taints, volumes in use. */
+/** A node change that can alter what is attached there: management, readiness, out-of-service taints, volumes in use. */
 export function attachFieldsChanged(a: Node, b: Node): boolean {
   return (
     isControllerManaged(a) !== isControllerManaged(b) ||
+    nodeReadyStatus(a) !== nodeReadyStatus(b) ||
     a.metadata?.deletionTimestamp !== b.metadata?.deletionTimestamp ||
     !sameJson(a.spec?.taints, b.spec?.taints) ||
     !sameJson(a.status?.volumesInUse, b.status?.volumesInUse)
@@ -27,6 +29,8 @@ export interface KeyFanout {
   pod(q: Enqueuer<string>, p: Pod): void;
   node(q: Enqueuer<string>, nodeName: string): void;
   volume(q: Enqueuer<string>, pvName: string): void;
+  /** Every pair of the volumes attached to the node, on any node (a pod elsewhere may wait for them). */
+  volumesOf(q: Enqueuer<string>, nodeName: string): void;
   all(q: Enqueuer<string>): void;
 }
 
@@ -68,5 +72,11 @@ export function newKeyFanout(inf: Pick<ControllerInformers, 'pods' | 'pvs' | 'pv
     }
     for (const p of pods.lister.list()) enqueuePod(q, p);
   };
-  return { podsOfVolume, podsOnNode, pod: enqueuePod, node: enqueueNode, volume: enqueueVolume, all: enqueueAll };
+  const enqueueVolumesOf = (q: Enqueuer<string>, node: string): void => {
+    for (const va of attachments.byIndex(VA_NODE_INDEX, node)) {
+      const pv = va.spec?.source?.persistentVolumeName;
+      if (pv) enqueueVolume(q, pv);
+    }
+  };
+  return { podsOfVolume, podsOnNode, pod: enqueuePod, node: enqueueNode, volume: enqueueVolume, volumesOf: enqueueVolumesOf, all: enqueueAll };
 }

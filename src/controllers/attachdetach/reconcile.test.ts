@@ -23,12 +23,12 @@ function have(pv: string, node: string, o: { attached?: boolean; deleting?: bool
   return { name: attachmentName(`h-${pv}`, D, node), pvName: pv, nodeName: node, attacher: D, attached: o.attached ?? false, deleting: o.deleting ?? false, uniqueName: uniq(pv) };
 }
 function nodeState(name: string, o: Partial<NodeState> = {}): NodeState {
-  return { name, gone: false, managed: true, volumesInUse: [], volumesAttached: [], ...o };
+  return { name, gone: false, managed: true, ready: true, volumesInUse: [], volumesAttached: [], ...o };
 }
 const nodesOf = (...n: NodeState[]): Map<string, NodeState> => new Map(n.map((x) => [x.name, x]));
 const desiredOf = (...d: DesiredAttachment[]): Map<string, DesiredAttachment> => new Map(d.map((x) => [x.name, x]));
 const kinds = (ops: ReturnType<typeof reconcileAttachments>): string[] =>
-  ops.map((o) => (o.kind === 'create' ? `create ${o.attachment.pvName}@${o.attachment.nodeName}` : o.kind === 'delete' ? `delete ${o.pvName}@${o.nodeName}${o.force ? ' force' : ''}` : o.kind === 'nodeStatus' ? `status ${o.nodeName} [${o.volumesAttached.map((v) => v.name).join(',')}]` : `warn ${o.pod.name}`));
+  ops.map((o) => (o.kind === 'create' ? `create ${o.attachment.pvName}@${o.attachment.nodeName}` : o.kind === 'delete' ? `delete ${o.pvName}@${o.nodeName}${o.force ? ' force' : ''}` : o.kind === 'nodeStatus' ? `status ${o.nodeName} [${o.volumesAttached.map((v) => v.name).join(',')}]` : o.kind === 'awaitingFencing' ? `fence ${o.pod.name}` : `warn ${o.pod.name}`));
 
 describe('reconcileAttachments', () => {
   it.each<{ name: string; desired: DesiredAttachment[]; actual: ActualAttachment[]; nodes: NodeState[]; ops: string[] }>([
@@ -56,6 +56,20 @@ describe('reconcileAttachments', () => {
       actual: [have('pv1', 'n1', { attached: true })],
       nodes: [nodeState('n1', { volumesAttached: [{ name: uniq('pv1'), devicePath: '' }] }), nodeState('n2')],
       ops: ['status n1 []', 'delete pv1@n1', 'warn b'],
+    },
+    {
+      name: 'RWO held by a node not ready and not fenced: wait for it, and say why',
+      desired: [want('pv1', 'n2', ['b'])],
+      actual: [have('pv1', 'n1', { attached: true })],
+      nodes: [nodeState('n1', { ready: false, volumesInUse: [uniq('pv1')], volumesAttached: [{ name: uniq('pv1'), devicePath: '' }] }), nodeState('n2')],
+      ops: ['warn b', 'fence b'],
+    },
+    {
+      name: 'RWO held by a fenced node (out of service, lease expired): force detach, no fencing warning',
+      desired: [want('pv1', 'n2', ['b'])],
+      actual: [have('pv1', 'n1', { attached: true })],
+      nodes: [nodeState('n1', { ready: false, gone: true, volumesInUse: [uniq('pv1')] }), nodeState('n2')],
+      ops: ['delete pv1@n1 force', 'warn b'],
     },
   ])('$name', ({ desired, actual, nodes, ops }) => {
     const got = kinds(reconcileAttachments({ desired: desiredOf(...desired), actual, nodes: nodesOf(...nodes) }));

@@ -14,6 +14,8 @@ export interface NodeState {
   /** Deleted, or out of service past its lease: detach without waiting for an unmount. */
   readonly gone: boolean;
   readonly managed: boolean;
+  /** Ready condition True. A node not ready but not gone may still be writing to its volumes. */
+  readonly ready: boolean;
   readonly volumesInUse: readonly string[];
   readonly volumesAttached: readonly AttachedVolume[];
 }
@@ -22,7 +24,8 @@ export type AttachOp =
   | { readonly kind: 'nodeStatus'; readonly nodeName: string; readonly volumesAttached: readonly AttachedVolume[] }
   | { readonly kind: 'delete'; readonly name: string; readonly nodeName: string; readonly pvName: string; readonly force: boolean }
   | { readonly kind: 'create'; readonly attachment: DesiredAttachment }
-  | { readonly kind: 'multiAttach'; readonly pod: PodRef; readonly attachment: string; readonly message: string };
+  | { readonly kind: 'multiAttach'; readonly pod: PodRef; readonly attachment: string; readonly message: string }
+  | { readonly kind: 'awaitingFencing'; readonly pod: PodRef; readonly attachment: string; readonly message: string };
 
 export interface ReconcileInput {
   readonly desired: ReadonlyMap<string, DesiredAttachment>;
@@ -44,6 +47,19 @@ export function multiAttachMessage(pvName: string, viewer: PodRef, blocking: rea
     else msg = `Volume is already used by ${others} pod(s) in different namespaces`;
   }
   return `Multi-Attach error for volume "${pvName}" ${msg}`;
+}
+
+/**
+ * Why a volume stays on a node that stopped answering: Kubernetes would force-detach it after
+ * 6 minutes (maxWaitForUnmountDuration) whether or not the node still writes to it; Stowage waits
+ * for proof that it does not — the out-of-service taint, or the node coming back and unmounting.
+ */
+export function awaitingFencingMessage(pvName: string, nodes: readonly string[]): string {
+  return (
+    `Volume "${pvName}" is still attached to node(s) ${nodes.join(', ')}, which is not ready and not known to be shut down: ` +
+    'it is not detached while that node may still write to it. Once the node is shut down, taint it ' +
+    'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute (non-graceful node shutdown) to detach the volume at once.'
+  );
 }
 
 export function reconcileAttachments(i: ReconcileInput): AttachOp[] {
@@ -79,6 +95,8 @@ export function reconcileAttachments(i: ReconcileInput): AttachOp[] {
     if (!d.multiAttachAllowed && others.length > 0) {
       const blocking = [...i.desired.values()].filter((x) => x.pvName === d.pvName && others.includes(x.nodeName)).flatMap((x) => x.pods);
       for (const p of d.pods) warnings.push({ kind: 'multiAttach', pod: p, attachment: d.name, message: multiAttachMessage(d.pvName, p, blocking) });
+      const unfenced = others.filter((n) => i.nodes.get(n)?.ready === false && !i.nodes.get(n)?.gone).sort();
+      if (unfenced.length > 0) for (const p of d.pods) warnings.push({ kind: 'awaitingFencing', pod: p, attachment: d.name, message: awaitingFencingMessage(d.pvName, unfenced) });
       continue;
     }
     creates.push({ kind: 'create', attachment: d });

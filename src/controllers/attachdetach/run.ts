@@ -7,6 +7,7 @@
  * correct from any starting state and after any restart; a resync and lease-expiry deadlines cover
  * changes no event announces (time passing).
  */
+import { nodeReadyStatus } from '../../kube/node.js';
 import { every, newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
 import { VA_NODE_INDEX, VA_VOLUME_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { realClock, type Clock } from '../../util/backoff.js';
@@ -118,6 +119,7 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
         return;
       }
       case 'multiAttach':
+      case 'awaitingFencing':
         recorder.event(podRefObject(op.pod), 'Warning', 'FailedAttachVolume', op.message);
         return;
     }
@@ -156,6 +158,7 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
         name,
         gone: live(name).kind === 'gone',
         managed: isControllerManaged(n),
+        ready: nodeReadyStatus(n) === 'True',
         volumesInUse: n.status?.volumesInUse ?? [],
         volumesAttached: (n.status?.volumesAttached ?? []).map((v) => ({ name: v.name, devicePath: v.devicePath })),
       });
@@ -200,13 +203,14 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
 
   const tell = async (d: DesiredAttachment | undefined, ops: readonly AttachOp[]): Promise<void> => {
     if (!d) return;
-    const warnings = ops.filter((x): x is Extract<AttachOp, { kind: 'multiAttach' }> => x.kind === 'multiAttach' && x.attachment === d.name);
-    const warned = reportOnce(multiAttachReported, d.name, new Set(warnings.map((w) => w.pod.uid)));
-    for (const w of warnings) if (!warned.has(w.pod.uid)) await execute(w);
+    const warnings = ops.filter((x): x is Extract<AttachOp, { kind: 'multiAttach' | 'awaitingFencing' }> => (x.kind === 'multiAttach' || x.kind === 'awaitingFencing') && x.attachment === d.name);
+    const told = (w: (typeof warnings)[number]): string => `${w.kind}/${w.pod.uid}`;
+    const warned = reportOnce(multiAttachReported, d.name, new Set(warnings.map(told)));
+    for (const w of warnings) if (!warned.has(told(w))) await execute(w);
     const va = attachments.lister.get(d.name);
-    const told = attachEvents(new Map([[d.name, d]]), va ? [va] : [], attachReported.get(d.name) ?? new Set());
-    reportOnce(attachReported, d.name, told.reported);
-    for (const e of told.events) recorder.event(podRefObject(e.pod), e.type, e.reason, e.message);
+    const outcome = attachEvents(new Map([[d.name, d]]), va ? [va] : [], attachReported.get(d.name) ?? new Set());
+    reportOnce(attachReported, d.name, outcome.reported);
+    for (const e of outcome.events) recorder.event(podRefObject(e.pod), e.type, e.reason, e.message);
   };
 
   const reconcileNode = async (nodeName: string): Promise<{ requeueAfterMs?: number }> => {
@@ -235,6 +239,8 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
         // Heartbeats rewrite node status every few seconds: only what attach/detach reads counts.
         onUpdate: (a, b) => {
           const name = b.metadata?.name ?? '';
+          // A node turning not ready (or back) changes what a pod elsewhere waiting for its volumes is told.
+          if (nodeReadyStatus(a) !== nodeReadyStatus(b)) fan.volumesOf(q, name);
           if (attachFieldsChanged(a, b)) fan.node(q, name);
           else if (!sameJson(a.status?.volumesAttached, b.status?.volumesAttached)) q.add(nodeKey(name));
         },

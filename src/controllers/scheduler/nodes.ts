@@ -4,18 +4,15 @@
  * True is treated as carrying the not-ready NoSchedule taint the node lifecycle controller would add.
  */
 import { nodeSelectorTermsMatch } from '../../kube/nodeselector.js';
-import type { Taint, Toleration, TopologySelectorTerm } from 'kubernetes-types/core/v1.js';
+import { nodeReadyStatus, tolerates } from '../../kube/node.js';
+import type { Taint, TopologySelectorTerm } from 'kubernetes-types/core/v1.js';
 import { REASONS, TAINT_NOT_READY, TAINT_UNSCHEDULABLE, type Node, type NodeFailure, type Pod } from './types.js';
 
 export function isNodeReady(n: Node): boolean {
-  return (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return nodeReadyStatus(n) === 'True';
 }
 
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.operator === 'Exists') return !t.key || t.key === taint.key;
-  return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
-}
+export { tolerates };
 
 function effectiveTaints(n: Node): Taint[] {
   const taints = [...(n.spec?.taints ?? [])];

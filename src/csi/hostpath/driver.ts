@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../util/log.js';
@@ -6,7 +6,7 @@ import type { Volume, VolumeCondition } from '../proto/types.js';
 import { notFound, toServiceError } from './errors.js';
 import { exists } from './fsops.js';
 import { KeyedMutex } from './mutex.js';
-import { dataLayout, StateStore, type SnapshotRecord, type VolumeRecord } from './state.js';
+import { dataLayout, parseState, STATE_FILE, StateStore, type SnapshotRecord, type VolumeRecord } from './state.js';
 
 export const DEFAULT_DRIVER_NAME = 'hostpath.csi.stowage.io';
 export const TOPOLOGY_KEY = 'topology.hostpath.csi.stowage.io/node';
@@ -21,6 +21,13 @@ export interface HostpathConfig {
   readonly maxVolumesPerNode: number;
   /** Total bytes all volumes may take; undefined = unlimited (bounded only by the disk). */
   readonly capacityBytes: number | undefined;
+  /**
+   * Shared storage (a test stand-in for a storage array): volumes carry no topology and may be
+   * published to any node; node-side drivers on each host read them through `volumesFrom`.
+   */
+  readonly sharedStorage?: boolean;
+  /** Node side of shared storage: the state dir of the shared-storage driver whose volumes this node mounts. */
+  readonly volumesFrom?: string;
 }
 
 /**
@@ -74,7 +81,29 @@ export class HostpathDriver {
   }
 
   volumePath(id: string): string {
-    return path.join(this.config.stateDir, 'volumes', id);
+    const rec = this.volumes[id];
+    const shared = this.config.volumesFrom !== undefined && rec !== undefined && !rec.ephemeral;
+    return path.join(shared ? this.config.volumesFrom! : this.config.stateDir, 'volumes', id);
+  }
+
+  /**
+   * Node side of shared storage: takes the storage driver's current record of `id` (its kind, size
+   * and the nodes it is published to), keeping this node's own staging and publication records.
+   * A no-op without `volumesFrom`, or when the storage driver does not know the volume.
+   */
+  async adoptSharedVolume(id: string): Promise<void> {
+    if (this.config.volumesFrom === undefined) return;
+    let text: string;
+    try {
+      text = await readFile(path.join(this.config.volumesFrom, STATE_FILE), 'utf8');
+    } catch {
+      return;
+    }
+    const theirs = parseState(text).volumes[id];
+    if (!theirs || theirs.pending) return;
+    const mine = this.volumes[id];
+    this.volumes[id] = { ...theirs, staged: mine?.staged ?? {}, published: mine?.published ?? {} };
+    await this.store.save();
   }
   snapshotPath(id: string): string {
     return path.join(this.config.stateDir, 'snapshots', id);
@@ -102,7 +131,7 @@ export class HostpathDriver {
       volumeId: v.id,
       capacityBytes: v.capacityBytes,
       volumeContext: { 'hostpath.csi.stowage.io/kind': v.kind },
-      accessibleTopology: [this.topology()],
+      accessibleTopology: this.config.sharedStorage ? [] : [this.topology()],
     };
     if (v.contentSource?.kind === 'snapshot') out.contentSource = { snapshot: { snapshotId: v.contentSource.snapshotId } };
     if (v.contentSource?.kind === 'volume') out.contentSource = { volume: { volumeId: v.contentSource.volumeId } };

@@ -32,6 +32,9 @@ export interface HostpathDriverOptions {
   enableAttach?: boolean;
   maxVolumesPerNode?: number;
   capacityBytes?: number;
+  /** See HostpathConfig. */
+  sharedStorage?: boolean;
+  volumesFrom?: string;
   signal: AbortSignal;
   logger?: Logger;
 }
@@ -139,6 +142,8 @@ function validateOptions(o: HostpathDriverOptions): HostpathConfig {
     enableAttach: o.enableAttach ?? false,
     maxVolumesPerNode: max,
     capacityBytes: o.capacityBytes,
+    ...(o.sharedStorage ? { sharedStorage: true } : {}),
+    ...(o.volumesFrom !== undefined ? { volumesFrom: path.resolve(o.volumesFrom) } : {}),
   };
 }
 

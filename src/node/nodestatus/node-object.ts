@@ -8,9 +8,8 @@ import { RUNTIME_CONDITION, runtimeVersionString, type ContainerRuntimeInfo } fr
 
 export { NODE_LEASE_NAMESPACE };
 
-// The kubelet's defaults: lease duration 40 s, renewed every 10 s (a quarter of it).
+// The kubelet's default lease duration; it renews every quarter of it (10 s).
 export const LEASE_DURATION_SECONDS = 40;
-export const LEASE_RENEW_MS = 10_000;
 
 /** The labels the kubelet sets on its Node. */
 export function nodeLabels(nodeName: string, host: HostInfo): Record<string, string> {
@@ -96,7 +95,7 @@ export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: 
 }
 
 /** A new node Lease, owned by the Node (deleted with it). */
-export function newLease(node: Node, nowMs: number): Lease {
+export function newLease(node: Node, nowMs: number, durationSeconds = LEASE_DURATION_SECONDS): Lease {
   const name = node.metadata?.name ?? '';
   return {
     apiVersion: 'coordination.k8s.io/v1',
@@ -106,11 +105,11 @@ export function newLease(node: Node, nowMs: number): Lease {
       namespace: NODE_LEASE_NAMESPACE,
       ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata?.uid ?? '' }],
     },
-    spec: { holderIdentity: name, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime(nowMs) },
+    spec: { holderIdentity: name, leaseDurationSeconds: durationSeconds, renewTime: microTime(nowMs) },
   };
 }
 
 /** The lease renewed now (holder and duration reasserted). */
-export function renewedLease(lease: Lease, nodeName: string, nowMs: number): Lease {
-  return { ...lease, spec: { ...lease.spec, holderIdentity: nodeName, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime(nowMs) } };
+export function renewedLease(lease: Lease, nodeName: string, nowMs: number, durationSeconds = LEASE_DURATION_SECONDS): Lease {
+  return { ...lease, spec: { ...lease.spec, holderIdentity: nodeName, leaseDurationSeconds: durationSeconds, renewTime: microTime(nowMs) } };
 }

@@ -13,7 +13,7 @@ const host: HostInfo = { hostname: 'n1', os: 'linux', arch: 'amd64', kernelVersi
 
 /** An API with a Node and its Lease, counting writes; `failLease` failures of the next lease updates. */
 function fakeApi() {
-  const node: Node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: {} } };
+  let node: Node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: {} } };
   let lease: Lease | undefined;
   const counts = { statusWrites: 0, leaseUpdates: 0 };
   let failLease = 0;
@@ -21,8 +21,9 @@ function fakeApi() {
     Node: {
       get: async () => node,
       patch: async () => node,
-      patchStatus: async () => {
+      patchStatus: async (_name: string, _type: string, patch: { status: Node['status'] }) => {
         counts.statusWrites++;
+        node = { ...node, status: patch.status };
         return node;
       },
     },
@@ -40,7 +41,7 @@ function fakeApi() {
     },
   };
   const client = { resource: (k: string) => resources[k], http: { json: async () => ({ gitVersion: 'v1.31.0' }) } } as unknown as RestClient;
-  return { client, counts, failNextLeaseUpdates: (n: number) => (failLease = n) };
+  return { client, node: () => node, setNode: (n: Node) => (node = n), counts, failNextLeaseUpdates: (n: number) => (failLease = n) };
 }
 
 describe('node status heartbeat', () => {
@@ -71,5 +72,22 @@ describe('node status heartbeat', () => {
     expect(api.counts.statusWrites).toBe(2);
     await ns.stop();
     expect(clock.pending()).toBe(0);
+  });
+
+  it('reads the Node back every check period and reports at once when the node controller turned Ready Unknown', async () => {
+    const api = fakeApi();
+    const clock = new FakeClock();
+    const stop = new AbortController();
+    const ns = await startNodeStatus({ client: api.client, nodeName: 'n1', host, clock, log: quiet, leaseRenewMs: 10_000, statusPeriodMs: 60_000, statusCheckMs: 2_000 }, stop.signal);
+    await flushMicrotasks();
+    expect(api.counts.statusWrites).toBe(1);
+    await clock.advance(4_000);
+    expect(api.counts.statusWrites).toBe(1); // Ready True as written: nothing to report before the report period
+    const n = api.node();
+    api.setNode({ ...n, status: { ...n.status, conditions: n.status?.conditions?.map((c) => (c.type === 'Ready' ? { ...c, status: 'Unknown', reason: 'NodeStatusUnknown' } : c)) } });
+    await clock.advance(2_000);
+    expect(api.counts.statusWrites).toBe(2);
+    expect(api.node().status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+    await ns.stop();
   });
 });

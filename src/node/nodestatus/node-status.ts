@@ -1,20 +1,25 @@
 import type { Node } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { RestClient } from '../../client/rest.js';
-import { DEFAULT_BACKOFF, backoffDelay, realClock, type Clock } from '../../util/backoff.js';
+import { backoffDelay, realClock, type BackoffPolicy, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, ConflictError, ForbiddenError, NotFoundError, toStowageError } from '../../util/errors.js';
 import { newOperationExecutor } from '../../util/executor.js';
 import { newLogger, type Logger } from '../../util/log.js';
 import { newLoop } from '../../util/loop.js';
 import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH } from '../../kube/names.js';
 import { gatherHostInfo, type HostInfo } from './host.js';
-import { LEASE_RENEW_MS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
+import { LEASE_DURATION_SECONDS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
 import type { ContainerRuntimeInfo } from '../runtime/info.js';
 import type { NodeEndpoint } from './node-object.js';
 
 // The kubelet reports an unchanged status every 5 min and checks every 10 s; we have nothing that
 // changes between reports, so a steady heartbeat each minute is enough next to the 10 s lease.
 export const DEFAULT_STATUS_PERIOD_MS = 60_000;
+// The kubelet's registerWithAPIServer: 100 ms, doubling, at most 7 s — an agent started while the
+// API server is unreachable registers within 7 s of it coming back.
+const REGISTRATION_BACKOFF: BackoffPolicy = { initialMs: 100, factor: 2, capMs: 7_000 };
+// The kubelet's nodeStatusUpdateFrequency.
+export const DEFAULT_STATUS_CHECK_MS = 10_000;
 // The kubelet's default: attach/detach of this node's volumes is the controller's job.
 const NODE_ANNOTATIONS = { [ANN_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' } as const;
 // Reported when /version cannot be read; kubectl only displays it.
@@ -26,7 +31,16 @@ export interface NodeStatusOptions {
   readonly host?: HostInfo;
   readonly clock?: Clock;
   readonly log?: Logger;
+  /** How often an unchanged status is reported anyway (the kubelet's nodeStatusReportFrequency). */
   readonly statusPeriodMs?: number;
+  /**
+   * How often the Node is read back to check its status (the kubelet's nodeStatusUpdateFrequency):
+   * a Ready condition the node controller turned Unknown while this agent was cut off is corrected
+   * within this period, not a report period later.
+   */
+  readonly statusCheckMs?: number;
+  /** The Lease's leaseDurationSeconds; it is renewed every quarter of it (the kubelet's rule). */
+  readonly leaseDurationSeconds?: number;
   readonly leaseRenewMs?: number;
   /** The container runtime to report (a condition and nodeInfo.containerRuntimeVersion). */
   readonly runtime?: ContainerRuntimeInfo;
@@ -60,6 +74,8 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
   let version = FALLBACK_VERSION;
   let current!: Node;
   let runtime = o.runtime;
+  let reportedAtMs = 0;
+  const leaseSeconds = o.leaseDurationSeconds ?? LEASE_DURATION_SECONDS;
 
   const readVersion = async (): Promise<void> => {
     try {
@@ -91,6 +107,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
 
   const writeStatus = async (): Promise<void> => {
     const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now(), runtime, endpoint: o.endpoint });
+    reportedAtMs = clock.now();
     try {
       current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
     } catch (e) {
@@ -98,6 +115,20 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
       await ensureNode(); // deleted under us: the kubelet re-creates its Node too
       current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
     }
+  };
+
+  /** Reads the Node back; reports now when its Ready condition is not ours (True) or the report period passed. */
+  const checkStatus = async (): Promise<void> => {
+    let live: Node | undefined;
+    try {
+      live = await nodes.get(o.nodeName, { signal: stopped });
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+    }
+    const ready = live?.status?.conditions?.find((c) => c.type === 'Ready');
+    if (live && ready?.status === 'True' && clock.now() - reportedAtMs < (o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS)) return;
+    if (live) current = live;
+    await writeStatus();
   };
 
   const renewLease = async (): Promise<void> => {
@@ -108,17 +139,17 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
       if (!(e instanceof NotFoundError)) throw e;
     }
     if (lease) {
-      await leases.update(renewedLease(lease, o.nodeName, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+      await leases.update(renewedLease(lease, o.nodeName, clock.now(), leaseSeconds), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
       return;
     }
     try {
-      await leases.create(newLease(current, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+      await leases.create(newLease(current, clock.now(), leaseSeconds), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
       return;
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e; // the namespace is missing
     }
     await ensureNamespace();
-    await leases.create(newLease(current, clock.now()), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+    await leases.create(newLease(current, clock.now(), leaseSeconds), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
   };
 
   const ensureNamespace = async (): Promise<void> => {
@@ -142,7 +173,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
         failures++;
         const err = toStowageError(e);
         // A lost race on the lease or node is normal: retry at once, re-reading.
-        const delay = err instanceof ConflictError ? 0 : backoffDelay(DEFAULT_BACKOFF, failures);
+        const delay = err instanceof ConflictError ? 0 : backoffDelay(REGISTRATION_BACKOFF, failures);
         log.warn(`${what} failed; retrying`, { node: o.nodeName, error: err.message, retryInMs: delay });
         await clock.sleep(delay, stopped).catch(() => undefined);
       }
@@ -175,8 +206,8 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
     return loop.run(stopped);
   };
   const loops = Promise.all([
-    every(o.leaseRenewMs ?? LEASE_RENEW_MS, 'renew_node_lease', renewLease),
-    every(o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS, 'update_node_status', writeStatus),
+    every(o.leaseRenewMs ?? leaseSeconds * 250, 'renew_node_lease', renewLease),
+    every(Math.min(o.statusCheckMs ?? DEFAULT_STATUS_CHECK_MS, o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS), 'update_node_status', checkStatus),
   ]);
   // A runtime change is written at once; when a write is in flight (with the old value) or backing
   // off, it is written again as soon as that one settles.

@@ -21,7 +21,7 @@ export async function createVolume(d: HostpathDriver, req: CreateVolumeRequest__
   const kind = caps[0]!.kind;
   const fsType = kind === 'mount' ? await requestedFsType(caps) : '';
   const source = parseSource(req);
-  if (!topologyAllows(req.accessibilityRequirements, TOPOLOGY_KEY, d.config.nodeId)) {
+  if (!d.config.sharedStorage && !topologyAllows(req.accessibilityRequirements, TOPOLOGY_KEY, d.config.nodeId)) {
     throw resourceExhausted(`accessibility_requirements exclude node ${d.config.nodeId}`);
   }
   return d.locks.run(`vname:${req.name}`, async () => {

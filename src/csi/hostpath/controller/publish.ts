@@ -19,7 +19,7 @@ export async function controllerPublishVolume(d: HostpathDriver, req: Controller
   const cap = parseCapability(req.volumeCapability, 'volume_capability');
   return d.locks.run(`vol:${req.volumeId}`, async () => {
     const v = d.getVolume(req.volumeId);
-    if (req.nodeId !== config.nodeId) throw notFound(`node ${req.nodeId} does not exist (this driver serves node ${config.nodeId})`);
+    if (!config.sharedStorage && req.nodeId !== config.nodeId) throw notFound(`node ${req.nodeId} does not exist (this driver serves node ${config.nodeId})`);
     checkKind(v, cap.kind, 'volume_capability');
     const why = unsupportedReason(cap);
     if (why) throw invalidArgument(why);

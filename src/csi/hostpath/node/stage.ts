@@ -17,6 +17,7 @@ export async function nodeStageVolume(d: HostpathDriver, req: NodeStageVolumeReq
   const cap = parseCapability(req.volumeCapability, 'volume_capability');
   const staging = path.resolve(req.stagingTargetPath);
   return d.locks.run(`vol:${req.volumeId}`, async () => {
+    await d.adoptSharedVolume(req.volumeId);
     const v = d.getVolume(req.volumeId);
     checkUsable(v, cap);
     if (d.config.enableAttach && !v.attachments[d.config.nodeId]) {
