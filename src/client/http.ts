@@ -49,10 +49,16 @@ export interface HttpRequest {
   readonly timeoutMs?: number;
 }
 
-/** Low-level transport: one keep-alive agent, JSON in and out, errors typed at this edge. */
+/** Low-level transport: keep-alive agents (requests, watches), JSON in and out, errors typed at this edge. */
 export class HttpTransport {
   private readonly base: URL;
   private readonly agent: http.Agent;
+  /**
+   * Watches hold their connection for as long as they run, so they get their own pool without a
+   * cap: an informer per kind (the garbage collector watches every served kind) would otherwise
+   * fill `maxSockets` and leave every ordinary request queued behind the watches.
+   */
+  private readonly watchAgent: http.Agent;
   private readonly mod: typeof http | typeof https;
   private readonly timeoutMs: number;
 
@@ -64,6 +70,9 @@ export class HttpTransport {
     this.agent = secure
       ? new https.Agent({ keepAlive: true, maxSockets, ca: cfg.caPem, rejectUnauthorized: !cfg.insecure, cert: cfg.certPem, key: cfg.keyPem })
       : new http.Agent({ keepAlive: true, maxSockets });
+    this.watchAgent = secure
+      ? new https.Agent({ keepAlive: true, ca: cfg.caPem, rejectUnauthorized: !cfg.insecure, cert: cfg.certPem, key: cfg.keyPem })
+      : new http.Agent({ keepAlive: true });
     this.timeoutMs = cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
@@ -100,7 +109,7 @@ export class HttpTransport {
     const signal = req.signal;
     let res: IncomingMessage;
     try {
-      res = await this.send(req, d.signal);
+      res = await this.send(req, d.signal, this.watchAgent);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
       if (d.timedOut()) throw new TimeoutError(`${req.path}: no response headers within ${deadline} ms`, { cause: e });
@@ -128,9 +137,10 @@ export class HttpTransport {
   /** Frees pooled sockets. */
   close(): void {
     this.agent.destroy();
+    this.watchAgent.destroy();
   }
 
-  private send(req: HttpRequest, signal: AbortSignal): Promise<IncomingMessage> {
+  private send(req: HttpRequest, signal: AbortSignal, agent: http.Agent = this.agent): Promise<IncomingMessage> {
     const url = new URL(req.path, this.base);
     for (const [k, v] of Object.entries(req.query ?? {})) {
       if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
@@ -147,7 +157,7 @@ export class HttpTransport {
     }
     return new Promise<IncomingMessage>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
-      const r = this.mod.request(url, { method: req.method, headers, agent: this.agent, signal, ...(this.cfg.socketPath ? { socketPath: this.cfg.socketPath } : {}) }, resolve);
+      const r = this.mod.request(url, { method: req.method, headers, agent, signal, ...(this.cfg.socketPath ? { socketPath: this.cfg.socketPath } : {}) }, resolve);
       r.on('error', reject);
       r.end(payload);
     });
