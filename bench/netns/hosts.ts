@@ -12,7 +12,7 @@
  * mounts, loop devices, processes), for the test to fail on.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -107,11 +107,15 @@ export async function netnsUnavailable(): Promise<string | undefined> {
 }
 
 /**
- * The kubeconfig a host's processes use. One place: today the admin's; a per-node identity
- * (`stowage kubeconfig node <name>`) replaces it here.
+ * The kubeconfig of a host's node agent: the node's own identity (`system:node:<host>`), printed
+ * by `stowage kubeconfig node` with the admin's, as a user joining a host would get it. The
+ * host's sidecar, when it runs one, keeps the admin's (a sidecar is not a node).
  */
-function hostKubeconfig(c: { kubeconfig: string }, _host: string): string {
-  return c.kubeconfig;
+async function nodeKubeconfig(c: { kubeconfig: string; dir: string }, host: string): Promise<string> {
+  const path = join(c.dir, `${host}.kubeconfig`);
+  const { stdout } = await run(process.execPath, [BIN, 'kubeconfig', 'node', host, '--kubeconfig', c.kubeconfig]);
+  writeFileSync(path, stdout, { mode: 0o600 });
+  return path;
 }
 
 /** A 10.x.y.0/24 no interface or route of this machine uses. */
@@ -171,7 +175,7 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
   const kubeconfig = join(dataDir, 'kubeconfig');
   const controllers = spawnLogged(process.execPath, [BIN, 'controllers', '--kubeconfig', kubeconfig, ...(o.controllerFlags ?? [])], join(logs, 'controllers.log'));
   const client = new RestClient({ ...(await loadKubeconfig(kubeconfig)), timeoutMs: 10_000 });
-  const cluster = { kubeconfig };
+  const cluster = { kubeconfig, dir };
   const sharedStateDir = join(dir, 'storage', 'state');
   const storage: Proc[] = [];
   if (o.sharedStorage) {
@@ -186,7 +190,7 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
 
   const addHost = async (name: string, ho: HostOptions = {}): Promise<NodeHost> => {
     const i = hosts.length + 1;
-    const h = new HostImpl({ name, i, id, prefix, bridge, dir, logs, kubeconfig: hostKubeconfig(cluster, name), sharedStateDir, o: ho });
+    const h = new HostImpl({ name, i, id, prefix, bridge, dir, logs, kubeconfig, nodeKubeconfig: await nodeKubeconfig(cluster, name), sharedStateDir, o: ho });
     hosts.push(h);
     await h.create();
     await h.start();
@@ -239,7 +243,7 @@ class HostImpl implements NodeHost {
   private readonly running = new Map<HostProcess, Proc>();
   private readonly all: Proc[] = [];
 
-  constructor(private readonly c: { name: string; i: number; id: string; prefix: string; bridge: string; dir: string; logs: string; kubeconfig: string; sharedStateDir: string; o: HostOptions }) {
+  constructor(private readonly c: { name: string; i: number; id: string; prefix: string; bridge: string; dir: string; logs: string; kubeconfig: string; nodeKubeconfig: string; sharedStateDir: string; o: HostOptions }) {
     this.name = c.name;
     this.address = `${c.prefix}.${10 + c.i}`;
     this.netns = `stw-${c.id}-${c.name}`;
@@ -277,7 +281,7 @@ class HostImpl implements NodeHost {
       case 'sidecar':
         return ['csi-sidecar', '--csi-address', `unix://${socket}`, '--kubeconfig', this.c.kubeconfig, '--timeout', '5s'];
       case 'node':
-        return ['node', '--kubeconfig', this.c.kubeconfig, '--node-name', this.name, '--root-dir', this.rootDir, '--backoff-cap', '1s', ...(this.c.o.nodeFlags ?? [])];
+        return ['node', '--kubeconfig', this.c.nodeKubeconfig, '--node-name', this.name, '--root-dir', this.rootDir, '--backoff-cap', '1s', ...(this.c.o.nodeFlags ?? [])];
     }
   }
 
