@@ -20,9 +20,9 @@ import { BIN } from './helpers/env.js';
 import { proxyKubeconfig, startRecordingProxy, type RecordingProxy } from './helpers/recording-proxy.js';
 
 const DRIVER = 'hostpath.csi.stowage.io';
-// Short client-go timings through the real flags (lease 4 s, renew deadline 3 s, retry 0.5 s): a
+// Short client-go timings through the real flags (lease 8 s, renew deadline 6 s, retry 1 s): a
 // takeover costs seconds, and a renewal still has room on a busy machine.
-const TIMINGS = { 'lease-duration': '4s', 'renew-deadline': '3s', 'retry-period': '500ms' };
+const TIMINGS = { 'lease-duration': '8s', 'renew-deadline': '6s', 'retry-period': '1s' };
 // Each CreateVolume takes this long (through the fault proxy), so that a kill lands mid-provisioning.
 const CREATE_DELAY_MS = 100;
 
@@ -68,7 +68,7 @@ async function leaderOf(cs: readonly Candidate[]): Promise<Candidate> {
       if (l.length !== 1) throw new Error(`leaders: ${l.map((c) => c.name).join(',') || 'none'}`);
       return l[0]!;
     },
-    { timeout: 30_000, interval: 100 },
+    { timeout: 60_000, interval: 100 },
   );
 }
 
@@ -150,7 +150,7 @@ describe('leader-elected controllers and sidecars', () => {
     await leaderOf(side);
     await expectConvergedExactlyOnce(40);
     expect(pvsAtKill).toBeLessThan(40); // the kill did land mid-work
-  }, 120_000);
+  }, 180_000);
 
   it('a leader paused with SIGSTOP and resumed after another took over writes nothing and exits with "leaderelection lost"', async () => {
     const paused = [ctrl[0]!, side[0]!];
@@ -171,5 +171,5 @@ describe('leader-elected controllers and sidecars', () => {
       expect(p.proxy.writes().filter((w) => w.atMs >= takenOverAt)).toEqual([]);
     }
     await expectConvergedExactlyOnce(60);
-  }, 120_000);
+  }, 180_000);
 });
