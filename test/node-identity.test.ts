@@ -122,8 +122,10 @@ describe.skipIf(!built || !isRoot)('node identities', () => {
     await expect
       .poll(async () => (await api(t, 'GET', '/api/v1/nodes/n2')).body?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status, { timeout: 30_000 })
       .toBe('True');
-    const lease = (await api(t, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n2')).body;
-    expect(lease?.spec?.holderIdentity).toBe('n2');
+    // The Lease is written by its own loop, which may come after the first status.
+    await expect
+      .poll(async () => (await api(t, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n2')).body?.spec?.holderIdentity, { timeout: 30_000 })
+      .toBe('n2');
     // A node credential joins only as its own node.
     const wrong = await run(process.execPath, [BIN, 'node', '--kubeconfig', kc('n2'), '--node-name', 'n3', '--root-dir', join(dir, 'n3')]).catch((e: { code: number; stderr: string }) => e);
     expect(wrong).toMatchObject({ code: 1, stderr: "stowage: the credential is system:node:n2's, not node n3's\n" });
