@@ -180,9 +180,11 @@ export class ResourceStorage {
     opts.admit?.(obj, undefined);
     const ctx = this.registry.admissionContext();
     def.prepareForCreate(obj, ctx);
+    // kube records the request's fields before mutating admission: what admission adds is no one's.
+    this.setManagedFields(obj, undefined, requestedFields, opts.fields, undefined, ctx.now);
+    def.mutatingAdmission?.(obj, undefined, ctx);
     const causes = def.validateCreate(obj, ctx);
     if (causes.length) this.invalid(name, causes);
-    this.setManagedFields(obj, undefined, requestedFields, opts.fields, undefined, ctx.now);
     if (opts.dryRun) {
       if (this.get(meta.namespace, name)) throw alreadyExists(this.subject(name));
       return obj;
@@ -204,8 +206,9 @@ export class ResourceStorage {
   }
 
   /**
-   * Sets managedFields on the object about to be stored (after the strategy's hooks, so fields a
-   * strategy resets are no one's change). `requested` is what the body carried; an apply brought
+   * Sets managedFields on the object about to be stored: after the strategy's hooks (fields a
+   * strategy resets are no one's change) and before mutating admission (what admission adds is no
+   * one's either, as in kube-apiserver). `requested` is what the body carried; an apply brought
    * its own; an untracked write keeps the live object's.
    */
   private setManagedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string): void {
@@ -288,21 +291,18 @@ export class ResourceStorage {
         obj.kind = old.kind;
         o.admit?.(obj, old);
         const ctx = this.registry.admissionContext();
-        let causes: FieldCause[];
-        if (o.subresource === 'status') {
-          def.prepareForStatusUpdate(obj, old, ctx);
-          causes = def.validateStatusUpdate(obj, old, ctx);
-        } else if (partial) {
-          causes = partial.prepareForUpdate(obj, old);
-        } else {
-          def.prepareForUpdate(obj, old, ctx);
-          causes = def.validateUpdate(obj, old, ctx);
-        }
+        let partialCauses: FieldCause[] = [];
+        if (o.subresource === 'status') def.prepareForStatusUpdate(obj, old, ctx);
+        else if (partial) partialCauses = partial.prepareForUpdate(obj, old);
+        else def.prepareForUpdate(obj, old, ctx);
+        // The writer's fields are recorded before mutating admission runs, as kube-apiserver does.
+        this.setManagedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now);
+        if (!o.subresource) def.mutatingAdmission?.(obj, old, ctx);
+        const causes = o.subresource === 'status' ? def.validateStatusUpdate(obj, old, ctx) : partial ? partialCauses : def.validateUpdate(obj, old, ctx);
         if (causes.length) this.invalid(name, causes);
         if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
           meta.generation = (old.metadata.generation ?? 0) + 1;
         }
-        this.setManagedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now);
         meta.resourceVersion = old.metadata.resourceVersion;
         if (jsonEqual(obj, old)) {
           if (cached) continue;

@@ -187,15 +187,15 @@ export const podResource: ResourceDef = {
 
   prepareForCreate(obj) {
     applyPodDefaults(obj);
-    admitPriority(obj);
-    addDefaultTolerations(obj);
     obj.status = { phase: 'Pending', qosClass: podQosClass(obj) };
   },
   prepareForUpdate(obj, old) {
     applyPodDefaults(obj);
+    keepStatus(obj, old);
+  },
+  mutatingAdmission(obj, old) {
     admitPriority(obj, old);
     addDefaultTolerations(obj);
-    keepStatus(obj, old);
   },
   prepareForStatusUpdate(obj, old) {
     keepSpec(obj, old);
