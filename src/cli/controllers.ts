@@ -1,4 +1,5 @@
 /** `stowage controllers --kubeconfig …`: the controller manager as its own process. */
+import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import type { Command } from 'commander';
 import { LeaderElectionLostError, RestClient } from '../client/index.js';
 import { CONTROLLERS_LEASE, runControllers, runControllersWithLeaderElection } from '../controllers/manager.js';
@@ -31,7 +32,7 @@ export function controllersCommand(program: Command): Command {
     const workers = Number(f.workers);
     if (!Number.isInteger(workers) || workers < 1) throw new CliError(`invalid --workers ${JSON.stringify(f.workers)}: must be a positive integer`);
     const election = f.leaderElect ? leaderElectionConfig(f, 'leader-elect') : undefined;
-    const client = new RestClient({ ...(await loadKubeconfigOrFail(f.kubeconfig)), userAgent: 'stowage-controllers' });
+    const client = new RestClient({ ...(await loadKubeconfigOrFail(f.kubeconfig)), userAgent: componentUserAgent(COMPONENTS.controllerManager) });
     try {
       const nodeMonitor = { nodeMonitorGracePeriodMs: f.nodeMonitorGracePeriod, nodeMonitorPeriodMs: f.nodeMonitorPeriod };
       await runUntilSignalled((signal) => (election ? runControllersWithLeaderElection({ client, signal, workers, election, ...nodeMonitor }) : runControllers({ client, signal, workers, ...nodeMonitor })));

@@ -1,3 +1,4 @@
+import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import { setMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
@@ -100,7 +101,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   const localClient = (token: string, userAgent?: string): RestClient =>
     new RestClient({ server: 'http://stowage-apiserver', socketPath: localSocket, token, maxSockets: 64, ...(userAgent ? { userAgent } : {}) });
   const client = localClient(pki.adminToken);
-  const controllersClient = localClient(controllersToken, 'kube-controller-manager');
+  const controllersClient = localClient(controllersToken, componentUserAgent(COMPONENTS.controllerManager));
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
   const controllers =

@@ -1,3 +1,4 @@
+import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startControlPlane, type ControlPlane } from './controlplane.js';
@@ -117,8 +118,10 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   const clients: RestClient[] = [];
   const closeClients = (): void => clients.forEach((c) => c.close());
   try {
-    const nodeClient = plane.localClient(await ensureNodeToken(plane.client, nodeName), 'stowage-node');
-    const sidecarClient = plane.localClient(plane.sidecarToken, 'csi-sidecar');
+    const nodeClient = plane.localClient(await ensureNodeToken(plane.client, nodeName), componentUserAgent(COMPONENTS.kubelet));
+    // The sidecar's own writes (its Lease, named as external-provisioner's) go as csi-provisioner;
+    // the attacher and resizer inside it write with their own user agents.
+    const sidecarClient = plane.localClient(plane.sidecarToken, componentUserAgent(COMPONENTS.provisioner));
     clients.push(nodeClient, sidecarClient);
     const node = await startAllInOne({
       client: plane.client,

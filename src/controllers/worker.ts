@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { RestClient } from '../client/index.js';
+import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import { MetricsRegistry } from '../util/metrics.js';
 import { runControllers } from './manager.js';
 
@@ -21,7 +22,7 @@ const METRICS_PUSH_MS = 2_000;
 
 const data = workerData as ControllersWorkerData;
 const port = parentPort!;
-const client = new RestClient({ server: 'http://stowage-apiserver', socketPath: data.socketPath, token: data.token, maxSockets: 64 });
+const client = new RestClient({ server: 'http://stowage-apiserver', socketPath: data.socketPath, token: data.token, maxSockets: 64, userAgent: componentUserAgent(COMPONENTS.controllerManager) });
 const metrics = new MetricsRegistry();
 const stop = new AbortController();
 port.on('message', (m: ToControllersWorker) => {
