@@ -179,12 +179,12 @@ export class ResourceStorage {
     // Requester-aware admission sees the object as sent (kube runs NodeRestriction before the strategy).
     opts.admit?.(obj, undefined);
     const ctx = this.registry.admissionContext();
+    const managedFields = this.managedFields(asRequested(def, obj), undefined, requestedFields, opts.fields, undefined, ctx.now);
     def.prepareForCreate(obj, ctx);
-    // kube records the request's fields before mutating admission: what admission adds is no one's.
-    this.setManagedFields(obj, undefined, requestedFields, opts.fields, undefined, ctx.now);
     def.mutatingAdmission?.(obj, undefined, ctx);
     const causes = def.validateCreate(obj, ctx);
     if (causes.length) this.invalid(name, causes);
+    setManagedFields(obj, managedFields);
     if (opts.dryRun) {
       if (this.get(meta.namespace, name)) throw alreadyExists(this.subject(name));
       return obj;
@@ -206,18 +206,16 @@ export class ResourceStorage {
   }
 
   /**
-   * Sets managedFields on the object about to be stored: after the strategy's hooks (fields a
-   * strategy resets are no one's change) and before mutating admission (what admission adds is no
-   * one's either, as in kube-apiserver). `requested` is what the body carried; an apply brought
-   * its own; an untracked write keeps the live object's.
+   * The managedFields of a write of `obj` over `old`. kube-apiserver's field manager runs on the
+   * request as decoded and defaulted, before mutating admission and the strategy: what those set
+   * (protection finalizers, the default class, an allocated ClusterIP, a Job's generated selector)
+   * is no one's. `requested` is what the body carried; an apply brought its own; an untracked
+   * write keeps the live object's.
    */
-  private setManagedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string): void {
-    let mf: unknown;
-    if (how === 'applied') mf = requested;
-    else if (how === 'untracked') mf = old?.metadata.managedFields;
-    else mf = updateManagedFields(this.fieldScope(subresource), old, obj, requested, how?.update ?? SERVER_MANAGER, now);
-    if (mf === undefined) delete obj.metadata.managedFields;
-    else obj.metadata.managedFields = mf as unknown[];
+  private managedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string): unknown[] | undefined {
+    if (how === 'applied') return requested as unknown[] | undefined;
+    if (how === 'untracked') return old?.metadata.managedFields;
+    return updateManagedFields(this.fieldScope(subresource), old, obj, requested, how?.update ?? SERVER_MANAGER, now);
   }
 
   /** The kind's subresource `name` beyond `/status`, if it has one. */
@@ -291,18 +289,25 @@ export class ResourceStorage {
         obj.kind = old.kind;
         o.admit?.(obj, old);
         const ctx = this.registry.admissionContext();
+        let managedFields: unknown[] | undefined;
         let partialCauses: FieldCause[] = [];
-        if (o.subresource === 'status') def.prepareForStatusUpdate(obj, old, ctx);
-        else if (partial) partialCauses = partial.prepareForUpdate(obj, old);
-        else def.prepareForUpdate(obj, old, ctx);
-        // The writer's fields are recorded before mutating admission runs, as kube-apiserver does.
-        this.setManagedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now);
-        if (!o.subresource) def.mutatingAdmission?.(obj, old, ctx);
+        if (o.subresource) {
+          if (o.subresource === 'status') def.prepareForStatusUpdate(obj, old, ctx);
+          else if (partial) partialCauses = partial.prepareForUpdate(obj, old);
+          // A subresource's strategy keeps what the endpoint may not change (spec, or most of the
+          // object): recorded after it, the writer owns only what it could change (kube's reset fields).
+          managedFields = this.managedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now);
+        } else {
+          managedFields = this.managedFields(asRequested(def, obj), old, requestedFields, o.fields, undefined, ctx.now);
+          def.prepareForUpdate(obj, old, ctx);
+          def.mutatingAdmission?.(obj, old, ctx);
+        }
         const causes = o.subresource === 'status' ? def.validateStatusUpdate(obj, old, ctx) : partial ? partialCauses : def.validateUpdate(obj, old, ctx);
         if (causes.length) this.invalid(name, causes);
         if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
           meta.generation = (old.metadata.generation ?? 0) + 1;
         }
+        setManagedFields(obj, managedFields);
         meta.resourceVersion = old.metadata.resourceVersion;
         if (jsonEqual(obj, old)) {
           if (cached) continue;
@@ -392,6 +397,19 @@ export class ResourceStorage {
       }
     }
   }
+}
+
+/** The object as kube's field manager sees a request: decoded and defaulted (a copy when defaulting changes it). */
+function asRequested(def: ResourceDef, obj: KubeObject): KubeObject {
+  if (!def.defaults) return obj;
+  const o = clone(obj);
+  def.defaults(o);
+  return o;
+}
+
+function setManagedFields(obj: KubeObject, mf: unknown[] | undefined): void {
+  if (mf === undefined) delete obj.metadata.managedFields;
+  else obj.metadata.managedFields = mf;
 }
 
 function extraFinalizersPending(def: ResourceDef, obj: KubeObject): boolean {

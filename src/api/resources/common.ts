@@ -261,6 +261,7 @@ export function baseResourceDef(s: ResourceSpecifics): ResourceDef {
       defaults(o);
       s.prepareForStatusUpdate?.(o, old, ctx);
     },
+    ...(s.defaults ? { defaults } : {}),
     ...(s.mutatingAdmission ? { mutatingAdmission: s.mutatingAdmission.bind(s) } : {}),
     validateCreate: (o, ctx) => s.validateCreate(o, ctx),
     validateUpdate: (o, old, ctx) => s.validateUpdate(o, old, ctx),

@@ -185,6 +185,7 @@ export const podResource: ResourceDef = {
     ];
   },
 
+  defaults: applyPodDefaults,
   prepareForCreate(obj) {
     applyPodDefaults(obj);
     obj.status = { phase: 'Pending', qosClass: podQosClass(obj) };

@@ -189,6 +189,11 @@ export interface ResourceDef {
   /** Row cells for one object (same order as columns). `now` in ms since epoch for AGE. */
   row(obj: KubeObject, now: number): unknown[];
   /**
+   * kube's decode-time defaulting (SetDefaults_*), idempotent. The hooks below apply it too; the
+   * field manager records a request as decoded and defaulted, so defaulted fields are the writer's.
+   */
+  defaults?(obj: KubeObject): void;
+  /**
    * Strategy hook on create, before validation: defaults, status reset (e.g. PV phase Pending).
    * Mutates `obj` in place.
    */

@@ -177,3 +177,64 @@ describe('fields set by mutating admission belong to no manager', () => {
     expect(owners(patched)).toEqual({ 'kubectl-create/Update': ['.spec.accessModes', '.spec.resources.requests.storage', '.spec.volumeMode'] });
   });
 });
+
+describe('fields the strategy sets belong to no manager; decode-time defaults are the writer’s', () => {
+  let store: Store;
+  let registry: ApiRegistry;
+  beforeAll(async () => {
+    store = openSqliteStore({ path: ':memory:' });
+    registry = new ApiRegistry(store, ALL_RESOURCES, formatInvalidMessage);
+    await registry.start();
+    await registry.ensureInitialObjects();
+  });
+  afterAll(async () => {
+    registry.stop();
+    await store.close();
+  });
+
+  it.each([
+    {
+      name: 'Namespace: the name label is defaulted (the creator’s), spec.finalizers the strategy’s (no one’s)',
+      group: '',
+      plural: 'namespaces',
+      namespace: undefined,
+      obj: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'mf-ns' } },
+      fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:kubernetes.io/metadata.name': {} } } },
+    },
+    {
+      name: 'Service: SetDefaults_Service fields are the creator’s, the allocated ClusterIP no one’s',
+      group: '',
+      plural: 'services',
+      namespace: 'default',
+      obj: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', labels: { app: 's' } }, spec: { ports: [{ name: '80-80', port: 80, protocol: 'TCP', targetPort: 80 }], selector: { app: 's' }, type: 'ClusterIP' } },
+      fieldsV1: {
+        'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+        'f:spec': {
+          'f:internalTrafficPolicy': {},
+          'f:ports': { '.': {}, 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:name': {}, 'f:port': {}, 'f:protocol': {}, 'f:targetPort': {} } },
+          'f:selector': { '.': {}, 'f:app': {} },
+          'f:sessionAffinity': {},
+          'f:type': {},
+        },
+      },
+    },
+  ])('$name', async ({ group, plural, namespace, obj, fieldsV1 }) => {
+    const s = registry.byGroupVersionPlural(group, 'v1', plural)!;
+    const out = await s.create(structuredClone(obj) as KubeObject, namespace, { fields: { update: 'kubectl-create' } });
+    expect(out.metadata.managedFields).toEqual([{ manager: 'kubectl-create', operation: 'Update', apiVersion: 'v1', time: expect.any(String), fieldsType: 'FieldsV1', fieldsV1 }]);
+  });
+
+  it('Job: the generated selector and its labels are no one’s', async () => {
+    const jobs = registry.byGroupVersionPlural('batch', 'v1', 'jobs')!;
+    const out = await jobs.create(
+      { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } },
+      'default',
+      { fields: { update: 'kubectl-create' } },
+    );
+    expect((out.spec as { selector?: unknown }).selector).toBeDefined();
+    const spec = (out.metadata.managedFields as Array<{ fieldsV1: { 'f:spec': Record<string, unknown> } }>)[0]!.fieldsV1['f:spec'];
+    expect(spec).not.toHaveProperty('f:selector');
+    expect(spec['f:template']).not.toHaveProperty('f:metadata');
+    expect(spec).toHaveProperty('f:backoffLimit');
+  });
+});
