@@ -13,6 +13,11 @@ import type { MetricsRegistry } from '../util/metrics.js';
 import { runNamespaceController } from '../controllers/namespace/run.js';
 import { startApiServer, type ApiServer, type ApiServerOptions, type UserInfo } from '../api/server.js';
 import { ensureServingMaterial, kubeconfigYaml } from '../api/tls.js';
+import { runKubernetesServiceController } from '../controllers/kubernetesservice/run.js';
+import { advertiseAddress } from '../controllers/kubernetesservice/decide.js';
+import { DEFAULT_SERVICE_CIDR, firstServiceIp, parseCidr } from '../api/resources/serviceip.js';
+import { firstInternalIPv4 } from '../node/nodestatus/host.js';
+import { networkInterfaces } from 'node:os';
 import { ADMIN_POLICY, COMPONENT_POLICY, CONTROLLER_MANAGER_USER, CSI_SIDECARS_GROUP, newGroupRulesAuthorizer } from '../api/authz.js';
 
 const log = newLogger('controlplane');
@@ -63,7 +68,14 @@ export interface ControlPlaneOptions {
   readonly limits?: ApiServerOptions['limits'];
   /** --service-cluster-ip-range of the API server. */
   readonly serviceClusterIpRange?: string;
+  /** kube-apiserver's --advertise-address: this server's address in the `kubernetes` Service's endpoints (default: see advertiseAddress). */
+  readonly advertiseAddress?: string;
+  /** The endpoint reconciler's interval and lease TTL (kube-apiserver: 10 s and 15 s); tests shorten them. */
+  readonly endpointReconciler?: { readonly intervalMs: number; readonly ttlMs: number };
 }
+
+/** The user of the API server's own loopback client, as kube-apiserver's. */
+export const APISERVER_USER = 'system:apiserver';
 
 export async function startControlPlane(o: ControlPlaneOptions): Promise<ControlPlane> {
   const hosts = ['127.0.0.1', 'localhost', '::1'];
@@ -72,6 +84,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   const localSocket = localSocketPath(o.dataDir);
   const controllersToken = randomBytes(24).toString('base64url');
   const sidecarToken = randomBytes(24).toString('base64url');
+  const apiserverToken = randomBytes(24).toString('base64url');
   const api = await startApiServer({
     store: o.store,
     address: o.address,
@@ -81,6 +94,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
       [pki.adminToken, { name: 'admin', groups: ['system:masters'] }],
       // In-process components run as their own users; their tokens never leave this process.
       [controllersToken, { name: CONTROLLER_MANAGER_USER, groups: [] }],
+      [apiserverToken, { name: APISERVER_USER, groups: ['system:masters'] }],
       [sidecarToken, { name: CSI_SIDECAR_USER, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', CSI_SIDECARS_GROUP] }],
       ...(o.tokens ?? []),
     ]),
@@ -111,6 +125,18 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
         : runControllers({ client: controllersClient, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach });
   // A failure (caches that never synced) is logged here and ends the controllers, not the API server.
   const controllersDone = controllers.catch((e: unknown) => log.error('controllers stopped', { error: e instanceof Error ? e.message : String(e) }));
+  const apiserverClient = localClient(apiserverToken, 'kube-apiserver');
+  const kubernetesService = runKubernetesServiceController({
+    client: apiserverClient,
+    store: o.store,
+    signal: stop.signal,
+    serviceIp: firstServiceIp(parseCidr(o.serviceClusterIpRange ?? DEFAULT_SERVICE_CIDR)),
+    advertiseAddress: advertiseAddress({ flag: o.advertiseAddress, bindAddress: o.address, hostAddress: firstInternalIPv4(networkInterfaces()) }),
+    securePort: api.port,
+    intervalMs: o.endpointReconciler?.intervalMs,
+    ttlMs: o.endpointReconciler?.ttlMs,
+    metrics: api.metrics,
+  }).catch((e: unknown) => log.error('kubernetes service controller stopped', { error: e instanceof Error ? e.message : String(e) }));
   return {
     api,
     client,
@@ -121,9 +147,10 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     localClient,
     close: async () => {
       stop.abort();
-      await controllersDone;
+      await Promise.all([controllersDone, kubernetesService]);
       client.close();
       controllersClient.close();
+      apiserverClient.close();
       await api.close();
     },
   };

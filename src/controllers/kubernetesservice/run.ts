@@ -1,0 +1,123 @@
+/**
+ * kube-apiserver's kubernetes-service controller with the lease endpoint reconciler
+ * (`--endpoint-reconciler-type=lease`), run by every API server process: every interval it renews
+ * its own master lease, creates the `default/kubernetes` Service if absent, and points its
+ * Endpoints and EndpointSlice at the addresses of the live leases. A server that stops removes its
+ * lease and reconciles once more; one that dies drops out when its lease expires. Deleting the
+ * Service, Endpoints or slice triggers a reconcile at once (upstream waits for the next interval).
+ */
+import { informerFor, newController, watch, type Enqueuer, type RestClient, type Source } from '../../client/index.js';
+import type { Store } from '../../store/store.js';
+import { realClock, type Clock } from '../../util/backoff.js';
+import { AlreadyExistsError, NotFoundError, UnavailableError } from '../../util/errors.js';
+import { newLogger } from '../../util/log.js';
+import type { MetricsRegistry } from '../../util/metrics.js';
+import { SERVICE_NAME_LABEL } from '../endpoints/decide.js';
+import { desiredEndpoints, desiredSlice, KUBERNETES_SERVICE_NAME, KUBERNETES_SERVICE_NAMESPACE, kubernetesService, strayKubernetesSlices } from './decide.js';
+import { newStoreMasterLeases } from './masterleases.js';
+
+const log = newLogger('kubernetes-service');
+
+/** DefaultEndpointReconcilerInterval and DefaultEndpointReconcilerTTL of kube-apiserver. */
+export const DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS = 10_000;
+export const DEFAULT_ENDPOINT_RECONCILER_TTL_MS = 15_000;
+
+export interface KubernetesServiceOptions {
+  /** The API server's own loopback client (upstream: system:apiserver in system:masters). */
+  readonly client: RestClient;
+  /** Where master leases live: the API server's store. */
+  readonly store: Store;
+  readonly signal: AbortSignal;
+  /** The first address of --service-cluster-ip-range. */
+  readonly serviceIp: string;
+  /** This server's advertise address and secure port: its endpoint. */
+  readonly advertiseAddress: string;
+  readonly securePort: number;
+  readonly intervalMs?: number;
+  readonly ttlMs?: number;
+  readonly clock?: Clock;
+  readonly metrics?: MetricsRegistry;
+}
+
+const KEY = `${KUBERNETES_SERVICE_NAMESPACE}/${KUBERNETES_SERVICE_NAME}`;
+const ignoreNotFound = (e: unknown): undefined => {
+  if (e instanceof NotFoundError) return undefined;
+  throw e;
+};
+const ignoreAlreadyExists = (e: unknown): void => {
+  if (!(e instanceof AlreadyExistsError)) throw e;
+};
+
+/** Runs until `signal` aborts, then takes this server's endpoint out (bounded by two intervals). */
+export async function runKubernetesServiceController(o: KubernetesServiceOptions): Promise<void> {
+  const { client } = o;
+  const clock = o.clock ?? realClock;
+  const intervalMs = o.intervalMs ?? DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS;
+  const leases = newStoreMasterLeases({ store: o.store, ttlMs: o.ttlMs ?? DEFAULT_ENDPOINT_RECONCILER_TTL_MS, clock });
+  const services = client.resource('Service');
+  const endpoints = client.resource('Endpoints');
+  const slices = client.resource('EndpointSlice');
+  const ns = { namespace: KUBERNETES_SERVICE_NAMESPACE };
+  const byName = { ...ns, fieldSelector: `metadata.name=${KUBERNETES_SERVICE_NAME}` };
+  const sliceSelector = { ...ns, labelSelector: `${SERVICE_NAME_LABEL}=${KUBERNETES_SERVICE_NAME}` };
+
+  /** The Endpoints and slices after the lease list; `reconcilePorts` also resets their ports. */
+  const syncEndpoints = async (reconcilePorts: boolean, signal: AbortSignal): Promise<void> => {
+    const ips = await leases.list();
+    // The caller renewed its own lease just before: none listed means the store is wrong, not that no server lives.
+    if (ips.length === 0) throw new UnavailableError('no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service');
+    const curEp = await endpoints.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(ignoreNotFound);
+    const ep = desiredEndpoints(curEp, ips, o.securePort, reconcilePorts);
+    if (ep) {
+      log.info('resetting endpoints for the kubernetes service', { addresses: ips.join(',') });
+      await (curEp ? endpoints.update(ep, { ...ns, signal }) : endpoints.create(ep, { ...ns, signal }).catch(ignoreAlreadyExists));
+    }
+    const all = (await slices.list({ ...sliceSelector, signal })).items;
+    for (const s of strayKubernetesSlices(all)) await slices.delete(s.metadata?.name ?? '', { ...ns, signal }).catch(ignoreNotFound);
+    const curSlice = all.find((s) => strayKubernetesSlices([s]).length === 0);
+    const slice = desiredSlice(curSlice, ips, o.securePort, reconcilePorts);
+    if (slice) await (curSlice ? slices.update(slice, { ...ns, signal }) : slices.create(slice, { ...ns, signal }).catch(ignoreAlreadyExists));
+  };
+
+  let firstSync = true;
+  const reconcile = async (_key: string, signal: AbortSignal): Promise<{ requeueAfterMs: number }> => {
+    // Renew first, whatever fails after: then at least the other servers keep this one listed.
+    await leases.update(o.advertiseAddress);
+    const svc = await services.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(ignoreNotFound);
+    if (!svc) await services.create(kubernetesService(o.serviceIp, o.securePort), { ...ns, signal }).catch(ignoreAlreadyExists);
+    // Ports are reset when a server starts (upstream: its RemoveEndpoints at start); a restart may change the port.
+    await syncEndpoints(firstSync, signal);
+    firstSync = false;
+    return { requeueAfterMs: intervalMs };
+  };
+
+  const onChange = (q: Enqueuer<string>) => ({ onUpdate: () => q.add(KEY), onDelete: () => q.add(KEY) });
+  const start: Source<string> = { informers: [], start: (q) => q.add(KEY) };
+  const controller = newController<string>({
+    name: 'kubernetes-service',
+    clock: o.clock,
+    metrics: o.metrics,
+    log,
+    sources: [
+      start,
+      watch(informerFor(client, 'Service', byName), onChange),
+      watch(informerFor(client, 'Endpoints', byName), onChange),
+      watch(informerFor(client, 'EndpointSlice', sliceSelector), onChange),
+    ],
+    reconcile,
+  });
+  await controller.run(o.signal);
+  await removeOwnEndpoint(o.advertiseAddress, intervalMs * 2);
+
+  async function removeOwnEndpoint(ip: string, boundMs: number): Promise<void> {
+    const signal = AbortSignal.timeout(boundMs);
+    try {
+      await leases.remove(ip);
+      await syncEndpoints(true, signal);
+    } catch (e) {
+      // The last server to stop leaves its address listed, as upstream refuses to erase them all.
+      if (e instanceof UnavailableError) return log.info('no other API server listed; the kubernetes service endpoints stay as they are');
+      log.warn('could not remove this server from the kubernetes service endpoints', { error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+}
