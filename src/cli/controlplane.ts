@@ -18,6 +18,7 @@ import { advertiseAddress } from '../controllers/kubernetesservice/decide.js';
 import { DEFAULT_SERVICE_CIDR, firstServiceIp, parseCidr } from '../api/resources/serviceip.js';
 import { firstInternalIPv4 } from '../node/nodestatus/host.js';
 import { networkInterfaces } from 'node:os';
+import type { NodeMonitorOptions } from './nodemonitorflags.js';
 import { ADMIN_POLICY, COMPONENT_POLICY, CONTROLLER_MANAGER_USER, CSI_SIDECARS_GROUP, newGroupRulesAuthorizer } from '../api/authz.js';
 
 const log = newLogger('controlplane');
@@ -70,6 +71,8 @@ export interface ControlPlaneOptions {
   readonly serviceClusterIpRange?: string;
   /** kube-apiserver's --advertise-address: this server's address in the `kubernetes` Service's endpoints (default: see advertiseAddress). */
   readonly advertiseAddress?: string;
+  /** Node lifecycle controller timing (--node-monitor-grace-period / --node-monitor-period); default kube's. */
+  readonly nodeMonitor?: NodeMonitorOptions;
   /** The endpoint reconciler's interval and lease TTL (kube-apiserver: 10 s and 15 s); tests shorten them. */
   readonly endpointReconciler?: { readonly intervalMs: number; readonly ttlMs: number };
 }
@@ -121,8 +124,8 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     o.controllers === false
       ? runNamespaceController({ client: controllersClient, signal: stop.signal, metrics: api.metrics })
       : o.controllersInWorker
-        ? runControllersInWorker({ socketPath: localSocket, token: controllersToken, signal: stop.signal, metrics: api.metrics })
-        : runControllers({ client: controllersClient, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach });
+        ? runControllersInWorker({ data: { socketPath: localSocket, token: controllersToken, ...o.nodeMonitor }, signal: stop.signal, metrics: api.metrics })
+        : runControllers({ client: controllersClient, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach, ...o.nodeMonitor });
   // A failure (caches that never synced) is logged here and ends the controllers, not the API server.
   const controllersDone = controllers.catch((e: unknown) => log.error('controllers stopped', { error: e instanceof Error ? e.message : String(e) }));
   const apiserverClient = localClient(apiserverToken, 'kube-apiserver');
@@ -164,8 +167,8 @@ function localSocketPath(dataDir: string): string {
 }
 
 /** Runs the controllers in a worker thread until `signal` aborts; their metrics join /metrics. */
-async function runControllersInWorker(o: { socketPath: string; token: string; signal: AbortSignal; metrics: MetricsRegistry }): Promise<void> {
-  const worker = new Worker(new URL('../controllers/worker.js', import.meta.url), { workerData: { socketPath: o.socketPath, token: o.token } satisfies ControllersWorkerData });
+async function runControllersInWorker(o: { data: ControllersWorkerData; signal: AbortSignal; metrics: MetricsRegistry }): Promise<void> {
+  const worker = new Worker(new URL('../controllers/worker.js', import.meta.url), { workerData: o.data });
   let lastMetrics = '';
   const removeCollector = o.metrics.collector(() => lastMetrics);
   worker.on('message', (m: FromControllersWorker) => {

@@ -12,6 +12,9 @@ import { runControllers } from './manager.js';
 export interface ControllersWorkerData {
   readonly socketPath: string;
   readonly token: string;
+  /** --node-monitor-grace-period / --node-monitor-period of `stowage up`. */
+  readonly nodeMonitorGracePeriodMs?: number;
+  readonly nodeMonitorPeriodMs?: number;
 }
 
 export type FromControllersWorker = { kind: 'metrics'; text: string } | { kind: 'stopped' };
@@ -28,7 +31,7 @@ port.on('message', (m: ToControllersWorker) => {
   if (m.kind === 'stop') stop.abort();
 });
 const push = setInterval(() => port.postMessage({ kind: 'metrics', text: metrics.render() } satisfies FromControllersWorker), METRICS_PUSH_MS);
-await runControllers({ client, signal: stop.signal, metrics });
+await runControllers({ client, signal: stop.signal, metrics, nodeMonitorGracePeriodMs: data.nodeMonitorGracePeriodMs, nodeMonitorPeriodMs: data.nodeMonitorPeriodMs });
 clearInterval(push);
 client.close();
 port.postMessage({ kind: 'stopped' } satisfies FromControllersWorker);
