@@ -6,6 +6,8 @@
  * lease and reconciles once more; one that dies drops out when its lease expires. Deleting the
  * Service, Endpoints or slice triggers a reconcile at once (upstream waits for the next interval).
  */
+import type { Endpoints, Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { informerFor, newController, watch, type Enqueuer, type RestClient, type Source } from '../../client/index.js';
 import type { Store } from '../../store/store.js';
 import { realClock, type Clock } from '../../util/backoff.js';
@@ -39,6 +41,12 @@ export interface KubernetesServiceOptions {
   readonly metrics?: MetricsRegistry;
 }
 
+interface Current {
+  readonly service?: Service;
+  readonly endpoints?: Endpoints;
+  readonly slices: readonly EndpointSlice[];
+}
+
 const KEY = `${KUBERNETES_SERVICE_NAMESPACE}/${KUBERNETES_SERVICE_NAME}`;
 const ignoreNotFound = (e: unknown): undefined => {
   if (e instanceof NotFoundError) return undefined;
@@ -61,20 +69,29 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
   const byName = { ...ns, fieldSelector: `metadata.name=${KUBERNETES_SERVICE_NAME}` };
   const sliceSelector = { ...ns, labelSelector: `${SERVICE_NAME_LABEL}=${KUBERNETES_SERVICE_NAME}` };
 
+  const serviceInformer = informerFor(client, 'Service', byName);
+  const endpointsInformer = informerFor(client, 'Endpoints', byName);
+  const sliceInformer = informerFor(client, 'EndpointSlice', sliceSelector);
+  // Reads come from these caches, never a consistent LIST per interval: each such LIST costs every
+  // watch of the API server a progress request on etcd. A stale cache only costs a Conflict and a retry.
+  const current = (): Current => ({
+    service: serviceInformer.lister.get(KUBERNETES_SERVICE_NAMESPACE, KUBERNETES_SERVICE_NAME),
+    endpoints: endpointsInformer.lister.get(KUBERNETES_SERVICE_NAMESPACE, KUBERNETES_SERVICE_NAME),
+    slices: sliceInformer.lister.list(KUBERNETES_SERVICE_NAMESPACE),
+  });
+
   /** The Endpoints and slices after the lease list; `reconcilePorts` also resets their ports. */
-  const syncEndpoints = async (reconcilePorts: boolean, signal: AbortSignal): Promise<void> => {
+  const syncEndpoints = async (cur: Current, reconcilePorts: boolean, signal: AbortSignal): Promise<void> => {
     const ips = await leases.list();
     // The caller renewed its own lease just before: none listed means the store is wrong, not that no server lives.
     if (ips.length === 0) throw new UnavailableError('no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service');
-    const curEp = await endpoints.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(ignoreNotFound);
-    const ep = desiredEndpoints(curEp, ips, o.securePort, reconcilePorts);
+    const ep = desiredEndpoints(cur.endpoints, ips, o.securePort, reconcilePorts);
     if (ep) {
       log.info('resetting endpoints for the kubernetes service', { addresses: ips.join(',') });
-      await (curEp ? endpoints.update(ep, { ...ns, signal }) : endpoints.create(ep, { ...ns, signal }).catch(ignoreAlreadyExists));
+      await (cur.endpoints ? endpoints.update(ep, { ...ns, signal }) : endpoints.create(ep, { ...ns, signal }).catch(ignoreAlreadyExists));
     }
-    const all = (await slices.list({ ...sliceSelector, signal })).items;
-    for (const s of strayKubernetesSlices(all)) await slices.delete(s.metadata?.name ?? '', { ...ns, signal }).catch(ignoreNotFound);
-    const curSlice = all.find((s) => strayKubernetesSlices([s]).length === 0);
+    for (const s of strayKubernetesSlices(cur.slices)) await slices.delete(s.metadata?.name ?? '', { ...ns, signal }).catch(ignoreNotFound);
+    const curSlice = cur.slices.find((s) => strayKubernetesSlices([s]).length === 0);
     const slice = desiredSlice(curSlice, ips, o.securePort, reconcilePorts);
     if (slice) await (curSlice ? slices.update(slice, { ...ns, signal }) : slices.create(slice, { ...ns, signal }).catch(ignoreAlreadyExists));
   };
@@ -83,10 +100,10 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
   const reconcile = async (_key: string, signal: AbortSignal): Promise<{ requeueAfterMs: number }> => {
     // Renew first, whatever fails after: then at least the other servers keep this one listed.
     await leases.update(o.advertiseAddress);
-    const svc = await services.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(ignoreNotFound);
-    if (!svc) await services.create(kubernetesService(o.serviceIp, o.securePort), { ...ns, signal }).catch(ignoreAlreadyExists);
+    const cur = current();
+    if (!cur.service) await services.create(kubernetesService(o.serviceIp, o.securePort), { ...ns, signal }).catch(ignoreAlreadyExists);
     // Ports are reset when a server starts (upstream: its RemoveEndpoints at start); a restart may change the port.
-    await syncEndpoints(firstSync, signal);
+    await syncEndpoints(cur, firstSync, signal);
     firstSync = false;
     return { requeueAfterMs: intervalMs };
   };
@@ -100,9 +117,9 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
     log,
     sources: [
       start,
-      watch(informerFor(client, 'Service', byName), onChange),
-      watch(informerFor(client, 'Endpoints', byName), onChange),
-      watch(informerFor(client, 'EndpointSlice', sliceSelector), onChange),
+      watch(serviceInformer, onChange),
+      watch(endpointsInformer, onChange),
+      watch(sliceInformer, onChange),
     ],
     reconcile,
   });
@@ -113,7 +130,12 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
     const signal = AbortSignal.timeout(boundMs);
     try {
       await leases.remove(ip);
-      await syncEndpoints(true, signal);
+      // The caches stopped with the controller: read once more from the API.
+      const cur: Current = {
+        endpoints: await endpoints.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(ignoreNotFound),
+        slices: (await slices.list({ ...sliceSelector, signal })).items,
+      };
+      await syncEndpoints(cur, true, signal);
     } catch (e) {
       // The last server to stop leaves its address listed, as upstream refuses to erase them all.
       if (e instanceof UnavailableError) return log.info('no other API server listed; the kubernetes service endpoints stay as they are');
