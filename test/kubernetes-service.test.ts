@@ -114,6 +114,21 @@ describe('the default/kubernetes Service', () => {
     }, WAIT);
   });
 
+  it('a failure never stops the loop: while its ClusterIP is taken the lease is still renewed, and the Service comes back once it is free', async () => {
+    await client.resource('Service').delete('kubernetes', ns);
+    // Squatting its address: creating the kubernetes Service now fails (Invalid), round after round.
+    await vi.waitFor(async () => {
+      await client.resource('Service').create({ metadata: { name: 'squatter', namespace: 'default' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] } }, ns);
+    }, WAIT);
+    const lease = async (): Promise<number> => (await store.get(`/registry/masterleases/${A}`))?.modRevision ?? 0;
+    const l0 = await lease();
+    await vi.waitFor(async () => expect(await lease()).toBeGreaterThan(l0), WAIT);
+    const l1 = await lease();
+    await vi.waitFor(async () => expect(await lease()).toBeGreaterThan(l1), WAIT);
+    await client.resource('Service').delete('squatter', ns);
+    await vi.waitFor(async () => expect((await service()).spec?.clusterIP).toBe('10.96.0.1'), WAIT);
+  });
+
   it('a second API server on the same store joins; stopped, it leaves at once; a dead one drops out when its lease expires', async () => {
     const b = await start(B);
     await vi.waitFor(async () => expect(await addresses()).toEqual({ ep: [A, B], slice: [A, B] }), WAIT);

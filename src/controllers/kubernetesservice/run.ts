@@ -11,7 +11,7 @@ import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { informerFor, newController, watch, type Enqueuer, type RestClient, type Source } from '../../client/index.js';
 import type { Store } from '../../store/store.js';
 import { realClock, type Clock } from '../../util/backoff.js';
-import { AlreadyExistsError, NotFoundError, UnavailableError } from '../../util/errors.js';
+import { AlreadyExistsError, NotFoundError, toStowageError, UnavailableError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { SERVICE_NAME_LABEL } from '../endpoints/decide.js';
@@ -97,11 +97,24 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
   };
 
   let firstSync = true;
-  const reconcile = async (_key: string, signal: AbortSignal): Promise<{ requeueAfterMs: number }> => {
+  const reconcile = async (key: string, signal: AbortSignal): Promise<{ requeueAfterMs: number }> => {
+    try {
+      return await sync(key, signal);
+    } catch (e) {
+      // Upstream's loop runs every interval whatever failed: no error may stop the lease renewal.
+      const err = toStowageError(e);
+      throw err.retryable ? err : new UnavailableError(err.message, { cause: err });
+    }
+  };
+  const sync = async (_key: string, signal: AbortSignal): Promise<{ requeueAfterMs: number }> => {
     // Renew first, whatever fails after: then at least the other servers keep this one listed.
     await leases.update(o.advertiseAddress);
     const cur = current();
-    if (!cur.service) await services.create(kubernetesService(o.serviceIp, o.securePort), { ...ns, signal }).catch(ignoreAlreadyExists);
+    // Absent from the cache may be a cache behind our own create: asked again before creating, else the
+    // second create fails on the ClusterIP (allocated), not on the name.
+    if (!cur.service && !(await services.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(ignoreNotFound))) {
+      await services.create(kubernetesService(o.serviceIp, o.securePort), { ...ns, signal }).catch(ignoreAlreadyExists);
+    }
     // Ports are reset when a server starts (upstream: its RemoveEndpoints at start); a restart may change the port.
     await syncEndpoints(cur, firstSync, signal);
     firstSync = false;
@@ -112,6 +125,8 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
   const start: Source<string> = { informers: [], start: (q) => q.add(KEY) };
   const controller = newController<string>({
     name: 'kubernetes-service',
+    // A failed round is retried with backoff, but never later than the next round would have run.
+    rateLimit: { initialMs: Math.min(500, intervalMs), capMs: intervalMs },
     clock: o.clock,
     metrics: o.metrics,
     log,
