@@ -9,7 +9,7 @@
  */
 import type { Job, JobCondition, JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { JOB_TRACKING_FINALIZER } from '../../kube/workloads.js';
+import { JOB_TRACKING_FINALIZER, newControllerRef } from '../../kube/workloads.js';
 import { failureVerdict } from './failurepolicy.js';
 import { completionIndex, formatIndexes, indexesToCreate, indexFailureCount, JOB_COMPLETION_INDEX, JOB_INDEX_FAILURE_COUNT, parseIndexes } from './indexed.js';
 
@@ -347,7 +347,7 @@ function newTemplatePod(job: Job, t: NonNullable<NonNullable<Job['spec']>['templ
       labels: { ...(t.metadata?.labels ?? {}) },
       ...(t.metadata?.annotations ? { annotations: { ...t.metadata.annotations } } : {}),
       finalizers: [JOB_TRACKING_FINALIZER],
-      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: job.metadata?.name ?? '', uid: job.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [newControllerRef(job, 'batch/v1', 'Job')],
     },
     spec: structuredClone(t.spec ?? { containers: [] }),
   };

@@ -7,7 +7,7 @@ import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
 import { splitNamespacedKey } from '../../kube/keys.js';
-import { JOB_TRACKING_FINALIZER } from '../../kube/workloads.js';
+import { JOB_TRACKING_FINALIZER, newControllerRef } from '../../kube/workloads.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
@@ -130,8 +130,8 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
       // The Job's pods, and orphans its selector matches (adopted, as upstream's ClaimPods).
       const candidates = [...new Set([...pods.byIndex(CONTROLLER_UID_INDEX, job.metadata?.uid ?? ''), ...pods.lister.list(ns).filter((p) => !p.metadata?.ownerReferences?.some((r) => r.controller === true))])];
       const owned = await claimAndPatch({
-        owner: { uid: job.metadata?.uid ?? '', selector: job.spec?.selector, deleting: false },
-        ref: { apiVersion: 'batch/v1', kind: 'Job', name, uid: job.metadata?.uid ?? '' },
+        owner: job,
+        ref: newControllerRef(job, 'batch/v1', 'Job'),
         candidates,
         patch: (n, body) => podsApi.patch(n, 'strategic', body, { namespace: ns }),
       });

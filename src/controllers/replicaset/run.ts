@@ -14,7 +14,7 @@ import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { planReplicaSet, podFromTemplate, replicaSetStatus } from './decide.js';
-import { adoptPatch, ignoreNotFound, releasePatch, selectorOf } from '../claim.js';
+import { patchClaimed, selectorOf } from '../refmanager.js';
 import { newExpectations } from './expectations.js';
 import { metaTime } from '../../util/metatime.js';
 
@@ -110,10 +110,8 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
   const activeOwned = (rs: ReplicaSet): Pod[] => pods.lister.list(rs.metadata?.namespace).filter((p) => controllerRefOf(p)?.uid === rs.metadata?.uid && isPodActive(p));
 
   async function adoptAndRelease(rs: ReplicaSet, adopt: readonly Pod[], release: readonly Pod[]): Promise<void> {
-    const ref = newControllerRef(rs, 'apps/v1', 'ReplicaSet');
-    // The pod's UID is a precondition: a pod re-created under the same name is not adopted blindly.
-    for (const p of adopt) await ignoreNotFound(podsApi.patch(p.metadata!.name!, 'strategic', adoptPatch(p, ref), { namespace: p.metadata?.namespace }));
-    for (const p of release) await ignoreNotFound(podsApi.patch(p.metadata!.name!, 'strategic', releasePatch(p, rs.metadata?.uid), { namespace: p.metadata?.namespace }));
+    const ns = rs.metadata?.namespace;
+    await patchClaimed({ owned: [], adopt: [...adopt], release: [...release] }, newControllerRef(rs, 'apps/v1', 'ReplicaSet'), (name, body) => podsApi.patch(name, 'strategic', body, { namespace: ns }));
   }
 
   async function createPods(rs: ReplicaSet, key: string, count: number): Promise<void> {

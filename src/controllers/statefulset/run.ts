@@ -15,6 +15,7 @@ import { newControllerInformers, type ControllerInformers } from '../informers.j
 import { decideStatefulSet, type SetAction } from './decide.js';
 import { parseOrdinal, podOrdinal, podRevision } from './identity.js';
 import { claimAndPatch, controllerKey } from '../refmanager.js';
+import { newControllerRef } from '../../kube/workloads.js';
 import { newExpectations } from '../expectations.js';
 import {
   currentRevisionOf,
@@ -52,13 +53,8 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
    * Adopts the orphans `set` selects and releases what it no longer selects (pods named after the
    * set, or its revisions); returns what it controls then.
    */
-  const claim = <T extends Pod | ControllerRevision>(set: StatefulSet, ns: string, candidates: readonly T[], api: typeof podsApi | typeof revisionsApi): Promise<T[]> =>
-    claimAndPatch({
-      owner: { uid: set.metadata?.uid ?? '', selector: set.spec?.selector, deleting: !!set.metadata?.deletionTimestamp },
-      ref: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: set.metadata?.name ?? '', uid: set.metadata?.uid ?? '' },
-      candidates,
-      patch: (name, body) => api.patch(name, 'strategic', body, { namespace: ns }),
-    });
+  const claim = <T extends Pod | ControllerRevision>(set: StatefulSet, ns: string, candidates: readonly T[], api: typeof podsApi | typeof revisionsApi, filter?: (o: T) => boolean): Promise<T[]> =>
+    claimAndPatch({ owner: set, ref: newControllerRef(set, 'apps/v1', 'StatefulSet'), candidates, filter, patch: (name, body) => api.patch(name, 'strategic', body, { namespace: ns }) });
 
   /** Writes the update revision if needed; returns the revisions as they are after. */
   const settleRevisions = async (set: StatefulSet, ns: string): Promise<{ owned: ControllerRevision[]; update: ControllerRevision } | undefined> => {
@@ -192,9 +188,9 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
       const revisions = await settleRevisions(set, ns);
       if (!revisions) return { requeueAfterMs: 1 }; // collisionCount raised: try the next name
       const current = currentRevisionOf(set, revisions.owned, revisions.update);
-      // Pods named after the set (isMemberOf) may be adopted, e.g. after `delete --cascade=orphan` and a re-create.
+      // Pods named after the set (isMemberOf) may be adopted, and only they are kept, e.g. after `delete --cascade=orphan` and a re-create.
       const members = pods.lister.list(ns).filter((p) => podOrdinal(set, p) >= 0 || p.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid));
-      const owned = await claim(set, ns, members, podsApi);
+      const owned = await claim(set, ns, members, podsApi, (p) => podOrdinal(set, p) >= 0);
       // Pods just created or deleted not in the cache yet: their events bring the set back.
       if (!expectations.satisfied(key, owned, Date.now())) return { requeueAfterMs: 1000 };
       const decision = decideStatefulSet({
