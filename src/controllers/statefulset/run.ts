@@ -7,7 +7,7 @@
 import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { newController, newEventRecorder, objectOf, watch, type EventRecorder, type RestClient } from '../../client/index.js';
-import { splitNamespacedKey } from '../../kube/keys.js';
+import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
@@ -36,7 +36,6 @@ export interface StatefulSetControllerOptions {
   readonly workers?: number;
 }
 
-const keyOf = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
 
 /** Runs the StatefulSet controller until `signal` aborts. */
 export async function runStatefulSetController(o: StatefulSetControllerOptions): Promise<void> {
@@ -113,7 +112,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
       case 'createPod': {
         const what = `create Pod ${a.pod.metadata?.name ?? ''} in StatefulSet ${setName}`;
         await write(set, rec, 'create', { ok: `${what} successful`, failed: what }, () => podsApi.create(a.pod, { namespace: ns }));
-        expectations.expect(keyOf(ns, setName), { created: [a.pod.metadata?.name ?? ''] }, Date.now());
+        expectations.expect(metaNamespaceKey(set), { created: [a.pod.metadata?.name ?? ''] }, Date.now());
         return;
       }
       case 'deletePod': {
@@ -121,7 +120,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
         if (a.why === 'failed') rec.event(set, 'Warning', 'RecreatingFailedPod', `StatefulSet ${ns}/${setName} is recreating failed Pod ${pod}`);
         const what = `delete Pod ${pod} in StatefulSet ${setName}`;
         await write(set, rec, 'delete', { ok: `${what} successful`, failed: what }, () => podsApi.delete(pod, { namespace: ns, preconditions: { uid: a.pod.metadata?.uid } }));
-        expectations.expect(keyOf(ns, setName), { deleted: [a.pod.metadata?.uid ?? ''] }, Date.now());
+        expectations.expect(metaNamespaceKey(set), { deleted: [a.pod.metadata?.uid ?? ''] }, Date.now());
         return;
       }
       case 'setClaimOwners': {
@@ -147,8 +146,8 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
     log,
     sources: [
       watch(statefulSets, (q) => ({
-        onAdd: (s) => q.add(keyOf(s.metadata?.namespace, s.metadata?.name)),
-        onUpdate: (_, s) => q.add(keyOf(s.metadata?.namespace, s.metadata?.name)),
+        onAdd: (s) => q.add(metaNamespaceKey(s)),
+        onUpdate: (_, s) => q.add(metaNamespaceKey(s)),
       })),
       watch(pods, (q) => {
         const onPod = (p: Pod): void => {
@@ -157,7 +156,8 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
           else if (!p.metadata?.ownerReferences?.some((r) => r.controller === true)) {
             // An orphan named after a set may be adopted by it.
             const parent = parseOrdinal(p.metadata?.name ?? '')?.parent;
-            if (parent && statefulSets.lister.get(p.metadata?.namespace ?? '', parent)) q.add(keyOf(p.metadata?.namespace, parent));
+            const set = parent && statefulSets.lister.get(p.metadata?.namespace ?? '', parent);
+            if (set) q.add(metaNamespaceKey(set));
           }
         };
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
@@ -166,7 +166,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
         // A claim going away may unblock an ordinal waiting to be re-created.
         const onClaim = (c: PersistentVolumeClaim): void => {
           for (const s of statefulSets.lister.list(c.metadata?.namespace)) {
-            if (s.spec?.volumeClaimTemplates?.length) q.add(keyOf(s.metadata?.namespace, s.metadata?.name));
+            if (s.spec?.volumeClaimTemplates?.length) q.add(metaNamespaceKey(s));
           }
         };
         return { onDelete: (c) => onClaim(objectOf(c)) };
