@@ -51,7 +51,9 @@ export async function runTtlAfterFinishedController(o: TtlControllerOptions): Pr
           return { requeueAfterMs: d.ms };
         case 'delete':
           try {
-            await jobsApi.delete(name, { namespace: ns, propagationPolicy: 'Background', preconditions: { uid: job.metadata?.uid, resourceVersion: job.metadata?.resourceVersion } });
+            // Foreground, as upstream: the Job stays (deleting) until its pods are gone. The resourceVersion
+            // precondition stands in for upstream's fresh GET: a Job whose TTL changed since read is not deleted.
+            await jobsApi.delete(name, { namespace: ns, propagationPolicy: 'Foreground', preconditions: { uid: job.metadata?.uid, resourceVersion: job.metadata?.resourceVersion } });
             log.info('deleted a finished job whose TTL expired', { job: key });
           } catch (e) {
             // Gone, or changed since read (its update event brings it back with the new TTL).
