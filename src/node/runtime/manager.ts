@@ -21,7 +21,7 @@ import type { CriClient } from './client.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, sandboxConfig } from './container-config.js';
 import { ContainerConfigError, containerEnv, expandSubPathExpr, referencedObjects, type NodeAllocatable } from './env.js';
 import { podDescription, runHook } from './hooks.js';
-import { computePodActions, crashLoopDelayMs, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
+import { computePodActions, crashLoopDelayOf, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
 import { changedPods, nextSyncDelayMs, relistFingerprints } from './pleg.js';
 import { newProber } from './prober/prober.js';
 import { newImageManager } from './images.js';
@@ -322,7 +322,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
     for (const [name, leftMs] of a.backingOff) {
       const c = latestOf(rt.containers, name);
-      const message = `back-off ${duration(crashLoopDelayMs(c?.attempt ?? 0))} restarting failed container=${name} pod=${podDescription(pod)}`;
+      const message = `back-off ${duration(c ? crashLoopDelayOf(rt.containers, c) : 0)} restarting failed container=${name} pod=${podDescription(pod)}`;
       w.set(name, { reason: 'CrashLoopBackOff', message });
       if (leftMs > 0) o.recorder.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDescription(pod)}`);
     }

@@ -85,6 +85,20 @@ export function crashLoopDelayMs(attempt: number): number {
   return backoffDelay(KUBELET_BACKOFF, attempt);
 }
 
+/**
+ * The crash-loop wait after the exited attempt `c`, counted from the latest attempt of its
+ * container that ran longer than twice the cap (10 min): the kubelet's backoff entry expires then
+ * and the next exit is restarted at once, as a first one (flowcontrol.Backoff's hasExpired).
+ */
+export function crashLoopDelayOf(containers: readonly ContainerInfo[], c: ContainerInfo): number {
+  let since = 0;
+  for (const x of containers) {
+    const stable = x.startedAtMs > 0 && x.finishedAtMs - x.startedAtMs > 2 * KUBELET_BACKOFF.capMs;
+    if (x.name === c.name && x.sandboxId === c.sandboxId && x.attempt <= c.attempt && stable) since = Math.max(since, x.attempt);
+  }
+  return crashLoopDelayMs(c.attempt - since);
+}
+
 /** The latest attempt of `name` (highest attempt, then newest), or undefined. */
 export function latestOf(containers: readonly ContainerInfo[], name: string): ContainerInfo | undefined {
   let best: ContainerInfo | undefined;
@@ -166,7 +180,7 @@ export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number, unhea
   const backingOff = new Map<string, number>();
   /** Start `name` again unless its crash-loop backoff has time left. */
   const restart = (c: ContainerInfo, init: boolean): StartContainer[] => {
-    const left = c.finishedAtMs + crashLoopDelayMs(c.attempt) - nowMs;
+    const left = c.finishedAtMs + crashLoopDelayOf(inSandbox, c) - nowMs;
     if (left > 0) {
       backingOff.set(c.name, left);
       return [];
