@@ -5,6 +5,7 @@
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/events.js';
+import { secretData } from '../../csi/sidecar/secrets.js';
 import type { RestClient } from '../../client/rest.js';
 import { backoffDelay, type Clock } from '../../util/backoff.js';
 import { NotFoundError, toStowageError } from '../../util/errors.js';
@@ -97,7 +98,7 @@ export function newImageManager(o: { cri: CriClient; client: RestClient; recorde
       if (!ref.name) continue;
       try {
         const s = await o.client.resource('Secret').get(ref.name, { namespace: ns, signal });
-        out.push({ type: s.type ?? '', data: Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) });
+        out.push({ type: s.type ?? '', data: secretData(s.data) });
       } catch (e) {
         if (!(toStowageError(e) instanceof NotFoundError)) throw e;
         missing.push(ref.name);
