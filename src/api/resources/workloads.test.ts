@@ -42,6 +42,8 @@ describe('Deployment defaults and validation', () => {
     { name: 'unknown strategy', spec: { strategy: { type: 'Blue' } }, want: ['spec.strategy.type: Unsupported value: "Blue": supported values: "Recreate", "RollingUpdate"'] },
     { name: 'restartPolicy Never', spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } }, want: ['spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'] },
     { name: 'pod spec validated under the template', spec: { template: { ...template, spec: { containers: [] } } }, want: ['spec.template.spec.containers: Required value'] },
+    { name: 'empty selector', spec: { selector: { matchLabels: {} } }, want: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment'] },
+    { name: 'template activeDeadlineSeconds', spec: { template: { ...template, spec: { ...template.spec, activeDeadlineSeconds: 5 } } }, want: ['spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported'] },
     { name: 'deadline not above minReadySeconds', spec: { minReadySeconds: 700 }, want: ['spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds'] },
   ])('$name', ({ spec, want }) => {
     expect(create(deployment, workload('Deployment', spec))).toEqual(want);
