@@ -2,7 +2,7 @@
  * StatefulSets and Jobs through `stowage up` and kubectl, with volume-only pods (Running once
  * their volumes are mounted): the Kubernetes tutorial's StatefulSet applies unchanged, its pods
  * come up in order each with its own claim, every ordinal keeps its data across a scale down and
- * up (Retain), `whenScaled: Delete` removes the scaled-away claims, deletion with
+ * up (Retain; up through the scale subresource, as `kubectl scale`), `whenScaled: Delete` removes the scaled-away claims, deletion with
  * `whenDeleted: Retain` keeps them; a Job whose pod writes to a claim completes (its pod's status
  * written as a kubelet would), its volume is torn down, and a Job with ttlSecondsAfterFinished is
  * deleted once finished. One `stowage up` serves all cases.
@@ -195,8 +195,13 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     await expect.poll(() => mountsUnder(web2), { timeout: 30_000 }).toEqual([]);
     expect(await claimUids()).toEqual(before);
 
-    await kubectl('patch', 'sts', 'web', '-p', '{"spec":{"replicas":3}}');
+    // The scale subresource (what `kubectl scale` and autoscalers use): a Scale of the set's counts and selector.
+    const scale = async (): Promise<unknown> => JSON.parse(await kubectl('get', '--raw', '/apis/apps/v1/namespaces/default/statefulsets/web/scale'));
+    await expect.poll(scale, { timeout: 30_000 }).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web' }, spec: { replicas: 1 }, status: { replicas: 1, selector: 'app=nginx' } });
+    expect(await kubectl('scale', 'sts/web', '--replicas=3')).toContain('statefulset.apps/web scaled');
+    expect((await json<{ spec: { replicas: number } }>('get', 'sts', 'web')).spec.replicas).toBe(3);
     await kubectl('rollout', 'status', 'sts/web', '--timeout=60s');
+    await expect.poll(scale, { timeout: 30_000 }).toMatchObject({ spec: { replicas: 3 }, status: { replicas: 3, selector: 'app=nginx' } });
     expect(await claimUids()).toEqual(before);
     for (const i of [0, 1, 2]) expect(readFileSync(join(await hostPath(`web-${i}`, 'www'), 'index.html'), 'utf8')).toBe(`web-${i}\n`);
   }, 120_000);
