@@ -122,6 +122,10 @@ describe('Service', () => {
     expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: '10.9.0.3' }))).toEqual(['spec.clusterIPs: Invalid value: []string{"10.9.0.3"}: failed to allocate IP 10.9.0.3: provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/29']);
   });
 
+  it.each(['1:2', ':::', '10.0.0.03'])('a clusterIP that is no IP address (%s) is refused', (ip) => {
+    expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: ip }))).toEqual([`spec.clusterIPs[0]: Invalid value: "${ip}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`]);
+  });
+
   it('headless and ExternalName get no address; NodePort gets a node port', () => {
     const headless = svc({ clusterIP: 'None', selector: { app: 'x' } });
     expect(create(svcDef, headless)).toEqual([]);
