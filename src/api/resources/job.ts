@@ -8,7 +8,7 @@ import {
 } from '../../kube/workloads.js';
 import { ensureObject, jsonEqual, listAt, objectAt } from './corehelpers.js';
 import { baseResourceDef, humanDuration } from './common.js';
-import { FIELD_IMMUTABLE, invalid, notSupported, required } from './fielderrors.js';
+import { FIELD_IMMUTABLE, invalid, nonNegativeField, notSupported, required } from './fielderrors.js';
 import { isDNS1123Label, nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { applyTemplateDefaults, JOB_TEMPLATE_RULES, validateWorkloadTemplate } from './podtemplate.js';
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
@@ -63,9 +63,7 @@ function generateSelector(job: KubeObject): void {
 }
 
 function nonNegative(o: Obj, key: string, field: string, out: FieldCause[]): void {
-  const v = o[key];
-  if (v === undefined || v === null) return;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) out.push(invalid(field, v as number, 'must be greater than or equal to 0'));
+  out.push(...nonNegativeField(o[key], field));
 }
 
 /** validateGeneratedSelector: without manualSelector the selector must be the generated one. */

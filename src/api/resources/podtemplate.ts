@@ -6,7 +6,7 @@
 import type { FieldCause } from '../../util/errors.js';
 import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../selectors.js';
 import { objectAt } from './corehelpers.js';
-import { forbidden, invalid, notSupported, required, type RenderedValue } from './fielderrors.js';
+import { forbidden, invalid, nonNegativeField, notSupported, required, type RenderedValue } from './fielderrors.js';
 import { validateAnnotations, validateLabels } from './names.js';
 import { applyPodDefaults } from './poddefaults.js';
 import { validatePodSpec } from './podvalidation.js';
@@ -137,8 +137,5 @@ export function validateSelectorImmutable(obj: KubeObject, old: KubeObject): Fie
 
 /** ValidateNonnegativeField for an integer field of spec. */
 export function nonNegativeInt(obj: KubeObject, field: string): FieldCause[] {
-  const v = objectAt(obj, 'spec')?.[field];
-  if (v === undefined || v === null) return [];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) return [invalid(`spec.${field}`, v as number, 'must be greater than or equal to 0')];
-  return [];
+  return nonNegativeField(objectAt(obj, 'spec')?.[field], `spec.${field}`);
 }

@@ -2,6 +2,7 @@
 import type { FieldCause } from '../../util/errors.js';
 import { objectAt } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
+import { nonNegativeField } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { applyTemplateDefaults, nonNegativeInt, REPLICASET_TEMPLATE_RULES, validateSelectorImmutable, validateWorkloadTemplate } from './podtemplate.js';
 import { containersAndImages, selectorCell, wideWorkloadColumns } from './workloadprinting.js';
@@ -59,10 +60,6 @@ export const replicaSetResource = baseResourceDef({
 /** ValidateReplicaSetStatus / ValidateDeploymentStatus: counts are non-negative and not above replicas. */
 export function validateReplicaStatus(o: KubeObject): FieldCause[] {
   const status = objectAt(o, 'status') ?? {};
-  const out: FieldCause[] = [];
-  for (const f of ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'updatedReplicas', 'unavailableReplicas', 'observedGeneration']) {
-    const v = status[f];
-    if (v !== undefined && (typeof v !== 'number' || v < 0)) out.push({ type: 'FieldValueInvalid', field: `status.${f}`, message: `Invalid value: ${String(v)}: must be greater than or equal to 0` });
-  }
-  return out;
+  const counts = ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'updatedReplicas', 'unavailableReplicas', 'observedGeneration'];
+  return counts.flatMap((f) => nonNegativeField(status[f], `status.${f}`));
 }

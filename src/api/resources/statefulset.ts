@@ -3,7 +3,7 @@ import { scaleSubresource } from './scale.js';
 import type { FieldCause } from '../../util/errors.js';
 import { jsonEqual, listAt, objectAt } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
-import { forbidden, invalid, notSupported, required } from './fielderrors.js';
+import { forbidden, invalid, nonNegativeField, notSupported, required } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { applyClaimDefaults } from './persistentvolumeclaim.js';
 import { applyTemplateDefaults, STATEFULSET_TEMPLATE_RULES, validateWorkloadTemplate } from './podtemplate.js';
@@ -53,10 +53,8 @@ export function applyStatefulSetDefaults(sts: KubeObject): void {
   applyTemplateDefaults(spec);
 }
 
-function nonNegative(spec: Obj, key: string, out: FieldCause[], field = `spec.${key}`): void {
-  const v = spec[key];
-  if (v === undefined || v === null) return;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) out.push(invalid(field, v as number, 'must be greater than or equal to 0'));
+function nonNegative(o: Obj, key: string, out: FieldCause[], field = `spec.${key}`): void {
+  out.push(...nonNegativeField(o[key], field));
 }
 
 function validateSpec(sts: KubeObject): FieldCause[] {

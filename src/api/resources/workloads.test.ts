@@ -84,6 +84,14 @@ describe('ReplicaSet', () => {
     expect(replicaSet.shortNames).toEqual(['rs']);
     expect(replicaSet.categories).toEqual(['all']);
   });
+
+  it('a status with a negative count is refused', () => {
+    const old = workload('ReplicaSet');
+    create(replicaSet, old);
+    const next = { ...structuredClone(old), status: { replicas: 2, readyReplicas: -1, observedGeneration: 1 } };
+    expect(texts(replicaSet.validateStatusUpdate!(next, old, ctx()))).toEqual(['status.readyReplicas: Invalid value: -1: must be greater than or equal to 0']);
+    expect(texts(replicaSet.validateStatusUpdate!({ ...next, status: { replicas: 2, readyReplicas: 1 } }, old, ctx()))).toEqual([]);
+  });
 });
 
 describe('the scale subresource', () => {
