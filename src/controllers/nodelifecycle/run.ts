@@ -10,6 +10,7 @@
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { every, newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../../kube/names.js';
+import { isPodActive } from '../../kube/workloads.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { ConflictError, NotFoundError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
@@ -87,7 +88,7 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
         recorder.event(p, 'Warning', 'NodeNotReady', 'Node is not ready');
         await writePod(() => podApi.updateStatus({ ...p, status: { ...p.status, conditions: notReady } }));
       }
-      if (p.metadata?.deletionTimestamp || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+      if (!isPodActive(p)) continue;
       const d = evictionDecision(p, taints, now);
       if (d.kind === 'evictAt') next = next === undefined ? d.atMs : Math.min(next, d.atMs);
       if (d.kind !== 'evictNow') continue;
