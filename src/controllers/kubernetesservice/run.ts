@@ -15,6 +15,7 @@ import { AlreadyExistsError, NotFoundError, toStowageError, UnavailableError } f
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { SERVICE_NAME_LABEL } from '../endpoints/decide.js';
+import { ignoreNotFound } from '../refmanager.js';
 import { desiredEndpoints, desiredSlice, KUBERNETES_SERVICE_NAME, KUBERNETES_SERVICE_NAMESPACE, kubernetesService, strayKubernetesSlices } from './decide.js';
 import { newStoreMasterLeases } from './masterleases.js';
 
@@ -48,7 +49,8 @@ interface Current {
 }
 
 const KEY = `${KUBERNETES_SERVICE_NAMESPACE}/${KUBERNETES_SERVICE_NAME}`;
-const ignoreNotFound = (e: unknown): undefined => {
+/** A GET's object, or undefined when there is none. */
+const absentIfNotFound = (e: unknown): undefined => {
   if (e instanceof NotFoundError) return undefined;
   throw e;
 };
@@ -90,7 +92,7 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
       log.info('resetting endpoints for the kubernetes service', { addresses: ips.join(',') });
       await (cur.endpoints ? endpoints.update(ep, { ...ns, signal }) : endpoints.create(ep, { ...ns, signal }).catch(ignoreAlreadyExists));
     }
-    for (const s of strayKubernetesSlices(cur.slices)) await slices.delete(s.metadata?.name ?? '', { ...ns, signal }).catch(ignoreNotFound);
+    for (const s of strayKubernetesSlices(cur.slices)) await ignoreNotFound(slices.delete(s.metadata?.name ?? '', { ...ns, signal }));
     const curSlice = cur.slices.find((s) => strayKubernetesSlices([s]).length === 0);
     const slice = desiredSlice(curSlice, ips, o.securePort, reconcilePorts);
     if (slice) await (curSlice ? slices.update(slice, { ...ns, signal }) : slices.create(slice, { ...ns, signal }).catch(ignoreAlreadyExists));
@@ -112,7 +114,7 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
     const cur = current();
     // Absent from the cache may be a cache behind our own create: asked again before creating, else the
     // second create fails on the ClusterIP (allocated), not on the name.
-    if (!cur.service && !(await services.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(ignoreNotFound))) {
+    if (!cur.service && !(await services.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(absentIfNotFound))) {
       await services.create(kubernetesService(o.serviceIp, o.securePort), { ...ns, signal }).catch(ignoreAlreadyExists);
     }
     // Ports are reset when a server starts (upstream: its RemoveEndpoints at start); a restart may change the port.
@@ -147,7 +149,7 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
       await leases.remove(ip);
       // The caches stopped with the controller: read once more from the API.
       const cur: Current = {
-        endpoints: await endpoints.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(ignoreNotFound),
+        endpoints: await endpoints.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(absentIfNotFound),
         slices: (await slices.list({ ...sliceSelector, signal })).items,
       };
       await syncEndpoints(cur, true, signal);
