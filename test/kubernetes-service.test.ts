@@ -13,7 +13,7 @@ import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadKubeconfig, RestClient } from '../src/client/index.js';
 import { startControlPlane, type ControlPlane } from '../src/cli/controlplane.js';
-import { newStoreMasterLeases } from '../src/controllers/kubernetesservice/masterleases.js';
+import { MASTER_LEASES_PREFIX, newStoreMasterLeases } from '../src/controllers/kubernetesservice/masterleases.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
 import { hasKubectl } from './helpers/env.js';
@@ -83,7 +83,7 @@ describe('the default/kubernetes Service', () => {
     const before = (await client.resource('Endpoints').get('kubernetes', ns)).metadata?.resourceVersion;
     const sliceBefore = (await client.resource('EndpointSlice').get('kubernetes', ns)).metadata?.resourceVersion;
     // Several reconciler intervals: a positive signal that they ran is the master lease renewed meanwhile.
-    const lease = async (): Promise<number | undefined> => (await store.get(`/registry/masterleases/${A}`))?.modRevision;
+    const lease = async (): Promise<number | undefined> => (await store.get(`${MASTER_LEASES_PREFIX}${A}`))?.modRevision;
     const l0 = await lease();
     await vi.waitFor(async () => expect(await lease()).toBeGreaterThan(l0 ?? 0), WAIT);
     const l1 = await lease();
@@ -120,7 +120,7 @@ describe('the default/kubernetes Service', () => {
     await vi.waitFor(async () => {
       await client.resource('Service').create({ metadata: { name: 'squatter', namespace: 'default' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] } }, ns);
     }, WAIT);
-    const lease = async (): Promise<number> => (await store.get(`/registry/masterleases/${A}`))?.modRevision ?? 0;
+    const lease = async (): Promise<number> => (await store.get(`${MASTER_LEASES_PREFIX}${A}`))?.modRevision ?? 0;
     const l0 = await lease();
     await vi.waitFor(async () => expect(await lease()).toBeGreaterThan(l0), WAIT);
     const l1 = await lease();

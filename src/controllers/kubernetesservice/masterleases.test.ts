@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../store/sqlite.js';
 import type { Store } from '../../store/store.js';
+import { toEtcdKey } from '../../store/etcd/keys.js';
 import { MASTER_LEASES_PREFIX, newStoreMasterLeases } from './masterleases.js';
 
 describe('master leases in the store', () => {
@@ -28,10 +29,15 @@ describe('master leases in the store', () => {
     expect(await leases.list()).toEqual([]);
   });
 
-  it('a value that is not a lease record counts as expired', async () => {
+  it('a value that is not a lease record is neither listed nor deleted', async () => {
     store = openSqliteStore({ path: ':memory:' });
     await store.create(`${MASTER_LEASES_PREFIX}10.0.0.3`, 'garbage');
     expect(await newStoreMasterLeases({ store, ttlMs: 15_000, clock: { now: () => 0 } }).list()).toEqual([]);
-    expect(await store.count(MASTER_LEASES_PREFIX)).toBe(0);
+    expect(await store.count(MASTER_LEASES_PREFIX)).toBe(1);
+  });
+
+  it('keys live where the store layout puts upstream\'s: `<etcd prefix>/masterleases/<ip>` on etcd, apart from every API object', () => {
+    expect(toEtcdKey('/registry', `${MASTER_LEASES_PREFIX}10.0.0.1`)).toBe('/registry/masterleases/10.0.0.1');
+    expect(toEtcdKey('/registry', MASTER_LEASES_PREFIX)).toBe('/registry/masterleases/');
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The lease endpoint reconciler's record of live API servers: one key per advertise address under
- * `/registry/masterleases/`, beside the API objects and, as upstream, not an API object itself.
+ * The lease endpoint reconciler's record of live API servers: one key per advertise address, not
+ * an API object, as upstream. The store key `/registry/core/masterleases/<ip>` follows the store's
+ * `/registry/<group>/<plural>/` layout, so on etcd it is upstream's `<prefix>/masterleases/<ip>`.
  * Upstream gives each key an etcd TTL (15 s, renewed every 10 s); Stowage's stores have no TTL, so
  * the writer stores the expiry in the value and whoever lists drops keys past it. The expiry is
  * wall-clock time: servers sharing a store need clocks in step to well within the TTL.
@@ -9,10 +10,10 @@ import type { Store } from '../../store/store.js';
 import type { Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../util/errors.js';
 
-export const MASTER_LEASES_PREFIX = '/registry/masterleases/';
+export const MASTER_LEASES_PREFIX = '/registry/core/masterleases/';
 
 export interface MasterLeases {
-  /** Addresses whose lease has not expired, sorted; expired keys are deleted on the way. */
+  /** Addresses whose lease has not expired, sorted; expired leases are deleted on the way (nothing else is). */
   list(): Promise<string[]>;
   /** Creates or renews the lease of `ip` for the TTL from now. */
   update(ip: string): Promise<void>;
@@ -33,7 +34,7 @@ function parseRecord(value: string): LeaseRecord | undefined {
     const { ip, expiresAtMs } = v as Record<string, unknown>;
     return typeof ip === 'string' && typeof expiresAtMs === 'number' ? { ip, expiresAtMs } : undefined;
   } catch {
-    return undefined; // not ours: treated as expired
+    return undefined;
   }
 }
 
@@ -49,7 +50,8 @@ export function newStoreMasterLeases(o: { readonly store: Store; readonly ttlMs:
       const live: string[] = [];
       for (const kv of (await store.list(MASTER_LEASES_PREFIX)).items) {
         const r = parseRecord(kv.value);
-        if (r && r.expiresAtMs > now) live.push(r.ip);
+        if (!r) continue; // not a lease: neither listed nor touched
+        if (r.expiresAtMs > now) live.push(r.ip);
         // Compare-and-delete: a lease renewed meanwhile stays.
         else await store.delete(kv.key, kv.modRevision).catch(ignore(NotFoundError, ConflictError));
       }
