@@ -15,6 +15,9 @@ import { loadKubeconfig, RestClient } from '../src/client/index.js';
 import { startControlPlane, type ControlPlane } from '../src/cli/controlplane.js';
 import { MASTER_LEASES_PREFIX, newStoreMasterLeases } from '../src/controllers/kubernetesservice/masterleases.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
+import { openEtcdStore } from '../src/store/etcd.js';
+import { toEtcdKey } from '../src/store/etcd/keys.js';
+import { etcdMissing, startEtcd, type EtcdProcess } from '../src/store/etcd/etcd-process.test-kit.js';
 import type { Store } from '../src/store/store.js';
 import { hasKubectl } from './helpers/env.js';
 
@@ -151,5 +154,41 @@ describe('the default/kubernetes Service', () => {
     } finally {
       c.close();
     }
+  });
+});
+
+describe.skipIf(etcdMissing !== undefined)('the default/kubernetes Service on etcd', () => {
+  let etcd: EtcdProcess;
+  const stores: Store[] = [];
+  const planes: ControlPlane[] = [];
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    etcd = await startEtcd();
+  }, 30_000);
+  afterAll(async () => {
+    for (const p of planes) await p.close().catch(() => undefined);
+    for (const s of stores) await s.close();
+    await etcd?.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('two API servers, each on its own etcd client: both listed, leases at <prefix>/masterleases/<ip>, every other object left alone', async () => {
+    for (const ip of [A, B]) {
+      const store = await openEtcdStore({ endpoints: [etcd.endpoint] });
+      stores.push(store);
+      const dataDir = mkdtempSync(join(tmpdir(), 'stowage-kubesvc-etcd-'));
+      dirs.push(dataDir);
+      planes.push(await startControlPlane({ store, dataDir, address: '127.0.0.1', port: 0, controllers: false, advertiseAddress: ip, endpointReconciler }));
+    }
+    const client = planes[0]!.client;
+    await vi.waitFor(async () => {
+      const slice: EndpointSlice = await client.resource('EndpointSlice').get('kubernetes', { namespace: 'default' });
+      expect(slice.endpoints.flatMap((e) => e.addresses)).toEqual([A, B]);
+    }, WAIT);
+    // Several lease sweeps later the namespaces are all still there.
+    const leaseKeys = async (): Promise<string[]> => (await stores[0]!.list(MASTER_LEASES_PREFIX)).items.map((kv) => kv.key);
+    expect(await leaseKeys()).toEqual([`${MASTER_LEASES_PREFIX}${A}`, `${MASTER_LEASES_PREFIX}${B}`]);
+    expect((await client.resource('Namespace').list()).items.map((n) => n.metadata?.name).sort()).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    expect(toEtcdKey('/registry', `${MASTER_LEASES_PREFIX}${A}`)).toBe(`/registry/masterleases/${A}`);
   });
 });
