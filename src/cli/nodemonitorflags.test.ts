@@ -41,7 +41,7 @@ it('one definition: both commands describe the flags alike', () => {
     program.commands
       .find((x) => x.name() === c)!
       .options.filter((o) => o.long?.startsWith('--node-monitor'))
-      .map((o) => [o.flags, o.description, o.defaultValue]);
-  expect(describeFlags('up')).toHaveLength(2);
+      .map((o) => [o.flags, o.description, o.defaultValue, o.defaultValueDescription]);
+  expect(describeFlags('up').map((f) => f[3])).toEqual(['40s', '5s']); // help shows durations, not milliseconds
   expect(describeFlags('up')).toEqual(describeFlags('controllers'));
 });

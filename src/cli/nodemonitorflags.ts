@@ -1,5 +1,5 @@
 /** The node lifecycle controller's flags, as kube-controller-manager's; one definition for `controllers` and `up`. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { DEFAULT_NODE_MONITOR_GRACE_MS, DEFAULT_NODE_MONITOR_PERIOD_MS } from '../controllers/nodelifecycle/decide.js';
 import { parsePositiveDuration } from './flags.js';
 
@@ -15,10 +15,15 @@ export interface NodeMonitorOptions {
   readonly nodeMonitorPeriodMs: number;
 }
 
+/** A duration flag whose help shows its default as a duration (`40s`), not milliseconds. */
+function durationOption(flags: string, description: string, defaultMs: number): Option {
+  return new Option(flags, description).argParser(parsePositiveDuration).default(defaultMs, `${defaultMs / 1000}s`);
+}
+
 export function addNodeMonitorFlags(cmd: Command): Command {
   return cmd
-    .option('--node-monitor-grace-period <duration>', "silence after which a node's Ready condition becomes Unknown", parsePositiveDuration, DEFAULT_NODE_MONITOR_GRACE_MS)
-    .option('--node-monitor-period <duration>', 'how often the node lifecycle controller checks every node', parsePositiveDuration, DEFAULT_NODE_MONITOR_PERIOD_MS);
+    .addOption(durationOption('--node-monitor-grace-period <duration>', "silence after which a node's Ready condition becomes Unknown", DEFAULT_NODE_MONITOR_GRACE_MS))
+    .addOption(durationOption('--node-monitor-period <duration>', 'how often the node lifecycle controller checks every node', DEFAULT_NODE_MONITOR_PERIOD_MS));
 }
 
 export function nodeMonitorOptions(f: NodeMonitorFlags): NodeMonitorOptions {
