@@ -141,10 +141,12 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
     reconcile,
   });
   await controller.run(o.signal);
-  await removeOwnEndpoint(o.advertiseAddress, intervalMs * 2);
+  // Bounded as upstream's Stop: a store that cannot be reached must not hold up the shutdown.
+  const bound = AbortSignal.timeout(intervalMs * 2);
+  const timedOut = new Promise<void>((resolve) => bound.addEventListener('abort', () => resolve(), { once: true }));
+  await Promise.race([removeOwnEndpoint(o.advertiseAddress, bound), timedOut]);
 
-  async function removeOwnEndpoint(ip: string, boundMs: number): Promise<void> {
-    const signal = AbortSignal.timeout(boundMs);
+  async function removeOwnEndpoint(ip: string, signal: AbortSignal): Promise<void> {
     try {
       await leases.remove(ip);
       // The caches stopped with the controller: read once more from the API.
