@@ -2,7 +2,7 @@
  * The node lifecycle controller's decisions, pure (kube-controller-manager v1.30
  * pkg/controller/nodelifecycle and pkg/controller/tainteviction, plus PodGC's out-of-service pass):
  * when a node's heartbeats stopped long enough for its conditions to become Unknown, which
- * `not-ready` / `unreachable` taints the Ready condition calls for, when a pod on a NoExecute-tainted
+ * `not-ready` / `unreachable` NoSchedule taints the Ready condition calls for (the NoExecute ones: zones.ts), when a pod on a NoExecute-tainted
  * node is evicted, and which terminating pods of a fenced node are force-deleted.
  */
 import type { Node, NodeCondition, Pod, PodCondition, Taint } from 'kubernetes-types/core/v1.js';
@@ -68,23 +68,23 @@ export function staleAt(health: NodeHealth, nowMs: number, graceMs: number): num
   return at > nowMs ? at : undefined;
 }
 
-const isLifecycleTaint = (t: Taint): boolean => (t.key === TAINT_NOT_READY || t.key === TAINT_UNREACHABLE) && (t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+const isNoScheduleLifecycleTaint = (t: Taint): boolean => (t.key === TAINT_NOT_READY || t.key === TAINT_UNREACHABLE) && t.effect === 'NoSchedule';
 
 /**
- * The node's taints as the Ready condition calls for (null: unchanged). Ready False → not-ready,
- * Ready Unknown → unreachable, each as NoSchedule (doNoScheduleTaintingPass) and NoExecute
- * (doNoExecuteTaintingPass, with timeAdded); Ready True → neither. Other taints are kept as they are,
- * and a taint already right keeps its timeAdded (evictions count from it).
+ * doNoScheduleTaintingPass for the Ready condition (null: unchanged): Ready False → not-ready,
+ * Ready Unknown → unreachable, Ready True → neither, as NoSchedule. Not rate-limited and not
+ * paused by zone disruption: keeping new pods off a node that is not Ready is always safe. (The
+ * NoExecute taints, which evict, go through the zones' rate limiters: zones.ts.) Other taints are
+ * kept as they are.
  */
-export function desiredTaints(node: Node, nowMs: number): Taint[] | null {
+export function noScheduleTaints(node: Node): Taint[] | null {
   // No Ready condition yet: the node has not reported; it becomes Unknown (and tainted) after the grace period.
   if (!nodeReadyCondition(node)) return null;
   const status = nodeReadyStatus(node);
   const key = status === 'False' ? TAINT_NOT_READY : status === 'True' ? undefined : TAINT_UNREACHABLE;
   const current = node.spec?.taints ?? [];
-  const want: Taint[] = key ? [{ key, effect: 'NoSchedule' }, { key, effect: 'NoExecute', timeAdded: metaTime(nowMs) }] : [];
-  const kept = current.filter((t) => !isLifecycleTaint(t) || want.some((w) => w.key === t.key && w.effect === t.effect));
-  const added = want.filter((w) => !kept.some((t) => t.key === w.key && t.effect === w.effect));
+  const kept = current.filter((t) => !isNoScheduleLifecycleTaint(t) || t.key === key);
+  const added: Taint[] = key && !kept.some((t) => t.key === key && t.effect === 'NoSchedule') ? [{ key, effect: 'NoSchedule' }] : [];
   if (added.length === 0 && kept.length === current.length) return null;
   return [...kept, ...added];
 }

@@ -2,14 +2,20 @@
  * Runtime of the node lifecycle controller, keyed by node name: each reconcile folds the node's
  * latest heartbeats (Ready condition, kube-node-lease Lease) into what it observed, turns the
  * monitored conditions Unknown once the grace period passed without one, sets the not-ready /
- * unreachable taints the Ready condition calls for, marks its pods not Ready, evicts the pods of a NoExecute-tainted node
+ * unreachable NoSchedule taints the Ready condition calls for, marks its pods not Ready, evicts the pods of a NoExecute-tainted node
  * when their tolerations run out, and force-deletes the terminating pods of a fenced
  * (out-of-service) node. Time passing is what makes a node stale: each reconcile requeues itself
  * for the next deadline, and the monitor period re-checks every node.
+ *
+ * One more key, ZONE_PASS, is the cluster-wide pass over all nodes (kube's monitorNodeHealth tail
+ * and doNoExecuteTaintingPass): zone states and disruption mode first, then the NoExecute taints
+ * through each zone's rate-limited queue — in that order, so that a node whose going down puts
+ * every zone in FullDisruption is never tainted NoExecute at all.
  */
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod, Taint } from 'kubernetes-types/core/v1.js';
 import { every, newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../../kube/names.js';
+import { nodeReadyCondition } from '../../kube/node.js';
 import { isPodActive } from '../../kube/workloads.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { ConflictError, NotFoundError } from '../../util/errors.js';
@@ -19,15 +25,27 @@ import { POD_NODE_INDEX, newControllerInformers, type ControllerInformers } from
 import {
   DEFAULT_NODE_MONITOR_GRACE_MS,
   DEFAULT_NODE_MONITOR_PERIOD_MS,
-  desiredTaints,
   evictionDecision,
   forceDeleteOnFencedNode,
   observeHealth,
+  noScheduleTaints,
   podNotReadyConditions,
   staleAt,
   staleConditions,
   type NodeHealth,
 } from './decide.js';
+import { ZoneTaintQueue } from './taintqueue.js';
+import {
+  DEFAULT_EVICTION_LIMITS,
+  noExecuteStep,
+  planDisruption,
+  swappedNoExecuteTaints,
+  withoutNoExecuteLifecycleTaints,
+  zoneKey,
+  zoneReadiness,
+  type EvictionLimits,
+  type ZoneState,
+} from './zones.js';
 
 const log = newLogger('nodelifecycle');
 
@@ -38,10 +56,19 @@ export interface NodeLifecycleOptions {
   readonly gracePeriodMs?: number;
   /** --node-monitor-period: how often every node is re-checked. */
   readonly monitorPeriodMs?: number;
+  /** --node-eviction-rate, --secondary-node-eviction-rate, --large-cluster-size-threshold, --unhealthy-zone-threshold. */
+  readonly evictionLimits?: EvictionLimits;
   readonly clock?: Clock;
   readonly informers?: ControllerInformers;
   readonly metrics?: MetricsRegistry;
 }
+
+/** The queue key of the cluster-wide zone pass (no node name starts with '/'). */
+const ZONE_PASS = '/zones';
+/** kube's NodeStatusUpdateRetry: attempts of one taint swap against conflicting writers. */
+const TAINT_WRITE_ATTEMPTS = 5;
+/** A queued node without a Ready condition is tried again this much later (kube's 50 ms). */
+const NO_CONDITION_RETRY_MS = 50;
 
 /** Runs the node lifecycle controller until `signal` aborts. */
 export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promise<void> {
@@ -53,7 +80,16 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
   const nodeApi = client.resource('Node');
   const podApi = client.resource('Pod');
   const recorder = newEventRecorder({ client, component: 'node-controller' });
+  const limits = o.evictionLimits ?? DEFAULT_EVICTION_LIMITS;
   const health = new Map<string, NodeHealth>();
+  let zoneStates: ReadonlyMap<string, ZoneState> = new Map();
+  /** Per zone, created when the zone is first seen and kept (kube's zoneNoExecuteTainter). */
+  const taintQueues = new Map<string, ZoneTaintQueue>();
+  const queueOf = (zone: string, now: number): ZoneTaintQueue => {
+    let q = taintQueues.get(zone);
+    if (!q) taintQueues.set(zone, (q = new ZoneTaintQueue(limits.nodeEvictionRate, now)));
+    return q;
+  };
 
   /** Writes the stale conditions; the node as written (or null when it changed under us: requeue). */
   const markUnknown = async (node: Node, now: number, h: NodeHealth): Promise<Node> => {
@@ -64,8 +100,8 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     return nodeApi.updateStatus({ ...node, status: { ...node.status, conditions } });
   };
 
-  const setTaints = async (node: Node, now: number): Promise<Node> => {
-    const taints = desiredTaints(node, now);
+  const setTaints = async (node: Node): Promise<Node> => {
+    const taints = noScheduleTaints(node);
     if (!taints) return node;
     log.info('node taints', { node: node.metadata?.name, taints: taints.map((t) => `${t.key}:${t.effect}`).join(',') });
     return nodeApi.update({ ...node, spec: { ...node.spec, taints } });
@@ -121,10 +157,85 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     const h = observeHealth(health.get(name), node, leases.lister.get(NODE_LEASE_NAMESPACE, name), now);
     health.set(name, h);
     node = await markUnknown(node, now, h);
-    node = await setTaints(node, now);
+    node = await setTaints(node);
     const evictAt = await settlePods(node, now);
     const deadlines = [staleAt(h, now, graceMs), evictAt].filter((x): x is number => x !== undefined);
     return deadlines.length ? { requeueAfterMs: Math.max(1, Math.min(...deadlines) - now) } : {};
+  };
+
+  /**
+   * SwapNodeControllerTaint: writes `taintsOf(node)` (null: nothing to write), re-reading the node
+   * on a conflict; false when the node is gone or the write kept conflicting (a later pass retries).
+   */
+  const writeNodeTaints = async (node: Node, taintsOf: (n: Node) => Taint[] | null): Promise<boolean> => {
+    let current = node;
+    for (let attempt = 1; ; attempt++) {
+      const taints = taintsOf(current);
+      if (!taints) return true;
+      try {
+        await nodeApi.update({ ...current, spec: { ...current.spec, taints } });
+        log.info('node NoExecute taints', { node: current.metadata?.name, taints: taints.map((t) => `${t.key}:${t.effect}`).join(',') });
+        return true;
+      } catch (e) {
+        if (e instanceof NotFoundError) return false;
+        if (!(e instanceof ConflictError) || attempt >= TAINT_WRITE_ATTEMPTS) throw e;
+      }
+      current = await nodeApi.get(current.metadata?.name ?? '');
+    }
+  };
+
+  /** markNodeAsReachable: no NoExecute lifecycle taint, and out of its zone's queue. */
+  const markReachable = async (node: Node, now: number): Promise<void> => {
+    queueOf(zoneKey(node), now).remove(node.metadata?.name ?? '');
+    await writeNodeTaints(node, withoutNoExecuteLifecycleTaints);
+  };
+
+  const zonePass = async (): Promise<{ requeueAfterMs?: number }> => {
+    const now = clock.now();
+    const all = nodes.lister.list();
+    for (const n of all) queueOf(zoneKey(n), now);
+    const plan = planDisruption(zoneStates, zoneReadiness(all), limits);
+    for (const [zone, qps] of plan.rates) queueOf(zone, now).swapLimiter(qps, now);
+    for (const [zone, state] of plan.states) if (zoneStates.get(zone) !== state) log.info('zone state', { zone: zone.replace('\0', ''), state });
+    zoneStates = plan.states;
+    if (plan.mode === 'enter') {
+      // kube logs this (no Event): every node not Ready looks like this controller being cut off.
+      log.info('all nodes are not Ready: entering disruption mode; no NoExecute taints, and those there are lifted');
+      for (const n of all) await markReachable(n, now);
+    } else if (plan.mode === 'leave') {
+      log.info('some nodes are Ready: leaving disruption mode; every node gets a full grace period again');
+      for (const n of all) {
+        const name = n.metadata?.name ?? '';
+        const h = health.get(name);
+        if (h) health.set(name, { ...h, probeMs: now });
+      }
+    }
+    // processTaintBaseEviction, per node.
+    for (const n of plan.mode === 'enter' ? [] : all) {
+      const name = n.metadata?.name ?? '';
+      const step = noExecuteStep(n);
+      if (step.kind === 'swapNow') await writeNodeTaints(n, (x) => swappedNoExecuteTaints(x, now));
+      else if (step.kind === 'reachable') await markReachable(n, now);
+      else if (step.kind === 'queue') {
+        const q = queueOf(zoneKey(n), now);
+        if (step.requeue) q.remove(name);
+        q.add(name, now);
+      }
+    }
+    // doNoExecuteTaintingPass: each zone's queue as fast as its limiter allows.
+    for (const q of taintQueues.values()) {
+      for (const name of q.take(now)) {
+        const n = nodes.lister.get(name);
+        if (!n) continue;
+        if (!nodeReadyCondition(n)) {
+          q.retry(name, now + NO_CONDITION_RETRY_MS);
+          continue;
+        }
+        if (!(await writeNodeTaints(n, (x) => swappedNoExecuteTaints(x, now)))) q.retry(name, now + 1);
+      }
+    }
+    const next = [...taintQueues.values()].map((q) => q.nextAt(clock.now())).filter((x): x is number => x !== undefined);
+    return next.length ? { requeueAfterMs: Math.max(1, Math.min(...next) - clock.now()) } : {};
   };
 
   const controller = newController<string>({
@@ -133,11 +244,13 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     metrics: o.metrics,
     log,
     sources: [
-      watch(nodes, (q) => ({
-        onAdd: (n) => q.add(n.metadata?.name ?? ''),
-        onUpdate: (_, n) => q.add(n.metadata?.name ?? ''),
-        onDelete: (x) => q.add(objectOf(x).metadata?.name ?? ''),
-      })),
+      watch(nodes, (q) => {
+        const onNode = (name: string | undefined): void => {
+          q.add(name ?? '');
+          q.add(ZONE_PASS);
+        };
+        return { onAdd: (n) => onNode(n.metadata?.name), onUpdate: (_, n) => onNode(n.metadata?.name), onDelete: (x) => onNode(objectOf(x).metadata?.name) };
+      }),
       watch(leases, (q) => ({
         onAdd: (l) => q.add(l.metadata?.name ?? ''),
         onUpdate: (_, l) => q.add(l.metadata?.name ?? ''),
@@ -151,9 +264,17 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
         };
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: () => undefined };
       }),
-      every(periodMs, (q) => nodes.lister.list().forEach((n) => q.add(n.metadata?.name ?? '')), clock),
+      every(
+        periodMs,
+        (q) => {
+          nodes.lister.list().forEach((n) => q.add(n.metadata?.name ?? ''));
+          q.add(ZONE_PASS);
+        },
+        clock,
+      ),
     ],
     reconcile: async (key) => {
+      if (key === ZONE_PASS) return zonePass();
       if (key) return reconcile(key);
     },
   });
