@@ -20,7 +20,7 @@ import { isPodActive } from '../../kube/workloads.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { ConflictError, NotFoundError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
-import type { MetricsRegistry } from '../../util/metrics.js';
+import { MetricsRegistry } from '../../util/metrics.js';
 import { POD_NODE_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import {
   DEFAULT_NODE_MONITOR_GRACE_MS,
@@ -37,6 +37,7 @@ import {
 import { ZoneTaintQueue } from './taintqueue.js';
 import {
   DEFAULT_EVICTION_LIMITS,
+  computeZoneState,
   noExecuteStep,
   planDisruption,
   swappedNoExecuteTaints,
@@ -70,6 +71,11 @@ const TAINT_WRITE_ATTEMPTS = 5;
 /** A queued node without a Ready condition is tried again this much later (kube's 50 ms). */
 const NO_CONDITION_RETRY_MS = 50;
 
+const revision = (n: Node): bigint => {
+  const rv = n.metadata?.resourceVersion ?? '';
+  return /^\d+$/.test(rv) ? BigInt(rv) : 0n;
+};
+
 /** Runs the node lifecycle controller until `signal` aborts. */
 export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promise<void> {
   const { client } = o;
@@ -85,9 +91,18 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
   let zoneStates: ReadonlyMap<string, ZoneState> = new Map();
   /** Per zone, created when the zone is first seen and kept (kube's zoneNoExecuteTainter). */
   const taintQueues = new Map<string, ZoneTaintQueue>();
+  // kube's node_collector metrics, by zone key.
+  const metrics = o.metrics ?? new MetricsRegistry();
+  const zoneHealth = metrics.gauge('node_collector_zone_health', 'Gauge measuring percentage of healthy nodes per zone.', ['zone']);
+  const zoneSize = metrics.gauge('node_collector_zone_size', 'Gauge measuring number of registered Nodes per zones.', ['zone']);
+  const unhealthyNodes = metrics.gauge('node_collector_unhealthy_nodes_in_zone', 'Gauge measuring number of not Ready Nodes per zones.', ['zone']);
+  const evictionsTotal = metrics.counter('node_collector_evictions_total', 'Number of Node evictions that happened since current instance of NodeController started.', ['zone']);
   const queueOf = (zone: string, now: number): ZoneTaintQueue => {
     let q = taintQueues.get(zone);
-    if (!q) taintQueues.set(zone, (q = new ZoneTaintQueue(limits.nodeEvictionRate, now)));
+    if (!q) {
+      taintQueues.set(zone, (q = new ZoneTaintQueue(limits.nodeEvictionRate, now)));
+      evictionsTotal.inc({ zone }, 0);
+    }
     return q;
   };
 
@@ -164,6 +179,19 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
   };
 
   /**
+   * Nodes as this pass last wrote them, until the informer catches up: a node just tainted must not
+   * look untainted to the next pass (it would be queued afresh and spend another token).
+   */
+  const written = new Map<string, Node>();
+  const latest = (n: Node): Node => {
+    const name = n.metadata?.name ?? '';
+    const w = written.get(name);
+    if (w && revision(w) > revision(n)) return w;
+    written.delete(name);
+    return n;
+  };
+
+  /**
    * SwapNodeControllerTaint: writes `taintsOf(node)` (null: nothing to write), re-reading the node
    * on a conflict; false when the node is gone or the write kept conflicting (a later pass retries).
    */
@@ -173,7 +201,7 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
       const taints = taintsOf(current);
       if (!taints) return true;
       try {
-        await nodeApi.update({ ...current, spec: { ...current.spec, taints } });
+        written.set(current.metadata?.name ?? '', await nodeApi.update({ ...current, spec: { ...current.spec, taints } }));
         log.info('node NoExecute taints', { node: current.metadata?.name, taints: taints.map((t) => `${t.key}:${t.effect}`).join(',') });
         return true;
       } catch (e) {
@@ -192,11 +220,25 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
 
   const zonePass = async (): Promise<{ requeueAfterMs?: number }> => {
     const now = clock.now();
-    const all = nodes.lister.list();
+    const all = nodes.lister.list().map(latest);
+    for (const name of written.keys()) if (!nodes.lister.get(name)) written.delete(name);
     for (const n of all) queueOf(zoneKey(n), now);
-    const plan = planDisruption(zoneStates, zoneReadiness(all), limits);
+    const readiness = zoneReadiness(all);
+    for (const [zone, statuses] of readiness) {
+      const { unhealthy } = computeZoneState(statuses, limits.unhealthyZoneThreshold);
+      zoneSize.set({ zone }, statuses.length);
+      unhealthyNodes.set({ zone }, unhealthy);
+      zoneHealth.set({ zone }, (100 * (statuses.length - unhealthy)) / statuses.length);
+    }
+    for (const zone of zoneStates.keys()) {
+      if (readiness.has(zone)) continue;
+      zoneSize.set({ zone }, 0);
+      unhealthyNodes.set({ zone }, 0);
+      zoneHealth.set({ zone }, 100);
+    }
+    const plan = planDisruption(zoneStates, readiness, limits);
     for (const [zone, qps] of plan.rates) queueOf(zone, now).swapLimiter(qps, now);
-    for (const [zone, state] of plan.states) if (zoneStates.get(zone) !== state) log.info('zone state', { zone: zone.replace('\0', ''), state });
+    for (const [zone, state] of plan.states) if (zoneStates.get(zone) !== state) log.info('zone state', { zone: zone.replace(':\0:', ':'), state });
     zoneStates = plan.states;
     if (plan.mode === 'enter') {
       // kube logs this (no Event): every node not Ready looks like this controller being cut off.
@@ -225,13 +267,15 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     // doNoExecuteTaintingPass: each zone's queue as fast as its limiter allows.
     for (const q of taintQueues.values()) {
       for (const name of q.take(now)) {
-        const n = nodes.lister.get(name);
+        const cached = nodes.lister.get(name);
+        const n = cached && latest(cached);
         if (!n) continue;
         if (!nodeReadyCondition(n)) {
           q.retry(name, now + NO_CONDITION_RETRY_MS);
           continue;
         }
-        if (!(await writeNodeTaints(n, (x) => swappedNoExecuteTaints(x, now)))) q.retry(name, now + 1);
+        if (await writeNodeTaints(n, (x) => swappedNoExecuteTaints(x, now))) evictionsTotal.inc({ zone: zoneKey(n) });
+        else q.retry(name, now + 1);
       }
     }
     const next = [...taintQueues.values()].map((q) => q.nextAt(clock.now())).filter((x): x is number => x !== undefined);
@@ -242,6 +286,7 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     name: 'nodelifecycle',
     workers: 4,
     metrics: o.metrics,
+    clock: o.clock,
     log,
     sources: [
       watch(nodes, (q) => {
