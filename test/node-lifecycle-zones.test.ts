@@ -59,6 +59,10 @@ describe('node lifecycle zones', () => {
     const pod: Pod = await client.resource('Pod').create({ metadata: { name: 'app', namespace: 'default' }, spec: { nodeName: 'solo', containers: [{ name: 'c', image: 'busybox' }], tolerations: [] } });
     await client.resource('Pod').patchStatus('app', 'merge', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, { namespace: 'default' });
     await until('solo counted healthy', async () => unhealthyIn('') === 0);
+    const registered = await until('RegisteredNode', async () =>
+      (await client.resource('Event').list({ namespace: 'default', fieldSelector: 'involvedObject.name=solo' })).items.find((e) => e.reason === 'RegisteredNode'),
+    );
+    expect(registered).toMatchObject({ type: 'Normal', message: 'Registered Node solo in Controller', involvedObject: { kind: 'Node', name: 'solo' }, source: { component: 'node-controller' } });
 
     await setReady('solo', 'Unknown');
     await until('the zone pass saw solo down', async () => unhealthyIn('') === 1);
@@ -125,5 +129,11 @@ describe('node lifecycle zones', () => {
       return some.length ? some : undefined;
     });
     expect(tainted).toEqual([metaTime(back + 10_000)]);
+
+    await nodeApi().delete('z2b');
+    const removing = await until('RemovingNode', async () =>
+      (await client.resource('Event').list({ namespace: 'default', fieldSelector: 'involvedObject.name=z2b' })).items.find((e) => e.reason === 'RemovingNode'),
+    );
+    expect(removing.message).toBe('Removing Node z2b from Controller');
   });
 });

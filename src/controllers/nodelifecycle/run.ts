@@ -140,6 +140,7 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     clock,
     limits: o.evictionLimits ?? DEFAULT_EVICTION_LIMITS,
     metrics: o.metrics ?? new MetricsRegistry(),
+    recorder,
     onLeaveDisruption: (now) => {
       for (const [name, h] of health) health.set(name, { ...h, probeMs: now });
     },

@@ -5,8 +5,8 @@
  * In that order, so that a node whose going down puts every zone in FullDisruption is never
  * tainted NoExecute at all (kube's separate loops can taint it for a moment before lifting it).
  */
-import type { Node, Taint } from 'kubernetes-types/core/v1.js';
-import type { Lister, ResourceClient } from '../../client/index.js';
+import type { Node, ObjectReference, Taint } from 'kubernetes-types/core/v1.js';
+import type { EventRecorder, Lister, ResourceClient } from '../../client/index.js';
 import { nodeReadyCondition } from '../../kube/node.js';
 import type { Clock } from '../../util/backoff.js';
 import { ConflictError, NotFoundError } from '../../util/errors.js';
@@ -40,6 +40,7 @@ export interface ZonePassOptions {
   readonly clock: Clock;
   readonly limits: EvictionLimits;
   readonly metrics: MetricsRegistry;
+  readonly recorder: Pick<EventRecorder, 'event'>;
   /** Leaving disruption mode: every node's grace period starts again now (kube resets its probe timestamps). */
   readonly onLeaveDisruption: (nowMs: number) => void;
 }
@@ -49,6 +50,8 @@ const revision = (n: Node): bigint => {
   return /^\d+$/.test(rv) ? BigInt(rv) : 0n;
 };
 const nameOf = (n: Node): string => n.metadata?.name ?? '';
+/** RecordNodeEvent's reference: the Node by name and uid. */
+const nodeRef = (n: Node): ObjectReference => ({ apiVersion: 'v1', kind: 'Node', name: nameOf(n), uid: n.metadata?.uid });
 
 /** The zone pass; each call is one pass, returning when to run again for the next token due. */
 export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?: number }> {
@@ -124,6 +127,29 @@ export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?
     }
   };
 
+  /**
+   * classifyNodes: a node seen for the first time (every node, after a restart) gets RegisteredNode
+   * and its NoExecute lifecycle taints lifted — re-added through its zone's queue if still due; a
+   * node gone gets RemovingNode.
+   */
+  const known = new Map<string, Node>();
+  const classifyNodes = async (all: readonly Node[], now: number): Promise<void> => {
+    for (const n of all) {
+      const name = nameOf(n);
+      const fresh = !known.has(name);
+      known.set(name, n);
+      if (!fresh) continue;
+      o.recorder.event(nodeRef(n), 'Normal', 'RegisteredNode', `Registered Node ${name} in Controller`);
+      await markReachable(n, now);
+    }
+    const present = new Set(all.map(nameOf));
+    for (const [name, n] of known) {
+      if (present.has(name)) continue;
+      o.recorder.event(nodeRef(n), 'Normal', 'RemovingNode', `Removing Node ${name} from Controller`);
+      known.delete(name);
+    }
+  };
+
   /** handleDisruption: new zone states and rates; entering disruption mode lifts every NoExecute lifecycle taint. */
   const handleDisruption = async (all: readonly Node[], now: number): Promise<'enter' | 'leave' | undefined> => {
     const readiness = zoneReadiness(all);
@@ -177,8 +203,9 @@ export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?
   return async () => {
     const now = clock.now();
     for (const name of written.keys()) if (!nodes.get(name)) written.delete(name);
+    for (const n of nodes.list()) queueOf(zoneKey(n), now);
+    await classifyNodes(nodes.list().map(latest), now);
     const all = nodes.list().map(latest);
-    for (const n of all) queueOf(zoneKey(n), now);
     // Entering disruption mode: every node was just made reachable; they are queued from the next pass on (at rate 0).
     if ((await handleDisruption(all, now)) !== 'enter') await queueNodes(all, now);
     await taintDue(now);
