@@ -50,8 +50,35 @@ describe('NoSchedule lifecycle taints (not rate-limited)', () => {
     { name: 'back to True: removed (NoExecute too is the zone pass\'s)', ready: 'True', have: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }, noExec('node.kubernetes.io/unreachable')], want: ['node.kubernetes.io/unreachable:NoExecute'] },
     { name: 'already right: unchanged', ready: 'Unknown', have: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }], want: null },
     { name: 'no Ready condition yet: left alone', ready: undefined, have: [], want: null },
+    { name: 'no Ready condition yet: its Ready taint kept', ready: undefined, have: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }], want: null },
   ] as { name: string; ready?: string; have: Taint[]; want: string[] | null }[])('$name', ({ ready, have, want }) => {
     const got = noScheduleTaints(node(ready, have));
+    expect(got && got.map((t) => `${t.key}:${t.effect}`)).toEqual(want);
+  });
+});
+
+describe('NoSchedule taints of the other conditions and of spec.unschedulable', () => {
+  const withStatus = (conditions: { type: string; status: string }[], o: { unschedulable?: boolean; taints?: Taint[] } = {}): Node => ({
+    metadata: { name: 'n1' },
+    spec: { unschedulable: o.unschedulable, taints: o.taints },
+    status: { conditions },
+  });
+  it.each([
+    { name: 'cordoned: unschedulable', node: withStatus([{ type: 'Ready', status: 'True' }], { unschedulable: true }), want: ['node.kubernetes.io/unschedulable:NoSchedule'] },
+    {
+      name: 'uncordoned: unschedulable goes, a user NoSchedule taint stays',
+      node: withStatus([{ type: 'Ready', status: 'True' }], { taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }, { key: 'mine', effect: 'NoSchedule' }] }),
+      want: ['mine:NoSchedule'],
+    },
+    {
+      name: 'pressure conditions True: theirs',
+      node: withStatus([{ type: 'Ready', status: 'True' }, { type: 'MemoryPressure', status: 'True' }, { type: 'DiskPressure', status: 'True' }, { type: 'PIDPressure', status: 'True' }, { type: 'NetworkUnavailable', status: 'True' }]),
+      want: ['node.kubernetes.io/memory-pressure:NoSchedule', 'node.kubernetes.io/disk-pressure:NoSchedule', 'node.kubernetes.io/pid-pressure:NoSchedule', 'node.kubernetes.io/network-unavailable:NoSchedule'],
+    },
+    { name: 'pressure gone: its taint goes', node: withStatus([{ type: 'Ready', status: 'True' }, { type: 'DiskPressure', status: 'False' }], { taints: [{ key: 'node.kubernetes.io/disk-pressure', effect: 'NoSchedule' }] }), want: [] },
+    { name: 'a NoExecute taint of the same key is not the pass\'s', node: withStatus([{ type: 'Ready', status: 'True' }], { taints: [{ key: 'node.kubernetes.io/memory-pressure', effect: 'NoExecute' }] }), want: null },
+  ])('$name', ({ node: n, want }) => {
+    const got = noScheduleTaints(n);
     expect(got && got.map((t) => `${t.key}:${t.effect}`)).toEqual(want);
   });
 });
