@@ -136,4 +136,12 @@ describe('node lifecycle zones', () => {
     );
     expect(removing.message).toBe('Removing Node z2b from Controller');
   });
+
+  it('kubectl cordon / uncordon: the unschedulable NoSchedule taint comes and goes (not rate-limited)', async () => {
+    await readyNode(client, 'cordoned');
+    await nodeApi().patch('cordoned', 'merge', { spec: { unschedulable: true } });
+    await until('unschedulable taint', async () => taintKeys(await nodeApi().get('cordoned')).includes('node.kubernetes.io/unschedulable:NoSchedule'));
+    await nodeApi().patch('cordoned', 'merge', { spec: { unschedulable: null } });
+    await until('unschedulable taint gone', async () => taintKeys(await nodeApi().get('cordoned')).length === 0);
+  });
 });
