@@ -6,9 +6,9 @@ import { CliError } from './errors.js';
 import { loadKubeconfigOrFail } from './kubeconfig.js';
 import { addLeaderElectionTimingFlags, leaderElectionConfig } from './leaderflags.js';
 import { runUntilSignalled } from './signals.js';
-import { addNodeMonitorFlags, nodeMonitorOptions, type NodeMonitorFlags } from './nodemonitorflags.js';
+import { addNodeLifecycleFlags, nodeLifecycleOptions, type NodeLifecycleFlags } from './nodelifecycleflags.js';
 
-interface ControllersFlags extends NodeMonitorFlags {
+interface ControllersFlags extends NodeLifecycleFlags {
   readonly kubeconfig: string;
   readonly leaderElect: boolean;
   readonly workers: string;
@@ -16,7 +16,7 @@ interface ControllersFlags extends NodeMonitorFlags {
 }
 
 export function controllersCommand(program: Command): Command {
-  const cmd = addNodeMonitorFlags(program
+  const cmd = addNodeLifecycleFlags(program
     .command('controllers')
     .description('run the controllers (PV binder, protection, attach/detach, namespace, garbage collector, ephemeral volume, workloads, node lifecycle, volume-aware scheduler) against an API server')
     .requiredOption('--kubeconfig <path>', "kubeconfig with the controllers' credentials")
@@ -28,8 +28,8 @@ export function controllersCommand(program: Command): Command {
     const election = f.leaderElect ? leaderElectionConfig(f, 'leader-elect') : undefined;
     const client = new RestClient({ ...(await loadKubeconfigOrFail(f.kubeconfig)), userAgent: 'stowage-controllers' });
     try {
-      const nodeMonitor = nodeMonitorOptions(f);
-      await runUntilSignalled((signal) => (election ? runControllersWithLeaderElection({ client, signal, workers, election, ...nodeMonitor }) : runControllers({ client, signal, workers, ...nodeMonitor })));
+      const nodeLifecycle = nodeLifecycleOptions(f);
+      await runUntilSignalled((signal) => (election ? runControllersWithLeaderElection({ client, signal, workers, election, ...nodeLifecycle }) : runControllers({ client, signal, workers, ...nodeLifecycle })));
     } catch (e) {
       if (e instanceof LeaderElectionLostError) throw new CliError(e.message);
       throw e;

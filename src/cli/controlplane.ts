@@ -18,7 +18,7 @@ import { advertiseAddress } from '../controllers/kubernetesservice/decide.js';
 import { DEFAULT_SERVICE_CIDR, firstServiceIp, parseCidr } from '../api/resources/serviceip.js';
 import { firstInternalIPv4 } from '../node/nodestatus/host.js';
 import { networkInterfaces } from 'node:os';
-import type { NodeMonitorOptions } from './nodemonitorflags.js';
+import type { NodeLifecycleOptions } from './nodelifecycleflags.js';
 import { ADMIN_POLICY, COMPONENT_POLICY, CONTROLLER_MANAGER_USER, CSI_SIDECARS_GROUP, newGroupRulesAuthorizer } from '../api/authz.js';
 
 const log = newLogger('controlplane');
@@ -71,8 +71,8 @@ export interface ControlPlaneOptions {
   readonly serviceClusterIpRange?: string;
   /** kube-apiserver's --advertise-address: this server's address in the `kubernetes` Service's endpoints (default: see advertiseAddress). */
   readonly advertiseAddress?: string;
-  /** Node lifecycle controller timing (--node-monitor-grace-period / --node-monitor-period); default kube's. */
-  readonly nodeMonitor?: NodeMonitorOptions;
+  /** The node lifecycle controller's flags (--node-monitor-*, zone eviction limits); default kube's. */
+  readonly nodeLifecycle?: NodeLifecycleOptions;
   /** The endpoint reconciler's interval and lease TTL (kube-apiserver: 10 s and 15 s); tests shorten them. */
   readonly endpointReconciler?: { readonly intervalMs: number; readonly ttlMs: number };
 }
@@ -124,8 +124,8 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     o.controllers === false
       ? runNamespaceController({ client: controllersClient, signal: stop.signal, metrics: api.metrics })
       : o.controllersInWorker
-        ? runControllersInWorker({ data: { socketPath: localSocket, token: controllersToken, ...o.nodeMonitor }, signal: stop.signal, metrics: api.metrics })
-        : runControllers({ client: controllersClient, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach, ...o.nodeMonitor });
+        ? runControllersInWorker({ data: { socketPath: localSocket, token: controllersToken, ...o.nodeLifecycle }, signal: stop.signal, metrics: api.metrics })
+        : runControllers({ client: controllersClient, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach, ...o.nodeLifecycle });
   // A failure (caches that never synced) is logged here and ends the controllers, not the API server.
   const controllersDone = controllers.catch((e: unknown) => log.error('controllers stopped', { error: e instanceof Error ? e.message : String(e) }));
   const apiserverClient = localClient(apiserverToken, 'kube-apiserver');

@@ -8,13 +8,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { RestClient } from '../client/index.js';
 import { MetricsRegistry } from '../util/metrics.js';
 import { runControllers } from './manager.js';
+import type { EvictionLimits } from './nodelifecycle/zones.js';
 
 export interface ControllersWorkerData {
   readonly socketPath: string;
   readonly token: string;
-  /** --node-monitor-grace-period / --node-monitor-period of `stowage up`. */
+  /** The node lifecycle flags of `stowage up`. */
   readonly nodeMonitorGracePeriodMs?: number;
   readonly nodeMonitorPeriodMs?: number;
+  readonly evictionLimits?: EvictionLimits;
 }
 
 export type FromControllersWorker = { kind: 'metrics'; text: string } | { kind: 'stopped' };
@@ -31,7 +33,7 @@ port.on('message', (m: ToControllersWorker) => {
   if (m.kind === 'stop') stop.abort();
 });
 const push = setInterval(() => port.postMessage({ kind: 'metrics', text: metrics.render() } satisfies FromControllersWorker), METRICS_PUSH_MS);
-await runControllers({ client, signal: stop.signal, metrics, nodeMonitorGracePeriodMs: data.nodeMonitorGracePeriodMs, nodeMonitorPeriodMs: data.nodeMonitorPeriodMs });
+await runControllers({ client, signal: stop.signal, metrics, nodeMonitorGracePeriodMs: data.nodeMonitorGracePeriodMs, nodeMonitorPeriodMs: data.nodeMonitorPeriodMs, evictionLimits: data.evictionLimits });
 clearInterval(push);
 client.close();
 port.postMessage({ kind: 'stopped' } satisfies FromControllersWorker);
