@@ -3,39 +3,34 @@ import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import type { Command } from 'commander';
 import { LeaderElectionLostError, RestClient } from '../client/index.js';
 import { CONTROLLERS_LEASE, runControllers, runControllersWithLeaderElection } from '../controllers/manager.js';
-import { DEFAULT_NODE_MONITOR_GRACE_MS, DEFAULT_NODE_MONITOR_PERIOD_MS } from '../controllers/nodelifecycle/decide.js';
 import { CliError } from './errors.js';
-import { parsePositiveDuration } from './flags.js';
 import { loadKubeconfigOrFail } from './kubeconfig.js';
 import { addLeaderElectionTimingFlags, leaderElectionConfig } from './leaderflags.js';
 import { runUntilSignalled } from './signals.js';
+import { addNodeLifecycleFlags, nodeLifecycleOptions, type NodeLifecycleFlags } from './nodelifecycleflags.js';
 
-interface ControllersFlags {
+interface ControllersFlags extends NodeLifecycleFlags {
   readonly kubeconfig: string;
   readonly leaderElect: boolean;
   readonly workers: string;
-  readonly nodeMonitorGracePeriod: number;
-  readonly nodeMonitorPeriod: number;
   readonly [flag: string]: unknown;
 }
 
 export function controllersCommand(program: Command): Command {
-  const cmd = program
+  const cmd = addNodeLifecycleFlags(program
     .command('controllers')
     .description('run the controllers (PV binder, protection, attach/detach, namespace, garbage collector, ephemeral volume, workloads, node lifecycle, volume-aware scheduler) against an API server')
     .requiredOption('--kubeconfig <path>', "kubeconfig with the controllers' credentials")
     .option('--leader-elect', 'hold a Lease so that only one controllers process is active; exit when it is lost', false)
-    .option('--workers <n>', 'workers per controller queue', '4')
-    .option('--node-monitor-grace-period <duration>', "silence after which a node's Ready condition becomes Unknown", parsePositiveDuration, DEFAULT_NODE_MONITOR_GRACE_MS)
-    .option('--node-monitor-period <duration>', 'how often the node lifecycle controller checks every node', parsePositiveDuration, DEFAULT_NODE_MONITOR_PERIOD_MS);
+    .option('--workers <n>', 'workers per controller queue', '4'));
   return addLeaderElectionTimingFlags(cmd, 'leader-elect', CONTROLLERS_LEASE).action(async (f: ControllersFlags) => {
     const workers = Number(f.workers);
     if (!Number.isInteger(workers) || workers < 1) throw new CliError(`invalid --workers ${JSON.stringify(f.workers)}: must be a positive integer`);
     const election = f.leaderElect ? leaderElectionConfig(f, 'leader-elect') : undefined;
     const client = new RestClient({ ...(await loadKubeconfigOrFail(f.kubeconfig)), userAgent: componentUserAgent(COMPONENTS.controllerManager) });
     try {
-      const nodeMonitor = { nodeMonitorGracePeriodMs: f.nodeMonitorGracePeriod, nodeMonitorPeriodMs: f.nodeMonitorPeriod };
-      await runUntilSignalled((signal) => (election ? runControllersWithLeaderElection({ client, signal, workers, election, ...nodeMonitor }) : runControllers({ client, signal, workers, ...nodeMonitor })));
+      const nodeLifecycle = nodeLifecycleOptions(f);
+      await runUntilSignalled((signal) => (election ? runControllersWithLeaderElection({ client, signal, workers, election, ...nodeLifecycle }) : runControllers({ client, signal, workers, ...nodeLifecycle })));
     } catch (e) {
       if (e instanceof LeaderElectionLostError) throw new CliError(e.message);
       throw e;
