@@ -181,7 +181,7 @@ export class ResourceStorage {
     // Requester-aware admission sees the object as sent (kube runs NodeRestriction before the strategy).
     opts.admit?.(obj, undefined);
     const ctx = this.registry.admissionContext();
-    const managedFields = this.managedFields(asRequested(def, obj), undefined, requestedFields, opts.fields, undefined, ctx.now);
+    const managedFields = this.managedFields(obj, undefined, requestedFields, opts.fields, undefined, ctx.now, 'request');
     def.prepareForCreate(obj, ctx);
     def.mutatingAdmission?.(obj, undefined, ctx);
     const causes = def.validateCreate(obj, ctx);
@@ -211,13 +211,16 @@ export class ResourceStorage {
    * The managedFields of a write of `obj` over `old`. kube-apiserver's field manager runs on the
    * request as decoded and defaulted, before mutating admission and the strategy: what those set
    * (protection finalizers, the default class, an allocated ClusterIP, a Job's generated selector)
-   * is no one's. `requested` is what the body carried; an apply brought its own; an untracked
-   * write keeps the live object's.
+   * is no one's; `obj` is then the request (`stage` 'request'), defaulted here. A subresource's
+   * write is recorded once its strategy has kept what it may not change (`stage` 'prepared').
+   * `requested` is what the body carried; an apply brought its own; an untracked write keeps the
+   * live object's.
    */
-  private managedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string): unknown[] | undefined {
+  private managedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string, stage: 'request' | 'prepared'): unknown[] | undefined {
     if (how === 'applied') return requested as unknown[] | undefined;
     if (how === 'untracked') return old?.metadata.managedFields;
-    return updateManagedFields(this.fieldScope(how?.subresource ?? subresource), old, obj, requested, how?.update ?? SERVER_MANAGER, now);
+    const seen = stage === 'request' ? asRequested(this.def, obj) : obj;
+    return updateManagedFields(this.fieldScope(how?.subresource ?? subresource), old, seen, requested, how?.update ?? SERVER_MANAGER, now);
   }
 
   /** The kind's subresource `name` beyond `/status`, if it has one. */
@@ -298,9 +301,9 @@ export class ResourceStorage {
           else if (partial) partialCauses = partial.prepareForUpdate(obj, old);
           // A subresource's strategy keeps what the endpoint may not change (spec, or most of the
           // object): recorded after it, the writer owns only what it could change (kube's reset fields).
-          managedFields = this.managedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now);
+          managedFields = this.managedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now, 'prepared');
         } else {
-          managedFields = this.managedFields(asRequested(def, obj), old, requestedFields, o.fields, undefined, ctx.now);
+          managedFields = this.managedFields(obj, old, requestedFields, o.fields, undefined, ctx.now, 'request');
           def.prepareForUpdate(obj, old, ctx);
           def.mutatingAdmission?.(obj, old, ctx);
         }
