@@ -67,6 +67,10 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   const unlessStopping = (what: string) => (e: unknown): void => {
     if (!stop.signal.aborted) log.error(what, { error: e instanceof Error ? e.message : String(e) });
   };
+  // The agent stops first, its plugin manager with it, and only then the driver and its registrar:
+  // a registrar removing its socket under a registration still in flight is a plugin gone
+  // mid-registration (a warning), not the stop that was asked for.
+  const agentStop = new AbortController();
   const rootDir = join(o.dataDir, 'node');
   const containerd = await startRuntime(o);
   let agent: NodeAgent;
@@ -76,7 +80,7 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
       client: o.nodeClient ?? o.client,
       nodeName,
       rootDir,
-      signal: stop.signal,
+      signal: agentStop.signal,
       containerRuntimeEndpoint: endpoint,
       noRuntimeAsked: o.containerRuntime === 'none',
       ...(o.clusterCaPem ? { server: { address: o.nodeAddress ?? '127.0.0.1', port: 0, clientCaPem: o.clusterCaPem } } : {}),
@@ -110,8 +114,9 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     nodeName,
     agent,
     stop: async () => {
-      stop.abort();
+      agentStop.abort();
       await agent.stop();
+      stop.abort();
       await Promise.allSettled(background);
       await containerd?.stop();
     },
