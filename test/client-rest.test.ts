@@ -159,6 +159,31 @@ describe('REST client against the API server', () => {
     expect(seen).toEqual(['ADDED w1', 'MODIFIED w1', 'DELETED w1']);
   });
 
+  it('open watches do not take the request pool: more watches than maxSockets, and writes and their events still flow', async () => {
+    // An informer per kind (the garbage collector's) once filled a 32-socket pool, and every
+    // ordinary request queued behind the watches for ever.
+    const small = new RestClient({ ...(await loadKubeconfig(srv.kubeconfigPath)), maxSockets: 2, timeoutMs: 10_000 });
+    const cms = small.resource('ConfigMap');
+    const ctl = new AbortController();
+    try {
+      const rv = (await cms.list({ namespace: 'rest-ns' })).metadata.resourceVersion;
+      const firstAdded = Array.from({ length: 4 }, async () => {
+        for await (const ev of cms.watch({ namespace: 'rest-ns', resourceVersion: rv, signal: ctl.signal })) {
+          if (ev.type === 'ERROR') throw ev.error;
+          if (ev.type === 'ADDED') return ev.object.metadata?.name;
+        }
+        return undefined;
+      });
+      await cms.create({ metadata: { name: 'pool1', namespace: 'rest-ns' } });
+      expect(await Promise.all(firstAdded)).toEqual(['pool1', 'pool1', 'pool1', 'pool1']);
+      expect((await cms.get('pool1', { namespace: 'rest-ns' })).metadata?.name).toBe('pool1');
+      await cms.delete('pool1', { namespace: 'rest-ns' });
+    } finally {
+      ctl.abort();
+      small.close();
+    }
+  });
+
   it('a watch from a resourceVersion older than the history ends in ExpiredError', async () => {
     // A restarted server's watch history starts at the current revision (as kube-apiserver's
     // watch cache does): resuming from before it is 410 Expired.

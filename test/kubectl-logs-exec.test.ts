@@ -7,15 +7,14 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { built, hasKubectl } from './helpers/env.js';
 import { api, type Target } from './helpers/http.js';
-import { runtimeTestsMissing, startRegistry, tearDownRuntimeUp, type Registry } from './helpers/runtime.js';
-import { startUp, type RunningUp } from './helpers/up.js';
+import { runtimeTestsMissing } from './helpers/runtime.js';
+import { startRuntimeCluster, type RuntimeCluster } from './helpers/runtime-up.js';
 import { until } from './volumemanager-kit.js';
 import { encodeFrame, OPCODE, WsDecoder } from '../src/util/websocket.js';
 
@@ -26,15 +25,14 @@ const NODE = 'lognode';
 const NS = '/api/v1/namespaces/default';
 
 describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run', () => {
+  let c: RuntimeCluster | undefined;
   let dir: string;
-  let registry: Registry | undefined;
-  let up: RunningUp | undefined;
   let t: Target;
   let image: string;
 
   const kubectl = (args: readonly string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string; code: number }> =>
     new Promise((resolve) => {
-      const child = execFile('kubectl', ['--kubeconfig', up!.kubeconfigPath, ...args], { timeout: 60_000, env: { ...process.env, ...env } }, (err, stdout, stderr) =>
+      const child = execFile('kubectl', ['--kubeconfig', c!.up.kubeconfigPath, ...args], { timeout: 60_000, env: { ...process.env, ...env } }, (err, stdout, stderr) =>
         resolve({ stdout, stderr, code: err ? (typeof err.code === 'number' ? err.code : 1) : 0 }),
       );
       if (input !== undefined) child.stdin!.end(input);
@@ -60,12 +58,8 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     until(`${name} running`, async () => (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status?.containerStatuses?.every((c: { state?: { running?: unknown } }) => c.state?.running) === true, 90_000);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'stowage-logs-'));
-    registry = await startRegistry(join(dir, 'registry'));
-    const pause = await registry.push('pause', 't1', ['sleep', '2147483647']);
-    image = await registry.push('busybox', 't1', ['sh']);
-    up = await startUp(join(dir, 'data'), NODE, ['--no-hostpath', '--pod-infra-container-image', pause], { runtime: true, stderr: 'inherit' });
-    t = up.target;
+    c = await startRuntimeCluster('stowage-logs-', NODE, { hostpath: false });
+    ({ dir, t, image } = c);
     await pod('talker', [{ name: 'c', script: 'echo one; echo two; echo three; while [ ! -e /tmp/go ]; do sleep 0.1; done; echo later; exec sleep 2147483647' }]);
     await pod('multi', [
       { name: 'a', script: 'echo from-a; exec sleep 2147483647' },
@@ -75,7 +69,7 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     await Promise.all([running('talker'), running('multi')]);
   }, 240_000);
 
-  afterAll(() => tearDownRuntimeUp({ up, dir, registry }), 240_000);
+  afterAll(() => c?.stop(), 240_000);
 
   it('the node publishes its endpoint as the kubelet does', async () => {
     const node = (await api(t, 'GET', `/api/v1/nodes/${NODE}`)).body;
@@ -102,7 +96,7 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
   });
 
   it('logs -f streams a line written later; --previous shows the crashed run', async () => {
-    const child = spawn('kubectl', ['--kubeconfig', up!.kubeconfigPath, 'logs', '-f', 'talker'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('kubectl', ['--kubeconfig', c!.up.kubeconfigPath, 'logs', '-f', 'talker'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {

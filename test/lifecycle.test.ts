@@ -4,13 +4,12 @@
  * mounted, Running; data written; claim expanded; pod and claim deleted → unmounted, (detached),
  * CSI volume deleted, PV gone, nothing left on disk.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { built, hasKubectl, isRoot } from './helpers/env.js';
 import { mountsUnder } from './helpers/mounts.js';
+import { kubectlIn } from './helpers/kubectl.js';
 import { startUp } from './helpers/up.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -103,9 +102,7 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('lifecycle through stowage up 
       dirs.push(dataDir);
       const { child, exit } = await startUp(dataDir, 'e2e', variant.attach ? ['--enable-attach'] : []);
       try {
-        const env = { ...process.env, KUBECONFIG: join(dataDir, 'kubeconfig'), HOME: dataDir };
-        const kubectl = async (...args: string[]): Promise<string> => (await promisify(execFile)('kubectl', args, { env, timeout: 60_000 })).stdout;
-        const json = async (...args: string[]): Promise<any> => JSON.parse(await kubectl(...args, '-o', 'json')); // eslint-disable-line @typescript-eslint/no-explicit-any
+        const { kubectl, json } = kubectlIn(() => dataDir, 60_000);
         // The node registers the driver first (as a kubelet with node-driver-registrar).
         await expect.poll(async () => (await json('get', 'csinode', 'e2e').catch(() => ({}))).spec?.drivers?.length ?? 0, { timeout: 20_000 }).toBe(1);
         const file = join(dataDir, 'app.yaml');

@@ -103,7 +103,8 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
       const n = await until(`${h.name} Ready`, async () => {
         const x = await node(h.name);
         return ready(x) === 'True' ? x : undefined;
-      });
+        // Every host's agent, driver and registrar start at once; on a loaded 2-core machine that takes a while.
+      }, 60_000);
       expect(n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address).toBe(h.address);
       // Nothing but the bridge: no default route out of the host.
       expect((await h.sh('ip -4 route')).trim()).toBe(`${h.address.replace(/\.\d+$/, '.0')}/24 dev eth0 proto kernel scope link src ${h.address}`);

@@ -110,6 +110,24 @@ describe('server-side apply', () => {
     expect(JSON.parse(cm.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).data).toEqual({ keep: '1' });
   });
 
+  it('a write of <kind>/scale records its manager with subresource scale and takes spec.replicas from the applier', async () => {
+    const deploy = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: scaled\n  namespace: default\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: scaled}\n  template:\n    metadata:\n      labels: {app: scaled}\n    spec:\n      containers: [{name: c, image: busybox}]\n';
+    const path = '/apis/apps/v1/namespaces/default/deployments/scaled';
+    expect((await api(s, 'PATCH', `${path}?fieldManager=tool`, deploy, { contentType: 'application/apply-patch+yaml' })).status).toBe(201);
+    const put = await api(s, 'PUT', `${path}/scale?fieldManager=scaler`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled', namespace: 'default' }, spec: { replicas: 3 } });
+    expect(put.status).toBe(200);
+    const patched = await api(s, 'PATCH', `${path}/scale?fieldManager=patcher`, { spec: { replicas: 4 } }, { contentType: 'application/merge-patch+json' });
+    expect(patched.status).toBe(200);
+    const d = await get(path);
+    const entries = d.metadata.managedFields as Array<{ manager: string; operation: string; apiVersion: string; subresource?: string; fieldsV1: { 'f:spec'?: Record<string, unknown> } }>;
+    expect(entries.find((e) => e.manager === 'patcher')).toMatchObject({ operation: 'Update', apiVersion: 'apps/v1', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:replicas': {} } } });
+    // The PUT's manager lost replicas to the PATCH, so it owns nothing and is gone.
+    expect(entries.find((e) => e.manager === 'scaler')).toBeUndefined();
+    const applier = entries.find((e) => e.manager === 'tool')!;
+    expect(applier.operation).toBe('Apply');
+    expect(applier.fieldsV1['f:spec']).not.toHaveProperty('f:replicas');
+  });
+
   it('answers SelfSubjectReview at v1beta1 too (kubectl 1.27 asks no other version)', async () => {
     const r = await api(s, 'POST', '/apis/authentication.k8s.io/v1beta1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1beta1', kind: 'SelfSubjectReview' });
     expect(r.status).toBe(201);

@@ -2,18 +2,19 @@
  * StatefulSets and Jobs through `stowage up` and kubectl, with volume-only pods (Running once
  * their volumes are mounted): the Kubernetes tutorial's StatefulSet applies unchanged, its pods
  * come up in order each with its own claim, every ordinal keeps its data across a scale down and
- * up (Retain), `whenScaled: Delete` removes the scaled-away claims, deletion with
+ * up (Retain; up through the scale subresource, as `kubectl scale`), `whenScaled: Delete` removes the scaled-away claims, deletion with
  * `whenDeleted: Retain` keeps them; a Job whose pod writes to a claim completes (its pod's status
  * written as a kubelet would), its volume is torn down, and a Job with ttlSecondsAfterFinished is
  * deleted once finished. One `stowage up` serves all cases.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { built, hasKubectl, isRoot } from './helpers/env.js';
+import { kubectlIn } from './helpers/kubectl.js';
+import { mountsUnder } from './helpers/mounts.js';
 import { startUp, type RunningUp } from './helpers/up.js';
 
 const ready = isRoot && hasKubectl && built;
@@ -99,13 +100,6 @@ spec:
         image: busybox
 `;
 
-function mountsUnder(dir: string): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[4] ?? '')
-    .filter((m) => m.startsWith(dir));
-}
-
 interface Named {
   metadata: { name: string; uid: string; annotations?: Record<string, string>; ownerReferences?: unknown[] };
   status?: { phase?: string };
@@ -114,9 +108,7 @@ interface Named {
 describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', () => {
   let dataDir = '';
   let up: RunningUp | undefined;
-  let env: NodeJS.ProcessEnv = {};
-  const kubectl = async (...args: string[]): Promise<string> => (await promisify(execFile)('kubectl', args, { env, timeout: 90_000 })).stdout;
-  const json = async <T = any>(...args: string[]): Promise<T> => JSON.parse(await kubectl(...args, '-o', 'json')) as T; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const { env, kubectl, json } = kubectlIn(() => dataDir);
   const names = async (kind: string, selector?: string): Promise<string[]> =>
     (await json<{ items: Named[] }>('get', kind, ...(selector ? ['-l', selector] : []))).items.map((o) => o.metadata.name).sort();
   const apply = async (file: string, yaml: string): Promise<void> => {
@@ -134,7 +126,6 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'stowage-sts-'));
     up = await startUp(dataDir, 'e2e');
-    env = { ...process.env, KUBECONFIG: up.kubeconfigPath, HOME: dataDir };
     await vi.waitFor(
       async () => {
         const n = await json<{ spec?: { drivers?: unknown[] } }>('get', 'csinode', 'e2e');
@@ -159,7 +150,7 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
 
   it('the tutorial StatefulSet applies unchanged; scaled to 3, pods come up in order, each with its own bound claim', async () => {
     // Watch pods from the start: each pod must be added only once its predecessor is Running and Ready.
-    const watcher = spawn('kubectl', ['get', 'pods', '--watch', '-o', 'jsonpath={.metadata.name} {.status.phase} {.status.conditions[?(@.type=="Ready")].status}{"\\n"}'], { env });
+    const watcher = spawn('kubectl', ['get', 'pods', '--watch', '-o', 'jsonpath={.metadata.name} {.status.phase} {.status.conditions[?(@.type=="Ready")].status}{"\\n"}'], { env: env() });
     let log = '';
     watcher.stdout.on('data', (d: Buffer) => (log += d.toString()));
     try {
@@ -204,8 +195,13 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     await expect.poll(() => mountsUnder(web2), { timeout: 30_000 }).toEqual([]);
     expect(await claimUids()).toEqual(before);
 
-    await kubectl('patch', 'sts', 'web', '-p', '{"spec":{"replicas":3}}');
+    // The scale subresource (what `kubectl scale` and autoscalers use): a Scale of the set's counts and selector.
+    const scale = async (): Promise<unknown> => JSON.parse(await kubectl('get', '--raw', '/apis/apps/v1/namespaces/default/statefulsets/web/scale'));
+    await expect.poll(scale, { timeout: 30_000 }).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web' }, spec: { replicas: 1 }, status: { replicas: 1, selector: 'app=nginx' } });
+    expect(await kubectl('scale', 'sts/web', '--replicas=3')).toContain('statefulset.apps/web scaled');
+    expect((await json<{ spec: { replicas: number } }>('get', 'sts', 'web')).spec.replicas).toBe(3);
     await kubectl('rollout', 'status', 'sts/web', '--timeout=60s');
+    await expect.poll(scale, { timeout: 30_000 }).toMatchObject({ spec: { replicas: 3 }, status: { replicas: 3, selector: 'app=nginx' } });
     expect(await claimUids()).toEqual(before);
     for (const i of [0, 1, 2]) expect(readFileSync(join(await hostPath(`web-${i}`, 'www'), 'index.html'), 'utf8')).toBe(`web-${i}\n`);
   }, 120_000);

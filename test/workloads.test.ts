@@ -4,13 +4,13 @@
  * and read the endpoints; Recreate on a ReadWriteOnce claim never has two pods holding it; delete
  * with --cascade=orphan leaves the ReplicaSet and pods. Pods are volume-only (no container runtime).
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { built, hasKubectl, isRoot } from './helpers/env.js';
+import { kubectlIn } from './helpers/kubectl.js';
 import { mountsUnder } from './helpers/mounts.js';
 import { startUp, type RunningUp } from './helpers/up.js';
 
@@ -19,15 +19,12 @@ if (!isRoot || !hasKubectl || !built) console.warn('workload tests skipped: they
 describe.skipIf(!isRoot || !hasKubectl || !built)('Deployments, ReplicaSets and Services through kubectl', () => {
   let dataDir = '';
   let up: RunningUp | undefined;
-  let env: NodeJS.ProcessEnv = {};
-  const kubectl = async (...args: string[]): Promise<string> => (await promisify(execFile)('kubectl', args, { env, timeout: 90_000 })).stdout;
-  const json = async (...args: string[]): Promise<any> => JSON.parse(await kubectl(...args, '-o', 'json')); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const { env, kubectl, json } = kubectlIn(() => dataDir);
   const images = async (selector: string): Promise<string[]> =>
     (await json('get', 'pods', '-l', selector)).items.filter((p: { metadata: { deletionTimestamp?: string } }) => !p.metadata.deletionTimestamp).map((p: { spec: { containers: Array<{ image: string }> } }) => p.spec.containers[0]!.image);
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'stowage-workloads-'));
-    env = { ...process.env, KUBECONFIG: join(dataDir, 'kubeconfig'), HOME: dataDir };
     up = await startUp(dataDir, 'wl');
   }, 60_000);
   afterAll(async () => {
@@ -137,7 +134,7 @@ spec:
     await kubectl('rollout', 'status', 'deployment/db', '--timeout=60s');
     const [old] = (await json('get', 'pods', '-l', 'app=db')).items;
     // Watch the pods while the image changes: record the order in which they come and go.
-    const watcher = spawn('kubectl', ['get', 'pods', '-l', 'app=db', '--watch', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name}{"\\n"}'], { env });
+    const watcher = spawn('kubectl', ['get', 'pods', '-l', 'app=db', '--watch', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name}{"\\n"}'], { env: env() });
     let seen = '';
     watcher.stdout.on('data', (b: Buffer) => (seen += b.toString()));
     try {

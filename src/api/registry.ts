@@ -9,11 +9,13 @@ import { finalizersOnDelete, sameFinalizerSet, type PropagationPolicy } from './
 import { fieldManagerScope, updateManagedFields, type FieldManagerScope } from './fieldmanager/fieldmanager.js';
 
 /**
- * How a write changes managedFields: an Update owned by `manager` (kube names it from the
+ * How a write changes managedFields: an Update owned by `update` (kube names it from the
  * `fieldManager` parameter or the User-Agent), an apply that computed them already, or none at all
- * (writes kube makes below its field manager, such as a pod's binding).
+ * (writes kube makes below its field manager, such as a pod's binding). `subresource` names the
+ * endpoint the Update entry records when it is not the one the registry writes through: a
+ * `<kind>/scale` write stores the main object, and kube records its entry with `subresource: scale`.
  */
-export type FieldManagement = { readonly update: string } | 'applied' | 'untracked';
+export type FieldManagement = { readonly update: string; readonly subresource?: string } | 'applied' | 'untracked';
 
 /** The manager of writes the server makes itself. */
 export const SERVER_MANAGER = 'kube-apiserver';
@@ -212,7 +214,7 @@ export class ResourceStorage {
     let mf: unknown;
     if (how === 'applied') mf = requested;
     else if (how === 'untracked') mf = old?.metadata.managedFields;
-    else mf = updateManagedFields(this.fieldScope(subresource), old, obj, requested, how?.update ?? SERVER_MANAGER, now);
+    else mf = updateManagedFields(this.fieldScope(how?.subresource ?? subresource), old, obj, requested, how?.update ?? SERVER_MANAGER, now);
     if (mf === undefined) delete obj.metadata.managedFields;
     else obj.metadata.managedFields = mf as unknown[];
   }

@@ -64,7 +64,7 @@ export function ensureServingMaterial(dir: string, hosts: readonly string[]): Se
     write(FILES.cert, s.certPem);
   }
   if (!existsSync(p(FILES.kubeletCert)) || !existsSync(p(FILES.kubeletKey))) {
-    const c = issueLeaf({ commonName: KUBELET_CLIENT_CN, organizations: [KUBELET_CLIENT_ORG], usage: 'client', ca: { certPem: caCertPem, keyPem: caKeyPem }, validDays: 5 * 365 });
+    const c = issueClientCertificate(caCertPem, caKeyPem, { commonName: KUBELET_CLIENT_CN, organizations: [KUBELET_CLIENT_ORG], days: 5 * 365 });
     write(FILES.kubeletKey, c.keyPem);
     write(FILES.kubeletCert, c.certPem);
   }

@@ -24,6 +24,26 @@ describe('WatchCache', () => {
     await store.close();
   });
 
+  it('keeps a secondary index in step with creates, changes of the indexed value and deletes', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    const P = '/registry/core/configmaps/ns/';
+    await store.create(`${P}before`, obj('before', 'n1'));
+    const cache = new WatchCache(store, '/registry/core/configmaps/');
+    const byV = (v: string): string[] => cache.byIndex('v', v).map((c) => c.obj.metadata.name!).sort();
+    await cache.start();
+    cache.addIndex('v', (o) => [String((o as { data?: { v?: string } }).data?.v ?? '')]);
+    const after = await store.create(`${P}after`, obj('after', 'n1'));
+    expect(byV('n1')).toEqual(['after', 'before']);
+    await store.update(`${P}after`, obj('after', 'n2'), after.modRevision);
+    expect(byV('n1')).toEqual(['before']);
+    expect(byV('n2')).toEqual(['after']);
+    await store.delete(`${P}before`);
+    expect(byV('n1')).toEqual([]);
+    expect(cache.byIndex('unknown', 'n2')).toEqual([]);
+    cache.stop();
+    await store.close();
+  });
+
   it('replays history after a revision, then delivers live events; too old → Expired; future → Timeout', async () => {
     const store = openSqliteStore({ path: ':memory:' });
     const cache = new WatchCache(store, '/r/', 3);

@@ -27,6 +27,20 @@ export interface CacheEvent {
   readonly rev: number;
 }
 
+/** The values a secondary index files an object under (none: not indexed). */
+export type IndexFunc = (obj: KubeObject) => readonly string[];
+
+function addKey(m: Map<string, Set<string>>, value: string, key: string): void {
+  let keys = m.get(value);
+  if (!keys) m.set(value, (keys = new Set()));
+  keys.add(key);
+}
+
+function removeKey(m: Map<string, Set<string>>, value: string, key: string): void {
+  const keys = m.get(value);
+  if (keys?.delete(key) && keys.size === 0) m.delete(value);
+}
+
 export interface CacheWatch {
   close(): void;
 }
@@ -60,6 +74,8 @@ export class WatchCache {
   private appliedRev = 0;
   private synced = false;
   private readonly waiters = new Set<() => void>();
+  /** Secondary indexes by name: value → keys of the cached objects with that value. */
+  private readonly indexes = new Map<string, { readonly valuesOf: IndexFunc; readonly keys: Map<string, Set<string>> }>();
 
   constructor(
     private readonly store: Store,
@@ -72,6 +88,7 @@ export class WatchCache {
     this.items.clear();
     this.sortedKeys = undefined;
     for (const kv of res.items) this.items.set(kv.key, decodeStored(kv));
+    for (const ix of this.indexes.values()) this.rebuild(ix);
     this.historyStartRev = res.revision;
     this.appliedRev = res.revision;
     this.synced = true;
@@ -103,12 +120,14 @@ export class WatchCache {
         if (ev.type === 'DELETE') {
           if (!prev) return;
           this.items.delete(ev.kv.key);
+          this.reindex(prev, undefined);
           const last = decodeStored(ev.kv, ev.revision);
           cev = { type: 'DELETED', key: ev.kv.key, cur: last, prev, rev: ev.revision };
           this.sortedKeys = undefined;
         } else {
           const cur = decodeStored(ev.kv);
           this.items.set(ev.kv.key, cur);
+          this.reindex(prev, cur);
           if (!prev) this.sortedKeys = undefined;
           cev = prev ? { type: 'MODIFIED', key: ev.kv.key, cur, prev, rev: ev.revision } : { type: 'ADDED', key: ev.kv.key, cur, rev: ev.revision };
         }
@@ -231,6 +250,35 @@ export class WatchCache {
     const out: CachedObject[] = [];
     for (let i = lo; i < keys.length && keys[i]!.startsWith(keyPrefix); i++) out.push(this.items.get(keys[i]!)!);
     return out;
+  }
+
+  /**
+   * Adds a secondary index (kube's cacher indexers, such as pods by spec.nodeName), kept in step
+   * with every event; a second call with the same name keeps the first.
+   */
+  addIndex(name: string, valuesOf: IndexFunc): void {
+    if (this.indexes.has(name)) return;
+    const ix = { valuesOf, keys: new Map<string, Set<string>>() };
+    this.rebuild(ix);
+    this.indexes.set(name, ix);
+  }
+
+  /** The cached objects the index `name` files under `value` (none for an unknown index). */
+  byIndex(name: string, value: string): CachedObject[] {
+    const keys = this.indexes.get(name)?.keys.get(value);
+    return keys ? [...keys].map((k) => this.items.get(k)!) : [];
+  }
+
+  private rebuild(ix: { readonly valuesOf: IndexFunc; readonly keys: Map<string, Set<string>> }): void {
+    ix.keys.clear();
+    for (const c of this.items.values()) for (const v of ix.valuesOf(c.obj)) addKey(ix.keys, v, c.key);
+  }
+
+  private reindex(prev: CachedObject | undefined, cur: CachedObject | undefined): void {
+    for (const ix of this.indexes.values()) {
+      if (prev) for (const v of ix.valuesOf(prev.obj)) removeKey(ix.keys, v, prev.key);
+      if (cur) for (const v of ix.valuesOf(cur.obj)) addKey(ix.keys, v, cur.key);
+    }
   }
 
   /** Unsorted iteration, for scans where order does not matter. */

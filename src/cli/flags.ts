@@ -41,3 +41,17 @@ export function nonNegativeInt(flag: string): (v: string) => number {
     return n;
   };
 }
+
+/**
+ * A decimal number flag within [min, max] (`minExclusive`: above min); `flag` names it in the error.
+ * For kube's float32 flags, whose nonsensical values we refuse rather than misbehave on.
+ */
+export function boundedNumber(flag: string, o: { min: number; minExclusive?: boolean; max?: number }): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    const range = `${o.minExclusive ? 'greater than' : 'at least'} ${o.min}${o.max === undefined ? '' : ` and at most ${o.max}`}`;
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(v.trim()) || !Number.isFinite(n)) throw new InvalidArgumentError(`${flag} must be a number ${range}`);
+    if (n < o.min || (o.minExclusive && n === o.min) || (o.max !== undefined && n > o.max)) throw new InvalidArgumentError(`${flag} must be ${range}`);
+    return n;
+  };
+}

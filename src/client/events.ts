@@ -3,6 +3,7 @@ import { metaTime } from '../util/metatime.js';
 import { realClock, type Clock } from '../util/backoff.js';
 import { NotFoundError, toStowageError } from '../util/errors.js';
 import { newLogger, type Logger } from '../util/log.js';
+import { TokenBucket } from '../util/tokenbucket.js';
 import { KINDS, apiVersionOf, type KindName } from './kinds.js';
 import type { KubeObjectLike, RestClient } from './rest.js';
 
@@ -92,7 +93,7 @@ export type Correlated =
  * and lastTimestamp on the earlier Event).
  */
 export class EventCorrelator {
-  private readonly spam = new Map<string, { tokens: number; atMs: number }>();
+  private readonly spam = new Map<string, TokenBucket>();
   private readonly similar = new Map<string, { messages: Set<string>; lastMs: number }>();
   private readonly seen = new Map<string, Observed>();
   private readonly o: Required<CorrelatorOptions>;
@@ -154,13 +155,9 @@ export class EventCorrelator {
   }
 
   private takeSpamToken(key: string, nowMs: number): boolean {
-    const b = this.spam.get(key) ?? { tokens: this.o.spamBurst, atMs: nowMs };
-    b.tokens = Math.min(this.o.spamBurst, b.tokens + Math.max(0, nowMs - b.atMs) / this.o.spamRefillMs);
-    b.atMs = nowMs;
-    const ok = b.tokens >= 1;
-    if (ok) b.tokens -= 1;
+    const b = this.spam.get(key) ?? new TokenBucket(1000 / this.o.spamRefillMs, this.o.spamBurst, nowMs);
     remember(this.spam, key, b, this.o.cacheSize);
-    return ok;
+    return b.tryAccept(nowMs);
   }
 
   /** Records what the server stored for `key` so the next identical event patches it. */

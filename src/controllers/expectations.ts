@@ -1,11 +1,14 @@
 /**
- * The controller's expectations (pkg/controller ControllerExpectations): pods it created or
- * deleted that its pod cache has not shown yet. Until they show, a pass would count from a stale
- * cache and create or delete again, so it waits. An expectation older than five minutes (kube's
- * ExpectationsTimeout) is dropped.
+ * The workload controllers' expectations (pkg/controller UIDTrackingControllerExpectations, used by
+ * the ReplicaSet, StatefulSet and Job controllers): pods a controller created or deleted that its
+ * pod cache has not shown yet. Until they show, a pass would count from a stale cache and create or
+ * delete again, so it waits. Judged against the cache itself rather than counted from informer
+ * events: a creation that failed is never expected, and a lost event costs no more than the
+ * timeout. An expectation older than five minutes (kube's ExpectationsTimeout) is dropped.
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 
+/** kube's ExpectationsTimeout. */
 export const EXPECTATIONS_TIMEOUT_MS = 5 * 60_000;
 
 interface Pending {

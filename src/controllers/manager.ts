@@ -10,6 +10,7 @@ import { newControllerInformers } from './informers.js';
 import { runDisruptionController } from './disruption/run.js';
 import { runNamespaceController } from './namespace/run.js';
 import { runNodeLifecycleController } from './nodelifecycle/run.js';
+import type { EvictionLimits } from './nodelifecycle/zones.js';
 import { runPvController } from './persistentvolume/run.js';
 import { runProtectionControllers } from './protection/run.js';
 import { runScheduler } from './scheduler/run.js';
@@ -34,6 +35,8 @@ export interface ControllersOptions {
   /** --node-monitor-grace-period / --node-monitor-period of the node lifecycle controller (default kube's 40 s / 5 s). */
   readonly nodeMonitorGracePeriodMs?: number;
   readonly nodeMonitorPeriodMs?: number;
+  /** --node-eviction-rate and the other zone eviction limits of the node lifecycle controller (default kube's). */
+  readonly evictionLimits?: EvictionLimits;
 }
 
 /**
@@ -64,7 +67,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runStatefulSetController({ client, signal, metrics, informers }),
       runJobController({ client, signal, metrics, informers }),
       runTtlAfterFinishedController({ client, signal, metrics, informers }),
-      runNodeLifecycleController({ client, signal, metrics, informers, gracePeriodMs: o.nodeMonitorGracePeriodMs, monitorPeriodMs: o.nodeMonitorPeriodMs }),
+      runNodeLifecycleController({ client, signal, metrics, informers, gracePeriodMs: o.nodeMonitorGracePeriodMs, monitorPeriodMs: o.nodeMonitorPeriodMs, evictionLimits: o.evictionLimits }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
     ].map((run) =>

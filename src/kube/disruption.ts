@@ -7,11 +7,11 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
 
 import { scaledIntOrPercent, type IntOrPercent } from './intorpercent.js';
+import { isPodReady } from './workloads.js';
 
 /** A pod counts as healthy when it is not being deleted and its Ready condition is True. */
 export function isPodHealthy(p: Pod): boolean {
-  if (p.metadata?.deletionTimestamp) return false;
-  return (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return !p.metadata?.deletionTimestamp && isPodReady(p);
 }
 
 /** An int-or-percent against `total` (percentages rounded up, as intstr.GetScaledValueFromIntOrPercent with roundUp). */

@@ -33,6 +33,10 @@ export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
 export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
 export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
+export const TAINT_MEMORY_PRESSURE = 'node.kubernetes.io/memory-pressure';
+export const TAINT_DISK_PRESSURE = 'node.kubernetes.io/disk-pressure';
+export const TAINT_PID_PRESSURE = 'node.kubernetes.io/pid-pressure';
+export const TAINT_NETWORK_UNAVAILABLE = 'node.kubernetes.io/network-unavailable';
 /** An operator's statement that the node is down for good; its volumes may be detached without unmounting. */
 export const TAINT_OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
 /** Namespace of the nodes' heartbeat Leases. */

@@ -134,6 +134,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       server = await startNodeServer({
         ...o.server,
         hosts: [...new Set([o.nodeName, host.hostname, host.internalIP].filter((h): h is string => !!h))],
+        nodeName: o.nodeName,
         getPod: (namespace, name) => getPodOrUndefined(o.client, namespace, name),
         cri: runtime?.client,
         log: log.child('server'),

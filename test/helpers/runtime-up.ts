@@ -1,7 +1,8 @@
 /**
  * One `stowage up` with its embedded containerd for a pod test file: a loopback registry with the
- * busybox and pause images, the hostpath driver registered, a StorageClass `fast` (Immediate);
- * `stop()` deletes the pods first (containers, then volumes), then stowage, containerd and the rest.
+ * busybox and pause images, the hostpath driver registered and a StorageClass `fast` (Immediate)
+ * unless `hostpath: false`; `stop()` deletes the pods first (containers, then volumes), then
+ * stowage, containerd and the rest. A start that fails tears down what it had started.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,20 +24,34 @@ export interface RuntimeCluster {
   up: RunningUp;
   /** Its admin target (replaced by `restart`). */
   t: Target;
-  /** Creates a 1Mi ReadWriteOnce claim of class `fast` in the default namespace. */
+  /** Creates a 1Mi ReadWriteOnce claim of class `fast` in the default namespace (not with `hostpath: false`). */
   claim(name: string): Promise<void>;
   /** SIGKILLs stowage and starts it again on the same data dir. */
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startRuntimeCluster(prefix: string, node: string): Promise<RuntimeCluster> {
+export async function startRuntimeCluster(prefix: string, node: string, opts: { hostpath?: boolean } = {}): Promise<RuntimeCluster> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const registry = await startRegistry(join(dir, 'registry'));
-  const pause = await registry.push('pause', 't1', ['sleep', '2147483647']);
-  const image = await registry.push('busybox', 't1', ['sh']);
-  const start = (): Promise<RunningUp> => startUp(join(dir, 'data'), node, ['--pod-infra-container-image', pause], { runtime: true, stderr: 'inherit' });
-  const up = await start();
+  let registry: Registry | undefined;
+  let up: RunningUp | undefined;
+  try {
+    registry = await startRegistry(join(dir, 'registry'));
+    const pause = await registry.push('pause', 't1', ['sleep', '2147483647']);
+    const image = await registry.push('busybox', 't1', ['sh']);
+    const flags = [...(opts.hostpath === false ? ['--no-hostpath'] : []), '--pod-infra-container-image', pause];
+    const start = (): Promise<RunningUp> => startUp(join(dir, 'data'), node, flags, { runtime: true, stderr: 'inherit' });
+    up = await start();
+    const c = cluster(dir, registry, image, pause, up, start);
+    if (opts.hostpath !== false) await fastStorageClass(c, node);
+    return c;
+  } catch (err) {
+    await tearDownRuntimeUp({ up, dir, registry });
+    throw err;
+  }
+}
+
+function cluster(dir: string, registry: Registry, image: string, pause: string, up: RunningUp, start: () => Promise<RunningUp>): RuntimeCluster {
   const c: RuntimeCluster = {
     dir,
     registry,
@@ -57,9 +72,13 @@ export async function startRuntimeCluster(prefix: string, node: string): Promise
     },
     stop: () => tearDownRuntimeUp({ up: c.up, dir, registry }),
   };
+  return c;
+}
+
+/** Waits for the built-in hostpath driver on `node` and creates the StorageClass `fast` for it. */
+async function fastStorageClass(c: RuntimeCluster, node: string): Promise<void> {
   await until('the hostpath driver registered', async () => (await api(c.t, 'GET', `/apis/storage.k8s.io/v1/csinodes/${node}`)).body?.spec?.drivers?.length === 1, 30_000);
   const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'hostpath.csi.stowage.io', volumeBindingMode: 'Immediate' };
   const r = await api(c.t, 'POST', '/apis/storage.k8s.io/v1/storageclasses', sc);
   if (r.status !== 201) throw new Error(`StorageClass fast: ${r.status} ${r.text}`);
-  return c;
 }

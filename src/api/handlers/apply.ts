@@ -10,7 +10,6 @@ import { findUnknownFields } from '../openapi/strict.js';
 import { patchKindOf } from '../patch/index.js';
 import type { KubeObject } from '../resources/types.js';
 import { ApiAlreadyExistsError, ApiNotFoundError, ApiUnknownReasonError, badRequest } from '../status.js';
-import { admissionFor } from './admission.js';
 import { apiVersionOf, dryRun, fieldValidation, invalidOptions, writeManager, type ResourceCall, type ResourceRequest } from './request.js';
 import { admitBody, updateSubresource, warningHeaders } from './write.js';
 
@@ -39,7 +38,7 @@ function refuseUntypedFields(r: ResourceRequest, body: unknown, type: TypeNode):
  * PATCH with `application/apply-patch+yaml`: server-side apply by the `fieldManager` (required),
  * creating the object when it does not exist (kube's applyPatcher with forceAllowCreate).
  */
-export async function handleApply({ r, req, res, format, user }: ResourceCall): Promise<void> {
+export async function handleApply({ r, req, res, format }: ResourceCall): Promise<void> {
   const sub = updateSubresource(r);
   const manager = writeManager(r, undefined, 'PatchOptions');
   if (!r.query.get('fieldManager')) throw invalidOptions('PatchOptions', 'fieldManager', 'FieldValueRequired', 'Required value: is required for apply patch');
@@ -71,7 +70,7 @@ export async function handleApply({ r, req, res, format, user }: ResourceCall): 
   };
   for (let attempt = 0; ; attempt++) {
     try {
-      const out = await r.storage.update(r.namespace, r.name!, applyTo, { dryRun: dry, subresource: sub, fields: 'applied', admit: admissionFor(user, r, 'update') });
+      const out = await r.storage.update(r.namespace, r.name!, applyTo, { dryRun: dry, subresource: sub, fields: 'applied' });
       sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
       return;
     } catch (e) {
@@ -81,7 +80,7 @@ export async function handleApply({ r, req, res, format, user }: ResourceCall): 
     if (created.metadata.name === undefined) created.metadata.name = r.name;
     if (created.metadata.name !== r.name) throw badRequest(`the name of the object (${created.metadata.name}) does not match the name on the URL (${r.name})`);
     try {
-      const out = await r.storage.create(created, r.namespace, { dryRun: dry, fields: 'applied', admit: admissionFor(user, r, 'create') });
+      const out = await r.storage.create(created, r.namespace, { dryRun: dry, fields: 'applied' });
       sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
       return;
     } catch (e) {

@@ -6,7 +6,6 @@ import { PROPAGATION_POLICIES, type PropagationPolicy } from '../gcfinalizers.js
 import { keyPrefix } from '../registry.js';
 import type { KubeObject } from '../resources/types.js';
 import { ApiNotFoundError, badRequest, methodNotAllowed, successStatus } from '../status.js';
-import { admissionFor } from './admission.js';
 import { apiVersionOf, dryRun, selection, type ResourceCall, type ResourceRequest } from './request.js';
 
 interface DeleteBody {
@@ -67,7 +66,7 @@ async function deleteOptions(r: ResourceRequest, req: IncomingMessage): Promise<
  * DELETE one object. The answer is the object while it is still there (finalizers, graceful
  * deletion) or when its kind says so (returnDeletedObject); otherwise a Success Status.
  */
-export async function handleDelete({ r, req, res, format, user }: ResourceCall): Promise<void> {
+export async function handleDelete({ r, req, res, format }: ResourceCall): Promise<void> {
   if (r.subresource) throw methodNotAllowed();
   const body = await deleteOptions(r, req);
   const result = await r.storage.delete(r.namespace, r.name!, {
@@ -76,7 +75,6 @@ export async function handleDelete({ r, req, res, format, user }: ResourceCall):
     preconditions: body.preconditions,
     propagationPolicy: body.propagationPolicy,
     orphanDependents: body.orphanDependents,
-    admit: admissionFor(user, r, 'delete'),
   });
   const d = r.storage.def;
   if (result.kind === 'pending' || d.returnDeletedObject) {
@@ -87,7 +85,7 @@ export async function handleDelete({ r, req, res, format, user }: ResourceCall):
 }
 
 /** DELETE a collection: every selected object, each as a single delete would; answers the list of them. */
-export async function handleDeleteCollection({ r, req, res, format, user }: ResourceCall): Promise<void> {
+export async function handleDeleteCollection({ r, req, res, format }: ResourceCall): Promise<void> {
   const sel = selection(r);
   const body = await deleteOptions(r, req);
   const dry = dryRun(r.query);
@@ -100,7 +98,6 @@ export async function handleDeleteCollection({ r, req, res, format, user }: Reso
         gracePeriodSeconds: body.gracePeriodSeconds,
         propagationPolicy: body.propagationPolicy,
         orphanDependents: body.orphanDependents,
-        admit: admissionFor(user, r, 'delete'),
       });
       deleted.push(out.obj);
     } catch (e) {

@@ -5,6 +5,7 @@ import { fieldSelectorExactValue, parseFieldSelector } from '../selectors.js';
 import { forbiddenFor, type Authorizer, type RequestAttributes, type UserInfo } from '../authz.js';
 import { negotiateResponse } from '../negotiation.js';
 import { badRequest, methodNotAllowed } from '../status.js';
+import { admittedRequest } from './admission.js';
 import { handleApply, isApply } from './apply.js';
 import { handlePodLog, type PodStreaming } from './podstream.js';
 import { handleDelete, handleDeleteCollection } from './delete.js';
@@ -108,7 +109,7 @@ export async function handleResource(r: ResourceRequest, req: IncomingMessage, r
     if (!d.allowed) throw forbiddenFor(attrs, d);
   }
   const format = negotiateResponse(req.headers.accept, { stream: verb === 'watch', table: true });
-  await HANDLERS[verb]({ r, req, res, store: o.store, format, user: o.user, authorizer: o.authorizer });
+  await HANDLERS[verb]({ r: admittedRequest(o.user, r), req, res, store: o.store, format, user: o.user, authorizer: o.authorizer });
 }
 
 /** The authorizer's verb of a streaming subresource: get for logs, create for exec and attach (whatever the method, as kube ≥1.30). */

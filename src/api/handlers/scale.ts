@@ -7,8 +7,7 @@ import { formatInvalidMessage } from '../resources/fielderrors.js';
 import { SCALE_KIND, scaleOf, validateScale, withScaledReplicas } from '../resources/scale.js';
 import type { KubeObject, ScaleSubresource } from '../resources/types.js';
 import { badRequest, invalid } from '../status.js';
-import { admissionFor } from './admission.js';
-import { dryRun, patchResourceVersion, readPatchBody, type ResourceCall } from './request.js';
+import { dryRun, patchResourceVersion, readPatchBody, writeManager, type ResourceCall } from './request.js';
 
 let scalePatchMeta: ReturnType<typeof patchMetaFor> | undefined;
 
@@ -39,15 +38,17 @@ export async function handleScaleGet({ r, res, format }: ResourceCall, sub: Scal
   sendAs(res, format, 200, JSON.stringify(scaleOf(sub, c.obj)));
 }
 
-export async function handleScaleUpdate({ r, req, res, format, user }: ResourceCall, sub: ScaleSubresource): Promise<void> {
+export async function handleScaleUpdate({ r, req, res, format }: ResourceCall, sub: ScaleSubresource): Promise<void> {
   const name = r.name!;
   const scale = admitScale(decodeBody(await readBody(req), req.headers['content-type']), name);
-  const out = await r.storage.update(r.namespace, name, (cur) => scaled(sub, cur, scale), { dryRun: dryRun(r.query), admit: admissionFor(user, r, 'update') });
+  const fields = { update: writeManager(r, req.headers['user-agent'], 'UpdateOptions'), subresource: 'scale' };
+  const out = await r.storage.update(r.namespace, name, (cur) => scaled(sub, cur, scale), { dryRun: dryRun(r.query), fields });
   sendAs(res, format, 200, JSON.stringify(scaleOf(sub, out)));
 }
 
-export async function handleScalePatch({ r, req, res, format, user }: ResourceCall, sub: ScaleSubresource): Promise<void> {
+export async function handleScalePatch({ r, req, res, format }: ResourceCall, sub: ScaleSubresource): Promise<void> {
   const name = r.name!;
+  const fields = { update: writeManager(r, req.headers['user-agent'], 'PatchOptions'), subresource: 'scale' };
   const patch = await readPatchBody(req);
   scalePatchMeta ??= patchMetaFor(SCALE_KIND.group, SCALE_KIND.version, SCALE_KIND.kind);
   const lookup = scalePatchMeta;
@@ -61,7 +62,7 @@ export async function handleScalePatch({ r, req, res, format, user }: ResourceCa
       if (patchResourceVersion(patch) === undefined) delete scale.metadata.resourceVersion;
       return scaled(sub, cur, scale);
     },
-    { dryRun: dryRun(r.query), admit: admissionFor(user, r, 'update') },
+    { dryRun: dryRun(r.query), fields },
   );
   sendAs(res, format, 200, JSON.stringify(scaleOf(sub, out)));
 }

@@ -1,6 +1,5 @@
 /** Writes: POST (create), PUT (update), PATCH, and POST to an action subresource (pods/binding). */
 import { fieldPathSegments } from '../fieldmanager/fieldset.js';
-import { admissionFor } from './admission.js';
 import { decodeBody, readBody, sendAs, sendJson } from '../http.js';
 import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/strict.js';
 import { decodeTyped, type DecodeMode } from '../decode/index.js';
@@ -94,12 +93,12 @@ export async function handleCreate({ r, req, res, format, user, authorizer }: Re
     sendAs(res, format, 201, JSON.stringify(review(obj, { user, authorizer })), warningHeaders(warnings));
     return;
   }
-  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query), fields: { update: writeManager(r, req.headers['user-agent'], 'CreateOptions') }, admit: admissionFor(user, r, 'create') });
+  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query), fields: { update: writeManager(r, req.headers['user-agent'], 'CreateOptions') } });
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }
 
 export async function handleUpdate(call: ResourceCall): Promise<void> {
-  const { r, req, res, format, user } = call;
+  const { r, req, res, format } = call;
   const scale = r.subresource ? r.storage.subresource(r.subresource) : undefined;
   if (scale?.type === 'scale') return handleScaleUpdate(call, scale);
   const sub = updateSubresource(r);
@@ -113,13 +112,13 @@ export async function handleUpdate(call: ResourceCall): Promise<void> {
     return admitBody(r, decode(), { fieldValidation: 'Ignore', origin: 'update' }).obj;
   };
   const fields = { update: writeManager(r, req.headers['user-agent'], 'UpdateOptions') };
-  const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub, fields, admit: admissionFor(user, r, 'update') });
+  const out = await r.storage.update(r.namespace, r.name!, next, { dryRun: dryRun(r.query), subresource: sub, fields });
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }
 
 /** PATCH with a json, merge or strategic-merge patch (server-side apply is handlers/apply.ts). */
 export async function handlePatch(call: ResourceCall): Promise<void> {
-  const { r, req, res, format, user } = call;
+  const { r, req, res, format } = call;
   const scale = r.subresource ? r.storage.subresource(r.subresource) : undefined;
   if (scale?.type === 'scale') return handleScalePatch(call, scale);
   const sub = updateSubresource(r);
@@ -139,7 +138,7 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
       warnings = admitted.warnings;
       return admitted.obj;
     },
-    { dryRun: dryRun(r.query), subresource: sub, fields: { update: writeManager(r, req.headers['user-agent'], 'PatchOptions') }, admit: admissionFor(user, r, 'update') },
+    { dryRun: dryRun(r.query), subresource: sub, fields: { update: writeManager(r, req.headers['user-agent'], 'PatchOptions') } },
   );
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }

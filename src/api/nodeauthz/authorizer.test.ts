@@ -1,4 +1,4 @@
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_POLICY, forbiddenFor, newGroupRulesAuthorizer, newUnionAuthorizer, type RequestAttributes } from '../authz.js';
@@ -33,18 +33,13 @@ const pvs: PersistentVolume[] = [
   { metadata: { name: 'pv2' }, spec: { claimRef: { namespace: 'ns', name: 'c2' }, csi: { driver: 'd', volumeHandle: 'h2', nodeStageSecretRef: { namespace: 'sec', name: 'stage2' } } } },
   { metadata: { name: 'pv-eph' }, spec: { claimRef: { namespace: 'ns', name: 'p1-e' } } },
 ];
-const claims: PersistentVolumeClaim[] = [
-  { metadata: { name: 'c1', namespace: 'ns' }, spec: { volumeName: 'pv1' } },
-  { metadata: { name: 'c2', namespace: 'ns' }, spec: { volumeName: 'pv2' } },
-];
 const vas: VolumeAttachment[] = [
   { metadata: { name: 'va1' }, spec: { attacher: 'd', nodeName: 'n1', source: { persistentVolumeName: 'pv1' } } },
   { metadata: { name: 'va2' }, spec: { attacher: 'd', nodeName: 'n2', source: { persistentVolumeName: 'pv2' } } },
 ];
 const graph: GraphSource = {
-  pods: () => pods,
-  pvs: () => pvs,
-  pvc: (ns, n) => claims.find((c) => c.metadata?.namespace === ns && c.metadata?.name === n),
+  podsOn: (node) => pods.filter((p) => p.spec?.nodeName === node),
+  pvsClaimedBy: (ns, n) => pvs.filter((p) => p.spec?.claimRef?.namespace === ns && p.spec.claimRef.name === n),
   pv: (n) => pvs.find((p) => p.metadata?.name === n),
   volumeAttachment: (n) => vas.find((v) => v.metadata?.name === n),
 };

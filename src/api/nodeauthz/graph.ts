@@ -3,16 +3,16 @@
  * ← secret}, and node ← volumeattachment. Answered from the API server's own watch caches at the
  * moment of the request, so it is always in step with pods, claims and volumes (no second copy).
  */
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { podReferences, pvSecretKeys } from '../../kube/podrefs.js';
 
-/** The cached objects the graph reads (the watch caches in the server; plain arrays in tests). */
+/** The cached objects the graph reads (the watch caches' indexes in the server; plain arrays in tests). */
 export interface GraphSource {
-  /** Every pod (the graph keeps those bound to the asking node). */
-  pods(): Iterable<Pod>;
-  pvs(): Iterable<PersistentVolume>;
-  pvc(namespace: string, name: string): PersistentVolumeClaim | undefined;
+  /** The pods bound to `node`. */
+  podsOn(node: string): readonly Pod[];
+  /** The volumes whose claimRef names the claim `namespace/name`. */
+  pvsClaimedBy(namespace: string, name: string): readonly PersistentVolume[];
   pv(name: string): PersistentVolume | undefined;
   volumeAttachment(name: string): VolumeAttachment | undefined;
 }
@@ -25,37 +25,31 @@ export function hasPathToNode(src: GraphSource, node: string, kind: VertexKind, 
     case 'volumeattachment':
       return src.volumeAttachment(name)?.spec?.nodeName === node;
     case 'pod':
-      return podsOn(src, node).some((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
+      return src.podsOn(node).some((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
     case 'pv': {
       const ref = src.pv(name)?.spec?.claimRef;
-      return !!ref?.name && claimsOf(src, node).has(`${ref.namespace ?? ''}/${ref.name}`);
+      return !!ref?.name && claimsOf(src.podsOn(node)).has(`${ref.namespace ?? ''}/${ref.name}`);
     }
     case 'pvc':
-      return claimsOf(src, node).has(`${namespace}/${name}`);
+      return claimsOf(src.podsOn(node)).has(`${namespace}/${name}`);
     case 'configmap':
-      return podsOn(src, node).some((p) => p.metadata?.namespace === namespace && podReferences(p).configMaps.has(name));
+      return src.podsOn(node).some((p) => p.metadata?.namespace === namespace && podReferences(p).configMaps.has(name));
     case 'secret': {
-      if (podsOn(src, node).some((p) => p.metadata?.namespace === namespace && podReferences(p).secrets.has(name))) return true;
-      const claims = claimsOf(src, node);
+      const pods = src.podsOn(node);
+      if (pods.some((p) => p.metadata?.namespace === namespace && podReferences(p).secrets.has(name))) return true;
       const key = `${namespace}/${name}`;
-      for (const pv of src.pvs()) {
-        const ref = pv.spec?.claimRef;
-        if (ref?.name && claims.has(`${ref.namespace ?? ''}/${ref.name}`) && pvSecretKeys(pv).includes(key)) return true;
+      for (const claim of claimsOf(pods)) {
+        const slash = claim.indexOf('/');
+        if (src.pvsClaimedBy(claim.slice(0, slash), claim.slice(slash + 1)).some((pv) => pvSecretKeys(pv).includes(key))) return true;
       }
       return false;
     }
   }
 }
 
-function podsOn(src: GraphSource, node: string): Pod[] {
-  const out: Pod[] = [];
-  for (const p of src.pods()) if (p.spec?.nodeName === node) out.push(p);
-  return out;
-}
-
-/** `namespace/name` of every claim a pod bound to `node` uses. */
-function claimsOf(src: GraphSource, node: string): Set<string> {
+/** `namespace/name` of every claim the pods use. */
+function claimsOf(pods: readonly Pod[]): Set<string> {
   const out = new Set<string>();
-  for (const p of podsOn(src, node)) for (const c of podReferences(p).claims) out.add(`${p.metadata?.namespace ?? ''}/${c}`);
+  for (const p of pods) for (const c of podReferences(p).claims) out.add(`${p.metadata?.namespace ?? ''}/${c}`);
   return out;
 }

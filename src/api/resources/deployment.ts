@@ -5,7 +5,8 @@ import { baseResourceDef } from './common.js';
 import { forbidden, invalid, notSupported } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { validateIntOrPercent } from './poddisruptionbudget.js';
-import { applyTemplateDefaults, nonNegativeInt, validateSelectorImmutable, validateWorkloadSelector, validateWorkloadTemplate, workloadWideCells } from './podtemplate.js';
+import { applyTemplateDefaults, nonNegativeInt, REPLICASET_TEMPLATE_RULES, validateSelectorImmutable, validateWorkloadTemplate } from './podtemplate.js';
+import { containersAndImages, selectorCell, wideWorkloadColumns } from './workloadprinting.js';
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
 import { validateReplicaStatus } from './replicaset.js';
 import { scaleSubresource } from './scale.js';
@@ -29,7 +30,7 @@ function defaults(o: KubeObject): void {
   }
   spec.revisionHistoryLimit ??= 10;
   spec.progressDeadlineSeconds ??= 600;
-  applyTemplateDefaults(o);
+  applyTemplateDefaults(spec);
 }
 
 /** IsZero of an int-or-string: 0 or "0%". */
@@ -65,8 +66,7 @@ function validateSpec(o: KubeObject): FieldCause[] {
   const spec = objectAt(o, 'spec') ?? {};
   const out = [
     ...nonNegativeInt(o, 'replicas'),
-    ...validateWorkloadSelector(o),
-    ...validateWorkloadTemplate(o),
+    ...validateWorkloadTemplate(spec, REPLICASET_TEMPLATE_RULES),
     ...validateStrategy(spec),
     ...nonNegativeInt(o, 'minReadySeconds'),
     ...nonNegativeInt(o, 'revisionHistoryLimit'),
@@ -100,13 +100,11 @@ export const deploymentResource = baseResourceDef({
     column('Up-to-date', fieldDoc('apps', 'Deployment', ['status', 'updatedReplicas']), { type: 'integer' }),
     column('Available', fieldDoc('apps', 'Deployment', ['status', 'availableReplicas']), { type: 'integer' }),
     ageColumn(),
-    column('Containers', 'Names of each container in the template.', { wide: true }),
-    column('Images', 'Images referenced by each container in the template.', { wide: true }),
-    column('Selector', fieldDoc('apps', 'Deployment', ['spec', 'selector']), { wide: true }),
+    ...wideWorkloadColumns({ selectorDoc: fieldDoc('apps', 'Deployment', ['spec', 'selector']) }),
   ],
   row: (o, now) => {
     const status = objectAt(o, 'status');
-    return [o.metadata.name ?? '', readyCell(o), num(status?.updatedReplicas), num(status?.availableReplicas), age(o, now), ...workloadWideCells(o)];
+    return [o.metadata.name ?? '', readyCell(o), num(status?.updatedReplicas), num(status?.availableReplicas), age(o, now), ...containersAndImages(o), selectorCell(o)];
   },
   defaults,
   prepareForCreate(o) {

@@ -67,6 +67,13 @@ export function invalid(field: string, value: BadValue, detail: string): FieldCa
   return cause(CAUSE_TYPES.Invalid, field, `${TYPE_TEXT.FieldValueInvalid}: ${renderValue(value)}`, detail);
 }
 
+/** ValidateNonnegativeField of an optional integer field: nothing when it is absent. */
+export function nonNegativeField(value: unknown, field: string): FieldCause[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return [invalid(field, value as number, 'must be greater than or equal to 0')];
+  return [];
+}
+
 export function duplicate(field: string, value: BadValue): FieldCause {
   return cause(CAUSE_TYPES.Duplicate, field, `${TYPE_TEXT.FieldValueDuplicate}: ${renderValue(value)}`, '');
 }

@@ -8,10 +8,10 @@ import {
 } from '../../kube/workloads.js';
 import { ensureObject, jsonEqual, listAt, objectAt } from './corehelpers.js';
 import { baseResourceDef, humanDuration } from './common.js';
-import { FIELD_IMMUTABLE, invalid, notSupported, required } from './fielderrors.js';
+import { FIELD_IMMUTABLE, invalid, nonNegativeField, notSupported, required } from './fielderrors.js';
 import { isDNS1123Label, nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
-import { defaultPodTemplate, validateTemplateAndSelector } from './podtemplate.js';
-import { age, ageColumn, column, nameColumn } from './printing.js';
+import { applyTemplateDefaults, JOB_TEMPLATE_RULES, validateWorkloadTemplate } from './podtemplate.js';
+import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
 import { containersAndImages, selectorCell, wideWorkloadColumns } from './workloadprinting.js';
 import type { KubeObject } from './types.js';
 
@@ -40,7 +40,7 @@ export function applyJobDefaults(job: KubeObject): void {
   setDefault(spec, 'podReplacementPolicy', spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed');
   const templateLabels = objectAt(objectAt(objectAt(spec, 'template'), 'metadata'), 'labels');
   if (templateLabels && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...(templateLabels as Record<string, string>) };
-  defaultPodTemplate(spec);
+  applyTemplateDefaults(spec);
 }
 
 /**
@@ -63,9 +63,7 @@ function generateSelector(job: KubeObject): void {
 }
 
 function nonNegative(o: Obj, key: string, field: string, out: FieldCause[]): void {
-  const v = o[key];
-  if (v === undefined || v === null) return;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) out.push(invalid(field, v as number, 'must be greater than or equal to 0'));
+  out.push(...nonNegativeField(o[key], field));
 }
 
 /** validateGeneratedSelector: without manualSelector the selector must be the generated one. */
@@ -106,12 +104,11 @@ function validateSpec(job: KubeObject): FieldCause[] {
   }
   const replacement = spec.podReplacementPolicy;
   if (!(POD_REPLACEMENT_POLICIES as readonly unknown[]).includes(replacement)) out.push(notSupported('spec.podReplacementPolicy', String(replacement), POD_REPLACEMENT_POLICIES));
-  out.push(...validateTemplateAndSelector(spec, {}));
+  out.push(...validateWorkloadTemplate(spec, JOB_TEMPLATE_RULES));
   out.push(...validateGeneratedSelector(job, spec));
   const restart = objectAt(objectAt(spec, 'template'), 'spec')?.restartPolicy;
-  if (!(JOB_RESTART_POLICIES as readonly unknown[]).includes(restart)) out.push(notSupported('spec.template.spec.restartPolicy', String(restart), JOB_RESTART_POLICIES));
   // A pod failure policy judges failed pods, which OnFailure never produces.
-  else if (spec.podFailurePolicy && restart !== 'Never') out.push(notSupported('spec.template.spec.restartPolicy', String(restart), ['Never']));
+  if (spec.podFailurePolicy && restart === 'OnFailure') out.push(notSupported('spec.template.spec.restartPolicy', String(restart), ['Never']));
   return out;
 }
 
@@ -215,7 +212,7 @@ export const jobResource = baseResourceDef({
     column('Completions', 'The completion status of the job.'),
     column('Duration', 'Time required to complete the job.'),
     ageColumn(),
-    ...wideWorkloadColumns({ selector: true }),
+    ...wideWorkloadColumns({ selectorDoc: fieldDoc('batch', 'Job', ['spec', 'selector']) }),
   ],
   row: (o, now) => [o.metadata.name ?? '', jobStatusCell(o), completionsCell(o), durationCell(o, now), age(o, now), ...containersAndImages(o), selectorCell(o)],
   defaults: applyJobDefaults,

@@ -2,8 +2,10 @@
 import type { FieldCause } from '../../util/errors.js';
 import { objectAt } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
+import { nonNegativeField } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
-import { applyTemplateDefaults, nonNegativeInt, validateSelectorImmutable, validateWorkloadSelector, validateWorkloadTemplate, workloadWideCells } from './podtemplate.js';
+import { applyTemplateDefaults, nonNegativeInt, REPLICASET_TEMPLATE_RULES, validateSelectorImmutable, validateWorkloadTemplate } from './podtemplate.js';
+import { containersAndImages, selectorCell, wideWorkloadColumns } from './workloadprinting.js';
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
 import { scaleSubresource } from './scale.js';
 import type { KubeObject } from './types.js';
@@ -14,11 +16,12 @@ const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 function defaults(o: KubeObject): void {
   const spec = (objectAt(o, 'spec') ?? (o.spec = {})) as Record<string, unknown>;
   if (spec.replicas === undefined || spec.replicas === null) spec.replicas = 1;
-  applyTemplateDefaults(o);
+  applyTemplateDefaults(spec);
 }
 
 function validateSpec(o: KubeObject): FieldCause[] {
-  return [...nonNegativeInt(o, 'replicas'), ...nonNegativeInt(o, 'minReadySeconds'), ...validateWorkloadSelector(o), ...validateWorkloadTemplate(o)];
+  const spec = objectAt(o, 'spec') ?? {};
+  return [...nonNegativeInt(o, 'replicas'), ...nonNegativeInt(o, 'minReadySeconds'), ...validateWorkloadTemplate(spec, REPLICASET_TEMPLATE_RULES)];
 }
 
 export const replicaSetResource = baseResourceDef({
@@ -37,14 +40,12 @@ export const replicaSetResource = baseResourceDef({
     column('Current', fieldDoc('apps', 'ReplicaSet', ['status', 'replicas']), { type: 'integer' }),
     column('Ready', fieldDoc('apps', 'ReplicaSet', ['status', 'readyReplicas']), { type: 'integer' }),
     ageColumn(),
-    column('Containers', 'Names of each container in the template.', { wide: true }),
-    column('Images', 'Images referenced by each container in the template.', { wide: true }),
-    column('Selector', fieldDoc('apps', 'ReplicaSet', ['spec', 'selector']), { wide: true }),
+    ...wideWorkloadColumns({ selectorDoc: fieldDoc('apps', 'ReplicaSet', ['spec', 'selector']) }),
   ],
   row: (o, now) => {
     const spec = objectAt(o, 'spec');
     const status = objectAt(o, 'status');
-    return [o.metadata.name ?? '', num(spec?.replicas), num(status?.replicas), num(status?.readyReplicas), age(o, now), ...workloadWideCells(o)];
+    return [o.metadata.name ?? '', num(spec?.replicas), num(status?.replicas), num(status?.readyReplicas), age(o, now), ...containersAndImages(o), selectorCell(o)];
   },
   defaults,
   prepareForCreate(o) {
@@ -59,10 +60,6 @@ export const replicaSetResource = baseResourceDef({
 /** ValidateReplicaSetStatus / ValidateDeploymentStatus: counts are non-negative and not above replicas. */
 export function validateReplicaStatus(o: KubeObject): FieldCause[] {
   const status = objectAt(o, 'status') ?? {};
-  const out: FieldCause[] = [];
-  for (const f of ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'updatedReplicas', 'unavailableReplicas', 'observedGeneration']) {
-    const v = status[f];
-    if (v !== undefined && (typeof v !== 'number' || v < 0)) out.push({ type: 'FieldValueInvalid', field: `status.${f}`, message: `Invalid value: ${String(v)}: must be greater than or equal to 0` });
-  }
-  return out;
+  const counts = ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'updatedReplicas', 'unavailableReplicas', 'observedGeneration'];
+  return counts.flatMap((f) => nonNegativeField(status[f], `status.${f}`));
 }

@@ -3,6 +3,7 @@
  * CIDR (network and broadcast addresses excluded, the range's first address kept for the
  * `kubernetes` Service), node ports from 30000–32767. Pure: the caller passes what is in use.
  */
+import { isIP } from 'node:net';
 
 /** kube-apiserver's --service-cluster-ip-range default. */
 export const DEFAULT_SERVICE_CIDR = '10.96.0.0/12';
@@ -28,9 +29,9 @@ export function formatIpv4(n: number): string {
   return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
-/** Whether `s` is an IP address kube accepts (IPv4 dotted quad or an IPv6 text). */
+/** Whether `s` is an IP address kube accepts (IPv4 dotted quad without leading zeros, or IPv6). */
 export function isIpAddress(s: string): boolean {
-  return parseIpv4(s) !== undefined || (/^[0-9a-fA-F:.]+$/.test(s) && s.includes(':') && s.split('::').length <= 2);
+  return isIP(s) !== 0;
 }
 
 /** Parses `a.b.c.d/n` (the network address); throws for anything else. */

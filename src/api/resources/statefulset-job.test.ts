@@ -63,6 +63,10 @@ describe('StatefulSet', () => {
     ['bad retention policy', { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Keep', whenScaled: 'Retain' } }, ['spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: "Keep": supported values: "Retain", "Delete"']],
     ['negative replicas', { replicas: -1 }, ['spec.replicas: Invalid value: -1: must be greater than or equal to 0']],
     ['not the pod spec, as kube (its pods would fail to be created)', { volumeClaimTemplates: [] }, []],
+    ['nor a template pod spec without containers', { template: template({ app: 'web' }, { containers: [] }) }, []],
+    ['empty selector', { selector: {} }, ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset']],
+    ['template labels validated at spec.template.labels, as upstream', { selector: { matchLabels: { 'a b': 'x' } }, template: template({ 'a b': 'x' }) }, expect.arrayContaining([expect.stringMatching(/^spec\.template\.labels: Invalid value: "a b"/)])],
+    ['template activeDeadlineSeconds', { template: template({ app: 'web' }, { activeDeadlineSeconds: 5 }) }, ['spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in StatefulSet is not Supported']],
   ])('validation: %s', (_n, spec, want) => {
     expect(created(sts, mkSet(spec)).causes).toEqual(want);
   });
@@ -118,6 +122,7 @@ describe('Job', () => {
 
   it.each([
     ['restartPolicy Always', { template: { spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'Always' } } }, ['spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"']],
+    ['template activeDeadlineSeconds is allowed', { template: { spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'Never', activeDeadlineSeconds: 5 } } }, []],
     ['negative backoffLimit', { backoffLimit: -1 }, ['spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0']],
     ['podFailurePolicy with OnFailure', { podFailurePolicy: { rules: [] }, template: { spec: { containers: [{ name: 'c', image: 'i' }], restartPolicy: 'OnFailure' } } }, ['spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Never"']],
     ['Indexed without completions', { completionMode: 'Indexed', completions: null, parallelism: 2 }, ['spec.completions: Required value: when completion mode is Indexed']],

@@ -3,10 +3,10 @@ import { scaleSubresource } from './scale.js';
 import type { FieldCause } from '../../util/errors.js';
 import { jsonEqual, listAt, objectAt } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
-import { forbidden, invalid, notSupported, required } from './fielderrors.js';
+import { forbidden, invalid, nonNegativeField, notSupported, required } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { applyClaimDefaults } from './persistentvolumeclaim.js';
-import { defaultPodTemplate, validateTemplateAndSelector } from './podtemplate.js';
+import { applyTemplateDefaults, STATEFULSET_TEMPLATE_RULES, validateWorkloadTemplate } from './podtemplate.js';
 import { age, ageColumn, column, nameColumn } from './printing.js';
 import { containersAndImages, wideWorkloadColumns } from './workloadprinting.js';
 import type { KubeObject } from './types.js';
@@ -50,13 +50,11 @@ export function applyStatefulSetDefaults(sts: KubeObject): void {
     setDefault(t, 'status', {});
     applyClaimDefaults(t as KubeObject);
   }
-  defaultPodTemplate(spec);
+  applyTemplateDefaults(spec);
 }
 
-function nonNegative(spec: Obj, key: string, out: FieldCause[], field = `spec.${key}`): void {
-  const v = spec[key];
-  if (v === undefined || v === null) return;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) out.push(invalid(field, v as number, 'must be greater than or equal to 0'));
+function nonNegative(o: Obj, key: string, out: FieldCause[], field = `spec.${key}`): void {
+  out.push(...nonNegativeField(o[key], field));
 }
 
 function validateSpec(sts: KubeObject): FieldCause[] {
@@ -91,13 +89,7 @@ function validateSpec(sts: KubeObject): FieldCause[] {
   nonNegative(objectAt(spec, 'ordinals') ?? {}, 'start', out, 'spec.ordinals.start');
   // As kube (ValidatePodTemplateSpecForStatefulSet): the pod spec and the claim templates are not
   // validated here; a pod or claim they make that the API refuses is a FailedCreate event.
-  out.push(...validateTemplateAndSelector(spec, { emptySelectorMessage: 'empty selector is invalid for statefulset', podSpec: false }));
-  const podSpec = objectAt(objectAt(spec, 'template'), 'spec') ?? {};
-  const restart = podSpec.restartPolicy;
-  if (restart !== undefined && restart !== 'Always') out.push(notSupported('spec.template.spec.restartPolicy', String(restart), ['Always']));
-  if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null) {
-    out.push(forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in StatefulSet is not Supported'));
-  }
+  out.push(...validateWorkloadTemplate(spec, STATEFULSET_TEMPLATE_RULES));
   return out;
 }
 

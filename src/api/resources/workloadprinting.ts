@@ -4,11 +4,12 @@ import { listAt, objectAt, strAt } from './corehelpers.js';
 import { column } from './printing.js';
 import type { KubeObject, TableColumn } from './types.js';
 
-export function wideWorkloadColumns(opts: { selector?: boolean } = {}): TableColumn[] {
+/** CONTAINERS, IMAGES and (when given its description: kube uses the kind's spec.selector doc) SELECTOR. */
+export function wideWorkloadColumns(opts: { selectorDoc?: string } = {}): TableColumn[] {
   return [
     column('Containers', 'Names of each container in the template.', { wide: true }),
     column('Images', 'Images referenced by each container in the template.', { wide: true }),
-    ...(opts.selector ? [column('Selector', 'Label selector of the pods.', { wide: true })] : []),
+    ...(opts.selectorDoc !== undefined ? [column('Selector', opts.selectorDoc, { wide: true })] : []),
   ];
 }
 

@@ -42,6 +42,8 @@ describe('Deployment defaults and validation', () => {
     { name: 'unknown strategy', spec: { strategy: { type: 'Blue' } }, want: ['spec.strategy.type: Unsupported value: "Blue": supported values: "Recreate", "RollingUpdate"'] },
     { name: 'restartPolicy Never', spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } }, want: ['spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'] },
     { name: 'pod spec validated under the template', spec: { template: { ...template, spec: { containers: [] } } }, want: ['spec.template.spec.containers: Required value'] },
+    { name: 'empty selector', spec: { selector: { matchLabels: {} } }, want: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment'] },
+    { name: 'template activeDeadlineSeconds', spec: { template: { ...template, spec: { ...template.spec, activeDeadlineSeconds: 5 } } }, want: ['spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported'] },
     { name: 'deadline not above minReadySeconds', spec: { minReadySeconds: 700 }, want: ['spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds'] },
   ])('$name', ({ spec, want }) => {
     expect(create(deployment, workload('Deployment', spec))).toEqual(want);
@@ -82,6 +84,14 @@ describe('ReplicaSet', () => {
     expect(replicaSet.shortNames).toEqual(['rs']);
     expect(replicaSet.categories).toEqual(['all']);
   });
+
+  it('a status with a negative count is refused', () => {
+    const old = workload('ReplicaSet');
+    create(replicaSet, old);
+    const next = { ...structuredClone(old), status: { replicas: 2, readyReplicas: -1, observedGeneration: 1 } };
+    expect(texts(replicaSet.validateStatusUpdate!(next, old, ctx()))).toEqual(['status.readyReplicas: Invalid value: -1: must be greater than or equal to 0']);
+    expect(texts(replicaSet.validateStatusUpdate!({ ...next, status: { replicas: 2, readyReplicas: 1 } }, old, ctx()))).toEqual([]);
+  });
 });
 
 describe('the scale subresource', () => {
@@ -118,6 +128,10 @@ describe('Service', () => {
     expect(create(svcDef, svc({ ports: [{ port: 80 }] }), taken)).toEqual(['spec.clusterIPs: Invalid value: []string{}: failed to allocate a serviceIP: range is full']);
     expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: '10.0.0.3' }), taken)).toEqual(['spec.clusterIPs: Invalid value: []string{"10.0.0.3"}: failed to allocate IP 10.0.0.3: provided IP is already allocated']);
     expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: '10.9.0.3' }))).toEqual(['spec.clusterIPs: Invalid value: []string{"10.9.0.3"}: failed to allocate IP 10.9.0.3: provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/29']);
+  });
+
+  it.each(['1:2', ':::', '10.0.0.03'])('a clusterIP that is no IP address (%s) is refused', (ip) => {
+    expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: ip }))).toEqual([`spec.clusterIPs[0]: Invalid value: "${ip}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`]);
   });
 
   it('headless and ExternalName get no address; NodePort gets a node port', () => {

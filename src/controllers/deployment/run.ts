@@ -12,7 +12,7 @@ import { AlreadyExistsError, assertNever, toStowageError } from '../../util/erro
 import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { adoptPatch, claim, ignoreNotFound, releasePatch, selectorOf } from '../claim.js';
+import { claimAndPatch, ignoreNotFound, selectorOf } from '../refmanager.js';
 import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { planDeployment, type DeploymentAction } from './decide.js';
 import { REVISION_ANNOTATION, replicasOf, templatesEqualIgnoringHash } from './util.js';
@@ -67,14 +67,16 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
       const [ns, name] = splitNamespacedKey(key);
       const d = deployments.lister.get(ns, name);
       if (!d) return;
-      const claimed = claim(d, replicaSets.lister.list(ns));
-      const ref = newControllerRef(d, 'apps/v1', 'Deployment');
-      for (const rs of claimed.adopt) await ignoreNotFound(rsApi.patch(rs.metadata!.name!, 'strategic', adoptPatch(rs, ref), { namespace: ns }));
-      for (const rs of claimed.release) await ignoreNotFound(rsApi.patch(rs.metadata!.name!, 'strategic', releasePatch(rs, d.metadata?.uid), { namespace: ns }));
+      const owned = await claimAndPatch({
+        owner: d,
+        ref: newControllerRef(d, 'apps/v1', 'Deployment'),
+        candidates: replicaSets.lister.list(ns),
+        patch: (n, body) => rsApi.patch(n, 'strategic', body, { namespace: ns }),
+      });
       const now = Date.now();
       const plan = planDeployment({
         d,
-        replicaSets: claimed.owned,
+        replicaSets: owned,
         podsOf: (rs) => (rs.metadata?.uid ? pods.byIndex(CONTROLLER_UID_INDEX, rs.metadata.uid) : []),
         nowMs: now,
         nowIso: metaTime(now),

@@ -11,7 +11,7 @@ import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { jsonEqual } from '../../api/resources/corehelpers.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { ignoreNotFound } from '../claim.js';
+import { ignoreNotFound } from '../refmanager.js';
 import { newControllerInformers, type ControllerInformers } from '../informers.js';
 import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SLICE_CONTROLLER_NAME, desiredEndpoints, desiredSliceContent, managesEndpoints, newSlice, selectedPods, sliceContents, sliceLabels } from './decide.js';
 

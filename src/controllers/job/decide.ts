@@ -9,7 +9,7 @@
  */
 import type { Job, JobCondition, JobStatus } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { JOB_TRACKING_FINALIZER } from '../../kube/workloads.js';
+import { isPodActive, isPodReady, JOB_TRACKING_FINALIZER, newControllerRef } from '../../kube/workloads.js';
 import { failureVerdict } from './failurepolicy.js';
 import { completionIndex, formatIndexes, indexesToCreate, indexFailureCount, JOB_COMPLETION_INDEX, JOB_INDEX_FAILURE_COUNT, parseIndexes } from './indexed.js';
 
@@ -65,8 +65,6 @@ function isFailed(job: Job, p: Pod): boolean {
   return !!p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded';
 }
 
-const isActive = (p: Pod): boolean => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && !p.metadata?.deletionTimestamp;
-const isReady = (p: Pod): boolean => (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** pastBackoffLimitOnFailure: with OnFailure, container restarts of active pods count as failures. */
 function pastBackoffLimitOnFailure(job: Job, active: readonly Pod[]): boolean {
@@ -91,7 +89,7 @@ function condition(type: string, reason: string, message: string, nowIso: string
 
 /** Active pods to delete first when there are too many: not yet running, then not ready, then the newest. */
 function deletionOrder(a: Pod, b: Pod): number {
-  const rank = (p: Pod): number => (!p.spec?.nodeName ? 0 : p.status?.phase === 'Pending' ? 1 : !isReady(p) ? 2 : 3);
+  const rank = (p: Pod): number => (!p.spec?.nodeName ? 0 : p.status?.phase === 'Pending' ? 1 : !isPodReady(p) ? 2 : 3);
   return rank(a) - rank(b) || (b.metadata?.creationTimestamp ?? '').localeCompare(a.metadata?.creationTimestamp ?? '');
 }
 
@@ -159,7 +157,7 @@ export function decideJob(s: JobState): JobDecision {
       if (n > perIndex) failedIndexes.add(i);
     }
   }
-  const allActive = s.pods.filter(isActive);
+  const allActive = s.pods.filter(isPodActive);
   // Indexed: a pod of an index already done or failed, out of range or held twice is surplus.
   const surplus: Pod[] = [];
   const active = indexed ? [] : allActive;
@@ -188,8 +186,8 @@ export function decideJob(s: JobState): JobDecision {
 
   if (finished) {
     // A finished Job only finishes counting: leftover pods lose their finalizers.
-    const leftover = s.pods.filter((p) => hasFinalizer(p) && !storedUids.has(p.metadata?.uid ?? '') && !isActive(p));
-    return finish(actions, { ...status, active: active.length, ready: active.filter(isReady).length, terminating: terminating.length }, leftover);
+    const leftover = s.pods.filter((p) => hasFinalizer(p) && !storedUids.has(p.metadata?.uid ?? '') && !isPodActive(p));
+    return finish(actions, { ...status, active: active.length, ready: active.filter(isPodReady).length, terminating: terminating.length }, leftover);
   }
 
   const limit = job.spec?.backoffLimit ?? 6;
@@ -244,7 +242,7 @@ export function decideJob(s: JobState): JobDecision {
   }
 
   status.active = activeAfter;
-  status.ready = active.filter(isReady).length;
+  status.ready = active.filter(isPodReady).length;
   status.terminating = terminating.length;
   status.conditions = suspendConditions(job, prev.conditions ?? [], nowIso, actions);
   if (failureTarget && !status.conditions.some((c) => c.type === 'FailureTarget')) status.conditions.push(failureTarget);
@@ -347,7 +345,7 @@ function newTemplatePod(job: Job, t: NonNullable<NonNullable<Job['spec']>['templ
       labels: { ...(t.metadata?.labels ?? {}) },
       ...(t.metadata?.annotations ? { annotations: { ...t.metadata.annotations } } : {}),
       finalizers: [JOB_TRACKING_FINALIZER],
-      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: job.metadata?.name ?? '', uid: job.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [newControllerRef(job, 'batch/v1', 'Job')],
     },
     spec: structuredClone(t.spec ?? { containers: [] }),
   };

@@ -6,8 +6,8 @@
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
-import { splitNamespacedKey } from '../../kube/keys.js';
-import { JOB_TRACKING_FINALIZER } from '../../kube/workloads.js';
+import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
+import { JOB_TRACKING_FINALIZER, newControllerRef } from '../../kube/workloads.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
@@ -34,7 +34,6 @@ export interface JobControllerOptions {
 const ORPHAN_POD = 'orphan-pod:';
 const hasTrackingFinalizer = (p: Pod): boolean => (p.metadata?.finalizers ?? []).includes(JOB_TRACKING_FINALIZER);
 
-const keyOf = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
 
 /** Runs the Job controller until `signal` aborts. */
 export async function runJobController(o: JobControllerOptions): Promise<void> {
@@ -95,8 +94,8 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
     log,
     sources: [
       watch(jobs, (q) => ({
-        onAdd: (j) => q.add(keyOf(j.metadata?.namespace, j.metadata?.name)),
-        onUpdate: (_, j) => q.add(keyOf(j.metadata?.namespace, j.metadata?.name)),
+        onAdd: (j) => q.add(metaNamespaceKey(j)),
+        onUpdate: (_, j) => q.add(metaNamespaceKey(j)),
       })),
       watch(pods, (q) => {
         const onPod = (p: Pod): void => {
@@ -130,8 +129,8 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
       // The Job's pods, and orphans its selector matches (adopted, as upstream's ClaimPods).
       const candidates = [...new Set([...pods.byIndex(CONTROLLER_UID_INDEX, job.metadata?.uid ?? ''), ...pods.lister.list(ns).filter((p) => !p.metadata?.ownerReferences?.some((r) => r.controller === true))])];
       const owned = await claimAndPatch({
-        owner: { uid: job.metadata?.uid ?? '', selector: job.spec?.selector, deleting: false },
-        ref: { apiVersion: 'batch/v1', kind: 'Job', name, uid: job.metadata?.uid ?? '' },
+        owner: job,
+        ref: newControllerRef(job, 'batch/v1', 'Job'),
         candidates,
         patch: (n, body) => podsApi.patch(n, 'strategic', body, { namespace: ns }),
       });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import { desiredTaints, evictionDecision, forceDeleteOnFencedNode, observeHealth, podNotReadyConditions, staleAt, staleConditions } from './decide.js';
+import { noScheduleTaints, evictionDecision, forceDeleteOnFencedNode, observeHealth, podNotReadyConditions, staleAt, staleConditions } from './decide.js';
 import { tolerates } from '../../kube/node.js';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
@@ -36,28 +36,50 @@ describe('node health', () => {
   });
 });
 
-describe('lifecycle taints', () => {
+describe('NoSchedule lifecycle taints (not rate-limited)', () => {
   it.each([
     { name: 'Ready True: none', ready: 'True', have: [], want: null },
-    { name: 'Ready Unknown: unreachable NoSchedule + NoExecute', ready: 'Unknown', have: [], want: ['node.kubernetes.io/unreachable:NoSchedule', 'node.kubernetes.io/unreachable:NoExecute'] },
-    { name: 'Ready False: not-ready', ready: 'False', have: [], want: ['node.kubernetes.io/not-ready:NoSchedule', 'node.kubernetes.io/not-ready:NoExecute'] },
+    { name: 'Ready Unknown: unreachable', ready: 'Unknown', have: [], want: ['node.kubernetes.io/unreachable:NoSchedule'] },
+    { name: 'Ready False: not-ready', ready: 'False', have: [], want: ['node.kubernetes.io/not-ready:NoSchedule'] },
     {
-      name: 'Unknown → False swaps the taints, keeping others',
+      name: 'Unknown → False swaps the NoSchedule taint, leaving the NoExecute one to the zone pass and others alone',
       ready: 'False',
       have: [{ key: 'x', effect: 'NoSchedule' }, { key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }, noExec('node.kubernetes.io/unreachable', 'z')],
-      want: ['x:NoSchedule', 'node.kubernetes.io/not-ready:NoSchedule', 'node.kubernetes.io/not-ready:NoExecute'],
+      want: ['x:NoSchedule', 'node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/not-ready:NoSchedule'],
     },
-    { name: 'back to True: removed', ready: 'True', have: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }, noExec('node.kubernetes.io/unreachable')], want: [] },
+    { name: 'back to True: removed (NoExecute too is the zone pass\'s)', ready: 'True', have: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }, noExec('node.kubernetes.io/unreachable')], want: ['node.kubernetes.io/unreachable:NoExecute'] },
+    { name: 'already right: unchanged', ready: 'Unknown', have: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }], want: null },
     { name: 'no Ready condition yet: left alone', ready: undefined, have: [], want: null },
+    { name: 'no Ready condition yet: its Ready taint kept', ready: undefined, have: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }], want: null },
   ] as { name: string; ready?: string; have: Taint[]; want: string[] | null }[])('$name', ({ ready, have, want }) => {
-    const got = desiredTaints(node(ready, have), T0);
+    const got = noScheduleTaints(node(ready, have));
     expect(got && got.map((t) => `${t.key}:${t.effect}`)).toEqual(want);
   });
+});
 
-  it('keeps the timeAdded of a taint already right (evictions count from it)', () => {
-    const have = [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }, noExec('node.kubernetes.io/unreachable', '2026-11-24T09:00:00Z')];
-    expect(desiredTaints(node('Unknown', have), T0)).toBeNull();
-    expect(desiredTaints(node('Unknown'), T0)!.find((t) => t.effect === 'NoExecute')!.timeAdded).toBe('2026-11-24T10:00:00Z');
+describe('NoSchedule taints of the other conditions and of spec.unschedulable', () => {
+  const withStatus = (conditions: { type: string; status: string }[], o: { unschedulable?: boolean; taints?: Taint[] } = {}): Node => ({
+    metadata: { name: 'n1' },
+    spec: { unschedulable: o.unschedulable, taints: o.taints },
+    status: { conditions },
+  });
+  it.each([
+    { name: 'cordoned: unschedulable', node: withStatus([{ type: 'Ready', status: 'True' }], { unschedulable: true }), want: ['node.kubernetes.io/unschedulable:NoSchedule'] },
+    {
+      name: 'uncordoned: unschedulable goes, a user NoSchedule taint stays',
+      node: withStatus([{ type: 'Ready', status: 'True' }], { taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }, { key: 'mine', effect: 'NoSchedule' }] }),
+      want: ['mine:NoSchedule'],
+    },
+    {
+      name: 'pressure conditions True: theirs',
+      node: withStatus([{ type: 'Ready', status: 'True' }, { type: 'MemoryPressure', status: 'True' }, { type: 'DiskPressure', status: 'True' }, { type: 'PIDPressure', status: 'True' }, { type: 'NetworkUnavailable', status: 'True' }]),
+      want: ['node.kubernetes.io/memory-pressure:NoSchedule', 'node.kubernetes.io/disk-pressure:NoSchedule', 'node.kubernetes.io/pid-pressure:NoSchedule', 'node.kubernetes.io/network-unavailable:NoSchedule'],
+    },
+    { name: 'pressure gone: its taint goes', node: withStatus([{ type: 'Ready', status: 'True' }, { type: 'DiskPressure', status: 'False' }], { taints: [{ key: 'node.kubernetes.io/disk-pressure', effect: 'NoSchedule' }] }), want: [] },
+    { name: 'a NoExecute taint of the same key is not the pass\'s', node: withStatus([{ type: 'Ready', status: 'True' }], { taints: [{ key: 'node.kubernetes.io/memory-pressure', effect: 'NoExecute' }] }), want: null },
+  ])('$name', ({ node: n, want }) => {
+    const got = noScheduleTaints(n);
+    expect(got && got.map((t) => `${t.key}:${t.effect}`)).toEqual(want);
   });
 });
 

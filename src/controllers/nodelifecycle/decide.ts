@@ -2,12 +2,20 @@
  * The node lifecycle controller's decisions, pure (kube-controller-manager v1.30
  * pkg/controller/nodelifecycle and pkg/controller/tainteviction, plus PodGC's out-of-service pass):
  * when a node's heartbeats stopped long enough for its conditions to become Unknown, which
- * `not-ready` / `unreachable` taints the Ready condition calls for, when a pod on a NoExecute-tainted
+ * NoSchedule taints the conditions call for (the NoExecute ones: zones.ts), when a pod on a NoExecute-tainted
  * node is evicted, and which terminating pods of a fenced node are force-deleted.
  */
 import type { Node, NodeCondition, Pod, PodCondition, Taint } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import { TAINT_NOT_READY, TAINT_UNREACHABLE } from '../../kube/names.js';
+import {
+  TAINT_DISK_PRESSURE,
+  TAINT_MEMORY_PRESSURE,
+  TAINT_NETWORK_UNAVAILABLE,
+  TAINT_NOT_READY,
+  TAINT_PID_PRESSURE,
+  TAINT_UNREACHABLE,
+  TAINT_UNSCHEDULABLE,
+} from '../../kube/names.js';
 import { nodeReadyCondition, nodeReadyStatus, tolerates } from '../../kube/node.js';
 import { hasOutOfServiceTaint } from '../attachdetach/nodehealth.js';
 import { metaTime } from '../../util/metatime.js';
@@ -68,23 +76,38 @@ export function staleAt(health: NodeHealth, nowMs: number, graceMs: number): num
   return at > nowMs ? at : undefined;
 }
 
-const isLifecycleTaint = (t: Taint): boolean => (t.key === TAINT_NOT_READY || t.key === TAINT_UNREACHABLE) && (t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+/** nodeConditionToTaintKeyStatusMap: the NoSchedule taint each condition status calls for. */
+const CONDITION_TAINTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  Ready: { False: TAINT_NOT_READY, Unknown: TAINT_UNREACHABLE },
+  MemoryPressure: { True: TAINT_MEMORY_PRESSURE },
+  DiskPressure: { True: TAINT_DISK_PRESSURE },
+  NetworkUnavailable: { True: TAINT_NETWORK_UNAVAILABLE },
+  PIDPressure: { True: TAINT_PID_PRESSURE },
+};
+const CONDITION_TAINT_KEYS = new Set([...Object.values(CONDITION_TAINTS).flatMap((m) => Object.values(m)), TAINT_UNSCHEDULABLE]);
+const READY_TAINT_KEYS: ReadonlySet<string> = new Set([TAINT_NOT_READY, TAINT_UNREACHABLE]);
 
 /**
- * The node's taints as the Ready condition calls for (null: unchanged). Ready False → not-ready,
- * Ready Unknown → unreachable, each as NoSchedule (doNoScheduleTaintingPass) and NoExecute
- * (doNoExecuteTaintingPass, with timeAdded); Ready True → neither. Other taints are kept as they are,
- * and a taint already right keeps its timeAdded (evictions count from it).
+ * doNoScheduleTaintingPass (null: unchanged): the NoSchedule taints the node's conditions call for
+ * (Ready False → not-ready, Unknown → unreachable; MemoryPressure, DiskPressure, PIDPressure,
+ * NetworkUnavailable True → theirs) and `spec.unschedulable` → unschedulable; such taints no longer
+ * called for go. Not rate-limited and not paused by zone disruption: keeping new pods off a node is
+ * always safe. (The NoExecute taints, which evict, go through the zones' rate limiters: zones.ts.)
+ * Other taints are kept as they are.
  */
-export function desiredTaints(node: Node, nowMs: number): Taint[] | null {
+export function noScheduleTaints(node: Node): Taint[] | null {
+  const want = new Set<string>();
+  for (const c of node.status?.conditions ?? []) {
+    const key = CONDITION_TAINTS[c.type]?.[c.status];
+    if (key) want.add(key);
+  }
+  if (node.spec?.unschedulable) want.add(TAINT_UNSCHEDULABLE);
   // No Ready condition yet: the node has not reported; it becomes Unknown (and tainted) after the grace period.
-  if (!nodeReadyCondition(node)) return null;
-  const status = nodeReadyStatus(node);
-  const key = status === 'False' ? TAINT_NOT_READY : status === 'True' ? undefined : TAINT_UNREACHABLE;
+  const readyUnknownYet = !nodeReadyCondition(node);
+  const managed = (t: Taint): boolean => t.effect === 'NoSchedule' && CONDITION_TAINT_KEYS.has(t.key) && !(readyUnknownYet && READY_TAINT_KEYS.has(t.key));
   const current = node.spec?.taints ?? [];
-  const want: Taint[] = key ? [{ key, effect: 'NoSchedule' }, { key, effect: 'NoExecute', timeAdded: metaTime(nowMs) }] : [];
-  const kept = current.filter((t) => !isLifecycleTaint(t) || want.some((w) => w.key === t.key && w.effect === t.effect));
-  const added = want.filter((w) => !kept.some((t) => t.key === w.key && t.effect === w.effect));
+  const kept = current.filter((t) => !managed(t) || want.has(t.key));
+  const added: Taint[] = [...want].filter((k) => !kept.some((t) => managed(t) && t.key === k)).map((key) => ({ key, effect: 'NoSchedule' }));
   if (added.length === 0 && kept.length === current.length) return null;
   return [...kept, ...added];
 }

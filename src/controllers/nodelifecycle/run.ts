@@ -2,31 +2,37 @@
  * Runtime of the node lifecycle controller, keyed by node name: each reconcile folds the node's
  * latest heartbeats (Ready condition, kube-node-lease Lease) into what it observed, turns the
  * monitored conditions Unknown once the grace period passed without one, sets the not-ready /
- * unreachable taints the Ready condition calls for, marks its pods not Ready, evicts the pods of a NoExecute-tainted node
+ * unreachable NoSchedule taints the Ready condition calls for, marks its pods not Ready, evicts the pods of a NoExecute-tainted node
  * when their tolerations run out, and force-deletes the terminating pods of a fenced
  * (out-of-service) node. Time passing is what makes a node stale: each reconcile requeues itself
  * for the next deadline, and the monitor period re-checks every node.
+ *
+ * One more key, ZONE_PASS, runs the cluster-wide pass (zonepass.ts): zone states, disruption mode
+ * and the NoExecute taints through each zone's rate-limited queue. Any node event queues it.
  */
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { every, newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../../kube/names.js';
+import { isPodActive } from '../../kube/workloads.js';
 import { realClock, type Clock } from '../../util/backoff.js';
 import { ConflictError, NotFoundError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
-import type { MetricsRegistry } from '../../util/metrics.js';
+import { MetricsRegistry } from '../../util/metrics.js';
 import { POD_NODE_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import {
   DEFAULT_NODE_MONITOR_GRACE_MS,
   DEFAULT_NODE_MONITOR_PERIOD_MS,
-  desiredTaints,
   evictionDecision,
   forceDeleteOnFencedNode,
   observeHealth,
+  noScheduleTaints,
   podNotReadyConditions,
   staleAt,
   staleConditions,
   type NodeHealth,
 } from './decide.js';
+import { DEFAULT_EVICTION_LIMITS, type EvictionLimits } from './zones.js';
+import { ZONE_PASS, newZonePass } from './zonepass.js';
 
 const log = newLogger('nodelifecycle');
 
@@ -37,6 +43,8 @@ export interface NodeLifecycleOptions {
   readonly gracePeriodMs?: number;
   /** --node-monitor-period: how often every node is re-checked. */
   readonly monitorPeriodMs?: number;
+  /** --node-eviction-rate, --secondary-node-eviction-rate, --large-cluster-size-threshold, --unhealthy-zone-threshold. */
+  readonly evictionLimits?: EvictionLimits;
   readonly clock?: Clock;
   readonly informers?: ControllerInformers;
   readonly metrics?: MetricsRegistry;
@@ -63,8 +71,8 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     return nodeApi.updateStatus({ ...node, status: { ...node.status, conditions } });
   };
 
-  const setTaints = async (node: Node, now: number): Promise<Node> => {
-    const taints = desiredTaints(node, now);
+  const setTaints = async (node: Node): Promise<Node> => {
+    const taints = noScheduleTaints(node);
     if (!taints) return node;
     log.info('node taints', { node: node.metadata?.name, taints: taints.map((t) => `${t.key}:${t.effect}`).join(',') });
     return nodeApi.update({ ...node, spec: { ...node.spec, taints } });
@@ -87,7 +95,7 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
         recorder.event(p, 'Warning', 'NodeNotReady', 'Node is not ready');
         await writePod(() => podApi.updateStatus({ ...p, status: { ...p.status, conditions: notReady } }));
       }
-      if (p.metadata?.deletionTimestamp || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+      if (!isPodActive(p)) continue;
       const d = evictionDecision(p, taints, now);
       if (d.kind === 'evictAt') next = next === undefined ? d.atMs : Math.min(next, d.atMs);
       if (d.kind !== 'evictNow') continue;
@@ -120,23 +128,38 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     const h = observeHealth(health.get(name), node, leases.lister.get(NODE_LEASE_NAMESPACE, name), now);
     health.set(name, h);
     node = await markUnknown(node, now, h);
-    node = await setTaints(node, now);
+    node = await setTaints(node);
     const evictAt = await settlePods(node, now);
     const deadlines = [staleAt(h, now, graceMs), evictAt].filter((x): x is number => x !== undefined);
     return deadlines.length ? { requeueAfterMs: Math.max(1, Math.min(...deadlines) - now) } : {};
   };
 
+  const zonePass = newZonePass({
+    nodes: nodes.lister,
+    nodeApi,
+    clock,
+    limits: o.evictionLimits ?? DEFAULT_EVICTION_LIMITS,
+    metrics: o.metrics ?? new MetricsRegistry(),
+    recorder,
+    onLeaveDisruption: (now) => {
+      for (const [name, h] of health) health.set(name, { ...h, probeMs: now });
+    },
+  });
+
   const controller = newController<string>({
     name: 'nodelifecycle',
     workers: 4,
     metrics: o.metrics,
+    clock: o.clock,
     log,
     sources: [
-      watch(nodes, (q) => ({
-        onAdd: (n) => q.add(n.metadata?.name ?? ''),
-        onUpdate: (_, n) => q.add(n.metadata?.name ?? ''),
-        onDelete: (x) => q.add(objectOf(x).metadata?.name ?? ''),
-      })),
+      watch(nodes, (q) => {
+        const onNode = (name: string | undefined): void => {
+          q.add(name ?? '');
+          q.add(ZONE_PASS);
+        };
+        return { onAdd: (n) => onNode(n.metadata?.name), onUpdate: (_, n) => onNode(n.metadata?.name), onDelete: (x) => onNode(objectOf(x).metadata?.name) };
+      }),
       watch(leases, (q) => ({
         onAdd: (l) => q.add(l.metadata?.name ?? ''),
         onUpdate: (_, l) => q.add(l.metadata?.name ?? ''),
@@ -150,9 +173,17 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
         };
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: () => undefined };
       }),
-      every(periodMs, (q) => nodes.lister.list().forEach((n) => q.add(n.metadata?.name ?? '')), clock),
+      every(
+        periodMs,
+        (q) => {
+          nodes.lister.list().forEach((n) => q.add(n.metadata?.name ?? ''));
+          q.add(ZONE_PASS);
+        },
+        clock,
+      ),
     ],
     reconcile: async (key) => {
+      if (key === ZONE_PASS) return zonePass();
       if (key) return reconcile(key);
     },
   });

@@ -6,7 +6,7 @@
 import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isPodActive, isPodAvailable, isPodReady, msUntilAvailable, newControllerRef, podsToDelete } from '../../kube/workloads.js';
-import { claim, type Claimed } from '../claim.js';
+import { claimObjects, type Claimed } from '../refmanager.js';
 
 /** kube's BurstReplicas: at most this many pods created or deleted in one sync. */
 export const BURST_REPLICAS = 500;
@@ -26,7 +26,7 @@ export interface ReplicaSetPlan {
 
 /** ClaimPods: the pods this ReplicaSet controls after adoption and release, and those two lists. */
 export function claimPods(rs: ReplicaSet, pods: readonly Pod[]): Claimed<Pod> {
-  return claim(rs, pods);
+  return claimObjects(rs, pods);
 }
 
 function templateLabelsMatch(rs: ReplicaSet, p: Pod): boolean {

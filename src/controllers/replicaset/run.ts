@@ -14,8 +14,8 @@ import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
 import { planReplicaSet, podFromTemplate, replicaSetStatus } from './decide.js';
-import { adoptPatch, ignoreNotFound, releasePatch, selectorOf } from '../claim.js';
-import { newExpectations } from './expectations.js';
+import { patchClaimed, selectorOf } from '../refmanager.js';
+import { newExpectations } from '../expectations.js';
 import { metaTime } from '../../util/metatime.js';
 
 const log = newLogger('replicaset');
@@ -45,23 +45,9 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
     return replicaSets.lister.list(ns).filter((rs) => matchesLabels(selectorOf(rs), p.metadata?.labels)).map(metaNamespaceKey);
   };
   const onPod = (q: Enqueuer<string>) => ({
-    onAdd: (p: Pod) => {
-      for (const k of ownersOf(p)) {
-        if (controllerRefOf(p)) expectations.creationObserved(k);
-        q.add(k);
-      }
-    },
-    onUpdate: (old: Pod, p: Pod) => {
-      if (p.metadata?.deletionTimestamp && !old.metadata?.deletionTimestamp) for (const k of ownersOf(p)) expectations.deletionObserved(k, metaNamespaceKey(p));
-      for (const k of new Set([...ownersOf(old), ...ownersOf(p)])) q.add(k);
-    },
-    onDelete: (x: Pod | Tombstone<Pod>) => {
-      const p = objectOf(x);
-      for (const k of ownersOf(p)) {
-        expectations.deletionObserved(k, metaNamespaceKey(p));
-        q.add(k);
-      }
-    },
+    onAdd: (p: Pod) => ownersOf(p).forEach((k) => q.add(k)),
+    onUpdate: (old: Pod, p: Pod) => new Set([...ownersOf(old), ...ownersOf(p)]).forEach((k) => q.add(k)),
+    onDelete: (x: Pod | Tombstone<Pod>) => ownersOf(objectOf(x)).forEach((k) => q.add(k)),
   });
 
   const controller = newController<string>({
@@ -82,10 +68,12 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
       const rs = replicaSets.lister.get(ns, name);
       if (!rs) return;
       const now = Date.now();
-      const plan = planReplicaSet(rs, pods.lister.list(ns), now, siblingPods(rs));
+      const nsPods = pods.lister.list(ns);
+      const plan = planReplicaSet(rs, nsPods, now, siblingPods(rs));
       await adoptAndRelease(rs, plan.adopt, plan.release);
       let manageError: { reason: string; message: string; now: string } | undefined;
-      if (expectations.satisfied(key, now)) {
+      // Pods just created or deleted not in the cache yet: counting now would act twice; their events bring the ReplicaSet back.
+      if (expectations.satisfied(key, nsPods, now)) {
         try {
           if (plan.create > 0) await createPods(rs, key, plan.create);
           if (plan.delete.length > 0) await deletePods(rs, key, plan.delete);
@@ -110,25 +98,18 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
   const activeOwned = (rs: ReplicaSet): Pod[] => pods.lister.list(rs.metadata?.namespace).filter((p) => controllerRefOf(p)?.uid === rs.metadata?.uid && isPodActive(p));
 
   async function adoptAndRelease(rs: ReplicaSet, adopt: readonly Pod[], release: readonly Pod[]): Promise<void> {
-    const ref = newControllerRef(rs, 'apps/v1', 'ReplicaSet');
-    // The pod's UID is a precondition: a pod re-created under the same name is not adopted blindly.
-    for (const p of adopt) await ignoreNotFound(podsApi.patch(p.metadata!.name!, 'strategic', adoptPatch(p, ref), { namespace: p.metadata?.namespace }));
-    for (const p of release) await ignoreNotFound(podsApi.patch(p.metadata!.name!, 'strategic', releasePatch(p, rs.metadata?.uid), { namespace: p.metadata?.namespace }));
+    const ns = rs.metadata?.namespace;
+    await patchClaimed({ owned: [], adopt: [...adopt], release: [...release] }, newControllerRef(rs, 'apps/v1', 'ReplicaSet'), (name, body) => podsApi.patch(name, 'strategic', body, { namespace: ns }));
   }
 
   async function createPods(rs: ReplicaSet, key: string, count: number): Promise<void> {
-    expectations.expect(key, count, [], Date.now());
-    let left = count;
     for (const size of slowStartBatches(count)) {
       const results = await Promise.allSettled(Array.from({ length: size }, () => podsApi.create(podFromTemplate(rs), { namespace: rs.metadata?.namespace })));
-      left -= size;
+      const created = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      expectations.expect(key, { created: created.map((p) => p.metadata?.name ?? '') }, Date.now());
+      for (const p of created) recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${p.metadata?.name ?? ''}`);
       const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-      for (const r of results) {
-        if (r.status === 'fulfilled') recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${r.value.metadata?.name ?? ''}`);
-      }
       if (failed.length) {
-        // Pods of the skipped batches will never be observed either.
-        for (let i = 0; i < failed.length + left; i++) expectations.creationFailed(key);
         const msg = toStowageError(failed[0]!.reason).message;
         recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${msg}`);
         throw failed[0]!.reason;
@@ -137,16 +118,14 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
   }
 
   async function deletePods(rs: ReplicaSet, key: string, victims: readonly Pod[]): Promise<void> {
-    expectations.expect(key, 0, victims.map(metaNamespaceKey), Date.now());
     const results = await Promise.allSettled(victims.map((p) => podsApi.delete(p.metadata!.name!, { namespace: p.metadata?.namespace, preconditions: { uid: p.metadata?.uid } })));
     let firstError: unknown;
     results.forEach((r, i) => {
       const p = victims[i]!;
       if (r.status === 'fulfilled' || r.reason instanceof NotFoundError) {
-        if (r.status === 'rejected') expectations.deletionObserved(key, metaNamespaceKey(p));
+        if (r.status === 'fulfilled') expectations.expect(key, { deleted: [p.metadata?.uid ?? ''] }, Date.now());
         recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata?.name ?? ''}`);
       } else {
-        expectations.deletionObserved(key, metaNamespaceKey(p));
         recorder.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${toStowageError(r.reason).message}`);
         firstError ??= r.reason;
       }

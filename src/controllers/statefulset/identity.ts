@@ -6,7 +6,7 @@
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { PersistentVolumeClaim, Pod, PodTemplateSpec, Volume } from 'kubernetes-types/core/v1.js';
-import { CONTROLLER_REVISION_HASH_LABEL, POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL } from '../../kube/workloads.js';
+import { CONTROLLER_REVISION_HASH_LABEL, newControllerRef, POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL } from '../../kube/workloads.js';
 
 const ORDINAL_RE = /^(.*)-([0-9]+)$/;
 
@@ -45,10 +45,6 @@ export function claimName(template: string, set: StatefulSet, ordinal: number): 
 /** The revision a pod was made from (its controller-revision-hash label). */
 export function podRevision(pod: Pod): string {
   return pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '';
-}
-
-function controllerRef(set: StatefulSet): OwnerReference {
-  return { apiVersion: 'apps/v1', kind: 'StatefulSet', name: set.metadata?.name ?? '', uid: set.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true };
 }
 
 /**
@@ -103,7 +99,7 @@ export function newPod(set: StatefulSet, template: PodTemplateSpec, revision: st
         [CONTROLLER_REVISION_HASH_LABEL]: revision,
       },
       ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
-      ownerReferences: [controllerRef(set)],
+      ownerReferences: [newControllerRef(set, 'apps/v1', 'StatefulSet')],
     },
     spec,
   };

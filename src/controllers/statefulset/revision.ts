@@ -6,7 +6,7 @@
  */
 import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
-import { CONTROLLER_REVISION_HASH_LABEL } from '../../kube/workloads.js';
+import { CONTROLLER_REVISION_HASH_LABEL, newControllerRef } from '../../kube/workloads.js';
 import { sortedJson } from '../../util/sortedjson.js';
 
 /** Kubernetes' rand.SafeEncodeString alphabet: no vowels, no look-alike characters. */
@@ -59,7 +59,7 @@ export function newRevision(set: StatefulSet, revision: number, collisionCount: 
       name: revisionName(set.metadata?.name ?? '', hash),
       namespace: set.metadata?.namespace,
       labels: { ...(set.spec?.template?.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH_LABEL]: hash },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: set.metadata?.name ?? '', uid: set.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [newControllerRef(set, 'apps/v1', 'StatefulSet')],
     },
     data,
     revision,

@@ -7,7 +7,7 @@
 import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { newController, newEventRecorder, objectOf, watch, type EventRecorder, type RestClient } from '../../client/index.js';
-import { splitNamespacedKey } from '../../kube/keys.js';
+import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
@@ -15,6 +15,7 @@ import { newControllerInformers, type ControllerInformers } from '../informers.j
 import { decideStatefulSet, type SetAction } from './decide.js';
 import { parseOrdinal, podOrdinal, podRevision } from './identity.js';
 import { claimAndPatch, controllerKey } from '../refmanager.js';
+import { newControllerRef } from '../../kube/workloads.js';
 import { newExpectations } from '../expectations.js';
 import {
   currentRevisionOf,
@@ -35,7 +36,6 @@ export interface StatefulSetControllerOptions {
   readonly workers?: number;
 }
 
-const keyOf = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
 
 /** Runs the StatefulSet controller until `signal` aborts. */
 export async function runStatefulSetController(o: StatefulSetControllerOptions): Promise<void> {
@@ -52,13 +52,8 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
    * Adopts the orphans `set` selects and releases what it no longer selects (pods named after the
    * set, or its revisions); returns what it controls then.
    */
-  const claim = <T extends Pod | ControllerRevision>(set: StatefulSet, ns: string, candidates: readonly T[], api: typeof podsApi | typeof revisionsApi): Promise<T[]> =>
-    claimAndPatch({
-      owner: { uid: set.metadata?.uid ?? '', selector: set.spec?.selector, deleting: !!set.metadata?.deletionTimestamp },
-      ref: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: set.metadata?.name ?? '', uid: set.metadata?.uid ?? '' },
-      candidates,
-      patch: (name, body) => api.patch(name, 'strategic', body, { namespace: ns }),
-    });
+  const claim = <T extends Pod | ControllerRevision>(set: StatefulSet, ns: string, candidates: readonly T[], api: typeof podsApi | typeof revisionsApi, filter?: (o: T) => boolean): Promise<T[]> =>
+    claimAndPatch({ owner: set, ref: newControllerRef(set, 'apps/v1', 'StatefulSet'), candidates, filter, patch: (name, body) => api.patch(name, 'strategic', body, { namespace: ns }) });
 
   /** Writes the update revision if needed; returns the revisions as they are after. */
   const settleRevisions = async (set: StatefulSet, ns: string): Promise<{ owned: ControllerRevision[]; update: ControllerRevision } | undefined> => {
@@ -117,7 +112,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
       case 'createPod': {
         const what = `create Pod ${a.pod.metadata?.name ?? ''} in StatefulSet ${setName}`;
         await write(set, rec, 'create', { ok: `${what} successful`, failed: what }, () => podsApi.create(a.pod, { namespace: ns }));
-        expectations.expect(keyOf(ns, setName), { created: [a.pod.metadata?.name ?? ''] }, Date.now());
+        expectations.expect(metaNamespaceKey(set), { created: [a.pod.metadata?.name ?? ''] }, Date.now());
         return;
       }
       case 'deletePod': {
@@ -125,7 +120,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
         if (a.why === 'failed') rec.event(set, 'Warning', 'RecreatingFailedPod', `StatefulSet ${ns}/${setName} is recreating failed Pod ${pod}`);
         const what = `delete Pod ${pod} in StatefulSet ${setName}`;
         await write(set, rec, 'delete', { ok: `${what} successful`, failed: what }, () => podsApi.delete(pod, { namespace: ns, preconditions: { uid: a.pod.metadata?.uid } }));
-        expectations.expect(keyOf(ns, setName), { deleted: [a.pod.metadata?.uid ?? ''] }, Date.now());
+        expectations.expect(metaNamespaceKey(set), { deleted: [a.pod.metadata?.uid ?? ''] }, Date.now());
         return;
       }
       case 'setClaimOwners': {
@@ -151,8 +146,8 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
     log,
     sources: [
       watch(statefulSets, (q) => ({
-        onAdd: (s) => q.add(keyOf(s.metadata?.namespace, s.metadata?.name)),
-        onUpdate: (_, s) => q.add(keyOf(s.metadata?.namespace, s.metadata?.name)),
+        onAdd: (s) => q.add(metaNamespaceKey(s)),
+        onUpdate: (_, s) => q.add(metaNamespaceKey(s)),
       })),
       watch(pods, (q) => {
         const onPod = (p: Pod): void => {
@@ -161,7 +156,8 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
           else if (!p.metadata?.ownerReferences?.some((r) => r.controller === true)) {
             // An orphan named after a set may be adopted by it.
             const parent = parseOrdinal(p.metadata?.name ?? '')?.parent;
-            if (parent && statefulSets.lister.get(p.metadata?.namespace ?? '', parent)) q.add(keyOf(p.metadata?.namespace, parent));
+            const set = parent && statefulSets.lister.get(p.metadata?.namespace ?? '', parent);
+            if (set) q.add(metaNamespaceKey(set));
           }
         };
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
@@ -170,7 +166,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
         // A claim going away may unblock an ordinal waiting to be re-created.
         const onClaim = (c: PersistentVolumeClaim): void => {
           for (const s of statefulSets.lister.list(c.metadata?.namespace)) {
-            if (s.spec?.volumeClaimTemplates?.length) q.add(keyOf(s.metadata?.namespace, s.metadata?.name));
+            if (s.spec?.volumeClaimTemplates?.length) q.add(metaNamespaceKey(s));
           }
         };
         return { onDelete: (c) => onClaim(objectOf(c)) };
@@ -192,9 +188,9 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
       const revisions = await settleRevisions(set, ns);
       if (!revisions) return { requeueAfterMs: 1 }; // collisionCount raised: try the next name
       const current = currentRevisionOf(set, revisions.owned, revisions.update);
-      // Pods named after the set (isMemberOf) may be adopted, e.g. after `delete --cascade=orphan` and a re-create.
+      // Pods named after the set (isMemberOf) may be adopted, and only they are kept, e.g. after `delete --cascade=orphan` and a re-create.
       const members = pods.lister.list(ns).filter((p) => podOrdinal(set, p) >= 0 || p.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid));
-      const owned = await claim(set, ns, members, podsApi);
+      const owned = await claim(set, ns, members, podsApi, (p) => podOrdinal(set, p) >= 0);
       // Pods just created or deleted not in the cache yet: their events bring the set back.
       if (!expectations.satisfied(key, owned, Date.now())) return { requeueAfterMs: 1000 };
       const decision = decideStatefulSet({

@@ -6,7 +6,7 @@
  */
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import { newController, watch, type RestClient } from '../../client/index.js';
-import { splitNamespacedKey } from '../../kube/keys.js';
+import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { ConflictError, NotFoundError, assertNever } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
@@ -22,7 +22,6 @@ export interface TtlControllerOptions {
   readonly metrics?: MetricsRegistry;
 }
 
-const keyOf = (j: Job): string => `${j.metadata?.namespace ?? ''}/${j.metadata?.name ?? ''}`;
 
 /** Runs the TTL-after-finished controller until `signal` aborts. */
 export async function runTtlAfterFinishedController(o: TtlControllerOptions): Promise<void> {
@@ -35,7 +34,7 @@ export async function runTtlAfterFinishedController(o: TtlControllerOptions): Pr
     sources: [
       watch(jobs, (q) => {
         const onJob = (j: Job): void => {
-          if (j.spec?.ttlSecondsAfterFinished !== undefined && j.spec.ttlSecondsAfterFinished !== null) q.add(keyOf(j));
+          if (j.spec?.ttlSecondsAfterFinished !== undefined && j.spec.ttlSecondsAfterFinished !== null) q.add(metaNamespaceKey(j));
         };
         return { onAdd: onJob, onUpdate: (_, j) => onJob(j) };
       }),
@@ -52,7 +51,9 @@ export async function runTtlAfterFinishedController(o: TtlControllerOptions): Pr
           return { requeueAfterMs: d.ms };
         case 'delete':
           try {
-            await jobsApi.delete(name, { namespace: ns, propagationPolicy: 'Background', preconditions: { uid: job.metadata?.uid, resourceVersion: job.metadata?.resourceVersion } });
+            // Foreground, as upstream: the Job stays (deleting) until its pods are gone. The resourceVersion
+            // precondition stands in for upstream's fresh GET: a Job whose TTL changed since read is not deleted.
+            await jobsApi.delete(name, { namespace: ns, propagationPolicy: 'Foreground', preconditions: { uid: job.metadata?.uid, resourceVersion: job.metadata?.resourceVersion } });
             log.info('deleted a finished job whose TTL expired', { job: key });
           } catch (e) {
             // Gone, or changed since read (its update event brings it back with the new TTL).

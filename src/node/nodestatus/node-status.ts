@@ -131,25 +131,41 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
     await writeStatus();
   };
 
+  // The Lease as last written: renewals update it without reading it first, as the kubelet's lease
+  // controller (latestLease); a failed update drops it and the next renewal reads the Lease again.
+  let latestLease: Lease | undefined;
   const renewLease = async (): Promise<void> => {
+    try {
+      latestLease = await writeLease(latestLease);
+    } catch (e) {
+      latestLease = undefined;
+      throw e;
+    }
+  };
+  const writeLease = async (cached: Lease | undefined): Promise<Lease> => {
+    const opts = { namespace: NODE_LEASE_NAMESPACE, signal: stopped };
+    if (cached) {
+      try {
+        return await leases.update(renewedLease(cached, o.nodeName, clock.now(), leaseSeconds), opts);
+      } catch (e) {
+        // Changed or deleted under us: read it again at once.
+        if (!(e instanceof ConflictError) && !(e instanceof NotFoundError)) throw e;
+      }
+    }
     let lease: Lease | undefined;
     try {
-      lease = await leases.get(o.nodeName, { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+      lease = await leases.get(o.nodeName, opts);
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e;
     }
-    if (lease) {
-      await leases.update(renewedLease(lease, o.nodeName, clock.now(), leaseSeconds), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
-      return;
-    }
+    if (lease) return leases.update(renewedLease(lease, o.nodeName, clock.now(), leaseSeconds), opts);
     try {
-      await leases.create(newLease(current, clock.now(), leaseSeconds), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
-      return;
+      return await leases.create(newLease(current, clock.now(), leaseSeconds), opts);
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e; // the namespace is missing
     }
     await ensureNamespace();
-    await leases.create(newLease(current, clock.now(), leaseSeconds), { namespace: NODE_LEASE_NAMESPACE, signal: stopped });
+    return leases.create(newLease(current, clock.now(), leaseSeconds), opts);
   };
 
   const ensureNamespace = async (): Promise<void> => {

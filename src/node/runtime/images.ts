@@ -5,16 +5,15 @@
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/events.js';
+import { secretData } from '../../csi/sidecar/secrets.js';
 import type { RestClient } from '../../client/rest.js';
-import type { Clock } from '../../util/backoff.js';
+import { backoffDelay, type Clock } from '../../util/backoff.js';
 import { NotFoundError, toStowageError } from '../../util/errors.js';
 import type { CriClient } from './client.js';
 import { pullPolicyOf } from './container-config.js';
+import { KUBELET_BACKOFF } from './pod-actions.js';
 import type { Waiting } from './pod-status.js';
 import { pullAuths, type PullSecret } from './pull-secrets.js';
-
-const IMAGE_BACKOFF_INITIAL_MS = 10_000;
-const IMAGE_BACKOFF_MAX_MS = 300_000;
 
 export interface ImageManager {
   /** The image ref for the container (present or just pulled), or undefined with its waiting reason set in `w`. */
@@ -65,7 +64,7 @@ export function newImageManager(o: { cri: CriClient; client: RestClient; recorde
     } catch (e) {
       if (signal.aborted) throw e;
       const failures = (b?.failures ?? 0) + 1;
-      backoff.set(key, { failures, untilMs: clock.now() + Math.min(IMAGE_BACKOFF_INITIAL_MS * 2 ** (failures - 1), IMAGE_BACKOFF_MAX_MS) });
+      backoff.set(key, { failures, untilMs: clock.now() + backoffDelay(KUBELET_BACKOFF, failures) });
       const message = `Failed to pull image "${image}": ${toStowageError(e).message}`;
       w.set(name, { reason: 'ErrImagePull', message });
       o.recorder.event(pod, 'Warning', 'Failed', message);
@@ -99,7 +98,7 @@ export function newImageManager(o: { cri: CriClient; client: RestClient; recorde
       if (!ref.name) continue;
       try {
         const s = await o.client.resource('Secret').get(ref.name, { namespace: ns, signal });
-        out.push({ type: s.type ?? '', data: Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) });
+        out.push({ type: s.type ?? '', data: secretData(s.data) });
       } catch (e) {
         if (!(toStowageError(e) instanceof NotFoundError)) throw e;
         missing.push(ref.name);

@@ -10,6 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/events.js';
+import { secretData } from '../../csi/sidecar/secrets.js';
 import { informerFor, runInformers } from '../../client/informer.js';
 import type { RestClient } from '../../client/rest.js';
 import { realClock, type Clock } from '../../util/backoff.js';
@@ -21,7 +22,7 @@ import type { CriClient } from './client.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, sandboxConfig } from './container-config.js';
 import { ContainerConfigError, containerEnv, expandSubPathExpr, referencedObjects, type NodeAllocatable } from './env.js';
 import { podDescription, runHook } from './hooks.js';
-import { computePodActions, crashLoopDelayMs, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
+import { computePodActions, crashLoopDelayOf, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
 import { changedPods, nextSyncDelayMs, relistFingerprints } from './pleg.js';
 import { newProber } from './prober/prober.js';
 import { newImageManager } from './images.js';
@@ -272,11 +273,11 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     };
     for (const name of refs.configMaps) {
       const cm = await absentIsUndefined(() => o.client.resource('ConfigMap').get(name, { namespace: ns, signal }));
-      if (cm) configMaps.set(`${ns}/${name}`, { ...(cm.data ?? {}), ...Object.fromEntries(Object.entries(cm.binaryData ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])) });
+      if (cm) configMaps.set(`${ns}/${name}`, { ...(cm.data ?? {}), ...secretData(cm.binaryData) });
     }
     for (const name of refs.secrets) {
       const sec = await absentIsUndefined(() => o.client.resource('Secret').get(name, { namespace: ns, signal }));
-      if (sec) secrets.set(`${ns}/${name}`, Object.fromEntries(Object.entries(sec.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])));
+      if (sec) secrets.set(`${ns}/${name}`, secretData(sec.data));
     }
     return { configMaps, secrets };
   };
@@ -322,7 +323,7 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
     for (const [name, leftMs] of a.backingOff) {
       const c = latestOf(rt.containers, name);
-      const message = `back-off ${duration(crashLoopDelayMs(c?.attempt ?? 0))} restarting failed container=${name} pod=${podDescription(pod)}`;
+      const message = `back-off ${duration(c ? crashLoopDelayOf(rt.containers, c) : 0)} restarting failed container=${name} pod=${podDescription(pod)}`;
       w.set(name, { reason: 'CrashLoopBackOff', message });
       if (leftMs > 0) o.recorder.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDescription(pod)}`);
     }

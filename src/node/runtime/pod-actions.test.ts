@@ -53,6 +53,20 @@ describe('computePodActions', () => {
     expect(computePodActions(pod(), first, T).start).toEqual([{ name: 'app', init: false, attempt: 1 }]);
   });
 
+  it('resets the crash-loop backoff after an attempt that ran over 10 min: that exit restarts at once, the next waits 10 s', () => {
+    const MIN = 60_000;
+    const short = (attempt: number) => ctr('app', { state: 'exited', exitCode: 1, attempt, startedAtMs: T + attempt * MIN, finishedAtMs: T + attempt * MIN + 1_000 });
+    const long = ctr('app', { state: 'exited', exitCode: 1, attempt: 3, startedAtMs: T, finishedAtMs: T + 10 * MIN + 1 });
+    expect(computePodActions(pod(), { sandboxes: [sb()], containers: [short(0), short(1), short(2), long] }, long.finishedAtMs).start).toEqual([{ name: 'app', init: false, attempt: 4 }]);
+    const next = ctr('app', { state: 'exited', exitCode: 1, attempt: 4, startedAtMs: T + 11 * MIN, finishedAtMs: T + 11 * MIN + 1_000 });
+    const after = computePodActions(pod(), { sandboxes: [sb()], containers: [short(0), short(1), short(2), long, next] }, next.finishedAtMs + 9_000);
+    expect(after.start).toEqual([]);
+    expect(after.backingOff.get('app')).toBe(1_000);
+    // Exactly 10 min is not over it: the doubling goes on (attempt 3 waits 40 s).
+    const tenMin = ctr('app', { state: 'exited', exitCode: 1, attempt: 3, startedAtMs: T, finishedAtMs: T + 10 * MIN });
+    expect(computePodActions(pod(), { sandboxes: [sb()], containers: [tenMin] }, tenMin.finishedAtMs).backingOff.get('app')).toBe(40_000);
+  });
+
   it('kills and removes everything of a terminating pod, and starts nothing', () => {
     const a = computePodActions(pod({}, { deletionTimestamp: '2026-01-01T00:00:00Z' }), { sandboxes: [sb()], containers: [ctr('app')] }, T);
     expect(a).toMatchObject({ killPod: true, removePod: true, createSandbox: false, start: [] });

@@ -3,6 +3,7 @@
  * reports — the kubelet's computePodActions (kuberuntime_manager.go). Pure: SyncPod only executes.
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import { backoffDelay, type BackoffPolicy } from '../../util/backoff.js';
 
 export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'unknown';
 
@@ -72,9 +73,8 @@ export interface KillContainer {
 /** Running containers whose liveness or startup probe has failed: container id → which probe. */
 export type Unhealthy = ReadonlyMap<string, 'liveness' | 'startup'>;
 
-// The kubelet's crash-loop backoff: 10 s, doubling, capped at 5 min.
-export const CRASH_BACKOFF_INITIAL_MS = 10_000;
-export const CRASH_BACKOFF_MAX_MS = 300_000;
+// The kubelet's crash-loop and image-pull backoff (backOffPeriod, MaxContainerBackOff): 10 s, doubling, capped at 5 min.
+export const KUBELET_BACKOFF: BackoffPolicy = { initialMs: 10_000, factor: 2, capMs: 300_000 };
 
 /**
  * The wait before restarting a container whose attempt `attempt` (0 = first run) has exited. The
@@ -82,8 +82,21 @@ export const CRASH_BACKOFF_MAX_MS = 300_000;
  * 10 s wait starts with the second exit.
  */
 export function crashLoopDelayMs(attempt: number): number {
-  if (attempt <= 0) return 0;
-  return Math.min(CRASH_BACKOFF_INITIAL_MS * 2 ** Math.min(attempt - 1, 16), CRASH_BACKOFF_MAX_MS);
+  return backoffDelay(KUBELET_BACKOFF, attempt);
+}
+
+/**
+ * The crash-loop wait after the exited attempt `c`, counted from the latest attempt of its
+ * container that ran longer than twice the cap (10 min): the kubelet's backoff entry expires then
+ * and the next exit is restarted at once, as a first one (flowcontrol.Backoff's hasExpired).
+ */
+export function crashLoopDelayOf(containers: readonly ContainerInfo[], c: ContainerInfo): number {
+  let since = 0;
+  for (const x of containers) {
+    const stable = x.startedAtMs > 0 && x.finishedAtMs - x.startedAtMs > 2 * KUBELET_BACKOFF.capMs;
+    if (x.name === c.name && x.sandboxId === c.sandboxId && x.attempt <= c.attempt && stable) since = Math.max(since, x.attempt);
+  }
+  return crashLoopDelayMs(c.attempt - since);
 }
 
 /** The latest attempt of `name` (highest attempt, then newest), or undefined. */
@@ -167,7 +180,7 @@ export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number, unhea
   const backingOff = new Map<string, number>();
   /** Start `name` again unless its crash-loop backoff has time left. */
   const restart = (c: ContainerInfo, init: boolean): StartContainer[] => {
-    const left = c.finishedAtMs + crashLoopDelayMs(c.attempt) - nowMs;
+    const left = c.finishedAtMs + crashLoopDelayOf(inSandbox, c) - nowMs;
     if (left > 0) {
       backingOff.set(c.name, left);
       return [];

@@ -4,8 +4,22 @@
  */
 import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
 
-/** A request the node refuses with 400 and this text (the API server relays it as BadRequest). */
-export class NodeRequestError extends Error {}
+/** A request the node refuses with this code (400 unless told) and text; the API server relays both. */
+export class NodeRequestError extends Error {
+  constructor(
+    message: string,
+    readonly code: 400 | 404 = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** The kubelet's container check before logs and exec: a name the pod's spec does not have is 404. */
+export function mustHaveContainer(pod: Pod, container: string): void {
+  const spec = pod.spec;
+  const names = [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...(spec?.ephemeralContainers ?? [])].map((c) => c.name);
+  if (!names.includes(container)) throw new NodeRequestError(`container "${container}" not found in pod "${pod.metadata?.name ?? ''}"`, 404);
+}
 
 function statusOf(pod: Pod, container: string): ContainerStatus | undefined {
   const s = pod.status ?? {};

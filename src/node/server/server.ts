@@ -18,7 +18,7 @@ import type { Logger } from '../../util/log.js';
 import { issueLeaf } from '../../util/pki.js';
 import { acceptKey } from '../../util/websocket.js';
 import type { CriClient } from '../runtime/client.js';
-import { logContainerId, NodeRequestError, runningContainerId } from './containers.js';
+import { logContainerId, mustHaveContainer, NodeRequestError, runningContainerId } from './containers.js';
 import { bridgeToRuntime, failureStatus, ChannelSocket, streamOptions } from './exec.js';
 import { logFileExists, streamContainerLog, type LogRequest } from './logs.js';
 
@@ -33,6 +33,8 @@ export interface NodeServerOptions {
   readonly clientCaPem: string;
   /** Hosts for the self-signed serving certificate. */
   readonly hosts: readonly string[];
+  /** The node this endpoint serves: pods bound elsewhere are not its own. */
+  readonly nodeName: string;
   /** The pod as the API has it (its status names the containers). */
   readonly getPod: (namespace: string, name: string) => Promise<Pod | undefined>;
   /** The runtime; without one, logs and exec answer that the node runs no containers. */
@@ -86,9 +88,11 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   const serving = issueLeaf({ commonName: `${o.hosts[0] ?? 'node'}@stowage`, hosts: o.hosts, usage: 'server', validDays: 365 });
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: o.clientCaPem, requestCert: true, rejectUnauthorized: false });
 
-  const pod = async (namespace: string, name: string): Promise<Pod> => {
+  /** The pod with `container` in its spec, as the kubelet finds it among its own pods: 404 otherwise. */
+  const pod = async (namespace: string, name: string, container: string): Promise<Pod> => {
     const p = await o.getPod(namespace, name);
-    if (!p) throw new NodeRequestError(`pod "${name}" cannot be found - no logs available`);
+    if (!p || p.spec?.nodeName !== o.nodeName) throw new NodeRequestError(`pod "${name}" does not exist`, 404);
+    mustHaveContainer(p, container);
     return p;
   };
   const runtime = (): CriClient => {
@@ -97,8 +101,8 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   };
 
   async function serveLogs(req: IncomingMessage, res: ServerResponse, r: { namespace: string; pod: string; container: string }, q: URLSearchParams): Promise<void> {
+    const p = await pod(r.namespace, r.pod, r.container);
     const cri = runtime();
-    const p = await pod(r.namespace, r.pod);
     const id = logContainerId(p, r.container, q.get('previous') === 'true');
     const st = (await cri.containerStatus(id)).status;
     const path = st?.logPath ?? '';
@@ -128,7 +132,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     serveLogs(req, res, r, url.searchParams).catch((e: unknown) => {
       const msg = e instanceof Error ? e.message : String(e);
       if (res.headersSent) return void res.end();
-      sendText(res, e instanceof NodeRequestError ? 400 : 500, msg);
+      sendText(res, e instanceof NodeRequestError ? e.code : 500, msg);
     });
   });
 
@@ -156,8 +160,9 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     const opts = streamOptions(url.searchParams);
     void (async () => {
       try {
+        const p = await pod(r.namespace, r.pod, r.container);
         const cri = runtime();
-        const id = runningContainerId(await pod(r.namespace, r.pod), r.container);
+        const id = runningContainerId(p, r.container);
         const res =
           r.kind === 'exec'
             ? await cri.exec({ containerId: id, cmd: url.searchParams.getAll('command'), tty: opts.tty, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr })
