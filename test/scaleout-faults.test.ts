@@ -17,6 +17,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed, vi } from 'vitest';
 import { DRIVER, NODE_NAME } from '../bench/chaos/cluster.js';
 import { startFaultProxy, type FaultProxy } from '../bench/chaos/fault-proxy.js';
@@ -36,9 +37,6 @@ if (skip) console.warn(`scale-out fault test skipped: ${skip}`);
 const TIMINGS = { 'lease-duration': '8s', 'renew-deadline': '6s', 'retry-period': '1s' };
 const CLAIMS = 24;
 const PODS = 10;
-/** CreateVolume and ControllerPublishVolume calls let through before the kills of their phase. */
-const FIRST_CREATES = 3;
-const FIRST_PUBLISHES = 1;
 /** Calls that undo an attachment or a mount: none may happen while every pod lives. */
 const UNDOING = ['ControllerUnpublishVolume', 'NodeUnstageVolume', 'NodeUnpublishVolume', 'DeleteVolume'];
 
@@ -139,8 +137,15 @@ describe.skipIf(skip !== undefined)('scaled-out control plane: etcd member, API 
   const stopInformer = new AbortController();
   /** VolumeAttachments deleted (seen by an informer on the surviving server). */
   const vaDeleted: string[] = [];
+  /**
+   * CreateVolume calls pass until the first PV exists, then wait for the first kills;
+   * ControllerPublishVolume calls pass until the first VolumeAttachment is attached, then wait for
+   * the second kills (seen by informers: a call that passed may still fail to produce either).
+   */
   const createGate = gate();
   const publishGate = gate();
+  let pvSeen = false;
+  let attachedSeen = false;
   let nodeRoot: string;
   let driverState: string;
 
@@ -245,17 +250,18 @@ describe.skipIf(skip !== undefined)('scaled-out control plane: etcd member, API 
     expect(readFileSync(balanced, 'utf8')).toContain(`:${balancer.port}`);
 
     // The driver, with attach, behind the recording proxy that holds CreateVolume and
-    // ControllerPublishVolume calls after the first few until the kills of their phase are done.
+    // ControllerPublishVolume calls once the first of each took effect, until the kills of their phase.
     const csiDir = join(nodeRoot, 'plugins', DRIVER);
     spawnLogged('driver', ['csi-hostpath', '--endpoint', `unix://${join(csiDir, 'driver.sock')}`, '--node-id', NODE_NAME, '--state-dir', driverState, '--enable-attach'], -1, true);
-    let creates = 0;
-    let publishes = 0;
+    // Everything that talks to the driver starts once it serves (a sidecar exits when the driver
+    // does not answer at start, as external-provisioner does).
+    await vi.waitFor(() => expect(existsSync(join(csiDir, 'driver.sock'))).toBe(true), { timeout: 30_000, interval: 50 });
     csi = await startFaultProxy({
       socket: join(csiDir, 'csi.sock'),
       upstream: join(csiDir, 'driver.sock'),
       decide: async (method) => {
-        if (method === 'CreateVolume' && ++creates > FIRST_CREATES) await createGate.wait;
-        if (method === 'ControllerPublishVolume' && ++publishes > FIRST_PUBLISHES) await publishGate.wait;
+        if (method === 'CreateVolume' && pvSeen) await createGate.wait;
+        if (method === 'ControllerPublishVolume' && attachedSeen) await publishGate.wait;
         return undefined;
       },
     });
@@ -272,9 +278,12 @@ describe.skipIf(skip !== undefined)('scaled-out control plane: etcd member, API 
     await vi.waitFor(async () => expect((await survivor.resource('CSINode').get(NODE_NAME)).spec.drivers?.map((d) => d.name)).toEqual([DRIVER]), { timeout: 60_000, interval: 100 });
 
     const vas = informerFor(survivor, 'VolumeAttachment');
-    vas.addEventHandler({ onDelete: (o) => vaDeleted.push(`${objectOf(o).metadata?.name}${isTombstone(o) ? ' (tombstone)' : ''}`) });
-    void vas.run(stopInformer.signal);
-    await vas.waitForSync(stopInformer.signal);
+    const pvs = informerFor(survivor, 'PersistentVolume');
+    const sawAttached = (a: VolumeAttachment): void => void (attachedSeen ||= a.status?.attached === true);
+    vas.addEventHandler({ onAdd: sawAttached, onUpdate: (_, a) => sawAttached(a), onDelete: (o) => vaDeleted.push(`${objectOf(o).metadata?.name}${isTombstone(o) ? ' (tombstone)' : ''}`) });
+    pvs.addEventHandler({ onAdd: () => (pvSeen = true) });
+    for (const i of [vas, pvs]) void i.run(stopInformer.signal);
+    await Promise.all([vas.waitForSync(stopInformer.signal), pvs.waitForSync(stopInformer.signal)]);
   }, 120_000);
 
   afterAll(async () => {
@@ -336,14 +345,18 @@ describe.skipIf(skip !== undefined)('scaled-out control plane: etcd member, API 
     const pvsAtFirstKill = (await vi.waitFor(() => survivor.resource('PersistentVolume').list(), { timeout: 30_000, interval: 200 })).items.length;
     createGate.open();
 
-    // Mid-attach: the first VolumeAttachment is attached, the other ControllerPublish calls are held.
+    // Mid-attach: the controllers' new leader has taken over and every pod has its
+    // VolumeAttachment; the first is attached, the other ControllerPublish calls are held.
+    await leaderOf('ctrl-');
     const attachedAtSecondKill = await vi.waitFor(
       async () => {
-        const attached = (await survivor.resource('VolumeAttachment').list()).items.filter((a) => a.status?.attached).length;
+        const vas = (await survivor.resource('VolumeAttachment').list()).items;
+        expect(vas).toHaveLength(PODS);
+        const attached = vas.filter((a) => a.status?.attached).length;
         expect(attached).toBeGreaterThan(0);
         return attached;
       },
-      { timeout: 60_000, interval: 50 },
+      { timeout: 60_000, interval: 100 },
     );
     const sideNow = await leaderOf('side-');
     const server1 = procs.find((p) => p.name === 'server-1')!;
