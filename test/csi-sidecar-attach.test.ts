@@ -57,6 +57,11 @@ describe('attacher with a driver that publishes (enable-attach)', () => {
     expect(attached.status?.attachError).toBeUndefined();
     const pv = await env.client.resource('PersistentVolume').get(pvName);
     expect(pv.metadata?.finalizers).toContain(FIN);
+    // Each sidecar writes under its own field manager, as the separate external-* binaries do.
+    const managers = (o: { metadata?: { managedFields?: Array<{ manager?: string; operation?: string; subresource?: string }> } }) =>
+      (o.metadata?.managedFields ?? []).map((e) => `${e.manager}/${e.operation}${e.subresource ? `/${e.subresource}` : ''}`).sort();
+    expect(managers(await vas.get('va1'))).toEqual(['csi-attacher/Update', 'csi-attacher/Update/status', 'stowage/Update']);
+    expect(managers(pv)).toEqual(['csi-attacher/Update', 'csi-provisioner/Update', 'kube-controller-manager/Update/status']);
     const volumeId = pv.spec!.csi!.volumeHandle;
     expect(await publishedNodes(env, volumeId)).toEqual([NODE]);
     const req = sidecar.csi.publishes.find((r) => r.volumeId === volumeId)!;

@@ -1,5 +1,5 @@
 /** `stowage server` ×2 and `stowage up --etcd-servers` on one real etcd, as separate processes. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,12 @@ describe.skipIf(etcdMissing !== undefined || !built)('stowage server on etcd', (
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(code).not.toBe(0);
     expect(err).toBe('stowage: --etcd-servers is required\n');
+  });
+
+  it('refuses an --advertise-address that is not an IPv4 address, with a one-line message', () => {
+    const r = spawnSync(process.execPath, [BIN, 'server', '--etcd-servers', etcd.endpoint, '--cert-dir', join(dir, 'none'), '--advertise-address', 'api.example'], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('stowage: invalid --advertise-address "api.example": must be an IPv4 address\n');
   });
 
   it('`stowage up --etcd-servers` runs the control plane on that etcd', async () => {

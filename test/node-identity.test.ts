@@ -131,6 +131,41 @@ describe.skipIf(!built || !isRoot)('node identities', () => {
     expect(wrong).toMatchObject({ code: 1, stderr: "stowage: the credential is system:node:n2's, not node n3's\n" });
   }, 60_000);
 
+  it("Stowage's components write under Kubernetes' field managers: kubelet, kube-controller-manager, kube-scheduler, csi-provisioner, csi-resizer", async () => {
+    const ns = 'default';
+    type Entry = { manager: string; operation: string; subresource?: string; fieldsV1: { 'f:spec'?: Record<string, unknown> } };
+    const entries = async (path: string): Promise<Entry[]> => (await api(t, 'GET', path)).body?.metadata?.managedFields ?? [];
+    const managers = async (path: string): Promise<string[]> => [...new Set((await entries(path)).map((e) => e.manager))].sort();
+    await api(t, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { metadata: { name: 'mf' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } });
+    expect((await api(t, 'POST', `/api/v1/namespaces/${ns}/pods`, { metadata: { name: 'mf' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'mf' } }] } })).status).toBe(201);
+    await expect.poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/mf`)).body?.status?.phase, { timeout: 30_000 }).toBe('Running');
+    const pvName: string = (await api(t, 'GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims/mf`)).body.spec.volumeName;
+    const pvPath = `/api/v1/persistentvolumes/${pvName}`;
+    // Growing the claim brings the resizer in (the default class allows expansion).
+    expect((await api(t, 'PATCH', `/api/v1/namespaces/${ns}/persistentvolumeclaims/mf`, { spec: { resources: { requests: { storage: '2Mi' } } } }, { contentType: 'application/merge-patch+json' })).status).toBe(200);
+    await expect.poll(async () => (await api(t, 'GET', pvPath)).body?.spec?.capacity?.storage, { timeout: 30_000 }).toBe('2Mi');
+
+    // The provisioner created the PV (its spec.csi is csi-provisioner's), the binder wrote its status, the resizer its capacity.
+    const pv = await entries(pvPath);
+    expect(pv.find((e) => e.fieldsV1['f:spec']?.['f:csi'] !== undefined)).toMatchObject({ manager: 'csi-provisioner', operation: 'Update' });
+    const storageOwners = pv.filter((e) => (e.fieldsV1['f:spec']?.['f:capacity'] as Record<string, unknown> | undefined)?.['f:storage'] !== undefined);
+    expect(storageOwners.map((e) => `${e.manager}/${e.operation}`)).toEqual(['csi-resizer/Update']);
+    expect(await managers(pvPath)).toEqual(['csi-provisioner', 'csi-resizer', 'kube-controller-manager']);
+    // The claim: the test's own write (its User-Agent), then the scheduler's selected node, the binder, the resizer, the kubelet's expansion.
+    const claimManagers = await managers(`/api/v1/namespaces/${ns}/persistentvolumeclaims/mf`);
+    expect(claimManagers).toEqual(expect.arrayContaining(['kube-controller-manager', 'kube-scheduler', 'csi-resizer']));
+    expect(claimManagers.filter((m) => m.startsWith('stowage'))).toEqual([]);
+    // Pod status and both Nodes (up's own agent and the `stowage node` process) are the kubelet's.
+    expect(await entries(`/api/v1/namespaces/${ns}/pods/mf`)).toContainEqual(expect.objectContaining({ manager: 'kubelet', operation: 'Update', subresource: 'status' }));
+    for (const node of ['n1', 'n2']) expect(await managers(`/api/v1/nodes/${node}`)).toEqual(['kubelet']);
+    expect(await managers('/apis/storage.k8s.io/v1/csinodes/n1')).toEqual(['kubelet']);
+
+    expect((await api(t, 'DELETE', `/api/v1/namespaces/${ns}/pods/mf`)).status).toBe(200);
+    await expect.poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/mf`)).status, { timeout: 30_000 }).toBe(404);
+    expect((await api(t, 'DELETE', `/api/v1/namespaces/${ns}/persistentvolumeclaims/mf`)).status).toBe(200);
+    await expect.poll(async () => (await api(t, 'GET', pvPath)).status, { timeout: 30_000 }).toBe(404);
+  }, 120_000);
+
   it.skipIf(!hasKubectl)('kubectl with the node kubeconfig: whoami, can-i tells the truth, refusals in kube words', async () => {
     expect((await kubectl(kc('n1'), 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}')).stdout).toBe('system:node:n1');
     const can = async (...args: string[]): Promise<string> => (await kubectl(kc('n1'), 'auth', 'can-i', ...args)).stdout.trim();

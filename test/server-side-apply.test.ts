@@ -99,6 +99,41 @@ describe('server-side apply', () => {
     expect(managers(cm)).toEqual(['other/Apply']);
   });
 
+  it.skipIf(!hasKubectl)('fields set by admission (pvc-protection, the default class) are no manager’s; a later applier takes them without conflict', async () => {
+    const cls = 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: ssa-default\n  annotations:\n    storageclass.kubernetes.io/is-default-class: "true"\nprovisioner: example.com/none\n';
+    expect((await kubectl(['create'], cls)).code).toBe(0);
+    const claim = (extra: string): string =>
+      `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: adm\n  namespace: default\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n${extra}`;
+    expect((await kubectl(['create'], claim(''))).code).toBe(0);
+    type Entry = { manager: string; operation: string; fieldsV1: { 'f:metadata'?: Record<string, unknown>; 'f:spec'?: Record<string, unknown> } };
+    const show = async () => {
+      const r = await kubectl(['get', 'pvc', 'adm', '-n', 'default', '-o', 'json', '--show-managed-fields']);
+      expect(r.code).toBe(0);
+      return JSON.parse(r.out) as { metadata: { finalizers?: string[]; managedFields: Entry[] }; spec: { storageClassName?: string } };
+    };
+    let pvc = await show();
+    expect(pvc.metadata.finalizers).toEqual(['kubernetes.io/pvc-protection']);
+    expect(pvc.spec.storageClassName).toBe('ssa-default');
+    expect(pvc.metadata.managedFields.map((e) => `${e.manager}/${e.operation}`)).toEqual(['kubectl-create/Update']);
+    const created = pvc.metadata.managedFields[0]!.fieldsV1;
+    expect(created['f:metadata']?.['f:finalizers']).toBeUndefined();
+    expect(created['f:spec']).toMatchObject({ 'f:accessModes': {}, 'f:volumeMode': {} });
+    expect(created['f:spec']?.['f:storageClassName']).toBeUndefined();
+
+    // A GitOps tool declaring the class it got becomes its owner, with no conflict and no --force-conflicts.
+    const applied = await kubectl(['apply', '--server-side', '--field-manager=gitops'], claim('  storageClassName: ssa-default\n'));
+    expect(applied.err).toBe('');
+    expect(applied.code).toBe(0);
+    pvc = await show();
+    const byManager = Object.fromEntries(pvc.metadata.managedFields.map((e) => [`${e.manager}/${e.operation}`, e.fieldsV1]));
+    expect(Object.keys(byManager).sort()).toEqual(['gitops/Apply', 'kubectl-create/Update']);
+    expect(byManager['gitops/Apply']?.['f:spec']).toHaveProperty('f:storageClassName');
+    expect(byManager['kubectl-create/Update']?.['f:spec']).not.toHaveProperty('f:storageClassName');
+    expect(pvc.metadata.finalizers).toEqual(['kubernetes.io/pvc-protection']);
+    expect(pvc.metadata.managedFields.some((e) => e.fieldsV1['f:metadata']?.['f:finalizers'] !== undefined)).toBe(false);
+    expect((await kubectl(['delete', 'storageclass', 'ssa-default'])).code).toBe(0);
+  });
+
   it.skipIf(!hasKubectl)('switching from client-side to server-side apply prunes a field removed from the manifest', async () => {
     expect((await kubectl(['apply'], configMap('upgraded', { keep: '1', drop: '2' }))).code).toBe(0);
     expect(managers(await get('/api/v1/namespaces/default/configmaps/upgraded'))).toEqual(['kubectl-client-side-apply/Update']);

@@ -119,6 +119,27 @@ describe.skipIf(!built)('stowage up', () => {
     expect(complaints(r.stderr())).toEqual([]);
   }, 60_000);
 
+  it('passes --node-monitor-grace-period/--node-monitor-period to its controllers, and serves the default/kubernetes Service', async () => {
+    const r = await up(tmp(), ['--no-node', '--node-monitor-grace-period', '1s', '--node-monitor-period', '200ms']);
+    try {
+      // A node that posted Ready once and then fell silent: Unknown after 1 s here, 40 s by default.
+      await api(r.target, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'silent' } });
+      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const ready = { type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: now, lastTransitionTime: now };
+      await api(r.target, 'PATCH', '/api/v1/nodes/silent/status', { status: { conditions: [ready] } }, { contentType: 'application/merge-patch+json' });
+      await expect
+        .poll(async () => (await api(r.target, 'GET', '/api/v1/nodes/silent')).body?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready'), { timeout: 15_000 })
+        .toMatchObject({ status: 'Unknown', reason: 'NodeStatusUnknown' });
+      await expect
+        .poll(async () => (await api(r.target, 'GET', '/api/v1/namespaces/default/services/kubernetes')).body?.spec, { timeout: 15_000 })
+        .toMatchObject({ clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: Number(new URL(r.target.baseUrl).port) }] });
+    } finally {
+      ctrlC(r);
+    }
+    expect(await r.exit).toBe(0);
+    expect(complaints(r.stderr())).toEqual([]);
+  }, 60_000);
+
   it('a start that fails leaves no half-made data dir: a new one is removed, an existing one stays as it was', async () => {
     const a = await up(tmp(), ['--no-node']);
     try {

@@ -1,20 +1,18 @@
+import { GIT_COMMIT, KUBE_VERSION, PLATFORM } from '../kube/version.js';
 import { SCALE_KIND } from './resources/scale.js';
 import type { GroupVersionKind, ResourceDef, SubresourceDef } from './resources/types.js';
-
-/** The Kubernetes version this server reports; kubectl's dispatcher picks its minor from it. */
-export const KUBE_VERSION = { major: '1', minor: '30', gitVersion: 'v1.30.14' } as const;
 
 export function versionInfo(): Record<string, string> {
   return {
     major: KUBE_VERSION.major,
     minor: KUBE_VERSION.minor,
     gitVersion: KUBE_VERSION.gitVersion,
-    gitCommit: 'stowage',
+    gitCommit: GIT_COMMIT,
     gitTreeState: 'clean',
     buildDate: '2026-11-01T00:00:00Z',
     goVersion: 'go1.22.0',
     compiler: 'gc',
-    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+    platform: PLATFORM,
   };
 }
 

@@ -181,10 +181,12 @@ export class ResourceStorage {
     // Requester-aware admission sees the object as sent (kube runs NodeRestriction before the strategy).
     opts.admit?.(obj, undefined);
     const ctx = this.registry.admissionContext();
+    const managedFields = this.managedFields(obj, undefined, requestedFields, opts.fields, undefined, ctx.now, 'request');
     def.prepareForCreate(obj, ctx);
+    def.mutatingAdmission?.(obj, undefined, ctx);
     const causes = def.validateCreate(obj, ctx);
     if (causes.length) this.invalid(name, causes);
-    this.setManagedFields(obj, undefined, requestedFields, opts.fields, undefined, ctx.now);
+    setManagedFields(obj, managedFields);
     if (opts.dryRun) {
       if (this.get(meta.namespace, name)) throw alreadyExists(this.subject(name));
       return obj;
@@ -206,17 +208,19 @@ export class ResourceStorage {
   }
 
   /**
-   * Sets managedFields on the object about to be stored (after the strategy's hooks, so fields a
-   * strategy resets are no one's change). `requested` is what the body carried; an apply brought
-   * its own; an untracked write keeps the live object's.
+   * The managedFields of a write of `obj` over `old`. kube-apiserver's field manager runs on the
+   * request as decoded and defaulted, before mutating admission and the strategy: what those set
+   * (protection finalizers, the default class, an allocated ClusterIP, a Job's generated selector)
+   * is no one's; `obj` is then the request (`stage` 'request'), defaulted here. A subresource's
+   * write is recorded once its strategy has kept what it may not change (`stage` 'prepared').
+   * `requested` is what the body carried; an apply brought its own; an untracked write keeps the
+   * live object's.
    */
-  private setManagedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string): void {
-    let mf: unknown;
-    if (how === 'applied') mf = requested;
-    else if (how === 'untracked') mf = old?.metadata.managedFields;
-    else mf = updateManagedFields(this.fieldScope(how?.subresource ?? subresource), old, obj, requested, how?.update ?? SERVER_MANAGER, now);
-    if (mf === undefined) delete obj.metadata.managedFields;
-    else obj.metadata.managedFields = mf as unknown[];
+  private managedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string, stage: 'request' | 'prepared'): unknown[] | undefined {
+    if (how === 'applied') return requested as unknown[] | undefined;
+    if (how === 'untracked') return old?.metadata.managedFields;
+    const seen = stage === 'request' ? asRequested(this.def, obj) : obj;
+    return updateManagedFields(this.fieldScope(how?.subresource ?? subresource), old, seen, requested, how?.update ?? SERVER_MANAGER, now);
   }
 
   /** The kind's subresource `name` beyond `/status`, if it has one. */
@@ -290,21 +294,25 @@ export class ResourceStorage {
         obj.kind = old.kind;
         o.admit?.(obj, old);
         const ctx = this.registry.admissionContext();
-        let causes: FieldCause[];
-        if (o.subresource === 'status') {
-          def.prepareForStatusUpdate(obj, old, ctx);
-          causes = def.validateStatusUpdate(obj, old, ctx);
-        } else if (partial) {
-          causes = partial.prepareForUpdate(obj, old);
+        let managedFields: unknown[] | undefined;
+        let partialCauses: FieldCause[] = [];
+        if (o.subresource) {
+          if (o.subresource === 'status') def.prepareForStatusUpdate(obj, old, ctx);
+          else if (partial) partialCauses = partial.prepareForUpdate(obj, old);
+          // A subresource's strategy keeps what the endpoint may not change (spec, or most of the
+          // object): recorded after it, the writer owns only what it could change (kube's reset fields).
+          managedFields = this.managedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now, 'prepared');
         } else {
+          managedFields = this.managedFields(obj, old, requestedFields, o.fields, undefined, ctx.now, 'request');
           def.prepareForUpdate(obj, old, ctx);
-          causes = def.validateUpdate(obj, old, ctx);
+          def.mutatingAdmission?.(obj, old, ctx);
         }
+        const causes = o.subresource === 'status' ? def.validateStatusUpdate(obj, old, ctx) : partial ? partialCauses : def.validateUpdate(obj, old, ctx);
         if (causes.length) this.invalid(name, causes);
         if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
           meta.generation = (old.metadata.generation ?? 0) + 1;
         }
-        this.setManagedFields(obj, old, requestedFields, o.fields, o.subresource, ctx.now);
+        setManagedFields(obj, managedFields);
         meta.resourceVersion = old.metadata.resourceVersion;
         if (jsonEqual(obj, old)) {
           if (cached) continue;
@@ -394,6 +402,19 @@ export class ResourceStorage {
       }
     }
   }
+}
+
+/** The object as kube's field manager sees a request: decoded and defaulted (a copy when defaulting changes it). */
+function asRequested(def: ResourceDef, obj: KubeObject): KubeObject {
+  if (!def.defaults) return obj;
+  const o = clone(obj);
+  def.defaults(o);
+  return o;
+}
+
+function setManagedFields(obj: KubeObject, mf: unknown[] | undefined): void {
+  if (mf === undefined) delete obj.metadata.managedFields;
+  else obj.metadata.managedFields = mf;
 }
 
 function extraFinalizersPending(def: ResourceDef, obj: KubeObject): boolean {

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EVICTION_LIMITS } from '../controllers/nodelifecycle/zones.js';
-import { addEvictionLimitFlags, controllersCommand, evictionLimits } from './controllers.js';
+import { controllersCommand } from './controllers.js';
+import { addEvictionLimitFlags, evictionLimits } from './nodelifecycleflags.js';
 import { boundedNumber } from './flags.js';
 
 const parse = async (...args: string[]): Promise<void> => {

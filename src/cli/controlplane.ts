@@ -1,3 +1,4 @@
+import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import { setMaxListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
@@ -13,6 +14,12 @@ import type { MetricsRegistry } from '../util/metrics.js';
 import { runNamespaceController } from '../controllers/namespace/run.js';
 import { startApiServer, type ApiServer, type ApiServerOptions, type UserInfo } from '../api/server.js';
 import { ensureServingMaterial, kubeconfigYaml } from '../api/tls.js';
+import { runKubernetesServiceController } from '../controllers/kubernetesservice/run.js';
+import { advertiseAddress } from '../controllers/kubernetesservice/decide.js';
+import { DEFAULT_SERVICE_CIDR, firstServiceIp, parseCidr } from '../api/resources/serviceip.js';
+import { firstInternalIPv4 } from '../node/nodestatus/host.js';
+import { networkInterfaces } from 'node:os';
+import type { NodeLifecycleOptions } from './nodelifecycleflags.js';
 import { ADMIN_POLICY, COMPONENT_POLICY, CONTROLLER_MANAGER_USER, CSI_SIDECARS_GROUP, newGroupRulesAuthorizer } from '../api/authz.js';
 
 const log = newLogger('controlplane');
@@ -63,7 +70,16 @@ export interface ControlPlaneOptions {
   readonly limits?: ApiServerOptions['limits'];
   /** --service-cluster-ip-range of the API server. */
   readonly serviceClusterIpRange?: string;
+  /** kube-apiserver's --advertise-address: this server's address in the `kubernetes` Service's endpoints (default: see advertiseAddress). */
+  readonly advertiseAddress?: string;
+  /** The node lifecycle controller's flags (--node-monitor-*, zone eviction limits); default kube's. */
+  readonly nodeLifecycle?: NodeLifecycleOptions;
+  /** The endpoint reconciler's interval and lease TTL (kube-apiserver: 10 s and 15 s); tests shorten them. */
+  readonly endpointReconciler?: { readonly intervalMs: number; readonly ttlMs: number };
 }
+
+/** The user of the API server's own loopback client, as kube-apiserver's. */
+export const APISERVER_USER = 'system:apiserver';
 
 export async function startControlPlane(o: ControlPlaneOptions): Promise<ControlPlane> {
   const hosts = ['127.0.0.1', 'localhost', '::1'];
@@ -72,6 +88,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   const localSocket = localSocketPath(o.dataDir);
   const controllersToken = randomBytes(24).toString('base64url');
   const sidecarToken = randomBytes(24).toString('base64url');
+  const apiserverToken = randomBytes(24).toString('base64url');
   const api = await startApiServer({
     store: o.store,
     address: o.address,
@@ -81,6 +98,7 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
       [pki.adminToken, { name: 'admin', groups: ['system:masters'] }],
       // In-process components run as their own users; their tokens never leave this process.
       [controllersToken, { name: CONTROLLER_MANAGER_USER, groups: [] }],
+      [apiserverToken, { name: APISERVER_USER, groups: ['system:masters'] }],
       [sidecarToken, { name: CSI_SIDECAR_USER, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', CSI_SIDECARS_GROUP] }],
       ...(o.tokens ?? []),
     ]),
@@ -100,17 +118,29 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
   const localClient = (token: string, userAgent?: string): RestClient =>
     new RestClient({ server: 'http://stowage-apiserver', socketPath: localSocket, token, maxSockets: 64, ...(userAgent ? { userAgent } : {}) });
   const client = localClient(pki.adminToken);
-  const controllersClient = localClient(controllersToken, 'kube-controller-manager');
+  const controllersClient = localClient(controllersToken, componentUserAgent(COMPONENTS.controllerManager));
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
   const controllers =
     o.controllers === false
       ? runNamespaceController({ client: controllersClient, signal: stop.signal, metrics: api.metrics })
       : o.controllersInWorker
-        ? runControllersInWorker({ socketPath: localSocket, token: controllersToken, signal: stop.signal, metrics: api.metrics })
-        : runControllers({ client: controllersClient, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach });
+        ? runControllersInWorker({ data: { socketPath: localSocket, token: controllersToken, ...o.nodeLifecycle }, signal: stop.signal, metrics: api.metrics })
+        : runControllers({ client: controllersClient, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach, ...o.nodeLifecycle });
   // A failure (caches that never synced) is logged here and ends the controllers, not the API server.
   const controllersDone = controllers.catch((e: unknown) => log.error('controllers stopped', { error: e instanceof Error ? e.message : String(e) }));
+  const apiserverClient = localClient(apiserverToken, 'kube-apiserver');
+  const kubernetesService = runKubernetesServiceController({
+    client: apiserverClient,
+    store: o.store,
+    signal: stop.signal,
+    serviceIp: firstServiceIp(parseCidr(o.serviceClusterIpRange ?? DEFAULT_SERVICE_CIDR)),
+    advertiseAddress: advertiseAddress({ flag: o.advertiseAddress, bindAddress: o.address, hostAddress: firstInternalIPv4(networkInterfaces()) }),
+    securePort: api.port,
+    intervalMs: o.endpointReconciler?.intervalMs,
+    ttlMs: o.endpointReconciler?.ttlMs,
+    metrics: api.metrics,
+  }).catch((e: unknown) => log.error('kubernetes service controller stopped', { error: e instanceof Error ? e.message : String(e) }));
   return {
     api,
     client,
@@ -121,9 +151,10 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     localClient,
     close: async () => {
       stop.abort();
-      await controllersDone;
+      await Promise.all([controllersDone, kubernetesService]);
       client.close();
       controllersClient.close();
+      apiserverClient.close();
       await api.close();
     },
   };
@@ -137,8 +168,8 @@ function localSocketPath(dataDir: string): string {
 }
 
 /** Runs the controllers in a worker thread until `signal` aborts; their metrics join /metrics. */
-async function runControllersInWorker(o: { socketPath: string; token: string; signal: AbortSignal; metrics: MetricsRegistry }): Promise<void> {
-  const worker = new Worker(new URL('../controllers/worker.js', import.meta.url), { workerData: { socketPath: o.socketPath, token: o.token } satisfies ControllersWorkerData });
+async function runControllersInWorker(o: { data: ControllersWorkerData; signal: AbortSignal; metrics: MetricsRegistry }): Promise<void> {
+  const worker = new Worker(new URL('../controllers/worker.js', import.meta.url), { workerData: o.data });
   let lastMetrics = '';
   const removeCollector = o.metrics.collector(() => lastMetrics);
   worker.on('message', (m: FromControllersWorker) => {

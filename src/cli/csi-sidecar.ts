@@ -1,4 +1,5 @@
 /** `stowage csi-sidecar`: the CSI controller sidecar as its own process. */
+import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import type { Command } from 'commander';
 import { LeaderElectionLostError, RestClient } from '../client/index.js';
 import { CsiClient } from '../csi/client.js';
@@ -49,7 +50,8 @@ export function sidecarCommand(program: Command): Command {
     .option('--no-resizer', 'do not expand volumes');
   return addLeaderElectionTimingFlags(cmd, 'leader-election').action(async (f: SidecarFlags) => {
     const election = f.leaderElection || f.leaderElect ? leaderElectionConfig(f, 'leader-election') : undefined;
-    const cfg = { ...(await loadKubeconfigOrFail(f.kubeconfig)), userAgent: 'stowage-csi-sidecar' };
+    // Its Lease is external-provisioner's; the attacher and resizer write with their own user agents.
+    const cfg = { ...(await loadKubeconfigOrFail(f.kubeconfig)), userAgent: componentUserAgent(COMPONENTS.provisioner) };
     const log = newLogger('csi-sidecar');
     const client = new RestClient(cfg);
     const csi = new CsiClient({ endpoint: f.csiAddress, log: log.child('csi') });

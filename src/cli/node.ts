@@ -1,4 +1,5 @@
 /** `stowage node`: the node agent as its own process. */
+import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { loadKubeconfig } from '../client/kubeconfig.js';
@@ -54,7 +55,7 @@ export function nodeCommand(program: Command): Command {
             })
           : config.caPem;
       if (!clientCaPem) throw new CliError('the node endpoint needs a CA to authenticate the API server: give --client-ca-file or a kubeconfig with certificate-authority data');
-      const client = new RestClient({ ...config, userAgent: 'stowage-node' });
+      const client = new RestClient({ ...config, userAgent: componentUserAgent(COMPONENTS.kubelet) });
       try {
         await runUntilSignalled((signal) =>
           runNodeAgent({

@@ -6,6 +6,7 @@ import type { UserInfo } from '../api/server.js';
 import { ensureDir } from '../util/fsutil.js';
 import { startControlPlane } from './controlplane.js';
 import { CliError } from './errors.js';
+import { parseIpv4 } from '../api/resources/serviceip.js';
 import { runUntilSignalled } from './signals.js';
 import { untilAborted } from '../util/abort.js';
 import { addRequestLimitFlags, requestLimitFlags, serviceRangeFlag, type RequestLimitFlags } from './up.js';
@@ -13,6 +14,7 @@ import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.j
 
 export interface ServerOptions extends EtcdFlags, RequestLimitFlags {
   readonly bindAddress: string;
+  readonly advertiseAddress?: string;
   readonly securePort: string;
   readonly certDir: string;
   readonly tlsCertFile?: string;
@@ -30,6 +32,7 @@ export function serverCommand(program: Command): void {
       .command('server')
       .description('run the API server alone on etcd (several may share one etcd cluster)')
       .option('--bind-address <ip>', 'address to serve HTTPS on', '0.0.0.0')
+      .option('--advertise-address <ip>', 'IPv4 address the `kubernetes` Service\'s endpoints list for this server; default: --bind-address unless loopback or 0.0.0.0, else the host\'s first non-loopback address')
       .option('--secure-port <port>', 'HTTPS port', '6443')
       .option('--cert-dir <dir>', 'where generated serving certificates and the admin kubeconfig go', './stowage-data')
       .option('--tls-cert-file <file>', 'serving certificate (PEM); default: generated in --cert-dir')
@@ -56,6 +59,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
   const port = Number(o.securePort);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --secure-port ${JSON.stringify(o.securePort)}: must be 0-65535`);
   const limits = requestLimitFlags(o);
+  if (o.advertiseAddress !== undefined && parseIpv4(o.advertiseAddress) === undefined) throw new CliError(`invalid --advertise-address ${JSON.stringify(o.advertiseAddress)}: must be an IPv4 address`);
   const serviceClusterIpRange = serviceRangeFlag(o);
   if ((o.tlsCertFile === undefined) !== (o.tlsPrivateKeyFile === undefined)) throw new CliError('--tls-cert-file and --tls-private-key-file go together');
   const servingCert =
@@ -86,7 +90,7 @@ export async function runServer(o: ServerOptions): Promise<void> {
     const store = await openStoreFromFlags(o, undefined);
     let plane;
     try {
-      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, kubeletClient, tokens, clientCaPem, limits, serviceClusterIpRange });
+      plane = await startControlPlane({ store, dataDir: certDir, address: o.bindAddress, port, controllers: false, servingCert, kubeletClient, tokens, clientCaPem, limits, serviceClusterIpRange, advertiseAddress: o.advertiseAddress });
     } catch (e) {
       await store.close();
       const err = e as NodeJS.ErrnoException;

@@ -1,3 +1,4 @@
+import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startControlPlane, type ControlPlane } from './controlplane.js';
@@ -13,8 +14,9 @@ import { runUntilSignalled } from './signals.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 import { parseGoDuration, type RequestLimits } from '../api/limits.js';
 import { DEFAULT_SERVICE_CIDR, parseCidr } from '../api/resources/serviceip.js';
+import { addNodeLifecycleFlags, nodeLifecycleOptions, type NodeLifecycleFlags } from './nodelifecycleflags.js';
 
-export interface UpOptions extends EtcdFlags, RequestLimitFlags {
+export interface UpOptions extends EtcdFlags, RequestLimitFlags, NodeLifecycleFlags {
   readonly address: string;
   readonly port: string;
   readonly dataDir: string;
@@ -51,7 +53,7 @@ export function upCommand(program: Command): void {
     .option('--container-runtime-endpoint <endpoint>', 'run pods on this CRI runtime instead of an embedded containerd')
     .option('--no-container-runtime', 'run no containers: pods get their volumes only (as when containerd and runc are not on PATH)')
     .option('--pod-infra-container-image <image>', 'the sandbox ("pause") image of the embedded containerd', DEFAULT_SANDBOX_IMAGE);
-  addEtcdFlags(addRequestLimitFlags(cmd)).action(async (o: UpOptions) => {
+  addNodeLifecycleFlags(addEtcdFlags(addRequestLimitFlags(cmd))).action(async (o: UpOptions) => {
     await runUp(o);
   });
 }
@@ -102,7 +104,7 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   const store: Store = await openStoreFromFlags(o, dataDir);
   let plane: ControlPlane;
   try {
-    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true, limits, serviceClusterIpRange: serviceRangeFlag(o) });
+    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true, limits, serviceClusterIpRange: serviceRangeFlag(o), nodeLifecycle: nodeLifecycleOptions(o) });
   } catch (e) {
     await store.close();
     const err = e as NodeJS.ErrnoException;
@@ -117,8 +119,10 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   const clients: RestClient[] = [];
   const closeClients = (): void => clients.forEach((c) => c.close());
   try {
-    const nodeClient = plane.localClient(await ensureNodeToken(plane.client, nodeName), 'stowage-node');
-    const sidecarClient = plane.localClient(plane.sidecarToken, 'csi-sidecar');
+    const nodeClient = plane.localClient(await ensureNodeToken(plane.client, nodeName), componentUserAgent(COMPONENTS.kubelet));
+    // The sidecar's own writes (its Lease, named as external-provisioner's) go as csi-provisioner;
+    // the attacher and resizer inside it write with their own user agents.
+    const sidecarClient = plane.localClient(plane.sidecarToken, componentUserAgent(COMPONENTS.provisioner));
     clients.push(nodeClient, sidecarClient);
     const node = await startAllInOne({
       client: plane.client,

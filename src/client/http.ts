@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { componentUserAgent } from '../kube/version.js';
 import { TimeoutError, UnavailableError, StowageError } from '../util/errors.js';
 import { errorFromStatus, errorFromTransport } from './status.js';
 
@@ -21,6 +22,10 @@ export interface RestConfig {
   readonly timeoutMs?: number;
   /** Connection pool size per host; default 32. */
   readonly maxSockets?: number;
+  /**
+   * Sent as User-Agent; the API server names the field manager of this client's writes after its
+   * part before the first '/'. Default: client-go's shape for the command `stowage`.
+   */
   readonly userAgent?: string;
   /**
    * Talk HTTP over this unix socket instead of TCP (in-process components of `stowage up` use the
@@ -33,6 +38,8 @@ export interface RestConfig {
    */
   readonly writeGate?: () => void;
 }
+
+const DEFAULT_USER_AGENT = componentUserAgent('stowage');
 
 export const DEFAULT_TIMEOUT_MS = 30_000; // client-go has no default; 30 s keeps a hung server from stalling a loop forever
 
@@ -149,7 +156,7 @@ export class HttpTransport {
     const headers: Record<string, string> = {
       Accept: 'application/json',
       ...(this.cfg.token ? { Authorization: `Bearer ${this.cfg.token}` } : {}),
-      'User-Agent': this.cfg.userAgent ?? 'stowage-client',
+      'User-Agent': this.cfg.userAgent ?? DEFAULT_USER_AGENT,
     };
     if (payload) {
       headers['Content-Type'] = req.contentType ?? 'application/json';

@@ -115,6 +115,14 @@ export class RestClient {
     return new KindClient<KubeObjectLike>(this.http, kind, info);
   }
 
+  /**
+   * A client like this one (credentials, write gate) that sends `userAgent`, so that its writes
+   * have their own field manager. It has its own connections: close it too.
+   */
+  withUserAgent(userAgent: string): RestClient {
+    return new RestClient({ ...this.config, userAgent });
+  }
+
   close(): void {
     this.http.close();
   }

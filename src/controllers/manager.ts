@@ -1,3 +1,4 @@
+import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import { RestClient, runLeaderElected, type LeaderElectionConfig } from '../client/index.js';
 import { childAbortController } from '../util/abort.js';
 import { toStowageError } from '../util/errors.js';
@@ -53,6 +54,8 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
   const stop = childAbortController(o.signal);
   const { client, metrics } = o;
   const signal = stop.signal;
+  // kube-scheduler is a process of its own in Kubernetes: its writes have their own field manager.
+  const schedulerClient = o.scheduler === false ? undefined : client.withUserAgent(componentUserAgent(COMPONENTS.scheduler));
   const results = await Promise.allSettled(
     [
       runPvController({ client, signal, metrics, workers: o.workers, informers }),
@@ -69,7 +72,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runTtlAfterFinishedController({ client, signal, metrics, informers }),
       runNodeLifecycleController({ client, signal, metrics, informers, gracePeriodMs: o.nodeMonitorGracePeriodMs, monitorPeriodMs: o.nodeMonitorPeriodMs, evictionLimits: o.evictionLimits }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
-      o.scheduler === false ? undefined : runScheduler({ client, signal, metrics, informers }),
+      schedulerClient && runScheduler({ client: schedulerClient, signal, metrics, informers }),
     ].map((run) =>
       run?.catch((e: unknown) => {
         log.error('controller failed; stopping the others', { error: toStowageError(e).message });
@@ -78,6 +81,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       }),
     ),
   );
+  schedulerClient?.close();
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 }

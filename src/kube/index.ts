@@ -11,3 +11,4 @@ export * from './nodeselector.js';
 export * from './ephemeral.js';
 export * from './disruption.js';
 export * from './node.js';
+export * from './version.js';

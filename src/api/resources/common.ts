@@ -210,6 +210,8 @@ export interface ResourceSpecifics {
   prepareForUpdate?(o: KubeObject, old: KubeObject, ctx: AdmissionContext): void;
   /** Runs after the generic part (all but status kept, defaults applied). */
   prepareForStatusUpdate?(o: KubeObject, old: KubeObject, ctx: AdmissionContext): void;
+  /** Mutating admission plugins of the kind (see ResourceDef.mutatingAdmission). */
+  mutatingAdmission?(o: KubeObject, old: KubeObject | undefined, ctx: AdmissionContext): void;
   /** Whether /status keeps labels, annotations, finalizers... from the stored object. */
   readonly statusResetsMeta?: boolean;
   validateCreate(o: KubeObject, ctx: AdmissionContext): FieldCause[];
@@ -259,6 +261,8 @@ export function baseResourceDef(s: ResourceSpecifics): ResourceDef {
       defaults(o);
       s.prepareForStatusUpdate?.(o, old, ctx);
     },
+    ...(s.defaults ? { defaults } : {}),
+    ...(s.mutatingAdmission ? { mutatingAdmission: s.mutatingAdmission.bind(s) } : {}),
     validateCreate: (o, ctx) => s.validateCreate(o, ctx),
     validateUpdate: (o, old, ctx) => s.validateUpdate(o, old, ctx),
     validateStatusUpdate: (o, old, ctx) => (s.validateStatusUpdate ?? s.validateUpdate)(o, old, ctx),

@@ -54,6 +54,8 @@ export const namespaceResource: ResourceDef = {
   columns: [nameColumn(), column('Status', 'The status of the namespace'), ageColumn()],
   row: (o, now) => [o.metadata.name ?? '', strAt(objectAt(o, 'status'), 'phase'), age(o, now)],
 
+  // kube sets the name label in SetDefaults_Namespace: it is the creator's field.
+  defaults: setNameLabel,
   prepareForCreate(obj) {
     obj.status = { phase: 'Active' };
     const spec = specOf(obj);

@@ -15,7 +15,9 @@ function pv(spec: Record<string, unknown> = {}, meta: Record<string, unknown> = 
 
 function created(o: KubeObject): KubeObject {
   const c = clone(o);
-  def.prepareForCreate(c, admission());
+  const ctx = admission();
+  def.prepareForCreate(c, ctx);
+  def.mutatingAdmission?.(c, undefined, ctx);
   return c;
 }
 

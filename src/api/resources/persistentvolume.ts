@@ -425,7 +425,10 @@ export const persistentVolumeResource: ResourceDef = baseResourceDef({
     // Status is the controller's: a new volume starts Pending, stamped with its transition time.
     pv.status = { phase: 'Pending', lastPhaseTransitionTime: ctx.now };
     dropDisabledSpecFields(pv);
-    addFinalizer(pv, PV_PROTECTION_FINALIZER);
+  },
+  mutatingAdmission(pv, old) {
+    // StorageObjectInUseProtection: on create only.
+    if (!old) addFinalizer(pv, PV_PROTECTION_FINALIZER);
   },
   prepareForUpdate(pv, old) {
     dropDisabledSpecFields(pv, old);

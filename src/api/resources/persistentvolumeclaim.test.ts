@@ -31,6 +31,7 @@ function sc(name: string, created: string, opts: { isDefault?: 'ga' | 'beta'; ex
 function created(o: Obj, ctx: AdmissionContext = admission()): Obj {
   const c = clone(o);
   def.prepareForCreate(c, ctx);
+  def.mutatingAdmission?.(c, undefined, ctx);
   return c;
 }
 

@@ -359,10 +359,14 @@ export const persistentVolumeClaimResource: ResourceDef = baseResourceDef({
     dropDisabledSpecFields(pvc);
     const spec = ensureObject(pvc, 'spec');
     normalizeDataSources(spec);
-    // DefaultStorageClass admission: only a claim that did not ask for any class gets the default.
+  },
+  mutatingAdmission(pvc, old, ctx) {
+    // DefaultStorageClass and StorageObjectInUseProtection act on create only.
+    if (old) return;
+    // Only a claim that did not ask for any class gets the default.
     if (!claimHasClass(pvc)) {
       const def = pickDefaultStorageClass(ctx.list('StorageClass'));
-      if (def?.metadata.name) spec.storageClassName = def.metadata.name;
+      if (def?.metadata.name) ensureObject(pvc, 'spec').storageClassName = def.metadata.name;
     }
     addFinalizer(pvc, PVC_PROTECTION_FINALIZER);
   },

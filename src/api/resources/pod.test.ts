@@ -10,6 +10,7 @@ const basePod = (spec: Record<string, unknown> = {}): KubeObject =>
 function created(spec: Record<string, unknown> = {}): KubeObject {
   const o = basePod(spec);
   pod.prepareForCreate(o, ctx());
+  pod.mutatingAdmission?.(o, undefined, ctx());
   return o;
 }
 
@@ -42,6 +43,7 @@ describe('pod defaults', () => {
     expect((o.spec as { tolerations: unknown[] }).tolerations).toEqual([{ operator: 'Exists' }]);
     const again = structuredClone(o);
     pod.prepareForCreate(again, ctx());
+    pod.mutatingAdmission?.(again, undefined, ctx());
     expect(again.spec).toEqual(o.spec);
   });
 
@@ -162,6 +164,7 @@ describe('pod update', () => {
     next.status = { phase: 'Pending' };
     mutate(next.spec as Record<string, unknown>);
     pod.prepareForUpdate(next, old, ctx());
+    pod.mutatingAdmission?.(next, old, ctx());
     return { next, causes: texts(pod.validateUpdate(next, old, ctx())) };
   };
 
@@ -197,6 +200,7 @@ describe('pod update', () => {
     const next = structuredClone(old);
     (next.spec as Record<string, unknown>).nodeName = 'b';
     pod.prepareForUpdate(next, old, ctx());
+    pod.mutatingAdmission?.(next, old, ctx());
     expect(texts(pod.validateUpdate(next, old, ctx())).join()).toContain('spec: Forbidden');
   });
 });

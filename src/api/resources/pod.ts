@@ -185,17 +185,18 @@ export const podResource: ResourceDef = {
     ];
   },
 
+  defaults: applyPodDefaults,
   prepareForCreate(obj) {
     applyPodDefaults(obj);
-    admitPriority(obj);
-    addDefaultTolerations(obj);
     obj.status = { phase: 'Pending', qosClass: podQosClass(obj) };
   },
   prepareForUpdate(obj, old) {
     applyPodDefaults(obj);
+    keepStatus(obj, old);
+  },
+  mutatingAdmission(obj, old) {
     admitPriority(obj, old);
     addDefaultTolerations(obj);
-    keepStatus(obj, old);
   },
   prepareForStatusUpdate(obj, old) {
     keepSpec(obj, old);

@@ -81,6 +81,7 @@ export const secretResource: ResourceDef = {
   ],
   row: (o, now) => [o.metadata.name ?? '', strAt(o, 'type'), Object.keys(stringMapAt(o, 'data')).length, age(o, now)],
 
+  defaults,
   prepareForCreate: defaults,
   prepareForUpdate: defaults,
   prepareForStatusUpdate() {},

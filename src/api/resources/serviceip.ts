@@ -75,3 +75,8 @@ export function allocateNodePort(inUse: ReadonlySet<number>, random: () => numbe
   }
   return undefined;
 }
+
+/** The range's first address: the `kubernetes` Service's ClusterIP (kube's GetIndexedIP(range, 1)). */
+export function firstServiceIp(c: Ipv4Cidr): string {
+  return formatIpv4(c.base + 1);
+}

@@ -189,8 +189,13 @@ export interface ResourceDef {
   /** Row cells for one object (same order as columns). `now` in ms since epoch for AGE. */
   row(obj: KubeObject, now: number): unknown[];
   /**
-   * Strategy hook on create, before validation: defaults, status reset (e.g. PV phase Pending),
-   * protection finalizers. Mutates `obj` in place.
+   * kube's decode-time defaulting (SetDefaults_*), idempotent. The hooks below apply it too; the
+   * field manager records a request as decoded and defaulted, so defaulted fields are the writer's.
+   */
+  defaults?(obj: KubeObject): void;
+  /**
+   * Strategy hook on create, before validation: defaults, status reset (e.g. PV phase Pending).
+   * Mutates `obj` in place.
    */
   prepareForCreate(obj: KubeObject, ctx: AdmissionContext): void;
   /**
@@ -200,6 +205,13 @@ export interface ResourceDef {
   prepareForUpdate(obj: KubeObject, old: KubeObject, ctx: AdmissionContext): void;
   /** Hook for `/status` updates: keep everything from `old` except status. Mutates `obj`. */
   prepareForStatusUpdate(obj: KubeObject, old: KubeObject, ctx: AdmissionContext): void;
+  /**
+   * The kind's mutating admission plugins (DefaultStorageClass, StorageObjectInUseProtection,
+   * Priority, DefaultTolerationSeconds) on a create (`old` undefined) or an update of the main
+   * resource. kube-apiserver runs them after the field manager has recorded the request, so what
+   * they add belongs to no manager. Mutates `obj`.
+   */
+  mutatingAdmission?(obj: KubeObject, old: KubeObject | undefined, ctx: AdmissionContext): void;
   validateCreate(obj: KubeObject, ctx: AdmissionContext): FieldCause[];
   validateUpdate(obj: KubeObject, old: KubeObject, ctx: AdmissionContext): FieldCause[];
   validateStatusUpdate(obj: KubeObject, old: KubeObject, ctx: AdmissionContext): FieldCause[];

@@ -38,6 +38,7 @@ import { cloneSourceName } from './provision-decide.js';
 import { claimClass } from '../../kube/class.js';
 import { newProvisioner, type ProvisionerOptions } from './provisioner.js';
 import { newResizer } from './resizer.js';
+import { COMPONENTS, componentUserAgent } from '../../kube/version.js';
 
 export interface CsiSidecarOptions {
   readonly client: RestClient;
@@ -93,6 +94,7 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
   if (!o.csi && !o.csiAddress) throw new Error('runCsiSidecar: csiAddress or csi is required');
   const csi = o.csi ?? new CsiClient({ endpoint: o.csiAddress ?? '', log: log.child('csi') });
   const recorders: EventRecorder[] = [];
+  const clients: RestClient[] = [];
   try {
     await csi.connect({ signal: o.signal });
     const info = await csi.getPluginInfo({ signal: o.signal });
@@ -123,8 +125,20 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
       log,
       csiTimeoutMs: o.csiTimeoutMs ?? 15_000,
     };
-    const recorder = (component: string): EventRecorder => {
-      const r = newEventRecorder({ client: o.client, component, host: hostname() });
+    // Kubernetes runs external-provisioner, -attacher and -resizer as separate binaries, each
+    // sending its own User-Agent: their writes (and events) carry those field managers here too.
+    const contexts = new Map<string, SidecarContext>();
+    const as = (command: string): SidecarContext => {
+      let c = contexts.get(command);
+      if (!c) {
+        const client = o.client.withUserAgent(componentUserAgent(command));
+        clients.push(client);
+        contexts.set(command, (c = { ...ctx, client }));
+      }
+      return c;
+    };
+    const recorder = (c: SidecarContext, component: string): EventRecorder => {
+      const r = newEventRecorder({ client: c.client, component, host: hostname() });
       recorders.push(r);
       return r;
     };
@@ -147,9 +161,10 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
     };
 
     if (enabled.provisioner) {
-      const provisionerEvents = recorder('external-provisioner');
-      const provisioner = newProvisioner(ctx, { recorder: provisionerEvents, ...o.provisioner });
-      const deleter = newDeleter(ctx, { recorder: provisionerEvents });
+      const pctx = as(COMPONENTS.provisioner);
+      const provisionerEvents = recorder(pctx, 'external-provisioner');
+      const provisioner = newProvisioner(pctx, { recorder: provisionerEvents, ...o.provisioner });
+      const deleter = newDeleter(pctx, { recorder: provisionerEvents });
       controller(
         'provisioner',
         workers,
@@ -206,7 +221,7 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
     }
 
     if (enabled.attacher) {
-      const attacher = newAttacher(ctx);
+      const attacher = newAttacher(as(COMPONENTS.attacher));
       const addVa = (q: { add(k: string): void }, va: VolumeAttachment): void => {
         if (va.spec?.attacher === driver) q.add(`va:${va.metadata?.name ?? ''}`);
       };
@@ -241,7 +256,8 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
     }
 
     if (enabled.resizer) {
-      const resizer = newResizer(ctx, { recorder: recorder('external-resizer') });
+      const rctx = as(COMPONENTS.resizer);
+      const resizer = newResizer(rctx, { recorder: recorder(rctx, 'external-resizer') });
       controller(
         'resizer',
         workers,
@@ -264,7 +280,7 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
 
     if (o.capacity) {
       const pollMs = o.capacity.pollMs ?? 60_000; // external-provisioner's --capacity-poll-interval default
-      const tracker = newCapacityTracker(ctx, { namespace: o.capacity.namespace ?? 'kube-system', immediateToo: o.capacity.immediateToo ?? false });
+      const tracker = newCapacityTracker(as(COMPONENTS.provisioner), { namespace: o.capacity.namespace ?? 'kube-system', immediateToo: o.capacity.immediateToo ?? false });
       const poke = (q: { add(k: string): void }): void => q.add('capacity');
       const capacity = controller(
         'capacity',
@@ -292,6 +308,7 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
     await Promise.all(controllers.map((c) => c.run(o.signal)));
   } finally {
     await Promise.allSettled(recorders.map((r) => r.close()));
+    for (const c of clients) c.close();
     if (!o.csi) csi.close();
     scope.abort(); // detaches the scope from the caller's signal
   }
