@@ -85,7 +85,10 @@ export async function loopsUnder(dir: string): Promise<string[]> {
   return (await listLoopDevices()).filter((l) => l.backingFile.startsWith(`${dir}/`)).map((l) => l.device);
 }
 
-export async function takeSnapshot(c: Cluster): Promise<Snapshot> {
+/** What a snapshot reads: the API, and the data dir with the driver's state and the node agent's root under it. */
+export type SnapshotSource = Pick<Cluster, 'client' | 'dataDir' | 'nodeRoot' | 'driverStateDir'>;
+
+export async function takeSnapshot(c: SnapshotSource): Promise<Snapshot> {
   const [claims, volumes, pods, attachments] = await Promise.all([
     c.client.resource('PersistentVolumeClaim').list({ namespace: 'default' }),
     c.client.resource('PersistentVolume').list(),

@@ -104,7 +104,13 @@ export function newAttacher(ctx: SidecarContext): Attacher {
       log.info('attached', { va: name, pv: pvName, node: nodeName });
     } catch (e) {
       if (signal.aborted) throw e;
-      await patchStatus(name, { attached: false, attachError: { time: now(), message: errorMessage(e) } }, signal).catch(() => undefined);
+      // Only the error is recorded, as external-attacher's saveAttachError: this attach may be a
+      // repeat of one that succeeded (a reconcile on a cache that has not seen attached=true yet,
+      // or a new leader's), and a failed repeat must not mark an attached volume detached.
+      // `attached: false` is written only where the attacher never wrote the field.
+      const fresh = await vaApi().get(name, { signal }).catch(() => undefined);
+      const attachError = { time: now(), message: errorMessage(e) };
+      await patchStatus(name, fresh?.status?.attached === undefined ? { attached: false, attachError } : { attachError }, signal).catch(() => undefined);
       throw e;
     }
   };

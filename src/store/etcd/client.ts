@@ -222,10 +222,11 @@ export class EtcdClient {
     this.unaryChannel = new UnaryChannel(endpointOrigins(o.endpoints), o.tls);
   }
 
-  private async unary(m: Method, req: Wire, timeoutMs = this.timeoutMs): Promise<Wire> {
+  /** `repeatable`: a read, sent again on Unavailable (see UnaryChannel.call). */
+  private async unary(m: Method, req: Wire, timeoutMs = this.timeoutMs, repeatable = false): Promise<Wire> {
     let reply: Buffer;
     try {
-      reply = await this.unaryChannel.call(m.path, m.requestSerialize(req), timeoutMs);
+      reply = await this.unaryChannel.call(m.path, m.requestSerialize(req), timeoutMs, { repeatable });
     } catch (e) {
       throw toStoreError(e instanceof Error ? e : new Error(String(e)));
     }
@@ -244,7 +245,7 @@ export class EtcdClient {
       sortTarget: 'KEY',
       countOnly: o.countOnly ?? false,
     };
-    const r = await this.unary(this.m.range, req, timeoutMs);
+    const r = await this.unary(this.m.range, req, timeoutMs, true);
     return { revision: headerRevision(r), kvs: parseKvs(r.kvs), more: r.more === true, count: num(r.count) };
   }
 

@@ -18,8 +18,8 @@ export const etcdMissing: string | undefined = ((): string | undefined => {
 export interface EtcdMember {
   readonly name: string;
   readonly endpoint: string;
-  /** SIGTERM and wait for exit; keeps the data dir. */
-  halt(): Promise<void>;
+  /** SIGTERM (or `signal`) and wait for exit; keeps the data dir. */
+  halt(signal?: NodeJS.Signals): Promise<void>;
   /** Starts the member again on the same data dir and ports; resolves once it serves (needs quorum). */
   restart(): Promise<void>;
 }
@@ -98,12 +98,12 @@ export async function startEtcdCluster(size: number, tls?: EtcdTlsFiles): Promis
       ...(tls ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile] : []),
     ];
     let child: ChildProcess | undefined;
-    const halt = async (): Promise<void> => {
+    const halt = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
       const c = child;
       child = undefined;
       if (!c || c.exitCode !== null || c.signalCode !== null) return;
       const exit = new Promise<void>((r) => c.once('exit', () => r()));
-      c.kill('SIGTERM');
+      c.kill(signal);
       await exit;
     };
     const restart = async (): Promise<void> => {

@@ -23,6 +23,18 @@ const DEADLINE_EXCEEDED = 4;
 const UNAVAILABLE = 14;
 const INTERNAL = 13;
 const RECONNECT_DELAY_MS = 100; // as the grpc-js channel's initial reconnect backoff
+// clientv3's retries of a read that reached etcd: at most 100, 25 ms apart with 10 % jitter, within the call's deadline.
+const MAX_RETRIES = 100;
+const retryWaitMs = (): number => 25 * (0.9 + Math.random() * 0.2);
+
+/**
+ * Whether a failed call may be sent again (clientv3's rule): only on Unavailable; a read
+ * (`repeatable`) always, a write only when it was never sent (no connection was made), since a
+ * write etcd may have applied must not be applied twice.
+ */
+export function mayRetry(e: unknown, sent: boolean, repeatable: boolean): boolean {
+  return e instanceof UnaryCallError && e.code === UNAVAILABLE && (repeatable || !sent);
+}
 
 export interface UnaryTls {
   readonly ca?: Buffer;
@@ -50,20 +62,24 @@ export class UnaryChannel {
     if (origins.length === 0) throw new Error('no etcd endpoints');
   }
 
-  /** Sends one serialized request to `path`; resolves with the serialized reply. */
-  async call(path: string, message: Buffer, timeoutMs: number): Promise<Buffer> {
+  /**
+   * Sends one serialized request to `path`; resolves with the serialized reply. A `repeatable`
+   * call (a read) is sent again when etcd answers Unavailable (e.g. "leader changed" while the
+   * members elect a new leader) or the connection breaks, as etcd's clientv3 retries reads.
+   */
+  async call(path: string, message: Buffer, timeoutMs: number, o: { repeatable?: boolean } = {}): Promise<Buffer> {
     const deadline = Date.now() + timeoutMs;
+    let resent = 0;
     for (;;) {
       if (this.closed) throw new UnaryCallError(UNAVAILABLE, 'channel closed');
       const s = this.connect();
       try {
         return await this.once(s, path, message, deadline);
       } catch (e) {
-        // Never connected: the request was not sent, so trying the next endpoint cannot apply it twice.
-        if (s.connected || !(e instanceof UnaryCallError) || e.code !== UNAVAILABLE) throw e;
+        if (!mayRetry(e, s.connected, o.repeatable ?? false) || (s.connected && ++resent > MAX_RETRIES)) throw e;
         const left = deadline - Date.now();
-        if (left <= 0) throw new UnaryCallError(DEADLINE_EXCEEDED, `Deadline exceeded waiting for a connection (${e.details})`);
-        await new Promise((r) => setTimeout(r, Math.min(RECONNECT_DELAY_MS, left)));
+        if (left <= 0) throw s.connected ? e : new UnaryCallError(DEADLINE_EXCEEDED, `Deadline exceeded waiting for a connection (${(e as UnaryCallError).details})`);
+        await new Promise((r) => setTimeout(r, Math.min(s.connected ? retryWaitMs() : RECONNECT_DELAY_MS, left)));
       }
     }
   }
