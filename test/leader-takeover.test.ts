@@ -6,11 +6,11 @@
  * Each process talks through its own recording proxy, so the test sees who wrote what.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed, vi } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../bench/chaos/fault-proxy.js';
 import { checkSteady, readDriverRecords } from '../bench/chaos/invariants.js';
 import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
@@ -55,6 +55,11 @@ async function startCandidate(name: string, kind: 'controllers' | 'csi-sidecar')
   const c = { name, child, proxy, exit, stderr: () => err };
   candidates.push(c);
   return c;
+}
+
+/** On a failure, what each candidate said (why none leads, when none does). */
+function reportCandidates(): void {
+  for (const c of candidates) console.error(`--- ${c.name} (exit ${c.child.exitCode ?? c.child.signalCode ?? 'running'}):\n${c.stderr().slice(-3000)}`);
 }
 
 // A candidate that lost its lease has exited: only a live one that became leader leads.
@@ -110,6 +115,9 @@ beforeAll(async () => {
   client = new RestClient(await loadKubeconfig(srv.kubeconfigPath));
   mkdirSync(join(dir, 'driver-state'));
   driver = spawn(process.execPath, [BIN, 'csi-hostpath', '--endpoint', `unix://${join(dir, 'driver.sock')}`, '--node-id', 'n1', '--state-dir', join(dir, 'driver-state')], { stdio: 'ignore' });
+  // The sidecars ask the driver its name before anything else and exit if it does not answer (as
+  // external-provisioner does): the driver listens before they start.
+  await vi.waitFor(() => expect(existsSync(join(dir, 'driver.sock'))).toBe(true), { timeout: 30_000, interval: 50 });
   csiProxy = await startFaultProxy({ socket: join(dir, 'csi.sock'), upstream: join(dir, 'driver.sock'), decide: (method) => (method === 'CreateVolume' ? { kind: 'delay', ms: CREATE_DELAY_MS } : undefined) });
   await client.resource('StorageClass').create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: DRIVER, reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
 }, 60_000);
@@ -133,6 +141,7 @@ describe('leader-elected controllers and sidecars', () => {
   let side: Candidate[] = [];
 
   it('the leaders SIGKILLed mid-provisioning: the others take over; each claim provisioned once and bound once', async () => {
+    onTestFailed(reportCandidates);
     ctrl = [await startCandidate('ctrl-a', 'controllers'), await startCandidate('ctrl-b', 'controllers')];
     side = [await startCandidate('side-a', 'csi-sidecar'), await startCandidate('side-b', 'csi-sidecar')];
     const ctrlLeader = await leaderOf(ctrl);
@@ -153,6 +162,7 @@ describe('leader-elected controllers and sidecars', () => {
   }, 180_000);
 
   it('a leader paused with SIGSTOP and resumed after another took over writes nothing and exits with "leaderelection lost"', async () => {
+    onTestFailed(reportCandidates);
     const paused = [ctrl[0]!, side[0]!];
     const fresh = [await startCandidate('ctrl-c', 'controllers'), await startCandidate('side-c', 'csi-sidecar')];
     // Work is queued in the leaders when they stop.
