@@ -6,9 +6,23 @@ import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttach
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
-import { informerFor, type Informer, type RestClient } from '../client/index.js';
+import { informerFor, objectOf, type Enqueuer, type EventHandler, type Informer, type RestClient } from '../client/index.js';
+import { metaNamespaceKey } from '../kube/keys.js';
 import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
 import { podVolumeClaimName } from '../kube/ephemeral.js';
+
+/**
+ * A controller's handler for the objects it reconciles: every add, update and delete queues the
+ * object's own namespace/name key (kube's enqueue handlers); a deleted one's reconcile finds it
+ * gone and forgets what it kept for it.
+ */
+export function queueOwnKey<T extends { readonly metadata?: { readonly namespace?: string; readonly name?: string } }>(q: Enqueuer<string>): EventHandler<T> {
+  return {
+    onAdd: (o) => q.add(metaNamespaceKey(o)),
+    onUpdate: (_, o) => q.add(metaNamespaceKey(o)),
+    onDelete: (x) => q.add(metaNamespaceKey(objectOf(x))),
+  };
+}
 
 /** Index of pods by the claims they use (`ns/claim`), generic ephemeral claims included. */
 export const POD_CLAIM_INDEX = 'claims';

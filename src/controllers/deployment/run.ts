@@ -13,7 +13,7 @@ import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { claimAndPatch, ignoreNotFound, selectorOf } from '../refmanager.js';
-import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
+import { CONTROLLER_UID_INDEX, newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
 import { planDeployment, type DeploymentAction } from './decide.js';
 import { REVISION_ANNOTATION, replicasOf, templatesEqualIgnoringHash } from './util.js';
 
@@ -48,7 +48,7 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
     metrics: o.metrics,
     log,
     sources: [
-      watch(deployments, (q) => ({ onAdd: (d) => q.add(metaNamespaceKey(d)), onUpdate: (_, d) => q.add(metaNamespaceKey(d)) })),
+      watch(deployments, queueOwnKey),
       watch(replicaSets, (q) => ({
         onAdd: (rs) => ownersOf(rs).forEach((k) => q.add(k)),
         onUpdate: (old, rs) => new Set([...ownersOf(old), ...ownersOf(rs)]).forEach((k) => q.add(k)),

@@ -12,7 +12,7 @@ import { jsonEqual } from '../../api/resources/corehelpers.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { ignoreNotFound } from '../refmanager.js';
-import { newControllerInformers, type ControllerInformers } from '../informers.js';
+import { newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
 import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SLICE_CONTROLLER_NAME, desiredEndpoints, desiredSliceContent, managesEndpoints, newSlice, selectedPods, sliceContents, sliceLabels } from './decide.js';
 
 const log = newLogger('endpoints');
@@ -50,7 +50,7 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
     metrics: o.metrics,
     log,
     sources: [
-      watch(services, (q) => ({ onAdd: (s) => q.add(metaNamespaceKey(s)), onUpdate: (_, s) => q.add(metaNamespaceKey(s)), onDelete: (x) => q.add(metaNamespaceKey(objectOf(x))) })),
+      watch(services, queueOwnKey),
       watch(pods, onPod),
       watch(endpoints, (q) => ({ onDelete: (x) => q.add(metaNamespaceKey(objectOf(x))), onUpdate: (_, e) => q.add(metaNamespaceKey(e)) })),
       watch(endpointSlices, (q) => ({

@@ -6,13 +6,13 @@
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
-import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
+import { splitNamespacedKey } from '../../kube/keys.js';
 import { JOB_TRACKING_FINALIZER, newControllerRef } from '../../kube/workloads.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
+import { CONTROLLER_UID_INDEX, newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
 import { newExpectations } from '../expectations.js';
 import { claimAndPatch, controllerKey } from '../refmanager.js';
 import { DEFAULT_JOB_BACKOFF, decideJob, newJobPod, type JobAction, type JobBackoff } from './decide.js';
@@ -93,10 +93,7 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
     metrics: o.metrics,
     log,
     sources: [
-      watch(jobs, (q) => ({
-        onAdd: (j) => q.add(metaNamespaceKey(j)),
-        onUpdate: (_, j) => q.add(metaNamespaceKey(j)),
-      })),
+      watch(jobs, queueOwnKey),
       watch(pods, (q) => {
         const onPod = (p: Pod): void => {
           const k = controllerKey(p, 'Job');

@@ -12,7 +12,7 @@ import { controllerRefOf, isPodActive, newControllerRef, slowStartBatches } from
 import { NotFoundError, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { CONTROLLER_UID_INDEX, newControllerInformers, type ControllerInformers } from '../informers.js';
+import { CONTROLLER_UID_INDEX, newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
 import { planReplicaSet, podFromTemplate, replicaSetStatus } from './decide.js';
 import { patchClaimed, selectorOf } from '../refmanager.js';
 import { newExpectations } from '../expectations.js';
@@ -56,17 +56,16 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
     metrics: o.metrics,
     log,
     sources: [
-      watch(replicaSets, (q) => ({
-        onAdd: (rs) => q.add(metaNamespaceKey(rs)),
-        onUpdate: (_, rs) => q.add(metaNamespaceKey(rs)),
-        onDelete: (x) => expectations.forget(metaNamespaceKey(objectOf(x))),
-      })),
+      watch(replicaSets, queueOwnKey),
       watch(pods, onPod),
     ],
     reconcile: async (key) => {
       const [ns, name] = splitNamespacedKey(key);
       const rs = replicaSets.lister.get(ns, name);
-      if (!rs) return;
+      if (!rs) {
+        expectations.forget(key);
+        return;
+      }
       const now = Date.now();
       const nsPods = pods.lister.list(ns);
       const plan = planReplicaSet(rs, nsPods, now, siblingPods(rs));

@@ -11,7 +11,7 @@ import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { newControllerInformers, type ControllerInformers } from '../informers.js';
+import { newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
 import { decideStatefulSet, type SetAction } from './decide.js';
 import { parseOrdinal, podOrdinal, podRevision } from './identity.js';
 import { claimAndPatch, controllerKey } from '../refmanager.js';
@@ -145,10 +145,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
     metrics: o.metrics,
     log,
     sources: [
-      watch(statefulSets, (q) => ({
-        onAdd: (s) => q.add(metaNamespaceKey(s)),
-        onUpdate: (_, s) => q.add(metaNamespaceKey(s)),
-      })),
+      watch(statefulSets, queueOwnKey),
       watch(pods, (q) => {
         const onPod = (p: Pod): void => {
           const k = controllerKey(p, 'StatefulSet');
