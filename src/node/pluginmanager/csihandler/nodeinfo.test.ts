@@ -13,14 +13,20 @@ const signal = new AbortController().signal;
 // Never dialled in these tests: every read and write goes through the in-memory batchers.
 const client = new RestClient({ server: 'http://127.0.0.1:9', token: 't' });
 
-function memory<T>(initial: T | undefined, o: { failWrites?: boolean } = {}) {
+/** An object in memory; its first `failWrites` writes fail with a 500 (all of them with `true`). */
+function memory<T>(initial: T | undefined, o: { failWrites?: boolean | number } = {}) {
   let obj = initial;
+  let failures = 0;
   return {
     get: () => obj,
+    writeFailures: () => failures,
     batcher: newObjectBatcher<T>({
       get: async () => (obj === undefined ? undefined : structuredClone(obj)),
       write: async (next) => {
-        if (o.failWrites) throw new InternalError('etcd is down');
+        if (o.failWrites === true || failures < Number(o.failWrites ?? 0)) {
+          failures++;
+          throw new InternalError('etcd is down');
+        }
         obj = structuredClone(next);
         return next;
       },
@@ -44,13 +50,27 @@ describe('node info manager', () => {
     expect(await m.installedDrivers(signal)).toEqual(['a.csi', 'other.csi']);
   });
 
-  it('a failed CSINode write undoes the Node changes', async () => {
+  it('a CSINode write that keeps failing is tried 4 times (updateBackoff: 10, 50, 250 ms), then the Node changes are undone', async () => {
     const n = memory<Node>(node());
     const c = memory<CSINode>(undefined, { failWrites: true });
-    const m = newNodeInfoManager({ client, nodeName: 'n1', nodeBatcher: n.batcher, csiNodeBatcher: c.batcher, log: quiet });
+    const slept: number[] = [];
+    const clock = { now: () => 0, sleep: async (ms: number) => void slept.push(ms) };
+    const m = newNodeInfoManager({ client, nodeName: 'n1', nodeBatcher: n.batcher, csiNodeBatcher: c.batcher, log: quiet, clock });
     await expect(m.installDriver(info, signal)).rejects.toThrow('etcd is down');
+    expect(c.writeFailures()).toBe(4);
+    expect(slept).toEqual([10, 50, 250]);
     expect(n.get()?.metadata?.annotations).toEqual(node().metadata?.annotations);
     expect(n.get()?.metadata?.labels).toEqual(node().metadata?.labels);
+  });
+
+  it('a CSINode write failing transiently is retried and the driver installed', async () => {
+    const n = memory<Node>(node());
+    const c = memory<CSINode>(undefined, { failWrites: 2 });
+    const clock = { now: () => 0, sleep: async () => undefined };
+    const m = newNodeInfoManager({ client, nodeName: 'n1', nodeBatcher: n.batcher, csiNodeBatcher: c.batcher, log: quiet, clock });
+    await m.installDriver(info, signal);
+    expect(c.get()?.spec.drivers?.map((x) => x.name)).toEqual(['a.csi']);
+    expect(JSON.parse(n.get()?.metadata?.annotations?.[ANN_CSI_NODE_ID] ?? '')).toEqual({ 'other.csi': 'o', 'a.csi': 'id-a' });
   });
 
   it('refuses when the Node is missing, writing nothing', async () => {

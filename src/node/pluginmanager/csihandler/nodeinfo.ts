@@ -3,10 +3,20 @@ import type { CSINode } from 'kubernetes-types/storage/v1.js';
 import type { RestClient } from '../../../client/rest.js';
 import { NotFoundError, toStowageError } from '../../../util/errors.js';
 import { newLogger, type Logger } from '../../../util/log.js';
+import { realClock, type BackoffPolicy, type Clock } from '../../../util/backoff.js';
 import { newObjectBatcher, type ObjectBatcher } from './batcher.js';
+import { retryWithBackoff } from './retry.js';
 import {
   attachLimitKey, csiNodeDriver, parseNodeIds, withCsiNodeDriver, withNodeId, withTopologyLabels, withoutCsiNodeDriver,
 } from './node-updates.js';
+
+/**
+ * The kubelet's nodeinfomanager writes the CSINode entry under wait.ExponentialBackoff with its
+ * updateBackoff (4 steps, 10 ms growing 5× each), so a transient API error (an etcd leader
+ * election, a server restarting) does not fail the driver's registration.
+ */
+export const CSINODE_UPDATE_ATTEMPTS = 4;
+export const CSINODE_UPDATE_BACKOFF: BackoffPolicy = { initialMs: 10, factor: 5, capMs: 250 };
 
 /** The CSINode already lists the driver with other values: it must be removed before it is added. */
 class EntryChanged extends Error {}
@@ -73,6 +83,7 @@ export function newNodeInfoManager(o: {
   nodeBatcher?: ObjectBatcher<Node>;
   csiNodeBatcher?: ObjectBatcher<CSINode>;
   log?: Logger;
+  clock?: Clock;
 }): NodeInfoManager {
   return new Manager(
     o.client,
@@ -80,6 +91,7 @@ export function newNodeInfoManager(o: {
     o.nodeBatcher ?? newNodeBatcher(o.client, o.nodeName),
     o.csiNodeBatcher ?? newCsiNodeBatcher(o.client, o.nodeName),
     o.log ?? newLogger('pluginmanager/nodeinfo'),
+    o.clock ?? realClock,
   );
 }
 
@@ -90,6 +102,7 @@ class Manager implements NodeInfoManager {
     private readonly node: ObjectBatcher<Node>,
     private readonly csinode: ObjectBatcher<CSINode>,
     private readonly log: Logger,
+    private readonly clock: Clock,
   ) {}
 
   private requireNode(cur: Node | undefined): Node {
@@ -116,16 +129,19 @@ class Manager implements NodeInfoManager {
       // A CSINode driver entry is immutable (Kubernetes validation): one that changed (a new node
       // id, say) is removed in a first write and added back in a second.
       const add = (cur: CSINode | undefined): CSINode | undefined => withCsiNodeDriver(cur, node, entry);
-      try {
-        await this.csinode.apply((cur) => {
-          if (cur?.spec.drivers?.some((x) => x.name === d.driver) && add(cur)) throw new EntryChanged();
-          return add(cur);
-        });
-      } catch (e) {
-        if (!(e instanceof EntryChanged)) throw e;
-        await this.csinode.apply((cur) => (cur ? withoutCsiNodeDriver(cur, d.driver) : undefined));
-        await this.csinode.apply(add);
-      }
+      const writeEntry = async (): Promise<void> => {
+        try {
+          await this.csinode.apply((cur) => {
+            if (cur?.spec.drivers?.some((x) => x.name === d.driver) && add(cur)) throw new EntryChanged();
+            return add(cur);
+          });
+        } catch (e) {
+          if (!(e instanceof EntryChanged)) throw e;
+          await this.csinode.apply((cur) => (cur ? withoutCsiNodeDriver(cur, d.driver) : undefined));
+          await this.csinode.apply(add);
+        }
+      };
+      await retryWithBackoff(writeEntry, { attempts: CSINODE_UPDATE_ATTEMPTS, policy: CSINODE_UPDATE_BACKOFF, clock: this.clock, signal });
     } catch (e) {
       if (undo.annotated || undo.addedLabels.length > 0) await this.undoNode(d, undo.prevNodeId, undo.annotated, undo.addedLabels);
       throw e;
