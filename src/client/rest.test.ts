@@ -146,6 +146,16 @@ describe('RestClient request shapes', () => {
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as Error).message).toBe('persistentvolumes "x" not found');
   });
+
+  it('getIfExists: the object, undefined for a 404, and any other error thrown', async () => {
+    const pvs = client.resource('PersistentVolume');
+    respond = (_q, res) => json(res, 200, { metadata: { name: 'x' } });
+    expect((await pvs.getIfExists('x'))?.metadata?.name).toBe('x');
+    respond = (_q, res) => json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'persistentvolumes "x" not found' });
+    expect(await pvs.getIfExists('x')).toBeUndefined();
+    respond = (_q, res) => json(res, 403, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'forbidden' });
+    await expect(pvs.getIfExists('x')).rejects.toThrow('forbidden');
+  });
 });
 
 describe('RestClient watch', () => {

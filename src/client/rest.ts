@@ -1,5 +1,5 @@
 import type { ListMeta, ObjectMeta } from 'kubernetes-types/meta/v1.js';
-import { InternalError } from '../util/errors.js';
+import { InternalError, NotFoundError } from '../util/errors.js';
 import { HttpTransport, type Query, type RestConfig } from './http.js';
 import { KINDS, apiVersionOf, collectionPath, objectPath, type KindInfo, type KindMap, type KindName } from './kinds.js';
 import { WatchDecoder, type WatchEvent } from './watch.js';
@@ -80,6 +80,8 @@ export interface ResourceClient<T extends KubeObjectLike> {
   readonly kind: string;
   readonly info: KindInfo;
   get(name: string, opts?: CallOptions): Promise<T>;
+  /** GET, with undefined for an object that does not exist (404 NotFound); every other error is thrown. */
+  getIfExists(name: string, opts?: CallOptions): Promise<T | undefined>;
   list(opts?: ListOptions): Promise<ObjectList<T>>;
   create(obj: T, opts?: WriteOptions): Promise<T>;
   /** PUT with the object's resourceVersion: ConflictError when it is stale. */
@@ -167,6 +169,16 @@ class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
 
   async get(name: string, opts?: CallOptions): Promise<T> {
     return this.obj(await this.call('GET', objectPath(this.info, name, this.ns(opts?.namespace)), opts));
+  }
+
+  /** GET, with undefined for an object that does not exist (404 NotFound); every other error is thrown. */
+  async getIfExists(name: string, opts?: CallOptions): Promise<T | undefined> {
+    try {
+      return await this.get(name, opts);
+    } catch (e) {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
   }
 
   async list(opts?: ListOptions): Promise<ObjectList<T>> {

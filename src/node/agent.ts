@@ -26,17 +26,7 @@ import { watchRuntimeHealth } from './runtime/health.js';
 import { podUid } from './volumemanager/types.js';
 import { subPathDir } from './volumemanager/operations/paths.js';
 import { startNodeServer, type NodeServer } from './server/server.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import { NotFoundError } from '../util/errors.js';
 
-async function getPodOrUndefined(client: RestClient, namespace: string, name: string): Promise<Pod | undefined> {
-  try {
-    return await client.resource('Pod').get(name, { namespace });
-  } catch (e) {
-    if (e instanceof NotFoundError) return undefined;
-    throw e;
-  }
-}
 
 export interface NodeAgentOptions {
   readonly client: RestClient;
@@ -135,7 +125,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
         ...o.server,
         hosts: [...new Set([o.nodeName, host.hostname, host.internalIP].filter((h): h is string => !!h))],
         nodeName: o.nodeName,
-        getPod: (namespace, name) => getPodOrUndefined(o.client, namespace, name),
+        getPod: (namespace, name) => o.client.resource('Pod').getIfExists(name, { namespace }),
         cri: runtime?.client,
         log: log.child('server'),
       });

@@ -11,7 +11,7 @@ import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { informerFor, newController, watch, type Enqueuer, type RestClient, type Source } from '../../client/index.js';
 import type { Store } from '../../store/store.js';
 import { realClock, type Clock } from '../../util/backoff.js';
-import { AlreadyExistsError, NotFoundError, toStowageError, UnavailableError } from '../../util/errors.js';
+import { AlreadyExistsError, toStowageError, UnavailableError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { SERVICE_NAME_LABEL } from '../endpoints/decide.js';
@@ -49,11 +49,6 @@ interface Current {
 }
 
 const KEY = `${KUBERNETES_SERVICE_NAMESPACE}/${KUBERNETES_SERVICE_NAME}`;
-/** A GET's object, or undefined when there is none. */
-const absentIfNotFound = (e: unknown): undefined => {
-  if (e instanceof NotFoundError) return undefined;
-  throw e;
-};
 const ignoreAlreadyExists = (e: unknown): void => {
   if (!(e instanceof AlreadyExistsError)) throw e;
 };
@@ -114,7 +109,7 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
     const cur = current();
     // Absent from the cache may be a cache behind our own create: asked again before creating, else the
     // second create fails on the ClusterIP (allocated), not on the name.
-    if (!cur.service && !(await services.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(absentIfNotFound))) {
+    if (!cur.service && !(await services.getIfExists(KUBERNETES_SERVICE_NAME, { ...ns, signal }))) {
       await services.create(kubernetesService(o.serviceIp, o.securePort), { ...ns, signal }).catch(ignoreAlreadyExists);
     }
     // Ports are reset when a server starts (upstream: its RemoveEndpoints at start); a restart may change the port.
@@ -151,7 +146,7 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
       await leases.remove(ip);
       // The caches stopped with the controller: read once more from the API.
       const cur: Current = {
-        endpoints: await endpoints.get(KUBERNETES_SERVICE_NAME, { ...ns, signal }).catch(absentIfNotFound),
+        endpoints: await endpoints.getIfExists(KUBERNETES_SERVICE_NAME, { ...ns, signal }),
         slices: (await slices.list({ ...sliceSelector, signal })).items,
       };
       await syncEndpoints(cur, true, signal);

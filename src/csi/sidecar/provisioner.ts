@@ -113,10 +113,7 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
   /** Adds or removes the cloning-protection finalizer on a claim (fresh read, resourceVersion-checked write). */
   const setCloneFinalizer = async (ns: string, name: string, want: boolean, signal: AbortSignal): Promise<void> => {
     const api = ctx.client.resource('PersistentVolumeClaim');
-    const c = await api.get(name, { namespace: ns, signal }).catch((e: unknown) => {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
-    });
+    const c = await api.getIfExists(name, { namespace: ns, signal });
     if (!c) return;
     const fins = c.metadata?.finalizers ?? [];
     if (fins.includes(CLONE_FINALIZER) === want) return;

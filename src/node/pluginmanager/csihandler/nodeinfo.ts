@@ -50,14 +50,7 @@ export interface NodeInfoManager {
 export function newNodeBatcher(client: RestClient, nodeName: string): ObjectBatcher<Node> {
   const nodes = client.resource('Node');
   return newObjectBatcher<Node>({
-    get: async () => {
-      try {
-        return await nodes.get(nodeName);
-      } catch (e) {
-        if (e instanceof NotFoundError) return undefined;
-        throw e;
-      }
-    },
+    get: () => nodes.getIfExists(nodeName),
     write: (next) => nodes.update(next),
   });
 }
@@ -65,14 +58,7 @@ export function newNodeBatcher(client: RestClient, nodeName: string): ObjectBatc
 export function newCsiNodeBatcher(client: RestClient, nodeName: string): ObjectBatcher<CSINode> {
   const csinodes = client.resource('CSINode');
   return newObjectBatcher<CSINode>({
-    get: async () => {
-      try {
-        return await csinodes.get(nodeName);
-      } catch (e) {
-        if (e instanceof NotFoundError) return undefined;
-        throw e;
-      }
-    },
+    get: () => csinodes.getIfExists(nodeName),
     write: (next, current) => (current ? csinodes.update(next) : csinodes.create(next)),
   });
 }
