@@ -7,6 +7,7 @@
  */
 import type { Node, ObjectReference, Taint } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder, Lister, ResourceClient } from '../../client/index.js';
+import { retryOnConflict } from '../../client/retry.js';
 import { nodeReadyCondition } from '../../kube/node.js';
 import type { Clock } from '../../util/backoff.js';
 import { ConflictError, NotFoundError } from '../../util/errors.js';
@@ -87,22 +88,28 @@ export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?
 
   /**
    * SwapNodeControllerTaint: writes `taintsOf(node)` (null: nothing to write), re-reading the node
-   * on a conflict. 'gone' when the node was deleted meanwhile.
+   * after a conflict (retryOnConflict, kube's NodeStatusUpdateRetry attempts). 'gone' when the node
+   * was deleted meanwhile.
    */
   const writeNodeTaints = async (node: Node, taintsOf: (n: Node) => Taint[] | null): Promise<'written' | 'unchanged' | 'gone'> => {
     let current = node;
-    for (let attempt = 1; ; attempt++) {
+    const write = async (): Promise<'written' | 'unchanged'> => {
       const taints = taintsOf(current);
       if (!taints) return 'unchanged';
       try {
         written.set(nameOf(current), await nodeApi.update({ ...current, spec: { ...current.spec, taints } }));
-        log.info('node NoExecute taints', { node: nameOf(current), taints: taints.map((t) => `${t.key}:${t.effect}`).join(',') });
-        return 'written';
       } catch (e) {
-        if (e instanceof NotFoundError) return 'gone';
-        if (!(e instanceof ConflictError) || attempt >= TAINT_WRITE_ATTEMPTS) throw e;
+        if (e instanceof ConflictError) current = await nodeApi.get(nameOf(current));
+        throw e;
       }
-      current = await nodeApi.get(nameOf(current));
+      log.info('node NoExecute taints', { node: nameOf(current), taints: taints.map((t) => `${t.key}:${t.effect}`).join(',') });
+      return 'written';
+    };
+    try {
+      return await retryOnConflict(write, { attempts: TAINT_WRITE_ATTEMPTS });
+    } catch (e) {
+      if (e instanceof NotFoundError) return 'gone';
+      throw e;
     }
   };
 
