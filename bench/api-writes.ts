@@ -13,7 +13,10 @@ const N = Number(process.argv[2] ?? 10_000);
 const C = Number(process.argv[3] ?? 16);
 const S = Number(process.argv[4] ?? 1);
 
-const s = await startBenchServer(['--no-controllers', '--no-node'], { controllersProcess: false, extraApiServers: S - 1 });
+const s = await startBenchServer(['--no-controllers', '--no-node'], {
+  controllersProcess: false,
+  extraApiServers: S - 1,
+});
 try {
   const lat: number[] = [];
   let next = 0;
@@ -29,7 +32,12 @@ try {
           apiVersion: 'v1',
           kind: 'PersistentVolume',
           metadata: { name: `bench-pv-${i}` },
-          spec: { capacity: { storage: `${1 + (i % 100)}Gi` }, accessModes: ['ReadWriteOnce'], storageClassName: 'bench', hostPath: { path: `/tmp/bench/${i}` } },
+          spec: {
+            capacity: { storage: `${1 + (i % 100)}Gi` },
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: 'bench',
+            hostPath: { path: `/tmp/bench/${i}` },
+          },
         };
         const a = performance.now();
         const r = await s.reqAt(client % S, 'POST', '/api/v1/persistentvolumes', body);
@@ -47,7 +55,8 @@ try {
     const a = performance.now();
     const r = await s.reqAt(S - 1, 'GET', '/api/v1/persistentvolumes');
     lists.push(performance.now() - a);
-    if (r.status !== 200 || (JSON.parse(r.text) as { items: unknown[] }).items.length !== N) throw new Error('list incomplete');
+    if (r.status !== 200 || (JSON.parse(r.text) as { items: unknown[] }).items.length !== N)
+      throw new Error('list incomplete');
   }
   lists.sort((a, b) => a - b);
   console.log(

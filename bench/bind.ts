@@ -6,7 +6,10 @@
  */
 import { peakRssMiB, pool, startBenchServer, streamWatch } from './harness.js';
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const CLASSES = ['', 'gold', 'silver', 'bronze'];
 const CONCURRENCY = 32;
 
@@ -48,7 +51,11 @@ for (const N of sizes.length ? sizes : [1000, 10_000]) {
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
         metadata: { name: `claim-${i}` },
-        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: `${1 + (i % 10)}Gi` } }, storageClassName: CLASSES[i % CLASSES.length] },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          resources: { requests: { storage: `${1 + (i % 10)}Gi` } },
+          storageClassName: CLASSES[i % CLASSES.length],
+        },
       });
       if (r.status !== 201) throw new Error(`pvc ${i}: ${r.status} ${r.text}`);
     });

@@ -20,7 +20,13 @@ const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () 
 
 const dir = mkdtempSync(join(tmpdir(), 'stowage-bench-csi-'));
 const ac = new AbortController();
-const running = await startHostpathDriver({ endpoint: join(dir, 'csi.sock'), nodeId: 'bench-node', stateDir: join(dir, 'state'), signal: ac.signal, logger: quiet });
+const running = await startHostpathDriver({
+  endpoint: join(dir, 'csi.sock'),
+  nodeId: 'bench-node',
+  stateDir: join(dir, 'state'),
+  signal: ac.signal,
+  logger: quiet,
+});
 const client = new CsiClient({ endpoint: running.socketPath, traceCapacity: N * 6 + 16 });
 const byMethod = new Map<string, number[]>();
 client.onCall((t: CallTrace) => {
@@ -33,7 +39,11 @@ client.onCall((t: CallTrace) => {
 
 const cap = { mount: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' as const } };
 async function cycle(i: number): Promise<void> {
-  const { volume } = await client.createVolume({ name: `bench-${i}`, capacityRange: { requiredBytes: 1 << 20 }, volumeCapabilities: [cap] });
+  const { volume } = await client.createVolume({
+    name: `bench-${i}`,
+    capacityRange: { requiredBytes: 1 << 20 },
+    volumeCapabilities: [cap],
+  });
   const volumeId = volume!.volumeId;
   const pod = join(dir, 'pods', String(i));
   mkdirSync(pod, { recursive: true });
@@ -57,7 +67,14 @@ try {
     }),
   );
   const secs = (performance.now() - t0) / 1000;
-  const order = ['CreateVolume', 'NodeStageVolume', 'NodePublishVolume', 'NodeUnpublishVolume', 'NodeUnstageVolume', 'DeleteVolume'];
+  const order = [
+    'CreateVolume',
+    'NodeStageVolume',
+    'NodePublishVolume',
+    'NodeUnpublishVolume',
+    'NodeUnstageVolume',
+    'DeleteVolume',
+  ];
   const per = order
     .map((m) => {
       const s = [...(byMethod.get(m) ?? [])].sort((a, b) => a - b);

@@ -21,7 +21,13 @@ export interface BenchServer {
   readonly serverPids: readonly number[];
   req(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; text: string }>;
   /** The same request to `urls[server]`. */
-  reqAt(server: number, method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; text: string }>;
+  reqAt(
+    server: number,
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+  ): Promise<{ status: number; text: string }>;
   stop(): Promise<void>;
 }
 
@@ -77,13 +83,29 @@ export async function startBenchServer(extraArgs: string[] = [], o: BenchServerO
   const nodeArgs = (process.env.STOWAGE_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
   // STOWAGE_BENCH_SPLIT=1: the controllers run as their own process (two cores instead of one).
   const controllersProcess = o.controllersProcess ?? process.env.STOWAGE_BENCH_SPLIT !== undefined;
-  const upArgs = controllersProcess && !extraArgs.includes('--no-controllers') ? [...extraArgs, '--no-controllers'] : extraArgs;
+  const upArgs =
+    controllersProcess && !extraArgs.includes('--no-controllers') ? [...extraArgs, '--no-controllers'] : extraArgs;
   // Volume-only pods unless asked (the benchmarks measure the storage path; containers need an image).
   // STOWAGE_BENCH_ETCD=http://127.0.0.1:2379: the store is that etcd (a fresh key prefix per run) instead of SQLite.
   const etcdUrl = process.env.STOWAGE_BENCH_ETCD;
   const etcd = etcdUrl ? ['--etcd-servers', etcdUrl, '--etcd-prefix', `/bench-${basename(dataDir)}`] : [];
   if ((o.extraApiServers ?? 0) > 0 && !etcdUrl) throw new Error('extra API servers need STOWAGE_BENCH_ETCD');
-  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--port', '0', '--data-dir', dataDir, ...(o.runtime ? [] : ['--no-container-runtime']), ...etcd, ...upArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      bin,
+      'up',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      ...(o.runtime ? [] : ['--no-container-runtime']),
+      ...etcd,
+      ...upArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const url = await waitForUrl(child, /API server (https:\/\/\S+),/, 'stowage up');
   // Each extra server gets a copy of the first one's CA and admin token, so one client talks to all.
   const servers: ChildProcess[] = [];
@@ -91,13 +113,19 @@ export async function startBenchServer(extraArgs: string[] = [], o: BenchServerO
   for (let i = 0; i < (o.extraApiServers ?? 0); i++) {
     const certDir = join(dataDir, `server-${i + 1}`);
     cpSync(join(dataDir, 'pki'), join(certDir, 'pki'), { recursive: true });
-    const server = spawn(process.execPath, [...nodeArgs, bin, 'server', '--bind-address', '127.0.0.1', '--secure-port', '0', '--cert-dir', certDir, ...etcd], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const server = spawn(
+      process.execPath,
+      [...nodeArgs, bin, 'server', '--bind-address', '127.0.0.1', '--secure-port', '0', '--cert-dir', certDir, ...etcd],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     servers.push(server);
     urls.push(await waitForUrl(server, /API server (https:\/\/\S+) /, 'stowage server'));
   }
   const kc = readFileSync(join(dataDir, 'kubeconfig'), 'utf8');
   const controllers = controllersProcess
-    ? spawn(process.execPath, [...nodeArgs, bin, 'controllers', '--kubeconfig', join(dataDir, 'kubeconfig')], { stdio: ['ignore', 'ignore', 'inherit'] })
+    ? spawn(process.execPath, [...nodeArgs, bin, 'controllers', '--kubeconfig', join(dataDir, 'kubeconfig')], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      })
     : undefined;
   const token = /token: (\S+)/.exec(kc)![1]!;
   const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc)![1]!, 'base64').toString();
@@ -105,11 +133,23 @@ export async function startBenchServer(extraArgs: string[] = [], o: BenchServerO
   const reqAt: BenchServer['reqAt'] = (server, method, path, body, contentType = 'application/json') =>
     new Promise((res, rej) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
-      const r = request(new URL(path, urls[server]), { method, agent, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload ? { 'Content-Type': contentType } : {}) } }, (resp) => {
-        const chunks: Buffer[] = [];
-        resp.on('data', (c: Buffer) => chunks.push(c));
-        resp.on('end', () => res({ status: resp.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      });
+      const r = request(
+        new URL(path, urls[server]),
+        {
+          method,
+          agent,
+          headers: {
+            Authorization: `Bearer ${token}`,
+            Accept: 'application/json',
+            ...(payload ? { 'Content-Type': contentType } : {}),
+          },
+        },
+        (resp) => {
+          const chunks: Buffer[] = [];
+          resp.on('data', (c: Buffer) => chunks.push(c));
+          resp.on('end', () => res({ status: resp.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        },
+      );
       r.on('error', rej);
       if (payload) r.write(payload);
       r.end();
@@ -149,7 +189,11 @@ export async function poll(what: string, fn: () => Promise<boolean> | boolean, t
 }
 
 /** When each pod (by name) was first seen Running, kept up to date by an informer until `signal` aborts. */
-export async function podsRunningAt(client: RestClient, opts: { namespace?: string; fieldSelector?: string }, signal: AbortSignal): Promise<Map<string, number>> {
+export async function podsRunningAt(
+  client: RestClient,
+  opts: { namespace?: string; fieldSelector?: string },
+  signal: AbortSignal,
+): Promise<Map<string, number>> {
   const running = new Map<string, number>();
   const pods = informerFor(client, 'Pod', opts);
   const seen = (p: Pod): void => {
@@ -187,25 +231,39 @@ export function cpuMs(pid: number): number {
  * Streams a watch and calls `onEvent` for each decoded event until `stop()`; resolves `done` when
  * the stream ends.
  */
-export function streamWatch(s: BenchServer, path: string, onEvent: (ev: { type: string; object: { metadata?: { name?: string; namespace?: string }; status?: { phase?: string; containerStatuses?: ReadonlyArray<{ ready?: boolean }> } } }) => void): { stop(): void; done: Promise<void> } {
+export function streamWatch(
+  s: BenchServer,
+  path: string,
+  onEvent: (ev: {
+    type: string;
+    object: {
+      metadata?: { name?: string; namespace?: string };
+      status?: { phase?: string; containerStatuses?: ReadonlyArray<{ ready?: boolean }> };
+    };
+  }) => void,
+): { stop(): void; done: Promise<void> } {
   const agent = new Agent({ ca: s.ca });
   let req: ReturnType<typeof request> | undefined;
   const done = new Promise<void>((resolveDone, rej) => {
-    req = request(new URL(path, s.url), { agent, headers: { Authorization: `Bearer ${s.token}`, Accept: 'application/json' } }, (resp) => {
-      let buf = '';
-      resp.setEncoding('utf8');
-      resp.on('data', (c: string) => {
-        buf += c;
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (line) onEvent(JSON.parse(line));
-        }
-      });
-      resp.on('end', () => resolveDone());
-      resp.on('error', () => resolveDone());
-    });
+    req = request(
+      new URL(path, s.url),
+      { agent, headers: { Authorization: `Bearer ${s.token}`, Accept: 'application/json' } },
+      (resp) => {
+        let buf = '';
+        resp.setEncoding('utf8');
+        resp.on('data', (c: string) => {
+          buf += c;
+          let i;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i);
+            buf = buf.slice(i + 1);
+            if (line) onEvent(JSON.parse(line));
+          }
+        });
+        resp.on('end', () => resolveDone());
+        resp.on('error', () => resolveDone());
+      },
+    );
     req.on('error', (e) => ((e as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolveDone() : rej(e)));
     req.end();
   });

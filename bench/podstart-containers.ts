@@ -26,7 +26,11 @@ async function must(s: BenchServer, method: string, path: string, body?: unknown
   if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
 }
 
-const items = async (s: BenchServer, path: string): Promise<Array<{ metadata?: { name?: string }; status?: { phase?: string } }>> => JSON.parse((await s.req('GET', path)).text).items ?? [];
+const items = async (
+  s: BenchServer,
+  path: string,
+): Promise<Array<{ metadata?: { name?: string }; status?: { phase?: string } }>> =>
+  JSON.parse((await s.req('GET', path)).text).items ?? [];
 
 /** p50/p99 in ms of create → all containers ready for `n` pods with one claim each. */
 export async function podstartContainers(n: number): Promise<{ p50: number; p99: number }> {
@@ -40,30 +44,60 @@ export async function podstartContainers(n: number): Promise<{ p50: number; p99:
     const image = await registry.push('busybox', 'b3', ['sleep', '3600']);
     s = await startBenchServer([...NODE_NAME_ARGS, '--pod-infra-container-image', pause], { runtime: true });
     const server = s;
-    await poll('the hostpath driver registered', async () => JSON.parse((await server.req('GET', '/apis/storage.k8s.io/v1/csinodes/b3-node')).text)?.spec?.drivers?.length === 1);
-    await must(s, 'POST', '/apis/storage.k8s.io/v1/storageclasses', { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'b3' }, provisioner: 'hostpath.csi.stowage.io', volumeBindingMode: 'Immediate' });
+    await poll(
+      'the hostpath driver registered',
+      async () =>
+        JSON.parse((await server.req('GET', '/apis/storage.k8s.io/v1/csinodes/b3-node')).text)?.spec?.drivers
+          ?.length === 1,
+    );
+    await must(s, 'POST', '/apis/storage.k8s.io/v1/storageclasses', {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'b3' },
+      provisioner: 'hostpath.csi.stowage.io',
+      volumeBindingMode: 'Immediate',
+    });
     const pod = (name: string, claim: string, command: string[]) => ({
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name },
-      spec: { nodeName: 'b3-node', restartPolicy: 'Never', terminationGracePeriodSeconds: 0, containers: [{ name: 'app', image, command }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }] },
+      spec: {
+        nodeName: 'b3-node',
+        restartPolicy: 'Never',
+        terminationGracePeriodSeconds: 0,
+        containers: [{ name: 'app', image, command }],
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }],
+      },
     });
-    const claim = (name: string) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'b3', resources: { requests: { storage: '1Mi' } } } });
+    const claim = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name },
+      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'b3', resources: { requests: { storage: '1Mi' } } },
+    });
     // Warm-up: the image and the sandbox image pulled once, as on a node that has run the workload before.
     await must(s, 'POST', `${NS}/persistentvolumeclaims`, claim('warm'));
     await must(s, 'POST', `${NS}/pods`, pod('warm', 'warm', ['true']));
-    await poll('the warm-up pod', async () => (await items(server, `${NS}/pods`)).some((p) => p.metadata?.name === 'warm' && p.status?.phase === 'Succeeded'));
+    await poll('the warm-up pod', async () =>
+      (await items(server, `${NS}/pods`)).some((p) => p.metadata?.name === 'warm' && p.status?.phase === 'Succeeded'),
+    );
     await must(s, 'DELETE', `${NS}/pods/warm`);
 
     const names = Array.from({ length: n }, (_, i) => `b3c-${i}`);
     await Promise.all(names.map((c) => must(server, 'POST', `${NS}/persistentvolumeclaims`, claim(c))));
-    await poll('claims bound', async () => (await items(server, `${NS}/persistentvolumeclaims`)).filter((c) => c.status?.phase === 'Bound').length >= n + 1);
+    await poll(
+      'claims bound',
+      async () =>
+        (await items(server, `${NS}/persistentvolumeclaims`)).filter((c) => c.status?.phase === 'Bound').length >=
+        n + 1,
+    );
     const created = new Map<string, number>();
     const ready = new Map<string, number>();
     const watch = streamWatch(s, `${NS}/pods?watch=true`, (ev) => {
       const name = ev.object.metadata?.name ?? '';
       const cs = ev.object.status?.containerStatuses ?? [];
-      if (created.has(name) && !ready.has(name) && cs.length > 0 && cs.every((c) => c.ready === true)) ready.set(name, performance.now());
+      if (created.has(name) && !ready.has(name) && cs.length > 0 && cs.every((c) => c.ready === true))
+        ready.set(name, performance.now());
     });
     await Promise.all(
       names.map(async (name) => {

@@ -23,12 +23,24 @@ async function main(): Promise<void> {
     const hosts: NodeHost[] = [];
     for (let i = 1; i <= nHosts; i++) hosts.push(await cluster.addHost(`h${i}`, { attach: true, sidecar: true }));
     for (const h of hosts) {
-      await client.resource('CSIDriver').create({ metadata: { name: h.driverName }, spec: { attachRequired: true, volumeLifecycleModes: ['Persistent'] } });
-      await client.resource('StorageClass').create({ metadata: { name: `sc-${h.name}` }, provisioner: h.driverName, volumeBindingMode: 'Immediate', reclaimPolicy: 'Delete' });
+      await client.resource('CSIDriver').create({
+        metadata: { name: h.driverName },
+        spec: { attachRequired: true, volumeLifecycleModes: ['Persistent'] },
+      });
+      await client.resource('StorageClass').create({
+        metadata: { name: `sc-${h.name}` },
+        provisioner: h.driverName,
+        volumeBindingMode: 'Immediate',
+        reclaimPolicy: 'Delete',
+      });
     }
     await poll('hosts registered their drivers', async () => {
       const csiNodes = (await client.resource('CSINode').list()).items;
-      return hosts.every((h) => csiNodes.some((c) => c.metadata?.name === h.name && (c.spec?.drivers ?? []).some((d) => d.name === h.driverName)));
+      return hosts.every((h) =>
+        csiNodes.some(
+          (c) => c.metadata?.name === h.name && (c.spec?.drivers ?? []).some((d) => d.name === h.driverName),
+        ),
+      );
     });
 
     const stop = new AbortController();
@@ -43,18 +55,28 @@ async function main(): Promise<void> {
           created.set(name, performance.now());
           await client.resource('PersistentVolumeClaim').create({
             metadata: { name, namespace: NS },
-            spec: { accessModes: ['ReadWriteOnce'], storageClassName: `sc-${h.name}`, resources: { requests: { storage: '1Mi' } } },
+            spec: {
+              accessModes: ['ReadWriteOnce'],
+              storageClassName: `sc-${h.name}`,
+              resources: { requests: { storage: '1Mi' } },
+            },
           });
           await client.resource('Pod').create({
             metadata: { name, namespace: NS },
-            spec: { nodeName: h.name, containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }] },
+            spec: {
+              nodeName: h.name,
+              containers: [{ name: 'app', image: 'busybox' }],
+              volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }],
+            },
           });
         }),
       ),
     );
     await poll('all pods Running', () => running.size === created.size, 600_000);
     const total = performance.now() - t0;
-    const attached = (await client.resource('VolumeAttachment').list()).items.filter((va) => va.status?.attached === true).length;
+    const attached = (await client.resource('VolumeAttachment').list()).items.filter(
+      (va) => va.status?.attached === true,
+    ).length;
     const mounted = (await Promise.all(hosts.map((h) => h.mounts()))).flat().filter((m) => m.endsWith('/mount')).length;
     stop.abort();
     const lat = [...created].map(([n, t]) => running.get(n)! - t).sort((a, b) => a - b);

@@ -33,14 +33,28 @@ async function claims(client: RestClient, csi: CsiClient, prefix: string, n: num
   const names = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
   await Promise.all(
     names.map(async (name) => {
-      const v = await csi.createVolume({ name, capacityRange: { requiredBytes: 1 << 20 }, volumeCapabilities: [{ mount: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' } }] });
+      const v = await csi.createVolume({
+        name,
+        capacityRange: { requiredBytes: 1 << 20 },
+        volumeCapabilities: [{ mount: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' } }],
+      });
       await client.resource('PersistentVolume').create({
         metadata: { name: `pv-${name}` },
-        spec: { capacity: { storage: '1Mi' }, accessModes: ['ReadWriteOnce'], storageClassName: '', csi: { driver: DEFAULT_DRIVER_NAME, volumeHandle: v.volume?.volumeId ?? '' } },
+        spec: {
+          capacity: { storage: '1Mi' },
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: '',
+          csi: { driver: DEFAULT_DRIVER_NAME, volumeHandle: v.volume?.volumeId ?? '' },
+        },
       });
       await client.resource('PersistentVolumeClaim').create({
         metadata: { name, namespace: NS },
-        spec: { accessModes: ['ReadWriteOnce'], storageClassName: '', volumeName: `pv-${name}`, resources: { requests: { storage: '1Mi' } } },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: '',
+          volumeName: `pv-${name}`,
+          resources: { requests: { storage: '1Mi' } },
+        },
       });
     }),
   );
@@ -70,14 +84,30 @@ async function main(): Promise<void> {
   const client = api.plane.client;
   const stop = new AbortController();
   const socket = path.join(dir, 'csi.sock');
-  const driver = await startHostpathDriver({ endpoint: socket, nodeId: NODE, stateDir: path.join(dir, 'hostpath'), signal: stop.signal });
+  const driver = await startHostpathDriver({
+    endpoint: socket,
+    nodeId: NODE,
+    stateDir: path.join(dir, 'hostpath'),
+    signal: stop.signal,
+  });
   const csi = new CsiClient({ endpoint: socket });
-  await client.resource('CSIDriver').create({ metadata: { name: DEFAULT_DRIVER_NAME }, spec: { attachRequired: false } });
+  await client
+    .resource('CSIDriver')
+    .create({ metadata: { name: DEFAULT_DRIVER_NAME }, spec: { attachRequired: false } });
   const metrics = new MetricsRegistry();
   // B3_NODE_IDENTITY=1: the volume manager runs as system:node:<NODE> (Node authorizer, GET caches).
   const asNode = process.env.B3_NODE_IDENTITY === '1';
   const vmClient = asNode ? api.plane.localClient(await ensureNodeToken(client, NODE)) : client;
-  const vm = await startVolumeManager({ client: vmClient, nodeScopedReads: asNode, nodeName: NODE, rootDir: path.join(dir, 'kubelet'), drivers: { endpoint: () => socket }, signal: stop.signal, metrics, ...(process.env.B3_CONC ? { maxConcurrentCalls: Number(process.env.B3_CONC) } : {}) });
+  const vm = await startVolumeManager({
+    client: vmClient,
+    nodeScopedReads: asNode,
+    nodeName: NODE,
+    rootDir: path.join(dir, 'kubelet'),
+    drivers: { endpoint: () => socket },
+    signal: stop.signal,
+    metrics,
+    ...(process.env.B3_CONC ? { maxConcurrentCalls: Number(process.env.B3_CONC) } : {}),
+  });
 
   const created = new Map<string, number>();
   const running = await podsRunningAt(client, { fieldSelector: `spec.nodeName=${NODE}` }, stop.signal);
@@ -94,7 +124,10 @@ async function main(): Promise<void> {
     await poll(`${label} pods Running`, () => podNames.every((n) => running.has(n)));
     const lat = podNames.map((n) => running.get(n)! - created.get(n)!);
     await Promise.all(podNames.map((n) => client.resource('Pod').delete(n, { namespace: NS })));
-    await poll(`${label} pods gone`, async () => (await client.resource('Pod').list({ namespace: NS })).items.length === 0);
+    await poll(
+      `${label} pods gone`,
+      async () => (await client.resource('Pod').list({ namespace: NS })).items.length === 0,
+    );
     await poll(`${label} unmounted`, async () => (await mountsUnder(dir)).length === 0);
     return lat;
   };
@@ -102,7 +135,14 @@ async function main(): Promise<void> {
   const n = Number(process.env.B3_N ?? 100);
   const many = await scenario('b3a', n, 1);
   const wide = await scenario('b3b', 1, n);
-  if (process.env.B3_DEBUG) console.error(metrics.render().split('\n').filter((l) => /_(sum|count)\{/.test(l)).join('\n'));
+  if (process.env.B3_DEBUG)
+    console.error(
+      metrics
+        .render()
+        .split('\n')
+        .filter((l) => /_(sum|count)\{/.test(l))
+        .join('\n'),
+    );
   await vm.stop();
   if (vmClient !== client) vmClient.close();
   csi.close();
@@ -120,7 +160,9 @@ async function containers(): Promise<void> {
   const n = Number(process.env.B3_N ?? 100);
   const r = await podstartContainers(n);
   const f = (x: number): string => `${Math.round(x)}ms`;
-  console.log(`B3 podstart (containers): ${n} pods x 1 claim p50=${f(r.p50)} p99=${f(r.p99)} (create → every container running and ready; embedded containerd, busybox from a loopback registry, hostpath CSI)`);
+  console.log(
+    `B3 podstart (containers): ${n} pods x 1 claim p50=${f(r.p50)} p99=${f(r.p99)} (create → every container running and ready; embedded containerd, busybox from a loopback registry, hostpath CSI)`,
+  );
 }
 
 (process.argv[2] === 'containers' ? containers() : main()).then(

@@ -9,7 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { percentile, pool, startBenchServer, streamWatch } from './harness.js';
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const CONCURRENCY = 32;
 
 for (const N of sizes.length ? sizes : [100, 1000]) {
@@ -55,7 +58,10 @@ for (const N of sizes.length ? sizes : [100, 1000]) {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name: `app-${i}` },
-        spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: `data-${i}` } }] },
+        spec: {
+          containers: [{ name: 'c', image: 'busybox' }],
+          volumes: [{ name: 'data', persistentVolumeClaim: { claimName: `data-${i}` } }],
+        },
       });
       if (pod.status !== 201) throw new Error(`pod ${i}: ${pod.status} ${pod.text}`);
     });
@@ -76,7 +82,8 @@ for (const N of sizes.length ? sizes : [100, 1000]) {
     }
     await s.req('DELETE', '/api/v1/namespaces/default/persistentvolumeclaims');
     // Stop only once the node has unstaged everything (the CSI volumes are then deleted too).
-    for (let i = 0; i < 1200 && readFileSync('/proc/self/mountinfo', 'utf8').includes(s.dataDir); i++) await new Promise((res) => setTimeout(res, 100));
+    for (let i = 0; i < 1200 && readFileSync('/proc/self/mountinfo', 'utf8').includes(s.dataDir); i++)
+      await new Promise((res) => setTimeout(res, 100));
   } finally {
     await s.stop();
   }

@@ -39,9 +39,21 @@ const registry = agent.dirs.pluginsRegistry;
 const driverSock = join(agent.dirs.plugins, 'bench', 'csi.sock');
 mkdirSync(join(agent.dirs.plugins, 'bench'), { recursive: true });
 const driver = new grpc.Server();
-const unary = <T>(v: T): grpc.handleUnaryCall<unknown, T> => (_c, cb) => cb(null, v);
-driver.addService(csiServices().identity, { Probe: unary({ ready: { value: true } }), GetPluginInfo: unary({ name: 'bench', vendorVersion: '1' }) });
-driver.addService(csiServices().node, { NodeGetInfo: unary({ nodeId: 'bench-node-id', maxVolumesPerNode: 0, accessibleTopology: { segments: { 'topology.bench/node': NODE } } }) });
+const unary =
+  <T>(v: T): grpc.handleUnaryCall<unknown, T> =>
+  (_c, cb) =>
+    cb(null, v);
+driver.addService(csiServices().identity, {
+  Probe: unary({ ready: { value: true } }),
+  GetPluginInfo: unary({ name: 'bench', vendorVersion: '1' }),
+});
+driver.addService(csiServices().node, {
+  NodeGetInfo: unary({
+    nodeId: 'bench-node-id',
+    maxVolumesPerNode: 0,
+    accessibleTopology: { segments: { 'topology.bench/node': NODE } },
+  }),
+});
 await bind(driver, driverSock);
 
 // Visibility through the API: a CSINode watch records when each driver name first appears / leaves.
@@ -53,7 +65,9 @@ void (async () => {
     try {
       for await (const ev of client.resource('CSINode').watch({ signal: watchAc.signal })) {
         const now = performance.now();
-        const names = new Set(ev.type === 'DELETED' ? [] : ((ev.object as CSINode).spec?.drivers ?? []).map((d) => d.name));
+        const names = new Set(
+          ev.type === 'DELETED' ? [] : ((ev.object as CSINode).spec?.drivers ?? []).map((d) => d.name),
+        );
         for (const [n, resolve] of appeared) if (names.has(n)) (appeared.delete(n), resolve(now));
         for (const [n, resolve] of left) if (!names.has(n)) (left.delete(n), resolve());
       }
@@ -114,7 +128,9 @@ const fmt = (xs: number[]): string => {
   const s = [...xs].sort((a, b) => a - b);
   return `p50 ${percentile(s, 50).toFixed(1)} ms, p99 ${percentile(s, 99).toFixed(1)} ms (n=${s.length})`;
 };
-console.log(`register (B4, socket → CSINode entry visible): one at a time ${fmt(one)}; ${CONCURRENT} at once ${fmt(many)}`);
+console.log(
+  `register (B4, socket → CSINode entry visible): one at a time ${fmt(one)}; ${CONCURRENT} at once ${fmt(many)}`,
+);
 
 watchAc.abort();
 ac.abort();
@@ -125,5 +141,7 @@ await api.close();
 rmSync(dir, { recursive: true, force: true });
 
 function bind(s: grpc.Server, path: string): Promise<void> {
-  return new Promise((resolve, reject) => s.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? reject(e) : resolve())));
+  return new Promise((resolve, reject) =>
+    s.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? reject(e) : resolve())),
+  );
 }

@@ -227,7 +227,11 @@ function ktModule(mod) {
   m = { sf, decls: new Map(), imports: new Map() };
   for (const st of sf.statements) {
     if (ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st)) m.decls.set(st.name.text, st);
-    if (ts.isImportDeclaration(st) && st.importClause?.namedBindings && ts.isNamedImports(st.importClause.namedBindings)) {
+    if (
+      ts.isImportDeclaration(st) &&
+      st.importClause?.namedBindings &&
+      ts.isNamedImports(st.importClause.namedBindings)
+    ) {
       const target = relative(ktDir, join(dirname(file), st.moduleSpecifier.text)).replaceAll('\\', '/');
       for (const el of st.importClause.namedBindings.elements) m.imports.set(el.name.text, target);
     }
@@ -245,7 +249,10 @@ function ktResolve(mod, name) {
 }
 function docOf(node) {
   const docs = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc);
-  const text = docs.map((d) => (typeof d.comment === 'string' ? d.comment : '')).join('\n').trim();
+  const text = docs
+    .map((d) => (typeof d.comment === 'string' ? d.comment : ''))
+    .join('\n')
+    .trim();
   return text || undefined;
 }
 function ktProps(decl) {
@@ -330,7 +337,12 @@ function ktElem(node) {
 
 function schemaOf(cnType, cnFormat, ktNode, mod) {
   // kubernetes-types knows the named scalar types that client-node flattens to string/Date.
-  if (ktNode && ts.isTypeReferenceNode(ktNode) && ts.isIdentifier(ktNode.typeName) && ktNode.typeName.text !== 'Array') {
+  if (
+    ktNode &&
+    ts.isTypeReferenceNode(ktNode) &&
+    ts.isIdentifier(ktNode.typeName) &&
+    ktNode.typeName.text !== 'Array'
+  ) {
     const r = ktResolve(mod, ktNode.typeName.text);
     if (r) {
       const sp = specialRef(r);
@@ -472,7 +484,10 @@ async function main() {
   // Kubernetes marks these meta types as usable by every group.
   for (const [cls, group] of EXTRA_ROOTS) {
     const name = defName('meta/v1', cls.replace(/^V1/, ''));
-    defs[name]['x-kubernetes-group-version-kind'] = [{ group: '', version: 'v1', kind: cls.replace(/^V1/, '') }, { group, version: 'v1', kind: cls.replace(/^V1/, '') }];
+    defs[name]['x-kubernetes-group-version-kind'] = [
+      { group: '', version: 'v1', kind: cls.replace(/^V1/, '') },
+      { group, version: 'v1', kind: cls.replace(/^V1/, '') },
+    ];
   }
   for (const name of ATOMIC_STRUCTS) {
     if (!defs[name]) throw new Error(`atomic struct table names unknown definition ${name}`);
@@ -483,10 +498,16 @@ async function main() {
     const full = Object.keys(defs).find((n) => n.endsWith(`.${short}`) && n.split('.').slice(-3).join('.') === short);
     if (!full || !defs[full].properties?.[field]) throw new Error(`patch table names unknown field ${key}`);
   }
-  const sorted = Object.fromEntries(Object.keys(defs).sort().map((k) => [k, defs[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(defs)
+      .sort()
+      .map((k) => [k, defs[k]]),
+  );
   writeFileSync(outFile, JSON.stringify(sorted, null, 1) + '\n');
   const uniqueDropped = [...new Set(dropped)];
-  console.log(`wrote ${Object.keys(sorted).length} definitions to ${relative(root, outFile)}; ${uniqueDropped.length} client-node fields newer than v1.30 dropped`);
+  console.log(
+    `wrote ${Object.keys(sorted).length} definitions to ${relative(root, outFile)}; ${uniqueDropped.length} client-node fields newer than v1.30 dropped`,
+  );
   console.log(`${ktOnly.length} v1.30 fields absent from client-node taken from kubernetes-types alone`);
   if (process.env.VERBOSE) console.log(['dropped:', ...uniqueDropped, 'kubernetes-types only:', ...ktOnly].join('\n'));
 }

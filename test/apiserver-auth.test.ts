@@ -23,7 +23,13 @@ describe('authorization and the self-subject reviews', () => {
       [pki.adminToken, { name: 'admin', groups: ['system:masters'] }],
       ['nobody-token', { name: 'nobody', groups: [], uid: 'u-1' }],
     ]);
-    server = await startApiServer({ store, address: '127.0.0.1', port: 0, tls: { certPem: pki.certPem, keyPem: pki.keyPem }, tokens });
+    server = await startApiServer({
+      store,
+      address: '127.0.0.1',
+      port: 0,
+      tls: { certPem: pki.certPem, keyPem: pki.keyPem },
+      tokens,
+    });
     admin = { baseUrl: server.url, token: pki.adminToken, caPem: pki.caCertPem };
     nobody = { ...admin, token: 'nobody-token' };
   });
@@ -42,8 +48,15 @@ describe('authorization and the self-subject reviews', () => {
   it('answers whoami with the user and system:authenticated', async () => {
     const r = await review(nobody, SSR, 'SelfSubjectReview');
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', status: { userInfo: { username: 'nobody', uid: 'u-1', groups: ['system:authenticated'] } } });
-    expect((await review(admin, SSR, 'SelfSubjectReview')).body.status.userInfo).toEqual({ username: 'admin', groups: ['system:masters', 'system:authenticated'] });
+    expect(r.body).toMatchObject({
+      kind: 'SelfSubjectReview',
+      apiVersion: 'authentication.k8s.io/v1',
+      status: { userInfo: { username: 'nobody', uid: 'u-1', groups: ['system:authenticated'] } },
+    });
+    expect((await review(admin, SSR, 'SelfSubjectReview')).body.status.userInfo).toEqual({
+      username: 'admin',
+      groups: ['system:masters', 'system:authenticated'],
+    });
   });
 
   it('answers can-i from the authorizer that guards requests', async () => {
@@ -52,22 +65,43 @@ describe('authorization and the self-subject reviews', () => {
     expect((await review(nobody, SSAR, 'SelfSubjectAccessReview', attrs)).body.status).toEqual({ allowed: false });
     const list = await api(nobody, 'GET', '/api/v1/namespaces/default/pods');
     expect(list.status).toBe(403);
-    expect(list.body).toMatchObject({ reason: 'Forbidden', message: 'pods is forbidden: User "nobody" cannot list resource "pods" in API group "" in the namespace "default"' });
+    expect(list.body).toMatchObject({
+      reason: 'Forbidden',
+      message:
+        'pods is forbidden: User "nobody" cannot list resource "pods" in API group "" in the namespace "default"',
+    });
     expect((await api(admin, 'GET', '/api/v1/namespaces/default/pods')).status).toBe(200);
     expect((await api(nobody, 'GET', '/apis')).status).toBe(200);
     const metrics = await api(nobody, 'GET', '/metrics');
-    expect({ status: metrics.status, message: metrics.body?.message }).toEqual({ status: 403, message: 'forbidden: User "nobody" cannot get path "/metrics"' });
+    expect({ status: metrics.status, message: metrics.body?.message }).toEqual({
+      status: 403,
+      message: 'forbidden: User "nobody" cannot get path "/metrics"',
+    });
     const nonRes = { nonResourceAttributes: { verb: 'get', path: '/metrics' } };
     expect((await review(admin, SSAR, 'SelfSubjectAccessReview', nonRes)).body.status).toEqual({ allowed: true });
   });
 
   it('authorizes pods/log as get and pods/exec as create of the subresource', async () => {
     const log = await api(nobody, 'GET', '/api/v1/namespaces/default/pods/p/log');
-    expect({ status: log.status, message: log.body?.message }).toEqual({ status: 403, message: 'pods "p" is forbidden: User "nobody" cannot get resource "pods/log" in API group "" in the namespace "default"' });
+    expect({ status: log.status, message: log.body?.message }).toEqual({
+      status: 403,
+      message:
+        'pods "p" is forbidden: User "nobody" cannot get resource "pods/log" in API group "" in the namespace "default"',
+    });
     const exec = await api(nobody, 'GET', '/api/v1/namespaces/default/pods/p/exec?command=true');
-    expect({ status: exec.status, message: exec.body?.message }).toEqual({ status: 403, message: 'pods "p" is forbidden: User "nobody" cannot create resource "pods/exec" in API group "" in the namespace "default"' });
-    expect((await api(admin, 'GET', '/api/v1/namespaces/default/pods/p/log')).body).toMatchObject({ code: 404, message: 'pods "p" not found' });
-    expect((await api(admin, 'POST', '/api/v1/namespaces/default/pods/p/exec?command=true')).body).toMatchObject({ code: 400, message: 'Upgrade request required' });
+    expect({ status: exec.status, message: exec.body?.message }).toEqual({
+      status: 403,
+      message:
+        'pods "p" is forbidden: User "nobody" cannot create resource "pods/exec" in API group "" in the namespace "default"',
+    });
+    expect((await api(admin, 'GET', '/api/v1/namespaces/default/pods/p/log')).body).toMatchObject({
+      code: 404,
+      message: 'pods "p" not found',
+    });
+    expect((await api(admin, 'POST', '/api/v1/namespaces/default/pods/p/exec?command=true')).body).toMatchObject({
+      code: 400,
+      message: 'Upgrade request required',
+    });
   });
 
   it('lists the rules for a namespace', async () => {
@@ -79,7 +113,11 @@ describe('authorization and the self-subject reviews', () => {
     const theirs = (await review(nobody, SSRR, 'SelfSubjectRulesReview', { namespace: 'default' })).body.status;
     expect(theirs.resourceRules).toEqual([
       { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
-      { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+      {
+        verbs: ['create'],
+        apiGroups: ['authorization.k8s.io'],
+        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+      },
     ]);
     expect(theirs.nonResourceRules[0].nonResourceURLs).toContain('/apis/*');
   });
@@ -90,7 +128,9 @@ describe('authorization and the self-subject reviews', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.details.causes[0]).toMatchObject({ field: 'spec.resourceAttributes' });
     const disc = await api(admin, 'GET', '/apis/authorization.k8s.io/v1');
-    expect(disc.body.resources.map((r: { name: string; verbs: string[] }) => `${r.name}:${r.verbs.join(',')}`)).toEqual(['selfsubjectaccessreviews:create', 'selfsubjectrulesreviews:create']);
+    expect(disc.body.resources.map((r: { name: string; verbs: string[] }) => `${r.name}:${r.verbs.join(',')}`)).toEqual(
+      ['selfsubjectaccessreviews:create', 'selfsubjectrulesreviews:create'],
+    );
     expect((await store.list('/registry/')).items.some((kv) => kv.key.includes('selfsubject'))).toBe(false);
   });
 });

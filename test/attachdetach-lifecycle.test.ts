@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
 import type { RestClient } from '../src/client/index.js';
 import { runAttachDetachController } from '../src/controllers/attachdetach/run.js';
-import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, attachmentName, uniqueVolumeName } from '../src/controllers/attachdetach/types.js';
+import {
+  ANN_CONTROLLER_MANAGED_ATTACH_DETACH,
+  attachmentName,
+  uniqueVolumeName,
+} from '../src/controllers/attachdetach/types.js';
 import { readyNode, until } from './scheduler-kit.js';
 
 let srv: TestApiServer;
@@ -16,10 +20,13 @@ const NS = 'ad';
 
 const vaName = (pv: string, node: string, driver = DRIVER): string => attachmentName(`h-${pv}`, driver, node);
 const vaExists = async (name: string): Promise<boolean> =>
-  client.resource('VolumeAttachment').get(name).then(
-    () => true,
-    () => false,
-  );
+  client
+    .resource('VolumeAttachment')
+    .get(name)
+    .then(
+      () => true,
+      () => false,
+    );
 
 async function boundClaim(name: string, o: { driver?: string; modes?: string[] } = {}): Promise<void> {
   const pv: PersistentVolume = {
@@ -35,15 +42,27 @@ async function boundClaim(name: string, o: { driver?: string; modes?: string[] }
   await client.resource('PersistentVolume').create(pv);
   await client.resource('PersistentVolumeClaim').create({
     metadata: { name, namespace: NS },
-    spec: { storageClassName: 'manual', accessModes: o.modes ?? ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeName: `pv-${name}` },
+    spec: {
+      storageClassName: 'manual',
+      accessModes: o.modes ?? ['ReadWriteOnce'],
+      resources: { requests: { storage: '1Gi' } },
+      volumeName: `pv-${name}`,
+    },
   });
-  await until(`claim ${name} bound`, async () => (await client.resource('PersistentVolumeClaim').get(name, { namespace: NS })).status?.phase === 'Bound');
+  await until(
+    `claim ${name} bound`,
+    async () => (await client.resource('PersistentVolumeClaim').get(name, { namespace: NS })).status?.phase === 'Bound',
+  );
 }
 
 async function podOn(name: string, node: string, claims: string[]): Promise<Pod> {
   return client.resource('Pod').create({
     metadata: { name, namespace: NS },
-    spec: { nodeName: node, containers: [{ name: 'c', image: 'busybox' }], volumes: claims.map((c) => ({ name: c, persistentVolumeClaim: { claimName: c } })) },
+    spec: {
+      nodeName: node,
+      containers: [{ name: 'c', image: 'busybox' }],
+      volumes: claims.map((c) => ({ name: c, persistentVolumeClaim: { claimName: c } })),
+    },
   });
 }
 
@@ -55,7 +74,8 @@ async function markAttached(name: string): Promise<void> {
   await client.resource('VolumeAttachment').patchStatus(name, 'merge', { status: { attached: true } });
 }
 
-const attachedOn = async (node: string): Promise<string[]> => ((await client.resource('Node').get(node)).status?.volumesAttached ?? []).map((v) => v.name);
+const attachedOn = async (node: string): Promise<string[]> =>
+  ((await client.resource('Node').get(node)).status?.volumesAttached ?? []).map((v) => v.name);
 
 beforeAll(async () => {
   srv = await startTestApiServer({ scheduler: false, attachDetach: false });
@@ -77,13 +97,20 @@ describe('attach/detach controller', () => {
     await boundClaim('data');
     await podOn('p', 'n1', ['data']);
     const name = vaName('pv-data', 'n1');
-    const va = await until('VolumeAttachment', () => client.resource('VolumeAttachment').get(name).catch(() => undefined));
+    const va = await until('VolumeAttachment', () =>
+      client
+        .resource('VolumeAttachment')
+        .get(name)
+        .catch(() => undefined),
+    );
     expect(va.spec).toEqual({ attacher: DRIVER, nodeName: 'n1', source: { persistentVolumeName: 'pv-data' } });
     const unique = uniqueVolumeName(DRIVER, 'h-pv-data');
     await markAttached(name);
     await until('volumesAttached', async () => (await attachedOn('n1')).includes(unique));
     const ok = await until('SuccessfulAttachVolume', async () =>
-      (await client.resource('Event').list({ namespace: NS })).items.find((e: Event) => e.involvedObject.name === 'p' && e.reason === 'SuccessfulAttachVolume'),
+      (await client.resource('Event').list({ namespace: NS })).items.find(
+        (e: Event) => e.involvedObject.name === 'p' && e.reason === 'SuccessfulAttachVolume',
+      ),
     );
     expect(ok).toMatchObject({ type: 'Normal', message: 'AttachVolume.Attach succeeded for volume "pv-data"' });
 
@@ -116,9 +143,14 @@ describe('attach/detach controller', () => {
     await until('first attachment', () => vaExists(vaName('pv-rwo', 'n1')));
     await podOn('second', 'n2', ['rwo']);
     const ev = await until('FailedAttachVolume', async () =>
-      (await client.resource('Event').list({ namespace: NS })).items.find((e: Event) => e.involvedObject.name === 'second' && e.reason === 'FailedAttachVolume'),
+      (await client.resource('Event').list({ namespace: NS })).items.find(
+        (e: Event) => e.involvedObject.name === 'second' && e.reason === 'FailedAttachVolume',
+      ),
     );
-    expect(ev).toMatchObject({ type: 'Warning', message: 'Multi-Attach error for volume "pv-rwo" Volume is already used by pod(s) first' });
+    expect(ev).toMatchObject({
+      type: 'Warning',
+      message: 'Multi-Attach error for volume "pv-rwo" Volume is already used by pod(s) first',
+    });
     expect(await vaExists(vaName('pv-rwo', 'n2'))).toBe(false);
   });
 
@@ -127,7 +159,9 @@ describe('attach/detach controller', () => {
     await podOn('on-n3', 'n3', ['n3vol']);
     const name = vaName('pv-n3vol', 'n3');
     await until('attachment', () => vaExists(name));
-    await client.resource('Node').patchStatus('n3', 'merge', { status: { volumesInUse: [uniqueVolumeName(DRIVER, 'h-pv-n3vol')] } });
+    await client
+      .resource('Node')
+      .patchStatus('n3', 'merge', { status: { volumesInUse: [uniqueVolumeName(DRIVER, 'h-pv-n3vol')] } });
     await client.resource('Node').delete('n3');
     await until('detached from the deleted node', async () => !(await vaExists(name)));
   });
@@ -137,7 +171,9 @@ describe('attach/detach controller', () => {
     await podOn('on-n4', 'n4', ['n4vol']);
     const name = vaName('pv-n4vol', 'n4');
     await until('attachment', () => vaExists(name));
-    await client.resource('Node').patchStatus('n4', 'merge', { status: { volumesInUse: [uniqueVolumeName(DRIVER, 'h-pv-n4vol')] } });
+    await client
+      .resource('Node')
+      .patchStatus('n4', 'merge', { status: { volumesInUse: [uniqueVolumeName(DRIVER, 'h-pv-n4vol')] } });
     await client.resource('Lease').create({
       metadata: { name: 'n4', namespace: 'kube-node-lease' },
       spec: { holderIdentity: 'n4', leaseDurationSeconds: 40, renewTime: '2020-01-01T00:00:00.000000Z' },
@@ -146,7 +182,9 @@ describe('attach/detach controller', () => {
     await podOn('marker4', 'n4', ['marker4']);
     await until('marker attachment', () => vaExists(vaName('pv-marker4', 'n4')));
     expect(await vaExists(name)).toBe(true); // an expired lease alone is not proof: the node may just be partitioned
-    await client.resource('Node').patch('n4', 'merge', { spec: { taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }] } });
+    await client.resource('Node').patch('n4', 'merge', {
+      spec: { taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }] },
+    });
     await until('force-detached', async () => !(await vaExists(name)));
   });
 

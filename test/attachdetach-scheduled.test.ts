@@ -16,8 +16,15 @@ beforeAll(async () => {
   srv = await startTestApiServer({ scheduler: false, attachDetach: false });
   client = srv.plane.client;
   for (const n of ['n1', 'n2']) await readyNode(client, n, {}, { [ANN_CONTROLLER_MANAGED_ATTACH_DETACH]: 'true' });
-  await client.resource('StorageClass').create({ metadata: { name: 'local' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' });
-  running = Promise.all([runScheduler({ client, signal: stop.signal }), runAttachDetachController({ client, signal: stop.signal })]);
+  await client.resource('StorageClass').create({
+    metadata: { name: 'local' },
+    provisioner: 'kubernetes.io/no-provisioner',
+    volumeBindingMode: 'WaitForFirstConsumer',
+  });
+  running = Promise.all([
+    runScheduler({ client, signal: stop.signal }),
+    runAttachDetachController({ client, signal: stop.signal }),
+  ]);
 });
 
 afterAll(async () => {
@@ -34,7 +41,13 @@ it('a pod placed by the scheduler next to its static volume gets that volume att
       capacity: { storage: '1Gi' },
       accessModes: ['ReadWriteOnce'],
       csi: { driver: DRIVER, volumeHandle: 'vol-7' },
-      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n2'] }] }] } },
+      nodeAffinity: {
+        required: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n2'] }] },
+          ],
+        },
+      },
     },
   });
   await client.resource('PersistentVolumeClaim').create({
@@ -43,10 +56,18 @@ it('a pod placed by the scheduler next to its static volume gets that volume att
   });
   await client.resource('Pod').create({
     metadata: { name: 'app', namespace: 'default' },
-    spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }] },
+    spec: {
+      containers: [{ name: 'c', image: 'busybox' }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+    },
   });
   const name = attachmentName('vol-7', DRIVER, 'n2');
-  const va = await until('VolumeAttachment', () => client.resource('VolumeAttachment').get(name).catch(() => undefined));
+  const va = await until('VolumeAttachment', () =>
+    client
+      .resource('VolumeAttachment')
+      .get(name)
+      .catch(() => undefined),
+  );
   expect(va.spec).toEqual({ attacher: DRIVER, nodeName: 'n2', source: { persistentVolumeName: 'pv-local' } });
   expect((await client.resource('Pod').get('app', { namespace: 'default' })).spec?.nodeName).toBe('n2');
 });

@@ -21,7 +21,11 @@ afterAll(async () => {
 
 // Only our own events: controllers in the server may record events about the same objects.
 const about = (events: Event[], name: string): Event[] =>
-  events.filter((e) => e.involvedObject.name === name && (e.source?.component === 'client-events-test' || e.source?.component === 'test'));
+  events.filter(
+    (e) =>
+      e.involvedObject.name === name &&
+      (e.source?.component === 'client-events-test' || e.source?.component === 'test'),
+  );
 
 describe('event recorder against the API server', () => {
   it('the same event twice is one Event with count 2 and a later lastTimestamp', async () => {
@@ -62,13 +66,24 @@ describe('event recorder against the API server', () => {
     await rec.close();
     const events = about((await client.resource('Event').list({ namespace: 'ev' })).items, 'ev-cm');
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ source: { component: 'test', host: 'node-a' }, reportingInstance: 'node-a', count: 1 });
+    expect(events[0]).toMatchObject({
+      source: { component: 'test', host: 'node-a' },
+      reportingInstance: 'node-a',
+      count: 1,
+    });
   });
 
   it('a failed write is logged, never thrown to the caller', async () => {
     const rec = newEventRecorder({ client, component: 'test', maxTries: 1 });
     // namespace does not exist → the server refuses; the recorder must swallow it
-    expect(() => rec.event({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x', namespace: 'no-such-ns' } }, 'Normal', 'R', 'm')).not.toThrow();
+    expect(() =>
+      rec.event(
+        { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x', namespace: 'no-such-ns' } },
+        'Normal',
+        'R',
+        'm',
+      ),
+    ).not.toThrow();
     await expect(rec.close()).resolves.toBeUndefined();
   });
 });

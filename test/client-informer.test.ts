@@ -30,7 +30,8 @@ function recorder<T extends { metadata?: { name?: string; resourceVersion?: stri
     handler: {
       onAdd: (o: T) => log.push(`add ${o.metadata?.name}`),
       onUpdate: (a: T, b: T) => log.push(`update ${b.metadata?.name}${a === b ? ' (resync)' : ''}`),
-      onDelete: (o: T | Tombstone<T>) => log.push(isTombstone(o) ? `tombstone ${o.obj.metadata?.name}` : `delete ${o.metadata?.name}`),
+      onDelete: (o: T | Tombstone<T>) =>
+        log.push(isTombstone(o) ? `tombstone ${o.obj.metadata?.name}` : `delete ${o.metadata?.name}`),
     },
   };
 }
@@ -52,7 +53,9 @@ describe('informer against the API server', () => {
     await cms.create({ metadata: { name: 'c1', namespace: 'inf', labels: { app: 'y' } } });
     await cms.patch('c1', 'merge', { data: { k: 'v' } }, { namespace: 'inf' });
     await cms.delete('pre', { namespace: 'inf' });
-    await vi.waitFor(() => expect(r.log).toEqual(['add pre', 'add c1', 'update c1', 'delete pre']), { timeout: 10_000 });
+    await vi.waitFor(() => expect(r.log).toEqual(['add pre', 'add c1', 'update c1', 'delete pre']), {
+      timeout: 10_000,
+    });
     expect(inf.lister.get('inf', 'c1')?.data).toEqual({ k: 'v' });
     expect(inf.lister.list('inf').map((c) => c.metadata?.name)).toEqual(['c1']);
     expect(inf.byIndex('app', 'y').map((c) => c.metadata?.name)).toEqual(['c1']);
@@ -80,7 +83,12 @@ describe('informer against the API server', () => {
     await vi.waitFor(() => expect(r.log).toEqual(['add on-n1', 'add on-n1-b']), { timeout: 10_000 });
     ctl.abort();
     await running;
-    expect(inf.lister.list().map((p) => p.metadata?.name).sort()).toEqual(['on-n1', 'on-n1-b']);
+    expect(
+      inf.lister
+        .list()
+        .map((p) => p.metadata?.name)
+        .sort(),
+    ).toEqual(['on-n1', 'on-n1-b']);
   });
 
   it('resync re-delivers onUpdate(obj, obj) for every cached object', async () => {

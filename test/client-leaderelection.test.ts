@@ -18,7 +18,12 @@ afterAll(async () => {
 });
 
 function candidate(identity: string, name: string, o: { releaseOnCancel?: boolean } = {}) {
-  const state = { leading: false, stopped: false, observed: [] as string[], leaderSignal: undefined as AbortSignal | undefined };
+  const state = {
+    leading: false,
+    stopped: false,
+    observed: [] as string[],
+    leaderSignal: undefined as AbortSignal | undefined,
+  };
   const ctl = new AbortController();
   const elector = new LeaderElector({
     lock: apiLeaseLock({ client, name }),
@@ -50,7 +55,11 @@ describe('leader election against the API server', () => {
     const b = candidate('b', 'ctrl');
     await vi.waitFor(() => expect(b.state.observed).toContain('a'), { timeout: 10_000 });
     expect(b.state.leading).toBe(false);
-    expect((await lease('ctrl')).spec).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 2, leaseTransitions: 0 });
+    expect((await lease('ctrl')).spec).toMatchObject({
+      holderIdentity: 'a',
+      leaseDurationSeconds: 2,
+      leaseTransitions: 0,
+    });
 
     a.stop();
     await a.done;

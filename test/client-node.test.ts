@@ -16,16 +16,23 @@ describe('@kubernetes/client-node informer', () => {
     const kc = new k8s.KubeConfig();
     kc.loadFromFile(s.kubeconfigPath);
     const core = kc.makeApiClient(k8s.CoreV1Api);
-    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/persistentvolumeclaims', () => core.listNamespacedPersistentVolumeClaim({ namespace: 'default' }));
+    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/persistentvolumeclaims', () =>
+      core.listNamespacedPersistentVolumeClaim({ namespace: 'default' }),
+    );
     const seen: string[] = [];
     informer.on('add', (o: k8s.V1PersistentVolumeClaim) => seen.push(`add:${o.metadata?.name}`));
-    informer.on('update', (o: k8s.V1PersistentVolumeClaim) => seen.push(`update:${o.metadata?.name}:${o.metadata?.labels?.step ?? ''}`));
+    informer.on('update', (o: k8s.V1PersistentVolumeClaim) =>
+      seen.push(`update:${o.metadata?.name}:${o.metadata?.labels?.step ?? ''}`),
+    );
     informer.on('delete', (o: k8s.V1PersistentVolumeClaim) => seen.push(`delete:${o.metadata?.name}`));
     await informer.start();
     try {
       await core.createNamespacedPersistentVolumeClaim({
         namespace: 'default',
-        body: { metadata: { name: 'inf1' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: '' } },
+        body: {
+          metadata: { name: 'inf1' },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: '' },
+        },
       });
       await expect.poll(() => seen, { timeout: 10_000 }).toContain('add:inf1');
       await core.patchNamespacedPersistentVolumeClaim(

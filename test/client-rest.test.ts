@@ -55,7 +55,9 @@ describe('REST client against the API server', () => {
     const created = await cms.create({ metadata: { name: 'cm1', namespace: 'rest-crud' }, data: { a: '1' } });
     expect(created.kind).toBe('ConfigMap');
     expect(created.metadata?.uid).toBeTruthy();
-    await expect(cms.create({ metadata: { name: 'cm1', namespace: 'rest-crud' } })).rejects.toBeInstanceOf(AlreadyExistsError);
+    await expect(cms.create({ metadata: { name: 'cm1', namespace: 'rest-crud' } })).rejects.toBeInstanceOf(
+      AlreadyExistsError,
+    );
     const got = await cms.get('cm1', { namespace: 'rest-crud' });
     expect(got.data).toEqual({ a: '1' });
     const updated = await cms.update({ ...got, data: { a: '2' } });
@@ -69,8 +71,14 @@ describe('REST client against the API server', () => {
   });
 
   it('422 Invalid names the field in its causes', async () => {
-    const bad: PersistentVolume = { metadata: { name: 'rest-bad' }, spec: { accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } } };
-    const err = await client.resource('PersistentVolume').create(bad).catch((e: unknown) => e);
+    const bad: PersistentVolume = {
+      metadata: { name: 'rest-bad' },
+      spec: { accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } },
+    };
+    const err = await client
+      .resource('PersistentVolume')
+      .create(bad)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidError);
     expect((err as InvalidError).causes.map((c) => c.field)).toContain('spec.capacity');
   });
@@ -128,7 +136,9 @@ describe('REST client against the API server', () => {
   it('delete: preconditions, and deleteCollection by label', async () => {
     const pvs = client.resource('PersistentVolume');
     const p = await pvs.create(pv('rest-del', { group: 'del' }));
-    await expect(pvs.delete('rest-del', { preconditions: { uid: 'not-the-uid' } })).rejects.toBeInstanceOf(ConflictError);
+    await expect(pvs.delete('rest-del', { preconditions: { uid: 'not-the-uid' } })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
     await pvs.delete('rest-del', { preconditions: { uid: p.metadata?.uid } });
     // pv-protection may keep it around with a deletionTimestamp; either way it is going
     const after = await pvs.get('rest-del').catch((e: unknown) => e);
@@ -146,7 +156,11 @@ describe('REST client against the API server', () => {
     const ctl = new AbortController();
     const seen: string[] = [];
     const done = (async () => {
-      for await (const ev of cms.watch({ namespace: 'rest-ns', resourceVersion: list.metadata.resourceVersion, signal: ctl.signal })) {
+      for await (const ev of cms.watch({
+        namespace: 'rest-ns',
+        resourceVersion: list.metadata.resourceVersion,
+        signal: ctl.signal,
+      })) {
         if (ev.type === 'ERROR') throw ev.error;
         seen.push(`${ev.type} ${ev.object.metadata?.name}`);
         if (ev.type === 'DELETED') ctl.abort();
@@ -239,7 +253,10 @@ describe('REST client transport failures', () => {
 
   it('a server that never answers → TimeoutError (retryable)', async () => {
     const c = new RestClient({ server: `http://127.0.0.1:${port}`, token: 't', timeoutMs: 200 });
-    const err = await c.resource('Node').list().catch((e: unknown) => e);
+    const err = await c
+      .resource('Node')
+      .list()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
     expect((err as TimeoutError).retryable).toBe(true);
     c.close();
@@ -251,7 +268,10 @@ describe('REST client transport failures', () => {
     const closedPort = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
     const c = new RestClient({ server: `https://127.0.0.1:${closedPort}`, token: 't' });
-    const err = await c.resource('Node').get('n').catch((e: unknown) => e);
+    const err = await c
+      .resource('Node')
+      .get('n')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnavailableError);
     c.close();
   });

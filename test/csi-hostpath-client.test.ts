@@ -21,7 +21,13 @@ describe.skipIf(process.getuid?.() !== 0)('hostpath driver via CsiClient (root)'
 
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'stowage-csi-client-'));
-    running = await startHostpathDriver({ endpoint: `unix://${tmp}/csi.sock`, nodeId: 'n1', stateDir: path.join(tmp, 'state'), signal: ac.signal, logger: quietLogger() });
+    running = await startHostpathDriver({
+      endpoint: `unix://${tmp}/csi.sock`,
+      nodeId: 'n1',
+      stateDir: path.join(tmp, 'state'),
+      signal: ac.signal,
+      logger: quietLogger(),
+    });
     client = new CsiClient({ endpoint: `unix://${tmp}/csi.sock`, log: quietLogger() });
     await client.connect({ timeoutMs: 10_000 });
   });
@@ -37,7 +43,9 @@ describe.skipIf(process.getuid?.() !== 0)('hostpath driver via CsiClient (root)'
   });
 
   it('discovers capabilities (no attach by default)', async () => {
-    expect([...(await client.pluginCapabilities())]).toEqual(expect.arrayContaining(['CONTROLLER_SERVICE', 'VOLUME_ACCESSIBILITY_CONSTRAINTS']));
+    expect([...(await client.pluginCapabilities())]).toEqual(
+      expect.arrayContaining(['CONTROLLER_SERVICE', 'VOLUME_ACCESSIBILITY_CONSTRAINTS']),
+    );
     const cc = await client.controllerCapabilities();
     expect(cc.has('CREATE_DELETE_VOLUME')).toBe(true);
     expect(cc.has('PUBLISH_UNPUBLISH_VOLUME')).toBe(false);
@@ -46,21 +54,33 @@ describe.skipIf(process.getuid?.() !== 0)('hostpath driver via CsiClient (root)'
   });
 
   it('runs create → stage → publish → unpublish → unstage → delete, and traces each call', async () => {
-    const { volume } = await client.createVolume({ name: 'via-client', capacityRange: { requiredBytes: 8 * MiB }, volumeCapabilities: [mountCap()] });
+    const { volume } = await client.createVolume({
+      name: 'via-client',
+      capacityRange: { requiredBytes: 8 * MiB },
+      volumeCapabilities: [mountCap()],
+    });
     const id = volume!.volumeId;
     const staging = path.join(tmp, 'staging');
     const target = path.join(tmp, 'pod', 'vol');
     await mkdir(staging, { recursive: true });
     await mkdir(path.dirname(target), { recursive: true });
     await client.nodeStageVolume({ volumeId: id, stagingTargetPath: staging, volumeCapability: mountCap() });
-    await client.nodePublishVolume({ volumeId: id, stagingTargetPath: staging, targetPath: target, volumeCapability: mountCap() });
+    await client.nodePublishVolume({
+      volumeId: id,
+      stagingTargetPath: staging,
+      targetPath: target,
+      volumeCapability: mountCap(),
+    });
     await writeFile(path.join(target, 'x'), 'y');
     expect(await readFile(path.join(tmp, 'state', 'volumes', id, 'x'), 'utf8')).toBe('y');
     await client.nodeUnpublishVolume({ volumeId: id, targetPath: target });
     await client.nodeUnstageVolume({ volumeId: id, stagingTargetPath: staging });
     await client.deleteVolume({ volumeId: id });
 
-    const methods = client.trace().filter((t) => t.volumeId === id).map((t) => `${t.method.split('/').pop()}:${t.code}`);
+    const methods = client
+      .trace()
+      .filter((t) => t.volumeId === id)
+      .map((t) => `${t.method.split('/').pop()}:${t.code}`);
     expect(methods).toEqual([
       'CreateVolume:OK',
       'NodeStageVolume:OK',
@@ -76,7 +96,9 @@ describe.skipIf(process.getuid?.() !== 0)('hostpath driver via CsiClient (root)'
     expect(err).toBeInstanceOf(CsiError);
     expect((err as CsiError).grpcCode).toBe(status.INVALID_ARGUMENT);
     expect((err as CsiError).retryable).toBe(false);
-    const nf = await client.controllerGetVolume({ volumeId: '00000000-0000-4000-8000-000000000000' }).catch((e: unknown) => e);
+    const nf = await client
+      .controllerGetVolume({ volumeId: '00000000-0000-4000-8000-000000000000' })
+      .catch((e: unknown) => e);
     expect((nf as CsiError).grpcCode).toBe(status.NOT_FOUND);
   });
 });

@@ -17,14 +17,29 @@ import { parseState, STATE_FILE, type DriverStateData } from '../src/csi/hostpat
 import type { VolumeCapability } from '../src/csi/proto/types.js';
 import { listLoopDevices } from '../src/mount/loop.js';
 import { findMount, readMountInfo } from '../src/mount/mountinfo.js';
-import { blockCap, call, connect, MiB, mountCap, quietLogger, removeAndExpectNothingLeft, type Clients } from './csi-hostpath-kit.js';
+import {
+  blockCap,
+  call,
+  connect,
+  MiB,
+  mountCap,
+  quietLogger,
+  removeAndExpectNothingLeft,
+  type Clients,
+} from './csi-hostpath-kit.js';
 import { BIN, built, isRoot } from './helpers/env.js';
 
 const NODE = 'crash-node';
-const onPath = (program: string): boolean => [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin'].some((d) => d !== '' && existsSync(path.join(d, program)));
+const onPath = (program: string): boolean =>
+  [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin'].some(
+    (d) => d !== '' && existsSync(path.join(d, program)),
+  );
 const hasExt4 = onPath('mkfs.ext4') && onPath('resize2fs');
 if (!hasExt4) console.warn('hostpath crash tests of ext4 volumes skipped: mkfs.ext4 and resize2fs needed');
-const ext4Cap: VolumeCapability = { mount: { fsType: 'ext4', mountFlags: [] }, accessMode: { mode: 'SINGLE_NODE_WRITER' } };
+const ext4Cap: VolumeCapability = {
+  mount: { fsType: 'ext4', mountFlags: [] },
+  accessMode: { mode: 'SINGLE_NODE_WRITER' },
+};
 
 /** One driver directory: its state dir, socket, and the CO's staging and target paths. */
 interface Site {
@@ -57,11 +72,26 @@ interface Case {
  * The crash points inside the n first state writes of a call (temp file written; renamed, directory
  * not yet synced). They are the same code for every call, so only a few cases pass through them.
  */
-const STATE_STEPS = (n: number): string[] => Array.from({ length: n }, (_, i) => [`state:tmp-written@${i + 1}`, `state:renamed@${i + 1}`]).flat();
+const STATE_STEPS = (n: number): string[] =>
+  Array.from({ length: n }, (_, i) => [`state:tmp-written@${i + 1}`, `state:renamed@${i + 1}`]).flat();
 
-const createReq = (name: string, cap: VolumeCapability, extra: object = {}) => ({ name, capacityRange: { requiredBytes: 8 * MiB }, volumeCapabilities: [cap], ...extra });
-const stageReq = (s: Site, volumeId: string, cap: VolumeCapability) => ({ volumeId, stagingTargetPath: s.staging, volumeCapability: cap });
-const publishReq = (s: Site, volumeId: string, cap: VolumeCapability) => ({ volumeId, stagingTargetPath: s.staging, targetPath: s.target, volumeCapability: cap });
+const createReq = (name: string, cap: VolumeCapability, extra: object = {}) => ({
+  name,
+  capacityRange: { requiredBytes: 8 * MiB },
+  volumeCapabilities: [cap],
+  ...extra,
+});
+const stageReq = (s: Site, volumeId: string, cap: VolumeCapability) => ({
+  volumeId,
+  stagingTargetPath: s.staging,
+  volumeCapability: cap,
+});
+const publishReq = (s: Site, volumeId: string, cap: VolumeCapability) => ({
+  volumeId,
+  stagingTargetPath: s.staging,
+  targetPath: s.target,
+  volumeCapability: cap,
+});
 
 async function createVol(c: Clients, name: string, cap: VolumeCapability): Promise<string> {
   return (await call(c.controller, 'CreateVolume', createReq(name, cap))).volume.volumeId as string;
@@ -72,11 +102,20 @@ const loopsOf = async (s: Site, id: string): Promise<{ device: string; readOnly:
 
 const named = (st: DriverStateData, name: string) => Object.values(st.volumes).filter((v) => v.name === name);
 
-function createCase(name: string, cap: VolumeCapability, o: { source?: 'volume' | 'snapshot'; stateSteps?: boolean } = {}): Case {
+function createCase(
+  name: string,
+  cap: VolumeCapability,
+  o: { source?: 'volume' | 'snapshot'; stateSteps?: boolean } = {},
+): Case {
   const { source } = o;
   return {
     name,
-    steps: ['CreateVolume:intent', 'CreateVolume:data', 'CreateVolume:settled', ...(o.stateSteps ? STATE_STEPS(2) : [])],
+    steps: [
+      'CreateVolume:intent',
+      'CreateVolume:data',
+      'CreateVolume:settled',
+      ...(o.stateSteps ? STATE_STEPS(2) : []),
+    ],
     async setup(c) {
       if (!source) return {};
       const volumeId = await createVol(c, 'src', cap);
@@ -85,7 +124,22 @@ function createCase(name: string, cap: VolumeCapability, o: { source?: 'volume' 
       return { volumeId, snapshotId: snap.snapshot.snapshotId as string };
     },
     call: (c, _s, m) =>
-      call(c.controller, 'CreateVolume', createReq('v', cap, source ? { volumeContentSource: source === 'volume' ? { volume: { volumeId: m.volumeId } } : { snapshot: { snapshotId: m.snapshotId } } } : {})),
+      call(
+        c.controller,
+        'CreateVolume',
+        createReq(
+          'v',
+          cap,
+          source
+            ? {
+                volumeContentSource:
+                  source === 'volume'
+                    ? { volume: { volumeId: m.volumeId } }
+                    : { snapshot: { snapshotId: m.snapshotId } },
+              }
+            : {},
+        ),
+      ),
     async check(st) {
       expect(named(st, 'v')).toHaveLength(1);
     },
@@ -143,7 +197,10 @@ const CASES: Case[] = [
     steps: ['ControllerExpandVolume:recorded', 'ControllerExpandVolume:grown', ...STATE_STEPS(1)],
     setup: async (c) => ({ volumeId: await createVol(c, 'v', blockCap()) }),
     async call(c, _s, m) {
-      const r = await call(c.controller, 'ControllerExpandVolume', { volumeId: m.volumeId, capacityRange: { requiredBytes: 16 * MiB } });
+      const r = await call(c.controller, 'ControllerExpandVolume', {
+        volumeId: m.volumeId,
+        capacityRange: { requiredBytes: 16 * MiB },
+      });
       // The retry answers as the lost first reply would have: the node must still refresh the device.
       expect(r).toMatchObject({ capacityBytes: 16 * MiB, nodeExpansionRequired: true });
       return r;
@@ -176,7 +233,12 @@ const CASES: Case[] = [
   {
     name: 'NodeStageVolume (ext4)',
     fs: true,
-    steps: ['NodeStageVolume:loop-attached', 'NodeStageVolume:formatted', 'NodeStageVolume:mounted', 'NodeStageVolume:recorded'],
+    steps: [
+      'NodeStageVolume:loop-attached',
+      'NodeStageVolume:formatted',
+      'NodeStageVolume:mounted',
+      'NodeStageVolume:recorded',
+    ],
     setup: async (c) => ({ volumeId: await createVol(c, 'v', ext4Cap) }),
     call: (c, s, m) => call(c.node, 'NodeStageVolume', stageReq(s, m.volumeId!, ext4Cap)),
     async check(st, s, m) {
@@ -256,112 +318,167 @@ const CASES: Case[] = [
 async function expectOnlyWhatStateNames(s: Site): Promise<DriverStateData> {
   const st = parseState(await readFile(path.join(s.stateDir, STATE_FILE), 'utf8'));
   expect((await readdir(s.stateDir)).sort(), 'temp files left').toEqual([STATE_FILE, 'volumes', 'snapshots'].sort());
-  expect(Object.values(st.volumes).filter((v) => v.pending).map((v) => v.id), 'volume intents left').toEqual([]);
-  expect(Object.values(st.snapshots).filter((x) => x.pending).map((x) => x.id), 'snapshot intents left').toEqual([]);
-  expect((await readdir(path.join(s.stateDir, 'volumes'))).sort(), 'volume data no record names').toEqual(Object.keys(st.volumes).sort());
-  expect((await readdir(path.join(s.stateDir, 'snapshots'))).sort(), 'snapshot data no record names').toEqual(Object.keys(st.snapshots).sort());
+  expect(
+    Object.values(st.volumes)
+      .filter((v) => v.pending)
+      .map((v) => v.id),
+    'volume intents left',
+  ).toEqual([]);
+  expect(
+    Object.values(st.snapshots)
+      .filter((x) => x.pending)
+      .map((x) => x.id),
+    'snapshot intents left',
+  ).toEqual([]);
+  expect((await readdir(path.join(s.stateDir, 'volumes'))).sort(), 'volume data no record names').toEqual(
+    Object.keys(st.volumes).sort(),
+  );
+  expect((await readdir(path.join(s.stateDir, 'snapshots'))).sort(), 'snapshot data no record names').toEqual(
+    Object.keys(st.snapshots).sort(),
+  );
   const names = Object.values(st.volumes).map((v) => v.name);
   expect(new Set(names).size, 'two volumes with one name').toBe(names.length);
   const loops = (await listLoopDevices()).filter((l) => l.backingFile.startsWith(s.stateDir));
-  for (const l of loops) expect(st.volumes[path.basename(l.backingFile)], `loop device ${l.device} of no volume`).toBeDefined();
+  for (const l of loops)
+    expect(st.volumes[path.basename(l.backingFile)], `loop device ${l.device} of no volume`).toBeDefined();
   return st;
 }
 
-describe.skipIf(!built || !isRoot)('hostpath driver killed with SIGKILL at every step of every RPC (root, bin/stowage)', () => {
-  let root = '';
-  const inProcess: { running: RunningHostpathDriver; ac: AbortController }[] = [];
+describe.skipIf(!built || !isRoot)(
+  'hostpath driver killed with SIGKILL at every step of every RPC (root, bin/stowage)',
+  () => {
+    let root = '';
+    const inProcess: { running: RunningHostpathDriver; ac: AbortController }[] = [];
 
-  beforeAll(async () => {
-    root = await mkdtemp(path.join(os.tmpdir(), 'stowage-hp-crash-'));
-  });
-  afterAll(async () => {
-    for (const d of inProcess) d.ac.abort();
-    await Promise.all(inProcess.map((d) => d.running.done));
-    if (root) await removeAndExpectNothingLeft(root);
-  });
-
-  const startInProcess = async (s: Site): Promise<{ c: Clients; stop: () => Promise<void> }> => {
-    const ac = new AbortController();
-    const running = await startHostpathDriver({ endpoint: `unix://${s.sock}`, nodeId: NODE, stateDir: s.stateDir, signal: ac.signal, logger: quietLogger() });
-    const entry = { running, ac };
-    inProcess.push(entry);
-    const c = connect(s.sock);
-    return {
-      c,
-      stop: async () => {
-        c.close();
-        ac.abort();
-        await running.done;
-        inProcess.splice(inProcess.indexOf(entry), 1);
-      },
-    };
-  };
-
-  /** Runs the call on a `bin/stowage csi-hostpath` that kills itself at `step`; resolves with how it ended. */
-  const callAndCrash = async (s: Site, step: string, fn: (c: Clients) => Promise<unknown>): Promise<{ error: string; signal: NodeJS.Signals | null }> => {
-    const child = spawn(process.execPath, [BIN, 'csi-hostpath', '--endpoint', `unix://${s.sock}`, '--node-id', NODE, '--state-dir', s.stateDir], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, STOWAGE_CRASH_AT: step, STOWAGE_LOG_LEVEL: 'warn' },
+    beforeAll(async () => {
+      root = await mkdtemp(path.join(os.tmpdir(), 'stowage-hp-crash-'));
     });
-    let stderr = '';
-    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-    const c = connect(s.sock);
-    try {
-      await new Promise<void>((resolve, reject) => c.controller.waitForReady(Date.now() + 30_000, (e) => (e ? reject(new Error(`${e.message}: ${stderr}`)) : resolve())));
-      const error = await fn(c).then(
-        () => 'none: the call succeeded',
-        (e: unknown) => (e instanceof Error && 'code' in e ? grpcStatus[Number(e.code)] ?? e.message : String(e)),
+    afterAll(async () => {
+      for (const d of inProcess) d.ac.abort();
+      await Promise.all(inProcess.map((d) => d.running.done));
+      if (root) await removeAndExpectNothingLeft(root);
+    });
+
+    const startInProcess = async (s: Site): Promise<{ c: Clients; stop: () => Promise<void> }> => {
+      const ac = new AbortController();
+      const running = await startHostpathDriver({
+        endpoint: `unix://${s.sock}`,
+        nodeId: NODE,
+        stateDir: s.stateDir,
+        signal: ac.signal,
+        logger: quietLogger(),
+      });
+      const entry = { running, ac };
+      inProcess.push(entry);
+      const c = connect(s.sock);
+      return {
+        c,
+        stop: async () => {
+          c.close();
+          ac.abort();
+          await running.done;
+          inProcess.splice(inProcess.indexOf(entry), 1);
+        },
+      };
+    };
+
+    /** Runs the call on a `bin/stowage csi-hostpath` that kills itself at `step`; resolves with how it ended. */
+    const callAndCrash = async (
+      s: Site,
+      step: string,
+      fn: (c: Clients) => Promise<unknown>,
+    ): Promise<{ error: string; signal: NodeJS.Signals | null }> => {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'csi-hostpath', '--endpoint', `unix://${s.sock}`, '--node-id', NODE, '--state-dir', s.stateDir],
+        {
+          stdio: ['ignore', 'ignore', 'pipe'],
+          env: { ...process.env, STOWAGE_CRASH_AT: step, STOWAGE_LOG_LEVEL: 'warn' },
+        },
       );
-      // Killed at the step, the child is gone or going; otherwise (the test fails) it is stopped here.
-      if (error !== 'UNAVAILABLE') child.kill('SIGKILL');
-      return { error, signal: await exited };
-    } finally {
-      c.close();
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-  };
+      let stderr = '';
+      child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.once('exit', (_code, signal) => resolve(signal)),
+      );
+      const c = connect(s.sock);
+      try {
+        await new Promise<void>((resolve, reject) =>
+          c.controller.waitForReady(Date.now() + 30_000, (e) =>
+            e ? reject(new Error(`${e.message}: ${stderr}`)) : resolve(),
+          ),
+        );
+        const error = await fn(c).then(
+          () => 'none: the call succeeded',
+          (e: unknown) => (e instanceof Error && 'code' in e ? (grpcStatus[Number(e.code)] ?? e.message) : String(e)),
+        );
+        // Killed at the step, the child is gone or going; otherwise (the test fails) it is stopped here.
+        if (error !== 'UNAVAILABLE') child.kill('SIGKILL');
+        return { error, signal: await exited };
+      } finally {
+        c.close();
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    };
 
-  let n = 0;
-  const runs = CASES.filter((k) => !k.fs || hasExt4).flatMap((k) => k.steps.map((step) => ({ k, step, label: `${k.name} killed at ${step}` })));
+    let n = 0;
+    const runs = CASES.filter((k) => !k.fs || hasExt4).flatMap((k) =>
+      k.steps.map((step) => ({ k, step, label: `${k.name} killed at ${step}` })),
+    );
 
-  it.each(runs)('$label → the retry converges to exactly what the state names', { timeout: 60_000 }, async ({ k, step }) => {
-    const dir = path.join(root, `case-${(n += 1)}`);
-    const s: Site = { dir, stateDir: path.join(dir, 'state'), sock: path.join(dir, 'csi.sock'), staging: path.join(dir, 'staging'), target: path.join(dir, 'target') };
-    await mkdir(dir, { recursive: true });
+    it.each(runs)(
+      '$label → the retry converges to exactly what the state names',
+      { timeout: 60_000 },
+      async ({ k, step }) => {
+        const dir = path.join(root, `case-${(n += 1)}`);
+        const s: Site = {
+          dir,
+          stateDir: path.join(dir, 'state'),
+          sock: path.join(dir, 'csi.sock'),
+          staging: path.join(dir, 'staging'),
+          target: path.join(dir, 'target'),
+        };
+        await mkdir(dir, { recursive: true });
 
-    const first = await startInProcess(s);
-    const made = await k.setup(first.c, s);
-    await first.stop();
+        const first = await startInProcess(s);
+        const made = await k.setup(first.c, s);
+        await first.stop();
 
-    const crashed = await callAndCrash(s, step, (c) => k.call(c, s, made));
-    // The connection dropped (UNAVAILABLE) because the process was killed at the step.
-    expect(crashed, 'the driver died at the step, before replying').toEqual({ error: 'UNAVAILABLE', signal: 'SIGKILL' });
+        const crashed = await callAndCrash(s, step, (c) => k.call(c, s, made));
+        // The connection dropped (UNAVAILABLE) because the process was killed at the step.
+        expect(crashed, 'the driver died at the step, before replying').toEqual({
+          error: 'UNAVAILABLE',
+          signal: 'SIGKILL',
+        });
 
-    // Restarted on the same state: start-up settles what the crash left; the CO retries the call.
-    const again = await startInProcess(s);
-    await k.call(again.c, s, made);
-    const st = await expectOnlyWhatStateNames(s);
-    await k.check(st, s, made);
+        // Restarted on the same state: start-up settles what the crash left; the CO retries the call.
+        const again = await startInProcess(s);
+        await k.call(again.c, s, made);
+        const st = await expectOnlyWhatStateNames(s);
+        await k.check(st, s, made);
 
-    // A second retry changes nothing (idempotent), and a full teardown leaves nothing behind.
-    await k.call(again.c, s, made);
-    expect(await expectOnlyWhatStateNames(s)).toEqual(st);
-    await teardown(again.c, s);
-    await again.stop();
-    const end = await expectOnlyWhatStateNames(s);
-    expect(end.volumes).toEqual({});
-    expect(end.snapshots).toEqual({});
-    await removeAndExpectNothingLeft(dir);
-  });
-});
+        // A second retry changes nothing (idempotent), and a full teardown leaves nothing behind.
+        await k.call(again.c, s, made);
+        expect(await expectOnlyWhatStateNames(s)).toEqual(st);
+        await teardown(again.c, s);
+        await again.stop();
+        const end = await expectOnlyWhatStateNames(s);
+        expect(end.volumes).toEqual({});
+        expect(end.snapshots).toEqual({});
+        await removeAndExpectNothingLeft(dir);
+      },
+    );
+  },
+);
 
 /** Unpublishes, unstages and deletes everything the state names, through the driver. */
 async function teardown(c: Clients, s: Site): Promise<void> {
   const st = parseState(await readFile(path.join(s.stateDir, STATE_FILE), 'utf8'));
   for (const v of Object.values(st.volumes)) {
-    for (const t of Object.keys(v.published)) await call(c.node, 'NodeUnpublishVolume', { volumeId: v.id, targetPath: t });
-    for (const p of Object.keys(v.staged)) await call(c.node, 'NodeUnstageVolume', { volumeId: v.id, stagingTargetPath: p });
+    for (const t of Object.keys(v.published))
+      await call(c.node, 'NodeUnpublishVolume', { volumeId: v.id, targetPath: t });
+    for (const p of Object.keys(v.staged))
+      await call(c.node, 'NodeUnstageVolume', { volumeId: v.id, stagingTargetPath: p });
   }
   for (const x of Object.values(st.snapshots)) await call(c.controller, 'DeleteSnapshot', { snapshotId: x.id });
   for (const v of Object.values(st.volumes)) await call(c.controller, 'DeleteVolume', { volumeId: v.id });

@@ -35,7 +35,11 @@ export function connect(socketPath: string): Clients {
   };
 }
 
-type UnaryFn = (req: unknown, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: unknown) => void) => void;
+type UnaryFn = (
+  req: unknown,
+  opts: grpc.CallOptions,
+  cb: (err: grpc.ServiceError | null, res?: unknown) => void,
+) => void;
 
 /** Calls one unary method by name; rejects with the grpc ServiceError. */
 export function call<T = Record<string, any>>(client: grpc.Client, method: string, req: object = {}): Promise<T> {
@@ -58,15 +62,25 @@ export async function expectCode(p: Promise<unknown>, code: grpc.status): Promis
 }
 
 type Mode = NonNullable<NonNullable<VolumeCapability['accessMode']>['mode']>;
-export const mountCap = (mode: Mode = 'SINGLE_NODE_WRITER'): VolumeCapability => ({ mount: { fsType: '', mountFlags: [] }, accessMode: { mode } });
+export const mountCap = (mode: Mode = 'SINGLE_NODE_WRITER'): VolumeCapability => ({
+  mount: { fsType: '', mountFlags: [] },
+  accessMode: { mode },
+});
 export const blockCap = (mode: Mode = 'SINGLE_NODE_WRITER'): VolumeCapability => ({ block: {}, accessMode: { mode } });
 export const MiB = 1024 * 1024;
 export const GiB = 1024 * MiB;
 
 /** Drops info/debug lines so test output stays readable; warnings and errors still print. */
 export function quietLogger(): Logger {
-  const err = (level: string) => (msg: string, f?: Record<string, unknown>) => process.stderr.write(`${level} [csi-hostpath] ${msg} ${f ? JSON.stringify(f) : ''}\n`);
-  const l: Logger = { debug: () => undefined, info: () => undefined, warn: err('WARN'), error: err('ERROR'), child: () => l };
+  const err = (level: string) => (msg: string, f?: Record<string, unknown>) =>
+    process.stderr.write(`${level} [csi-hostpath] ${msg} ${f ? JSON.stringify(f) : ''}\n`);
+  const l: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: err('WARN'),
+    error: err('ERROR'),
+    child: () => l,
+  };
   return l;
 }
 
@@ -77,6 +91,12 @@ export async function removeAndExpectNothingLeft(tmp: string): Promise<void> {
   const loops = (await listLoopDevices()).filter((l) => l.backingFile.startsWith(tmp));
   for (const l of loops) await detachLoop(l.device);
   await rm(tmp, { recursive: true, force: true });
-  expect(left.map((m) => m.mountPoint), 'mounts left behind').toEqual([]);
-  expect(loops.map((l) => l.device), 'loop devices left behind').toEqual([]);
+  expect(
+    left.map((m) => m.mountPoint),
+    'mounts left behind',
+  ).toEqual([]);
+  expect(
+    loops.map((l) => l.device),
+    'loop devices left behind',
+  ).toEqual([]);
 }

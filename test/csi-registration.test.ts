@@ -118,7 +118,9 @@ describe('csi-registrar with a kubelet-style client', () => {
     const { run, ready } = await startRegistrar();
     const r = reg(ready.socketPath);
     await r.getInfo();
-    const notify = r.notifyRegistrationStatus({ pluginRegistered: false, error: 'no handler for type CSIPlugin' }).catch((e: unknown) => e);
+    const notify = r
+      .notifyRegistrationStatus({ pluginRegistered: false, error: 'no handler for type CSIPlugin' })
+      .catch((e: unknown) => e);
     const err = await run.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RegistrationRefusedError);
     expect((err as RegistrationRefusedError).reason).toBe('no handler for type CSIPlugin');
@@ -147,7 +149,14 @@ describe('csi-registrar with a kubelet-style client', () => {
   it('waits for a driver that is not up yet', async () => {
     let onReady!: () => void;
     const readyP = new Promise<void>((r) => (onReady = r));
-    const run = runRegistrar({ csiAddress: driverSock, kubeletRegistrationPath: driverSock, pluginRegistrationPath: registry, signal: ac.signal, log: quiet, onReady });
+    const run = runRegistrar({
+      csiAddress: driverSock,
+      kubeletRegistrationPath: driverSock,
+      pluginRegistrationPath: registry,
+      signal: ac.signal,
+      log: quiet,
+      onReady,
+    });
     driver = await startFakeDriver({ socket: driverSock, name: DRIVER });
     await readyP;
     ac.abort();
@@ -180,7 +189,12 @@ function spawnRegistrar(args: string[]): Child {
 function spawnStowage(args: string[]): Child {
   const proc = spawn(
     process.execPath,
-    ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, ...args],
+    [
+      '--import',
+      `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`,
+      CHILD,
+      ...args,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, STOWAGE_LOG_LEVEL: 'info' } },
   );
   let err = '';
@@ -213,7 +227,16 @@ afterEach(() => {
 });
 
 describe('stowage csi-registrar as a separate process', () => {
-  const args = (): string[] => ['--csi-address', `unix://${driverSock}`, '--kubelet-registration-path', driverSock, '--plugin-registration-path', registry, '--timeout', '2s'];
+  const args = (): string[] => [
+    '--csi-address',
+    `unix://${driverSock}`,
+    '--kubelet-registration-path',
+    driverSock,
+    '--plugin-registration-path',
+    registry,
+    '--timeout',
+    '2s',
+  ];
 
   it('registers, then removes its socket and exits 0 on SIGTERM', async () => {
     driver = await startFakeDriver({ socket: driverSock, name: DRIVER });
@@ -233,9 +256,13 @@ describe('stowage csi-registrar as a separate process', () => {
     const child = spawnRegistrar(args());
     await child.waitFor(/serving plugin registration/);
     const r = reg(join(registry, `${DRIVER}-reg.sock`));
-    const notify = r.notifyRegistrationStatus({ pluginRegistered: false, error: 'version mismatch' }).catch((e: unknown) => e);
+    const notify = r
+      .notifyRegistrationStatus({ pluginRegistered: false, error: 'version mismatch' })
+      .catch((e: unknown) => e);
     expect(await child.exit).toBe(1);
-    expect(child.stderr()).toMatch(/stowage csi-registrar: plugin registration refused by the kubelet: version mismatch\n/);
+    expect(child.stderr()).toMatch(
+      /stowage csi-registrar: plugin registration refused by the kubelet: version mismatch\n/,
+    );
     expect(await notify).toMatchObject({ retryable: true });
   });
 });
@@ -243,10 +270,25 @@ describe('stowage csi-registrar as a separate process', () => {
 describe('hostpath driver and registrar, each its own process, with a kubelet-style client', () => {
   it('registers the hostpath driver, tracks its health, and cleans up on SIGTERM', async () => {
     const hpSock = join(dir, 'plugins', 'hostpath', 'csi.sock');
-    const hostpath = spawnStowage(['csi-hostpath', '--endpoint', `unix://${hpSock}`, '--node-id', 'node-e2e', '--state-dir', join(dir, 'hp-state')]);
+    const hostpath = spawnStowage([
+      'csi-hostpath',
+      '--endpoint',
+      `unix://${hpSock}`,
+      '--node-id',
+      'node-e2e',
+      '--state-dir',
+      join(dir, 'hp-state'),
+    ]);
     await hostpath.waitFor(/listening/);
     const registrar = spawnRegistrar([
-      '--csi-address', hpSock, '--kubelet-registration-path', hpSock, '--plugin-registration-path', registry, '--http-endpoint', '127.0.0.1:0',
+      '--csi-address',
+      hpSock,
+      '--kubelet-registration-path',
+      hpSock,
+      '--plugin-registration-path',
+      registry,
+      '--http-endpoint',
+      '127.0.0.1:0',
     ]);
     await registrar.waitFor(/serving \/healthz.* port=\d+/);
     const port = Number(/serving \/healthz.* port=(\d+)/.exec(registrar.stderr())![1]);
@@ -255,7 +297,12 @@ describe('hostpath driver and registrar, each its own process, with a kubelet-st
     expect(statSync(sock).mode & 0o077).toBe(0);
     const r = reg(sock);
     const info = await r.getInfo();
-    expect(info).toEqual({ type: 'CSIPlugin', name: 'hostpath.csi.stowage.io', endpoint: hpSock, supportedVersions: ['1.0.0'] });
+    expect(info).toEqual({
+      type: 'CSIPlugin',
+      name: 'hostpath.csi.stowage.io',
+      endpoint: hpSock,
+      supportedVersions: ['1.0.0'],
+    });
 
     const csi = new CsiClient({ endpoint: info.endpoint });
     closers.push(csi);

@@ -2,7 +2,17 @@ import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CsiClient } from '../src/csi/client.js';
 import { ANN_VA_NODE_ID, attacherFinalizer } from '../src/csi/sidecar/names.js';
-import { claim, DRIVER, eventsFor, eventually, NODE, quietLogger, startEnv, storageClass, type Env } from './csi-sidecar-kit.js';
+import {
+  claim,
+  DRIVER,
+  eventsFor,
+  eventually,
+  NODE,
+  quietLogger,
+  startEnv,
+  storageClass,
+  type Env,
+} from './csi-sidecar-kit.js';
 
 const FIN = attacherFinalizer(DRIVER);
 
@@ -58,10 +68,22 @@ describe('attacher with a driver that publishes (enable-attach)', () => {
     const pv = await env.client.resource('PersistentVolume').get(pvName);
     expect(pv.metadata?.finalizers).toContain(FIN);
     // Each sidecar writes under its own field manager, as the separate external-* binaries do.
-    const managers = (o: { metadata?: { managedFields?: Array<{ manager?: string; operation?: string; subresource?: string }> } }) =>
-      (o.metadata?.managedFields ?? []).map((e) => `${e.manager}/${e.operation}${e.subresource ? `/${e.subresource}` : ''}`).sort();
-    expect(managers(await vas.get('va1'))).toEqual(['csi-attacher/Update', 'csi-attacher/Update/status', 'stowage/Update']);
-    expect(managers(pv)).toEqual(['csi-attacher/Update', 'csi-provisioner/Update', 'kube-controller-manager/Update/status']);
+    const managers = (o: {
+      metadata?: { managedFields?: Array<{ manager?: string; operation?: string; subresource?: string }> };
+    }) =>
+      (o.metadata?.managedFields ?? [])
+        .map((e) => `${e.manager}/${e.operation}${e.subresource ? `/${e.subresource}` : ''}`)
+        .sort();
+    expect(managers(await vas.get('va1'))).toEqual([
+      'csi-attacher/Update',
+      'csi-attacher/Update/status',
+      'stowage/Update',
+    ]);
+    expect(managers(pv)).toEqual([
+      'csi-attacher/Update',
+      'csi-provisioner/Update',
+      'kube-controller-manager/Update/status',
+    ]);
     const volumeId = pv.spec!.csi!.volumeHandle;
     expect(await publishedNodes(env, volumeId)).toEqual([NODE]);
     const req = sidecar.csi.publishes.find((r) => r.volumeId === volumeId)!;
@@ -141,7 +163,9 @@ describe('deleter and attachments', () => {
     await env.client.resource('PersistentVolumeClaim').delete('d1', { namespace: 'default' });
     await eventually(async () => {
       const evs = await eventsFor(env.client, 'default', pvName); // events of cluster-scoped objects live in default
-      expect(evs.find((e) => e.reason === 'VolumeFailedDelete')?.message).toBe(`persistentvolume ${pvName} is still attached to node ${NODE}`);
+      expect(evs.find((e) => e.reason === 'VolumeFailedDelete')?.message).toBe(
+        `persistentvolume ${pvName} is still attached to node ${NODE}`,
+      );
     });
     expect((await env.client.resource('PersistentVolume').get(pvName)).status?.phase).toBe('Released');
     await vas.delete('dva');

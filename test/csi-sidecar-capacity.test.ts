@@ -13,7 +13,9 @@ const caps = async () => (await env.client.resource('CSIStorageCapacity').list({
 
 describe('storage capacity tracking', () => {
   it('publishes one CSIStorageCapacity per WaitForFirstConsumer class and segment, follows usage, and removes it with the class', async () => {
-    await env.client.resource('StorageClass').create(storageClass('late', { volumeBindingMode: 'WaitForFirstConsumer' }));
+    await env.client
+      .resource('StorageClass')
+      .create(storageClass('late', { volumeBindingMode: 'WaitForFirstConsumer' }));
     await env.client.resource('StorageClass').create(storageClass('now'));
     const first = await eventually(async () => {
       const items = await caps();
@@ -23,7 +25,10 @@ describe('storage capacity tracking', () => {
     expect(first.storageClassName).toBe('late');
     expect(first.nodeTopology).toEqual({ matchLabels: { [TOPOLOGY_KEY]: NODE } });
     expect(first.capacity).toBe('64Mi');
-    expect(first.metadata?.labels).toEqual({ 'csi.storage.k8s.io/drivername': DRIVER, 'csi.storage.k8s.io/managed-by': 'external-provisioner' });
+    expect(first.metadata?.labels).toEqual({
+      'csi.storage.k8s.io/drivername': DRIVER,
+      'csi.storage.k8s.io/managed-by': 'external-provisioner',
+    });
 
     await env.client.resource('PersistentVolumeClaim').create(claim('used', 'now', '8Mi'));
     await eventually(async () => expect((await caps())[0]?.capacity).toBe('56Mi'));

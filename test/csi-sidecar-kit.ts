@@ -18,8 +18,15 @@ export const NODE = 'n1';
 export { TOPOLOGY_KEY };
 
 export function quietLogger(): Logger {
-  const out = (level: string) => (msg: string, f?: Record<string, unknown>) => process.stderr.write(`${level} [sidecar-test] ${msg} ${f ? JSON.stringify(f) : ''}\n`);
-  const l: Logger = { debug: () => undefined, info: () => undefined, warn: out('WARN'), error: out('ERROR'), child: () => l };
+  const out = (level: string) => (msg: string, f?: Record<string, unknown>) =>
+    process.stderr.write(`${level} [sidecar-test] ${msg} ${f ? JSON.stringify(f) : ''}\n`);
+  const l: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: out('WARN'),
+    error: out('ERROR'),
+    child: () => l,
+  };
   return l;
 }
 
@@ -50,11 +57,17 @@ export class RecordingCsiClient extends CsiClient {
     this.afterDelete?.();
     return r;
   }
-  override controllerPublishVolume(req: T.ControllerPublishVolumeRequest, o?: CallOptions): Promise<T.ControllerPublishVolumeResponse__Output> {
+  override controllerPublishVolume(
+    req: T.ControllerPublishVolumeRequest,
+    o?: CallOptions,
+  ): Promise<T.ControllerPublishVolumeResponse__Output> {
     this.publishes.push(req);
     return super.controllerPublishVolume(req, o);
   }
-  override controllerExpandVolume(req: T.ControllerExpandVolumeRequest, o?: CallOptions): Promise<T.ControllerExpandVolumeResponse__Output> {
+  override controllerExpandVolume(
+    req: T.ControllerExpandVolumeRequest,
+    o?: CallOptions,
+  ): Promise<T.ControllerExpandVolumeResponse__Output> {
     this.expands.push(req);
     return super.controllerExpandVolume(req, o);
   }
@@ -67,7 +80,11 @@ export interface Env {
   stateDir: string;
   socket: string;
   /** Starts a sidecar; returns its stopper (resolves when it has stopped). */
-  startSidecar(o?: Partial<CsiSidecarOptions> & { hideControllerCaps?: string[] }): { csi: RecordingCsiClient; stop(): Promise<void>; done: Promise<void> };
+  startSidecar(o?: Partial<CsiSidecarOptions> & { hideControllerCaps?: string[] }): {
+    csi: RecordingCsiClient;
+    stop(): Promise<void>;
+    done: Promise<void>;
+  };
   close(): Promise<void>;
 }
 
@@ -78,9 +95,20 @@ export async function startEnv(o: { enableAttach?: boolean; capacityBytes?: numb
   const stateDir = join(dir, 'state');
   const socket = join(dir, 'csi.sock');
   const driverAc = new AbortController();
-  const driver = await startHostpathDriver({ endpoint: socket, nodeId: NODE, stateDir, enableAttach: o.enableAttach ?? false, ...(o.capacityBytes !== undefined ? { capacityBytes: o.capacityBytes } : {}), signal: driverAc.signal, logger: quietLogger() });
+  const driver = await startHostpathDriver({
+    endpoint: socket,
+    nodeId: NODE,
+    stateDir,
+    enableAttach: o.enableAttach ?? false,
+    ...(o.capacityBytes !== undefined ? { capacityBytes: o.capacityBytes } : {}),
+    signal: driverAc.signal,
+    logger: quietLogger(),
+  });
   await client.resource('Node').create({ metadata: { name: NODE, labels: { [TOPOLOGY_KEY]: NODE } } });
-  await client.resource('CSINode').create({ metadata: { name: NODE }, spec: { drivers: [{ name: DRIVER, nodeID: NODE, topologyKeys: [TOPOLOGY_KEY] }] } });
+  await client.resource('CSINode').create({
+    metadata: { name: NODE },
+    spec: { drivers: [{ name: DRIVER, nodeID: NODE, topologyKeys: [TOPOLOGY_KEY] }] },
+  });
   const sidecars: Array<{ stop(): Promise<void> }> = [];
   return {
     srv,
@@ -93,7 +121,15 @@ export async function startEnv(o: { enableAttach?: boolean; capacityBytes?: numb
       const { hideControllerCaps, ...rest } = so;
       const csi = new RecordingCsiClient({ endpoint: socket, log: quietLogger() });
       csi.hideControllerCaps = hideControllerCaps ?? [];
-      const done = runCsiSidecar({ client, csi, signal: ac.signal, rateLimit: { initialMs: 50, capMs: 1_000 }, resyncMs: 0, log: quietLogger(), ...rest });
+      const done = runCsiSidecar({
+        client,
+        csi,
+        signal: ac.signal,
+        rateLimit: { initialMs: 50, capMs: 1_000 },
+        resyncMs: 0,
+        log: quietLogger(),
+        ...rest,
+      });
       done.catch(() => undefined);
       const stop = async (): Promise<void> => {
         ac.abort();
@@ -115,13 +151,31 @@ export async function startEnv(o: { enableAttach?: boolean; capacityBytes?: numb
 }
 
 export function storageClass(name: string, extra: Partial<StorageClass> = {}): StorageClass {
-  return { metadata: { name }, provisioner: DRIVER, reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate', allowVolumeExpansion: true, ...extra };
+  return {
+    metadata: { name },
+    provisioner: DRIVER,
+    reclaimPolicy: 'Delete',
+    volumeBindingMode: 'Immediate',
+    allowVolumeExpansion: true,
+    ...extra,
+  };
 }
 
-export function claim(name: string, cls: string, size = '1Mi', extra: Partial<NonNullable<PersistentVolumeClaim['spec']>> = {}, ns = 'default'): PersistentVolumeClaim {
+export function claim(
+  name: string,
+  cls: string,
+  size = '1Mi',
+  extra: Partial<NonNullable<PersistentVolumeClaim['spec']>> = {},
+  ns = 'default',
+): PersistentVolumeClaim {
   return {
     metadata: { name, namespace: ns },
-    spec: { accessModes: ['ReadWriteOnce'], storageClassName: cls, resources: { requests: { storage: size } }, ...extra },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: cls,
+      resources: { requests: { storage: size } },
+      ...extra,
+    },
   };
 }
 

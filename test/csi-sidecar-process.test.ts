@@ -25,10 +25,19 @@ interface Child {
 
 const children: ChildProcess[] = [];
 function spawnStowage(args: string[]): Child {
-  const proc = spawn(process.execPath, ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, STOWAGE_LOG_LEVEL: 'warn' },
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`,
+      CHILD,
+      ...args,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, STOWAGE_LOG_LEVEL: 'warn' },
+    },
+  );
   let err = '';
   proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   children.push(proc);
@@ -46,9 +55,20 @@ beforeAll(async () => {
   client = new RestClient(await loadKubeconfig(srv.kubeconfigPath));
   dir = mkdtempSync(join(tmpdir(), 'stowage-sidecar-proc-'));
   socket = join(dir, 'csi.sock');
-  driver = spawnStowage(['csi-hostpath', '--endpoint', `unix://${socket}`, '--node-id', NODE, '--state-dir', join(dir, 'state')]);
+  driver = spawnStowage([
+    'csi-hostpath',
+    '--endpoint',
+    `unix://${socket}`,
+    '--node-id',
+    NODE,
+    '--state-dir',
+    join(dir, 'state'),
+  ]);
   await client.resource('Node').create({ metadata: { name: NODE, labels: { [TOPOLOGY_KEY]: NODE } } });
-  await client.resource('CSINode').create({ metadata: { name: NODE }, spec: { drivers: [{ name: DRIVER, nodeID: NODE, topologyKeys: [TOPOLOGY_KEY] }] } });
+  await client.resource('CSINode').create({
+    metadata: { name: NODE },
+    spec: { drivers: [{ name: DRIVER, nodeID: NODE, topologyKeys: [TOPOLOGY_KEY] }] },
+  });
   await client.resource('StorageClass').create(storageClass('sc'));
 });
 afterAll(async () => {
@@ -77,7 +97,10 @@ describe('stowage csi-sidecar as a separate process', () => {
     const first = spawnStowage(sidecarArgs());
     for (let i = 0; i < N; i++) await client.resource('PersistentVolumeClaim').create(claim(`p${i}`, 'sc', '1Mi'));
     // Kill as soon as provisioning has visibly started; wherever it is then, nothing may leak.
-    await eventually(async () => expect((await client.resource('PersistentVolume').list()).items.length).toBeGreaterThan(0), 60_000);
+    await eventually(
+      async () => expect((await client.resource('PersistentVolume').list()).items.length).toBeGreaterThan(0),
+      60_000,
+    );
     first.proc.kill('SIGKILL');
     await first.exit;
 
@@ -87,13 +110,21 @@ describe('stowage csi-sidecar as a separate process', () => {
       expect(claims.filter((c) => c.status?.phase === 'Bound').length).toBe(N);
     }, 60_000);
     expect(await volumeCount()).toBe(N);
-    const handles = new Set((await client.resource('PersistentVolume').list()).items.map((pv) => pv.spec?.csi?.volumeHandle));
+    const handles = new Set(
+      (await client.resource('PersistentVolume').list()).items.map((pv) => pv.spec?.csi?.volumeHandle),
+    );
     expect(handles.size).toBe(N);
 
     // The first process may have finished the batch before it died: one more claim proves the
     // second one is up (and has its signal handlers) before it is asked to stop.
     await client.resource('PersistentVolumeClaim').create(claim('after', 'sc', '1Mi'));
-    await eventually(async () => expect((await client.resource('PersistentVolumeClaim').get('after', { namespace: 'default' })).status?.phase).toBe('Bound'), 60_000);
+    await eventually(
+      async () =>
+        expect(
+          (await client.resource('PersistentVolumeClaim').get('after', { namespace: 'default' })).status?.phase,
+        ).toBe('Bound'),
+      60_000,
+    );
     expect(await volumeCount()).toBe(N + 1);
     second.proc.kill('SIGTERM');
     expect(await second.exit).toBe(0);

@@ -5,7 +5,18 @@ import { CsiClient } from '../src/csi/client.js';
 import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import { informerFor } from '../src/client/index.js';
 import { CLONE_FINALIZER, PROVISIONER_FINALIZER } from '../src/csi/sidecar/names.js';
-import { claim, DRIVER, eventsFor, eventually, NODE, quietLogger, startEnv, storageClass, TOPOLOGY_KEY, type Env } from './csi-sidecar-kit.js';
+import {
+  claim,
+  DRIVER,
+  eventsFor,
+  eventually,
+  NODE,
+  quietLogger,
+  startEnv,
+  storageClass,
+  TOPOLOGY_KEY,
+  type Env,
+} from './csi-sidecar-kit.js';
 
 let env: Env;
 let sidecar: ReturnType<Env['startSidecar']>;
@@ -14,7 +25,10 @@ beforeAll(async () => {
   env = await startEnv();
   // A second node where the driver runs, so that topology has a choice to make.
   await env.client.resource('Node').create({ metadata: { name: 'n2', labels: { [TOPOLOGY_KEY]: 'n2' } } });
-  await env.client.resource('CSINode').create({ metadata: { name: 'n2' }, spec: { drivers: [{ name: DRIVER, nodeID: 'n2', topologyKeys: [TOPOLOGY_KEY] }] } });
+  await env.client.resource('CSINode').create({
+    metadata: { name: 'n2' },
+    spec: { drivers: [{ name: DRIVER, nodeID: 'n2', topologyKeys: [TOPOLOGY_KEY] }] },
+  });
   sidecar = env.startSidecar();
 });
 afterAll(async () => {
@@ -36,7 +50,12 @@ async function volumeIds(): Promise<string[]> {
 
 describe('provisioner and deleter with the hostpath driver', () => {
   it('provisions a claim of an Immediate class, and deletes the volume when the claim goes', async () => {
-    await env.client.resource('StorageClass').create(storageClass('fast', { parameters: { 'csi.storage.k8s.io/fstype': 'ext4', foo: 'bar' }, mountOptions: ['noatime'] }));
+    await env.client.resource('StorageClass').create(
+      storageClass('fast', {
+        parameters: { 'csi.storage.k8s.io/fstype': 'ext4', foo: 'bar' },
+        mountOptions: ['noatime'],
+      }),
+    );
     const c = await claims().create(claim('c1', 'fast', '2Mi'));
     const uid = c.metadata!.uid!;
     const bound = await eventually(async () => {
@@ -55,8 +74,12 @@ describe('provisioner and deleter with the hostpath driver', () => {
     expect(pv.spec?.persistentVolumeReclaimPolicy).toBe('Delete');
     expect(pv.spec?.storageClassName).toBe('fast');
     expect(pv.spec?.mountOptions).toEqual(['noatime']);
-    expect(pv.spec?.nodeAffinity?.required?.nodeSelectorTerms).toEqual([{ matchExpressions: [{ key: TOPOLOGY_KEY, operator: 'In', values: [NODE] }] }]);
-    expect(pv.spec?.csi?.volumeAttributes?.['storage.kubernetes.io/csiProvisionerIdentity']).toMatch(new RegExp(`^\\d+-\\d+-${DRIVER.replace(/\./g, '\\.')}$`));
+    expect(pv.spec?.nodeAffinity?.required?.nodeSelectorTerms).toEqual([
+      { matchExpressions: [{ key: TOPOLOGY_KEY, operator: 'In', values: [NODE] }] },
+    ]);
+    expect(pv.spec?.csi?.volumeAttributes?.['storage.kubernetes.io/csiProvisionerIdentity']).toMatch(
+      new RegExp(`^\\d+-\\d+-${DRIVER.replace(/\./g, '\\.')}$`),
+    );
     const volumeId = pv.spec!.csi!.volumeHandle;
     expect(existsSync(join(env.stateDir, 'volumes', volumeId))).toBe(true);
 
@@ -65,7 +88,10 @@ describe('provisioner and deleter with the hostpath driver', () => {
     expect(req.capacityRange).toEqual({ requiredBytes: String(2 * 1024 * 1024) });
     expect(req.volumeCapabilities?.[0]?.mount).toEqual({ fsType: 'ext4', mountFlags: ['noatime'] });
     // Immediate: the whole cluster is acceptable.
-    expect(req.accessibilityRequirements?.requisite?.map((t) => t.segments?.[TOPOLOGY_KEY]).sort()).toEqual(['n1', 'n2']);
+    expect(req.accessibilityRequirements?.requisite?.map((t) => t.segments?.[TOPOLOGY_KEY]).sort()).toEqual([
+      'n1',
+      'n2',
+    ]);
 
     await eventually(async () => {
       const reasons = (await eventsFor(env.client, 'default', 'c1')).map((e) => e.reason);
@@ -116,12 +142,16 @@ describe('provisioner and deleter with the hostpath driver', () => {
     inf.addEventHandler({ onAdd: note, onUpdate: (_, c) => note(c) });
     const running = inf.run(ac.signal);
     await inf.waitForSync();
-    const dst = await claims().create(claim('dst', 'clone', '1Mi', { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' } }));
+    const dst = await claims().create(
+      claim('dst', 'clone', '1Mi', { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' } }),
+    );
     const dstPv = await eventually(() => pvs().get(`pvc-${dst.metadata!.uid!}`));
     // Protected while the clone was being made, released once the clone is bound.
     await eventually(async () => {
       expect((await claims().get('dst', { namespace: 'default' })).status?.phase).toBe('Bound');
-      expect((await claims().get('src', { namespace: 'default' })).metadata?.finalizers ?? []).not.toContain(CLONE_FINALIZER);
+      expect((await claims().get('src', { namespace: 'default' })).metadata?.finalizers ?? []).not.toContain(
+        CLONE_FINALIZER,
+      );
     });
     ac.abort();
     await running;
@@ -140,7 +170,9 @@ describe('provisioner and deleter with the hostpath driver', () => {
   });
 
   it('WaitForFirstConsumer: waits for the selected node, then provisions there', async () => {
-    await env.client.resource('StorageClass').create(storageClass('wffc', { volumeBindingMode: 'WaitForFirstConsumer' }));
+    await env.client
+      .resource('StorageClass')
+      .create(storageClass('wffc', { volumeBindingMode: 'WaitForFirstConsumer' }));
     const c = await claims().create(claim('w1', 'wffc', '1Mi'));
     const name = `pvc-${c.metadata!.uid!}`;
     // Nothing happens before a node is selected.
@@ -149,19 +181,32 @@ describe('provisioner and deleter with the hostpath driver', () => {
       expect(evs.map((e) => e.reason)).toContain('WaitForFirstConsumer');
     });
     expect(sidecar.csi.creates.find((r) => r.name === name)).toBeUndefined();
-    await claims().patch('w1', 'merge', { metadata: { annotations: { 'volume.kubernetes.io/selected-node': NODE } } }, { namespace: 'default' });
+    await claims().patch(
+      'w1',
+      'merge',
+      { metadata: { annotations: { 'volume.kubernetes.io/selected-node': NODE } } },
+      { namespace: 'default' },
+    );
     const pv = await eventually(() => pvs().get(name));
     const req = sidecar.csi.creates.find((r) => r.name === name)!;
     expect(req.accessibilityRequirements?.preferred?.[0]?.segments).toEqual({ [TOPOLOGY_KEY]: NODE });
     expect(pv.spec?.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values).toEqual([NODE]);
-    await eventually(async () => expect((await claims().get('w1', { namespace: 'default' })).status?.phase).toBe('Bound'));
+    await eventually(async () =>
+      expect((await claims().get('w1', { namespace: 'default' })).status?.phase).toBe('Bound'),
+    );
   });
 
   it('allowedTopologies excluding the selected node: ProvisioningFailed, no volume', async () => {
     await env.client.resource('StorageClass').create(
-      storageClass('zoned', { volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: TOPOLOGY_KEY, values: ['n2'] }] }] }),
+      storageClass('zoned', {
+        volumeBindingMode: 'WaitForFirstConsumer',
+        allowedTopologies: [{ matchLabelExpressions: [{ key: TOPOLOGY_KEY, values: ['n2'] }] }],
+      }),
     );
-    const c = await claims().create({ ...claim('z1', 'zoned', '1Mi'), metadata: { name: 'z1', namespace: 'default', annotations: { 'volume.kubernetes.io/selected-node': NODE } } });
+    const c = await claims().create({
+      ...claim('z1', 'zoned', '1Mi'),
+      metadata: { name: 'z1', namespace: 'default', annotations: { 'volume.kubernetes.io/selected-node': NODE } },
+    });
     await eventually(async () => {
       const evs = await eventsFor(env.client, 'default', 'z1');
       expect(evs.find((e) => e.reason === 'ProvisioningFailed')?.message).toMatch(/not in allowed topologies/);
@@ -172,7 +217,9 @@ describe('provisioner and deleter with the hostpath driver', () => {
 
 describe('secrets', () => {
   it('passes the provisioner secret to CreateVolume and DeleteVolume and puts the other refs on the PV', async () => {
-    await env.client.resource('Secret').create({ metadata: { name: 'prov-default', namespace: 'default' }, stringData: { token: 't0p' } });
+    await env.client
+      .resource('Secret')
+      .create({ metadata: { name: 'prov-default', namespace: 'default' }, stringData: { token: 't0p' } });
     await env.client.resource('StorageClass').create(
       storageClass('secret', {
         parameters: {
@@ -193,17 +240,26 @@ describe('secrets', () => {
     await eventually(async () => {
       await expect(pvs().get(name)).rejects.toThrow(/not found/);
     });
-    expect(sidecar.csi.deletes.find((r) => r.volumeId === pv.spec?.csi?.volumeHandle)?.secrets).toEqual({ token: 't0p' });
+    expect(sidecar.csi.deletes.find((r) => r.volumeId === pv.spec?.csi?.volumeHandle)?.secrets).toEqual({
+      token: 't0p',
+    });
   });
 
   it('a missing provisioner secret is a ProvisioningFailed event, and nothing is created', async () => {
     await env.client.resource('StorageClass').create(
-      storageClass('nosecret', { parameters: { 'csi.storage.k8s.io/provisioner-secret-name': 'absent', 'csi.storage.k8s.io/provisioner-secret-namespace': 'default' } }),
+      storageClass('nosecret', {
+        parameters: {
+          'csi.storage.k8s.io/provisioner-secret-name': 'absent',
+          'csi.storage.k8s.io/provisioner-secret-namespace': 'default',
+        },
+      }),
     );
     const c = await claims().create(claim('s2', 'nosecret', '1Mi'));
     await eventually(async () => {
       const evs = await eventsFor(env.client, 'default', 's2');
-      expect(evs.find((e) => e.reason === 'ProvisioningFailed')?.message).toMatch(/failed to provision volume with StorageClass "nosecret": .*not found/);
+      expect(evs.find((e) => e.reason === 'ProvisioningFailed')?.message).toMatch(
+        /failed to provision volume with StorageClass "nosecret": .*not found/,
+      );
     });
     expect(sidecar.csi.creates.find((r) => r.name === `pvc-${c.metadata!.uid!}`)).toBeUndefined();
   });
@@ -228,7 +284,9 @@ describe('crash in the middle of provisioning', () => {
     await expect(pvs().get(name)).rejects.toThrow(/not found/);
 
     sidecar = env.startSidecar();
-    await eventually(async () => expect((await claims().get('k1', { namespace: 'default' })).status?.phase).toBe('Bound'));
+    await eventually(async () =>
+      expect((await claims().get('k1', { namespace: 'default' })).status?.phase).toBe('Bound'),
+    );
     const after = await volumeIds();
     expect(after.length).toBe(before.length + 1);
     expect(after).toContain((await pvs().get(name)).spec?.csi?.volumeHandle);
@@ -239,7 +297,9 @@ describe('crash in the middle of provisioning', () => {
     const c = await claims().create(claim('k2', 'crash', '1Mi'));
     const name = `pvc-${c.metadata!.uid!}`;
     const pv = await eventually(() => pvs().get(name));
-    await eventually(async () => expect((await claims().get('k2', { namespace: 'default' })).status?.phase).toBe('Bound'));
+    await eventually(async () =>
+      expect((await claims().get('k2', { namespace: 'default' })).status?.phase).toBe('Bound'),
+    );
     const volumeId = pv.spec!.csi!.volumeHandle;
     const stopped = new Promise<void>((resolve) => {
       sidecar.csi.afterDelete = () => {

@@ -17,17 +17,22 @@ const claims = () => env.client.resource('PersistentVolumeClaim');
 
 async function boundClaim(name: string, extra = {}) {
   const c = await claims().create(claim(name, 'sc', '1Mi', extra));
-  await eventually(async () => expect((await claims().get(name, { namespace: 'default' })).status?.phase).toBe('Bound'));
+  await eventually(async () =>
+    expect((await claims().get(name, { namespace: 'default' })).status?.phase).toBe('Bound'),
+  );
   return `pvc-${c.metadata!.uid!}`;
 }
 
-const resize = (name: string, size: string) => claims().patch(name, 'merge', { spec: { resources: { requests: { storage: size } } } }, { namespace: 'default' });
+const resize = (name: string, size: string) =>
+  claims().patch(name, 'merge', { spec: { resources: { requests: { storage: size } } } }, { namespace: 'default' });
 
 describe('resizer', () => {
   it('a filesystem volume grows; the claim capacity follows (no node expansion needed)', async () => {
     const pvName = await boundClaim('r1');
     await resize('r1', '4Mi');
-    await eventually(async () => expect((await claims().get('r1', { namespace: 'default' })).status?.capacity?.storage).toBe('4Mi'));
+    await eventually(async () =>
+      expect((await claims().get('r1', { namespace: 'default' })).status?.capacity?.storage).toBe('4Mi'),
+    );
     const pv = await env.client.resource('PersistentVolume').get(pvName);
     expect(pv.spec?.capacity?.storage).toBe('4Mi');
     const c = await claims().get('r1', { namespace: 'default' });
@@ -52,7 +57,9 @@ describe('resizer', () => {
     expect(c.status?.allocatedResourceStatuses?.storage).toBe('NodeResizePending');
     expect(c.status?.capacity?.storage).toBe('1Mi'); // the node agent finishes it
     expect((await env.client.resource('PersistentVolume').get(pvName)).spec?.capacity?.storage).toBe('2Mi');
-    await eventually(async () => expect((await eventsFor(env.client, 'default', 'r2')).map((e) => e.reason)).toContain('FileSystemResizeRequired'));
+    await eventually(async () =>
+      expect((await eventsFor(env.client, 'default', 'r2')).map((e) => e.reason)).toContain('FileSystemResizeRequired'),
+    );
   });
 
   it('a failed expansion is recovered by lowering the request', async () => {
@@ -60,7 +67,9 @@ describe('resizer', () => {
     await resize('r3', '1Gi');
     await eventually(async () => {
       const evs = await eventsFor(env.client, 'default', 'r3');
-      expect(evs.find((e) => e.reason === 'VolumeResizeFailed')?.message).toMatch(/resize volume ".*" by resizer ".*" failed: .*OUT_OF_RANGE/);
+      expect(evs.find((e) => e.reason === 'VolumeResizeFailed')?.message).toMatch(
+        /resize volume ".*" by resizer ".*" failed: .*OUT_OF_RANGE/,
+      );
     });
     const failed = await claims().get('r3', { namespace: 'default' });
     expect(failed.status?.allocatedResources?.storage).toBe('1Gi');
@@ -80,8 +89,13 @@ describe('resizer', () => {
 
   it('WaitForFirstConsumer: RESOURCE_EXHAUSTED on the selected node clears the selection so the scheduler can choose again', async () => {
     await boundClaim('r4'); // something allocated, so that the whole capacity no longer fits
-    await env.client.resource('StorageClass').create(storageClass('late', { volumeBindingMode: 'WaitForFirstConsumer' }));
-    await claims().create({ ...claim('r5', 'late', '64Mi'), metadata: { name: 'r5', namespace: 'default', annotations: { 'volume.kubernetes.io/selected-node': 'n1' } } });
+    await env.client
+      .resource('StorageClass')
+      .create(storageClass('late', { volumeBindingMode: 'WaitForFirstConsumer' }));
+    await claims().create({
+      ...claim('r5', 'late', '64Mi'),
+      metadata: { name: 'r5', namespace: 'default', annotations: { 'volume.kubernetes.io/selected-node': 'n1' } },
+    });
     await eventually(async () => {
       const c = await claims().get('r5', { namespace: 'default' });
       expect(c.metadata?.annotations?.['volume.kubernetes.io/selected-node']).toBeUndefined();
@@ -110,7 +124,9 @@ describe('resizer for a driver that only expands on the node', () => {
       const got = await api.get('n1', { namespace: 'default' });
       expect(got.status?.conditions?.find((x) => x.type === 'FileSystemResizePending')?.status).toBe('True');
     });
-    expect((await env2.client.resource('PersistentVolume').get(`pvc-${c.metadata!.uid!}`)).spec?.capacity?.storage).toBe('2Mi');
+    expect(
+      (await env2.client.resource('PersistentVolume').get(`pvc-${c.metadata!.uid!}`)).spec?.capacity?.storage,
+    ).toBe('2Mi');
     expect(side.csi.expands).toEqual([]);
   });
 });

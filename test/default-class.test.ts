@@ -29,13 +29,20 @@ describe('ensureDefaultStorageClass', () => {
     expect(await ensureDefaultStorageClass(s.plane.client, PROVISIONER)).toBe(true);
     const sc = await classes().get('standard');
     expect(sc.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class']).toBe('true');
-    expect(sc).toMatchObject({ provisioner: PROVISIONER, volumeBindingMode: 'WaitForFirstConsumer', reclaimPolicy: 'Delete' });
+    expect(sc).toMatchObject({
+      provisioner: PROVISIONER,
+      volumeBindingMode: 'WaitForFirstConsumer',
+      reclaimPolicy: 'Delete',
+    });
     expect(await ensureDefaultStorageClass(s.plane.client, PROVISIONER)).toBe(false);
     await classes().delete('standard');
   });
 
   it('leaves a cluster with its own default class alone', async () => {
-    await classes().create({ metadata: { name: 'gold', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'example.com/gold' });
+    await classes().create({
+      metadata: { name: 'gold', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      provisioner: 'example.com/gold',
+    });
     expect(await ensureDefaultStorageClass(s.plane.client, PROVISIONER)).toBe(false);
     expect(await names()).toEqual(['gold']);
     await classes().delete('gold');

@@ -13,7 +13,12 @@ import { api, watchUntil } from './helpers/http.js';
 
 if (etcdMissing) console.warn(`multi-server etcd tests skipped: ${etcdMissing}`);
 
-const cm = (name: string, v: string): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } });
+const cm = (name: string, v: string): Record<string, unknown> => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data: { v },
+});
 const CMS = '/api/v1/namespaces/default/configmaps';
 
 describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
@@ -38,7 +43,9 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
 
   it('a write through one server is seen, in order, by a watcher of the other', async () => {
     const start = (await api(b, 'GET', CMS)).body.metadata.resourceVersion;
-    const seen = watchUntil(b, `${CMS}?watch=true&resourceVersion=${start}`, (evs) => evs.length >= 3, { timeoutMs: 20_000 });
+    const seen = watchUntil(b, `${CMS}?watch=true&resourceVersion=${start}`, (evs) => evs.length >= 3, {
+      timeoutMs: 20_000,
+    });
     const created = (await api(a, 'POST', CMS, cm('order', '1'))).body;
     const updated = (await api(a, 'PUT', `${CMS}/order`, { ...created, data: { v: '2' } })).body;
     expect((await api(a, 'DELETE', `${CMS}/order`)).status).toBe(200);
@@ -52,8 +59,16 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
     expect(evs[1].object.metadata.resourceVersion).toBe(updated.metadata.resourceVersion);
     // A GET or a list on the other server right after a write sees it (consistent reads, as kube-apiserver's).
     const again = (await api(a, 'POST', CMS, cm('read-after-write', 'x'))).body;
-    expect((await api(b, 'GET', `${CMS}/read-after-write`)).body.metadata.resourceVersion).toBe(again.metadata.resourceVersion);
-    const other = (await api(a, 'POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'list-after-write' } })).body;
+    expect((await api(b, 'GET', `${CMS}/read-after-write`)).body.metadata.resourceVersion).toBe(
+      again.metadata.resourceVersion,
+    );
+    const other = (
+      await api(a, 'POST', '/api/v1/namespaces/default/secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'list-after-write' },
+      })
+    ).body;
     const listed = (await api(b, 'GET', '/api/v1/namespaces/default/secrets')).body;
     expect(listed.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toContain('list-after-write');
     expect(Number(listed.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(other.metadata.resourceVersion));
@@ -75,11 +90,31 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
     expect((await api(a, 'POST', CMS, cm('fresh', '0'))).status).toBe(201);
     for (let i = 1; i <= 10; i++) {
       // b writes; a's watch cache may not have that event yet when a is asked to build on it.
-      const viaB = (await api(b, 'PATCH', `${CMS}/fresh`, { data: { [`b${i}`]: 'x' } }, { contentType: 'application/merge-patch+json' })).body;
+      const viaB = (
+        await api(
+          b,
+          'PATCH',
+          `${CMS}/fresh`,
+          { data: { [`b${i}`]: 'x' } },
+          { contentType: 'application/merge-patch+json' },
+        )
+      ).body;
       const put = await api(a, 'PUT', `${CMS}/fresh`, { ...viaB, data: { ...viaB.data, v: String(i) } });
       expect(put.status).toBe(200); // its resourceVersion is current in etcd: no 409 from a stale cache
-      const patched = await api(b, 'PATCH', `${CMS}/fresh`, { data: { [`c${i}`]: 'y' } }, { contentType: 'application/merge-patch+json' });
-      const viaA = await api(a, 'PATCH', `${CMS}/fresh`, { data: { [`a${i}`]: 'z' } }, { contentType: 'application/merge-patch+json' });
+      const patched = await api(
+        b,
+        'PATCH',
+        `${CMS}/fresh`,
+        { data: { [`c${i}`]: 'y' } },
+        { contentType: 'application/merge-patch+json' },
+      );
+      const viaA = await api(
+        a,
+        'PATCH',
+        `${CMS}/fresh`,
+        { data: { [`a${i}`]: 'z' } },
+        { contentType: 'application/merge-patch+json' },
+      );
       expect(viaA.status).toBe(200);
       // a's patch applied to the current object, not to what its cache held
       expect(viaA.body.data).toMatchObject({ v: String(i), [`b${i}`]: 'x', [`c${i}`]: 'y', [`a${i}`]: 'z' });
@@ -90,11 +125,15 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
   it('a watch resumed on the other server from the last resourceVersion misses and repeats nothing', async () => {
     const start = (await api(a, 'GET', CMS)).body.metadata.resourceVersion;
     const writes = ['r1', 'r2', 'r3', 'r4'];
-    const firstWatch = watchUntil(a, `${CMS}?watch=true&resourceVersion=${start}`, (evs) => evs.length >= 2, { timeoutMs: 20_000 });
+    const firstWatch = watchUntil(a, `${CMS}?watch=true&resourceVersion=${start}`, (evs) => evs.length >= 2, {
+      timeoutMs: 20_000,
+    });
     for (const n of writes) expect((await api(a, 'POST', CMS, cm(n, n))).status).toBe(201);
     const before = await firstWatch;
     const last = before[1].object.metadata.resourceVersion;
-    const resumed = await watchUntil(b, `${CMS}?watch=true&resourceVersion=${last}`, (evs) => evs.length >= 2, { timeoutMs: 20_000 });
+    const resumed = await watchUntil(b, `${CMS}?watch=true&resourceVersion=${last}`, (evs) => evs.length >= 2, {
+      timeoutMs: 20_000,
+    });
     expect([...before, ...resumed].map((e) => e.object.metadata.name)).toEqual(writes);
   });
 
@@ -124,7 +163,8 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
     const ac = new AbortController();
     try {
       await client.resource('Namespace').create({ metadata: { name: ns } });
-      const put = (name: string, v: string): Promise<ConfigMap> => cms.create({ metadata: { name, namespace: ns }, data: { v } });
+      const put = (name: string, v: string): Promise<ConfigMap> =>
+        cms.create({ metadata: { name, namespace: ns }, data: { v } });
       const compactNow = async (): Promise<void> => {
         const rev = Number((await cms.list({ namespace: ns })).metadata.resourceVersion);
         await etcdClient.compact(rev);
@@ -147,10 +187,21 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
           })(),
       };
       const deleted: { name: string; fromRelist: boolean }[] = [];
-      const informer = newInformer<ConfigMap>({ lw, name: 'configmaps', watchTimeoutSeconds: () => 1, backoff: { initialMs: 50, factor: 2, capMs: 500 } });
+      const informer = newInformer<ConfigMap>({
+        lw,
+        name: 'configmaps',
+        watchTimeoutSeconds: () => 1,
+        backoff: { initialMs: 50, factor: 2, capMs: 500 },
+      });
       // A deletion learned from a relist arrives as a tombstone (client-go's DeletedFinalStateUnknown).
-      informer.addEventHandler({ onDelete: (o) => deleted.push({ name: objectOf(o).metadata?.name ?? '', fromRelist: isTombstone(o) }) });
-      const names = (): string[] => informer.lister.list(ns).map((c) => c.metadata?.name ?? '').sort();
+      informer.addEventHandler({
+        onDelete: (o) => deleted.push({ name: objectOf(o).metadata?.name ?? '', fromRelist: isTombstone(o) }),
+      });
+      const names = (): string[] =>
+        informer.lister
+          .list(ns)
+          .map((c) => c.metadata?.name ?? '')
+          .sort();
       void informer.run(ac.signal);
       await informer.waitForSync(ac.signal);
       expect(names()).toEqual(['i1', 'i2', 'i3']);
@@ -195,7 +246,9 @@ describe.skipIf(etcdMissing !== undefined)('API servers on one etcd', () => {
     await etcd.restart();
     await expect.poll(async () => (await api(a, 'GET', '/readyz')).status, { timeout: 20_000 }).toBe(200);
     const start = (await api(b, 'GET', CMS)).body.metadata.resourceVersion;
-    const seen = watchUntil(b, `${CMS}?watch=true&resourceVersion=${start}`, (evs) => evs.length >= 1, { timeoutMs: 20_000 });
+    const seen = watchUntil(b, `${CMS}?watch=true&resourceVersion=${start}`, (evs) => evs.length >= 1, {
+      timeoutMs: 20_000,
+    });
     expect((await api(a, 'POST', CMS, cm('after-restart', '1'))).status).toBe(201);
     expect((await seen).map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'after-restart']]);
   }, 60_000);

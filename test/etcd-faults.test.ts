@@ -8,14 +8,22 @@ import { api, watchUntil } from './helpers/http.js';
 if (etcdMissing) console.warn(`etcd fault tests skipped: ${etcdMissing}`);
 
 const CMS = '/api/v1/namespaces/default/configmaps';
-const cm = (name: string): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
+const cm = (name: string): Record<string, unknown> => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data: { k: name },
+});
 
 describe.skipIf(etcdMissing !== undefined)('API server on a 3-member etcd', () => {
   let etcd: EtcdCluster;
   let s: TestApiServer;
   beforeAll(async () => {
     etcd = await startEtcdCluster(3);
-    s = await startTestApiServer({ controllers: false, openStore: () => openEtcdStore({ endpoints: etcd.endpoints, watchRetryMs: 100, requestTimeoutMs: 5_000 }) });
+    s = await startTestApiServer({
+      controllers: false,
+      openStore: () => openEtcdStore({ endpoints: etcd.endpoints, watchRetryMs: 100, requestTimeoutMs: 5_000 }),
+    });
   }, 60_000);
   afterAll(async () => {
     await s?.close();
@@ -27,7 +35,9 @@ describe.skipIf(etcdMissing !== undefined)('API server on a 3-member etcd', () =
     try {
       // If the member lost was the leader, a write in the election (about a second) may fail with
       // a 5xx; one after it succeeds (409 if the failed-looking one had in fact committed).
-      await expect.poll(async () => (await api(s, 'POST', CMS, cm('one-down'))).status, { timeout: 30_000 }).toSatisfy((c: number) => c === 201 || c === 409);
+      await expect
+        .poll(async () => (await api(s, 'POST', CMS, cm('one-down'))).status, { timeout: 30_000 })
+        .toSatisfy((c: number) => c === 201 || c === 409);
       expect((await api(s, 'GET', `${CMS}/one-down`)).body.data).toEqual({ k: 'one-down' });
       // Ready again once a leader is elected among the two left and the watches moved to them.
       await expect.poll(async () => (await api(s, 'GET', '/readyz')).status, { timeout: 30_000 }).toBe(200);
@@ -39,7 +49,9 @@ describe.skipIf(etcdMissing !== undefined)('API server on a 3-member etcd', () =
 
   it('without quorum: writes fail with a 5xx Status, nothing is half-written, /readyz is false; with quorum back everything recovers', async () => {
     const start = (await api(s, 'GET', CMS)).body.metadata.resourceVersion;
-    const watched = watchUntil(s, `${CMS}?watch=true&resourceVersion=${start}`, (evs) => evs.length >= 1, { timeoutMs: 60_000 });
+    const watched = watchUntil(s, `${CMS}?watch=true&resourceVersion=${start}`, (evs) => evs.length >= 1, {
+      timeoutMs: 60_000,
+    });
     await Promise.all([etcd.members[0]!.halt(), etcd.members[1]!.halt()]);
     const refused = await api(s, 'POST', CMS, cm('no-quorum'));
     expect(refused.status).toBeGreaterThanOrEqual(500);

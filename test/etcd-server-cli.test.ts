@@ -58,7 +58,19 @@ describe.skipIf(etcdMissing !== undefined || !built)('stowage server on etcd', (
 
   const server = (name: string): Promise<Running> =>
     spawnStowage(
-      ['server', '--etcd-servers', etcd.endpoint, '--bind-address', '127.0.0.1', '--secure-port', '0', '--cert-dir', join(dir, name), '--token-auth-file', join(dir, 'tokens.csv')],
+      [
+        'server',
+        '--etcd-servers',
+        etcd.endpoint,
+        '--bind-address',
+        '127.0.0.1',
+        '--secure-port',
+        '0',
+        '--cert-dir',
+        join(dir, name),
+        '--token-auth-file',
+        join(dir, 'tokens.csv'),
+      ],
       /API server (https:\/\/\S+) /,
       join(dir, name, 'pki', 'ca.crt'),
       TOKEN,
@@ -68,11 +80,22 @@ describe.skipIf(etcdMissing !== undefined || !built)('stowage server on etcd', (
     const [a, b] = [await server('a'), await server('b')];
     try {
       expect((await api(a.target, 'GET', '/readyz', undefined, { token: null })).status).toBe(200);
-      const created = await api(a.target, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { k: 'v' } });
+      const created = await api(a.target, 'POST', '/api/v1/namespaces/default/configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'shared' },
+        data: { k: 'v' },
+      });
       expect(created.status).toBe(201);
       const got = await api(b.target, 'GET', '/api/v1/namespaces/default/configmaps/shared');
       expect(got.body.metadata.resourceVersion).toBe(created.body.metadata.resourceVersion);
-      expect((await api(b.target, 'GET', '/api/v1/namespaces/default/configmaps/shared', undefined, { token: 'not-in-the-file' })).status).toBe(401);
+      expect(
+        (
+          await api(b.target, 'GET', '/api/v1/namespaces/default/configmaps/shared', undefined, {
+            token: 'not-in-the-file',
+          })
+        ).status,
+      ).toBe(401);
     } finally {
       await a.stop();
       await b.stop();
@@ -80,7 +103,9 @@ describe.skipIf(etcdMissing !== undefined || !built)('stowage server on etcd', (
   }, 60_000);
 
   it('refuses to start without --etcd-servers, with a one-line message', async () => {
-    const child = spawn(process.execPath, [BIN, 'server', '--cert-dir', join(dir, 'none')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'server', '--cert-dir', join(dir, 'none')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
@@ -89,7 +114,20 @@ describe.skipIf(etcdMissing !== undefined || !built)('stowage server on etcd', (
   });
 
   it('refuses an --advertise-address that is not an IPv4 address, with a one-line message', () => {
-    const r = spawnSync(process.execPath, [BIN, 'server', '--etcd-servers', etcd.endpoint, '--cert-dir', join(dir, 'none'), '--advertise-address', 'api.example'], { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        'server',
+        '--etcd-servers',
+        etcd.endpoint,
+        '--cert-dir',
+        join(dir, 'none'),
+        '--advertise-address',
+        'api.example',
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     expect(r.status).toBe(1);
     expect(r.stderr).toBe('stowage: invalid --advertise-address "api.example": must be an IPv4 address\n');
   });
@@ -97,7 +135,19 @@ describe.skipIf(etcdMissing !== undefined || !built)('stowage server on etcd', (
   it('`stowage up --etcd-servers` runs the control plane on that etcd', async () => {
     const dataDir = join(dir, 'up');
     const up = await spawnStowage(
-      ['up', '--port', '0', '--data-dir', dataDir, '--no-node', '--no-controllers', '--etcd-servers', etcd.endpoint, '--etcd-prefix', '/up'],
+      [
+        'up',
+        '--port',
+        '0',
+        '--data-dir',
+        dataDir,
+        '--no-node',
+        '--no-controllers',
+        '--etcd-servers',
+        etcd.endpoint,
+        '--etcd-prefix',
+        '/up',
+      ],
       /API server (https:\/\/\S+),/,
       join(dataDir, 'pki', 'ca.crt'),
       '',
@@ -105,7 +155,15 @@ describe.skipIf(etcdMissing !== undefined || !built)('stowage server on etcd', (
     try {
       const token = /token: (\S+)/.exec(readFileSync(join(dataDir, 'kubeconfig'), 'utf8'))![1]!;
       const t = { ...up.target, token };
-      expect((await api(t, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'on-etcd' } })).status).toBe(201);
+      expect(
+        (
+          await api(t, 'POST', '/api/v1/namespaces/default/configmaps', {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'on-etcd' },
+          })
+        ).status,
+      ).toBe(201);
       // Under its own --etcd-prefix, in kube-apiserver's layout: the servers above (prefix /registry) do not see it.
       const client = new EtcdClient({ endpoints: [etcd.endpoint] });
       try {

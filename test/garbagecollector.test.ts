@@ -35,7 +35,8 @@ describe('garbage collector', () => {
   });
 
   const kubectl = async (...args: string[]): Promise<string> =>
-    (await run('kubectl', args, { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: home }, timeout: 60_000 })).stdout;
+    (await run('kubectl', args, { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: home }, timeout: 60_000 }))
+      .stdout;
 
   const refTo = (cm: ConfigMap, extra: Partial<OwnerReference> = {}): OwnerReference => ({
     apiVersion: 'v1',
@@ -67,42 +68,65 @@ describe('garbage collector', () => {
     await waitGone('bg-dep2');
   });
 
-  it.skipIf(!hasKubectl)('kubectl delete --cascade=foreground keeps the owner until its blocking dependents are gone', async () => {
-    const owner = await configMap('fg-owner');
-    // The held dependent stays (its own finalizer) after the collector deletes it: the owner must wait.
-    await configMap('fg-held', [refTo(owner, { blockOwnerDeletion: true })], ['test.stowage.io/hold']);
-    await configMap('fg-loose', [refTo(owner)]);
-    await kubectl('delete', 'configmap', 'fg-owner', '-n', NS, '--cascade=foreground', '--wait=false');
-    const deleting = await cms().get('fg-owner', { namespace: NS });
-    expect(deleting.metadata?.deletionTimestamp).toBeDefined();
-    expect(deleting.metadata?.finalizers).toContain('foregroundDeletion');
-    await waitGone('fg-loose');
-    await vi.waitFor(async () => expect((await cms().get('fg-held', { namespace: NS })).metadata?.deletionTimestamp).toBeDefined(), WAIT);
-    // Still blocked: the owner is there with its finalizer while the held dependent exists.
-    expect((await cms().get('fg-owner', { namespace: NS })).metadata?.finalizers).toContain('foregroundDeletion');
-    await cms().patch('fg-held', 'merge', { metadata: { finalizers: null } }, { namespace: NS });
-    await waitGone('fg-held');
-    await waitGone('fg-owner');
-  });
+  it.skipIf(!hasKubectl)(
+    'kubectl delete --cascade=foreground keeps the owner until its blocking dependents are gone',
+    async () => {
+      const owner = await configMap('fg-owner');
+      // The held dependent stays (its own finalizer) after the collector deletes it: the owner must wait.
+      await configMap('fg-held', [refTo(owner, { blockOwnerDeletion: true })], ['test.stowage.io/hold']);
+      await configMap('fg-loose', [refTo(owner)]);
+      await kubectl('delete', 'configmap', 'fg-owner', '-n', NS, '--cascade=foreground', '--wait=false');
+      const deleting = await cms().get('fg-owner', { namespace: NS });
+      expect(deleting.metadata?.deletionTimestamp).toBeDefined();
+      expect(deleting.metadata?.finalizers).toContain('foregroundDeletion');
+      await waitGone('fg-loose');
+      await vi.waitFor(
+        async () => expect((await cms().get('fg-held', { namespace: NS })).metadata?.deletionTimestamp).toBeDefined(),
+        WAIT,
+      );
+      // Still blocked: the owner is there with its finalizer while the held dependent exists.
+      expect((await cms().get('fg-owner', { namespace: NS })).metadata?.finalizers).toContain('foregroundDeletion');
+      await cms().patch('fg-held', 'merge', { metadata: { finalizers: null } }, { namespace: NS });
+      await waitGone('fg-held');
+      await waitGone('fg-owner');
+    },
+  );
 
-  it.skipIf(!hasKubectl)('kubectl delete --cascade=orphan removes the owner and keeps the dependents without the reference', async () => {
-    const owner = await configMap('or-owner');
-    const other = await configMap('or-other');
-    await configMap('or-dep', [refTo(owner), refTo(other)]);
-    await kubectl('delete', 'configmap', 'or-owner', '-n', NS, '--cascade=orphan');
-    await waitGone('or-owner');
-    const dep = await cms().get('or-dep', { namespace: NS });
-    expect(dep.metadata?.ownerReferences?.map((r) => r.name)).toEqual(['or-other']);
-  });
+  it.skipIf(!hasKubectl)(
+    'kubectl delete --cascade=orphan removes the owner and keeps the dependents without the reference',
+    async () => {
+      const owner = await configMap('or-owner');
+      const other = await configMap('or-other');
+      await configMap('or-dep', [refTo(owner), refTo(other)]);
+      await kubectl('delete', 'configmap', 'or-owner', '-n', NS, '--cascade=orphan');
+      await waitGone('or-owner');
+      const dep = await cms().get('or-dep', { namespace: NS });
+      expect(dep.metadata?.ownerReferences?.map((r) => r.name)).toEqual(['or-other']);
+    },
+  );
 
   it('deletes a namespaced dependent of a cluster-scoped owner once the owner is gone', async () => {
     const classes = s.plane.client.resource('StorageClass');
     const sc = await classes.create({ metadata: { name: 'gc-owner-class' }, provisioner: 'example.com/none' });
-    const ref: OwnerReference = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', name: 'gc-owner-class', uid: sc.metadata!.uid! };
+    const ref: OwnerReference = {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      name: 'gc-owner-class',
+      uid: sc.metadata!.uid!,
+    };
     await configMap('cs-dep', [ref]);
     // Resolved as cluster-scoped, the owner exists: a dangling second reference is dropped, the object kept.
-    await configMap('cs-dep-kept', [ref, { apiVersion: 'v1', kind: 'ConfigMap', name: 'cs-never', uid: 'f2d9c4f8-0000-4000-8000-000000000000' }]);
-    await vi.waitFor(async () => expect((await cms().get('cs-dep-kept', { namespace: NS })).metadata?.ownerReferences?.map((r) => r.kind)).toEqual(['StorageClass']), WAIT);
+    await configMap('cs-dep-kept', [
+      ref,
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'cs-never', uid: 'f2d9c4f8-0000-4000-8000-000000000000' },
+    ]);
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await cms().get('cs-dep-kept', { namespace: NS })).metadata?.ownerReferences?.map((r) => r.kind),
+        ).toEqual(['StorageClass']),
+      WAIT,
+    );
     expect(await gone('cs-dep')).toBe(false);
     await classes.delete('gc-owner-class');
     await waitGone('cs-dep');
@@ -112,7 +136,10 @@ describe('garbage collector', () => {
   it('reports OwnerRefInvalidNamespace for an owner in another namespace and deletes the dependent', async () => {
     const nsApi = s.plane.client.resource('Namespace');
     await nsApi.create({ metadata: { name: 'gc-other' } });
-    const elsewhere = await cms().create({ metadata: { name: 'xns-owner', namespace: 'gc-other' } }, { namespace: 'gc-other' });
+    const elsewhere = await cms().create(
+      { metadata: { name: 'xns-owner', namespace: 'gc-other' } },
+      { namespace: 'gc-other' },
+    );
     await configMap('xns-dep', [refTo(elsewhere)]);
     await waitGone('xns-dep');
     const events = s.plane.client.resource('Event');
@@ -128,7 +155,13 @@ describe('garbage collector', () => {
   it('never deletes a cluster-scoped object naming a namespaced owner', async () => {
     const owner = await configMap('cluster-dep-owner');
     const classes = s.plane.client.resource('StorageClass');
-    await classes.create({ metadata: { name: 'gc-invalid-dep', ownerReferences: [refTo(owner, { uid: '7c1a0d6e-2222-4222-8222-222222222222' })] }, provisioner: 'example.com/none' });
+    await classes.create({
+      metadata: {
+        name: 'gc-invalid-dep',
+        ownerReferences: [refTo(owner, { uid: '7c1a0d6e-2222-4222-8222-222222222222' })],
+      },
+      provisioner: 'example.com/none',
+    });
     const events = s.plane.client.resource('Event');
     await vi.waitFor(async () => {
       const list = await events.list({ namespace: NS, fieldSelector: 'involvedObject.name=gc-invalid-dep' });
@@ -142,9 +175,14 @@ describe('garbage collector', () => {
     const target = { baseUrl: s.baseUrl, token: s.token, caPem: s.caPem };
     const owner = await configMap('od-owner');
     await configMap('od-dep', [refTo(owner)]);
-    const both = await api(target, 'DELETE', `/api/v1/namespaces/${NS}/configmaps/od-owner`, { orphanDependents: true, propagationPolicy: 'Orphan' });
+    const both = await api(target, 'DELETE', `/api/v1/namespaces/${NS}/configmaps/od-owner`, {
+      orphanDependents: true,
+      propagationPolicy: 'Orphan',
+    });
     expect(both.status).toBe(400);
-    const dryRun = await api(target, 'DELETE', `/api/v1/namespaces/${NS}/configmaps/od-owner?dryRun=All`, { orphanDependents: true });
+    const dryRun = await api(target, 'DELETE', `/api/v1/namespaces/${NS}/configmaps/od-owner?dryRun=All`, {
+      orphanDependents: true,
+    });
     expect(dryRun.status).toBe(200);
     expect(dryRun.body.metadata.finalizers).toEqual(['orphan']);
     expect(await gone('od-owner')).toBe(false);
@@ -155,14 +193,27 @@ describe('garbage collector', () => {
 
   it('deletecollection applies the propagationPolicy to every object it deletes', async () => {
     const target = { baseUrl: s.baseUrl, token: s.token, caPem: s.caPem };
-    const a = await cms().create({ metadata: { name: 'coll-a', namespace: NS, labels: { gc: 'coll' } } }, { namespace: NS });
-    const b = await cms().create({ metadata: { name: 'coll-b', namespace: NS, labels: { gc: 'coll' } } }, { namespace: NS });
+    const a = await cms().create(
+      { metadata: { name: 'coll-a', namespace: NS, labels: { gc: 'coll' } } },
+      { namespace: NS },
+    );
+    const b = await cms().create(
+      { metadata: { name: 'coll-b', namespace: NS, labels: { gc: 'coll' } } },
+      { namespace: NS },
+    );
     await configMap('coll-dep', [refTo(a), refTo(b)]);
-    const r = await api(target, 'DELETE', `/api/v1/namespaces/${NS}/configmaps?labelSelector=gc%3Dcoll&propagationPolicy=Orphan`);
+    const r = await api(
+      target,
+      'DELETE',
+      `/api/v1/namespaces/${NS}/configmaps?labelSelector=gc%3Dcoll&propagationPolicy=Orphan`,
+    );
     expect(r.status).toBe(200);
     await waitGone('coll-a');
     await waitGone('coll-b');
-    await vi.waitFor(async () => expect((await cms().get('coll-dep', { namespace: NS })).metadata?.ownerReferences).toBeUndefined(), WAIT);
+    await vi.waitFor(
+      async () => expect((await cms().get('coll-dep', { namespace: NS })).metadata?.ownerReferences).toBeUndefined(),
+      WAIT,
+    );
   });
 
   it('treats an owner whose uid differs from the reference as absent', async () => {

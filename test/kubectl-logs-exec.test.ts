@@ -18,8 +18,13 @@ import { startRuntimeCluster, type RuntimeCluster } from './helpers/runtime-up.j
 import { until } from './volumemanager-kit.js';
 import { encodeFrame, OPCODE, WsDecoder } from '../src/util/websocket.js';
 
-const missing = [...runtimeTestsMissing(), ...(built ? [] : ['a build (npm test builds)']), ...(hasKubectl ? [] : ['kubectl'])];
-if (missing.length > 0) console.warn(`kubectl logs/exec/cp tests skipped: missing ${missing.join(', ')} (.ci/run installs the packages)`);
+const missing = [
+  ...runtimeTestsMissing(),
+  ...(built ? [] : ['a build (npm test builds)']),
+  ...(hasKubectl ? [] : ['kubectl']),
+];
+if (missing.length > 0)
+  console.warn(`kubectl logs/exec/cp tests skipped: missing ${missing.join(', ')} (.ci/run installs the packages)`);
 
 const NODE = 'lognode';
 const NS = '/api/v1/namespaces/default';
@@ -30,15 +35,27 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
   let t: Target;
   let image: string;
 
-  const kubectl = (args: readonly string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string; code: number }> =>
+  const kubectl = (
+    args: readonly string[],
+    input?: string,
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<{ stdout: string; stderr: string; code: number }> =>
     new Promise((resolve) => {
-      const child = execFile('kubectl', ['--kubeconfig', c!.up.kubeconfigPath, ...args], { timeout: 60_000, env: { ...process.env, ...env } }, (err, stdout, stderr) =>
-        resolve({ stdout, stderr, code: err ? (typeof err.code === 'number' ? err.code : 1) : 0 }),
+      const child = execFile(
+        'kubectl',
+        ['--kubeconfig', c!.up.kubeconfigPath, ...args],
+        { timeout: 60_000, env: { ...process.env, ...env } },
+        (err, stdout, stderr) =>
+          resolve({ stdout, stderr, code: err ? (typeof err.code === 'number' ? err.code : 1) : 0 }),
       );
       if (input !== undefined) child.stdin!.end(input);
     });
 
-  const pod = async (name: string, containers: Array<{ name: string; script: string }>, o: { restartPolicy?: string; volumes?: unknown[]; mounts?: unknown[] } = {}): Promise<void> => {
+  const pod = async (
+    name: string,
+    containers: Array<{ name: string; script: string }>,
+    o: { restartPolicy?: string; volumes?: unknown[]; mounts?: unknown[] } = {},
+  ): Promise<void> => {
     const body = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -47,7 +64,12 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
         nodeName: NODE,
         restartPolicy: o.restartPolicy ?? 'Always',
         terminationGracePeriodSeconds: 1,
-        containers: containers.map((c) => ({ name: c.name, image, command: ['sh', '-c', c.script], ...(o.mounts ? { volumeMounts: o.mounts } : {}) })),
+        containers: containers.map((c) => ({
+          name: c.name,
+          image,
+          command: ['sh', '-c', c.script],
+          ...(o.mounts ? { volumeMounts: o.mounts } : {}),
+        })),
         ...(o.volumes ? { volumes: o.volumes } : {}),
       },
     };
@@ -55,12 +77,25 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     expect(r.status, r.text).toBe(201);
   };
   const running = (name: string): Promise<unknown> =>
-    until(`${name} running`, async () => (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status?.containerStatuses?.every((c: { state?: { running?: unknown } }) => c.state?.running) === true, 90_000);
+    until(
+      `${name} running`,
+      async () =>
+        (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status?.containerStatuses?.every(
+          (c: { state?: { running?: unknown } }) => c.state?.running,
+        ) === true,
+      90_000,
+    );
 
   beforeAll(async () => {
     c = await startRuntimeCluster('stowage-logs-', NODE, { hostpath: false });
     ({ dir, t, image } = c);
-    await pod('talker', [{ name: 'c', script: 'echo one; echo two; echo three; while [ ! -e /tmp/go ]; do sleep 0.1; done; echo later; exec sleep 2147483647' }]);
+    await pod('talker', [
+      {
+        name: 'c',
+        script:
+          'echo one; echo two; echo three; while [ ! -e /tmp/go ]; do sleep 0.1; done; echo later; exec sleep 2147483647',
+      },
+    ]);
     await pod('multi', [
       { name: 'a', script: 'echo from-a; exec sleep 2147483647' },
       { name: 'b', script: 'echo from-b >&2; exec sleep 2147483647' },
@@ -81,22 +116,32 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     expect((await kubectl(['logs', 'talker'])).stdout).toBe('one\ntwo\nthree\n');
     expect((await kubectl(['logs', 'talker', '--tail', '1'])).stdout).toBe('three\n');
     expect((await kubectl(['logs', 'talker', '--limit-bytes', '6'])).stdout).toBe('one\ntw');
-    expect((await kubectl(['logs', 'talker', '--timestamps'])).stdout).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z one\n/);
+    expect((await kubectl(['logs', 'talker', '--timestamps'])).stdout).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z one\n/,
+    );
     expect((await kubectl(['logs', 'talker', '--since', '1h'])).stdout).toBe('one\ntwo\nthree\n');
     expect((await kubectl(['logs', 'multi', '-c', 'b'])).stdout).toBe('from-b\n');
     const noContainer = await api(t, 'GET', `${NS}/pods/multi/log`);
     expect(noContainer.status).toBe(400);
-    expect(noContainer.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', message: 'a container name must be specified for pod multi, choose one of: [a b]' });
+    expect(noContainer.body).toMatchObject({
+      kind: 'Status',
+      reason: 'BadRequest',
+      message: 'a container name must be specified for pod multi, choose one of: [a b]',
+    });
     const bad = await api(t, 'GET', `${NS}/pods/talker/log?tailLines=-1`);
     expect(bad.status).toBe(422);
-    expect(bad.body.message).toBe('PodLogOptions "talker" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0');
+    expect(bad.body.message).toBe(
+      'PodLogOptions "talker" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0',
+    );
     const prev = await kubectl(['logs', 'talker', '--previous']);
     expect(prev.code).not.toBe(0);
     expect(prev.stderr).toContain('previous terminated container "c" in pod "talker" not found');
   });
 
   it('logs -f streams a line written later; --previous shows the crashed run', async () => {
-    const child = spawn('kubectl', ['--kubeconfig', c!.up.kubeconfigPath, 'logs', '-f', 'talker'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('kubectl', ['--kubeconfig', c!.up.kubeconfigPath, 'logs', '-f', 'talker'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
@@ -107,7 +152,12 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     } finally {
       child.kill();
     }
-    await until('the crasher restarted', async () => ((await api(t, 'GET', `${NS}/pods/crasher`)).body?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, 90_000);
+    await until(
+      'the crasher restarted',
+      async () =>
+        ((await api(t, 'GET', `${NS}/pods/crasher`)).body?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1,
+      90_000,
+    );
     expect((await kubectl(['logs', 'crasher', '--previous'])).stdout).toBe('crashed-run\n');
   }, 120_000);
 
@@ -115,7 +165,10 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     const r = await kubectl(['exec', 'talker', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7']);
     expect(r).toMatchObject({ stdout: 'out\n', code: 7 });
     expect(r.stderr).toContain('err\n');
-    expect(await kubectl(['exec', '-i', 'talker', '--', 'cat'], 'piped in\n')).toMatchObject({ stdout: 'piped in\n', code: 0 });
+    expect(await kubectl(['exec', '-i', 'talker', '--', 'cat'], 'piped in\n')).toMatchObject({
+      stdout: 'piped in\n',
+      code: 0,
+    });
     const noPod = await kubectl(['exec', 'nosuch', '--', 'true']);
     expect(noPod.stderr).toContain('pods "nosuch" not found');
   }, 60_000);
@@ -125,7 +178,10 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     const r = await kubectl(['exec', 'talker', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7'], undefined, spdy);
     expect(r).toMatchObject({ stdout: 'out\n', code: 7 });
     expect(r.stderr).toContain('err\n');
-    expect(await kubectl(['exec', '-i', 'talker', '--', 'cat'], 'piped in\n', spdy)).toMatchObject({ stdout: 'piped in\n', code: 0 });
+    expect(await kubectl(['exec', '-i', 'talker', '--', 'cat'], 'piped in\n', spdy)).toMatchObject({
+      stdout: 'piped in\n',
+      code: 0,
+    });
     const local = join(dir, 'spdy.bin');
     writeFileSync(local, randomBytes(1 << 20));
     expect((await kubectl(['cp', local, 'default/talker:/tmp/spdy.bin'], undefined, spdy)).code).toBe(0);
@@ -140,7 +196,11 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
       send(0, Buffer.from('stty size; exit 5\n'));
     });
     expect(stdout).toContain('37 91');
-    expect(status).toMatchObject({ status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '5' }] } });
+    expect(status).toMatchObject({
+      status: 'Failure',
+      reason: 'NonZeroExitCode',
+      details: { causes: [{ reason: 'ExitCode', message: '5' }] },
+    });
   }, 60_000);
 
   it('cp copies a file into the pod and back out', async () => {
@@ -159,24 +219,55 @@ describe.skipIf(missing.length > 0)('kubectl logs, exec and cp on pods that run'
     const hostDir = join(dir, 'mnt-data');
     mkdirSync(hostDir);
     writeFileSync(join(hostDir, 'index.html'), 'Hello from Kubernetes storage\n');
-    const pv = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'task-pv-volume', labels: { type: 'local' } }, spec: { storageClassName: 'manual', capacity: { storage: '10Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: hostDir } } };
-    const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'task-pv-claim' }, spec: { storageClassName: 'manual', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '3Gi' } } } };
+    const pv = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'task-pv-volume', labels: { type: 'local' } },
+      spec: {
+        storageClassName: 'manual',
+        capacity: { storage: '10Gi' },
+        accessModes: ['ReadWriteOnce'],
+        hostPath: { path: hostDir },
+      },
+    };
+    const pvc = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'task-pv-claim' },
+      spec: { storageClassName: 'manual', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '3Gi' } } },
+    };
     expect((await api(t, 'POST', '/api/v1/persistentvolumes', pv)).status).toBe(201);
     expect((await api(t, 'POST', `${NS}/persistentvolumeclaims`, pvc)).status).toBe(201);
-    await pod('task-pv-pod', [{ name: 'task-pv-container', script: 'echo serving /usr/share/nginx/html; exec sleep 2147483647' }], {
-      volumes: [{ name: 'task-pv-storage', persistentVolumeClaim: { claimName: 'task-pv-claim' } }],
-      mounts: [{ mountPath: '/usr/share/nginx/html', name: 'task-pv-storage' }],
-    });
+    await pod(
+      'task-pv-pod',
+      [{ name: 'task-pv-container', script: 'echo serving /usr/share/nginx/html; exec sleep 2147483647' }],
+      {
+        volumes: [{ name: 'task-pv-storage', persistentVolumeClaim: { claimName: 'task-pv-claim' } }],
+        mounts: [{ mountPath: '/usr/share/nginx/html', name: 'task-pv-storage' }],
+      },
+    );
     await running('task-pv-pod');
-    expect((await kubectl(['exec', 'task-pv-pod', '--', 'cat', '/usr/share/nginx/html/index.html'])).stdout).toBe('Hello from Kubernetes storage\n');
+    expect((await kubectl(['exec', 'task-pv-pod', '--', 'cat', '/usr/share/nginx/html/index.html'])).stdout).toBe(
+      'Hello from Kubernetes storage\n',
+    );
     expect((await kubectl(['logs', 'task-pv-pod'])).stdout).toBe('serving /usr/share/nginx/html\n');
   }, 120_000);
 });
 
 /** Drives pods/exec over WebSocket v5 with a TTY as kubectl -it would; returns stdout and the final Status. */
-async function wsExec(t: Target, pod: string, command: string[], script: (send: (stream: number, data: Buffer) => void) => void): Promise<{ stdout: string; status: unknown }> {
+async function wsExec(
+  t: Target,
+  pod: string,
+  command: string[],
+  script: (send: (stream: number, data: Buffer) => void) => void,
+): Promise<{ stdout: string; status: unknown }> {
   const url = new URL(t.baseUrl);
-  const q = new URLSearchParams([...command.map((c): [string, string] => ['command', c]), ['stdin', 'true'], ['stdout', 'true'], ['tty', 'true']]);
+  const q = new URLSearchParams([
+    ...command.map((c): [string, string] => ['command', c]),
+    ['stdin', 'true'],
+    ['stdout', 'true'],
+    ['tty', 'true'],
+  ]);
   const sock = connect({ host: url.hostname, port: Number(url.port), ca: t.caPem, servername: 'localhost' });
   await new Promise<void>((resolve, reject) => sock.once('secureConnect', resolve).once('error', reject));
   sock.write(
@@ -209,7 +300,9 @@ async function wsExec(t: Target, pod: string, command: string[], script: (send: 
         if (!head.startsWith('HTTP/1.1 101')) return reject(new Error(head + buf.subarray(end).toString()));
         upgraded = true;
         chunk = buf.subarray(end + 4);
-        script((stream, data) => sock.write(encodeFrame(OPCODE.binary, Buffer.concat([Buffer.from([stream]), data]), true)));
+        script((stream, data) =>
+          sock.write(encodeFrame(OPCODE.binary, Buffer.concat([Buffer.from([stream]), data]), true)),
+        );
       }
       for (const m of decoder.push(chunk)) {
         if (m.opcode === OPCODE.close) return resolve();

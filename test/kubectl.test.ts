@@ -35,7 +35,10 @@ describe.skipIf(!hasKubectl).each(kubectls)('%s against the API server', (bin) =
   let dir: string;
   const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
     try {
-      const r = await run(bin, args, { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir }, timeout: 60_000 });
+      const r = await run(bin, args, {
+        env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir },
+        timeout: 60_000,
+      });
       return { stdout: r.stdout, stderr: r.stderr, code: 0 };
     } catch (e) {
       const err = e as { stdout?: string; stderr?: string; code?: number };
@@ -88,7 +91,8 @@ ${extra}`;
   it('get prints the PV columns; -o yaml prints the object', async () => {
     const g = await kubectl('get', 'pv');
     const header = g.stdout.split('\n')[0]!;
-    for (const col of ['NAME', 'CAPACITY', 'ACCESS MODES', 'RECLAIM POLICY', 'STATUS', 'CLAIM', 'STORAGECLASS', 'AGE']) expect(header).toContain(col);
+    for (const col of ['NAME', 'CAPACITY', 'ACCESS MODES', 'RECLAIM POLICY', 'STATUS', 'CLAIM', 'STORAGECLASS', 'AGE'])
+      expect(header).toContain(col);
     expect(g.stdout).toMatch(/kpv\s+2Gi\s+RWO\s+Retain/);
     const y = await kubectl('get', 'pv', 'kpv', '-o', 'yaml');
     expect(y.stdout).toContain('kind: PersistentVolume');
@@ -97,20 +101,51 @@ ${extra}`;
   });
 
   it('rejects a YAML with an unknown field, and an invalid PV with the field named', async () => {
-    const unknown = await kubectl('apply', '-f', file('u.yaml', pvYaml('1Gi').replace('kpv', 'kpv-u').replace('  hostPath:', '  bogusField: 1\n  hostPath:')));
+    const unknown = await kubectl(
+      'apply',
+      '-f',
+      file('u.yaml', pvYaml('1Gi').replace('kpv', 'kpv-u').replace('  hostPath:', '  bogusField: 1\n  hostPath:')),
+    );
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('unknown field "spec.bogusField"');
-    const invalid = await kubectl('create', '-f', file('i.yaml', pvYaml('1Gi').replace('kpv', 'kpv-i').replace('  accessModes: [ReadWriteOnce]\n', '')));
+    const invalid = await kubectl(
+      'create',
+      '-f',
+      file('i.yaml', pvYaml('1Gi').replace('kpv', 'kpv-i').replace('  accessModes: [ReadWriteOnce]\n', '')),
+    );
     expect(invalid.code).not.toBe(0);
     expect(invalid.stderr).toContain('spec.accessModes');
     expect(invalid.stderr).toContain('is invalid');
   });
 
   it('patches with all three types and the status subresource; labels', async () => {
-    expect((await kubectl('patch', 'pv', 'kpv', '--type=merge', '-p', '{"metadata":{"annotations":{"m":"1"}}}')).stdout).toContain('patched');
-    expect((await kubectl('patch', 'pv', 'kpv', '--type=json', '-p', '[{"op":"add","path":"/metadata/annotations/j","value":"2"}]')).stdout).toContain('patched');
-    expect((await kubectl('patch', 'pv', 'kpv', '-p', '{"metadata":{"annotations":{"s":"3"}}}')).stdout).toContain('patched');
-    const st = await kubectl('patch', 'pv', 'kpv', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Available"}}');
+    expect(
+      (await kubectl('patch', 'pv', 'kpv', '--type=merge', '-p', '{"metadata":{"annotations":{"m":"1"}}}')).stdout,
+    ).toContain('patched');
+    expect(
+      (
+        await kubectl(
+          'patch',
+          'pv',
+          'kpv',
+          '--type=json',
+          '-p',
+          '[{"op":"add","path":"/metadata/annotations/j","value":"2"}]',
+        )
+      ).stdout,
+    ).toContain('patched');
+    expect((await kubectl('patch', 'pv', 'kpv', '-p', '{"metadata":{"annotations":{"s":"3"}}}')).stdout).toContain(
+      'patched',
+    );
+    const st = await kubectl(
+      'patch',
+      'pv',
+      'kpv',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"phase":"Available"}}',
+    );
     expect(st.stderr).toBe('');
     const lab = await kubectl('label', 'pv', 'kpv', 'tier=gold');
     expect(lab.stdout.trim()).toBe('persistentvolume/kpv labeled');
@@ -122,18 +157,32 @@ ${extra}`;
 
   it('wait --for=jsonpath sees a field change', async () => {
     const waiting = kubectl('wait', 'pv/kpv', '--for=jsonpath={.status.phase}=Released', '--timeout=30s');
-    await api(s, 'PATCH', '/api/v1/persistentvolumes/kpv/status', { status: { phase: 'Released' } }, { contentType: 'application/merge-patch+json' });
+    await api(
+      s,
+      'PATCH',
+      '/api/v1/persistentvolumes/kpv/status',
+      { status: { phase: 'Released' } },
+      { contentType: 'application/merge-patch+json' },
+    );
     const w = await waiting;
     expect(w.code).toBe(0);
     expect(w.stdout).toContain('condition met');
   });
 
   it('get -w sees an update', async () => {
-    const child = spawn(bin, ['get', 'pv', 'kpv', '-w', '--no-headers'], { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir } });
+    const child = spawn(bin, ['get', 'pv', 'kpv', '-w', '--no-headers'], {
+      env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir },
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await expect.poll(() => out.split('\n').filter(Boolean).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
-    await api(s, 'PATCH', '/api/v1/persistentvolumes/kpv/status', { status: { phase: 'Failed' } }, { contentType: 'application/merge-patch+json' });
+    await api(
+      s,
+      'PATCH',
+      '/api/v1/persistentvolumes/kpv/status',
+      { status: { phase: 'Failed' } },
+      { contentType: 'application/merge-patch+json' },
+    );
     await expect.poll(() => out, { timeout: 15_000 }).toMatch(/kpv.*Failed/);
     child.kill();
   });
@@ -150,7 +199,13 @@ ${extra}`;
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: 'kclaim.1' },
-      involvedObject: { kind: 'PersistentVolumeClaim', namespace: 'default', name: 'kclaim', uid: claim.metadata.uid, apiVersion: 'v1' },
+      involvedObject: {
+        kind: 'PersistentVolumeClaim',
+        namespace: 'default',
+        name: 'kclaim',
+        uid: claim.metadata.uid,
+        apiVersion: 'v1',
+      },
       reason: 'FailedBinding',
       message: 'no persistent volumes available for this claim and no storage class is set',
       type: 'Warning',
@@ -181,7 +236,12 @@ ${extra}`;
       expect(who.stdout).toMatch(/Username\s+admin/);
       expect(who.stdout).toMatch(/Groups\s+\[system:masters system:authenticated\]/);
     }
-    for (const args of [['create', 'pods'], ['list', 'persistentvolumeclaims', '-n', 'kube-system'], ['create', 'pods', '--subresource=eviction'], ['get', '/metrics']]) {
+    for (const args of [
+      ['create', 'pods'],
+      ['list', 'persistentvolumeclaims', '-n', 'kube-system'],
+      ['create', 'pods', '--subresource=eviction'],
+      ['get', '/metrics'],
+    ]) {
       const r = await kubectl('auth', 'can-i', ...args);
       expect({ args, out: r.stdout.trim(), code: r.code }).toEqual({ args, out: 'yes', code: 0 });
     }
@@ -194,19 +254,29 @@ ${extra}`;
     // -v=6 logs each request kubectl makes: its watch on persistentvolumes is the sign that it has
     // looked after the DELETE, found the object still there, and is waiting (a kubectl that did not
     // wait would have exited before making it).
-    const child = spawn(bin, ['delete', 'pv', 'kpv', '--timeout=30s', '-v=6'], { env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir } });
+    const child = spawn(bin, ['delete', 'pv', 'kpv', '--timeout=30s', '-v=6'], {
+      env: { ...process.env, KUBECONFIG: s.kubeconfigPath, HOME: dir },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     let settled = false;
-    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code))).finally(() => (settled = true));
+    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code))).finally(
+      () => (settled = true),
+    );
     const watching = (): boolean => /\/api\/v1\/persistentvolumes\?\S*watch=true/.test(stderr);
     try {
       await expect.poll(() => settled || watching(), { timeout: 15_000 }).toBe(true);
       expect(settled).toBe(false);
       expect((await api(s, 'GET', '/api/v1/persistentvolumes/kpv')).body?.metadata?.deletionTimestamp).toBeTruthy();
-      await api(s, 'PATCH', '/api/v1/persistentvolumes/kpv', { metadata: { finalizers: null } }, { contentType: 'application/merge-patch+json' });
+      await api(
+        s,
+        'PATCH',
+        '/api/v1/persistentvolumes/kpv',
+        { metadata: { finalizers: null } },
+        { contentType: 'application/merge-patch+json' },
+      );
       expect(await exited).toBe(0);
       expect(stdout.trim()).toBe('persistentvolume "kpv" deleted');
     } finally {

@@ -37,7 +37,15 @@ describe('the default/kubernetes Service', () => {
   const start = async (advertiseAddress: string): Promise<ControlPlane> => {
     const dataDir = mkdtempSync(join(tmpdir(), 'stowage-kubesvc-'));
     dirs.push(dataDir);
-    const p = await startControlPlane({ store, dataDir, address: '127.0.0.1', port: 0, controllers: false, advertiseAddress, endpointReconciler });
+    const p = await startControlPlane({
+      store,
+      dataDir,
+      address: '127.0.0.1',
+      port: 0,
+      controllers: false,
+      advertiseAddress,
+      endpointReconciler,
+    });
     planes.push(p);
     return p;
   };
@@ -46,7 +54,10 @@ describe('the default/kubernetes Service', () => {
   const addresses = async (): Promise<{ ep: string[]; slice: string[] }> => {
     const ep: Endpoints = await client.resource('Endpoints').get('kubernetes', ns);
     const slice: EndpointSlice = await client.resource('EndpointSlice').get('kubernetes', ns);
-    return { ep: (ep.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((x) => x.ip)), slice: slice.endpoints.flatMap((e) => e.addresses) };
+    return {
+      ep: (ep.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((x) => x.ip)),
+      slice: slice.endpoints.flatMap((e) => e.addresses),
+    };
   };
 
   beforeAll(async () => {
@@ -76,17 +87,24 @@ describe('the default/kubernetes Service', () => {
     expect(svc.spec?.selector).toBeUndefined();
     const ep: Endpoints = await client.resource('Endpoints').get('kubernetes', ns);
     expect(ep.metadata?.labels).toEqual({ 'endpointslice.kubernetes.io/skip-mirror': 'true' });
-    expect(ep.subsets).toEqual([{ addresses: [{ ip: A }], ports: [{ name: 'https', port: a.api.port, protocol: 'TCP' }] }]);
+    expect(ep.subsets).toEqual([
+      { addresses: [{ ip: A }], ports: [{ name: 'https', port: a.api.port, protocol: 'TCP' }] },
+    ]);
     const slice: EndpointSlice = await client.resource('EndpointSlice').get('kubernetes', ns);
     expect(slice.metadata?.labels).toEqual({ 'kubernetes.io/service-name': 'kubernetes' });
-    expect(slice).toMatchObject({ addressType: 'IPv4', endpoints: [{ addresses: [A], conditions: { ready: true } }], ports: [{ name: 'https', port: a.api.port, protocol: 'TCP' }] });
+    expect(slice).toMatchObject({
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [A], conditions: { ready: true } }],
+      ports: [{ name: 'https', port: a.api.port, protocol: 'TCP' }],
+    });
   });
 
   it('an idle reconciler rewrites nothing (no resourceVersion churn)', async () => {
     const before = (await client.resource('Endpoints').get('kubernetes', ns)).metadata?.resourceVersion;
     const sliceBefore = (await client.resource('EndpointSlice').get('kubernetes', ns)).metadata?.resourceVersion;
     // Several reconciler intervals: a positive signal that they ran is the master lease renewed meanwhile.
-    const lease = async (): Promise<number | undefined> => (await store.get(`${MASTER_LEASES_PREFIX}${A}`))?.modRevision;
+    const lease = async (): Promise<number | undefined> =>
+      (await store.get(`${MASTER_LEASES_PREFIX}${A}`))?.modRevision;
     const l0 = await lease();
     await vi.waitFor(async () => expect(await lease()).toBeGreaterThan(l0 ?? 0), WAIT);
     const l1 = await lease();
@@ -95,12 +113,23 @@ describe('the default/kubernetes Service', () => {
     expect((await client.resource('EndpointSlice').get('kubernetes', ns)).metadata?.resourceVersion).toBe(sliceBefore);
   });
 
-  it.skipIf(!hasKubectl)('kubectl get svc kubernetes -o wide reads like a cluster\'s', async () => {
-    const { stdout } = await promisify(execFile)('kubectl', ['--kubeconfig', a.kubeconfigPath, 'get', 'svc', 'kubernetes', '-o', 'wide'], { timeout: 30_000 });
+  it.skipIf(!hasKubectl)("kubectl get svc kubernetes -o wide reads like a cluster's", async () => {
+    const { stdout } = await promisify(execFile)(
+      'kubectl',
+      ['--kubeconfig', a.kubeconfigPath, 'get', 'svc', 'kubernetes', '-o', 'wide'],
+      { timeout: 30_000 },
+    );
     const [header, row, ...rest] = stdout.trim().split('\n');
     expect(header!.split(/\s+/)).toEqual(['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE', 'SELECTOR']);
     const cells = row!.split(/\s+/);
-    expect([...cells.slice(0, 5), cells[6]]).toEqual(['kubernetes', 'ClusterIP', '10.96.0.1', '<none>', '443/TCP', '<none>']);
+    expect([...cells.slice(0, 5), cells[6]]).toEqual([
+      'kubernetes',
+      'ClusterIP',
+      '10.96.0.1',
+      '<none>',
+      '443/TCP',
+      '<none>',
+    ]);
     expect(rest).toEqual([]);
   });
 
@@ -121,7 +150,13 @@ describe('the default/kubernetes Service', () => {
     await client.resource('Service').delete('kubernetes', ns);
     // Squatting its address: creating the kubernetes Service now fails (Invalid), round after round.
     await vi.waitFor(async () => {
-      await client.resource('Service').create({ metadata: { name: 'squatter', namespace: 'default' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] } }, ns);
+      await client.resource('Service').create(
+        {
+          metadata: { name: 'squatter', namespace: 'default' },
+          spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] },
+        },
+        ns,
+      );
     }, WAIT);
     const lease = async (): Promise<number> => (await store.get(`${MASTER_LEASES_PREFIX}${A}`))?.modRevision ?? 0;
     const l0 = await lease();
@@ -140,17 +175,29 @@ describe('the default/kubernetes Service', () => {
     await vi.waitFor(async () => expect(await addresses()).toEqual({ ep: [A], slice: [A] }), WAIT);
 
     // A server that died: its lease was written once and is never renewed nor removed.
-    await newStoreMasterLeases({ store, ttlMs: endpointReconciler.ttlMs, clock: { now: () => Date.now() } }).update('192.0.2.99');
+    await newStoreMasterLeases({ store, ttlMs: endpointReconciler.ttlMs, clock: { now: () => Date.now() } }).update(
+      '192.0.2.99',
+    );
     await vi.waitFor(async () => expect((await addresses()).ep).toEqual([A, '192.0.2.99']), WAIT);
     await vi.waitFor(async () => expect(await addresses()).toEqual({ ep: [A], slice: [A] }), WAIT);
   });
 
-  it('a Service asking for no particular ClusterIP never gets the kubernetes Service\'s address', async () => {
+  it("a Service asking for no particular ClusterIP never gets the kubernetes Service's address", async () => {
     const c = new RestClient(await loadKubeconfig(a.kubeconfigPath));
     try {
-      const svc = await c.resource('Service').create({ metadata: { name: 'web', namespace: 'default' }, spec: { ports: [{ port: 80 }] } }, ns);
+      const svc = await c
+        .resource('Service')
+        .create({ metadata: { name: 'web', namespace: 'default' }, spec: { ports: [{ port: 80 }] } }, ns);
       expect(svc.spec?.clusterIP).not.toBe('10.96.0.1');
-      await expect(c.resource('Service').create({ metadata: { name: 'taken', namespace: 'default' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] } }, ns)).rejects.toThrow(/already allocated/);
+      await expect(
+        c.resource('Service').create(
+          {
+            metadata: { name: 'taken', namespace: 'default' },
+            spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] },
+          },
+          ns,
+        ),
+      ).rejects.toThrow(/already allocated/);
     } finally {
       c.close();
     }
@@ -178,7 +225,17 @@ describe.skipIf(etcdMissing !== undefined)('the default/kubernetes Service on et
       stores.push(store);
       const dataDir = mkdtempSync(join(tmpdir(), 'stowage-kubesvc-etcd-'));
       dirs.push(dataDir);
-      planes.push(await startControlPlane({ store, dataDir, address: '127.0.0.1', port: 0, controllers: false, advertiseAddress: ip, endpointReconciler }));
+      planes.push(
+        await startControlPlane({
+          store,
+          dataDir,
+          address: '127.0.0.1',
+          port: 0,
+          controllers: false,
+          advertiseAddress: ip,
+          endpointReconciler,
+        }),
+      );
     }
     const client = planes[0]!.client;
     await vi.waitFor(async () => {
@@ -186,9 +243,15 @@ describe.skipIf(etcdMissing !== undefined)('the default/kubernetes Service on et
       expect(slice.endpoints.flatMap((e) => e.addresses)).toEqual([A, B]);
     }, WAIT);
     // Several lease sweeps later the namespaces are all still there.
-    const leaseKeys = async (): Promise<string[]> => (await stores[0]!.list(MASTER_LEASES_PREFIX)).items.map((kv) => kv.key);
+    const leaseKeys = async (): Promise<string[]> =>
+      (await stores[0]!.list(MASTER_LEASES_PREFIX)).items.map((kv) => kv.key);
     expect(await leaseKeys()).toEqual([`${MASTER_LEASES_PREFIX}${A}`, `${MASTER_LEASES_PREFIX}${B}`]);
-    expect((await client.resource('Namespace').list()).items.map((n) => n.metadata?.name).sort()).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    expect((await client.resource('Namespace').list()).items.map((n) => n.metadata?.name).sort()).toEqual([
+      'default',
+      'kube-node-lease',
+      'kube-public',
+      'kube-system',
+    ]);
     expect(toEtcdKey('/registry', `${MASTER_LEASES_PREFIX}${A}`)).toBe(`/registry/masterleases/${A}`);
   });
 });

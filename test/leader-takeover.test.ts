@@ -47,7 +47,20 @@ async function startCandidate(name: string, kind: 'controllers' | 'csi-sidecar')
   writeFileSync(kubeconfig, proxyKubeconfig(proxy, srv.token));
   const p = kind === 'controllers' ? 'leader-elect' : 'leader-election';
   const timing = Object.entries(TIMINGS).flatMap(([k, v]) => [`--${p}-${k}`, v]);
-  const args = kind === 'controllers' ? ['controllers', '--kubeconfig', kubeconfig, '--leader-elect', ...timing] : ['csi-sidecar', '--csi-address', `unix://${join(dir, 'csi.sock')}`, '--kubeconfig', kubeconfig, '--leader-election', '--timeout', '5s', ...timing];
+  const args =
+    kind === 'controllers'
+      ? ['controllers', '--kubeconfig', kubeconfig, '--leader-elect', ...timing]
+      : [
+          'csi-sidecar',
+          '--csi-address',
+          `unix://${join(dir, 'csi.sock')}`,
+          '--kubeconfig',
+          kubeconfig,
+          '--leader-election',
+          '--timeout',
+          '5s',
+          ...timing,
+        ];
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -59,11 +72,15 @@ async function startCandidate(name: string, kind: 'controllers' | 'csi-sidecar')
 
 /** On a failure, what each candidate said (why none leads, when none does). */
 function reportCandidates(): void {
-  for (const c of candidates) console.error(`--- ${c.name} (exit ${c.child.exitCode ?? c.child.signalCode ?? 'running'}):\n${c.stderr().slice(-3000)}`);
+  for (const c of candidates)
+    console.error(
+      `--- ${c.name} (exit ${c.child.exitCode ?? c.child.signalCode ?? 'running'}):\n${c.stderr().slice(-3000)}`,
+    );
 }
 
 // A candidate that lost its lease has exited: only a live one that became leader leads.
-const leads = (c: Candidate): boolean => c.child.exitCode === null && c.child.signalCode === null && c.stderr().includes('became leader');
+const leads = (c: Candidate): boolean =>
+  c.child.exitCode === null && c.child.signalCode === null && c.stderr().includes('became leader');
 
 /** The one of `cs` that says it became leader (waits for it). */
 async function leaderOf(cs: readonly Candidate[]): Promise<Candidate> {
@@ -85,7 +102,9 @@ const claim = (name: string): PersistentVolumeClaim => ({
 });
 
 async function createClaims(prefix: string, n: number): Promise<void> {
-  await Promise.all(Array.from({ length: n }, (_, i) => client.resource('PersistentVolumeClaim').create(claim(`${prefix}-${i}`))));
+  await Promise.all(
+    Array.from({ length: n }, (_, i) => client.resource('PersistentVolumeClaim').create(claim(`${prefix}-${i}`))),
+  );
 }
 
 /** Every claim Bound, each PV bound to one claim, each PV's volume in the driver and no driver volume without a PV. */
@@ -101,7 +120,21 @@ async function expectConvergedExactlyOnce(total: number): Promise<void> {
   const claims = (await client.resource('PersistentVolumeClaim').list({ namespace: 'default' })).items;
   const volumes = (await client.resource('PersistentVolume').list()).items;
   const driverRecords = readDriverRecords(join(dir, 'driver-state'));
-  const violations = checkSteady({ claims, volumes, pods: [], attachments: [], driver: driverRecords, mounts: [], loops: [], podDirs: [], stagingDirs: [], nodeRecords: [] }, { attach: false });
+  const violations = checkSteady(
+    {
+      claims,
+      volumes,
+      pods: [],
+      attachments: [],
+      driver: driverRecords,
+      mounts: [],
+      loops: [],
+      podDirs: [],
+      stagingDirs: [],
+      nodeRecords: [],
+    },
+    { attach: false },
+  );
   expect(violations).toEqual([]);
   // One PV per claim, and as many driver volumes as PVs: no CreateVolume left a second volume behind.
   expect(volumes.length).toBe(total);
@@ -114,12 +147,36 @@ beforeAll(async () => {
   srv = await startTestApiServer({ controllers: false });
   client = new RestClient(await loadKubeconfig(srv.kubeconfigPath));
   mkdirSync(join(dir, 'driver-state'));
-  driver = spawn(process.execPath, [BIN, 'csi-hostpath', '--endpoint', `unix://${join(dir, 'driver.sock')}`, '--node-id', 'n1', '--state-dir', join(dir, 'driver-state')], { stdio: 'ignore' });
+  driver = spawn(
+    process.execPath,
+    [
+      BIN,
+      'csi-hostpath',
+      '--endpoint',
+      `unix://${join(dir, 'driver.sock')}`,
+      '--node-id',
+      'n1',
+      '--state-dir',
+      join(dir, 'driver-state'),
+    ],
+    { stdio: 'ignore' },
+  );
   // The sidecars ask the driver its name before anything else and exit if it does not answer (as
   // external-provisioner does): the driver listens before they start.
   await vi.waitFor(() => expect(existsSync(join(dir, 'driver.sock'))).toBe(true), { timeout: 30_000, interval: 50 });
-  csiProxy = await startFaultProxy({ socket: join(dir, 'csi.sock'), upstream: join(dir, 'driver.sock'), decide: (method) => (method === 'CreateVolume' ? { kind: 'delay', ms: CREATE_DELAY_MS } : undefined) });
-  await client.resource('StorageClass').create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: DRIVER, reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
+  csiProxy = await startFaultProxy({
+    socket: join(dir, 'csi.sock'),
+    upstream: join(dir, 'driver.sock'),
+    decide: (method) => (method === 'CreateVolume' ? { kind: 'delay', ms: CREATE_DELAY_MS } : undefined),
+  });
+  await client.resource('StorageClass').create({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: 'fast' },
+    provisioner: DRIVER,
+    reclaimPolicy: 'Delete',
+    volumeBindingMode: 'Immediate',
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -148,7 +205,10 @@ describe('leader-elected controllers and sidecars', () => {
     const sideLeader = await leaderOf(side);
     await createClaims('k', 40);
     // Mid-work: the first PV exists, most claims are not bound yet.
-    await vi.waitFor(async () => expect((await client.resource('PersistentVolume').list()).items.length).toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
+    await vi.waitFor(
+      async () => expect((await client.resource('PersistentVolume').list()).items.length).toBeGreaterThan(0),
+      { timeout: 30_000, interval: 20 },
+    );
     ctrlLeader.child.kill('SIGKILL');
     sideLeader.child.kill('SIGKILL');
     const pvsAtKill = (await client.resource('PersistentVolume').list()).items.length;

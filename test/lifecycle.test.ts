@@ -13,9 +13,11 @@ import { kubectlIn } from './helpers/kubectl.js';
 import { startUp } from './helpers/up.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
-if (!isRoot || !hasKubectl || !built) console.warn('lifecycle tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
+if (!isRoot || !hasKubectl || !built)
+  console.warn('lifecycle tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
 
-const onPath = (program: string): boolean => [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin'].some((d) => d !== '' && existsSync(join(d, program)));
+const onPath = (program: string): boolean =>
+  [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin'].some((d) => d !== '' && existsSync(join(d, program)));
 /**
  * The filesystem for the fsType variant: ext4, unless the kernel would refuse to grow it online
  * (its resize ioctl needs CAP_SYS_RESOURCE, bit 24, which sandboxes may drop); then XFS, which
@@ -28,18 +30,30 @@ const onlineFsType = ((): string | undefined => {
   if (onPath('mkfs.xfs') && onPath('xfs_growfs')) return 'xfs';
   return undefined;
 })();
-if (!onlineFsType) console.warn('lifecycle fsType variant skipped: needs mkfs.ext4 + resize2fs with CAP_SYS_RESOURCE, or mkfs.xfs + xfs_growfs');
+if (!onlineFsType)
+  console.warn(
+    'lifecycle fsType variant skipped: needs mkfs.ext4 + resize2fs with CAP_SYS_RESOURCE, or mkfs.xfs + xfs_growfs',
+  );
 
 const GiB = 1024 * 1024 * 1024;
 
-const manifest = (mode: 'Immediate' | 'WaitForFirstConsumer', parameters: Record<string, string> = {}): string => `apiVersion: storage.k8s.io/v1
+const manifest = (
+  mode: 'Immediate' | 'WaitForFirstConsumer',
+  parameters: Record<string, string> = {},
+): string => `apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
   name: fast
 provisioner: hostpath.csi.stowage.io
 allowVolumeExpansion: true
 volumeBindingMode: ${mode}
-${Object.keys(parameters).length > 0 ? `parameters:\n${Object.entries(parameters).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`).join('\n')}\n` : ''}---
+${
+  Object.keys(parameters).length > 0
+    ? `parameters:\n${Object.entries(parameters)
+        .map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`)
+        .join('\n')}\n`
+    : ''
+}---
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata:
@@ -94,74 +108,110 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('lifecycle through stowage up 
 
   for (const variant of [
     { name: 'Immediate class, no attach', mode: 'Immediate' as const, attach: false, fsType: undefined },
-    { name: 'WaitForFirstConsumer class, with attach', mode: 'WaitForFirstConsumer' as const, attach: true, fsType: undefined },
-    { name: `Immediate class with csi.storage.k8s.io/fstype ${onlineFsType ?? '(none available)'}: a real filesystem, grown online`, mode: 'Immediate' as const, attach: false, fsType: onlineFsType ?? 'none' },
+    {
+      name: 'WaitForFirstConsumer class, with attach',
+      mode: 'WaitForFirstConsumer' as const,
+      attach: true,
+      fsType: undefined,
+    },
+    {
+      name: `Immediate class with csi.storage.k8s.io/fstype ${onlineFsType ?? '(none available)'}: a real filesystem, grown online`,
+      mode: 'Immediate' as const,
+      attach: false,
+      fsType: onlineFsType ?? 'none',
+    },
   ]) {
-    it.skipIf(variant.fsType === 'none')(variant.name, async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'stowage-e2e-'));
-      dirs.push(dataDir);
-      const { child, exit } = await startUp(dataDir, 'e2e', variant.attach ? ['--enable-attach'] : []);
-      try {
-        const { kubectl, json } = kubectlIn(() => dataDir, 60_000);
-        // The node registers the driver first (as a kubelet with node-driver-registrar).
-        await expect.poll(async () => (await json('get', 'csinode', 'e2e').catch(() => ({}))).spec?.drivers?.length ?? 0, { timeout: 20_000 }).toBe(1);
-        const file = join(dataDir, 'app.yaml');
-        writeFileSync(file, manifest(variant.mode, variant.fsType ? { 'csi.storage.k8s.io/fstype': variant.fsType } : {}));
-        await kubectl('apply', '-f', file);
-        await expect.poll(async () => (await json('get', 'pod', 'app')).status?.phase, { timeout: 30_000 }).toBe('Running');
-        const pod = await json('get', 'pod', 'app');
-        expect(pod.spec.nodeName).toBe('e2e');
-        // The node agent writes its InternalIP as the pod's hostIP, which describe shows beside the node.
-        const internalIP = (await json('get', 'node', 'e2e')).status.addresses.find((a: { type: string }) => a.type === 'InternalIP').address;
-        expect({ hostIP: pod.status.hostIP, hostIPs: pod.status.hostIPs }).toEqual({ hostIP: internalIP, hostIPs: [{ ip: internalIP }] });
-        expect(await kubectl('describe', 'pod', 'app')).toMatch(new RegExp(`^Node:\\s+e2e/${internalIP.replaceAll('.', '\\.')}$`, 'm'));
-        const claim = await json('get', 'pvc', 'data');
-        expect(claim.status.phase).toBe('Bound');
-        const pv = await json('get', 'pv', claim.spec.volumeName);
-        expect(pv.spec.csi.driver).toBe('hostpath.csi.stowage.io');
-        expect(pv.metadata.annotations['pv.kubernetes.io/provisioned-by']).toBe('hostpath.csi.stowage.io');
-        if (variant.attach) {
-          const vas = await json('get', 'volumeattachments');
-          expect(vas.items).toHaveLength(1);
-          expect(vas.items[0].status.attached).toBe(true);
-          expect(vas.items[0].spec).toMatchObject({ attacher: 'hostpath.csi.stowage.io', nodeName: 'e2e', source: { persistentVolumeName: pv.metadata.name } });
+    it.skipIf(variant.fsType === 'none')(
+      variant.name,
+      async () => {
+        const dataDir = mkdtempSync(join(tmpdir(), 'stowage-e2e-'));
+        dirs.push(dataDir);
+        const { child, exit } = await startUp(dataDir, 'e2e', variant.attach ? ['--enable-attach'] : []);
+        try {
+          const { kubectl, json } = kubectlIn(() => dataDir, 60_000);
+          // The node registers the driver first (as a kubelet with node-driver-registrar).
+          await expect
+            .poll(async () => (await json('get', 'csinode', 'e2e').catch(() => ({}))).spec?.drivers?.length ?? 0, {
+              timeout: 20_000,
+            })
+            .toBe(1);
+          const file = join(dataDir, 'app.yaml');
+          writeFileSync(
+            file,
+            manifest(variant.mode, variant.fsType ? { 'csi.storage.k8s.io/fstype': variant.fsType } : {}),
+          );
+          await kubectl('apply', '-f', file);
+          await expect
+            .poll(async () => (await json('get', 'pod', 'app')).status?.phase, { timeout: 30_000 })
+            .toBe('Running');
+          const pod = await json('get', 'pod', 'app');
+          expect(pod.spec.nodeName).toBe('e2e');
+          // The node agent writes its InternalIP as the pod's hostIP, which describe shows beside the node.
+          const internalIP = (await json('get', 'node', 'e2e')).status.addresses.find(
+            (a: { type: string }) => a.type === 'InternalIP',
+          ).address;
+          expect({ hostIP: pod.status.hostIP, hostIPs: pod.status.hostIPs }).toEqual({
+            hostIP: internalIP,
+            hostIPs: [{ ip: internalIP }],
+          });
+          expect(await kubectl('describe', 'pod', 'app')).toMatch(
+            new RegExp(`^Node:\\s+e2e/${internalIP.replaceAll('.', '\\.')}$`, 'm'),
+          );
+          const claim = await json('get', 'pvc', 'data');
+          expect(claim.status.phase).toBe('Bound');
+          const pv = await json('get', 'pv', claim.spec.volumeName);
+          expect(pv.spec.csi.driver).toBe('hostpath.csi.stowage.io');
+          expect(pv.metadata.annotations['pv.kubernetes.io/provisioned-by']).toBe('hostpath.csi.stowage.io');
+          if (variant.attach) {
+            const vas = await json('get', 'volumeattachments');
+            expect(vas.items).toHaveLength(1);
+            expect(vas.items[0].status.attached).toBe(true);
+            expect(vas.items[0].spec).toMatchObject({
+              attacher: 'hostpath.csi.stowage.io',
+              nodeName: 'e2e',
+              source: { persistentVolumeName: pv.metadata.name },
+            });
+          }
+          // The volume is really mounted at the pod's path on the host; write through it.
+          const hostPath = JSON.parse(pod.metadata.annotations['volumes.stowage.io/host-paths']).data as string;
+          expect(mountsUnder(hostPath)).toContain(hostPath);
+          writeFileSync(join(hostPath, 'hello.txt'), 'hello');
+          if (variant.fsType) {
+            // The pod's volume is the claim's own filesystem: its size, less the filesystem's overhead.
+            expect(pv.spec.csi.fsType).toBe(variant.fsType);
+            expect(readFileSync('/proc/self/mountinfo', 'utf8')).toContain(` - ${variant.fsType} /dev/loop`);
+            expect(statfsTotal(hostPath)).toBeGreaterThan(0.8 * GiB);
+            expect(statfsTotal(hostPath)).toBeLessThanOrEqual(GiB);
+          }
+          // Grow the claim: the sidecar expands the volume, the claim's capacity follows.
+          await kubectl('patch', 'pvc', 'data', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}');
+          await expect
+            .poll(async () => (await json('get', 'pvc', 'data')).status?.capacity?.storage, { timeout: 30_000 })
+            .toBe('2Gi');
+          if (variant.fsType) {
+            // Online: the node grows the mounted filesystem under the running pod (asynchronously).
+            await expect.poll(() => statfsTotal(hostPath), { timeout: 20_000 }).toBeGreaterThan(GiB);
+            expect(readFileSync(join(hostPath, 'hello.txt'), 'utf8')).toBe('hello');
+          }
+          // Delete everything: unmounted, (detached), deleted in the driver, nothing left.
+          await kubectl('delete', 'pod', 'app', '--timeout=60s');
+          // The pod object goes once its own mounts are gone (the kubelet's PodResourcesAreReclaimed);
+          // the device (staging) mount is torn down by the next reconciler passes, not before.
+          expect(mountsUnder(hostPath)).toEqual([]);
+          await expect.poll(() => mountsUnder(dataDir), { timeout: 30_000 }).toEqual([]);
+          await kubectl('delete', 'pvc', 'data', '--timeout=60s');
+          await expect.poll(async () => (await json('get', 'pv')).items.length, { timeout: 30_000 }).toBe(0);
+          expect((await json('get', 'volumeattachments')).items).toHaveLength(0);
+          const volumesDir = join(dataDir, 'csi-hostpath', 'volumes');
+          expect(existsSync(volumesDir) ? readdirSync(volumesDir) : []).toEqual([]);
+          expect(loopsUnder(dataDir)).toEqual([]);
+        } finally {
+          child.kill('SIGTERM');
+          await exit;
         }
-        // The volume is really mounted at the pod's path on the host; write through it.
-        const hostPath = JSON.parse(pod.metadata.annotations['volumes.stowage.io/host-paths']).data as string;
-        expect(mountsUnder(hostPath)).toContain(hostPath);
-        writeFileSync(join(hostPath, 'hello.txt'), 'hello');
-        if (variant.fsType) {
-          // The pod's volume is the claim's own filesystem: its size, less the filesystem's overhead.
-          expect(pv.spec.csi.fsType).toBe(variant.fsType);
-          expect(readFileSync('/proc/self/mountinfo', 'utf8')).toContain(` - ${variant.fsType} /dev/loop`);
-          expect(statfsTotal(hostPath)).toBeGreaterThan(0.8 * GiB);
-          expect(statfsTotal(hostPath)).toBeLessThanOrEqual(GiB);
-        }
-        // Grow the claim: the sidecar expands the volume, the claim's capacity follows.
-        await kubectl('patch', 'pvc', 'data', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}');
-        await expect.poll(async () => (await json('get', 'pvc', 'data')).status?.capacity?.storage, { timeout: 30_000 }).toBe('2Gi');
-        if (variant.fsType) {
-          // Online: the node grows the mounted filesystem under the running pod (asynchronously).
-          await expect.poll(() => statfsTotal(hostPath), { timeout: 20_000 }).toBeGreaterThan(GiB);
-          expect(readFileSync(join(hostPath, 'hello.txt'), 'utf8')).toBe('hello');
-        }
-        // Delete everything: unmounted, (detached), deleted in the driver, nothing left.
-        await kubectl('delete', 'pod', 'app', '--timeout=60s');
-        // The pod object goes once its own mounts are gone (the kubelet's PodResourcesAreReclaimed);
-        // the device (staging) mount is torn down by the next reconciler passes, not before.
-        expect(mountsUnder(hostPath)).toEqual([]);
-        await expect.poll(() => mountsUnder(dataDir), { timeout: 30_000 }).toEqual([]);
-        await kubectl('delete', 'pvc', 'data', '--timeout=60s');
-        await expect.poll(async () => (await json('get', 'pv')).items.length, { timeout: 30_000 }).toBe(0);
-        expect((await json('get', 'volumeattachments')).items).toHaveLength(0);
-        const volumesDir = join(dataDir, 'csi-hostpath', 'volumes');
-        expect(existsSync(volumesDir) ? readdirSync(volumesDir) : []).toEqual([]);
-        expect(loopsUnder(dataDir)).toEqual([]);
-      } finally {
-        child.kill('SIGTERM');
-        await exit;
-      }
-      expect(mountsUnder(dataDir)).toEqual([]);
-    }, 150_000);
+        expect(mountsUnder(dataDir)).toEqual([]);
+      },
+      150_000,
+    );
   }
 });

@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event, Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import { NotFoundError } from '../src/util/errors.js';
 import { built } from './helpers/env.js';
-import { SHARED_DRIVER, netnsUnavailable, startNetnsCluster, type NetnsCluster, type NodeHost } from '../bench/netns/hosts.js';
+import {
+  SHARED_DRIVER,
+  netnsUnavailable,
+  startNetnsCluster,
+  type NetnsCluster,
+  type NodeHost,
+} from '../bench/netns/hosts.js';
 import { until } from './scheduler-kit.js';
 
 const unavailable = built ? await netnsUnavailable() : 'no build (run npx tsc -p tsconfig.build.json)';
@@ -23,12 +29,23 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
   const hosts: Record<string, NodeHost> = {};
 
   beforeAll(async () => {
-    cluster = await startNetnsCluster({ controllerFlags: ['--node-monitor-grace-period', '3s', '--node-monitor-period', '500ms'], sharedStorage: true });
+    cluster = await startNetnsCluster({
+      controllerFlags: ['--node-monitor-grace-period', '3s', '--node-monitor-period', '500ms'],
+      sharedStorage: true,
+    });
     for (const name of ['b', 'c']) hosts[name] = await cluster.addHost(name, { nodeFlags: NODE_FLAGS });
     // d and e: the node side of the shared storage, whose volumes can move between them with their data.
     for (const name of ['d', 'e']) hosts[name] = await cluster.addHost(name, { nodeFlags: NODE_FLAGS, shared: true });
-    await cluster.client.resource('CSIDriver').create({ metadata: { name: SHARED_DRIVER }, spec: { attachRequired: true, volumeLifecycleModes: ['Persistent'] } });
-    await cluster.client.resource('StorageClass').create({ metadata: { name: 'shared' }, provisioner: SHARED_DRIVER, volumeBindingMode: 'Immediate', reclaimPolicy: 'Delete' });
+    await cluster.client.resource('CSIDriver').create({
+      metadata: { name: SHARED_DRIVER },
+      spec: { attachRequired: true, volumeLifecycleModes: ['Persistent'] },
+    });
+    await cluster.client.resource('StorageClass').create({
+      metadata: { name: 'shared' },
+      provisioner: SHARED_DRIVER,
+      volumeBindingMode: 'Immediate',
+      reclaimPolicy: 'Delete',
+    });
     for (const h of [hosts['b']!, hosts['c']!]) {
       await cluster.client.resource('CSIDriver').create({
         metadata: { name: h.driverName },
@@ -57,7 +74,11 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     }
   };
   const events = async (involved: string): Promise<Event[]> =>
-    (await cluster.client.resource('Event').list({ namespace: 'default', fieldSelector: `involvedObject.name=${involved}` })).items;
+    (
+      await cluster.client
+        .resource('Event')
+        .list({ namespace: 'default', fieldSelector: `involvedObject.name=${involved}` })
+    ).items;
   const podWithScratch = (name: string, h: NodeHost, tolerations: Toleration[] = []): Pod => ({
     metadata: { name, namespace: 'default' },
     spec: {
@@ -67,7 +88,8 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
       volumes: [{ name: 'scratch', csi: { driver: h.driverName, volumeAttributes: { size: '1Mi' } } }],
     },
   });
-  const scratchMount = async (h: NodeHost, uid: string): Promise<string | undefined> => (await h.mounts()).find((m) => m.includes(`/pods/${uid}/volumes/kubernetes.io~csi/scratch/mount`));
+  const scratchMount = async (h: NodeHost, uid: string): Promise<string | undefined> =>
+    (await h.mounts()).find((m) => m.includes(`/pods/${uid}/volumes/kubernetes.io~csi/scratch/mount`));
   const setOutOfService = async (name: string, on: boolean): Promise<void> => {
     const n = await node(name);
     const others = (n.spec?.taints ?? []).filter((t) => t.key !== OUT_OF_SERVICE.key);
@@ -76,47 +98,85 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
   /** A ReadWriteOnce claim on the shared storage; its PV's name. */
   const sharedClaim = async (name: string): Promise<string> => {
     const claims = cluster.client.resource('PersistentVolumeClaim');
-    await claims.create({ metadata: { name, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'shared', resources: { requests: { storage: '1Mi' } } } });
+    await claims.create({
+      metadata: { name, namespace: 'default' },
+      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'shared', resources: { requests: { storage: '1Mi' } } },
+    });
     return until(`${name} bound`, async () => (await claims.get(name, { namespace: 'default' })).spec?.volumeName);
   };
-  const vaOf = async (pv: string, n: string) => (await cluster.client.resource('VolumeAttachment').list()).items.find((v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n);
-  const publishedOn = async (h: NodeHost, pv: string): Promise<string | undefined> => (await h.mounts()).find((m) => m.includes(`/volumes/kubernetes.io~csi/${pv}/mount`));
+  const vaOf = async (pv: string, n: string) =>
+    (await cluster.client.resource('VolumeAttachment').list()).items.find(
+      (v) => v.spec.source.persistentVolumeName === pv && v.spec.nodeName === n,
+    );
+  const publishedOn = async (h: NodeHost, pv: string): Promise<string | undefined> =>
+    (await h.mounts()).find((m) => m.includes(`/volumes/kubernetes.io~csi/${pv}/mount`));
   /** A pod on `h` using the claim; once the volume is published there, `text` is written into it. */
-  const writeThrough = async (name: string, h: NodeHost, claimName: string, pv: string, text: string): Promise<void> => {
+  const writeThrough = async (
+    name: string,
+    h: NodeHost,
+    claimName: string,
+    pv: string,
+    text: string,
+  ): Promise<void> => {
     await pods().create(podWithClaim(name, h, claimName));
     const target = await until(`${claimName} mounted on ${h.name}`, () => publishedOn(h, pv));
     await h.sh(`echo ${text} > ${target}/data`);
   };
   const podWithClaim = (name: string, h: NodeHost, claimName: string): Pod => ({
     metadata: { name, namespace: 'default' },
-    spec: { nodeName: h.name, containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] },
+    spec: {
+      nodeName: h.name,
+      containers: [{ name: 'app', image: 'busybox' }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }],
+    },
   });
   const untilReadyAgain = async (name: string): Promise<void> => {
     await until(`${name} Ready without lifecycle taints`, async () => {
       const n = await node(name);
-      return ready(n) === 'True' && !taintKeys(n).some((k) => k.startsWith('node.kubernetes.io/unreachable') || k.startsWith('node.kubernetes.io/not-ready'));
+      return (
+        ready(n) === 'True' &&
+        !taintKeys(n).some(
+          (k) => k.startsWith('node.kubernetes.io/unreachable') || k.startsWith('node.kubernetes.io/not-ready'),
+        )
+      );
     });
   };
 
   it('hosts join over the bridge only, and report Ready with their bridge address', async () => {
     for (const h of Object.values(hosts)) {
-      const n = await until(`${h.name} Ready`, async () => {
-        const x = await node(h.name);
-        return ready(x) === 'True' ? x : undefined;
-        // Every host's agent, driver and registrar start at once; on a loaded 2-core machine that takes a while.
-      }, 60_000);
+      const n = await until(
+        `${h.name} Ready`,
+        async () => {
+          const x = await node(h.name);
+          return ready(x) === 'True' ? x : undefined;
+          // Every host's agent, driver and registrar start at once; on a loaded 2-core machine that takes a while.
+        },
+        60_000,
+      );
       expect(n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address).toBe(h.address);
       // Nothing but the bridge: no default route out of the host.
-      expect((await h.sh('ip -4 route')).trim()).toBe(`${h.address.replace(/\.\d+$/, '.0')}/24 dev eth0 proto kernel scope link src ${h.address}`);
+      expect((await h.sh('ip -4 route')).trim()).toBe(
+        `${h.address.replace(/\.\d+$/, '.0')}/24 dev eth0 proto kernel scope link src ${h.address}`,
+      );
     }
   });
 
   it('a killed host turns Unknown, is tainted unreachable, its pods evicted after their tolerations; out-of-service force-deletes them; back, it is Ready and untainted', async () => {
     const c = hosts['c']!;
-    const short: Toleration = { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 1 };
+    const short: Toleration = {
+      key: 'node.kubernetes.io/unreachable',
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: 1,
+    };
     await pods().create(podWithScratch('short', c, [short]));
     const long = await pods().create(podWithScratch('long', c));
-    expect(long.spec?.tolerations).toContainEqual({ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+    expect(long.spec?.tolerations).toContainEqual({
+      key: 'node.kubernetes.io/unreachable',
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: 300,
+    });
     await until('long mounted on c', () => scratchMount(c, long.metadata!.uid!));
 
     await c.kill();
@@ -124,16 +184,27 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
       const n = await node('c');
       return ready(n) === 'Unknown' && taintKeys(n).length === 2 ? n : undefined;
     });
-    expect(dead.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({ reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' });
-    expect(taintKeys(dead)).toEqual(['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule']);
+    expect(dead.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({
+      reason: 'NodeStatusUnknown',
+      message: 'Kubelet stopped posting node status.',
+    });
+    expect(taintKeys(dead)).toEqual([
+      'node.kubernetes.io/unreachable:NoExecute',
+      'node.kubernetes.io/unreachable:NoSchedule',
+    ]);
     // 1 s of toleration: evicted (deleted gracefully — the dead kubelet never confirms, so it stays terminating).
     await until('short evicted', async () => (await podOrNull('short'))?.metadata?.deletionTimestamp);
-    expect((await events('short')).find((e) => e.reason === 'TaintManagerEviction')?.message).toBe('Marking for deletion Pod default/short');
+    expect((await events('short')).find((e) => e.reason === 'TaintManagerEviction')?.message).toBe(
+      'Marking for deletion Pod default/short',
+    );
     expect((await podOrNull('long'))?.metadata?.deletionTimestamp).toBeUndefined(); // 300 s
 
     // Non-graceful node shutdown: the operator says c is down; its pods are gone at once.
     await setOutOfService('c', true);
-    await until('c pods force-deleted', async () => (await podOrNull('short')) === null && (await podOrNull('long')) === null);
+    await until(
+      'c pods force-deleted',
+      async () => (await podOrNull('short')) === null && (await podOrNull('long')) === null,
+    );
 
     await setOutOfService('c', false);
     await c.start();
@@ -156,7 +227,10 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
       return ready(n) === 'Unknown' && taintKeys(n).includes('node.kubernetes.io/unreachable:NoExecute');
     });
     const stayBefore = await pods().get('stay', { namespace: 'default' });
-    const withoutReady = (p: Pod) => ({ ...p.status, conditions: (p.status?.conditions ?? []).filter((c) => c.type !== 'Ready') });
+    const withoutReady = (p: Pod) => ({
+      ...p.status,
+      conditions: (p.status?.conditions ?? []).filter((c) => c.type !== 'Ready'),
+    });
     // The operator fences b and the user deletes `moved` (to run it elsewhere): it goes at once.
     await pods().delete('moved', { namespace: 'default' });
     await setOutOfService('b', true);
@@ -193,12 +267,16 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     await writeThrough('first', d, 'rwo', pv, 'before-the-crash');
 
     await pods().create(podWithClaim('second', e, 'rwo'));
-    const multi = await until('Multi-Attach event', async () => (await events('second')).find((x) => x.reason === 'FailedAttachVolume' && x.message?.startsWith('Multi-Attach')));
+    const multi = await until('Multi-Attach event', async () =>
+      (await events('second')).find((x) => x.reason === 'FailedAttachVolume' && x.message?.startsWith('Multi-Attach')),
+    );
     expect(multi.message).toBe(`Multi-Attach error for volume "${pv}" Volume is already used by pod(s) first`);
     expect(multi.type).toBe('Warning');
 
     await d.kill();
-    const why = await until('why the volume stays on d', async () => (await events('second')).find((x) => x.message?.includes('not known to be shut down')));
+    const why = await until('why the volume stays on d', async () =>
+      (await events('second')).find((x) => x.message?.includes('not known to be shut down')),
+    );
     expect(why.message).toBe(
       `Volume "${pv}" is still attached to node(s) d, which is not ready and not known to be shut down: it is not detached while that node may still write to it. ` +
         'Once the node is shut down, taint it node.kubernetes.io/out-of-service=nodeshutdown:NoExecute (non-graceful node shutdown) to detach the volume at once.',
@@ -233,7 +311,8 @@ describe.skipIf(unavailable !== undefined)('node hosts on network namespaces', (
     const onE = await until('mounted on e', async () => {
       const va = await vaOf(pv, 'd');
       const left = (await d.mounts()).filter((m) => m.includes(pv));
-      if ((!va || va.metadata?.deletionTimestamp) && left.length > 0) violations.push(`detach from d started while d still had ${left.join(', ')}`);
+      if ((!va || va.metadata?.deletionTimestamp) && left.length > 0)
+        violations.push(`detach from d started while d still had ${left.join(', ')}`);
       return publishedOn(e, pv);
     });
     expect(violations).toEqual([]);

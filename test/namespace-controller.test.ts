@@ -28,11 +28,18 @@ describe('namespace controller', () => {
     await client.resource('Namespace').create({ metadata: { name: 'doomed' } });
     await client.resource('ConfigMap').create({ metadata: { name: 'plain', namespace: 'doomed' }, data: { a: '1' } });
     await client.resource('Secret').create({ metadata: { name: 's', namespace: 'doomed' }, stringData: { k: 'v' } });
-    await client.resource('ConfigMap').create({ metadata: { name: 'held', namespace: 'doomed', finalizers: ['example.com/hold'] } });
+    await client
+      .resource('ConfigMap')
+      .create({ metadata: { name: 'held', namespace: 'doomed', finalizers: ['example.com/hold'] } });
     await client.resource('ConfigMap').create({ metadata: { name: 'bystander', namespace: 'default' } });
 
     await client.resource('Namespace').delete('doomed');
-    await until('unheld content deleted', async () => (await gone(() => client.resource('ConfigMap').get('plain', { namespace: 'doomed' }))) && gone(() => client.resource('Secret').get('s', { namespace: 'doomed' })));
+    await until(
+      'unheld content deleted',
+      async () =>
+        (await gone(() => client.resource('ConfigMap').get('plain', { namespace: 'doomed' }))) &&
+        gone(() => client.resource('Secret').get('s', { namespace: 'doomed' })),
+    );
     const held = await client.resource('ConfigMap').get('held', { namespace: 'doomed' });
     expect(held.metadata?.deletionTimestamp).toBeDefined();
     // The content that is left keeps the namespace: it is Terminating with its finalizer.
@@ -40,8 +47,12 @@ describe('namespace controller', () => {
     expect(ns.status?.phase).toBe('Terminating');
     expect(ns.spec?.finalizers).toContain('kubernetes');
 
-    await client.resource('ConfigMap').patch('held', 'merge', { metadata: { finalizers: null } }, { namespace: 'doomed' });
+    await client
+      .resource('ConfigMap')
+      .patch('held', 'merge', { metadata: { finalizers: null } }, { namespace: 'doomed' });
     await until('namespace gone', () => gone(() => client.resource('Namespace').get('doomed')));
-    expect((await client.resource('ConfigMap').get('bystander', { namespace: 'default' })).metadata?.name).toBe('bystander');
+    expect((await client.resource('ConfigMap').get('bystander', { namespace: 'default' })).metadata?.name).toBe(
+      'bystander',
+    );
   });
 });

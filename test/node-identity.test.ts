@@ -32,7 +32,10 @@ describe.skipIf(!built || !isRoot)('node identities', () => {
   let t: Target;
   let joined: ChildProcess | undefined;
   const kc = (node: string): string => join(dir, `${node}.kubeconfig`);
-  const kubectl = async (kubeconfig: string, ...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
+  const kubectl = async (
+    kubeconfig: string,
+    ...args: string[]
+  ): Promise<{ stdout: string; stderr: string; code: number }> => {
     try {
       const r = await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 30_000 });
       return { stdout: r.stdout, stderr: r.stderr, code: 0 };
@@ -82,7 +85,10 @@ describe.skipIf(!built || !isRoot)('node identities', () => {
     const ns = 'default';
     await api(t, 'POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 's1' }, stringData: { k: 'v' } });
     await api(t, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'cm1' }, data: { a: 'b' } });
-    await api(t, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { metadata: { name: 'c1' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } });
+    await api(t, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+      metadata: { name: 'c1' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } },
+    });
     const pod = await api(t, 'POST', `/api/v1/namespaces/${ns}/pods`, {
       metadata: { name: 'p1' },
       spec: {
@@ -94,7 +100,11 @@ describe.skipIf(!built || !isRoot)('node identities', () => {
       },
     });
     expect(pod.status).toBe(201);
-    await expect.poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/p1`)).body?.status?.phase, { timeout: 30_000 }).toBe('Running');
+    await expect
+      .poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/p1`)).body?.status?.phase, {
+        timeout: 30_000,
+      })
+      .toBe('Running');
     const node = (await api(t, 'GET', '/api/v1/nodes/n1')).body;
     expect(node.status.conditions.find((c: { type: string }) => c.type === 'Ready')?.status).toBe('True');
     expect((await api(t, 'GET', '/apis/storage.k8s.io/v1/csinodes/n1')).body?.spec?.drivers?.length).toBe(1);
@@ -107,48 +117,118 @@ describe.skipIf(!built || !isRoot)('node identities', () => {
     );
 
     expect((await api(t, 'DELETE', `/api/v1/namespaces/${ns}/pods/p1`)).status).toBe(200);
-    await expect.poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/p1`)).status, { timeout: 30_000 }).toBe(404);
+    await expect
+      .poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/p1`)).status, { timeout: 30_000 })
+      .toBe(404);
     expect((await api(t, 'DELETE', `/api/v1/namespaces/${ns}/persistentvolumeclaims/c1`)).status).toBe(200);
-    await expect.poll(async () => (await api(t, 'GET', '/api/v1/persistentvolumes')).body?.items?.length, { timeout: 30_000 }).toBe(0);
+    await expect
+      .poll(async () => (await api(t, 'GET', '/api/v1/persistentvolumes')).body?.items?.length, { timeout: 30_000 })
+      .toBe(0);
     // Everything the node agent wrote was allowed: no refusal was answered to it.
     const metrics = (await api(t, 'GET', '/metrics', undefined, { accept: 'text/plain' })).text;
-    expect(metrics.split('\n').filter((l) => l.startsWith('apiserver_request_total') && l.includes('code="403"'))).toEqual([
-      expect.stringContaining('resource="persistentvolumeclaims"'),
-    ]);
+    expect(
+      metrics.split('\n').filter((l) => l.startsWith('apiserver_request_total') && l.includes('code="403"')),
+    ).toEqual([expect.stringContaining('resource="persistentvolumeclaims"')]);
   }, 90_000);
 
   it('stowage node joins with the node kubeconfig from another process, as that node', async () => {
-    joined = spawn(process.execPath, [BIN, 'node', '--kubeconfig', kc('n2'), '--node-name', 'n2', '--root-dir', join(dir, 'n2')], { stdio: ['ignore', 'ignore', 'inherit'] });
+    joined = spawn(
+      process.execPath,
+      [BIN, 'node', '--kubeconfig', kc('n2'), '--node-name', 'n2', '--root-dir', join(dir, 'n2')],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     await expect
-      .poll(async () => (await api(t, 'GET', '/api/v1/nodes/n2')).body?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status, { timeout: 30_000 })
+      .poll(
+        async () =>
+          (await api(t, 'GET', '/api/v1/nodes/n2')).body?.status?.conditions?.find(
+            (c: { type: string }) => c.type === 'Ready',
+          )?.status,
+        { timeout: 30_000 },
+      )
       .toBe('True');
     // The Lease is written by its own loop, which may come after the first status.
     await expect
-      .poll(async () => (await api(t, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n2')).body?.spec?.holderIdentity, { timeout: 30_000 })
+      .poll(
+        async () =>
+          (await api(t, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n2')).body?.spec
+            ?.holderIdentity,
+        { timeout: 30_000 },
+      )
       .toBe('n2');
     // A node credential joins only as its own node.
-    const wrong = await run(process.execPath, [BIN, 'node', '--kubeconfig', kc('n2'), '--node-name', 'n3', '--root-dir', join(dir, 'n3')]).catch((e: { code: number; stderr: string }) => e);
+    const wrong = await run(process.execPath, [
+      BIN,
+      'node',
+      '--kubeconfig',
+      kc('n2'),
+      '--node-name',
+      'n3',
+      '--root-dir',
+      join(dir, 'n3'),
+    ]).catch((e: { code: number; stderr: string }) => e);
     expect(wrong).toMatchObject({ code: 1, stderr: "stowage: the credential is system:node:n2's, not node n3's\n" });
   }, 60_000);
 
   it("Stowage's components write under Kubernetes' field managers: kubelet, kube-controller-manager, kube-scheduler, csi-provisioner, csi-resizer", async () => {
     const ns = 'default';
-    type Entry = { manager: string; operation: string; subresource?: string; fieldsV1: { 'f:spec'?: Record<string, unknown> } };
-    const entries = async (path: string): Promise<Entry[]> => (await api(t, 'GET', path)).body?.metadata?.managedFields ?? [];
-    const managers = async (path: string): Promise<string[]> => [...new Set((await entries(path)).map((e) => e.manager))].sort();
-    await api(t, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, { metadata: { name: 'mf' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } });
-    expect((await api(t, 'POST', `/api/v1/namespaces/${ns}/pods`, { metadata: { name: 'mf' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'mf' } }] } })).status).toBe(201);
-    await expect.poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/mf`)).body?.status?.phase, { timeout: 30_000 }).toBe('Running');
-    const pvName: string = (await api(t, 'GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims/mf`)).body.spec.volumeName;
+    type Entry = {
+      manager: string;
+      operation: string;
+      subresource?: string;
+      fieldsV1: { 'f:spec'?: Record<string, unknown> };
+    };
+    const entries = async (path: string): Promise<Entry[]> =>
+      (await api(t, 'GET', path)).body?.metadata?.managedFields ?? [];
+    const managers = async (path: string): Promise<string[]> =>
+      [...new Set((await entries(path)).map((e) => e.manager))].sort();
+    await api(t, 'POST', `/api/v1/namespaces/${ns}/persistentvolumeclaims`, {
+      metadata: { name: 'mf' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } },
+    });
+    expect(
+      (
+        await api(t, 'POST', `/api/v1/namespaces/${ns}/pods`, {
+          metadata: { name: 'mf' },
+          spec: {
+            containers: [{ name: 'c', image: 'busybox' }],
+            volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'mf' } }],
+          },
+        })
+      ).status,
+    ).toBe(201);
+    await expect
+      .poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/mf`)).body?.status?.phase, {
+        timeout: 30_000,
+      })
+      .toBe('Running');
+    const pvName: string = (await api(t, 'GET', `/api/v1/namespaces/${ns}/persistentvolumeclaims/mf`)).body.spec
+      .volumeName;
     const pvPath = `/api/v1/persistentvolumes/${pvName}`;
     // Growing the claim brings the resizer in (the default class allows expansion).
-    expect((await api(t, 'PATCH', `/api/v1/namespaces/${ns}/persistentvolumeclaims/mf`, { spec: { resources: { requests: { storage: '2Mi' } } } }, { contentType: 'application/merge-patch+json' })).status).toBe(200);
-    await expect.poll(async () => (await api(t, 'GET', pvPath)).body?.spec?.capacity?.storage, { timeout: 30_000 }).toBe('2Mi');
+    expect(
+      (
+        await api(
+          t,
+          'PATCH',
+          `/api/v1/namespaces/${ns}/persistentvolumeclaims/mf`,
+          { spec: { resources: { requests: { storage: '2Mi' } } } },
+          { contentType: 'application/merge-patch+json' },
+        )
+      ).status,
+    ).toBe(200);
+    await expect
+      .poll(async () => (await api(t, 'GET', pvPath)).body?.spec?.capacity?.storage, { timeout: 30_000 })
+      .toBe('2Mi');
 
     // The provisioner created the PV (its spec.csi is csi-provisioner's), the binder wrote its status, the resizer its capacity.
     const pv = await entries(pvPath);
-    expect(pv.find((e) => e.fieldsV1['f:spec']?.['f:csi'] !== undefined)).toMatchObject({ manager: 'csi-provisioner', operation: 'Update' });
-    const storageOwners = pv.filter((e) => (e.fieldsV1['f:spec']?.['f:capacity'] as Record<string, unknown> | undefined)?.['f:storage'] !== undefined);
+    expect(pv.find((e) => e.fieldsV1['f:spec']?.['f:csi'] !== undefined)).toMatchObject({
+      manager: 'csi-provisioner',
+      operation: 'Update',
+    });
+    const storageOwners = pv.filter(
+      (e) => (e.fieldsV1['f:spec']?.['f:capacity'] as Record<string, unknown> | undefined)?.['f:storage'] !== undefined,
+    );
     expect(storageOwners.map((e) => `${e.manager}/${e.operation}`)).toEqual(['csi-resizer/Update']);
     expect(await managers(pvPath)).toEqual(['csi-provisioner', 'csi-resizer', 'kube-controller-manager']);
     // The claim: the test's own write (its User-Agent), then the scheduler's selected node, the binder, the resizer, the kubelet's expansion.
@@ -156,58 +236,98 @@ describe.skipIf(!built || !isRoot)('node identities', () => {
     expect(claimManagers).toEqual(expect.arrayContaining(['kube-controller-manager', 'kube-scheduler', 'csi-resizer']));
     expect(claimManagers.filter((m) => m.startsWith('stowage'))).toEqual([]);
     // Pod status and both Nodes (up's own agent and the `stowage node` process) are the kubelet's.
-    expect(await entries(`/api/v1/namespaces/${ns}/pods/mf`)).toContainEqual(expect.objectContaining({ manager: 'kubelet', operation: 'Update', subresource: 'status' }));
+    expect(await entries(`/api/v1/namespaces/${ns}/pods/mf`)).toContainEqual(
+      expect.objectContaining({ manager: 'kubelet', operation: 'Update', subresource: 'status' }),
+    );
     for (const node of ['n1', 'n2']) expect(await managers(`/api/v1/nodes/${node}`)).toEqual(['kubelet']);
     expect(await managers('/apis/storage.k8s.io/v1/csinodes/n1')).toEqual(['kubelet']);
 
     expect((await api(t, 'DELETE', `/api/v1/namespaces/${ns}/pods/mf`)).status).toBe(200);
-    await expect.poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/mf`)).status, { timeout: 30_000 }).toBe(404);
+    await expect
+      .poll(async () => (await api(t, 'GET', `/api/v1/namespaces/${ns}/pods/mf`)).status, { timeout: 30_000 })
+      .toBe(404);
     expect((await api(t, 'DELETE', `/api/v1/namespaces/${ns}/persistentvolumeclaims/mf`)).status).toBe(200);
     await expect.poll(async () => (await api(t, 'GET', pvPath)).status, { timeout: 30_000 }).toBe(404);
   }, 120_000);
 
-  it.skipIf(!hasKubectl)('kubectl with the node kubeconfig: whoami, can-i tells the truth, refusals in kube words', async () => {
-    expect((await kubectl(kc('n1'), 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}')).stdout).toBe('system:node:n1');
-    const can = async (...args: string[]): Promise<string> => (await kubectl(kc('n1'), 'auth', 'can-i', ...args)).stdout.trim();
-    expect(await can('get', 'nodes/n1')).toBe('yes');
-    expect(await can('get', 'nodes/n2')).toBe("no - node 'n1' cannot read 'n2', only its own Node object");
-    expect(await can('update', 'leases/n1', '-n', 'kube-node-lease')).toBe('yes');
-    expect(await can('update', 'leases/n2', '-n', 'kube-node-lease')).toBe('no - can only access node lease with the same name as the requesting node');
-    expect(await can('create', 'events')).toBe('yes');
-    expect(await can('get', 'secrets/s1')).toBe("no - no relationship found between node 'n1' and this object");
-    expect(await can('delete', 'pods')).toBe('yes'); // narrowed by NodeRestriction, which can-i does not run (as in kube)
+  it.skipIf(!hasKubectl)(
+    'kubectl with the node kubeconfig: whoami, can-i tells the truth, refusals in kube words',
+    async () => {
+      expect((await kubectl(kc('n1'), 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}')).stdout).toBe(
+        'system:node:n1',
+      );
+      const can = async (...args: string[]): Promise<string> =>
+        (await kubectl(kc('n1'), 'auth', 'can-i', ...args)).stdout.trim();
+      expect(await can('get', 'nodes/n1')).toBe('yes');
+      expect(await can('get', 'nodes/n2')).toBe("no - node 'n1' cannot read 'n2', only its own Node object");
+      expect(await can('update', 'leases/n1', '-n', 'kube-node-lease')).toBe('yes');
+      expect(await can('update', 'leases/n2', '-n', 'kube-node-lease')).toBe(
+        'no - can only access node lease with the same name as the requesting node',
+      );
+      expect(await can('create', 'events')).toBe('yes');
+      expect(await can('get', 'secrets/s1')).toBe("no - no relationship found between node 'n1' and this object");
+      expect(await can('delete', 'pods')).toBe('yes'); // narrowed by NodeRestriction, which can-i does not run (as in kube)
 
-    const create = await kubectl(kc('n1'), 'create', 'configmap', 'x');
-    expect(create.stderr.trim()).toBe(
-      'error: failed to create configmap: configmaps is forbidden: User "system:node:n1" cannot create resource "configmaps" in API group "" in the namespace "default": can only read resources of this type',
-    );
-    const label = await kubectl(kc('n1'), 'label', 'node', 'n1', 'node-role.kubernetes.io/control-plane=');
-    expect(label.stderr.trim()).toBe('Error from server (Forbidden): nodes "n1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/control-plane');
-    expect((await kubectl(kc('n1'), 'label', 'node', 'n1', 'kubelet.kubernetes.io/tier=a')).code).toBe(0);
-    // Another node's Node: kube's NodeRestriction message.
-    const cross = await api(t, 'PATCH', '/api/v1/nodes/n1', { metadata: { labels: { x: 'y' } } }, { token: tokenOf(kc('n2')), contentType: 'application/merge-patch+json' });
-    expect(cross.status).toBe(403);
-    expect(cross.body.message).toBe('nodes "n1" is forbidden: node "n2" is not allowed to modify node "n1"');
-  }, 60_000);
+      const create = await kubectl(kc('n1'), 'create', 'configmap', 'x');
+      expect(create.stderr.trim()).toBe(
+        'error: failed to create configmap: configmaps is forbidden: User "system:node:n1" cannot create resource "configmaps" in API group "" in the namespace "default": can only read resources of this type',
+      );
+      const label = await kubectl(kc('n1'), 'label', 'node', 'n1', 'node-role.kubernetes.io/control-plane=');
+      expect(label.stderr.trim()).toBe(
+        'Error from server (Forbidden): nodes "n1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/control-plane',
+      );
+      expect((await kubectl(kc('n1'), 'label', 'node', 'n1', 'kubelet.kubernetes.io/tier=a')).code).toBe(0);
+      // Another node's Node: kube's NodeRestriction message.
+      const cross = await api(
+        t,
+        'PATCH',
+        '/api/v1/nodes/n1',
+        { metadata: { labels: { x: 'y' } } },
+        { token: tokenOf(kc('n2')), contentType: 'application/merge-patch+json' },
+      );
+      expect(cross.status).toBe(403);
+      expect(cross.body.message).toBe('nodes "n1" is forbidden: node "n2" is not allowed to modify node "n1"');
+    },
+    60_000,
+  );
 
   it('client certificates signed by the cluster CA authenticate as CN in the groups of O (x509, as kube-apiserver)', async () => {
     const pki = join(dir, 'data', 'pki');
     const ca = { cert: readFileSync(join(pki, 'ca.crt'), 'utf8'), key: readFileSync(join(pki, 'ca.key'), 'utf8') };
-    const nodeCert = issueClientCertificate(ca.cert, ca.key, { commonName: 'system:node:n1', organizations: ['system:nodes'] });
+    const nodeCert = issueClientCertificate(ca.cert, ca.key, {
+      commonName: 'system:node:n1',
+      organizations: ['system:nodes'],
+    });
     const path = join(dir, 'n1-x509.kubeconfig');
-    writeFileSync(path, kubeconfigYaml({ server: t.baseUrl, caCertPem: t.caPem, clientCert: nodeCert, user: 'system:node:n1' }), { mode: 0o600 });
+    writeFileSync(
+      path,
+      kubeconfigYaml({ server: t.baseUrl, caCertPem: t.caPem, clientCert: nodeCert, user: 'system:node:n1' }),
+      { mode: 0o600 },
+    );
     const client = new RestClient(await loadKubeconfig(path));
     try {
       // Two requests: the second may ride a resumed TLS session and must still be the certificate's user.
-      for (let i = 0; i < 2; i++) expect(await whoAmI(client)).toEqual({ username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
+      for (let i = 0; i < 2; i++)
+        expect(await whoAmI(client)).toEqual({
+          username: 'system:node:n1',
+          groups: ['system:nodes', 'system:authenticated'],
+        });
     } finally {
       client.close();
     }
-    if (hasKubectl) expect((await kubectl(path, 'auth', 'can-i', 'get', 'nodes/n2')).stdout.trim()).toBe("no - node 'n1' cannot read 'n2', only its own Node object");
+    if (hasKubectl)
+      expect((await kubectl(path, 'auth', 'can-i', 'get', 'nodes/n2')).stdout.trim()).toBe(
+        "no - node 'n1' cannot read 'n2', only its own Node object",
+      );
     // A certificate the cluster CA did not sign (here: signed by the node's own) is nobody.
-    const foreign = issueClientCertificate(nodeCert.certPem, nodeCert.keyPem, { commonName: 'system:node:n1', organizations: ['system:nodes'] });
+    const foreign = issueClientCertificate(nodeCert.certPem, nodeCert.keyPem, {
+      commonName: 'system:node:n1',
+      organizations: ['system:nodes'],
+    });
     const fpath = join(dir, 'foreign.kubeconfig');
-    writeFileSync(fpath, kubeconfigYaml({ server: t.baseUrl, caCertPem: t.caPem, clientCert: foreign }), { mode: 0o600 });
+    writeFileSync(fpath, kubeconfigYaml({ server: t.baseUrl, caCertPem: t.caPem, clientCert: foreign }), {
+      mode: 0o600,
+    });
     const fclient = new RestClient(await loadKubeconfig(fpath));
     try {
       await expect(whoAmI(fclient)).rejects.toThrow(/Unauthorized/);

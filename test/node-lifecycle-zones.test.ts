@@ -31,20 +31,41 @@ let controller: Promise<void>;
 const nodeApi = () => client.resource('Node');
 const taintKeys = (n: Node): string[] => (n.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`).sort();
 const noExecuteAdded = async (name: string): Promise<string | undefined> =>
-  (await nodeApi().get(name)).spec?.taints?.find((t) => `${t.key}:${t.effect}` === UNREACHABLE_NO_EXECUTE)?.timeAdded ?? undefined;
+  (await nodeApi().get(name)).spec?.taints?.find((t) => `${t.key}:${t.effect}` === UNREACHABLE_NO_EXECUTE)?.timeAdded ??
+  undefined;
 const setReady = (name: string, status: 'True' | 'Unknown'): Promise<unknown> =>
-  nodeApi().patchStatus(name, 'merge', { status: { conditions: [{ type: 'Ready', status, reason: status === 'True' ? 'KubeletReady' : 'NodeStatusUnknown', lastHeartbeatTime: metaTime(T0) }] } });
+  nodeApi().patchStatus(name, 'merge', {
+    status: {
+      conditions: [
+        {
+          type: 'Ready',
+          status,
+          reason: status === 'True' ? 'KubeletReady' : 'NodeStatusUnknown',
+          lastHeartbeatTime: metaTime(T0),
+        },
+      ],
+    },
+  });
 /** The zone pass's own count of a zone's not Ready nodes (kube's node_collector_unhealthy_nodes_in_zone): proof the pass saw a change. */
-const unhealthyIn = (zone: string): number | undefined => metrics.gauge('node_collector_unhealthy_nodes_in_zone', '', ['zone']).get({ zone });
+const unhealthyIn = (zone: string): number | undefined =>
+  metrics.gauge('node_collector_unhealthy_nodes_in_zone', '', ['zone']).get({ zone });
 /** A node event, so that the zone pass runs at the fake clock's present (besides its own requeue). */
-const nudge = (): Promise<unknown> => nodeApi().patch('solo', 'merge', { metadata: { annotations: { nudge: String(clock.now()) } } });
+const nudge = (): Promise<unknown> =>
+  nodeApi().patch('solo', 'merge', { metadata: { annotations: { nudge: String(clock.now()) } } });
 const zoned = (zone: string) => ({ 'topology.kubernetes.io/region': 'region1', 'topology.kubernetes.io/zone': zone });
 
 beforeAll(async () => {
   srv = await startTestApiServer({ controllers: false });
   client = srv.plane.client;
   // Heartbeats are never judged stale here (1 h of fake time): readiness is what the test sets.
-  controller = runNodeLifecycleController({ client, signal: stop.signal, clock, metrics, gracePeriodMs: HOUR, monitorPeriodMs: HOUR });
+  controller = runNodeLifecycleController({
+    client,
+    signal: stop.signal,
+    clock,
+    metrics,
+    gracePeriodMs: HOUR,
+    monitorPeriodMs: HOUR,
+  });
 });
 
 afterAll(async () => {
@@ -56,22 +77,49 @@ afterAll(async () => {
 describe('node lifecycle zones', () => {
   it('a single node that stops reporting: NoSchedule taint and pods not Ready, but no NoExecute taint and no eviction (disruption mode); Ready again, untainted', async () => {
     await readyNode(client, 'solo');
-    const pod: Pod = await client.resource('Pod').create({ metadata: { name: 'app', namespace: 'default' }, spec: { nodeName: 'solo', containers: [{ name: 'c', image: 'busybox' }], tolerations: [] } });
-    await client.resource('Pod').patchStatus('app', 'merge', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, { namespace: 'default' });
+    const pod: Pod = await client.resource('Pod').create({
+      metadata: { name: 'app', namespace: 'default' },
+      spec: { nodeName: 'solo', containers: [{ name: 'c', image: 'busybox' }], tolerations: [] },
+    });
+    await client
+      .resource('Pod')
+      .patchStatus(
+        'app',
+        'merge',
+        { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+        { namespace: 'default' },
+      );
     await until('solo counted healthy', async () => unhealthyIn('') === 0);
     const registered = await until('RegisteredNode', async () =>
-      (await client.resource('Event').list({ namespace: 'default', fieldSelector: 'involvedObject.name=solo' })).items.find((e) => e.reason === 'RegisteredNode'),
+      (
+        await client.resource('Event').list({ namespace: 'default', fieldSelector: 'involvedObject.name=solo' })
+      ).items.find((e) => e.reason === 'RegisteredNode'),
     );
-    expect(registered).toMatchObject({ type: 'Normal', message: 'Registered Node solo in Controller', involvedObject: { kind: 'Node', name: 'solo' }, source: { component: 'node-controller' } });
+    expect(registered).toMatchObject({
+      type: 'Normal',
+      message: 'Registered Node solo in Controller',
+      involvedObject: { kind: 'Node', name: 'solo' },
+      source: { component: 'node-controller' },
+    });
 
     await setReady('solo', 'Unknown');
     await until('the zone pass saw solo down', async () => unhealthyIn('') === 1);
-    await until('solo NoSchedule-tainted', async () => taintKeys(await nodeApi().get('solo')).includes('node.kubernetes.io/unreachable:NoSchedule'));
-    await until('app not Ready', async () => (await client.resource('Pod').get('app', { namespace: 'default' })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'False');
+    await until('solo NoSchedule-tainted', async () =>
+      taintKeys(await nodeApi().get('solo')).includes('node.kubernetes.io/unreachable:NoSchedule'),
+    );
+    await until(
+      'app not Ready',
+      async () =>
+        (await client.resource('Pod').get('app', { namespace: 'default' })).status?.conditions?.find(
+          (c) => c.type === 'Ready',
+        )?.status === 'False',
+    );
     expect(taintKeys(await nodeApi().get('solo'))).toEqual(['node.kubernetes.io/unreachable:NoSchedule']);
     // No toleration at all: a NoExecute taint would have evicted it at once.
     expect((await client.resource('Pod').get('app', { namespace: 'default' })).metadata?.uid).toBe(pod.metadata?.uid);
-    expect((await client.resource('Pod').get('app', { namespace: 'default' })).metadata?.deletionTimestamp).toBeUndefined();
+    expect(
+      (await client.resource('Pod').get('app', { namespace: 'default' })).metadata?.deletionTimestamp,
+    ).toBeUndefined();
 
     await setReady('solo', 'True');
     await until('solo untainted', async () => taintKeys(await nodeApi().get('solo')).length === 0);
@@ -132,7 +180,9 @@ describe('node lifecycle zones', () => {
 
     await nodeApi().delete('z2b');
     const removing = await until('RemovingNode', async () =>
-      (await client.resource('Event').list({ namespace: 'default', fieldSelector: 'involvedObject.name=z2b' })).items.find((e) => e.reason === 'RemovingNode'),
+      (
+        await client.resource('Event').list({ namespace: 'default', fieldSelector: 'involvedObject.name=z2b' })
+      ).items.find((e) => e.reason === 'RemovingNode'),
     );
     expect(removing.message).toBe('Removing Node z2b from Controller');
   });
@@ -140,7 +190,9 @@ describe('node lifecycle zones', () => {
   it('kubectl cordon / uncordon: the unschedulable NoSchedule taint comes and goes (not rate-limited)', async () => {
     await readyNode(client, 'cordoned');
     await nodeApi().patch('cordoned', 'merge', { spec: { unschedulable: true } });
-    await until('unschedulable taint', async () => taintKeys(await nodeApi().get('cordoned')).includes('node.kubernetes.io/unschedulable:NoSchedule'));
+    await until('unschedulable taint', async () =>
+      taintKeys(await nodeApi().get('cordoned')).includes('node.kubernetes.io/unschedulable:NoSchedule'),
+    );
     await nodeApi().patch('cordoned', 'merge', { spec: { unschedulable: null } });
     await until('unschedulable taint gone', async () => taintKeys(await nodeApi().get('cordoned')).length === 0);
   });

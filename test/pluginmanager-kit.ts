@@ -57,17 +57,38 @@ export async function teardownEnv(env: Env): Promise<void> {
 export async function startAgent(env: Env, o: { healthPeriodMs?: number } = {}): Promise<NodeAgent> {
   const ac = new AbortController();
   env.ac.signal.addEventListener('abort', () => ac.abort(), { once: true });
-  const agent = await startNodeAgent({ client: env.client, nodeName: NODE, rootDir: env.root, signal: ac.signal, log: quiet, backoffCapMs: 2_000, healthPeriodMs: o.healthPeriodMs });
+  const agent = await startNodeAgent({
+    client: env.client,
+    nodeName: NODE,
+    rootDir: env.root,
+    signal: ac.signal,
+    log: quiet,
+    backoffCapMs: 2_000,
+    healthPeriodMs: o.healthPeriodMs,
+  });
   env.agent = agent;
   return agent;
 }
 
 /** The hostpath driver on `<root>/plugins/<name>/csi.sock`. */
-export async function startHostpath(env: Env, name = 'hostpath.csi.stowage.io', nodeId = 'hp-node-1', maxVolumesPerNode = 0) {
+export async function startHostpath(
+  env: Env,
+  name = 'hostpath.csi.stowage.io',
+  nodeId = 'hp-node-1',
+  maxVolumesPerNode = 0,
+) {
   const ac = new AbortController();
   const sock = join(env.root, 'plugins', name, 'csi.sock');
   mkdirSync(join(env.root, 'plugins', name), { recursive: true });
-  const d = await startHostpathDriver({ endpoint: `unix://${sock}`, nodeId, stateDir: join(env.dir, `state-${name}`), driverName: name, maxVolumesPerNode, signal: ac.signal, logger: quiet });
+  const d = await startHostpathDriver({
+    endpoint: `unix://${sock}`,
+    nodeId,
+    stateDir: join(env.dir, `state-${name}`),
+    driverName: name,
+    maxVolumesPerNode,
+    signal: ac.signal,
+    logger: quiet,
+  });
   const stop = async (): Promise<void> => {
     ac.abort();
     await d.done;
@@ -82,11 +103,21 @@ export async function startRegistrarFor(env: Env, driverSock: string) {
   let ready!: (s: string) => void;
   const readyP = new Promise<string>((r) => (ready = r));
   const run = runRegistrar({
-    csiAddress: `unix://${driverSock}`, kubeletRegistrationPath: driverSock, pluginRegistrationPath: env.registry,
-    timeoutMs: 2_000, signal: ac.signal, log: quiet, onReady: (r) => ready(r.socketPath),
+    csiAddress: `unix://${driverSock}`,
+    kubeletRegistrationPath: driverSock,
+    pluginRegistrationPath: env.registry,
+    timeoutMs: 2_000,
+    signal: ac.signal,
+    log: quiet,
+    onReady: (r) => ready(r.socketPath),
   });
   run.catch(() => undefined); // a refused registrar rejects; tests look at `run` when they care
-  const socketPath = await Promise.race([readyP, run.then(() => { throw new Error('registrar ended before ready'); })]);
+  const socketPath = await Promise.race([
+    readyP,
+    run.then(() => {
+      throw new Error('registrar ended before ready');
+    }),
+  ]);
   const stop = async (): Promise<void> => {
     ac.abort();
     await run.catch(() => undefined);
@@ -106,7 +137,11 @@ export async function startFakeRegistration(env: Env, socketPath: string, info: 
       cb(null, {});
     },
   });
-  await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? reject(e) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${socketPath}`, grpc.ServerCredentials.createInsecure(), (e) =>
+      e ? reject(e) : resolve(),
+    ),
+  );
   const stop = (): Promise<void> => new Promise((r) => server.tryShutdown(() => r()));
   env.cleanups.push(stop);
   return { notified, stop };

@@ -30,7 +30,12 @@ const children: ChildProcess[] = [];
 function spawnStowage(args: string[]): Child {
   const proc = spawn(
     process.execPath,
-    ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, ...args],
+    [
+      '--import',
+      `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`,
+      CHILD,
+      ...args,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, STOWAGE_LOG_LEVEL: 'info' } },
   );
   children.push(proc);
@@ -38,17 +43,18 @@ function spawnStowage(args: string[]): Child {
   const waiters: Array<{ re: RegExp; resolve: () => void }> = [];
   proc.stderr?.on('data', (b: Buffer) => {
     err += b.toString();
-    for (const w of waiters.splice(0)) (w.re.test(err) ? w.resolve() : waiters.push(w));
+    for (const w of waiters.splice(0)) w.re.test(err) ? w.resolve() : waiters.push(w);
   });
   const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   return {
     proc,
     stderr: () => err,
-    waitFor: (re) => new Promise<void>((resolve, reject) => {
-      if (re.test(err)) return resolve();
-      waiters.push({ re, resolve });
-      void exit.then((code) => reject(new Error(`child exited (${code}) before ${re}: ${err}`)));
-    }),
+    waitFor: (re) =>
+      new Promise<void>((resolve, reject) => {
+        if (re.test(err)) return resolve();
+        waiters.push({ re, resolve });
+        void exit.then((code) => reject(new Error(`child exited (${code}) before ${re}: ${err}`)));
+      }),
     exit,
   };
 }
@@ -73,21 +79,54 @@ describe('stowage node as its own process', () => {
   it('registers a driver deployed with its registrar, deregisters it on SIGTERM of the registrar, and exits 0', async () => {
     const root = join(dir, 'node');
     const registry = join(root, 'plugins_registry');
-    const node = spawnStowage(['node', '--kubeconfig', api.kubeconfigPath, '--node-name', NODE, '--root-dir', root, '--backoff-cap', '5s', '--port', '0']);
+    const node = spawnStowage([
+      'node',
+      '--kubeconfig',
+      api.kubeconfigPath,
+      '--node-name',
+      NODE,
+      '--root-dir',
+      root,
+      '--backoff-cap',
+      '5s',
+      '--port',
+      '0',
+    ]);
     await node.waitFor(/plugin manager started/);
 
     const hpSock = join(root, 'plugins', HP, 'csi.sock');
-    const hostpath = spawnStowage(['csi-hostpath', '--endpoint', `unix://${hpSock}`, '--node-id', 'proc-node', '--state-dir', join(dir, 'hp')]);
+    const hostpath = spawnStowage([
+      'csi-hostpath',
+      '--endpoint',
+      `unix://${hpSock}`,
+      '--node-id',
+      'proc-node',
+      '--state-dir',
+      join(dir, 'hp'),
+    ]);
     await hostpath.waitFor(/listening/);
-    const registrar = spawnStowage(['csi-registrar', '--csi-address', hpSock, '--kubelet-registration-path', hpSock, '--plugin-registration-path', registry]);
+    const registrar = spawnStowage([
+      'csi-registrar',
+      '--csi-address',
+      hpSock,
+      '--kubelet-registration-path',
+      hpSock,
+      '--plugin-registration-path',
+      registry,
+    ]);
 
     await vi.waitFor(async () => {
-      const csinode = await client.resource('CSINode').get(NODE).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
+      const csinode = await client
+        .resource('CSINode')
+        .get(NODE)
+        .catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
       expect(csinode?.spec.drivers?.map((d) => [d.name, d.nodeID])).toEqual([[HP, 'proc-node']]);
     }, WAIT);
     await registrar.waitFor(/plugin registered by the kubelet/);
     const n: Node = await client.resource('Node').get(NODE);
-    expect(JSON.parse(n.metadata?.annotations?.['csi.volume.kubernetes.io/nodeid'] ?? '{}')).toEqual({ [HP]: 'proc-node' });
+    expect(JSON.parse(n.metadata?.annotations?.['csi.volume.kubernetes.io/nodeid'] ?? '{}')).toEqual({
+      [HP]: 'proc-node',
+    });
     expect(n.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
 
     registrar.proc.kill('SIGTERM');

@@ -8,7 +8,18 @@ import { dirname, join } from 'node:path';
 import { startFakeDriver } from '../src/csi/fake-driver.test-kit.js';
 import { TOPOLOGY_KEY } from '../src/csi/hostpath/index.js';
 import {
-  NODE, getCsiNode, getNode, nodeEvents, nodeIds, pluginStatuses, setupEnv, startAgent, startHostpath, startRegistrarFor, teardownEnv, type Env,
+  NODE,
+  getCsiNode,
+  getNode,
+  nodeEvents,
+  nodeIds,
+  pluginStatuses,
+  setupEnv,
+  startAgent,
+  startHostpath,
+  startRegistrarFor,
+  teardownEnv,
+  type Env,
 } from './pluginmanager-kit.js';
 
 const HP = 'hostpath.csi.stowage.io';
@@ -28,7 +39,10 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
     const node = await getNode(env);
     expect(node.metadata?.labels).toMatchObject({ 'kubernetes.io/hostname': NODE, 'kubernetes.io/os': 'linux' });
     expect(node.metadata?.annotations?.['volumes.kubernetes.io/controller-managed-attach-detach']).toBe('true');
-    expect(node.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'KubeletReady' });
+    expect(node.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'KubeletReady',
+    });
     expect(node.status?.addresses?.map((a) => a.type)).toContain('Hostname');
     const lease = await env.client.resource('Lease').get(NODE, { namespace: 'kube-node-lease' });
     expect(lease.spec).toMatchObject({ holderIdentity: NODE, leaseDurationSeconds: 40 });
@@ -51,16 +65,26 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
 
     await vi.waitFor(async () => {
       const csinode = await getCsiNode(env);
-      expect(csinode?.spec.drivers).toEqual([{ name: HP, nodeID: 'hp-node-1', topologyKeys: [TOPOLOGY_KEY], allocatable: { count: 7 } }]);
+      expect(csinode?.spec.drivers).toEqual([
+        { name: HP, nodeID: 'hp-node-1', topologyKeys: [TOPOLOGY_KEY], allocatable: { count: 7 } },
+      ]);
     }, WAIT);
     const csinode = await getCsiNode(env);
-    expect(csinode?.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Node', name: NODE, uid: (await getNode(env)).metadata?.uid });
+    expect(csinode?.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'Node',
+      name: NODE,
+      uid: (await getNode(env)).metadata?.uid,
+    });
     await agent.pluginManager.idle();
     let node = await getNode(env);
     expect(nodeIds(node)).toEqual({ [HP]: 'hp-node-1' });
     expect(node.metadata?.labels?.[TOPOLOGY_KEY]).toBe('hp-node-1');
     expect(pluginStatuses(node)[HP]).toMatchObject({ state: 'registered' });
-    expect(agent.csiDrivers.getDriver(HP)).toMatchObject({ endpoint: hp.socket, highestSupportedVersion: '1.0.0', socketPath: reg.socketPath });
+    expect(agent.csiDrivers.getDriver(HP)).toMatchObject({
+      endpoint: hp.socket,
+      highestSupportedVersion: '1.0.0',
+      socketPath: reg.socketPath,
+    });
     expect((await nodeEvents(env)).map((e) => e.reason)).toContain('PluginRegistered');
 
     // Deleting the registration socket (the registrar stops) deregisters the driver.
@@ -94,10 +118,18 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
     const ra = await startRegistrarFor(env, a.socket);
     await startRegistrarFor(env, bSock);
     await vi.waitFor(async () => {
-      expect((await getCsiNode(env))?.spec.drivers?.map((d) => [d.name, d.nodeID]).sort()).toEqual([['fake.csi.stowage.io', 'node-b'], [HP, 'node-a']]);
+      expect((await getCsiNode(env))?.spec.drivers?.map((d) => [d.name, d.nodeID]).sort()).toEqual([
+        ['fake.csi.stowage.io', 'node-b'],
+        [HP, 'node-a'],
+      ]);
       expect(nodeIds(await getNode(env))).toEqual({ 'fake.csi.stowage.io': 'node-b', [HP]: 'node-a' });
     }, WAIT);
-    expect(agent.csiDrivers.listDrivers().map((d) => d.name).sort()).toEqual(['fake.csi.stowage.io', HP]);
+    expect(
+      agent.csiDrivers
+        .listDrivers()
+        .map((d) => d.name)
+        .sort(),
+    ).toEqual(['fake.csi.stowage.io', HP]);
     const labels = (await getNode(env)).metadata?.labels;
     expect(labels).toMatchObject({ [TOPOLOGY_KEY]: 'node-a', 'topology.fake/node': 'node-b' });
 
@@ -108,7 +140,7 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
     }, WAIT);
   });
 
-  it('a topology label colliding with the node\'s labels is refused, reported, and nothing is written', async () => {
+  it("a topology label colliding with the node's labels is refused, reported, and nothing is written", async () => {
     const agent = await startAgent(env);
     const a = await startHostpath(env, 'a.csi.stowage.io', 'node-a');
     const b = await startHostpath(env, 'b.csi.stowage.io', 'node-b'); // same topology key, another value
@@ -118,7 +150,10 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
     await expect(rb.run).rejects.toThrow(/collides/); // told so: the registrar exits, like upstream
     await vi.waitFor(async () => {
       await agent.pluginManager.idle();
-      expect(pluginStatuses(await getNode(env))['b.csi.stowage.io']).toMatchObject({ state: 'failing', reason: expect.stringContaining('collides') });
+      expect(pluginStatuses(await getNode(env))['b.csi.stowage.io']).toMatchObject({
+        state: 'failing',
+        reason: expect.stringContaining('collides'),
+      });
     }, WAIT);
     expect(nodeIds(await getNode(env))).toEqual({ 'a.csi.stowage.io': 'node-a' });
     expect((await getCsiNode(env))?.spec.drivers?.map((d) => d.name)).toEqual(['a.csi.stowage.io']);
@@ -135,7 +170,11 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
     const gone = await startFakeDriver({ socket: gSock, name: 'gone.csi.stowage.io', nodeId: 'g' });
     env.cleanups.push(() => gone.stop());
     const goneReg = await startRegistrarFor(env, gSock);
-    await vi.waitFor(async () => expect((await getCsiNode(env))?.spec.drivers?.map((d) => d.name).sort()).toEqual(['gone.csi.stowage.io', HP]), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect((await getCsiNode(env))?.spec.drivers?.map((d) => d.name).sort()).toEqual(['gone.csi.stowage.io', HP]),
+      WAIT,
+    );
     await first.stop();
 
     // While the agent is down: one driver leaves (its socket goes), and the API loses the other's entries.
@@ -146,7 +185,11 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
       metadata: { name: NODE, ownerReferences: csinode?.metadata?.ownerReferences },
       spec: { drivers: (csinode?.spec.drivers ?? []).filter((d) => d.name === 'gone.csi.stowage.io') },
     });
-    await env.client.resource('Node').patch(NODE, 'merge', { metadata: { annotations: { 'csi.volume.kubernetes.io/nodeid': JSON.stringify({ 'gone.csi.stowage.io': 'g' }) } } });
+    await env.client.resource('Node').patch(NODE, 'merge', {
+      metadata: {
+        annotations: { 'csi.volume.kubernetes.io/nodeid': JSON.stringify({ 'gone.csi.stowage.io': 'g' }) },
+      },
+    });
 
     const second = await startAgent(env);
     await vi.waitFor(async () => {
@@ -166,7 +209,10 @@ describe('plugin manager with the hostpath driver and our registrar', () => {
     await hp.stop();
     await vi.waitFor(async () => {
       await agent.pluginManager.idle();
-      expect(pluginStatuses(await getNode(env))[HP]).toMatchObject({ state: 'unhealthy', reason: expect.stringContaining('does not answer') });
+      expect(pluginStatuses(await getNode(env))[HP]).toMatchObject({
+        state: 'unhealthy',
+        reason: expect.stringContaining('does not answer'),
+      });
     }, WAIT);
     const warn = (await nodeEvents(env)).find((e) => e.reason === 'PluginUnhealthy');
     expect(warn?.type).toBe('Warning');

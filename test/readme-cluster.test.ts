@@ -17,7 +17,9 @@ import { etcdMissing } from '../src/store/etcd/etcd-process.test-kit.js';
 import { freeLoopbackPort } from '../src/util/freeport.js';
 import { BIN, ROOT, built, isRoot } from './helpers/env.js';
 
-const skip = etcdMissing ?? (!built ? 'run `npm run build` first' : !isRoot ? 'the node agent mounts volumes: needs root' : undefined);
+const skip =
+  etcdMissing ??
+  (!built ? 'run `npm run build` first' : !isRoot ? 'the node agent mounts volumes: needs root' : undefined);
 if (skip) console.warn(`README cluster test skipped: ${skip}`);
 
 const DRIVER = 'hostpath.csi.stowage.io';
@@ -26,7 +28,11 @@ const DRIVER = 'hostpath.csi.stowage.io';
 function readmeCommands(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = /## Run it on more than one machine\n([\s\S]*?)\n## /.exec(readme)![1]!;
-  const block = section.split('\n').filter((l) => l.startsWith('    ')).map((l) => l.slice(4)).join('\n');
+  const block = section
+    .split('\n')
+    .filter((l) => l.startsWith('    '))
+    .map((l) => l.slice(4))
+    .join('\n');
   return block
     .replace(/\\\n\s*/g, '')
     .split('\n')
@@ -53,7 +59,10 @@ describe.skipIf(skip !== undefined)('README: Run it on more than one machine', (
 
   const run = (name: string, args: string[]): ChildProcess => {
     const [cmd, ...rest] = args;
-    const child = cmd === 'stowage' ? spawn(process.execPath, [BIN, ...rest], { stdio: ['ignore', 'pipe', 'ignore'] }) : spawn(cmd!, rest, { stdio: ['ignore', 'ignore', 'ignore'] });
+    const child =
+      cmd === 'stowage'
+        ? spawn(process.execPath, [BIN, ...rest], { stdio: ['ignore', 'pipe', 'ignore'] })
+        : spawn(cmd!, rest, { stdio: ['ignore', 'ignore', 'ignore'] });
     children.push({ name, child, exit: new Promise((r) => child.once('exit', () => r())) });
     return child;
   };
@@ -78,7 +87,15 @@ describe.skipIf(skip !== undefined)('README: Run it on more than one machine', (
       return found[0]!;
     };
     // Every command of the section is one of these, and each is run below.
-    const KNOWN = ['etcd', 'stowage server', 'stowage controllers', 'stowage csi-sidecar', 'stowage node', 'stowage csi-hostpath', 'stowage csi-registrar'];
+    const KNOWN = [
+      'etcd',
+      'stowage server',
+      'stowage controllers',
+      'stowage csi-sidecar',
+      'stowage node',
+      'stowage csi-hostpath',
+      'stowage csi-registrar',
+    ];
     expect(commands.map((c) => KNOWN.find((k) => c.startsWith(`${k} `)) ?? c)).toEqual(KNOWN);
 
     const [etcdPort, peerPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
@@ -114,8 +131,20 @@ describe.skipIf(skip !== undefined)('README: Run it on more than one machine', (
     }
     run('registrar', argv(pick('stowage csi-registrar'), common));
     run('node', argv(pick('stowage node'), kube(0)));
-    await clients[0]!.resource('CSIDriver').create({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: DRIVER }, spec: { attachRequired: false, podInfoOnMount: true } });
-    await clients[0]!.resource('StorageClass').create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'local' }, provisioner: DRIVER, reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer' });
+    await clients[0]!.resource('CSIDriver').create({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'CSIDriver',
+      metadata: { name: DRIVER },
+      spec: { attachRequired: false, podInfoOnMount: true },
+    });
+    await clients[0]!.resource('StorageClass').create({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'local' },
+      provisioner: DRIVER,
+      reclaimPolicy: 'Delete',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -130,21 +159,53 @@ describe.skipIf(skip !== undefined)('README: Run it on more than one machine', (
 
   it('a claim is provisioned and its pod runs with the volume mounted; one leader each; all of it is undone on deletion', async () => {
     const [one, two] = [clients[0]!, clients[1]!];
-    const claim: PersistentVolumeClaim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'local', resources: { requests: { storage: '1Mi' } } } };
-    const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'app', namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'busybox', volumeMounts: [{ name: 'data', mountPath: '/data' }] }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }] } };
+    const claim: PersistentVolumeClaim = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data', namespace: 'default' },
+      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'local', resources: { requests: { storage: '1Mi' } } },
+    };
+    const pod: Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'app', namespace: 'default' },
+      spec: {
+        containers: [{ name: 'app', image: 'busybox', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+      },
+    };
     await one.resource('PersistentVolumeClaim').create(claim);
     await two.resource('Pod').create(pod);
-    await expect.poll(async () => (await two.resource('Pod').get('app', { namespace: 'default' })).status?.phase, { timeout: 60_000, interval: 250 }).toBe('Running');
-    expect((await one.resource('PersistentVolumeClaim').get('data', { namespace: 'default' })).status?.phase).toBe('Bound');
+    await expect
+      .poll(async () => (await two.resource('Pod').get('app', { namespace: 'default' })).status?.phase, {
+        timeout: 60_000,
+        interval: 250,
+      })
+      .toBe('Running');
+    expect((await one.resource('PersistentVolumeClaim').get('data', { namespace: 'default' })).status?.phase).toBe(
+      'Bound',
+    );
     expect((await mountPointsUnder(join(root, 'pods'))).length).toBeGreaterThan(0);
     // Two candidates each, one holder each.
-    const leases = (await one.resource('Lease').list({ namespace: 'kube-system' })).items.map((l) => l.metadata?.name).sort();
+    const leases = (await one.resource('Lease').list({ namespace: 'kube-system' })).items
+      .map((l) => l.metadata?.name)
+      .sort();
     expect(leases).toEqual(['external-csi-sidecar-hostpath-csi-stowage-io', 'stowage-controllers']);
 
     await two.resource('Pod').delete('app', { namespace: 'default' });
-    await expect.poll(async () => (await one.resource('Pod').list({ namespace: 'default' })).items.length, { timeout: 60_000, interval: 250 }).toBe(0);
+    await expect
+      .poll(async () => (await one.resource('Pod').list({ namespace: 'default' })).items.length, {
+        timeout: 60_000,
+        interval: 250,
+      })
+      .toBe(0);
     await one.resource('PersistentVolumeClaim').delete('data', { namespace: 'default' });
-    await expect.poll(async () => (await two.resource('PersistentVolume').list()).items.length, { timeout: 60_000, interval: 250 }).toBe(0);
+    await expect
+      .poll(async () => (await two.resource('PersistentVolume').list()).items.length, {
+        timeout: 60_000,
+        interval: 250,
+      })
+      .toBe(0);
     expect(await mountPointsUnder(root)).toEqual([]);
     expect(Object.keys(readDriverRecords(join(dir, 'driver')).volumes ?? {})).toEqual([]);
   }, 120_000);

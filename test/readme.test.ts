@@ -36,7 +36,9 @@ function layoutFolders(): string[] {
 describe('README layout', () => {
   it('names every top-level folder and every folder two levels into src/, and nothing that is gone', () => {
     const tree = [...folders('.', 1).filter((f) => f !== 'src'), ...folders('src', 2)].sort();
-    const layout = layoutFolders().filter((f) => f !== 'src').sort();
+    const layout = layoutFolders()
+      .filter((f) => f !== 'src')
+      .sort();
     expect(layout).toEqual(tree);
   });
 

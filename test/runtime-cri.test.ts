@@ -12,7 +12,8 @@ import { startEmbeddedContainerd, type EmbeddedContainerd } from '../src/node/ru
 import { runtimeTestsMissing, startRegistry, unmountUnder, type Registry } from './helpers/runtime.js';
 
 const missing = runtimeTestsMissing();
-if (missing.length > 0) console.warn(`container runtime tests skipped: missing ${missing.join(', ')} (.ci/run installs them)`);
+if (missing.length > 0)
+  console.warn(`container runtime tests skipped: missing ${missing.join(', ')} (.ci/run installs them)`);
 
 describe.skipIf(missing.length > 0)('CRI client on an embedded containerd', () => {
   let dir: string;
@@ -63,7 +64,11 @@ describe.skipIf(missing.length > 0)('CRI client on an embedded containerd', () =
     const sandboxConfig = {
       metadata: { name: 'p1', uid: 'uid-1', namespace: 'default', attempt: 0 },
       logDirectory: logs,
-      linux: { securityContext: { namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const, ipc: 'POD' as const } } },
+      linux: {
+        securityContext: {
+          namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const, ipc: 'POD' as const },
+        },
+      },
     };
     const { podSandboxId } = await cri!.runPodSandbox({ config: sandboxConfig });
     const sandbox = await cri!.podSandboxStatus(podSandboxId);
@@ -80,7 +85,9 @@ describe.skipIf(missing.length > 0)('CRI client on an embedded containerd', () =
         envs: [{ key: 'NAME', value: 'writer' }],
         mounts: [{ containerPath: '/data', hostPath: data }],
         logPath: 'writer/0.log',
-        linux: { resources: { cpuShares: 256, cpuPeriod: 100_000, cpuQuota: 50_000, memoryLimitInBytes: 64 * 1024 * 1024 } },
+        linux: {
+          resources: { cpuShares: 256, cpuPeriod: 100_000, cpuQuota: 50_000, memoryLimitInBytes: 64 * 1024 * 1024 },
+        },
       },
     });
     await cri!.startContainer(containerId);
@@ -88,7 +95,16 @@ describe.skipIf(missing.length > 0)('CRI client on an embedded containerd', () =
     while (status?.state !== 'CONTAINER_EXITED') status = (await cri!.containerStatus(containerId)).status;
     expect(status.exitCode).toBe(3);
     expect(readFileSync(join(data, 'out.txt'), 'utf8')).toBe('hello from writer\n');
-    expect(cri!.trace().some((t) => t.method === '/runtime.v1.RuntimeService/StartContainer' && t.containerId === containerId && t.code === 'OK')).toBe(true);
+    expect(
+      cri!
+        .trace()
+        .some(
+          (t) =>
+            t.method === '/runtime.v1.RuntimeService/StartContainer' &&
+            t.containerId === containerId &&
+            t.code === 'OK',
+        ),
+    ).toBe(true);
 
     await cri!.stopPodSandbox(podSandboxId);
     await cri!.removePodSandbox(podSandboxId);

@@ -2,7 +2,11 @@
 import { vi } from 'vitest';
 import type { RestClient } from '../src/client/index.js';
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   return vi.waitFor(
     async () => {
       const v = await fn();
@@ -13,15 +17,37 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | n
   );
 }
 
-export async function readyNode(client: RestClient, name: string, labels: Record<string, string> = {}, annotations: Record<string, string> = {}): Promise<void> {
-  await client.resource('Node').create({ metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels }, annotations } });
+export async function readyNode(
+  client: RestClient,
+  name: string,
+  labels: Record<string, string> = {},
+  annotations: Record<string, string> = {},
+): Promise<void> {
+  await client
+    .resource('Node')
+    .create({ metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels }, annotations } });
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   await client.resource('Node').patchStatus(name, 'merge', {
-    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ready', lastHeartbeatTime: now, lastTransitionTime: now }] },
+    status: {
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'ready',
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        },
+      ],
+    },
   });
 }
 
-export async function csiNode(client: RestClient, name: string, drivers: Array<{ name: string; count?: number; topologyKeys?: string[] }>): Promise<void> {
+export async function csiNode(
+  client: RestClient,
+  name: string,
+  drivers: Array<{ name: string; count?: number; topologyKeys?: string[] }>,
+): Promise<void> {
   await client.resource('CSINode').create({
     metadata: { name },
     spec: {

@@ -23,7 +23,16 @@ function pod(ns: string, name: string, claims: string[]): Pod {
   };
 }
 
-function pv(name: string, o: { cls: string; node?: string; driver?: string; modes?: string[]; claim?: { ns: string; name: string; uid?: string } }): PersistentVolume {
+function pv(
+  name: string,
+  o: {
+    cls: string;
+    node?: string;
+    driver?: string;
+    modes?: string[];
+    claim?: { ns: string; name: string; uid?: string };
+  },
+): PersistentVolume {
   return {
     metadata: { name },
     spec: {
@@ -32,8 +41,20 @@ function pv(name: string, o: { cls: string; node?: string; driver?: string; mode
       accessModes: o.modes ?? ['ReadWriteOnce'],
       persistentVolumeReclaimPolicy: 'Retain',
       csi: { driver: o.driver ?? DRIVER, volumeHandle: `h-${name}` },
-      ...(o.node ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [o.node] }] }] } } } : {}),
-      ...(o.claim ? { claimRef: { kind: 'PersistentVolumeClaim', namespace: o.claim.ns, name: o.claim.name, uid: o.claim.uid } } : {}),
+      ...(o.node
+        ? {
+            nodeAffinity: {
+              required: {
+                nodeSelectorTerms: [
+                  { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [o.node] }] },
+                ],
+              },
+            },
+          }
+        : {}),
+      ...(o.claim
+        ? { claimRef: { kind: 'PersistentVolumeClaim', namespace: o.claim.ns, name: o.claim.name, uid: o.claim.uid } }
+        : {}),
     },
   };
 }
@@ -45,7 +66,8 @@ async function claim(ns: string, name: string, cls: string, modes = ['ReadWriteO
   });
 }
 
-const nodeOf = async (ns: string, name: string): Promise<string | undefined> => (await client.resource('Pod').get(name, { namespace: ns })).spec?.nodeName;
+const nodeOf = async (ns: string, name: string): Promise<string | undefined> =>
+  (await client.resource('Pod').get(name, { namespace: ns })).spec?.nodeName;
 
 async function failedScheduling(ns: string, name: string): Promise<Event | undefined> {
   const events = await client.resource('Event').list({ namespace: ns });
@@ -55,13 +77,23 @@ async function failedScheduling(ns: string, name: string): Promise<Event | undef
 beforeAll(async () => {
   srv = await startTestApiServer({ scheduler: false, attachDetach: false });
   client = srv.plane.client;
-  for (const ns of ['affinity', 'wffc', 'static', 'unfit', 'limits', 'rwop', 'timeout']) await client.resource('Namespace').create({ metadata: { name: ns } });
+  for (const ns of ['affinity', 'wffc', 'static', 'unfit', 'limits', 'rwop', 'timeout'])
+    await client.resource('Namespace').create({ metadata: { name: ns } });
   await readyNode(client, 'n1', { zone: 'a' });
   await readyNode(client, 'n2', { zone: 'b' });
   await csiNode(client, 'n1', [{ name: DRIVER }, { name: LIMITED, count: 1 }]);
   await csiNode(client, 'n2', [{ name: DRIVER }, { name: LIMITED, count: 1 }]);
-  await client.resource('StorageClass').create({ metadata: { name: 'wffc' }, provisioner: DRIVER, volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: ['b'] }] }] });
-  await client.resource('StorageClass').create({ metadata: { name: 'local' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' });
+  await client.resource('StorageClass').create({
+    metadata: { name: 'wffc' },
+    provisioner: DRIVER,
+    volumeBindingMode: 'WaitForFirstConsumer',
+    allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: ['b'] }] }],
+  });
+  await client.resource('StorageClass').create({
+    metadata: { name: 'local' },
+    provisioner: 'kubernetes.io/no-provisioner',
+    volumeBindingMode: 'WaitForFirstConsumer',
+  });
   scheduler = runScheduler({ client, signal: stop.signal, bindTimeoutMs: 60_000 });
   // A second scheduler, for pods that name it, whose PreBind gives up quickly.
   impatient = runScheduler({ client, signal: stop.signal, schedulerName: 'impatient', bindTimeoutMs: 300 });
@@ -84,7 +116,13 @@ describe('scheduler: volume-aware placement', () => {
   it('a WaitForFirstConsumer claim gets selected-node within allowedTopologies; the pod binds once provisioned', async () => {
     await claim('wffc', 'data', 'wffc');
     await client.resource('Pod').create(pod('wffc', 'p', ['data']));
-    const selected = await until('selected-node', async () => (await client.resource('PersistentVolumeClaim').get('data', { namespace: 'wffc' })).metadata?.annotations?.['volume.kubernetes.io/selected-node']);
+    const selected = await until(
+      'selected-node',
+      async () =>
+        (await client.resource('PersistentVolumeClaim').get('data', { namespace: 'wffc' })).metadata?.annotations?.[
+          'volume.kubernetes.io/selected-node'
+        ],
+    );
     expect(selected).toBe('n2'); // zone b only
     expect(await nodeOf('wffc', 'p')).toBeUndefined(); // PreBind waits for the volume
     // Play the external provisioner: a PV pre-bound to the claim.
@@ -94,7 +132,11 @@ describe('scheduler: volume-aware placement', () => {
       metadata: { name: 'wffc-pv', annotations: { 'pv.kubernetes.io/provisioned-by': DRIVER } },
     });
     expect(c.metadata?.uid).toBeTruthy();
-    await until('claim bound', async () => (await client.resource('PersistentVolumeClaim').get('data', { namespace: 'wffc' })).status?.phase === 'Bound');
+    await until(
+      'claim bound',
+      async () =>
+        (await client.resource('PersistentVolumeClaim').get('data', { namespace: 'wffc' })).status?.phase === 'Bound',
+    );
     expect(await until('pod bound', () => nodeOf('wffc', 'p'))).toBe('n2');
   });
 
@@ -114,11 +156,18 @@ describe('scheduler: volume-aware placement', () => {
     await client.resource('PersistentVolume').create(pv('nowhere-pv', { cls: 'manual', node: 'n9' }));
     await client.resource('PersistentVolume').create(pv('nowhere-decoy', { cls: 'other', node: 'n9' }));
     await claim('unfit', 'data', 'manual');
-    await until('claim bound', async () => (await client.resource('PersistentVolumeClaim').get('data', { namespace: 'unfit' })).status?.phase === 'Bound');
+    await until(
+      'claim bound',
+      async () =>
+        (await client.resource('PersistentVolumeClaim').get('data', { namespace: 'unfit' })).status?.phase === 'Bound',
+    );
     await client.resource('Pod').create(pod('unfit', 'p', ['data']));
-    const want = '0/2 nodes are available: 2 node(s) had volume node affinity conflict. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..';
+    const want =
+      '0/2 nodes are available: 2 node(s) had volume node affinity conflict. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..';
     const cond = await until('PodScheduled=False', async () =>
-      (await client.resource('Pod').get('p', { namespace: 'unfit' })).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False'),
+      (await client.resource('Pod').get('p', { namespace: 'unfit' })).status?.conditions?.find(
+        (c) => c.type === 'PodScheduled' && c.status === 'False',
+      ),
     );
     expect(cond).toMatchObject({ reason: 'Unschedulable', message: want });
     const ev = await until('FailedScheduling', () => failedScheduling('unfit', 'p'));
@@ -130,42 +179,69 @@ describe('scheduler: volume-aware placement', () => {
       await client.resource('PersistentVolume').create(pv(`lim-${i}`, { cls: 'limited', driver: LIMITED }));
       await claim('limits', `c${i}`, 'limited');
     }
-    await until('claims bound', async () => (await client.resource('PersistentVolumeClaim').list({ namespace: 'limits' })).items.every((c) => c.status?.phase === 'Bound'));
+    await until('claims bound', async () =>
+      (await client.resource('PersistentVolumeClaim').list({ namespace: 'limits' })).items.every(
+        (c) => c.status?.phase === 'Bound',
+      ),
+    );
     await client.resource('Pod').create(pod('limits', 'p1', ['c1']));
     await client.resource('Pod').create(pod('limits', 'p2', ['c2']));
-    const nodes = [await until('p1 bound', () => nodeOf('limits', 'p1')), await until('p2 bound', () => nodeOf('limits', 'p2'))];
+    const nodes = [
+      await until('p1 bound', () => nodeOf('limits', 'p1')),
+      await until('p2 bound', () => nodeOf('limits', 'p2')),
+    ];
     expect(nodes.sort()).toEqual(['n1', 'n2']);
     await client.resource('Pod').create(pod('limits', 'p3', ['c3']));
     const ev = await until('FailedScheduling', () => failedScheduling('limits', 'p3'));
-    expect(ev.message).toBe('0/2 nodes are available: 2 node(s) exceed max volume count. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..');
+    expect(ev.message).toBe(
+      '0/2 nodes are available: 2 node(s) exceed max volume count. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..',
+    );
     // Freeing a slot (the pod goes) lets the waiting pod in, without any periodic retry being needed.
     await client.resource('Pod').delete('p1', { namespace: 'limits', gracePeriodSeconds: 0 });
     expect(await until('p3 bound', () => nodeOf('limits', 'p3'))).toBe(nodes[0]);
     const cond = await until('PodScheduled=True', async () =>
-      (await client.resource('Pod').get('p3', { namespace: 'limits' })).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'True'),
+      (await client.resource('Pod').get('p3', { namespace: 'limits' })).status?.conditions?.find(
+        (c) => c.type === 'PodScheduled' && c.status === 'True',
+      ),
     );
     expect(cond.reason).toBeUndefined();
   });
 
   it('refuses a second pod for a ReadWriteOncePod claim', async () => {
-    await client.resource('PersistentVolume').create(pv('rwop-pv', { cls: 'manual-rwop', modes: ['ReadWriteOncePod'] }));
+    await client
+      .resource('PersistentVolume')
+      .create(pv('rwop-pv', { cls: 'manual-rwop', modes: ['ReadWriteOncePod'] }));
     await claim('rwop', 'data', 'manual-rwop', ['ReadWriteOncePod']);
-    await until('claim bound', async () => (await client.resource('PersistentVolumeClaim').get('data', { namespace: 'rwop' })).status?.phase === 'Bound');
+    await until(
+      'claim bound',
+      async () =>
+        (await client.resource('PersistentVolumeClaim').get('data', { namespace: 'rwop' })).status?.phase === 'Bound',
+    );
     await client.resource('Pod').create(pod('rwop', 'a', ['data']));
     await until('a bound', () => nodeOf('rwop', 'a'));
     await client.resource('Pod').create(pod('rwop', 'b', ['data']));
     const ev = await until('FailedScheduling', () => failedScheduling('rwop', 'b'));
-    expect(ev.message).toContain('2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode');
+    expect(ev.message).toContain(
+      '2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode',
+    );
     expect(await nodeOf('rwop', 'b')).toBeUndefined();
   });
 
   it('gives up waiting for a volume that is never provisioned (PreBind timeout) and says so', async () => {
     await claim('timeout', 'data', 'wffc');
-    await client.resource('Pod').create({ ...pod('timeout', 'p', ['data']), spec: { ...pod('timeout', 'p', ['data']).spec!, schedulerName: 'impatient' } });
+    await client.resource('Pod').create({
+      ...pod('timeout', 'p', ['data']),
+      spec: { ...pod('timeout', 'p', ['data']).spec!, schedulerName: 'impatient' },
+    });
     const cond = await until('PodScheduled=False', async () =>
-      (await client.resource('Pod').get('p', { namespace: 'timeout' })).status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False'),
+      (await client.resource('Pod').get('p', { namespace: 'timeout' })).status?.conditions?.find(
+        (c) => c.type === 'PodScheduled' && c.status === 'False',
+      ),
     );
-    expect(cond).toMatchObject({ reason: 'SchedulerError', message: 'running PreBind plugin "VolumeBinding": binding volumes: timed out waiting for the condition' });
+    expect(cond).toMatchObject({
+      reason: 'SchedulerError',
+      message: 'running PreBind plugin "VolumeBinding": binding volumes: timed out waiting for the condition',
+    });
     const ev = await until('FailedScheduling', () => failedScheduling('timeout', 'p'));
     expect(ev.source?.component).toBe('impatient');
     expect(await nodeOf('timeout', 'p')).toBeUndefined();

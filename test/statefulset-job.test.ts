@@ -18,7 +18,10 @@ import { mountsUnder } from './helpers/mounts.js';
 import { startUp, type RunningUp } from './helpers/up.js';
 
 const ready = isRoot && hasKubectl && built;
-if (!ready) console.warn('statefulset-job tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)');
+if (!ready)
+  console.warn(
+    'statefulset-job tests skipped: they need root (real mounts), kubectl on PATH and a build (npm test builds)',
+  );
 
 /** The StatefulSet of the Kubernetes tutorial "StatefulSet Basics" (web.yaml), unchanged. */
 const TUTORIAL_STS = `apiVersion: apps/v1
@@ -110,7 +113,9 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
   let up: RunningUp | undefined;
   const { env, kubectl, json } = kubectlIn(() => dataDir);
   const names = async (kind: string, selector?: string): Promise<string[]> =>
-    (await json<{ items: Named[] }>('get', kind, ...(selector ? ['-l', selector] : []))).items.map((o) => o.metadata.name).sort();
+    (await json<{ items: Named[] }>('get', kind, ...(selector ? ['-l', selector] : []))).items
+      .map((o) => o.metadata.name)
+      .sort();
   const apply = async (file: string, yaml: string): Promise<void> => {
     writeFileSync(join(dataDir, file), yaml);
     await kubectl('apply', '-f', join(dataDir, file));
@@ -121,7 +126,12 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     return JSON.parse(p.metadata.annotations?.['volumes.stowage.io/host-paths'] ?? '{}')[volume] as string;
   };
   const claimUids = async (): Promise<Record<string, string>> =>
-    Object.fromEntries((await json<{ items: Named[] }>('get', 'pvc', '-l', 'app=nginx')).items.map((c) => [c.metadata.name, c.metadata.uid]));
+    Object.fromEntries(
+      (await json<{ items: Named[] }>('get', 'pvc', '-l', 'app=nginx')).items.map((c) => [
+        c.metadata.name,
+        c.metadata.uid,
+      ]),
+    );
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'stowage-sts-'));
@@ -150,7 +160,17 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
 
   it('the tutorial StatefulSet applies unchanged; scaled to 3, pods come up in order, each with its own bound claim', async () => {
     // Watch pods from the start: each pod must be added only once its predecessor is Running and Ready.
-    const watcher = spawn('kubectl', ['get', 'pods', '--watch', '-o', 'jsonpath={.metadata.name} {.status.phase} {.status.conditions[?(@.type=="Ready")].status}{"\\n"}'], { env: env() });
+    const watcher = spawn(
+      'kubectl',
+      [
+        'get',
+        'pods',
+        '--watch',
+        '-o',
+        'jsonpath={.metadata.name} {.status.phase} {.status.conditions[?(@.type=="Ready")].status}{"\\n"}',
+      ],
+      { env: env() },
+    );
     let log = '';
     watcher.stdout.on('data', (d: Buffer) => (log += d.toString()));
     try {
@@ -170,19 +190,33 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     const table = await kubectl('get', 'sts', 'web');
     expect(table).toMatch(/^NAME\s+READY\s+AGE\n/);
     expect(table).toMatch(/\nweb\s+3\/3\s/);
-    const claims = await json<{ items: Array<Named & { status: { phase: string }; metadata: { labels: Record<string, string> } }> }>('get', 'pvc');
+    const claims = await json<{
+      items: Array<Named & { status: { phase: string }; metadata: { labels: Record<string, string> } }>;
+    }>('get', 'pvc');
     expect(claims.items.map((c) => [c.metadata.name, c.status.phase, c.metadata.labels.app])).toEqual([
       ['www-web-0', 'Bound', 'nginx'],
       ['www-web-1', 'Bound', 'nginx'],
       ['www-web-2', 'Bound', 'nginx'],
     ]);
-    const pod = await json<Named & { spec: { hostname: string; subdomain: string }; metadata: { labels: Record<string, string> } }>('get', 'pod', 'web-1');
+    const pod = await json<
+      Named & { spec: { hostname: string; subdomain: string }; metadata: { labels: Record<string, string> } }
+    >('get', 'pod', 'web-1');
     expect(pod.spec).toMatchObject({ hostname: 'web-1', subdomain: 'nginx' });
-    expect(pod.metadata.labels).toMatchObject({ 'statefulset.kubernetes.io/pod-name': 'web-1', 'apps.kubernetes.io/pod-index': '1' });
+    expect(pod.metadata.labels).toMatchObject({
+      'statefulset.kubernetes.io/pod-name': 'web-1',
+      'apps.kubernetes.io/pod-index': '1',
+    });
     expect(pod.metadata.labels['controller-revision-hash']).toMatch(/^web-/);
     // Data per ordinal, written on the host into each pod's mounted volume.
     for (const i of [0, 1, 2]) writeFileSync(join(await hostPath(`web-${i}`, 'www'), 'index.html'), `web-${i}\n`);
-    const events = await kubectl('get', 'events', '--field-selector', 'involvedObject.kind=StatefulSet,involvedObject.name=web', '-o', 'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}');
+    const events = await kubectl(
+      'get',
+      'events',
+      '--field-selector',
+      'involvedObject.kind=StatefulSet,involvedObject.name=web',
+      '-o',
+      'jsonpath={range .items[*]}{.reason}: {.message}{"\\n"}{end}',
+    );
     expect(events).toContain('SuccessfulCreate: create Claim www-web-0 Pod web-0 in StatefulSet web success');
     expect(events).toContain('SuccessfulCreate: create Pod web-2 in StatefulSet web successful');
   }, 120_000);
@@ -196,35 +230,78 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     expect(await claimUids()).toEqual(before);
 
     // The scale subresource (what `kubectl scale` and autoscalers use): a Scale of the set's counts and selector.
-    const scale = async (): Promise<unknown> => JSON.parse(await kubectl('get', '--raw', '/apis/apps/v1/namespaces/default/statefulsets/web/scale'));
-    await expect.poll(scale, { timeout: 30_000 }).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web' }, spec: { replicas: 1 }, status: { replicas: 1, selector: 'app=nginx' } });
+    const scale = async (): Promise<unknown> =>
+      JSON.parse(await kubectl('get', '--raw', '/apis/apps/v1/namespaces/default/statefulsets/web/scale'));
+    await expect.poll(scale, { timeout: 30_000 }).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: 'web' },
+      spec: { replicas: 1 },
+      status: { replicas: 1, selector: 'app=nginx' },
+    });
     expect(await kubectl('scale', 'sts/web', '--replicas=3')).toContain('statefulset.apps/web scaled');
     expect((await json<{ spec: { replicas: number } }>('get', 'sts', 'web')).spec.replicas).toBe(3);
     await kubectl('rollout', 'status', 'sts/web', '--timeout=60s');
-    await expect.poll(scale, { timeout: 30_000 }).toMatchObject({ spec: { replicas: 3 }, status: { replicas: 3, selector: 'app=nginx' } });
+    await expect
+      .poll(scale, { timeout: 30_000 })
+      .toMatchObject({ spec: { replicas: 3 }, status: { replicas: 3, selector: 'app=nginx' } });
     expect(await claimUids()).toEqual(before);
-    for (const i of [0, 1, 2]) expect(readFileSync(join(await hostPath(`web-${i}`, 'www'), 'index.html'), 'utf8')).toBe(`web-${i}\n`);
+    for (const i of [0, 1, 2])
+      expect(readFileSync(join(await hostPath(`web-${i}`, 'www'), 'index.html'), 'utf8')).toBe(`web-${i}\n`);
   }, 120_000);
 
   it('whenScaled: Delete removes the scaled-away claim; --cascade=orphan leaves pods and claims for a new set to adopt; whenDeleted: Retain keeps claims', async () => {
-    await kubectl('patch', 'sts', 'web', '--type=merge', '-p', '{"spec":{"persistentVolumeClaimRetentionPolicy":{"whenScaled":"Delete"},"replicas":2}}');
+    await kubectl(
+      'patch',
+      'sts',
+      'web',
+      '--type=merge',
+      '-p',
+      '{"spec":{"persistentVolumeClaimRetentionPolicy":{"whenScaled":"Delete"},"replicas":2}}',
+    );
     await expect.poll(() => names('pvc', 'app=nginx'), { timeout: 60_000 }).toEqual(['www-web-0', 'www-web-1']);
     const kept = await claimUids();
-    const podUids = async (): Promise<string[]> => (await json<{ items: Named[] }>('get', 'pods', '-l', 'app=nginx')).items.map((p) => p.metadata.uid).sort();
+    const podUids = async (): Promise<string[]> =>
+      (await json<{ items: Named[] }>('get', 'pods', '-l', 'app=nginx')).items.map((p) => p.metadata.uid).sort();
     const running = await podUids();
 
     // The tutorial's non-cascading delete: the pods and claims stay, orphaned; the same manifest adopts them.
     await kubectl('delete', 'sts', 'web', '--cascade=orphan', '--timeout=60s');
     expect(await names('sts')).toEqual([]);
-    await expect.poll(async () => (await json<{ items: Named[] }>('get', 'pods', '-l', 'app=nginx')).items.map((p) => p.metadata.ownerReferences ?? []), { timeout: 30_000 }).toEqual([[], []]);
+    await expect
+      .poll(
+        async () =>
+          (await json<{ items: Named[] }>('get', 'pods', '-l', 'app=nginx')).items.map(
+            (p) => p.metadata.ownerReferences ?? [],
+          ),
+        { timeout: 30_000 },
+      )
+      .toEqual([[], []]);
     expect(await podUids()).toEqual(running);
     expect(await claimUids()).toEqual(kept);
     await apply('web.yaml', TUTORIAL_STS);
     await kubectl('rollout', 'status', 'sts/web', '--timeout=60s');
     const set = await json<Named>('get', 'sts', 'web');
-    await expect.poll(async () => (await json<{ items: Named[] }>('get', 'pods', '-l', 'app=nginx')).items.map((p) => p.metadata.ownerReferences), { timeout: 30_000 }).toEqual(
-      [0, 1].map(() => [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata.uid, controller: true, blockOwnerDeletion: true }]),
-    );
+    await expect
+      .poll(
+        async () =>
+          (await json<{ items: Named[] }>('get', 'pods', '-l', 'app=nginx')).items.map(
+            (p) => p.metadata.ownerReferences,
+          ),
+        { timeout: 30_000 },
+      )
+      .toEqual(
+        [0, 1].map(() => [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'StatefulSet',
+            name: 'web',
+            uid: set.metadata.uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ]),
+      );
     expect(await podUids()).toEqual(running);
 
     await kubectl('delete', 'sts', 'web', '--timeout=60s');
@@ -240,7 +317,9 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
       await expect.poll(() => names('pods', 'job-name=backup'), { timeout: 30_000 }).toHaveLength(1);
       return names('pods', 'job-name=backup');
     })();
-    await expect.poll(async () => (await json<Named>('get', 'pod', podName!)).status?.phase, { timeout: 30_000 }).toBe('Running');
+    await expect
+      .poll(async () => (await json<Named>('get', 'pod', podName!)).status?.phase, { timeout: 30_000 })
+      .toBe('Running');
     const path = await hostPath(podName!, 'backup');
     writeFileSync(join(path, 'done'), 'backed up\n'); // what the container's command would write
     const pod = await json<Named & { metadata: { finalizers?: string[] } }>('get', 'pod', podName!);
@@ -250,8 +329,21 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     const status = {
       status: {
         phase: 'Succeeded',
-        conditions: [{ type: 'Ready', status: 'False', reason: 'PodCompleted', lastTransitionTime: finishedAt }, { type: 'ContainersReady', status: 'False', reason: 'PodCompleted', lastTransitionTime: finishedAt }],
-        containerStatuses: [{ name: 'backup', image: 'busybox', imageID: '', ready: false, restartCount: 0, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', finishedAt } } }],
+        conditions: [
+          { type: 'Ready', status: 'False', reason: 'PodCompleted', lastTransitionTime: finishedAt },
+          { type: 'ContainersReady', status: 'False', reason: 'PodCompleted', lastTransitionTime: finishedAt },
+        ],
+        containerStatuses: [
+          {
+            name: 'backup',
+            image: 'busybox',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            started: false,
+            state: { terminated: { exitCode: 0, reason: 'Completed', finishedAt } },
+          },
+        ],
       },
     };
     await kubectl('patch', 'pod', podName!, '--subresource=status', '--type=merge', '-p', JSON.stringify(status));
@@ -260,21 +352,44 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     expect(job.status).toMatchObject({ succeeded: 1, uncountedTerminatedPods: {} });
     expect(job.status.completionTime).toEqual(expect.any(String));
     expect(await kubectl('get', 'job', 'backup')).toMatch(/\nbackup\s+Complete\s+1\/1\s/);
-    await expect.poll(async () => (await json<{ metadata: { finalizers?: string[] } }>('get', 'pod', podName!)).metadata.finalizers ?? [], { timeout: 30_000 }).toEqual([]);
+    await expect
+      .poll(
+        async () =>
+          (await json<{ metadata: { finalizers?: string[] } }>('get', 'pod', podName!)).metadata.finalizers ?? [],
+        { timeout: 30_000 },
+      )
+      .toEqual([]);
     await expect.poll(() => mountsUnder(path), { timeout: 30_000 }).toEqual([]);
 
     // The data stays on the claim: a second pod sees it.
     await kubectl('delete', 'job', 'backup', '--timeout=60s');
     await expect.poll(() => names('pods', 'job-name=backup'), { timeout: 30_000 }).toEqual([]);
-    await kubectl('run', 'reader', '--image=busybox', '--restart=Never', '--overrides', JSON.stringify({ spec: { volumes: [{ name: 'b', persistentVolumeClaim: { claimName: 'backup' } }], containers: [{ name: 'reader', image: 'busybox', volumeMounts: [{ name: 'b', mountPath: '/b' }] }] } }));
-    await expect.poll(async () => (await json<Named>('get', 'pod', 'reader')).status?.phase, { timeout: 30_000 }).toBe('Running');
+    await kubectl(
+      'run',
+      'reader',
+      '--image=busybox',
+      '--restart=Never',
+      '--overrides',
+      JSON.stringify({
+        spec: {
+          volumes: [{ name: 'b', persistentVolumeClaim: { claimName: 'backup' } }],
+          containers: [{ name: 'reader', image: 'busybox', volumeMounts: [{ name: 'b', mountPath: '/b' }] }],
+        },
+      }),
+    );
+    await expect
+      .poll(async () => (await json<Named>('get', 'pod', 'reader')).status?.phase, { timeout: 30_000 })
+      .toBe('Running');
     expect(readFileSync(join(await hostPath('reader', 'b'), 'done'), 'utf8')).toBe('backed up\n');
     await kubectl('delete', 'pod', 'reader', '--timeout=60s');
     await kubectl('delete', 'pvc', 'backup', '--timeout=60s');
   }, 120_000);
 
   it('a running Job deleted takes its pods, the tracking finalizer released; a finished Job with ttlSecondsAfterFinished: 0 is deleted with its pods', async () => {
-    await apply('doomed.yaml', SHORT_LIVED.replace('name: short', 'name: doomed').replace('  ttlSecondsAfterFinished: 0\n', ''));
+    await apply(
+      'doomed.yaml',
+      SHORT_LIVED.replace('name: short', 'name: doomed').replace('  ttlSecondsAfterFinished: 0\n', ''),
+    );
     await expect.poll(() => names('pods', 'job-name=doomed'), { timeout: 30_000 }).toHaveLength(1);
     await kubectl('delete', 'job', 'doomed', '--timeout=60s');
     await expect.poll(() => names('pods', 'job-name=doomed'), { timeout: 30_000 }).toEqual([]);
@@ -282,8 +397,18 @@ describe.skipIf(!ready)('StatefulSet and Job through stowage up and kubectl', ()
     await apply('short.yaml', SHORT_LIVED);
     await expect.poll(() => names('pods', 'job-name=short'), { timeout: 30_000 }).toHaveLength(1);
     const [podName] = await names('pods', 'job-name=short');
-    await expect.poll(async () => (await json<Named>('get', 'pod', podName!)).status?.phase, { timeout: 30_000 }).toBe('Running');
-    await kubectl('patch', 'pod', podName!, '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Succeeded"}}');
+    await expect
+      .poll(async () => (await json<Named>('get', 'pod', podName!)).status?.phase, { timeout: 30_000 })
+      .toBe('Running');
+    await kubectl(
+      'patch',
+      'pod',
+      podName!,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"phase":"Succeeded"}}',
+    );
     await expect.poll(() => names('jobs'), { timeout: 30_000 }).toEqual([]);
     await expect.poll(() => names('pods', 'job-name=short'), { timeout: 30_000 }).toEqual([]);
   }, 90_000);

@@ -18,11 +18,27 @@ describe('sqlite store killed with SIGKILL while writing', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Runs the writer child on `path`, SIGKILLs it once `killAfter` writes were acknowledged; returns every key it acknowledged. */
-  const writeAndKill = (path: string, life: string, synchronous: Synchronous, killAfter: number): Promise<{ acked: string[]; signal: NodeJS.Signals | null }> =>
+  const writeAndKill = (
+    path: string,
+    life: string,
+    synchronous: Synchronous,
+    killAfter: number,
+  ): Promise<{ acked: string[]; signal: NodeJS.Signals | null }> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, path, life, synchronous], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`,
+          CHILD,
+          path,
+          life,
+          synchronous,
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let out = '';
       let err = '';
       child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
@@ -43,26 +59,30 @@ describe('sqlite store killed with SIGKILL while writing', () => {
     { synchronous: 'NORMAL', killAfter: 1 },
     { synchronous: 'NORMAL', killAfter: 500 },
     { synchronous: 'FULL', killAfter: 300 },
-  ] as const)('synchronous=$synchronous: every write acknowledged before a SIGKILL after $killAfter acks is there after reopening', async ({ synchronous, killAfter }) => {
-    const path = join(dir, `kill-${synchronous}-${killAfter}.sqlite`);
-    const first = await writeAndKill(path, 'first', synchronous, killAfter);
-    expect(first.signal).toBe('SIGKILL');
-    expect(first.acked.length).toBeGreaterThanOrEqual(killAfter);
-    // A second life on the same file after the kill, killed again: both lives' writes are kept.
-    const second = await writeAndKill(path, 'second', synchronous, killAfter);
-    expect(second.signal).toBe('SIGKILL');
-    const acked = [...first.acked, ...second.acked];
+  ] as const)(
+    'synchronous=$synchronous: every write acknowledged before a SIGKILL after $killAfter acks is there after reopening',
+    async ({ synchronous, killAfter }) => {
+      const path = join(dir, `kill-${synchronous}-${killAfter}.sqlite`);
+      const first = await writeAndKill(path, 'first', synchronous, killAfter);
+      expect(first.signal).toBe('SIGKILL');
+      expect(first.acked.length).toBeGreaterThanOrEqual(killAfter);
+      // A second life on the same file after the kill, killed again: both lives' writes are kept.
+      const second = await writeAndKill(path, 'second', synchronous, killAfter);
+      expect(second.signal).toBe('SIGKILL');
+      const acked = [...first.acked, ...second.acked];
 
-    const store = openSqliteStore({ path });
-    try {
-      const missing: string[] = [];
-      for (const key of acked) {
-        const kv = await store.get(key);
-        if (kv?.value !== `value of ${key}`) missing.push(key);
+      const store = openSqliteStore({ path });
+      try {
+        const missing: string[] = [];
+        for (const key of acked) {
+          const kv = await store.get(key);
+          if (kv?.value !== `value of ${key}`) missing.push(key);
+        }
+        expect(missing, 'acknowledged writes lost').toEqual([]);
+      } finally {
+        await store.close();
       }
-      expect(missing, 'acknowledged writes lost').toEqual([]);
-    } finally {
-      await store.close();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

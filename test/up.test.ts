@@ -20,7 +20,11 @@ interface Running {
 
 /** Starts `stowage up` in its own process group, as a shell starts a foreground job. */
 async function up(dataDir: string, extra: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'testnode', '--no-container-runtime', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', 'testnode', '--no-container-runtime', ...extra],
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
   const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -54,7 +58,10 @@ function readmeBanner(): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const after = readme.slice(readme.indexOf('`npm start` prints where it runs'));
   const block = /\n\n((?: {4}.*\n)+)/.exec(after)![1]!;
-  return block.split('\n').map((l) => l.slice(4)).join('\n');
+  return block
+    .split('\n')
+    .map((l) => l.slice(4))
+    .join('\n');
 }
 
 describe.skipIf(!built)('stowage up', () => {
@@ -68,39 +75,60 @@ describe.skipIf(!built)('stowage up', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it.skipIf(!isRoot)('registers the built-in hostpath driver with its node, stops cleanly on SIGTERM, and restarts with its data', async () => {
-    const dataDir = tmp();
-    const a = await up(dataDir);
-    try {
-      await expect
-        .poll(async () => (await api(a.target, 'GET', '/apis/storage.k8s.io/v1/csinodes/testnode')).body?.spec?.drivers?.[0], { timeout: 15_000 })
-        .toMatchObject({ name: 'hostpath.csi.stowage.io', nodeID: 'testnode', topologyKeys: ['topology.hostpath.csi.stowage.io/node'] });
-      const drv = await api(a.target, 'GET', '/apis/storage.k8s.io/v1/csidrivers/hostpath.csi.stowage.io');
-      expect(drv.body.spec.attachRequired).toBe(false);
-      expect(drv.body.spec.volumeLifecycleModes).toEqual(['Persistent', 'Ephemeral']); // inline csi: volumes too
-      const node = (await api(a.target, 'GET', '/api/v1/nodes/testnode')).body;
-      expect(JSON.parse(node.metadata.annotations['csi.volume.kubernetes.io/nodeid'])).toEqual({ 'hostpath.csi.stowage.io': 'testnode' });
-      await api(a.target, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep' }, data: { k: 'v' } });
-      // The controllers run in a worker thread; their metrics are served with the API server's.
-      await expect.poll(async () => (await api(a.target, 'GET', '/metrics')).text, { timeout: 15_000 }).toContain('pv_collector_total_pv_count');
-    } finally {
-      a.child.kill('SIGTERM');
-    }
-    expect(await a.exit).toBe(0);
-    expect(existsSync(join(dataDir, 'node', 'plugins_registry', 'hostpath.csi.stowage.io-reg.sock'))).toBe(false);
-    const b = await up(dataDir);
-    try {
-      const cm = await api(b.target, 'GET', '/api/v1/namespaces/default/configmaps/keep');
-      expect(cm.body.data).toEqual({ k: 'v' });
-      expect(b.target.token).toBe(a.target.token);
-    } finally {
-      ctrlC(b);
-    }
-    expect(await b.exit).toBe(0);
-    // Started and stopped as asked: no warning (listener leaks, helpers "exiting unexpectedly"), no error.
-    expect(complaints(a.stderr())).toEqual([]);
-    expect(complaints(b.stderr())).toEqual([]);
-  }, 60_000);
+  it.skipIf(!isRoot)(
+    'registers the built-in hostpath driver with its node, stops cleanly on SIGTERM, and restarts with its data',
+    async () => {
+      const dataDir = tmp();
+      const a = await up(dataDir);
+      try {
+        await expect
+          .poll(
+            async () =>
+              (await api(a.target, 'GET', '/apis/storage.k8s.io/v1/csinodes/testnode')).body?.spec?.drivers?.[0],
+            { timeout: 15_000 },
+          )
+          .toMatchObject({
+            name: 'hostpath.csi.stowage.io',
+            nodeID: 'testnode',
+            topologyKeys: ['topology.hostpath.csi.stowage.io/node'],
+          });
+        const drv = await api(a.target, 'GET', '/apis/storage.k8s.io/v1/csidrivers/hostpath.csi.stowage.io');
+        expect(drv.body.spec.attachRequired).toBe(false);
+        expect(drv.body.spec.volumeLifecycleModes).toEqual(['Persistent', 'Ephemeral']); // inline csi: volumes too
+        const node = (await api(a.target, 'GET', '/api/v1/nodes/testnode')).body;
+        expect(JSON.parse(node.metadata.annotations['csi.volume.kubernetes.io/nodeid'])).toEqual({
+          'hostpath.csi.stowage.io': 'testnode',
+        });
+        await api(a.target, 'POST', '/api/v1/namespaces/default/configmaps', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'keep' },
+          data: { k: 'v' },
+        });
+        // The controllers run in a worker thread; their metrics are served with the API server's.
+        await expect
+          .poll(async () => (await api(a.target, 'GET', '/metrics')).text, { timeout: 15_000 })
+          .toContain('pv_collector_total_pv_count');
+      } finally {
+        a.child.kill('SIGTERM');
+      }
+      expect(await a.exit).toBe(0);
+      expect(existsSync(join(dataDir, 'node', 'plugins_registry', 'hostpath.csi.stowage.io-reg.sock'))).toBe(false);
+      const b = await up(dataDir);
+      try {
+        const cm = await api(b.target, 'GET', '/api/v1/namespaces/default/configmaps/keep');
+        expect(cm.body.data).toEqual({ k: 'v' });
+        expect(b.target.token).toBe(a.target.token);
+      } finally {
+        ctrlC(b);
+      }
+      expect(await b.exit).toBe(0);
+      // Started and stopped as asked: no warning (listener leaks, helpers "exiting unexpectedly"), no error.
+      expect(complaints(a.stderr())).toEqual([]);
+      expect(complaints(b.stderr())).toEqual([]);
+    },
+    60_000,
+  );
 
   it('prints what README.md says `npm start` prints', async () => {
     const dataDir = tmp();
@@ -125,14 +153,37 @@ describe.skipIf(!built)('stowage up', () => {
       // A node that posted Ready once and then fell silent: Unknown after 1 s here, 40 s by default.
       await api(r.target, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'silent' } });
       const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      const ready = { type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: now, lastTransitionTime: now };
-      await api(r.target, 'PATCH', '/api/v1/nodes/silent/status', { status: { conditions: [ready] } }, { contentType: 'application/merge-patch+json' });
+      const ready = {
+        type: 'Ready',
+        status: 'True',
+        reason: 'KubeletReady',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      };
+      await api(
+        r.target,
+        'PATCH',
+        '/api/v1/nodes/silent/status',
+        { status: { conditions: [ready] } },
+        { contentType: 'application/merge-patch+json' },
+      );
       await expect
-        .poll(async () => (await api(r.target, 'GET', '/api/v1/nodes/silent')).body?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready'), { timeout: 15_000 })
+        .poll(
+          async () =>
+            (await api(r.target, 'GET', '/api/v1/nodes/silent')).body?.status?.conditions?.find(
+              (c: { type: string }) => c.type === 'Ready',
+            ),
+          { timeout: 15_000 },
+        )
         .toMatchObject({ status: 'Unknown', reason: 'NodeStatusUnknown' });
       await expect
-        .poll(async () => (await api(r.target, 'GET', '/api/v1/namespaces/default/services/kubernetes')).body?.spec, { timeout: 15_000 })
-        .toMatchObject({ clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: Number(new URL(r.target.baseUrl).port) }] });
+        .poll(async () => (await api(r.target, 'GET', '/api/v1/namespaces/default/services/kubernetes')).body?.spec, {
+          timeout: 15_000,
+        })
+        .toMatchObject({
+          clusterIP: '10.96.0.1',
+          ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: Number(new URL(r.target.baseUrl).port) }],
+        });
     } finally {
       ctrlC(r);
     }
@@ -145,13 +196,19 @@ describe.skipIf(!built)('stowage up', () => {
     try {
       const port = new URL(a.target.baseUrl).port;
       const fresh = join(tmp(), 'new', 'data');
-      const r = spawnSync(process.execPath, [BIN, 'up', '--port', port, '--data-dir', fresh, '--no-node'], { encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(process.execPath, [BIN, 'up', '--port', port, '--data-dir', fresh, '--no-node'], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(r.status).toBe(1);
       expect(existsSync(join(fresh, '..'))).toBe(false);
       const existing = join(tmp(), 'existing');
       mkdirSync(existing);
       writeFileSync(join(existing, 'mine'), 'x');
-      const again = spawnSync(process.execPath, [BIN, 'up', '--port', port, '--data-dir', existing, '--no-node'], { encoding: 'utf8', timeout: 30_000 });
+      const again = spawnSync(process.execPath, [BIN, 'up', '--port', port, '--data-dir', existing, '--no-node'], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(again.status).toBe(1);
       expect(readdirSync(existing)).toEqual(['mine']);
       expect(readFileSync(join(existing, 'mine'), 'utf8')).toBe('x');
@@ -160,7 +217,10 @@ describe.skipIf(!built)('stowage up', () => {
       await a.exit;
     }
     const badFlag = tmp();
-    const bad = spawnSync(process.execPath, [BIN, 'up', '--port', 'x', '--data-dir', join(badFlag, 'data')], { encoding: 'utf8', timeout: 30_000 });
+    const bad = spawnSync(process.execPath, [BIN, 'up', '--port', 'x', '--data-dir', join(badFlag, 'data')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(bad.status).toBe(1);
     expect(readdirSync(badFlag)).toEqual([]);
   }, 60_000);
@@ -169,7 +229,10 @@ describe.skipIf(!built)('stowage up', () => {
     const a = await up(tmp(), ['--no-node']);
     try {
       const port = new URL(a.target.baseUrl).port;
-      const r = spawnSync(process.execPath, [BIN, 'up', '--port', port, '--data-dir', tmp(), '--no-node'], { encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(process.execPath, [BIN, 'up', '--port', port, '--data-dir', tmp(), '--no-node'], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(r.status).toBe(1);
       expect(r.stderr.trim()).toBe(`stowage: cannot listen on 127.0.0.1:${port}: address already in use`);
     } finally {
@@ -178,16 +241,25 @@ describe.skipIf(!built)('stowage up', () => {
     }
     const file = join(tmp(), 'a-file');
     writeFileSync(file, '');
-    const bad = spawnSync(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', join(file, 'sub')], { encoding: 'utf8', timeout: 30_000 });
+    const bad = spawnSync(process.execPath, [BIN, 'up', '--port', '0', '--data-dir', join(file, 'sub')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(bad.status).toBe(1);
     expect(bad.stderr.trim()).toMatch(/^stowage: data dir .* is not writable: ENOTDIR$/);
     const badPort = spawnSync(process.execPath, [BIN, 'up', '--port', 'x'], { encoding: 'utf8', timeout: 30_000 });
     expect(badPort.stderr.trim()).toBe('stowage: invalid --port "x": must be 0-65535');
-    const ctrl = spawnSync(process.execPath, [BIN, 'controllers', '--kubeconfig', join(file, 'missing')], { encoding: 'utf8', timeout: 30_000 });
+    const ctrl = spawnSync(process.execPath, [BIN, 'controllers', '--kubeconfig', join(file, 'missing')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(ctrl.status).toBe(1);
     expect(ctrl.stderr.trim()).toMatch(/^stowage: cannot load kubeconfig .*missing: /);
     expect(ctrl.stderr.trim().split('\n')).toHaveLength(1);
-    const workers = spawnSync(process.execPath, [BIN, 'controllers', '--kubeconfig', file, '--workers', '0'], { encoding: 'utf8', timeout: 30_000 });
+    const workers = spawnSync(process.execPath, [BIN, 'controllers', '--kubeconfig', file, '--workers', '0'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(workers.status).toBe(1);
     expect(workers.stderr.trim()).toBe('stowage: invalid --workers "0": must be a positive integer');
   }, 60_000);

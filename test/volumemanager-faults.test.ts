@@ -7,7 +7,19 @@ import { listLoopDevices } from '../src/mount/loop.js';
 import { findMount, mountsUnder, readMountInfo } from '../src/mount/mountinfo.js';
 import { deviceMountPath } from '../src/node/volumemanager/operations/paths.js';
 import { startVolumeManager, type VolumeManager } from '../src/node/volumemanager/volume-manager.js';
-import { claimPod, createPod, deletePodAndWait, DRIVER, events, NODE, staticClaim, startEnv, until, waitRunning, type Env } from './volumemanager-kit.js';
+import {
+  claimPod,
+  createPod,
+  deletePodAndWait,
+  DRIVER,
+  events,
+  NODE,
+  staticClaim,
+  startEnv,
+  until,
+  waitRunning,
+  type Env,
+} from './volumemanager-kit.js';
 import { startProxy, type Proxy } from './volumemanager-proxy.js';
 
 const notRoot = process.getuid?.() !== 0;
@@ -17,7 +29,14 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
   let proxy: Proxy;
   let vm: VolumeManager | undefined;
   const start = async (): Promise<VolumeManager> =>
-    startVolumeManager({ client: env.client, nodeName: NODE, rootDir: env.rootDir, drivers: { endpoint: (d) => (d === DRIVER ? proxy.driver.endpoint : undefined) }, signal: new AbortController().signal, backoffCapMs: 2000 });
+    startVolumeManager({
+      client: env.client,
+      nodeName: NODE,
+      rootDir: env.rootDir,
+      drivers: { endpoint: (d) => (d === DRIVER ? proxy.driver.endpoint : undefined) },
+      signal: new AbortController().signal,
+      backoffCapMs: 2000,
+    });
 
   beforeAll(async () => {
     env = await startEnv();
@@ -40,7 +59,9 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     const gaps = proxy.controls.publishAt.slice(1).map((t, i) => t - proxy.controls.publishAt[i]!);
     // Backoff lower bounds (500 ms, 1 s, 2 s cap): retries are never earlier than the schedule.
     gaps.forEach((g, i) => expect(g).toBeGreaterThanOrEqual(Math.min(500 * 2 ** i, 2000) - 20));
-    const ev = await until('FailedMount event', async () => (await events(env, 'f1')).find((e) => e.reason === 'FailedMount'));
+    const ev = await until('FailedMount event', async () =>
+      (await events(env, 'f1')).find((e) => e.reason === 'FailedMount'),
+    );
     expect(ev.type).toBe('Warning');
     expect(ev.message).toContain('MountVolume.SetUp failed for volume "pv-f1"');
     expect(ev.message).toContain('injected publish failure');
@@ -61,7 +82,15 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     release();
     proxy.controls.publishGate = undefined;
     proxy.controls.onPublish = undefined;
-    const target = path.join(env.rootDir, 'pods', created.metadata!.uid!, 'volumes', 'kubernetes.io~csi', 'pv-r1', 'mount');
+    const target = path.join(
+      env.rootDir,
+      'pods',
+      created.metadata!.uid!,
+      'volumes',
+      'kubernetes.io~csi',
+      'pv-r1',
+      'mount',
+    );
     await until('driver finished the publish', async () => (await findMount(target)) !== undefined);
 
     vm = await start();
@@ -90,7 +119,11 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     vm = undefined;
     await env.client.resource('Pod').delete('r1', { namespace: 'default' });
     vm = await start();
-    await until('pod gone', async () => !(await env.client.resource('Pod').list({ namespace: 'default' })).items.some((p) => p.metadata?.name === 'r1'));
+    await until(
+      'pod gone',
+      async () =>
+        !(await env.client.resource('Pod').list({ namespace: 'default' })).items.some((p) => p.metadata?.name === 'r1'),
+    );
     await until('unmounted', async () => (await mountsUnder(env.rootDir)).length === 0);
     await until('pod dir removed', () => !existsSync(path.join(env.rootDir, 'pods', created.metadata!.uid!)));
   }, 40_000);
@@ -104,59 +137,83 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     vm = undefined;
     await env.client.resource('Pod').delete('r2', { namespace: 'default', gracePeriodSeconds: 0 }); // gone at once
     vm = await start();
-    await until('unmounted and staging dir removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(path.dirname(deviceMountPath(env.rootDir, DRIVER, handle))));
+    await until(
+      'unmounted and staging dir removed',
+      async () =>
+        (await mountsUnder(env.rootDir)).length === 0 &&
+        !existsSync(path.dirname(deviceMountPath(env.rootDir, DRIVER, handle))),
+    );
   }, 30_000);
 
   it.each([
     { kind: 'filesystem', name: 'g1', block: false },
     { kind: 'block', name: 'g2', block: true },
-  ])('$kind: NodeUnstageVolume done but its reply lost, then the volume deleted before the retry → NOT_FOUND ends the unstage: directories and vol_data.json removed', async ({ name, block }) => {
-    vm ??= await start();
-    const { handle } = await staticClaim(env, name, { block });
-    const pod = claimPod(name, block ? [] : [{ volume: 'data', claim: name }]);
-    if (block) {
-      pod.spec!.containers[0]!.volumeDevices = [{ name: 'dev', devicePath: '/dev/xvda' }];
-      pod.spec!.volumes = [{ name: 'dev', persistentVolumeClaim: { claimName: name } }];
-    }
-    await createPod(env, pod);
-    await waitRunning(env, name);
-    proxy.controls.unstageFaults.push({ kind: 'errorAfter', code: grpc.status.UNAVAILABLE });
-    let arrivals = 0;
-    let release!: () => void;
-    const retried = new Promise<void>((r) => {
-      proxy.controls.onUnstage = () => {
-        if (++arrivals !== 2) return;
-        proxy.controls.unstageGate = new Promise<void>((g) => (release = g));
-        r();
-      };
-    });
-    await deletePodAndWait(env, name);
-    await retried; // the first unstage acted and "failed"; the retry waits while the volume goes
-    const driver = new CsiClient({ endpoint: env.socket });
-    try {
-      await driver.deleteVolume({ volumeId: handle, secrets: {} });
-    } finally {
-      driver.close();
-    }
-    proxy.controls.unstageGate = undefined;
-    proxy.controls.onUnstage = undefined;
-    release();
-    const left = block ? path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', `pv-${name}`) : path.dirname(deviceMountPath(env.rootDir, DRIVER, handle));
-    await until('staging dir and vol_data.json removed', async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(left));
-  }, 30_000);
+  ])(
+    '$kind: NodeUnstageVolume done but its reply lost, then the volume deleted before the retry → NOT_FOUND ends the unstage: directories and vol_data.json removed',
+    async ({ name, block }) => {
+      vm ??= await start();
+      const { handle } = await staticClaim(env, name, { block });
+      const pod = claimPod(name, block ? [] : [{ volume: 'data', claim: name }]);
+      if (block) {
+        pod.spec!.containers[0]!.volumeDevices = [{ name: 'dev', devicePath: '/dev/xvda' }];
+        pod.spec!.volumes = [{ name: 'dev', persistentVolumeClaim: { claimName: name } }];
+      }
+      await createPod(env, pod);
+      await waitRunning(env, name);
+      proxy.controls.unstageFaults.push({ kind: 'errorAfter', code: grpc.status.UNAVAILABLE });
+      let arrivals = 0;
+      let release!: () => void;
+      const retried = new Promise<void>((r) => {
+        proxy.controls.onUnstage = () => {
+          if (++arrivals !== 2) return;
+          proxy.controls.unstageGate = new Promise<void>((g) => (release = g));
+          r();
+        };
+      });
+      await deletePodAndWait(env, name);
+      await retried; // the first unstage acted and "failed"; the retry waits while the volume goes
+      const driver = new CsiClient({ endpoint: env.socket });
+      try {
+        await driver.deleteVolume({ volumeId: handle, secrets: {} });
+      } finally {
+        driver.close();
+      }
+      proxy.controls.unstageGate = undefined;
+      proxy.controls.onUnstage = undefined;
+      release();
+      const left = block
+        ? path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', `pv-${name}`)
+        : path.dirname(deviceMountPath(env.rootDir, DRIVER, handle));
+      await until(
+        'staging dir and vol_data.json removed',
+        async () => (await mountsUnder(env.rootDir)).length === 0 && !existsSync(left),
+      );
+    },
+    30_000,
+  );
 
   it('unbound claim, missing configMap and unsupported source → Warning events, pod stays Pending (ContainerCreating)', async () => {
     vm ??= await start();
     await createPod(env, { ...claimPod('u1', [{ volume: 'data', claim: 'missing-claim' }]) });
     await createPod(env, {
       metadata: { name: 'u2', namespace: 'default' },
-      spec: { nodeName: NODE, containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'cfg', configMap: { name: 'x' } }, { name: 'git', gitRepo: { repository: 'r' } }] },
+      spec: {
+        nodeName: NODE,
+        containers: [{ name: 'c', image: 'x' }],
+        volumes: [
+          { name: 'cfg', configMap: { name: 'x' } },
+          { name: 'git', gitRepo: { repository: 'r' } },
+        ],
+      },
     });
     const e1 = await until('u1 event', async () => (await events(env, 'u1')).find((e) => e.reason === 'FailedMount'));
     expect(e1.message).toContain('missing-claim');
     await until('u2 events', async () => {
       const msgs = (await events(env, 'u2')).filter((e) => e.reason === 'FailedMount').map((e) => e.message);
-      return msgs.includes('MountVolume.SetUp failed for volume "cfg" : configmap "x" not found') && msgs.some((m) => m.includes('unsupported source (gitRepo)'));
+      return (
+        msgs.includes('MountVolume.SetUp failed for volume "cfg" : configmap "x" not found') &&
+        msgs.some((m) => m.includes('unsupported source (gitRepo)'))
+      );
     });
     expect((await env.client.resource('Pod').get('u1', { namespace: 'default' })).status?.phase).not.toBe('Running');
     const u2 = await until('u2 ContainerCreating', async () => {
@@ -176,7 +233,16 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     pod.spec!.volumes = [{ name: 'dev', persistentVolumeClaim: { claimName: 'blk' } }];
     const created = await createPod(env, pod);
     await waitRunning(env, 'b1');
-    const globalMap = path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'pv-blk', 'dev', created.metadata!.uid!);
+    const globalMap = path.join(
+      env.rootDir,
+      'plugins',
+      'kubernetes.io',
+      'csi',
+      'volumeDevices',
+      'pv-blk',
+      'dev',
+      created.metadata!.uid!,
+    );
     await vm.stop();
     vm = await start();
     await until('reconciled', async () => {
@@ -189,7 +255,16 @@ describe.skipIf(notRoot)('volume manager: faults and restarts (root: real mounts
     vm = undefined;
     await env.client.resource('Pod').delete('b1', { namespace: 'default' });
     vm = await start();
-    await until('pod gone', async () => !(await env.client.resource('Pod').list({ namespace: 'default' })).items.some((p) => p.metadata?.name === 'b1'));
-    await until('unmapped, unstaged, loops released', async () => (await mountsUnder(env.rootDir)).length === 0 && !(await listLoopDevices()).some((l) => l.backingFile.startsWith(env.dir)));
+    await until(
+      'pod gone',
+      async () =>
+        !(await env.client.resource('Pod').list({ namespace: 'default' })).items.some((p) => p.metadata?.name === 'b1'),
+    );
+    await until(
+      'unmapped, unstaged, loops released',
+      async () =>
+        (await mountsUnder(env.rootDir)).length === 0 &&
+        !(await listLoopDevices()).some((l) => l.backingFile.startsWith(env.dir)),
+    );
   }, 30_000);
 });

@@ -16,7 +16,11 @@ import { NotFoundError } from '../src/util/errors.js';
 export const DRIVER = 'hostpath.csi.stowage.io';
 export const NODE = 'vm-node';
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 20_000,
+): Promise<T> {
   return vi.waitFor(
     async () => {
       const v = await fn();
@@ -46,10 +50,17 @@ export async function startEnv(o: { attachRequired?: boolean } = {}): Promise<En
   const client = api.plane.client;
   const abort = new AbortController();
   const socket = path.join(dir, 'csi.sock');
-  const driver = await startHostpathDriver({ endpoint: socket, nodeId: NODE, stateDir: path.join(dir, 'hostpath'), signal: abort.signal });
+  const driver = await startHostpathDriver({
+    endpoint: socket,
+    nodeId: NODE,
+    stateDir: path.join(dir, 'hostpath'),
+    signal: abort.signal,
+  });
   const csi = new CsiClient({ endpoint: socket });
   await client.resource('Node').create({ metadata: { name: NODE } });
-  await client.resource('CSIDriver').create({ metadata: { name: DRIVER }, spec: { attachRequired: o.attachRequired ?? false, podInfoOnMount: true } });
+  await client
+    .resource('CSIDriver')
+    .create({ metadata: { name: DRIVER }, spec: { attachRequired: o.attachRequired ?? false, podInfoOnMount: true } });
   return {
     api,
     client,
@@ -72,10 +83,20 @@ export async function startEnv(o: { attachRequired?: boolean } = {}): Promise<En
 }
 
 /** CreateVolume on the driver, then a static PV with its csi source and a claim pre-bound to it. */
-export async function staticClaim(env: Env, name: string, o: { block?: boolean; bytes?: number } = {}): Promise<{ pv: string; handle: string }> {
+export async function staticClaim(
+  env: Env,
+  name: string,
+  o: { block?: boolean; bytes?: number } = {},
+): Promise<{ pv: string; handle: string }> {
   const bytes = o.bytes ?? 1024 * 1024;
-  const cap = o.block ? { block: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' as const } } : { mount: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' as const } };
-  const created = await env.csi.createVolume({ name, capacityRange: { requiredBytes: bytes }, volumeCapabilities: [cap] });
+  const cap = o.block
+    ? { block: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' as const } }
+    : { mount: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' as const } };
+  const created = await env.csi.createVolume({
+    name,
+    capacityRange: { requiredBytes: bytes },
+    volumeCapabilities: [cap],
+  });
   const handle = created.volume?.volumeId ?? '';
   const pv = `pv-${name}`;
   await env.client.resource('PersistentVolume').create({
@@ -90,14 +111,29 @@ export async function staticClaim(env: Env, name: string, o: { block?: boolean; 
   });
   const pvc: PersistentVolumeClaim = {
     metadata: { name, namespace: 'default' },
-    spec: { accessModes: ['ReadWriteOnce'], storageClassName: '', volumeName: pv, volumeMode: o.block ? 'Block' : 'Filesystem', resources: { requests: { storage: String(bytes) } } },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: '',
+      volumeName: pv,
+      volumeMode: o.block ? 'Block' : 'Filesystem',
+      resources: { requests: { storage: String(bytes) } },
+    },
   };
   await env.client.resource('PersistentVolumeClaim').create(pvc);
-  await until(`claim ${name} bound`, async () => (await env.client.resource('PersistentVolumeClaim').get(name, { namespace: 'default' })).status?.phase === 'Bound');
+  await until(
+    `claim ${name} bound`,
+    async () =>
+      (await env.client.resource('PersistentVolumeClaim').get(name, { namespace: 'default' })).status?.phase ===
+      'Bound',
+  );
   return { pv, handle };
 }
 
-export function claimPod(name: string, claims: Array<{ volume: string; claim: string; readOnly?: boolean }>, o: { subPaths?: Array<{ volume: string; subPath: string }> } = {}): Pod {
+export function claimPod(
+  name: string,
+  claims: Array<{ volume: string; claim: string; readOnly?: boolean }>,
+  o: { subPaths?: Array<{ volume: string; subPath: string }> } = {},
+): Pod {
   return {
     metadata: { name, namespace: 'default' },
     spec: {
@@ -112,7 +148,10 @@ export function claimPod(name: string, claims: Array<{ volume: string; claim: st
           ],
         },
       ],
-      volumes: claims.map((c) => ({ name: c.volume, persistentVolumeClaim: { claimName: c.claim, ...(c.readOnly ? { readOnly: true } : {}) } })),
+      volumes: claims.map((c) => ({
+        name: c.volume,
+        persistentVolumeClaim: { claimName: c.claim, ...(c.readOnly ? { readOnly: true } : {}) },
+      })),
     },
   };
 }
@@ -121,12 +160,23 @@ export async function createPod(env: Env, pod: Pod): Promise<Pod> {
   return env.client.resource('Pod').create(pod);
 }
 
-export async function waitRunning(env: Env, name: string, timeoutMs = 20_000): Promise<{ pod: Pod; hostPaths: Record<string, string> }> {
-  const pod = await until(`pod ${name} Running`, async () => {
-    const p = await env.client.resource('Pod').get(name, { namespace: 'default' });
-    return p.status?.phase === 'Running' && p.metadata?.annotations?.[HOST_PATHS_ANNOTATION] ? p : undefined;
-  }, timeoutMs);
-  return { pod, hostPaths: JSON.parse(pod.metadata?.annotations?.[HOST_PATHS_ANNOTATION] ?? '{}') as Record<string, string> };
+export async function waitRunning(
+  env: Env,
+  name: string,
+  timeoutMs = 20_000,
+): Promise<{ pod: Pod; hostPaths: Record<string, string> }> {
+  const pod = await until(
+    `pod ${name} Running`,
+    async () => {
+      const p = await env.client.resource('Pod').get(name, { namespace: 'default' });
+      return p.status?.phase === 'Running' && p.metadata?.annotations?.[HOST_PATHS_ANNOTATION] ? p : undefined;
+    },
+    timeoutMs,
+  );
+  return {
+    pod,
+    hostPaths: JSON.parse(pod.metadata?.annotations?.[HOST_PATHS_ANNOTATION] ?? '{}') as Record<string, string>,
+  };
 }
 
 export async function deletePodAndWait(env: Env, name: string): Promise<void> {
@@ -141,7 +191,12 @@ export async function deletePodAndWait(env: Env, name: string): Promise<void> {
   });
 }
 
-export async function events(env: Env, podName: string): Promise<Array<{ reason: string; message: string; type: string }>> {
+export async function events(
+  env: Env,
+  podName: string,
+): Promise<Array<{ reason: string; message: string; type: string }>> {
   const list = await env.client.resource('Event').list({ namespace: 'default' });
-  return list.items.filter((e) => e.involvedObject.name === podName).map((e) => ({ reason: e.reason ?? '', message: e.message ?? '', type: e.type ?? '' }));
+  return list.items
+    .filter((e) => e.involvedObject.name === podName)
+    .map((e) => ({ reason: e.reason ?? '', message: e.message ?? '', type: e.type ?? '' }));
 }

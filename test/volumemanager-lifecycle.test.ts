@@ -1,4 +1,13 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listLoopDevices } from '../src/mount/loop.js';
@@ -6,7 +15,19 @@ import { findMount, mountsUnder } from '../src/mount/mountinfo.js';
 import { deviceMountPath } from '../src/node/volumemanager/operations/paths.js';
 import { startVolumeManager, type VolumeManager } from '../src/node/volumemanager/volume-manager.js';
 import { MetricsRegistry } from '../src/util/metrics.js';
-import { claimPod, createPod, deletePodAndWait, DRIVER, events, NODE, staticClaim, startEnv, until, waitRunning, type Env } from './volumemanager-kit.js';
+import {
+  claimPod,
+  createPod,
+  deletePodAndWait,
+  DRIVER,
+  events,
+  NODE,
+  staticClaim,
+  startEnv,
+  until,
+  waitRunning,
+  type Env,
+} from './volumemanager-kit.js';
 
 const notRoot = process.getuid?.() !== 0;
 
@@ -18,7 +39,15 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
 
   beforeAll(async () => {
     env = await startEnv();
-    vm = await startVolumeManager({ client: env.client, nodeName: NODE, rootDir: env.rootDir, drivers: { endpoint: (d) => (d === DRIVER ? env.socket : undefined) }, signal: abort.signal, metrics, backoffCapMs: 1000 });
+    vm = await startVolumeManager({
+      client: env.client,
+      nodeName: NODE,
+      rootDir: env.rootDir,
+      drivers: { endpoint: (d) => (d === DRIVER ? env.socket : undefined) },
+      signal: abort.signal,
+      metrics,
+      backoffCapMs: 1000,
+    });
   });
   afterAll(async () => {
     await vm?.stop();
@@ -32,16 +61,27 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     const conds = Object.fromEntries((pod.status?.conditions ?? []).map((c) => [c.type, c.status]));
     expect(conds).toMatchObject({ PodScheduled: 'True', Initialized: 'True', ContainersReady: 'True', Ready: 'True' });
     const target = hostPaths['data']!;
-    expect(target).toBe(path.join(env.rootDir, 'pods', pod.metadata!.uid!, 'volumes', 'kubernetes.io~csi', 'pv-c1', 'mount'));
+    expect(target).toBe(
+      path.join(env.rootDir, 'pods', pod.metadata!.uid!, 'volumes', 'kubernetes.io~csi', 'pv-c1', 'mount'),
+    );
     const staging = deviceMountPath(env.rootDir, DRIVER, handle);
     expect(await findMount(staging)).toBeDefined();
     expect(await findMount(target)).toBeDefined();
-    expect(JSON.parse(readFileSync(path.join(path.dirname(target), 'vol_data.json'), 'utf8'))).toMatchObject({ driverName: DRIVER, volumeHandle: handle, specVolID: 'pv-c1', nodeName: NODE });
+    expect(JSON.parse(readFileSync(path.join(path.dirname(target), 'vol_data.json'), 'utf8'))).toMatchObject({
+      driverName: DRIVER,
+      volumeHandle: handle,
+      specVolID: 'pv-c1',
+      nodeName: NODE,
+    });
     writeFileSync(path.join(target, 'hello.txt'), 'kept');
     const node = await env.client.resource('Node').get(NODE);
     expect(node.status?.volumesInUse).toEqual([`kubernetes.io/csi/${DRIVER}^${handle}`]);
-    expect(metrics.render()).toMatch(/volume_manager_total_volumes\{plugin_name="kubernetes.io\/csi:hostpath.csi.stowage.io",state="actual_state_of_world"\} 1/);
-    expect(metrics.render()).toMatch(/storage_operation_duration_seconds_count\{operation_name="volume_mount",volume_plugin="kubernetes.io\/csi:hostpath.csi.stowage.io",status="success"\} 1/);
+    expect(metrics.render()).toMatch(
+      /volume_manager_total_volumes\{plugin_name="kubernetes.io\/csi:hostpath.csi.stowage.io",state="actual_state_of_world"\} 1/,
+    );
+    expect(metrics.render()).toMatch(
+      /storage_operation_duration_seconds_count\{operation_name="volume_mount",volume_plugin="kubernetes.io\/csi:hostpath.csi.stowage.io",status="success"\} 1/,
+    );
 
     await deletePodAndWait(env, 'p1');
     await until('everything unmounted', async () => (await mountsUnder(env.rootDir)).length === 0);
@@ -57,7 +97,13 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     const pending = await env.client.resource('PersistentVolumeClaim').get('c1', { namespace: 'default' });
     expect(pending.metadata?.finalizers).toContain('kubernetes.io/pvc-protection');
     await deletePodAndWait(env, 'p2');
-    await until('claim c1 released and deleted', async () => !(await env.client.resource('PersistentVolumeClaim').list({ namespace: 'default' })).items.some((c) => c.metadata?.name === 'c1'));
+    await until(
+      'claim c1 released and deleted',
+      async () =>
+        !(await env.client.resource('PersistentVolumeClaim').list({ namespace: 'default' })).items.some(
+          (c) => c.metadata?.name === 'c1',
+        ),
+    );
     await until('everything unmounted', async () => (await mountsUnder(env.rootDir)).length === 0);
   });
 
@@ -102,15 +148,32 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     const link = path.join(env.rootDir, 'pods', uid, 'volumeDevices', 'kubernetes.io~csi', 'pv-blk');
     expect(hostPaths['dev']).toBe(link);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
-    const publish = path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'publish', 'pv-blk', uid);
+    const publish = path.join(
+      env.rootDir,
+      'plugins',
+      'kubernetes.io',
+      'csi',
+      'volumeDevices',
+      'publish',
+      'pv-blk',
+      uid,
+    );
     expect(readlinkSync(link)).toBe(publish);
     expect(statSync(link).isBlockDevice()).toBe(true);
     const globalMap = path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'pv-blk', 'dev', uid);
     expect(await findMount(globalMap)).toBeDefined();
     expect((await listLoopDevices()).some((l) => l.backingFile === globalMap)).toBe(true);
     await deletePodAndWait(env, 'b1');
-    await until('unmapped and unstaged', async () => (await mountsUnder(env.rootDir)).length === 0 && !(await listLoopDevices()).some((l) => l.backingFile.startsWith(env.dir)));
-    await until('block dirs removed', () => !existsSync(path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'pv-blk')));
+    await until(
+      'unmapped and unstaged',
+      async () =>
+        (await mountsUnder(env.rootDir)).length === 0 &&
+        !(await listLoopDevices()).some((l) => l.backingFile.startsWith(env.dir)),
+    );
+    await until(
+      'block dirs removed',
+      () => !existsSync(path.join(env.rootDir, 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'pv-blk')),
+    );
   });
 
   it('subPath: bind-mounted under volume-subpaths; a symlink escape fails with a clear event', async () => {
@@ -123,7 +186,10 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     symlinkSync('/etc', path.join(first.hostPaths['v']!, 'evil'));
     await deletePodAndWait(env, 'sp0');
 
-    const good = await createPod(env, claimPod('sp1', [{ volume: 'v', claim: 'sp' }], { subPaths: [{ volume: 'v', subPath: 'app' }] }));
+    const good = await createPod(
+      env,
+      claimPod('sp1', [{ volume: 'v', claim: 'sp' }], { subPaths: [{ volume: 'v', subPath: 'app' }] }),
+    );
     await waitRunning(env, 'sp1');
     const sub = path.join(env.rootDir, 'pods', good.metadata!.uid!, 'volume-subpaths', 'v', 'app', '1');
     expect(await findMount(sub)).toBeDefined();
@@ -131,8 +197,13 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     await deletePodAndWait(env, 'sp1');
     await until('pod dir removed', () => !existsSync(path.join(env.rootDir, 'pods', good.metadata!.uid!)));
 
-    await createPod(env, claimPod('sp2', [{ volume: 'v', claim: 'sp' }], { subPaths: [{ volume: 'v', subPath: 'evil' }] }));
-    const ev = await until('FailedMount for the escape', async () => (await events(env, 'sp2')).find((e) => e.reason === 'FailedMount' && e.message.includes('symbolic link')));
+    await createPod(
+      env,
+      claimPod('sp2', [{ volume: 'v', claim: 'sp' }], { subPaths: [{ volume: 'v', subPath: 'evil' }] }),
+    );
+    const ev = await until('FailedMount for the escape', async () =>
+      (await events(env, 'sp2')).find((e) => e.reason === 'FailedMount' && e.message.includes('symbolic link')),
+    );
     expect(ev.message).toContain('MountVolume.SetUp failed for volume "pv-sp"');
     expect((await env.client.resource('Pod').get('sp2', { namespace: 'default' })).status?.phase).not.toBe('Running');
     expect((await mountsUnder(env.rootDir)).some((m) => m.mountPoint.includes('volume-subpaths'))).toBe(false);
@@ -145,11 +216,20 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     const hp = path.join(env.dir, 'host-data');
     const created = await createPod(env, {
       metadata: { name: 'e1', namespace: 'default' },
-      spec: { nodeName: NODE, containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'h', hostPath: { path: hp, type: 'DirectoryOrCreate' } }] },
+      spec: {
+        nodeName: NODE,
+        containers: [{ name: 'c', image: 'x' }],
+        volumes: [
+          { name: 'scratch', emptyDir: {} },
+          { name: 'h', hostPath: { path: hp, type: 'DirectoryOrCreate' } },
+        ],
+      },
     });
     const { hostPaths } = await waitRunning(env, 'e1');
     expect(hostPaths['h']).toBe(hp);
-    expect(hostPaths['scratch']).toBe(path.join(env.rootDir, 'pods', created.metadata!.uid!, 'volumes', 'kubernetes.io~empty-dir', 'scratch'));
+    expect(hostPaths['scratch']).toBe(
+      path.join(env.rootDir, 'pods', created.metadata!.uid!, 'volumes', 'kubernetes.io~empty-dir', 'scratch'),
+    );
     writeFileSync(path.join(hostPaths['scratch']!, 'tmp'), 'x');
     writeFileSync(path.join(hp, 'keep'), 'x');
     await deletePodAndWait(env, 'e1');
@@ -161,9 +241,19 @@ describe.skipIf(notRoot)('volume manager with the hostpath driver (root: real mo
     await staticClaim(env, 'grow', { bytes: 1 << 20 });
     await createPod(env, claimPod('g1', [{ volume: 'v', claim: 'grow' }]));
     await waitRunning(env, 'g1');
-    await env.client.resource('PersistentVolume').patch('pv-grow', 'merge', { spec: { capacity: { storage: String(2 << 20) } } });
-    await until('claim status capacity grown', async () => (await env.client.resource('PersistentVolumeClaim').get('grow', { namespace: 'default' })).status?.capacity?.['storage'] === String(2 << 20));
-    const ev = await until('resize event', async () => (await events(env, 'g1')).find((e) => e.reason === 'VolumeResizeSuccessful'));
+    await env.client
+      .resource('PersistentVolume')
+      .patch('pv-grow', 'merge', { spec: { capacity: { storage: String(2 << 20) } } });
+    await until(
+      'claim status capacity grown',
+      async () =>
+        (await env.client.resource('PersistentVolumeClaim').get('grow', { namespace: 'default' })).status?.capacity?.[
+          'storage'
+        ] === String(2 << 20),
+    );
+    const ev = await until('resize event', async () =>
+      (await events(env, 'g1')).find((e) => e.reason === 'VolumeResizeSuccessful'),
+    );
     expect(ev.message).toContain('pv-grow');
     await deletePodAndWait(env, 'g1');
     await until('unmounted', async () => (await mountsUnder(env.rootDir)).length === 0);

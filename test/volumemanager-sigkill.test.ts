@@ -5,7 +5,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findMount, mountsUnder, readMountInfo } from '../src/mount/mountinfo.js';
 import { deviceMountPath } from '../src/node/volumemanager/operations/paths.js';
-import { claimPod, createPod, DRIVER, NODE, staticClaim, startEnv, until, waitRunning, type Env } from './volumemanager-kit.js';
+import {
+  claimPod,
+  createPod,
+  DRIVER,
+  NODE,
+  staticClaim,
+  startEnv,
+  until,
+  waitRunning,
+  type Env,
+} from './volumemanager-kit.js';
 import { startProxy, type Proxy } from './volumemanager-proxy.js';
 
 const HOOKS = pathToFileURL(fileURLToPath(new URL('./csi-registration.ts-hooks.mjs', import.meta.url))).href;
@@ -20,7 +30,16 @@ describe.skipIf(notRoot)('volume manager killed with SIGKILL (root: real mounts,
   const startChild = async (): Promise<ChildProcess> => {
     const proc = spawn(
       process.execPath,
-      ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`, CHILD, env.api.kubeconfigPath, NODE, env.rootDir, DRIVER, proxy.driver.endpoint],
+      [
+        '--import',
+        `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(HOOKS)});`,
+        CHILD,
+        env.api.kubeconfigPath,
+        NODE,
+        env.rootDir,
+        DRIVER,
+        proxy.driver.endpoint,
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, STOWAGE_LOG_LEVEL: 'warn' } },
     );
     children.push(proc);
@@ -65,7 +84,15 @@ describe.skipIf(notRoot)('volume manager killed with SIGKILL (root: real mounts,
     release();
     proxy.controls.publishGate = undefined;
     proxy.controls.onPublish = undefined;
-    const target = path.join(env.rootDir, 'pods', created.metadata!.uid!, 'volumes', 'kubernetes.io~csi', 'pv-k1', 'mount');
+    const target = path.join(
+      env.rootDir,
+      'pods',
+      created.metadata!.uid!,
+      'volumes',
+      'kubernetes.io~csi',
+      'pv-k1',
+      'mount',
+    );
     await until('driver finished the publish', async () => (await findMount(target)) !== undefined);
 
     child = await startChild();
@@ -88,7 +115,11 @@ describe.skipIf(notRoot)('volume manager killed with SIGKILL (root: real mounts,
     proxy.controls.onUnpublish = undefined;
 
     child = await startChild();
-    await until('pod finally deleted', async () => !(await env.client.resource('Pod').list({ namespace: 'default' })).items.some((p) => p.metadata?.name === 'k1'));
+    await until(
+      'pod finally deleted',
+      async () =>
+        !(await env.client.resource('Pod').list({ namespace: 'default' })).items.some((p) => p.metadata?.name === 'k1'),
+    );
     await until('unpublished and unstaged', async () => (await mountsUnder(env.rootDir)).length === 0);
 
     // 3. No data lost: a new pod on the claim sees the file.
@@ -98,18 +129,29 @@ describe.skipIf(notRoot)('volume manager killed with SIGKILL (root: real mounts,
     table = await readMountInfo();
     expect(table.filter((m) => m.mountPoint === second.hostPaths['data'])).toHaveLength(1);
     await env.client.resource('Pod').delete('k2', { namespace: 'default' });
-    await until('k2 torn down', async () => (await mountsUnder(env.rootDir)).length === 0 && !(await env.client.resource('Pod').list({ namespace: 'default' })).items.length);
+    await until(
+      'k2 torn down',
+      async () =>
+        (await mountsUnder(env.rootDir)).length === 0 &&
+        !(await env.client.resource('Pod').list({ namespace: 'default' })).items.length,
+    );
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await exited;
   }, 60_000);
 
   it('killed mid-update of a configMap volume → after restart the new content, one timestamped dir, no leftovers', async () => {
-    await env.client.resource('ConfigMap').create({ metadata: { name: 'live', namespace: 'default' }, data: { k: 'v1' } });
+    await env.client
+      .resource('ConfigMap')
+      .create({ metadata: { name: 'live', namespace: 'default' }, data: { k: 'v1' } });
     let child = await startChild();
     const created = await createPod(env, {
       metadata: { name: 'cmk', namespace: 'default' },
-      spec: { nodeName: NODE, containers: [{ name: 'c', image: 'x', volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] }], volumes: [{ name: 'cfg', configMap: { name: 'live' } }] },
+      spec: {
+        nodeName: NODE,
+        containers: [{ name: 'c', image: 'x', volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] }],
+        volumes: [{ name: 'cfg', configMap: { name: 'live' } }],
+      },
     });
     const { hostPaths } = await waitRunning(env, 'cmk');
     const dir = hostPaths['cfg']!;
@@ -125,13 +167,21 @@ describe.skipIf(notRoot)('volume manager killed with SIGKILL (root: real mounts,
 
     child = await startChild();
     const stamped = (): string[] => readdirSync(dir).filter((n) => n.startsWith('..') && n !== '..data');
-    await until('new content, leftovers gone', () => readFileSync(path.join(dir, 'k'), 'utf8') === 'v2' && stamped().length === 1);
+    await until(
+      'new content, leftovers gone',
+      () => readFileSync(path.join(dir, 'k'), 'utf8') === 'v2' && stamped().length === 1,
+    );
     expect(readlinkSync(path.join(dir, '..data'))).toBe(stamped()[0]);
     await env.client.resource('ConfigMap').patch('live', 'merge', { data: { k: 'v3' } }, { namespace: 'default' });
     await until('later updates still applied', () => readFileSync(path.join(dir, 'k'), 'utf8') === 'v3');
 
     await env.client.resource('Pod').delete('cmk', { namespace: 'default' });
-    await until('pod dir removed', async () => !existsSync(path.join(env.rootDir, 'pods', created.metadata!.uid!)) && (await mountsUnder(env.rootDir)).length === 0);
+    await until(
+      'pod dir removed',
+      async () =>
+        !existsSync(path.join(env.rootDir, 'pods', created.metadata!.uid!)) &&
+        (await mountsUnder(env.rootDir)).length === 0,
+    );
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await exited;

@@ -6,10 +6,23 @@ import { RestClient } from '../src/client/rest.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { startVolumeManager } from '../src/node/volumemanager/volume-manager.js';
 
-const [kubeconfig, nodeName, rootDir, driver, endpoint] = process.argv.slice(2) as [string, string, string, string, string];
+const [kubeconfig, nodeName, rootDir, driver, endpoint] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const client = new RestClient(await loadKubeconfig(kubeconfig));
 const stop = new AbortController();
-const vm = await startVolumeManager({ client, nodeName, rootDir, drivers: { endpoint: (d) => (d === driver ? endpoint : undefined) }, signal: stop.signal, backoffCapMs: 1000 });
+const vm = await startVolumeManager({
+  client,
+  nodeName,
+  rootDir,
+  drivers: { endpoint: (d) => (d === driver ? endpoint : undefined) },
+  signal: stop.signal,
+  backoffCapMs: 1000,
+});
 process.stderr.write('volume manager started\n');
 process.on('SIGTERM', () => {
   void vm.stop().then(() => {

@@ -48,7 +48,6 @@ export interface Cluster {
 
 const BIN = join(repoRoot(), 'bin', 'stowage');
 
-
 export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   const dataDir = o.dataDir;
   const port = await freeLoopbackPort();
@@ -63,14 +62,53 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
 
   const attachFlag = o.attach ? ['--enable-attach'] : [];
   const args: Record<ProcessName, string[]> = {
-    up: ['up', '--port', String(port), '--data-dir', dataDir, '--node-name', NODE_NAME, '--no-container-runtime', ...attachFlag],
+    up: [
+      'up',
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--node-name',
+      NODE_NAME,
+      '--no-container-runtime',
+      ...attachFlag,
+    ],
     api: ['up', '--port', String(port), '--data-dir', dataDir, '--no-node', '--no-controllers'],
     controllers: ['controllers', '--kubeconfig', kubeconfig],
-    driver: ['csi-hostpath', '--endpoint', `unix://${driverSocket}`, '--node-id', NODE_NAME, '--state-dir', driverStateDir, ...attachFlag],
+    driver: [
+      'csi-hostpath',
+      '--endpoint',
+      `unix://${driverSocket}`,
+      '--node-id',
+      NODE_NAME,
+      '--state-dir',
+      driverStateDir,
+      ...attachFlag,
+    ],
     // A short CSI timeout, so that a hung call is given up (and retried) within the run.
     sidecar: ['csi-sidecar', '--csi-address', `unix://${csiSocket}`, '--kubeconfig', kubeconfig, '--timeout', '5s'],
-    registrar: ['csi-registrar', '--csi-address', csiSocket, '--kubelet-registration-path', csiSocket, '--plugin-registration-path', join(nodeRoot, 'plugins_registry')],
-    node: ['node', '--kubeconfig', kubeconfig, '--node-name', NODE_NAME, '--root-dir', nodeRoot, '--backoff-cap', '2s', '--port', '0'],
+    registrar: [
+      'csi-registrar',
+      '--csi-address',
+      csiSocket,
+      '--kubelet-registration-path',
+      csiSocket,
+      '--plugin-registration-path',
+      join(nodeRoot, 'plugins_registry'),
+    ],
+    node: [
+      'node',
+      '--kubeconfig',
+      kubeconfig,
+      '--node-name',
+      NODE_NAME,
+      '--root-dir',
+      nodeRoot,
+      '--backoff-cap',
+      '2s',
+      '--port',
+      '0',
+    ],
   };
   const children = new Map<ProcessName, { child: ChildProcess; exited: Promise<void>; killed: boolean }>();
   const exits: { name: ProcessName; code: number | null }[] = [];
@@ -128,10 +166,12 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
 
   let proxy: FaultProxy | undefined;
   const processes: ProcessName[] = o.mode === 'allinone' ? ['up'] : [...SPLIT_PROCESSES];
-  const order: ProcessName[] = o.mode === 'allinone' ? ['up'] : ['api', 'driver', 'controllers', 'sidecar', 'registrar', 'node'];
+  const order: ProcessName[] =
+    o.mode === 'allinone' ? ['up'] : ['api', 'driver', 'controllers', 'sidecar', 'registrar', 'node'];
   for (const name of order) {
     await start(name);
-    if (name === 'driver' && o.faults) proxy = await startFaultProxy({ socket: csiSocket, upstream: driverSocket, decide: o.faults });
+    if (name === 'driver' && o.faults)
+      proxy = await startFaultProxy({ socket: csiSocket, upstream: driverSocket, decide: o.faults });
   }
   const client = new RestClient({ ...(await loadKubeconfig(kubeconfig)), timeoutMs: 10_000 });
   // `up` creates the built-in driver's CSIDriver object; split, the installer (here) does.
@@ -147,7 +187,18 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     await proxy?.stop();
     client.close();
   };
-  return { dataDir, client, processes, exits, ...(proxy ? { proxy } : {}), driverStateDir, nodeRoot, kill, start, stop };
+  return {
+    dataDir,
+    client,
+    processes,
+    exits,
+    ...(proxy ? { proxy } : {}),
+    driverStateDir,
+    nodeRoot,
+    kill,
+    start,
+    stop,
+  };
 }
 
 async function ensureCsiDriver(client: RestClient, attachRequired: boolean): Promise<void> {
@@ -162,7 +213,11 @@ async function ensureCsiDriver(client: RestClient, attachRequired: boolean): Pro
 /** The tail of a process's log, for a failure report. */
 export function logTail(dataDir: string, name: ProcessName, lines = 20): string {
   try {
-    return readFileSync(join(dataDir, 'logs', `${name}.log`), 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    return readFileSync(join(dataDir, 'logs', `${name}.log`), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .join('\n');
   } catch {
     return '';
   }

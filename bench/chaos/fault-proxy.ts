@@ -42,68 +42,96 @@ const raw = (b: Buffer): Buffer => b;
 /** The service's methods with identity (de)serializers: the proxy never decodes a message. */
 function rawService(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
   return Object.fromEntries(
-    Object.entries(def).map(([name, m]) => [name, { ...m, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw }]),
+    Object.entries(def).map(([name, m]) => [
+      name,
+      { ...m, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
+    ]),
   );
 }
 
 const unavailable = (details: string): Partial<grpc.StatusObject> => ({ code: grpc.status.UNAVAILABLE, details });
 
-export async function startFaultProxy(o: { socket: string; upstream: string; decide?: FaultDecider }): Promise<FaultProxy> {
-  const upstream = new grpc.Client(o.upstream.startsWith('unix:') ? o.upstream : `unix://${o.upstream}`, grpc.credentials.createInsecure(), {
-    // A restarted driver is found again within a second, not after grpc's default 120 s backoff cap.
-    'grpc.initial_reconnect_backoff_ms': 100,
-    'grpc.max_reconnect_backoff_ms': 1_000,
-  });
+export async function startFaultProxy(o: {
+  socket: string;
+  upstream: string;
+  decide?: FaultDecider;
+}): Promise<FaultProxy> {
+  const upstream = new grpc.Client(
+    o.upstream.startsWith('unix:') ? o.upstream : `unix://${o.upstream}`,
+    grpc.credentials.createInsecure(),
+    {
+      // A restarted driver is found again within a second, not after grpc's default 120 s backoff cap.
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 1_000,
+    },
+  );
   let decide = o.decide;
   const calls: string[] = [];
   const injected = new Map<string, number>();
   let server: grpc.Server | undefined;
 
-  const forward = (path: string, req: Buffer, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<{ err: grpc.ServiceError | null; res?: Buffer }> =>
+  const forward = (
+    path: string,
+    req: Buffer,
+    call: grpc.ServerUnaryCall<Buffer, Buffer>,
+  ): Promise<{ err: grpc.ServiceError | null; res?: Buffer }> =>
     new Promise((resolve) => {
       const deadline = call.getDeadline();
-      const up = upstream.makeUnaryRequest(path, raw, raw, req, new grpc.Metadata(), { deadline: deadline === Infinity ? Infinity : deadline }, (err, res) => resolve({ err, res }));
+      const up = upstream.makeUnaryRequest(
+        path,
+        raw,
+        raw,
+        req,
+        new grpc.Metadata(),
+        { deadline: deadline === Infinity ? Infinity : deadline },
+        (err, res) => resolve({ err, res }),
+      );
       call.once('cancelled', () => up.cancel());
     });
 
-  const handlerFor = (method: string, path: string): grpc.handleUnaryCall<Buffer, Buffer> => (call, cb) => {
-    calls.push(method);
-    void (async () => {
-      let fault: CsiFault | undefined;
-      try {
-        fault = await decide?.(method);
-      } catch (e) {
-        // A decider may throw a gRPC status ({ code, details }) directly.
-        cb(e as grpc.ServiceError);
-        return;
-      }
-      if (fault) injected.set(`${fault.kind}:${method}`, (injected.get(`${fault.kind}:${method}`) ?? 0) + 1);
-      switch (fault?.kind) {
-        case undefined:
-          break;
-        case 'error':
-          cb({ code: fault.code, details: fault.details ?? `injected ${grpc.status[fault.code]} for ${method}` });
+  const handlerFor =
+    (method: string, path: string): grpc.handleUnaryCall<Buffer, Buffer> =>
+    (call, cb) => {
+      calls.push(method);
+      void (async () => {
+        let fault: CsiFault | undefined;
+        try {
+          fault = await decide?.(method);
+        } catch (e) {
+          // A decider may throw a gRPC status ({ code, details }) directly.
+          cb(e as grpc.ServiceError);
           return;
-        case 'errorAfter':
-          await forward(path, call.request, call);
-          cb({ code: fault.code, details: `injected ${grpc.status[fault.code]} for ${method} after the driver acted` });
-          return;
-        case 'delay':
-          await new Promise((r) => setTimeout(r, fault.ms));
-          break;
-        case 'hang':
-          if (fault.forward) await forward(path, call.request, call);
-          return; // never answered: the caller's deadline (or cancellation) ends the call
-        case 'drop':
-          if (fault.forward) await forward(path, call.request, call);
-          await dropConnections();
-          return;
-      }
-      const { err, res } = await forward(path, call.request, call);
-      if (err) cb(err);
-      else cb(null, res);
-    })().catch((e: unknown) => cb(unavailable(`fault proxy: ${e instanceof Error ? e.message : String(e)}`)));
-  };
+        }
+        if (fault) injected.set(`${fault.kind}:${method}`, (injected.get(`${fault.kind}:${method}`) ?? 0) + 1);
+        switch (fault?.kind) {
+          case undefined:
+            break;
+          case 'error':
+            cb({ code: fault.code, details: fault.details ?? `injected ${grpc.status[fault.code]} for ${method}` });
+            return;
+          case 'errorAfter':
+            await forward(path, call.request, call);
+            cb({
+              code: fault.code,
+              details: `injected ${grpc.status[fault.code]} for ${method} after the driver acted`,
+            });
+            return;
+          case 'delay':
+            await new Promise((r) => setTimeout(r, fault.ms));
+            break;
+          case 'hang':
+            if (fault.forward) await forward(path, call.request, call);
+            return; // never answered: the caller's deadline (or cancellation) ends the call
+          case 'drop':
+            if (fault.forward) await forward(path, call.request, call);
+            await dropConnections();
+            return;
+        }
+        const { err, res } = await forward(path, call.request, call);
+        if (err) cb(err);
+        else cb(null, res);
+      })().catch((e: unknown) => cb(unavailable(`fault proxy: ${e instanceof Error ? e.message : String(e)}`)));
+    };
 
   const listen = async (): Promise<void> => {
     rmSync(o.socket, { force: true });
@@ -112,7 +140,11 @@ export async function startFaultProxy(o: { socket: string; upstream: string; dec
       const svc = rawService(def);
       s.addService(svc, Object.fromEntries(Object.entries(svc).map(([name, m]) => [name, handlerFor(name, m.path)])));
     }
-    await new Promise<void>((resolve, reject) => s.bindAsync(`unix://${o.socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      s.bindAsync(`unix://${o.socket}`, grpc.ServerCredentials.createInsecure(), (err) =>
+        err ? reject(err) : resolve(),
+      ),
+    );
     server = s;
   };
 

@@ -14,7 +14,15 @@ import { DRIVER, NODE_NAME } from './cluster.js';
 
 export interface DriverRecords {
   /** Volume id → the fields checked here; undefined when state.json is missing or unreadable. */
-  readonly volumes?: Record<string, { readonly name: string; readonly attachments: Record<string, unknown>; readonly staged: Record<string, unknown>; readonly published: Record<string, unknown> }>;
+  readonly volumes?: Record<
+    string,
+    {
+      readonly name: string;
+      readonly attachments: Record<string, unknown>;
+      readonly staged: Record<string, unknown>;
+      readonly published: Record<string, unknown>;
+    }
+  >;
   readonly snapshots?: Record<string, unknown>;
   readonly stateError?: string;
   /** Entries of volumes/ and snapshots/ (ids, an extension stripped). */
@@ -54,7 +62,10 @@ export function readDriverRecords(stateDir: string): DriverRecords {
   const stateFile = join(stateDir, 'state.json');
   if (existsSync(stateFile)) {
     try {
-      const parsed = JSON.parse(readFileSync(stateFile, 'utf8')) as { volumes?: DriverRecords['volumes']; snapshots?: DriverRecords['snapshots'] };
+      const parsed = JSON.parse(readFileSync(stateFile, 'utf8')) as {
+        volumes?: DriverRecords['volumes'];
+        snapshots?: DriverRecords['snapshots'];
+      };
       volumes = parsed.volumes ?? {};
       snapshots = parsed.snapshots ?? {};
     } catch (e) {
@@ -98,7 +109,11 @@ export async function takeSnapshot(c: SnapshotSource): Promise<Snapshot> {
   const stagingRoot = join(c.nodeRoot, 'plugins', 'kubernetes.io', 'csi', DRIVER);
   const mounts = await mountPointsUnder(c.dataDir);
   const mounted = new Set(mounts);
-  const record = (dir: string, mountName: string) => ({ dir, volData: existsSync(join(dir, 'vol_data.json')), mounted: mounted.has(join(dir, mountName)) });
+  const record = (dir: string, mountName: string) => ({
+    dir,
+    volData: existsSync(join(dir, 'vol_data.json')),
+    mounted: mounted.has(join(dir, mountName)),
+  });
   const podsRoot = join(c.nodeRoot, 'pods');
   const nodeRecords = [
     ...list(stagingRoot).map((d) => record(join(stagingRoot, d), 'globalmount')),
@@ -136,12 +151,17 @@ export function checkSteady(s: Snapshot, o: { attach: boolean }): string[] {
     const pvName = c.spec?.volumeName ?? '';
     const pv = pvByName.get(pvName);
     if (!pv) v.push(`claim ${key} is Bound to PV "${pvName}", which does not exist`);
-    else if (pv.spec?.claimRef?.uid !== c.metadata?.uid) v.push(`claim ${key} is Bound to PV ${pvName}, whose claimRef names ${pv.spec?.claimRef?.namespace}/${pv.spec?.claimRef?.name} (uid ${pv.spec?.claimRef?.uid})`);
+    else if (pv.spec?.claimRef?.uid !== c.metadata?.uid)
+      v.push(
+        `claim ${key} is Bound to PV ${pvName}, whose claimRef names ${pv.spec?.claimRef?.namespace}/${pv.spec?.claimRef?.name} (uid ${pv.spec?.claimRef?.uid})`,
+      );
     claimsOfPv.set(pvName, [...(claimsOfPv.get(pvName) ?? []), key]);
   }
-  for (const [pv, claims] of claimsOfPv) if (claims.length > 1) v.push(`PV ${pv} is bound to ${claims.length} claims: ${claims.join(', ')}`);
+  for (const [pv, claims] of claimsOfPv)
+    if (claims.length > 1) v.push(`PV ${pv} is bound to ${claims.length} claims: ${claims.join(', ')}`);
   for (const pv of s.volumes) {
-    if (pv.status?.phase !== 'Bound') v.push(`PV ${pv.metadata?.name} is ${pv.status?.phase}, not Bound (every PV here belongs to a live claim)`);
+    if (pv.status?.phase !== 'Bound')
+      v.push(`PV ${pv.metadata?.name} is ${pv.status?.phase}, not Bound (every PV here belongs to a live claim)`);
   }
   // Every pod is Running here: each record of the node agent is a live mount, each mount has its record.
   for (const r of s.nodeRecords) {
@@ -171,10 +191,15 @@ export function checkSteady(s: Snapshot, o: { attach: boolean }): string[] {
       if (o.attach) {
         const claim = s.claims.find((c) => c.metadata?.name === vol.persistentVolumeClaim?.claimName);
         const pvName = claim?.spec?.volumeName ?? '';
-        const va = s.attachments.find((a) => a.spec?.source?.persistentVolumeName === pvName && a.spec?.nodeName === NODE_NAME);
+        const va = s.attachments.find(
+          (a) => a.spec?.source?.persistentVolumeName === pvName && a.spec?.nodeName === NODE_NAME,
+        );
         if (!va?.status?.attached) v.push(`pod ${key} is Running but PV ${pvName} has no attached VolumeAttachment`);
         const handle = pvByName.get(pvName)?.spec?.csi?.volumeHandle ?? '';
-        if (s.driver.volumes && !s.driver.volumes[handle]?.attachments?.[NODE_NAME]) v.push(`pod ${key} is Running but the driver has no ControllerPublish record of volume ${handle} on ${NODE_NAME}`);
+        if (s.driver.volumes && !s.driver.volumes[handle]?.attachments?.[NODE_NAME])
+          v.push(
+            `pod ${key} is Running but the driver has no ControllerPublish record of volume ${handle} on ${NODE_NAME}`,
+          );
       }
     }
   }
@@ -186,10 +211,15 @@ export function checkEmpty(s: Snapshot): string[] {
   const v: string[] = [];
   v.push(...checkDriverRecords(s));
   for (const c of s.claims) v.push(`claim default/${c.metadata?.name} still exists (${c.status?.phase})`);
-  for (const pv of s.volumes) v.push(`PV ${pv.metadata?.name} still exists (${pv.status?.phase}, finalizers ${JSON.stringify(pv.metadata?.finalizers ?? [])})`);
+  for (const pv of s.volumes)
+    v.push(
+      `PV ${pv.metadata?.name} still exists (${pv.status?.phase}, finalizers ${JSON.stringify(pv.metadata?.finalizers ?? [])})`,
+    );
   for (const p of s.pods) v.push(`pod default/${p.metadata?.name} still exists (${p.status?.phase})`);
-  for (const a of s.attachments) v.push(`VolumeAttachment ${a.metadata?.name} still exists (attached ${a.status?.attached})`);
-  for (const [id, rec] of Object.entries(s.driver.volumes ?? {})) v.push(`driver still has volume ${id} (${rec.name}) in state.json`);
+  for (const a of s.attachments)
+    v.push(`VolumeAttachment ${a.metadata?.name} still exists (attached ${a.status?.attached})`);
+  for (const [id, rec] of Object.entries(s.driver.volumes ?? {}))
+    v.push(`driver still has volume ${id} (${rec.name}) in state.json`);
   for (const id of Object.keys(s.driver.snapshots ?? {})) v.push(`driver still has snapshot ${id} in state.json`);
   for (const m of s.mounts) v.push(`still mounted: ${m}`);
   for (const l of s.loops) v.push(`loop device ${l} still backed by a file under the data dir`);
@@ -206,9 +236,14 @@ function checkDriverRecords(s: Snapshot): string[] {
   for (const f of d.strayFiles) v.push(`driver: stray file beside state.json: ${f}`);
   if (!d.volumes) return v;
   const recorded = new Set(Object.keys(d.volumes));
-  for (const e of d.volumeEntries) if (!recorded.has(e)) v.push(`driver: orphan volume data volumes/${e}: no record in state.json${pvWithHandle(s, e) ? '' : ' and no PV'}`);
+  for (const e of d.volumeEntries)
+    if (!recorded.has(e))
+      v.push(
+        `driver: orphan volume data volumes/${e}: no record in state.json${pvWithHandle(s, e) ? '' : ' and no PV'}`,
+      );
   const onDisk = new Set(d.volumeEntries);
-  for (const id of recorded) if (!onDisk.has(id)) v.push(`driver: volume ${id} is in state.json but its data is missing`);
+  for (const id of recorded)
+    if (!onDisk.has(id)) v.push(`driver: volume ${id} is in state.json but its data is missing`);
   const snaps = new Set(Object.keys(d.snapshots ?? {}));
   for (const e of d.snapshotEntries) if (!snaps.has(e)) v.push(`driver: orphan snapshot data snapshots/${e}`);
   const handles = new Map<string, string[]>();
@@ -218,8 +253,10 @@ function checkDriverRecords(s: Snapshot): string[] {
     handles.set(h, [...(handles.get(h) ?? []), pv.metadata?.name ?? '']);
     if (!recorded.has(h)) v.push(`PV ${pv.metadata?.name} names driver volume ${h}, which the driver does not have`);
   }
-  for (const [h, pvs] of handles) if (pvs.length > 1) v.push(`driver volume ${h} backs ${pvs.length} PVs: ${pvs.join(', ')}`);
-  for (const [id, rec] of Object.entries(d.volumes)) if (!handles.has(id)) v.push(`driver: orphan volume ${id} (${rec.name}): no PV names it`);
+  for (const [h, pvs] of handles)
+    if (pvs.length > 1) v.push(`driver volume ${h} backs ${pvs.length} PVs: ${pvs.join(', ')}`);
+  for (const [id, rec] of Object.entries(d.volumes))
+    if (!handles.has(id)) v.push(`driver: orphan volume ${id} (${rec.name}): no PV names it`);
   return v;
 }
 

@@ -53,8 +53,20 @@ export interface RoundResult {
   readonly dataDir?: string;
 }
 
-const CONTROLLER_METHODS = ['CreateVolume', 'DeleteVolume', 'ControllerPublishVolume', 'ControllerUnpublishVolume', 'ControllerExpandVolume'];
-const NODE_METHODS = ['NodeStageVolume', 'NodeUnstageVolume', 'NodePublishVolume', 'NodeUnpublishVolume', 'NodeExpandVolume'];
+const CONTROLLER_METHODS = [
+  'CreateVolume',
+  'DeleteVolume',
+  'ControllerPublishVolume',
+  'ControllerUnpublishVolume',
+  'ControllerExpandVolume',
+];
+const NODE_METHODS = [
+  'NodeStageVolume',
+  'NodeUnstageVolume',
+  'NodePublishVolume',
+  'NodeUnpublishVolume',
+  'NodeExpandVolume',
+];
 
 /**
  * The driver-fault matrix: a quarter of the calls that change something fail, stall or lose their
@@ -106,7 +118,10 @@ const pod = (i: number): object => ({
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: `chaos-${i}` },
-  spec: { containers: [{ name: 'app', image: 'busybox', volumeMounts: [{ name: 'data', mountPath: '/data' }] }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: `chaos-${i}` } }] },
+  spec: {
+    containers: [{ name: 'app', image: 'busybox', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+    volumes: [{ name: 'data', persistentVolumeClaim: { claimName: `chaos-${i}` } }],
+  },
 });
 
 /** Retries an API write across a restarting server; an AlreadyExists/NotFound means it was done. */
@@ -137,7 +152,12 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
   let faults: Record<string, number> = {};
   let exits: string[] = [];
   try {
-    cluster = await startCluster({ dataDir, mode: o.mode, attach: o.attach, ...(o.faults && o.mode === 'split' ? { faults: faultMatrix(faultRandom) } : {}) });
+    cluster = await startCluster({
+      dataDir,
+      mode: o.mode,
+      attach: o.attach,
+      ...(o.faults && o.mode === 'split' ? { faults: faultMatrix(faultRandom) } : {}),
+    });
     const c = cluster;
     const targets = o.targets ?? c.processes;
     const api = {
@@ -158,10 +178,29 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
     const n = o.claims;
     const idx = Array.from({ length: n }, (_, i) => i);
     const actions: Record<Phase, () => Promise<void>> = {
-      provision: async () => void (await Promise.all(idx.map((i) => write(() => api.claims().create(claim(i) as never, { namespace: 'default' }))))),
-      mount: async () => void (await Promise.all(idx.map((i) => write(() => api.pods().create(pod(i) as never, { namespace: 'default' }))))),
+      provision: async () =>
+        void (await Promise.all(
+          idx.map((i) => write(() => api.claims().create(claim(i) as never, { namespace: 'default' }))),
+        )),
+      mount: async () =>
+        void (await Promise.all(
+          idx.map((i) => write(() => api.pods().create(pod(i) as never, { namespace: 'default' }))),
+        )),
       expand: async () =>
-        void (await Promise.all(idx.map((i) => write(() => api.claims().patch(`chaos-${i}`, 'merge', { spec: { resources: { requests: { storage: '2Mi' } } } }, { namespace: 'default' }))))),
+        void (await Promise.all(
+          idx.map((i) =>
+            write(() =>
+              api
+                .claims()
+                .patch(
+                  `chaos-${i}`,
+                  'merge',
+                  { spec: { resources: { requests: { storage: '2Mi' } } } },
+                  { namespace: 'default' },
+                ),
+            ),
+          ),
+        )),
       teardown: async () => {
         await Promise.all(idx.map((i) => write(() => api.pods().delete(`chaos-${i}`, { namespace: 'default' }))));
         await Promise.all(idx.map((i) => write(() => api.claims().delete(`chaos-${i}`, { namespace: 'default' }))));
@@ -170,11 +209,20 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
     const converged: Record<Phase, (s: Snapshot) => string[]> = {
       // WaitForFirstConsumer: a claim binds only once its pod exists; until then it stays Pending.
       provision: (s) =>
-        s.claims.length === n && s.claims.every((x) => x.status?.phase === (bindingMode === 'Immediate' ? 'Bound' : 'Pending')) && s.volumes.length === (bindingMode === 'Immediate' ? n : 0)
+        s.claims.length === n &&
+        s.claims.every((x) => x.status?.phase === (bindingMode === 'Immediate' ? 'Bound' : 'Pending')) &&
+        s.volumes.length === (bindingMode === 'Immediate' ? n : 0)
           ? checkSteady({ ...s, claims: s.claims.filter((x) => x.status?.phase === 'Bound') }, { attach: o.attach })
           : ['not converged'],
-      mount: (s) => (s.pods.length === n && s.pods.every((p) => p.status?.phase === 'Running') ? checkSteady(s, { attach: o.attach }) : ['not converged']),
-      expand: (s) => (s.claims.every((x) => x.status?.capacity?.storage === '2Mi') && s.pods.every((p) => p.status?.phase === 'Running') ? checkSteady(s, { attach: o.attach }) : ['not converged']),
+      mount: (s) =>
+        s.pods.length === n && s.pods.every((p) => p.status?.phase === 'Running')
+          ? checkSteady(s, { attach: o.attach })
+          : ['not converged'],
+      expand: (s) =>
+        s.claims.every((x) => x.status?.capacity?.storage === '2Mi') &&
+        s.pods.every((p) => p.status?.phase === 'Running')
+          ? checkSteady(s, { attach: o.attach })
+          : ['not converged'],
       teardown: (s) => checkEmpty(s),
     };
     for (const phase of PHASES) {
@@ -201,8 +249,16 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
       }, convergeMs);
       convergenceMs.push(Date.now() - lastRestart);
       if (!ok) {
-        const detail = last.length === 1 && last[0] === 'not converged' ? describe(await takeSnapshot(c).catch(() => undefined)) : last;
-        violations.push(...detail.map((l) => `[seed ${o.seed} ${o.mode}${o.attach ? ' attach' : ''}${o.faults ? ' faults' : ''} ${bindingMode} ${phase}] ${l}`));
+        const detail =
+          last.length === 1 && last[0] === 'not converged'
+            ? describe(await takeSnapshot(c).catch(() => undefined))
+            : last;
+        violations.push(
+          ...detail.map(
+            (l) =>
+              `[seed ${o.seed} ${o.mode}${o.attach ? ' attach' : ''}${o.faults ? ' faults' : ''} ${bindingMode} ${phase}] ${l}`,
+          ),
+        );
         log(`seed ${o.seed}: ${phase} did not converge within ${convergeMs} ms:\n  ${detail.join('\n  ')}`);
         for (const p of c.processes) log(`--- ${p} log tail ---\n${logTail(dataDir, p)}`);
         break;
@@ -220,16 +276,30 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
     await cleanupHost(dataDir);
     if (violations.length === 0 || !o.keepOnFailure) rmSync(dataDir, { recursive: true, force: true });
   }
-  return { seed: o.seed, kills, faults, convergenceMs, exits, violations, ...(violations.length > 0 && o.keepOnFailure ? { dataDir } : {}) };
+  return {
+    seed: o.seed,
+    kills,
+    faults,
+    convergenceMs,
+    exits,
+    violations,
+    ...(violations.length > 0 && o.keepOnFailure ? { dataDir } : {}),
+  };
 }
 
 /** What a cluster that did not converge looks like (the not-yet-converged objects). */
 function describe(s: Snapshot | undefined): string[] {
   if (!s) return ['did not converge, and the API server does not answer'];
   const out = [
-    ...s.claims.filter((c) => c.status?.phase !== 'Bound').map((c) => `claim ${c.metadata?.name} is ${c.status?.phase}`),
-    ...s.pods.filter((p) => p.status?.phase !== 'Running').map((p) => `pod ${p.metadata?.name} is ${p.status?.phase}${p.metadata?.deletionTimestamp ? ' (deleting)' : ''}`),
-    ...s.claims.filter((c) => c.status?.capacity?.storage !== '2Mi').map((c) => `claim ${c.metadata?.name} has capacity ${c.status?.capacity?.storage}`),
+    ...s.claims
+      .filter((c) => c.status?.phase !== 'Bound')
+      .map((c) => `claim ${c.metadata?.name} is ${c.status?.phase}`),
+    ...s.pods
+      .filter((p) => p.status?.phase !== 'Running')
+      .map((p) => `pod ${p.metadata?.name} is ${p.status?.phase}${p.metadata?.deletionTimestamp ? ' (deleting)' : ''}`),
+    ...s.claims
+      .filter((c) => c.status?.capacity?.storage !== '2Mi')
+      .map((c) => `claim ${c.metadata?.name} has capacity ${c.status?.capacity?.storage}`),
   ];
   return [`did not converge: ${out.slice(0, 10).join('; ')}`, ...checkSteady(s, { attach: false }).slice(0, 10)];
 }

@@ -147,7 +147,9 @@ async function waitExit(p: Proc, ms: number): Promise<void> {
 }
 
 export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<NetnsCluster> {
-  const id = `${(process.pid % 1296).toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`.padEnd(4, '0').slice(0, 4);
+  const id = `${(process.pid % 1296).toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`
+    .padEnd(4, '0')
+    .slice(0, 4);
   const dir = mkdtempSync(join(tmpdir(), `stowage-netns-${id}-`));
   const logs = join(dir, 'logs');
   mkdirSync(logs);
@@ -162,7 +164,25 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
   await ip('link', 'set', bridge, 'up');
 
   const dataDir = join(dir, 'api');
-  const api = spawnLogged(process.execPath, [BIN, 'up', '--address', apiAddress, '--port', '0', '--data-dir', dataDir, '--no-node', '--no-hostpath', '--no-controllers', '--no-default-class'], join(logs, 'api.log'), 'pipe');
+  const api = spawnLogged(
+    process.execPath,
+    [
+      BIN,
+      'up',
+      '--address',
+      apiAddress,
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--no-node',
+      '--no-hostpath',
+      '--no-controllers',
+      '--no-default-class',
+    ],
+    join(logs, 'api.log'),
+    'pipe',
+  );
   await new Promise<void>((res, rej) => {
     let out = '';
     api.child.stdout!.on('data', (d: Buffer) => {
@@ -173,7 +193,11 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
   });
   api.child.stdout!.resume();
   const kubeconfig = join(dataDir, 'kubeconfig');
-  const controllers = spawnLogged(process.execPath, [BIN, 'controllers', '--kubeconfig', kubeconfig, ...(o.controllerFlags ?? [])], join(logs, 'controllers.log'));
+  const controllers = spawnLogged(
+    process.execPath,
+    [BIN, 'controllers', '--kubeconfig', kubeconfig, ...(o.controllerFlags ?? [])],
+    join(logs, 'controllers.log'),
+  );
   const client = new RestClient({ ...(await loadKubeconfig(kubeconfig)), timeoutMs: 10_000 });
   const cluster = { kubeconfig, dir };
   const sharedStateDir = join(dir, 'storage', 'state');
@@ -181,16 +205,46 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
   if (o.sharedStorage) {
     const socket = join(dir, 'storage', 'csi.sock');
     mkdirSync(sharedStateDir, { recursive: true });
-    const driverArgs = ['csi-hostpath', '--endpoint', `unix://${socket}`, '--node-id', 'storage', '--state-dir', sharedStateDir, '--driver-name', SHARED_DRIVER, '--enable-attach', '--shared-storage'];
+    const driverArgs = [
+      'csi-hostpath',
+      '--endpoint',
+      `unix://${socket}`,
+      '--node-id',
+      'storage',
+      '--state-dir',
+      sharedStateDir,
+      '--driver-name',
+      SHARED_DRIVER,
+      '--enable-attach',
+      '--shared-storage',
+    ];
     storage.push(spawnLogged(process.execPath, [BIN, ...driverArgs], join(logs, 'storage-driver.log')));
     // The sidecar gives up when its driver does not answer at start (as external-provisioner does).
     for (let n = 0; n < 1000 && !existsSync(socket); n++) await new Promise((r) => setTimeout(r, 20));
-    storage.push(spawnLogged(process.execPath, [BIN, 'csi-sidecar', '--csi-address', `unix://${socket}`, '--kubeconfig', kubeconfig, '--timeout', '5s'], join(logs, 'storage-sidecar.log')));
+    storage.push(
+      spawnLogged(
+        process.execPath,
+        [BIN, 'csi-sidecar', '--csi-address', `unix://${socket}`, '--kubeconfig', kubeconfig, '--timeout', '5s'],
+        join(logs, 'storage-sidecar.log'),
+      ),
+    );
   }
 
   const addHost = async (name: string, ho: HostOptions = {}): Promise<NodeHost> => {
     const i = hosts.length + 1;
-    const h = new HostImpl({ name, i, id, prefix, bridge, dir, logs, kubeconfig, nodeKubeconfig: await nodeKubeconfig(cluster, name), sharedStateDir, o: ho });
+    const h = new HostImpl({
+      name,
+      i,
+      id,
+      prefix,
+      bridge,
+      dir,
+      logs,
+      kubeconfig,
+      nodeKubeconfig: await nodeKubeconfig(cluster, name),
+      sharedStateDir,
+      o: ho,
+    });
     hosts.push(h);
     await h.create();
     await h.start();
@@ -201,13 +255,21 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
     const out: string[] = [];
     const netns = (await run('ip', ['netns', 'list'])).stdout.split('\n').filter((l) => l.startsWith(`stw-${id}-`));
     out.push(...netns.map((n) => `netns ${n}`));
-    const links = (await run('ip', ['-o', 'link'])).stdout.split('\n').filter((l) => new RegExp(`stw[bv]${id}`).test(l));
+    const links = (await run('ip', ['-o', 'link'])).stdout
+      .split('\n')
+      .filter((l) => new RegExp(`stw[bv]${id}`).test(l));
     out.push(...links.map((l) => `link ${l.split(':')[1]?.trim()}`));
-    const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.split(' ')[4]?.startsWith(dir));
+    const mounts = readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .filter((l) => l.split(' ')[4]?.startsWith(dir));
     out.push(...mounts.map((m) => `mount ${m.split(' ')[4]}`));
-    const loops = (await run('losetup', ['-l', '-n', '-O', 'NAME,BACK-FILE'])).stdout.split('\n').filter((l) => l.includes(dir));
+    const loops = (await run('losetup', ['-l', '-n', '-O', 'NAME,BACK-FILE'])).stdout
+      .split('\n')
+      .filter((l) => l.includes(dir));
     out.push(...loops.map((l) => `loop ${l.trim()}`));
-    for (const p of [api, controllers, ...storage, ...hosts.flatMap((h) => h.procs())]) if (p.child.exitCode === null && p.child.signalCode === null) out.push(`process ${p.child.pid} ${p.child.spawnargs.slice(0, 4).join(' ')}`);
+    for (const p of [api, controllers, ...storage, ...hosts.flatMap((h) => h.procs())])
+      if (p.child.exitCode === null && p.child.signalCode === null)
+        out.push(`process ${p.child.pid} ${p.child.spawnargs.slice(0, 4).join(' ')}`);
     return out;
   };
 
@@ -222,10 +284,13 @@ export async function startNetnsCluster(o: NetnsClusterOptions = {}): Promise<Ne
     client.close();
     await ip('link', 'del', bridge).catch(() => undefined);
     // Loop devices a killed host left behind (the kernel keeps them past its mount namespace).
-    const loops = (await run('losetup', ['-l', '-n', '-O', 'NAME,BACK-FILE'])).stdout.split('\n').filter((l) => l.includes(dir));
+    const loops = (await run('losetup', ['-l', '-n', '-O', 'NAME,BACK-FILE'])).stdout
+      .split('\n')
+      .filter((l) => l.includes(dir));
     for (const l of loops) await run('losetup', ['-d', l.trim().split(/\s+/)[0]!]).catch(() => undefined);
     // STOWAGE_KEEP_NETNS_LOGS=1 keeps the processes' logs for a look after a failure.
-    if ((await leftovers()).length === 0 && !process.env.STOWAGE_KEEP_NETNS_LOGS) rmSync(dir, { recursive: true, force: true });
+    if ((await leftovers()).length === 0 && !process.env.STOWAGE_KEEP_NETNS_LOGS)
+      rmSync(dir, { recursive: true, force: true });
   };
 
   return { client, kubeconfig, apiAddress, dir, addHost, leftovers, close };
@@ -243,7 +308,21 @@ class HostImpl implements NodeHost {
   private readonly running = new Map<HostProcess, Proc>();
   private readonly all: Proc[] = [];
 
-  constructor(private readonly c: { name: string; i: number; id: string; prefix: string; bridge: string; dir: string; logs: string; kubeconfig: string; nodeKubeconfig: string; sharedStateDir: string; o: HostOptions }) {
+  constructor(
+    private readonly c: {
+      name: string;
+      i: number;
+      id: string;
+      prefix: string;
+      bridge: string;
+      dir: string;
+      logs: string;
+      kubeconfig: string;
+      nodeKubeconfig: string;
+      sharedStateDir: string;
+      o: HostOptions;
+    },
+  ) {
     this.name = c.name;
     this.address = `${c.prefix}.${10 + c.i}`;
     this.netns = `stw-${c.id}-${c.name}`;
@@ -275,19 +354,62 @@ class HostImpl implements NodeHost {
     const shared = this.c.o.shared ? ['--volumes-from', this.c.sharedStateDir] : [];
     switch (p) {
       case 'driver':
-        return ['csi-hostpath', '--endpoint', `unix://${socket}`, '--node-id', this.name, '--state-dir', this.stateDir, '--driver-name', this.driverName, ...attach, ...shared];
+        return [
+          'csi-hostpath',
+          '--endpoint',
+          `unix://${socket}`,
+          '--node-id',
+          this.name,
+          '--state-dir',
+          this.stateDir,
+          '--driver-name',
+          this.driverName,
+          ...attach,
+          ...shared,
+        ];
       case 'registrar':
-        return ['csi-registrar', '--csi-address', socket, '--kubelet-registration-path', socket, '--plugin-registration-path', join(this.rootDir, 'plugins_registry')];
+        return [
+          'csi-registrar',
+          '--csi-address',
+          socket,
+          '--kubelet-registration-path',
+          socket,
+          '--plugin-registration-path',
+          join(this.rootDir, 'plugins_registry'),
+        ];
       case 'sidecar':
-        return ['csi-sidecar', '--csi-address', `unix://${socket}`, '--kubeconfig', this.c.kubeconfig, '--timeout', '5s'];
+        return [
+          'csi-sidecar',
+          '--csi-address',
+          `unix://${socket}`,
+          '--kubeconfig',
+          this.c.kubeconfig,
+          '--timeout',
+          '5s',
+        ];
       case 'node':
-        return ['node', '--kubeconfig', this.c.nodeKubeconfig, '--node-name', this.name, '--root-dir', this.rootDir, '--backoff-cap', '1s', ...(this.c.o.nodeFlags ?? [])];
+        return [
+          'node',
+          '--kubeconfig',
+          this.c.nodeKubeconfig,
+          '--node-name',
+          this.name,
+          '--root-dir',
+          this.rootDir,
+          '--backoff-cap',
+          '1s',
+          ...(this.c.o.nodeFlags ?? []),
+        ];
     }
   }
 
   private spawnIn(p: HostProcess): void {
     const pid = String(this.init!.child.pid);
-    const proc = spawnLogged('nsenter', ['-t', pid, '-n', '-m', '--', process.execPath, BIN, ...this.args(p)], join(this.c.logs, `${this.name}-${p}.log`));
+    const proc = spawnLogged(
+      'nsenter',
+      ['-t', pid, '-n', '-m', '--', process.execPath, BIN, ...this.args(p)],
+      join(this.c.logs, `${this.name}-${p}.log`),
+    );
     this.running.set(p, proc);
     this.all.push(proc);
   }
@@ -295,7 +417,11 @@ class HostImpl implements NodeHost {
   async start(): Promise<void> {
     if (!this.init || this.init.child.exitCode !== null || this.init.child.signalCode !== null) {
       // The host's "init": holds its mount namespace (ip netns exec makes a new one, a slave of ours).
-      this.init = spawnLogged('ip', ['netns', 'exec', this.netns, 'sleep', 'infinity'], join(this.c.logs, `${this.name}-init.log`));
+      this.init = spawnLogged(
+        'ip',
+        ['netns', 'exec', this.netns, 'sleep', 'infinity'],
+        join(this.c.logs, `${this.name}-init.log`),
+      );
       await this.untilInNetns(this.init.child.pid!);
     }
     const procs: HostProcess[] = ['driver', 'registrar', ...(this.c.o.sidecar ? (['sidecar'] as const) : []), 'node'];
@@ -307,7 +433,10 @@ class HostImpl implements NodeHost {
     const want = (await run('ip', ['netns', 'exec', this.netns, 'readlink', '/proc/self/ns/net'])).stdout.trim();
     for (let n = 0; n < 500; n++) {
       try {
-        const [net, comm] = await Promise.all([run('readlink', [`/proc/${pid}/ns/net`]), Promise.resolve(readFileSync(`/proc/${pid}/comm`, 'utf8').trim())]);
+        const [net, comm] = await Promise.all([
+          run('readlink', [`/proc/${pid}/ns/net`]),
+          Promise.resolve(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()),
+        ]);
         if (net.stdout.trim() === want && comm === 'sleep') return;
       } catch {
         // not there yet
@@ -326,7 +455,9 @@ class HostImpl implements NodeHost {
 
   async kill(): Promise<void> {
     // Every process in the host's network namespace, whatever started it.
-    const pids = (await run('ip', ['netns', 'pids', this.netns])).stdout.split('\n').filter((l) => /^\d+$/.test(l.trim()));
+    const pids = (await run('ip', ['netns', 'pids', this.netns])).stdout
+      .split('\n')
+      .filter((l) => /^\d+$/.test(l.trim()));
     for (const pid of pids) {
       try {
         process.kill(Number(pid), 'SIGKILL');

@@ -93,10 +93,29 @@ export const ADMIN_POLICY: readonly GroupRules[] = [
     group: AUTHENTICATED_GROUP,
     resourceRules: [
       { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
-      { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+      {
+        verbs: ['create'],
+        apiGroups: ['authorization.k8s.io'],
+        resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+      },
     ],
     nonResourceRules: [
-      { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
+      {
+        verbs: ['get'],
+        nonResourceURLs: [
+          '/api',
+          '/api/*',
+          '/apis',
+          '/apis/*',
+          '/healthz',
+          '/livez',
+          '/openapi',
+          '/openapi/*',
+          '/readyz',
+          '/version',
+          '/version/',
+        ],
+      },
     ],
   },
 ];
@@ -112,19 +131,55 @@ export const CSI_SIDECARS_GROUP = 'stowage:csi-sidecars';
  * resources, but are not masters. The CSI sidecars get the rules of the upstream sidecars' RBAC.
  */
 export const COMPONENT_POLICY: readonly GroupRules[] = [
-  { user: CONTROLLER_MANAGER_USER, resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [] },
+  {
+    user: CONTROLLER_MANAGER_USER,
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    nonResourceRules: [],
+  },
   {
     group: CSI_SIDECARS_GROUP,
     resourceRules: [
-      { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: [''], resources: ['persistentvolumes'] },
-      { verbs: ['get', 'list', 'watch', 'update', 'patch'], apiGroups: [''], resources: ['persistentvolumeclaims', 'persistentvolumeclaims/status'] },
+      {
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        apiGroups: [''],
+        resources: ['persistentvolumes'],
+      },
+      {
+        verbs: ['get', 'list', 'watch', 'update', 'patch'],
+        apiGroups: [''],
+        resources: ['persistentvolumeclaims', 'persistentvolumeclaims/status'],
+      },
       { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['nodes', 'pods', 'secrets'] },
-      { verbs: ['list', 'watch', 'create', 'update', 'patch'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] },
-      { verbs: ['get', 'list', 'watch'], apiGroups: ['storage.k8s.io'], resources: ['storageclasses', 'csinodes', 'csidrivers'] },
-      { verbs: ['get', 'list', 'watch', 'update', 'patch'], apiGroups: ['storage.k8s.io'], resources: ['volumeattachments', 'volumeattachments/status'] },
-      { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: ['storage.k8s.io'], resources: ['csistoragecapacities'] },
-      { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
-      { verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], apiGroups: ['snapshot.storage.k8s.io'], resources: ['*'] },
+      {
+        verbs: ['list', 'watch', 'create', 'update', 'patch'],
+        apiGroups: ['', 'events.k8s.io'],
+        resources: ['events'],
+      },
+      {
+        verbs: ['get', 'list', 'watch'],
+        apiGroups: ['storage.k8s.io'],
+        resources: ['storageclasses', 'csinodes', 'csidrivers'],
+      },
+      {
+        verbs: ['get', 'list', 'watch', 'update', 'patch'],
+        apiGroups: ['storage.k8s.io'],
+        resources: ['volumeattachments', 'volumeattachments/status'],
+      },
+      {
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        apiGroups: ['storage.k8s.io'],
+        resources: ['csistoragecapacities'],
+      },
+      {
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+      },
+      {
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        apiGroups: ['snapshot.storage.k8s.io'],
+        resources: ['*'],
+      },
     ],
     nonResourceRules: [],
   },
@@ -136,7 +191,11 @@ const matches = (list: readonly string[], v: string): boolean => list.includes('
 export function rulesAllow(rules: Rules, a: RequestAttributes): boolean {
   if (a.kind === 'nonResource') {
     return rules.nonResourceRules.some(
-      (r) => matches(r.verbs, a.verb) && r.nonResourceURLs.some((u) => u === '*' || u === a.path || (u.endsWith('*') && a.path.startsWith(u.slice(0, -1)))),
+      (r) =>
+        matches(r.verbs, a.verb) &&
+        r.nonResourceURLs.some(
+          (u) => u === '*' || u === a.path || (u.endsWith('*') && a.path.startsWith(u.slice(0, -1))),
+        ),
     );
   }
   const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
@@ -152,8 +211,14 @@ export function rulesAllow(rules: Rules, a: RequestAttributes): boolean {
 /** An authorizer over group rules (no namespaced grants yet, so the namespace does not matter). */
 export function newGroupRulesAuthorizer(policy: readonly GroupRules[]): Authorizer {
   const rulesFor = (u: UserInfo): Rules => {
-    const mine = policy.filter((p) => (p.group !== undefined && u.groups.includes(p.group)) || (p.user !== undefined && p.user === u.name));
-    return { resourceRules: mine.flatMap((p) => p.resourceRules), nonResourceRules: mine.flatMap((p) => p.nonResourceRules), incomplete: false };
+    const mine = policy.filter(
+      (p) => (p.group !== undefined && u.groups.includes(p.group)) || (p.user !== undefined && p.user === u.name),
+    );
+    return {
+      resourceRules: mine.flatMap((p) => p.resourceRules),
+      nonResourceRules: mine.flatMap((p) => p.nonResourceRules),
+      incomplete: false,
+    };
   };
   return {
     authorize: (a) => ({ allowed: rulesAllow(rulesFor(a.user), a), reason: '' }),
@@ -195,7 +260,8 @@ export function newAdminAuthorizer(): Authorizer {
 /** A refused request's 403, with kube-apiserver's message. */
 export function forbiddenFor(a: RequestAttributes, d: Decision): Error {
   const why = d.reason ? `: ${d.reason}` : '';
-  if (a.kind === 'nonResource') return forbidden(`forbidden: User "${a.user.name}" cannot ${a.verb} path "${a.path}"${why}`);
+  if (a.kind === 'nonResource')
+    return forbidden(`forbidden: User "${a.user.name}" cannot ${a.verb} path "${a.path}"${why}`);
   const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
   const qualified = a.group ? `${a.resource}.${a.group}` : a.resource;
   const scope = a.namespace ? ` in the namespace "${a.namespace}"` : ' at the cluster scope';

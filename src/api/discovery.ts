@@ -58,12 +58,27 @@ export function apiResourceList(defs: readonly ResourceDef[], group: string, ver
       ...(d.categories.length ? { categories: [...d.categories] } : {}),
       storageVersionHash: hash8(`${d.group}/${d.version}/${d.kind}`),
     });
-    if (d.hasStatus) resources.push({ name: `${d.plural}/status`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: SUBRESOURCE_VERBS });
+    if (d.hasStatus)
+      resources.push({
+        name: `${d.plural}/status`,
+        singularName: '',
+        namespaced: d.namespaced,
+        kind: d.kind,
+        verbs: SUBRESOURCE_VERBS,
+      });
     for (const sub of d.subresources ?? []) {
       const { kind, verbs } = extraSubresource(d, sub);
       // A subresource whose kind is of another group-version names it (pods/eviction: policy/v1), as kubectl drain looks for.
-      const other = kind.group !== d.group || kind.version !== d.version ? { group: kind.group, version: kind.version } : {};
-      resources.push({ name: `${d.plural}/${sub.name}`, singularName: '', namespaced: d.namespaced, ...other, kind: kind.kind, verbs });
+      const other =
+        kind.group !== d.group || kind.version !== d.version ? { group: kind.group, version: kind.version } : {};
+      resources.push({
+        name: `${d.plural}/${sub.name}`,
+        singularName: '',
+        namespaced: d.namespaced,
+        ...other,
+        kind: kind.kind,
+        verbs,
+      });
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv(group, version), resources };
@@ -72,12 +87,18 @@ export function apiResourceList(defs: readonly ResourceDef[], group: string, ver
 function hash8(s: string): string {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return Buffer.from(String(h >>> 0)).toString('base64').slice(0, 11);
+  return Buffer.from(String(h >>> 0))
+    .toString('base64')
+    .slice(0, 11);
 }
 
 /** GET /api (legacy). */
 export function apiVersions(): object {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '' }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '' }],
+  };
 }
 
 function apiGroup(group: string, versions: readonly string[]): object {
@@ -116,7 +137,12 @@ export function aggregatedDiscovery(defs: readonly ResourceDef[], core: boolean,
         version: v,
         resources: list.map((d) => {
           const subresources: object[] = [];
-          if (d.hasStatus) subresources.push({ subresource: 'status', responseKind: { group: d.group, version: d.version, kind: d.kind }, verbs: SUBRESOURCE_VERBS });
+          if (d.hasStatus)
+            subresources.push({
+              subresource: 'status',
+              responseKind: { group: d.group, version: d.version, kind: d.kind },
+              verbs: SUBRESOURCE_VERBS,
+            });
           for (const sub of d.subresources ?? []) {
             const { kind, verbs } = extraSubresource(d, sub);
             subresources.push({ subresource: sub.name, responseKind: { ...kind }, verbs });

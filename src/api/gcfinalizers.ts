@@ -21,7 +21,11 @@ export function finalizersOnDelete(current: readonly string[], o: PropagationOpt
   const has = (f: string): boolean => current.includes(f);
   const orphan = o.orphanDependents ?? (o.propagationPolicy ? o.propagationPolicy === 'Orphan' : has(ORPHAN_FINALIZER));
   const foreground =
-    o.orphanDependents !== undefined ? false : o.propagationPolicy ? o.propagationPolicy === 'Foreground' : has(FOREGROUND_FINALIZER);
+    o.orphanDependents !== undefined
+      ? false
+      : o.propagationPolicy
+        ? o.propagationPolicy === 'Foreground'
+        : has(FOREGROUND_FINALIZER);
   const out = current.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
   if (orphan) out.push(ORPHAN_FINALIZER);
   if (foreground) out.push(FOREGROUND_FINALIZER);

@@ -26,7 +26,12 @@ async function passes(c: HealthCheck): Promise<boolean> {
 }
 
 /** Answers the whole endpoint: 200 `ok` (or the verbose list), 500 naming each failed check. */
-export async function serveHealth(res: ServerResponse, endpoint: HealthEndpoint, checks: readonly HealthCheck[], query: URLSearchParams): Promise<void> {
+export async function serveHealth(
+  res: ServerResponse,
+  endpoint: HealthEndpoint,
+  checks: readonly HealthCheck[],
+  query: URLSearchParams,
+): Promise<void> {
   const excluded = new Set(query.getAll('exclude').flatMap((e) => e.split(',')));
   const lines: string[] = [];
   let failed = false;

@@ -26,7 +26,7 @@ export function decodeBody(body: Buffer, contentType: string | undefined): unkno
   const format = bodyFormat(contentType);
   if (format === 'protobuf') return decodeProtobufBody(body, PROTOBUF_UNSUPPORTED);
   const text = body.toString('utf8');
-  if (text.trim() === '') throw badRequest('Object \'Kind\' is missing in \'\'');
+  if (text.trim() === '') throw badRequest("Object 'Kind' is missing in ''");
   try {
     if (format === 'yaml') return parseYaml(text, { version: '1.1' });
     return JSON.parse(text);
@@ -48,7 +48,13 @@ export function sendJson(res: ServerResponse, code: number, body: unknown, o: Se
  * Sends a JSON document (`json`, already serialized) in the negotiated format: as it is, or
  * re-encoded as YAML.
  */
-export function sendAs(res: ServerResponse, format: ResponseFormat, code: number, json: string, headers?: SendOptions['headers']): void {
+export function sendAs(
+  res: ServerResponse,
+  format: ResponseFormat,
+  code: number,
+  json: string,
+  headers?: SendOptions['headers'],
+): void {
   const body = format === 'yaml' ? stringifyYaml(JSON.parse(json)) : json;
   sendRaw(res, code, body, { contentType: contentTypeOf(format), headers });
 }

@@ -19,7 +19,7 @@ describe('parseGoDuration (Go time.ParseDuration)', () => {
     ['5', 'time: missing unit in duration "5"'],
     ['5y', 'time: unknown unit "y" in duration "5y"'],
     ['', 'time: invalid duration ""'],
-  ])('%s is refused with Go\'s message', (s, msg) => expect(() => parseGoDuration(s)).toThrow(msg));
+  ])("%s is refused with Go's message", (s, msg) => expect(() => parseGoDuration(s)).toThrow(msg));
 });
 
 describe('isLongRunning (kube BasicLongRunningRequestCheck)', () => {
@@ -34,7 +34,9 @@ describe('isLongRunning (kube BasicLongRunningRequestCheck)', () => {
     ['POST', '/api/v1/namespaces/default/pods/p/binding', '', false],
     ['PUT', '/api/v1/namespaces/default/pods/p/status', '', false],
     ['POST', '/api/v1/pods', 'watch=true', false],
-  ])('%s %s?%s → %s', (method, path, q, want) => expect(isLongRunning(method, path, new URLSearchParams(q))).toBe(want));
+  ])('%s %s?%s → %s', (method, path, q, want) =>
+    expect(isLongRunning(method, path, new URLSearchParams(q))).toBe(want),
+  );
 });
 
 describe('watchTimeoutMs', () => {
@@ -43,7 +45,9 @@ describe('watchTimeoutMs', () => {
     expect(watchTimeoutMs(new URLSearchParams('timeout=1m'))).toBe(60_000);
     expect(watchTimeoutMs(new URLSearchParams('timeoutSeconds=0'))).toBeUndefined();
     expect(watchTimeoutMs(new URLSearchParams(''))).toBeUndefined();
-    expect(() => watchTimeoutMs(new URLSearchParams('timeoutSeconds=abc'))).toThrow('strconv.ParseInt: parsing "abc": invalid syntax');
+    expect(() => watchTimeoutMs(new URLSearchParams('timeoutSeconds=abc'))).toThrow(
+      'strconv.ParseInt: parsing "abc": invalid syntax',
+    );
   });
 });
 

@@ -55,7 +55,13 @@ export function isLongRunning(method: string, path: string, query: URLSearchPara
  */
 export interface InFlightLimiter {
   /** Counts the request until its response closes; false (and a 429 sent) when over the limit. */
-  admit(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, user: LimitedUser | undefined): boolean;
+  admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+    user: LimitedUser | undefined,
+  ): boolean;
   /** Requests being served now, by budget. */
   inFlight(): { readOnly: number; mutating: number };
 }
@@ -88,11 +94,22 @@ export function newInFlightLimiter(l: RequestLimits): InFlightLimiter {
 
 /** kube answers 429 with `Retry-After: 1`; Stowage also gives the Status clients can parse. */
 function sendTooManyRequests(res: ServerResponse): void {
-  const s = toStatus(new ApiTooManyRequestsError('Too many requests, please try again later.', { retryAfterSeconds: 1 }));
+  const s = toStatus(
+    new ApiTooManyRequestsError('Too many requests, please try again later.', { retryAfterSeconds: 1 }),
+  );
   sendJson(res, s.code, s, { headers: { 'Retry-After': '1' } });
 }
 
-const DURATION_UNITS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 /** Go's `time.ParseDuration`, in milliseconds; throws with Go's message. */
 export function parseGoDuration(s: string): number {
@@ -126,7 +143,13 @@ export function parseGoDuration(s: string): number {
  * is not sent), and a response the client still has not taken then is cut. A `timeout=` that does
  * not parse is a 400. Returns false when the request was answered.
  */
-export function applyRequestDeadline(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, l: RequestLimits): boolean {
+export function applyRequestDeadline(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: URLSearchParams,
+  l: RequestLimits,
+): boolean {
   if (isLongRunning(req.method ?? 'GET', path, query)) return true;
   let timeoutMs = l.requestTimeoutMs;
   const raw = query.get('timeout');
@@ -144,7 +167,10 @@ export function applyRequestDeadline(req: IncomingMessage, res: ServerResponse, 
   const socket = req.socket;
   const timer = setTimeout(() => {
     if (!res.headersSent && !res.writableEnded) {
-      sendStatus(res, new ApiTimeoutError('Timeout: request did not complete within requested timeout - context deadline exceeded'));
+      sendStatus(
+        res,
+        new ApiTimeoutError('Timeout: request did not complete within requested timeout - context deadline exceeded'),
+      );
       return;
     }
     // Answered but not taken: a client that does not read its response holds no socket past the deadline.
@@ -165,7 +191,8 @@ export function applyRequestDeadline(req: IncomingMessage, res: ServerResponse, 
 export function watchTimeoutMs(query: URLSearchParams): number | undefined {
   const seconds = query.get('timeoutSeconds');
   if (seconds) {
-    if (!/^[+-]?\d+$/.test(seconds)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(seconds)}: invalid syntax`);
+    if (!/^[+-]?\d+$/.test(seconds))
+      throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(seconds)}: invalid syntax`);
     const n = Number(seconds);
     return n > 0 ? n * 1000 : undefined;
   }

@@ -38,7 +38,10 @@ export function parseMediaType(s: string): MediaType {
 /** The media types of an Accept header in the order given; none given means JSON. */
 export function parseAccept(header: string | undefined): MediaType[] {
   if (!header || !header.trim()) return [{ type: JSON_TYPE, params: {} }];
-  return header.split(',').filter((p) => p.trim() !== '').map(parseMediaType);
+  return header
+    .split(',')
+    .filter((p) => p.trim() !== '')
+    .map(parseMediaType);
 }
 
 export function mediaTypeString(m: MediaType): string {
@@ -47,7 +50,6 @@ export function mediaTypeString(m: MediaType): string {
 
 /** The format of a request body. */
 export type BodyFormat = 'json' | 'yaml' | 'protobuf';
-
 
 /**
  * The format of a create/update body from its Content-Type (none means JSON, as kube-apiserver
@@ -59,7 +61,9 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   if (type === JSON_TYPE) return 'json';
   if (type === YAML_TYPE) return 'yaml';
   if (type === PROTOBUF_TYPE) return 'protobuf';
-  throw new ApiUnsupportedMediaTypeError(`the body of the request was in an unknown format - accepted media types include: ${KUBE_MEDIA_TYPES}`);
+  throw new ApiUnsupportedMediaTypeError(
+    `the body of the request was in an unknown format - accepted media types include: ${KUBE_MEDIA_TYPES}`,
+  );
 }
 
 /** How a response is written: JSON, YAML, or a meta.k8s.io/v1 Table (in JSON). */

@@ -19,7 +19,8 @@ export interface NodeTarget {
 export function nodeTarget(node: Node | undefined, nodeName: string): NodeTarget {
   if (!node) throw new InternalError(`nodes "${nodeName}" not found`);
   const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port;
-  if (!port) throw new InternalError(`node "${nodeName}" publishes no endpoint (status.daemonEndpoints.kubeletEndpoint.Port)`);
+  if (!port)
+    throw new InternalError(`node "${nodeName}" publishes no endpoint (status.daemonEndpoints.kubeletEndpoint.Port)`);
   const addresses = node.status?.addresses ?? [];
   for (const t of PREFERRED_ADDRESS_TYPES) {
     const a = addresses.find((x) => x.type === t && x.address);
@@ -35,7 +36,17 @@ export interface NodeClientCert {
 }
 
 /** TLS options for a connection to a node's endpoint. */
-export function nodeTlsOptions(t: NodeTarget, cert: NodeClientCert): { host: string; port: number; cert: string; key: string; rejectUnauthorized: false; servername?: string } {
+export function nodeTlsOptions(
+  t: NodeTarget,
+  cert: NodeClientCert,
+): { host: string; port: number; cert: string; key: string; rejectUnauthorized: false; servername?: string } {
   const isIp = /^[\d.]+$/.test(t.host) || t.host.includes(':');
-  return { host: t.host, port: t.port, cert: cert.certPem, key: cert.keyPem, rejectUnauthorized: false, ...(isIp ? {} : { servername: t.host }) };
+  return {
+    host: t.host,
+    port: t.port,
+    cert: cert.certPem,
+    key: cert.keyPem,
+    rejectUnauthorized: false,
+    ...(isIp ? {} : { servername: t.host }),
+  };
 }

@@ -43,9 +43,18 @@ const KINDS: Readonly<Record<string, Message>> = {
   'authentication.k8s.io/v1/SelfSubjectReview': { 1: ['metadata', OBJECT_META] },
   'authorization.k8s.io/v1/SelfSubjectAccessReview': {
     1: ['metadata', OBJECT_META],
-    2: ['spec', { 1: ['resourceAttributes', RESOURCE_ATTRIBUTES], 2: ['nonResourceAttributes', { 1: ['path', 'string'], 2: ['verb', 'string'] }] }],
+    2: [
+      'spec',
+      {
+        1: ['resourceAttributes', RESOURCE_ATTRIBUTES],
+        2: ['nonResourceAttributes', { 1: ['path', 'string'], 2: ['verb', 'string'] }],
+      },
+    ],
   },
-  'authorization.k8s.io/v1/SelfSubjectRulesReview': { 1: ['metadata', OBJECT_META], 2: ['spec', { 1: ['namespace', 'string'] }] },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': {
+    1: ['metadata', OBJECT_META],
+    2: ['spec', { 1: ['namespace', 'string'] }],
+  },
   'policy/v1/Eviction': { 1: ['metadata', OBJECT_META], 2: ['deleteOptions', DELETE_OPTIONS] },
 };
 
@@ -60,7 +69,8 @@ class Reader {
   varint(): bigint {
     let out = 0n;
     for (let shift = 0n; ; shift += 7n) {
-      if (this.pos >= this.buf.length || shift > 63n) throw badRequest('error decoding body: truncated protobuf varint');
+      if (this.pos >= this.buf.length || shift > 63n)
+        throw badRequest('error decoding body: truncated protobuf varint');
       const b = this.buf[this.pos++]!;
       out |= BigInt(b & 0x7f) << shift;
       if (!(b & 0x80)) return out;
@@ -103,10 +113,14 @@ function decodeMessage(buf: Buffer, m: Message): Record<string, unknown> {
     if (type === 'int64') out[name] = Number(BigInt.asIntN(64, r.varint()));
     else if (type === 'bool') out[name] = r.varint() !== 0n;
     else if (type === 'string') out[name] = r.bytes().toString('utf8');
-    else if (type === 'repeatedString') out[name] = [...((out[name] as string[] | undefined) ?? []), r.bytes().toString('utf8')];
+    else if (type === 'repeatedString')
+      out[name] = [...((out[name] as string[] | undefined) ?? []), r.bytes().toString('utf8')];
     else if (type === 'stringMap') {
       const entry = decodeMessage(r.bytes(), { 1: ['key', 'string'], 2: ['value', 'string'] });
-      out[name] = { ...((out[name] as Record<string, string> | undefined) ?? {}), [String(entry.key ?? '')]: String(entry.value ?? '') };
+      out[name] = {
+        ...((out[name] as Record<string, string> | undefined) ?? {}),
+        [String(entry.key ?? '')]: String(entry.value ?? ''),
+      };
     } else out[name] = decodeMessage(r.bytes(), type);
   }
   // Go's zero values are not sent as JSON fields would be: drop the empty strings proto3 carries.
@@ -116,8 +130,11 @@ function decodeMessage(buf: Buffer, m: Message): Record<string, unknown> {
 
 /** The body as the JSON object it encodes, for the kinds above; 415 for any other kind. */
 export function decodeProtobufBody(body: Buffer, unsupported: string): Record<string, unknown> {
-  if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) throw badRequest('error decoding body: protobuf body without the k8s envelope');
-  const unknown = decodeMessage(body.subarray(MAGIC.length), { 1: ['typeMeta', { 1: ['apiVersion', 'string'], 2: ['kind', 'string'] }] });
+  if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC))
+    throw badRequest('error decoding body: protobuf body without the k8s envelope');
+  const unknown = decodeMessage(body.subarray(MAGIC.length), {
+    1: ['typeMeta', { 1: ['apiVersion', 'string'], 2: ['kind', 'string'] }],
+  });
   const tm = (unknown.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
   const message = KINDS[`${tm.apiVersion ?? ''}/${tm.kind ?? ''}`];
   if (!message) throw new ApiUnsupportedMediaTypeError(unsupported);

@@ -20,9 +20,15 @@ const PVC_FINALIZER = '.metadata.finalizers[="kubernetes.io/pvc-protection"]';
 /** manager/operation → the leaf paths it owns (a map's own `.` entry left out), sorted. */
 function owners(o: KubeObject): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const e of (o.metadata.managedFields ?? []) as Array<{ manager: string; operation: string; fieldsV1: unknown }>) {
+  for (const e of (o.metadata.managedFields ?? []) as Array<{
+    manager: string;
+    operation: string;
+    fieldsV1: unknown;
+  }>) {
     const ps = FieldSet.fromFieldsV1(e.fieldsV1).paths().map(pathString);
-    out[`${e.manager}/${e.operation}`] = ps.filter((p) => !ps.some((q) => q.startsWith(`${p}.`) || q.startsWith(`${p}[`))).sort();
+    out[`${e.manager}/${e.operation}`] = ps
+      .filter((p) => !ps.some((q) => q.startsWith(`${p}.`) || q.startsWith(`${p}[`)))
+      .sort();
   }
   return out;
 }
@@ -44,7 +50,12 @@ describe('managedFields of writes through the registry', () => {
     await registry.start();
     await registry.ensureInitialObjects();
     await storage('storage.k8s.io', 'storageclasses').create(
-      { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'hostpath.csi.k8s.io' },
+      {
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+        provisioner: 'hostpath.csi.k8s.io',
+      },
       undefined,
     );
   });
@@ -67,16 +78,31 @@ describe('managedFields of writes through the registry', () => {
     });
     const fresh = (): string => `c${++n}`;
     const update = (name: string, manager: string, change: (o: KubeObject) => void) =>
-      claims().update('default', name, (cur) => {
-        const o = structuredClone(cur);
-        change(o);
-        return o;
-      }, { fields: { update: manager } });
+      claims().update(
+        'default',
+        name,
+        (cur) => {
+          const o = structuredClone(cur);
+          change(o);
+          return o;
+        },
+        { fields: { update: manager } },
+      );
     const apply = async (name: string, manager: string, config: KubeObject, force = false) => {
       const scope = claims().fieldScope();
       const cfg = { ...config, metadata: { ...config.metadata, name, namespace: 'default' } };
-      if (!claims().get('default', name)) return claims().create(applyConfig(scope, { live: undefined, config: cfg, manager, force, now: T }), 'default', { fields: 'applied' });
-      return claims().update('default', name, (live) => applyConfig(scope, { live, config: structuredClone(cfg), manager, force, now: T }), { fields: 'applied' });
+      if (!claims().get('default', name))
+        return claims().create(
+          applyConfig(scope, { live: undefined, config: cfg, manager, force, now: T }),
+          'default',
+          { fields: 'applied' },
+        );
+      return claims().update(
+        'default',
+        name,
+        (live) => applyConfig(scope, { live, config: structuredClone(cfg), manager, force, now: T }),
+        { fields: 'applied' },
+      );
     };
 
     it('create (Update operation): defaults are the creator’s, the finalizer and default class are no one’s', async () => {
@@ -88,7 +114,12 @@ describe('managedFields of writes through the registry', () => {
       });
     });
 
-    type Case = { name: string; steps: (c: string) => Promise<KubeObject>; want: Record<string, string[]>; finalizers: string[] | undefined };
+    type Case = {
+      name: string;
+      steps: (c: string) => Promise<KubeObject>;
+      want: Record<string, string[]>;
+      finalizers: string[] | undefined;
+    };
     it.each<Case>([
       {
         name: 'create by apply: the applier owns what it applied only',
@@ -112,10 +143,18 @@ describe('managedFields of writes through the registry', () => {
         name: 'an applier setting the same class and finalizer becomes their owner without conflict',
         steps: async (c: string) => {
           await claims().create(claim(c), 'default', { fields: { update: 'kubectl-create' } });
-          return apply(c, 'gitops', { ...claim(c, { storageClassName: 'standard' }), metadata: { name: c, finalizers: ['kubernetes.io/pvc-protection'] } });
+          return apply(c, 'gitops', {
+            ...claim(c, { storageClassName: 'standard' }),
+            metadata: { name: c, finalizers: ['kubernetes.io/pvc-protection'] },
+          });
         },
         want: {
-          'gitops/Apply': ['.spec.accessModes', '.spec.resources.requests.storage', '.spec.storageClassName', PVC_FINALIZER],
+          'gitops/Apply': [
+            '.spec.accessModes',
+            '.spec.resources.requests.storage',
+            '.spec.storageClassName',
+            PVC_FINALIZER,
+          ],
           'kubectl-create/Update': ['.spec.accessModes', '.spec.resources.requests.storage', '.spec.volumeMode'],
         },
         finalizers: ['kubernetes.io/pvc-protection'],
@@ -147,7 +186,12 @@ describe('managedFields of writes through the registry', () => {
 
     it('a PV’s pv-protection finalizer is no one’s; its defaulted reclaim policy is the creator’s', async () => {
       const pv = await storage('', 'persistentvolumes').create(
-        { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-adm' }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } } },
+        {
+          apiVersion: 'v1',
+          kind: 'PersistentVolume',
+          metadata: { name: 'pv-adm' },
+          spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } },
+        },
         undefined,
         { fields: { update: 'csi-provisioner' } },
       );
@@ -159,7 +203,12 @@ describe('managedFields of writes through the registry', () => {
 
     it('a pod’s admission tolerations and priority are no one’s; its defaults are the creator’s', async () => {
       const pod = await storage('', 'pods').create(
-        { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p-adm' }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } },
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'p-adm' },
+          spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] },
+        },
         'default',
         { fields: { update: 'kubectl-run' } },
       );
@@ -167,7 +216,11 @@ describe('managedFields of writes through the registry', () => {
       expect((pod.spec as { priority?: number }).priority).toBe(0);
       const owned = allOwned(pod);
       expect(owned).toContain('.spec.dnsPolicy');
-      expect(owned.filter((p) => p.startsWith('.spec.tolerations') || p === '.spec.priority' || p === '.spec.preemptionPolicy')).toEqual([]);
+      expect(
+        owned.filter(
+          (p) => p.startsWith('.spec.tolerations') || p === '.spec.priority' || p === '.spec.preemptionPolicy',
+        ),
+      ).toEqual([]);
     });
 
     it('a later patch (Update operation) owns only what it changed; removing the unowned finalizer leaves no trace', async () => {
@@ -175,7 +228,9 @@ describe('managedFields of writes through the registry', () => {
       await claims().create(claim(c), 'default', { fields: { update: 'kubectl-create' } });
       const patched = await update(c, 'kubectl-patch', (o) => void (o.metadata.finalizers = []));
       expect(patched.metadata.finalizers ?? []).toEqual([]);
-      expect(owners(patched)).toEqual({ 'kubectl-create/Update': ['.spec.accessModes', '.spec.resources.requests.storage', '.spec.volumeMode'] });
+      expect(owners(patched)).toEqual({
+        'kubectl-create/Update': ['.spec.accessModes', '.spec.resources.requests.storage', '.spec.volumeMode'],
+      });
     });
   });
 
@@ -194,12 +249,30 @@ describe('managedFields of writes through the registry', () => {
         group: '',
         plural: 'services',
         namespace: 'default',
-        obj: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', labels: { app: 's' } }, spec: { ports: [{ name: '80-80', port: 80, protocol: 'TCP', targetPort: 80 }], selector: { app: 's' }, type: 'ClusterIP' } },
+        obj: {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 's', labels: { app: 's' } },
+          spec: {
+            ports: [{ name: '80-80', port: 80, protocol: 'TCP', targetPort: 80 }],
+            selector: { app: 's' },
+            type: 'ClusterIP',
+          },
+        },
         fieldsV1: {
           'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
           'f:spec': {
             'f:internalTrafficPolicy': {},
-            'f:ports': { '.': {}, 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:name': {}, 'f:port': {}, 'f:protocol': {}, 'f:targetPort': {} } },
+            'f:ports': {
+              '.': {},
+              'k:{"port":80,"protocol":"TCP"}': {
+                '.': {},
+                'f:name': {},
+                'f:port': {},
+                'f:protocol': {},
+                'f:targetPort': {},
+              },
+            },
             'f:selector': { '.': {}, 'f:app': {} },
             'f:sessionAffinity': {},
             'f:type': {},
@@ -208,19 +281,36 @@ describe('managedFields of writes through the registry', () => {
       },
     ])('$name', async ({ group, plural, namespace, obj, fieldsV1 }) => {
       const s = storage(group, plural);
-      const out = await s.create(structuredClone(obj) as KubeObject, namespace, { fields: { update: 'kubectl-create' } });
-      expect(out.metadata.managedFields).toEqual([{ manager: 'kubectl-create', operation: 'Update', apiVersion: 'v1', time: expect.any(String), fieldsType: 'FieldsV1', fieldsV1 }]);
+      const out = await s.create(structuredClone(obj) as KubeObject, namespace, {
+        fields: { update: 'kubectl-create' },
+      });
+      expect(out.metadata.managedFields).toEqual([
+        {
+          manager: 'kubectl-create',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: expect.any(String),
+          fieldsType: 'FieldsV1',
+          fieldsV1,
+        },
+      ]);
     });
 
     it('Job: the generated selector and its labels are no one’s', async () => {
       const jobs = storage('batch', 'jobs');
       const out = await jobs.create(
-        { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } },
+        {
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          metadata: { name: 'j' },
+          spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+        },
         'default',
         { fields: { update: 'kubectl-create' } },
       );
       expect((out.spec as { selector?: unknown }).selector).toBeDefined();
-      const spec = (out.metadata.managedFields as Array<{ fieldsV1: { 'f:spec': Record<string, unknown> } }>)[0]!.fieldsV1['f:spec'];
+      const spec = (out.metadata.managedFields as Array<{ fieldsV1: { 'f:spec': Record<string, unknown> } }>)[0]!
+        .fieldsV1['f:spec'];
       expect(spec).not.toHaveProperty('f:selector');
       expect(spec['f:template']).not.toHaveProperty('f:metadata');
       expect(spec).toHaveProperty('f:backoffLimit');

@@ -23,12 +23,29 @@ describe('registry with per-kind hooks', () => {
   });
 
   const byPlural = (group: string, plural: string) => registry.byGroupVersionPlural(group, 'v1', plural)!;
-  const configMap = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: {} });
-  const event = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Event', metadata: { name }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'doomed' }, reason: 'R', message: 'm' });
+  const configMap = (name: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name },
+    data: {},
+  });
+  const event = (name: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name },
+    involvedObject: { kind: 'Pod', name: 'p', namespace: 'doomed' },
+    reason: 'R',
+    message: 'm',
+  });
 
   it('creates the initial objects once', async () => {
     const namespaces = byPlural('', 'namespaces');
-    expect(namespaces.cache.list().map((c) => c.obj.metadata.name).sort()).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    expect(
+      namespaces.cache
+        .list()
+        .map((c) => c.obj.metadata.name)
+        .sort(),
+    ).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
     const rv = namespaces.cache.revision();
     await registry.ensureInitialObjects();
     expect(namespaces.cache.revision()).toBe(rv);
@@ -68,7 +85,9 @@ describe('registry with per-kind hooks', () => {
   it('a partial update through an unknown subresource is 404', async () => {
     const cms = byPlural('', 'configmaps');
     await cms.create(configMap('c'), 'default');
-    await expect(cms.update('default', 'c', (cur) => structuredClone(cur), { subresource: 'finalize' })).rejects.toThrow(ApiNotFoundError);
+    await expect(
+      cms.update('default', 'c', (cur) => structuredClone(cur), { subresource: 'finalize' }),
+    ).rejects.toThrow(ApiNotFoundError);
   });
 
   it('a pod on a node is deleted gracefully; unbound, it goes at once', async () => {
@@ -90,7 +109,10 @@ describe('registry with per-kind hooks', () => {
 
   it('binds a pod once through its action subresource', async () => {
     const pods = byPlural('', 'pods');
-    await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } }, 'default');
+    await pods.create(
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      'default',
+    );
     const binding = pods.subresource('binding');
     if (binding?.type !== 'action') throw new Error('pods/binding is an action subresource');
     const body = { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } };
@@ -98,9 +120,11 @@ describe('registry with per-kind hooks', () => {
     binding.validateBody(body);
     await pods.update('default', 'p', (cur) => binding.apply(cur, body, 'p'));
     expect((pods.get('default', 'p')?.obj.spec as { nodeName?: string }).nodeName).toBe('n1');
-    await expect(pods.update('default', 'p', (cur) => binding.apply(cur, { target: { name: 'n2' } }, 'p'))).rejects.toThrow(
-      'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"',
-    );
-    await expect(pods.update('default', 'p', (cur) => binding.apply(cur, { target: { name: 'n2' } }, 'p'))).rejects.toThrow(ApiConflictError);
+    await expect(
+      pods.update('default', 'p', (cur) => binding.apply(cur, { target: { name: 'n2' } }, 'p')),
+    ).rejects.toThrow('Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"');
+    await expect(
+      pods.update('default', 'p', (cur) => binding.apply(cur, { target: { name: 'n2' } }, 'p')),
+    ).rejects.toThrow(ApiConflictError);
   });
 });

@@ -2,8 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { metaTime } from '../util/metatime.js';
 import type { Store } from '../store/store.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, type FieldCause } from '../util/errors.js';
-import { alreadyExists, ApiAlreadyExistsError, badRequest, conflict, forbidden, invalid, notFound, pathNotFound, type ErrorSubject } from './status.js';
-import type { AdmissionContext, KubeObject, PartialUpdateSubresource, ResourceDef, SubresourceDef } from './resources/types.js';
+import {
+  alreadyExists,
+  ApiAlreadyExistsError,
+  badRequest,
+  conflict,
+  forbidden,
+  invalid,
+  notFound,
+  pathNotFound,
+  type ErrorSubject,
+} from './status.js';
+import type {
+  AdmissionContext,
+  KubeObject,
+  PartialUpdateSubresource,
+  ResourceDef,
+  SubresourceDef,
+} from './resources/types.js';
 import { decodeStored, WatchCache, type CachedObject } from './watchcache.js';
 import { finalizersOnDelete, sameFinalizerSet, type PropagationPolicy } from './gcfinalizers.js';
 import { fieldManagerScope, updateManagedFields, type FieldManagerScope } from './fieldmanager/fieldmanager.js';
@@ -140,7 +156,13 @@ export class ResourceStorage {
   }
 
   private invalid(name: string, causes: readonly FieldCause[]): never {
-    throw invalid(this.def.kind, this.def.group, name, causes, this.registry.formatInvalid(this.def.kind, name, causes));
+    throw invalid(
+      this.def.kind,
+      this.def.group,
+      name,
+      causes,
+      this.registry.formatInvalid(this.def.kind, name, causes),
+    );
   }
 
   /** Creates `obj` (which the caller hands over: it is modified and returned). */
@@ -163,7 +185,9 @@ export class ResourceStorage {
         for (let i = 0; i < 5; i++) suffix += GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)];
         meta.name = meta.generateName + suffix;
       } else {
-        this.invalid('', [{ type: 'FieldValueRequired', field: 'metadata.name', message: 'name or generateName is required' }]);
+        this.invalid('', [
+          { type: 'FieldValueRequired', field: 'metadata.name', message: 'name or generateName is required' },
+        ]);
       }
     }
     const name = meta.name!;
@@ -181,7 +205,15 @@ export class ResourceStorage {
     // Requester-aware admission sees the object as sent (kube runs NodeRestriction before the strategy).
     opts.admit?.(obj, undefined);
     const ctx = this.registry.admissionContext();
-    const managedFields = this.managedFields(obj, undefined, requestedFields, opts.fields, undefined, ctx.now, 'request');
+    const managedFields = this.managedFields(
+      obj,
+      undefined,
+      requestedFields,
+      opts.fields,
+      undefined,
+      ctx.now,
+      'request',
+    );
     def.prepareForCreate(obj, ctx);
     def.mutatingAdmission?.(obj, undefined, ctx);
     const causes = def.validateCreate(obj, ctx);
@@ -204,7 +236,12 @@ export class ResourceStorage {
   /** The field manager of writes through the main resource or one subresource. */
   fieldScope(subresource?: string): FieldManagerScope {
     const d = this.def;
-    return fieldManagerScope({ schema: d.schema, apiVersion: d.group ? `${d.group}/${d.version}` : d.version, hasStatus: d.hasStatus, subresource });
+    return fieldManagerScope({
+      schema: d.schema,
+      apiVersion: d.group ? `${d.group}/${d.version}` : d.version,
+      hasStatus: d.hasStatus,
+      subresource,
+    });
   }
 
   /**
@@ -216,11 +253,26 @@ export class ResourceStorage {
    * `requested` is what the body carried; an apply brought its own; an untracked write keeps the
    * live object's.
    */
-  private managedFields(obj: KubeObject, old: KubeObject | undefined, requested: unknown, how: FieldManagement | undefined, subresource: string | undefined, now: string, stage: 'request' | 'prepared'): unknown[] | undefined {
+  private managedFields(
+    obj: KubeObject,
+    old: KubeObject | undefined,
+    requested: unknown,
+    how: FieldManagement | undefined,
+    subresource: string | undefined,
+    now: string,
+    stage: 'request' | 'prepared',
+  ): unknown[] | undefined {
     if (how === 'applied') return requested as unknown[] | undefined;
     if (how === 'untracked') return old?.metadata.managedFields;
     const seen = stage === 'request' ? asRequested(this.def, obj) : obj;
-    return updateManagedFields(this.fieldScope(how?.subresource ?? subresource), old, seen, requested, how?.update ?? SERVER_MANAGER, now);
+    return updateManagedFields(
+      this.fieldScope(how?.subresource ?? subresource),
+      old,
+      seen,
+      requested,
+      how?.update ?? SERVER_MANAGER,
+      now,
+    );
   }
 
   /** The kind's subresource `name` beyond `/status`, if it has one. */
@@ -271,9 +323,13 @@ export class ResourceStorage {
           throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
         }
         const wantRv = meta.resourceVersion;
-        if (wantRv !== undefined && wantRv !== '' && wantRv !== old.metadata.resourceVersion) throw conflict(this.subject(name));
+        if (wantRv !== undefined && wantRv !== '' && wantRv !== old.metadata.resourceVersion)
+          throw conflict(this.subject(name));
         if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== old.metadata.uid) {
-          throw conflict(this.subject(name), `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid}`);
+          throw conflict(
+            this.subject(name),
+            `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid}`,
+          );
         }
         // Fields the server owns.
         meta.name = name;
@@ -307,7 +363,12 @@ export class ResourceStorage {
           def.prepareForUpdate(obj, old, ctx);
           def.mutatingAdmission?.(obj, old, ctx);
         }
-        const causes = o.subresource === 'status' ? def.validateStatusUpdate(obj, old, ctx) : partial ? partialCauses : def.validateUpdate(obj, old, ctx);
+        const causes =
+          o.subresource === 'status'
+            ? def.validateStatusUpdate(obj, old, ctx)
+            : partial
+              ? partialCauses
+              : def.validateUpdate(obj, old, ctx);
         if (causes.length) this.invalid(name, causes);
         if (old.metadata.generation !== undefined && o.subresource !== 'status' && specChanged(old, obj)) {
           meta.generation = (old.metadata.generation ?? 0) + 1;
@@ -320,7 +381,11 @@ export class ResourceStorage {
         }
         if (o.dryRun) return obj;
         try {
-          if (meta.deletionTimestamp && (!meta.finalizers || meta.finalizers.length === 0) && !extraFinalizersPending(def, obj)) {
+          if (
+            meta.deletionTimestamp &&
+            (!meta.finalizers || meta.finalizers.length === 0) &&
+            !extraFinalizersPending(def, obj)
+          ) {
             // The last finalizer is gone from an object being deleted: it goes now.
             await this.store.delete(key, cur.rev);
             return obj;
@@ -354,7 +419,10 @@ export class ResourceStorage {
       const old = cur.obj;
       const pre = opts.preconditions;
       if (pre?.uid && pre.uid !== old.metadata.uid) {
-        throw conflict(this.subject(name), `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
+        throw conflict(
+          this.subject(name),
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
+        );
       }
       if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
         throw conflict(
@@ -507,7 +575,9 @@ export class ApiRegistry {
   async checkNamespaceWritable(namespace: string, def: ResourceDef): Promise<void> {
     // NamespaceLifecycle admission: a namespace not (yet) in the cache is looked up live, so one
     // created a moment ago (through this server or another on the same etcd) is found.
-    const ns = this.namespaces?.get(undefined, namespace) ?? (await this.namespaces?.mustGetCurrent(undefined, namespace).catch(() => undefined));
+    const ns =
+      this.namespaces?.get(undefined, namespace) ??
+      (await this.namespaces?.mustGetCurrent(undefined, namespace).catch(() => undefined));
     if (!ns) throw notFound({ group: '', resource: this.namespaces?.def.plural ?? 'namespaces', name: namespace });
     if (ns.obj.metadata.deletionTimestamp && !def.creatableInTerminatingNamespace) {
       throw forbidden(

@@ -44,7 +44,10 @@ export interface Router {
   match(method: string, segments: readonly string[]): RouteMatch | undefined;
 }
 
-function matchPattern(pattern: readonly string[], segs: readonly string[]): { params: Record<string, string>; rest: string[] } | undefined {
+function matchPattern(
+  pattern: readonly string[],
+  segs: readonly string[],
+): { params: Record<string, string>; rest: string[] } | undefined {
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i]!;
@@ -64,7 +67,8 @@ export function newRouter(routes: readonly Route[]): Router {
       for (const { route, pattern } of compiled) {
         const m = matchPattern(pattern, segments);
         if (!m || (route.exists && !route.exists(m.params, m.rest))) continue;
-        const handler = route.methods[method] ?? (method === 'HEAD' ? route.methods.GET : undefined) ?? route.methods['*'];
+        const handler =
+          route.methods[method] ?? (method === 'HEAD' ? route.methods.GET : undefined) ?? route.methods['*'];
         return { route, params: m.params, rest: m.rest, handler };
       }
       return undefined;

@@ -11,7 +11,14 @@ import { apiRoutes } from './routetable.js';
 const store = openSqliteStore({ path: ':memory:' });
 afterAll(() => store.close());
 const router = newRouter(
-  apiRoutes({ defs: ALL_RESOURCES, registry: new ApiRegistry(store, ALL_RESOURCES, formatInvalidMessage), metrics: new MetricsRegistry(), store, authorizer: newAdminAuthorizer(), tag: (_, r) => r }),
+  apiRoutes({
+    defs: ALL_RESOURCES,
+    registry: new ApiRegistry(store, ALL_RESOURCES, formatInvalidMessage),
+    metrics: new MetricsRegistry(),
+    store,
+    authorizer: newAdminAuthorizer(),
+    tag: (_, r) => r,
+  }),
 );
 const match = (method: string, path: string) => router.match(method, pathSegments(path));
 
@@ -39,22 +46,35 @@ describe('the API route table', () => {
     expect(match('GET', path)?.route.public ?? false).toBe(isPublic);
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
       const m = match(method, path);
-      expect({ method, matched: m !== undefined, handler: m?.handler }).toEqual({ method, matched: true, handler: undefined });
+      expect({ method, matched: m !== undefined, handler: m?.handler }).toEqual({
+        method,
+        matched: true,
+        handler: undefined,
+      });
     }
   });
 
-  it.each(['/api/v1/persistentvolumes', '/api/v1/namespaces/default/pods/p/binding', '/apis/storage.k8s.io/v1/storageclasses/x'])(
-    '%s: every method reaches the resource handler',
-    (path) => {
-      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) expect(match(method, path)?.handler).toBeDefined();
-    },
-  );
+  it.each([
+    '/api/v1/persistentvolumes',
+    '/api/v1/namespaces/default/pods/p/binding',
+    '/apis/storage.k8s.io/v1/storageclasses/x',
+  ])('%s: every method reaches the resource handler', (path) => {
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+      expect(match(method, path)?.handler).toBeDefined();
+  });
 
-  it.each(['/', '/nothing', '/api/v2', '/api/v2/pods', '/apis/nothing.example.com', '/apis/storage.k8s.io/v9', '/apis/storage.k8s.io/v9/storageclasses', '/openapi/v3/apis/nothing/v1', '/healthz/extra'])(
-    '%s is not served (404)',
-    (path) => {
-      expect(match('GET', path)).toBeUndefined();
-      expect(match('POST', path)).toBeUndefined();
-    },
-  );
+  it.each([
+    '/',
+    '/nothing',
+    '/api/v2',
+    '/api/v2/pods',
+    '/apis/nothing.example.com',
+    '/apis/storage.k8s.io/v9',
+    '/apis/storage.k8s.io/v9/storageclasses',
+    '/openapi/v3/apis/nothing/v1',
+    '/healthz/extra',
+  ])('%s is not served (404)', (path) => {
+    expect(match('GET', path)).toBeUndefined();
+    expect(match('POST', path)).toBeUndefined();
+  });
 });

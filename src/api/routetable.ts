@@ -2,7 +2,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '../store/store.js';
 import type { MetricsRegistry } from '../util/metrics.js';
-import { aggregatedDiscovery, apiGroupList, apiGroupObject, apiResourceList, apiVersions, versionInfo } from './discovery.js';
+import {
+  aggregatedDiscovery,
+  apiGroupList,
+  apiGroupObject,
+  apiResourceList,
+  apiVersions,
+  versionInfo,
+} from './discovery.js';
 import { serveHealth, serveHealthCheck, type HealthCheck, type HealthEndpoint } from './health.js';
 import { handleResource, type ResourceRequest } from './handlers/index.js';
 import type { PodStreaming } from './handlers/podstream.js';
@@ -33,19 +40,42 @@ export interface RouteTableOptions {
  * Every path the server serves. Resource paths take every method and route by verb themselves;
  * the others answer a method they do not serve with 405.
  */
-export function apiRoutes({ defs, registry, metrics, store, authorizer, tag, podStreaming }: RouteTableOptions): Route[] {
+export function apiRoutes({
+  defs,
+  registry,
+  metrics,
+  store,
+  authorizer,
+  tag,
+  podStreaming,
+}: RouteTableOptions): Route[] {
   const checks = healthChecks(registry, store);
   const health = (endpoint: HealthEndpoint): Route[] => [
-    { path: `/${endpoint}`, public: true, methods: { GET: ({ res, url }) => serveHealth(res, endpoint, checks[endpoint], url.searchParams) } },
+    {
+      path: `/${endpoint}`,
+      public: true,
+      methods: { GET: ({ res, url }) => serveHealth(res, endpoint, checks[endpoint], url.searchParams) },
+    },
     {
       path: `/${endpoint}/:check`,
       public: true,
       exists: (p) => checks[endpoint].some((c) => c.name === p.check),
-      methods: { GET: ({ res, params }) => serveHealthCheck(res, checks[endpoint].find((c) => c.name === params.check)!) },
+      methods: {
+        GET: ({ res, params }) =>
+          serveHealthCheck(
+            res,
+            checks[endpoint].find((c) => c.name === params.check)!,
+          ),
+      },
     },
   ];
   const resource = (c: RouteContext, group: string, version: string): Promise<void> =>
-    handleResource(tag(c.req, parseResourcePath(registry, group, version, c.rest, c.url.searchParams)), c.req, c.res, { store, authorizer, user: c.user, podStreaming });
+    handleResource(tag(c.req, parseResourcePath(registry, group, version, c.rest, c.url.searchParams)), c.req, c.res, {
+      store,
+      authorizer,
+      user: c.user,
+      podStreaming,
+    });
   const legacyDiscovery =
     (doc: (params: Readonly<Record<string, string>>) => object | undefined): RouteHandler =>
     ({ req, res, params }) =>
@@ -54,16 +84,26 @@ export function apiRoutes({ defs, registry, metrics, store, authorizer, tag, pod
     (core: boolean, legacy: () => object): RouteHandler =>
     ({ req, res }) => {
       const v = aggregatedDiscoveryVersion(req);
-      if (v) sendJson(res, 200, aggregatedDiscovery(defs, core, v), { contentType: `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList` });
+      if (v)
+        sendJson(res, 200, aggregatedDiscovery(defs, core, v), {
+          contentType: `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`,
+        });
       else sendLegacyDiscovery(req, res, legacy());
     };
-  const servedGroupVersion = (p: Readonly<Record<string, string>>): boolean => apiResourceList(defs, p.group!, p.version!) !== undefined;
+  const servedGroupVersion = (p: Readonly<Record<string, string>>): boolean =>
+    apiResourceList(defs, p.group!, p.version!) !== undefined;
   return [
     ...health('healthz'),
     ...health('livez'),
     ...health('readyz'),
     { path: '/version', public: true, methods: { GET: ({ res }) => sendJson(res, 200, versionInfo()) } },
-    { path: '/metrics', methods: { GET: ({ res }) => sendRaw(res, 200, metrics.render(), { contentType: 'text/plain; version=0.0.4; charset=utf-8' }) } },
+    {
+      path: '/metrics',
+      methods: {
+        GET: ({ res }) =>
+          sendRaw(res, 200, metrics.render(), { contentType: 'text/plain; version=0.0.4; charset=utf-8' }),
+      },
+    },
     {
       path: '/openapi/v2',
       methods: {
@@ -71,7 +111,10 @@ export function apiRoutes({ defs, registry, metrics, store, authorizer, tag, pod
           const v2 = openApiV2(defs);
           if (req.headers['if-none-match'] === v2.etag) return sendRaw(res, 304, '', { headers: { ETag: v2.etag } });
           const proto = (req.headers.accept ?? '').includes(OPENAPI_V2_PROTOBUF_ACCEPT.split('@')[0]!);
-          sendRaw(res, 200, proto ? v2.protobuf : v2.json, { contentType: proto ? OPENAPI_V2_PROTOBUF_TYPE : 'application/json', headers: { ETag: v2.etag } });
+          sendRaw(res, 200, proto ? v2.protobuf : v2.json, {
+            contentType: proto ? OPENAPI_V2_PROTOBUF_TYPE : 'application/json',
+            headers: { ETag: v2.etag },
+          });
         },
       },
     },
@@ -90,8 +133,16 @@ export function apiRoutes({ defs, registry, metrics, store, authorizer, tag, pod
       exists: (p) => apiGroupObject(defs, p.group!) !== undefined,
       methods: { GET: legacyDiscovery((p) => apiGroupObject(defs, p.group!)) },
     },
-    { path: '/apis/:group/:version', exists: servedGroupVersion, methods: { GET: legacyDiscovery((p) => apiResourceList(defs, p.group!, p.version!)) } },
-    { path: '/apis/:group/:version/*', exists: servedGroupVersion, methods: { '*': (c) => resource(c, c.params.group!, c.params.version!) } },
+    {
+      path: '/apis/:group/:version',
+      exists: servedGroupVersion,
+      methods: { GET: legacyDiscovery((p) => apiResourceList(defs, p.group!, p.version!)) },
+    },
+    {
+      path: '/apis/:group/:version/*',
+      exists: servedGroupVersion,
+      methods: { '*': (c) => resource(c, c.params.group!, c.params.version!) },
+    },
   ];
 }
 
@@ -114,13 +165,22 @@ function healthChecks(registry: ApiRegistry, store: Store): Record<HealthEndpoin
   const shutdown = check('shutdown', () => {
     if (registry.lifecycle() === 'stopped') throw new Error('process is shutting down');
   });
-  return { healthz: [ping, log, etcd], livez: [ping, log, etcd], readyz: [ping, log, etcd, etcdReadiness, informerSync, shutdown] };
+  return {
+    healthz: [ping, log, etcd],
+    livez: [ping, log, etcd],
+    readyz: [ping, log, etcd, etcdReadiness, informerSync, shutdown],
+  };
 }
 
 /** The aggregated discovery version an Accept header asks for before any plain JSON, if any. */
 function aggregatedDiscoveryVersion(req: IncomingMessage): 'v2' | 'v2beta1' | undefined {
   for (const m of parseAccept(req.headers.accept)) {
-    if (m.params.g === 'apidiscovery.k8s.io' && m.params.as === 'APIGroupDiscoveryList' && (m.params.v === 'v2' || m.params.v === 'v2beta1')) return m.params.v;
+    if (
+      m.params.g === 'apidiscovery.k8s.io' &&
+      m.params.as === 'APIGroupDiscoveryList' &&
+      (m.params.v === 'v2' || m.params.v === 'v2beta1')
+    )
+      return m.params.v;
     if (m.type === 'application/json' && !m.params.as) return undefined;
   }
   return undefined;

@@ -136,11 +136,31 @@ describe('labelSelectorFromObject', () => {
   const invalidCases: Array<{ sel: LabelSelectorObject; field: string; type: string }> = [
     { sel: { matchLabels: { '-x': 'a' } }, field: 'spec.selector.matchLabels', type: 'FieldValueInvalid' },
     { sel: { matchLabels: { x: 'a b' } }, field: 'spec.selector.matchLabels', type: 'FieldValueInvalid' },
-    { sel: { matchExpressions: [{ key: 'x', operator: 'Gt', values: ['1'] }] }, field: 'spec.selector.matchExpressions[0].operator', type: 'FieldValueNotSupported' },
-    { sel: { matchExpressions: [{ key: 'x', operator: 'In', values: [] }] }, field: 'spec.selector.matchExpressions[0].values', type: 'FieldValueRequired' },
-    { sel: { matchExpressions: [{ key: 'x', operator: 'Exists', values: ['a'] }] }, field: 'spec.selector.matchExpressions[0].values', type: 'FieldValueForbidden' },
-    { sel: { matchExpressions: [{ key: 'a/b/c', operator: 'Exists' }] }, field: 'spec.selector.matchExpressions[0].key', type: 'FieldValueInvalid' },
-    { sel: { matchExpressions: [{ key: 'x', operator: 'In', values: ['ok', '_bad'] }] }, field: 'spec.selector.matchExpressions[0].values[1]', type: 'FieldValueInvalid' },
+    {
+      sel: { matchExpressions: [{ key: 'x', operator: 'Gt', values: ['1'] }] },
+      field: 'spec.selector.matchExpressions[0].operator',
+      type: 'FieldValueNotSupported',
+    },
+    {
+      sel: { matchExpressions: [{ key: 'x', operator: 'In', values: [] }] },
+      field: 'spec.selector.matchExpressions[0].values',
+      type: 'FieldValueRequired',
+    },
+    {
+      sel: { matchExpressions: [{ key: 'x', operator: 'Exists', values: ['a'] }] },
+      field: 'spec.selector.matchExpressions[0].values',
+      type: 'FieldValueForbidden',
+    },
+    {
+      sel: { matchExpressions: [{ key: 'a/b/c', operator: 'Exists' }] },
+      field: 'spec.selector.matchExpressions[0].key',
+      type: 'FieldValueInvalid',
+    },
+    {
+      sel: { matchExpressions: [{ key: 'x', operator: 'In', values: ['ok', '_bad'] }] },
+      field: 'spec.selector.matchExpressions[0].values[1]',
+      type: 'FieldValueInvalid',
+    },
   ];
   it.each(invalidCases)('rejects $field ($type)', ({ sel, field, type }) => {
     let caught: unknown;
@@ -215,7 +235,11 @@ describe('parseFieldSelector', () => {
 });
 
 describe('matchesFields', () => {
-  const obj: Record<string, string> = { 'metadata.name': 'pv1', 'status.phase': 'Bound', 'spec.claimRef.namespace': '' };
+  const obj: Record<string, string> = {
+    'metadata.name': 'pv1',
+    'status.phase': 'Bound',
+    'spec.claimRef.namespace': '',
+  };
   const get = (f: string): string | undefined => obj[f];
   it.each([
     { s: '', want: true },

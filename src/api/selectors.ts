@@ -12,7 +12,16 @@ export const validateLabelKey = isQualifiedName;
 /** Problems with a label value (empty allowed, ≤63 chars); [] when valid. */
 export const validateLabelValue = isValidLabelValue;
 
-export const LABEL_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Equals', 'NotEquals', 'GreaterThan', 'LessThan'] as const;
+export const LABEL_OPERATORS = [
+  'In',
+  'NotIn',
+  'Exists',
+  'DoesNotExist',
+  'Equals',
+  'NotEquals',
+  'GreaterThan',
+  'LessThan',
+] as const;
 export type LabelOperator = (typeof LABEL_OPERATORS)[number];
 
 export interface LabelRequirement {
@@ -45,19 +54,23 @@ function requirementProblem(r: LabelRequirement): string | undefined {
   switch (r.operator) {
     case 'In':
     case 'NotIn':
-      if (r.values.length === 0) return `values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty`;
+      if (r.values.length === 0)
+        return `values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty`;
       break;
     case 'Equals':
     case 'NotEquals':
-      if (r.values.length !== 1) return 'values: Invalid value: []: exact-match compatibility requires one single value';
+      if (r.values.length !== 1)
+        return 'values: Invalid value: []: exact-match compatibility requires one single value';
       break;
     case 'Exists':
     case 'DoesNotExist':
-      if (r.values.length !== 0) return 'values: Invalid value: []: values set must be empty for exists and does not exist';
+      if (r.values.length !== 0)
+        return 'values: Invalid value: []: values set must be empty for exists and does not exist';
       break;
     case 'GreaterThan':
     case 'LessThan':
-      if (r.values.length !== 1) return "values: Invalid value: []: for 'Gt', 'Lt' operators, exactly one value is required";
+      if (r.values.length !== 1)
+        return "values: Invalid value: []: for 'Gt', 'Lt' operators, exactly one value is required";
       if (!INTEGER_RE.test(r.values[0]!)) {
         return `values[0]: Invalid value: ${JSON.stringify(r.values[0])}: for 'Gt', 'Lt' operators, the value must be an integer`;
       }
@@ -121,7 +134,8 @@ class LabelParser {
     while (true) {
       const tok = this.peek();
       if (tok.t === 'eos') return out;
-      if (tok.t !== 'id' && tok.t !== '!') throw new Error(`found '${tok.lit}', expected: !, identifier, or 'end of string'`);
+      if (tok.t !== 'id' && tok.t !== '!')
+        throw new Error(`found '${tok.lit}', expected: !, identifier, or 'end of string'`);
       out.push(this.requirement());
       const sep = this.next();
       if (sep.t === 'eos') return out;
@@ -259,14 +273,22 @@ export function formatLabelSelector(sel: LabelSelector): string {
   return sel.requirements
     .map((r) => {
       switch (r.operator) {
-        case 'Exists': return r.key;
-        case 'DoesNotExist': return `!${r.key}`;
-        case 'Equals': return `${r.key}=${r.values[0]}`;
-        case 'NotEquals': return `${r.key}!=${r.values[0]}`;
-        case 'GreaterThan': return `${r.key}>${r.values[0]}`;
-        case 'LessThan': return `${r.key}<${r.values[0]}`;
-        case 'In': return `${r.key} in (${r.values.join(',')})`;
-        case 'NotIn': return `${r.key} notin (${r.values.join(',')})`;
+        case 'Exists':
+          return r.key;
+        case 'DoesNotExist':
+          return `!${r.key}`;
+        case 'Equals':
+          return `${r.key}=${r.values[0]}`;
+        case 'NotEquals':
+          return `${r.key}!=${r.values[0]}`;
+        case 'GreaterThan':
+          return `${r.key}>${r.values[0]}`;
+        case 'LessThan':
+          return `${r.key}<${r.values[0]}`;
+        case 'In':
+          return `${r.key} in (${r.values.join(',')})`;
+        case 'NotIn':
+          return `${r.key} notin (${r.values.join(',')})`;
       }
     })
     .join(',');
@@ -275,10 +297,19 @@ export function formatLabelSelector(sel: LabelSelector): string {
 /** metav1.LabelSelector as it appears in objects (PVC spec.selector, ...). */
 export interface LabelSelectorObject {
   readonly matchLabels?: Readonly<Record<string, string>> | null;
-  readonly matchExpressions?: ReadonlyArray<{ readonly key: string; readonly operator: string; readonly values?: readonly string[] | null }> | null;
+  readonly matchExpressions?: ReadonlyArray<{
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[] | null;
+  }> | null;
 }
 
-const OBJECT_OPERATORS: Readonly<Record<string, LabelOperator>> = { In: 'In', NotIn: 'NotIn', Exists: 'Exists', DoesNotExist: 'DoesNotExist' };
+const OBJECT_OPERATORS: Readonly<Record<string, LabelOperator>> = {
+  In: 'In',
+  NotIn: 'NotIn',
+  Exists: 'Exists',
+  DoesNotExist: 'DoesNotExist',
+};
 
 /**
  * metav1.LabelSelectorAsSelector. `{}` selects everything. A missing (null/undefined) selector
@@ -306,16 +337,28 @@ export function labelSelectorFromObject(
     const values = [...new Set(e.values ?? [])].sort();
     const op = OBJECT_OPERATORS[e.operator];
     if (op === undefined) {
-      causes.push({ type: 'FieldValueNotSupported', field: `${at}.operator`, message: `Unsupported value: ${JSON.stringify(e.operator)}: supported values: "DoesNotExist", "Exists", "In", "NotIn"` });
+      causes.push({
+        type: 'FieldValueNotSupported',
+        field: `${at}.operator`,
+        message: `Unsupported value: ${JSON.stringify(e.operator)}: supported values: "DoesNotExist", "Exists", "In", "NotIn"`,
+      });
       return;
     }
     const keyErrs = validateLabelKey(e.key);
     if (keyErrs.length) causes.push(invalid(`${at}.key`, e.key, keyErrs));
     if ((op === 'In' || op === 'NotIn') && values.length === 0) {
-      causes.push({ type: 'FieldValueRequired', field: `${at}.values`, message: "Required value: must be specified when `operator` is 'In' or 'NotIn'" });
+      causes.push({
+        type: 'FieldValueRequired',
+        field: `${at}.values`,
+        message: "Required value: must be specified when `operator` is 'In' or 'NotIn'",
+      });
     }
     if ((op === 'Exists' || op === 'DoesNotExist') && values.length > 0) {
-      causes.push({ type: 'FieldValueForbidden', field: `${at}.values`, message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'" });
+      causes.push({
+        type: 'FieldValueForbidden',
+        field: `${at}.values`,
+        message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      });
     }
     (e.values ?? []).forEach((v, j) => {
       const errs = validateLabelValue(v);
@@ -367,11 +410,13 @@ function unescapeValue(v: string): string {
   let escaped = false;
   for (const c of v) {
     if (escaped) {
-      if (c !== '\\' && c !== ',' && c !== '=') throw new BadRequestError(`invalid field selector: invalid escape sequence: \\${c}`);
+      if (c !== '\\' && c !== ',' && c !== '=')
+        throw new BadRequestError(`invalid field selector: invalid escape sequence: \\${c}`);
       out += c;
       escaped = false;
     } else if (c === '\\') escaped = true;
-    else if (c === ',' || c === '=') throw new BadRequestError(`invalid field selector: unescaped character ${JSON.stringify(c)}`);
+    else if (c === ',' || c === '=')
+      throw new BadRequestError(`invalid field selector: unescaped character ${JSON.stringify(c)}`);
     else out += c;
   }
   if (escaped) throw new BadRequestError('invalid field selector: invalid escape sequence: \\');

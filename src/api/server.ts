@@ -1,5 +1,10 @@
 import { chmodSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
@@ -8,7 +13,14 @@ import { newNodeAuthorizer } from './nodeauthz/authorizer.js';
 import { registryGraphSource } from './nodeauthz/source.js';
 import { authenticateNodeToken } from './nodeauthz/tokens.js';
 import { clientCertificateUser } from './x509.js';
-import { AUTHENTICATED_GROUP, forbiddenFor, newAdminAuthorizer, newUnionAuthorizer, type Authorizer, type UserInfo } from './authz.js';
+import {
+  AUTHENTICATED_GROUP,
+  forbiddenFor,
+  newAdminAuthorizer,
+  newUnionAuthorizer,
+  type Authorizer,
+  type UserInfo,
+} from './authz.js';
 import { isWatch, type ResourceRequest } from './handlers/index.js';
 import { sendError, sendJson } from './http.js';
 import { apiRoutes } from './routetable.js';
@@ -21,7 +33,14 @@ import { ApiUnauthorizedError, badRequest, methodNotAllowed, pathNotFound, toSta
 import type { Duplex } from 'node:stream';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { authorizeStream } from './handlers/index.js';
-import { isSpdyUpgrade, nodeStreamPath, podContainer, refuseUpgrade, relayPodStream, type PodStreaming } from './handlers/podstream.js';
+import {
+  isSpdyUpgrade,
+  nodeStreamPath,
+  podContainer,
+  refuseUpgrade,
+  relayPodStream,
+  type PodStreaming,
+} from './handlers/podstream.js';
 import { relaySpdyPodStream } from './handlers/spdyexec.js';
 import { InternalError } from '../util/errors.js';
 import { parseResourcePath } from './handlers/request.js';
@@ -86,27 +105,37 @@ function nonResourceVerb(method: string): string {
 /** Starts the Kubernetes-compatible API server over HTTPS. */
 export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const range = o.serviceClusterIpRange;
-  const defs = range === undefined ? (o.resources ?? ALL_RESOURCES) : (o.resources ?? ALL_RESOURCES).map((d) => (d.kind === 'Service' && d.group === '' ? newServiceResource({ serviceCidr: range }) : d));
+  const defs =
+    range === undefined
+      ? (o.resources ?? ALL_RESOURCES)
+      : (o.resources ?? ALL_RESOURCES).map((d) =>
+          d.kind === 'Service' && d.group === '' ? newServiceResource({ serviceCidr: range }) : d,
+        );
   const registry = new ApiRegistry(o.store, defs, formatInvalidMessage, { watchHistory: o.watchCacheHistory });
   await registry.start();
   await registry.ensureInitialObjects();
   const metrics = o.metrics ?? new MetricsRegistry();
-  const requests = metrics.counter('apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', [
-    'verb',
-    'group',
-    'version',
-    'resource',
-    'subresource',
-    'code',
-  ]);
+  const requests = metrics.counter(
+    'apiserver_request_total',
+    'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+    ['verb', 'group', 'version', 'resource', 'subresource', 'code'],
+  );
   // What each resource request was about, for the metric labels (set once the URL is routed).
-  const requestInfo = new WeakMap<IncomingMessage, { verb: string; group: string; version: string; resource: string; subresource: string }>();
-  const authorizer = newUnionAuthorizer([newNodeAuthorizer(registryGraphSource(registry)), o.authorizer ?? newAdminAuthorizer()]);
+  const requestInfo = new WeakMap<
+    IncomingMessage,
+    { verb: string; group: string; version: string; resource: string; subresource: string }
+  >();
+  const authorizer = newUnionAuthorizer([
+    newNodeAuthorizer(registryGraphSource(registry)),
+    o.authorizer ?? newAdminAuthorizer(),
+  ]);
   const podStreaming: PodStreaming = {
     node: (name) => registry.byGroupVersionPlural('', 'v1', 'nodes')?.get(undefined, name)?.obj as Node | undefined,
     cert: o.kubeletClient,
   };
-  const router = newRouter(apiRoutes({ defs, registry, metrics, store: o.store, authorizer, podStreaming, tag: (req, r) => tagged(req, r) }));
+  const router = newRouter(
+    apiRoutes({ defs, registry, metrics, store: o.store, authorizer, podStreaming, tag: (req, r) => tagged(req, r) }),
+  );
 
   const secrets = registry.byGroupVersionPlural('', 'v1', 'secrets');
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };
@@ -114,18 +143,28 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     guardUnreadBody(req, res);
     res.on('finish', () => {
-      const info = requestInfo.get(req) ?? { verb: req.method ?? '', group: '', version: '', resource: '', subresource: '' };
+      const info = requestInfo.get(req) ?? {
+        verb: req.method ?? '',
+        group: '',
+        version: '',
+        resource: '',
+        subresource: '',
+      };
       requests.inc({ ...info, code: String(res.statusCode) });
     });
     serve(req, res).catch((e: unknown) => {
-      if (toStatus(e).code >= 500) log.warn('request failed', { method: req.method, url: req.url, error: (e as Error).message });
+      if (toStatus(e).code >= 500)
+        log.warn('request failed', { method: req.method, url: req.url, error: (e as Error).message });
       sendError(res, e);
     });
   };
   // Node's requestTimeout bounds receiving a request, not the response: watches are not cut by it.
   // A client certificate is asked for but not required: bearer tokens authenticate the rest.
   const clientCerts = o.clientCaPem ? { requestCert: true, rejectUnauthorized: false, ca: o.clientCaPem } : {};
-  const server: Server = createHttpsServer({ cert: o.tls.certPem, key: o.tls.keyPem, ...clientCerts, ...serverOptions(limits) }, handle);
+  const server: Server = createHttpsServer(
+    { cert: o.tls.certPem, key: o.tls.keyPem, ...clientCerts, ...serverOptions(limits) },
+    handle,
+  );
   let local: HttpServer | undefined;
   const upgraded = new Set<Duplex>();
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -149,13 +188,22 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     if (segs[0] !== 'api' || segs[1] !== 'v1') throw pathNotFound();
     const r = parseResourcePath(registry, '', 'v1', segs.slice(2), url.searchParams);
     const sub = r.subresource;
-    if (r.storage.def.kind !== 'Pod' || r.name === undefined || (sub !== 'exec' && sub !== 'attach')) throw badRequest('upgrade is served only on pods/exec and pods/attach');
+    if (r.storage.def.kind !== 'Pod' || r.name === undefined || (sub !== 'exec' && sub !== 'attach'))
+      throw badRequest('upgrade is served only on pods/exec and pods/attach');
     authorizeStream(r, { authorizer, user });
     const pod = r.storage.mustGet(r.namespace, r.name).obj as Pod;
     const container = podContainer(pod, url.searchParams.get('container') || undefined, 'exec');
     if (isSpdyUpgrade(req)) {
       if (!podStreaming.cert) throw new InternalError('this API server has no client certificate for node endpoints');
-      return relaySpdyPodStream({ req, socket, head, pod, path: nodeStreamPath(sub, pod, container, url.searchParams), query: url.searchParams, s: podStreaming });
+      return relaySpdyPodStream({
+        req,
+        socket,
+        head,
+        pod,
+        path: nodeStreamPath(sub, pod, container, url.searchParams),
+        query: url.searchParams,
+        s: podStreaming,
+      });
     }
     relayPodStream({ req, socket, head, pod, container, subresource: sub, query: url.searchParams, s: podStreaming });
   }
@@ -165,7 +213,15 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     const match = router.match(req.method ?? 'GET', pathSegments(url.pathname));
     const user = match?.route.public ? undefined : authenticate(req);
     if (!match?.route.public && !user) {
-      sendJson(res, 401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+      sendJson(res, 401, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Unauthorized',
+        reason: 'Unauthorized',
+        code: 401,
+      });
       return;
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';
@@ -173,7 +229,12 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     if (!applyRequestDeadline(req, res, path, url.searchParams, limits)) return;
     // Resource paths are authorized by the resource handler, which knows the verb and resource.
     if (user && !(match && '*' in match.route.methods)) {
-      const attrs = { kind: 'nonResource', user, verb: nonResourceVerb(req.method ?? 'GET'), path: url.pathname } as const;
+      const attrs = {
+        kind: 'nonResource',
+        user,
+        verb: nonResourceVerb(req.method ?? 'GET'),
+        path: url.pathname,
+      } as const;
       const d = authorizer.authorize(attrs);
       if (!d.allowed) throw forbiddenFor(attrs, d);
     }
@@ -189,7 +250,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     // kube-apiserver asks the x509 authenticator before the token ones.
     const u =
       (o.clientCaPem ? clientCertificateUser(req.socket) : undefined) ??
-      (token === undefined ? undefined : (o.tokens.get(token) ?? authenticateNodeToken(token, (ns, name) => secrets?.get(ns, name)?.obj)));
+      (token === undefined
+        ? undefined
+        : (o.tokens.get(token) ?? authenticateNodeToken(token, (ns, name) => secrets?.get(ns, name)?.obj)));
     if (!u || u.groups.includes(AUTHENTICATED_GROUP)) return u;
     return { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
   }
@@ -199,7 +262,13 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     const method = req.method ?? 'GET';
     const verb = method === 'GET' ? (isWatch(r) ? 'WATCH' : r.name === undefined ? 'LIST' : 'GET') : method;
     const d = r.storage.def;
-    requestInfo.set(req, { verb, group: d.group, version: d.version, resource: d.plural, subresource: r.subresource ?? '' });
+    requestInfo.set(req, {
+      verb,
+      group: d.group,
+      version: d.version,
+      resource: d.plural,
+      subresource: r.subresource ?? '',
+    });
     return r;
   }
 

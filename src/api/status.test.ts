@@ -40,8 +40,18 @@ describe('HttpError subclasses', () => {
     { e: new ApiAlreadyExistsError('m'), code: 'AlreadyExists', http: 409, reason: 'AlreadyExists' },
     { e: new ApiConflictError('m'), code: 'Conflict', http: 409, reason: 'Conflict' },
     { e: new ApiExpiredError('m'), code: 'Expired', http: 410, reason: 'Expired' },
-    { e: new ApiRequestEntityTooLargeError('m'), code: 'RequestEntityTooLarge', http: 413, reason: 'RequestEntityTooLarge' },
-    { e: new ApiUnsupportedMediaTypeError('m'), code: 'UnsupportedMediaType', http: 415, reason: 'UnsupportedMediaType' },
+    {
+      e: new ApiRequestEntityTooLargeError('m'),
+      code: 'RequestEntityTooLarge',
+      http: 413,
+      reason: 'RequestEntityTooLarge',
+    },
+    {
+      e: new ApiUnsupportedMediaTypeError('m'),
+      code: 'UnsupportedMediaType',
+      http: 415,
+      reason: 'UnsupportedMediaType',
+    },
     { e: new ApiInvalidError('m'), code: 'Invalid', http: 422, reason: 'Invalid' },
     { e: new ApiTooManyRequestsError('m'), code: 'TooManyRequests', http: 429, reason: 'TooManyRequests' },
     { e: new ApiTimeoutError('m'), code: 'Timeout', http: 504, reason: 'Timeout' },
@@ -51,7 +61,15 @@ describe('HttpError subclasses', () => {
     expect(e.httpStatus).toBe(http);
     expect(e.reason).toBe(reason);
     expect(e.name).toBe(e.constructor.name);
-    expect(toStatus(e)).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'm', reason, code: http });
+    expect(toStatus(e)).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'm',
+      reason,
+      code: http,
+    });
   });
 
   it('the constructors make the subclass of their reason', () => {
@@ -86,7 +104,8 @@ describe('toStatus', () => {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: 'Operation cannot be fulfilled on storageclasses.storage.k8s.io "x": the object has been modified; please apply your changes to the latest version and try again',
+      message:
+        'Operation cannot be fulfilled on storageclasses.storage.k8s.io "x": the object has been modified; please apply your changes to the latest version and try again',
       reason: 'Conflict',
       details: { name: 'x', group: 'storage.k8s.io', kind: 'storageclasses' },
       code: 409,
@@ -94,7 +113,10 @@ describe('toStatus', () => {
     // On the wire a cause's type is `reason` (Go's StatusCause.Type has the JSON name "reason").
     const causes = [{ type: 'FieldValueRequired', field: 'spec', message: 'Required value' }];
     const wire = [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec' }];
-    expect(toStatus(invalid('PersistentVolume', '', 'a', causes, 'PersistentVolume "a" is invalid: spec: Required value')).details).toEqual({ name: 'a', kind: 'PersistentVolume', causes: wire });
+    expect(
+      toStatus(invalid('PersistentVolume', '', 'a', causes, 'PersistentVolume "a" is invalid: spec: Required value'))
+        .details,
+    ).toEqual({ name: 'a', kind: 'PersistentVolume', causes: wire });
   });
 
   it('maps Stowage errors from inner layers by their code', () => {
@@ -102,10 +124,22 @@ describe('toStatus', () => {
     expect(toStatus(new ExpiredError('old'))).toMatchObject({ code: 410, reason: 'Expired' });
     expect(toStatus(new UnsupportedMediaTypeError('x'))).toMatchObject({ code: 415, reason: 'UnsupportedMediaType' });
     const causes = [{ type: 'FieldValueInvalid', field: 'patch', message: 'bad' }];
-    expect(toStatus(new InvalidError('bad', causes))).toMatchObject({ code: 422, reason: 'Invalid', details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: 'bad' }] } });
+    expect(toStatus(new InvalidError('bad', causes))).toMatchObject({
+      code: 422,
+      reason: 'Invalid',
+      details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: 'bad' }] },
+    });
   });
 
   it('turns anything else into a 500 InternalError', () => {
-    expect(toStatus(new Error('boom'))).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Internal error occurred: boom', reason: 'InternalError', code: 500 });
+    expect(toStatus(new Error('boom'))).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Internal error occurred: boom',
+      reason: 'InternalError',
+      code: 500,
+    });
   });
 });

@@ -15,7 +15,14 @@ export interface Status {
   status: 'Success' | 'Failure';
   message?: string;
   reason?: string;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: StatusCause[]; retryAfterSeconds?: number };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: StatusCause[];
+    retryAfterSeconds?: number;
+  };
   code: number;
 }
 
@@ -161,11 +168,23 @@ export function alreadyExists(s: ErrorSubject): ApiAlreadyExistsError {
   return new ApiAlreadyExistsError(`${qualified(s)} "${s.name ?? ''}" already exists`, subjectDetails(s));
 }
 
-export function conflict(s: ErrorSubject, why = 'the object has been modified; please apply your changes to the latest version and try again'): ApiConflictError {
-  return new ApiConflictError(`Operation cannot be fulfilled on ${qualified(s)} "${s.name ?? ''}": ${why}`, subjectDetails(s));
+export function conflict(
+  s: ErrorSubject,
+  why = 'the object has been modified; please apply your changes to the latest version and try again',
+): ApiConflictError {
+  return new ApiConflictError(
+    `Operation cannot be fulfilled on ${qualified(s)} "${s.name ?? ''}": ${why}`,
+    subjectDetails(s),
+  );
 }
 
-export function invalid(kind: string, group: string, name: string, causes: readonly FieldCause[], message: string): ApiInvalidError {
+export function invalid(
+  kind: string,
+  group: string,
+  name: string,
+  causes: readonly FieldCause[],
+  message: string,
+): ApiInvalidError {
   return new ApiInvalidError(message, { name, group: group || undefined, kind, causes: [...causes] });
 }
 
@@ -177,7 +196,9 @@ export function forbidden(message: string, s?: ErrorSubject): ApiForbiddenError 
   return new ApiForbiddenError(message, s ? subjectDetails(s) : undefined);
 }
 
-export function methodNotAllowed(message = 'the server does not allow this method on the requested resource'): ApiMethodNotAllowedError {
+export function methodNotAllowed(
+  message = 'the server does not allow this method on the requested resource',
+): ApiMethodNotAllowedError {
   return new ApiMethodNotAllowedError(message);
 }
 

@@ -14,7 +14,13 @@ function rowObject(obj: KubeObject, include: IncludeObject): unknown {
 export function toTable(
   def: ResourceDef,
   objs: readonly KubeObject[],
-  o: { resourceVersion?: string; continue?: string; remainingItemCount?: number; include?: IncludeObject; noHeaders?: boolean },
+  o: {
+    resourceVersion?: string;
+    continue?: string;
+    remainingItemCount?: number;
+    include?: IncludeObject;
+    noHeaders?: boolean;
+  },
 ): object {
   const now = Date.now();
   const include = o.include ?? 'Metadata';

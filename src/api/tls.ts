@@ -16,14 +16,32 @@ export interface ServingMaterial {
   readonly kubeletClient: { readonly certPem: string; readonly keyPem: string };
 }
 
-const FILES = { caCert: 'ca.crt', caKey: 'ca.key', cert: 'apiserver.crt', key: 'apiserver.key', token: 'admin.token', kubeletCert: 'apiserver-kubelet-client.crt', kubeletKey: 'apiserver-kubelet-client.key' } as const;
+const FILES = {
+  caCert: 'ca.crt',
+  caKey: 'ca.key',
+  cert: 'apiserver.crt',
+  key: 'apiserver.key',
+  token: 'admin.token',
+  kubeletCert: 'apiserver-kubelet-client.crt',
+  kubeletKey: 'apiserver-kubelet-client.key',
+} as const;
 
 function makeCa(): { certPem: string; keyPem: string } {
   return issueCa('stowage-ca', 10 * 365);
 }
 
-function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string[]): { certPem: string; keyPem: string } {
-  return issueLeaf({ commonName: 'stowage-apiserver', hosts, usage: 'server', ca: { certPem: caCertPem, keyPem: caKeyPem }, validDays: 5 * 365 });
+function makeServing(
+  caCertPem: string,
+  caKeyPem: string,
+  hosts: readonly string[],
+): { certPem: string; keyPem: string } {
+  return issueLeaf({
+    commonName: 'stowage-apiserver',
+    hosts,
+    usage: 'server',
+    ca: { certPem: caCertPem, keyPem: caKeyPem },
+    validDays: 5 * 365,
+  });
 }
 
 /**
@@ -31,8 +49,18 @@ function makeServing(caCertPem: string, caKeyPem: string, hosts: readonly string
  * O `organizations` (the groups), extended key usage clientAuth. E.g. a node's
  * (`system:node:<name>`, `system:nodes`) or the API server's own towards nodes.
  */
-export function issueClientCertificate(caCertPem: string, caKeyPem: string, o: { commonName: string; organizations?: readonly string[]; days?: number }): { certPem: string; keyPem: string } {
-  return issueLeaf({ commonName: o.commonName, organizations: o.organizations, usage: 'client', ca: { certPem: caCertPem, keyPem: caKeyPem }, validDays: o.days ?? 365 });
+export function issueClientCertificate(
+  caCertPem: string,
+  caKeyPem: string,
+  o: { commonName: string; organizations?: readonly string[]; days?: number },
+): { certPem: string; keyPem: string } {
+  return issueLeaf({
+    commonName: o.commonName,
+    organizations: o.organizations,
+    usage: 'client',
+    ca: { certPem: caCertPem, keyPem: caKeyPem },
+    validDays: o.days ?? 365,
+  });
 }
 
 /**
@@ -64,7 +92,11 @@ export function ensureServingMaterial(dir: string, hosts: readonly string[]): Se
     write(FILES.cert, s.certPem);
   }
   if (!existsSync(p(FILES.kubeletCert)) || !existsSync(p(FILES.kubeletKey))) {
-    const c = issueClientCertificate(caCertPem, caKeyPem, { commonName: KUBELET_CLIENT_CN, organizations: [KUBELET_CLIENT_ORG], days: 5 * 365 });
+    const c = issueClientCertificate(caCertPem, caKeyPem, {
+      commonName: KUBELET_CLIENT_CN,
+      organizations: [KUBELET_CLIENT_ORG],
+      days: 5 * 365,
+    });
     write(FILES.kubeletKey, c.keyPem);
     write(FILES.kubeletCert, c.certPem);
   }
@@ -74,12 +106,22 @@ export function ensureServingMaterial(dir: string, hosts: readonly string[]): Se
     certPem: readFileSync(p(FILES.cert), 'utf8'),
     keyPem: readFileSync(p(FILES.key), 'utf8'),
     adminToken: readFileSync(p(FILES.token), 'utf8').trim(),
-    kubeletClient: { certPem: readFileSync(p(FILES.kubeletCert), 'utf8'), keyPem: readFileSync(p(FILES.kubeletKey), 'utf8') },
+    kubeletClient: {
+      certPem: readFileSync(p(FILES.kubeletCert), 'utf8'),
+      keyPem: readFileSync(p(FILES.kubeletKey), 'utf8'),
+    },
   };
 }
 
 /** A kubeconfig for `server` trusting `caCertPem` and authenticating with `token` or a client certificate. */
-export function kubeconfigYaml(o: { server: string; caCertPem: string; token?: string; clientCert?: { certPem: string; keyPem: string }; user?: string; cluster?: string }): string {
+export function kubeconfigYaml(o: {
+  server: string;
+  caCertPem: string;
+  token?: string;
+  clientCert?: { certPem: string; keyPem: string };
+  user?: string;
+  cluster?: string;
+}): string {
   const cluster = o.cluster ?? 'stowage';
   const user = o.user ?? 'admin';
   const ca = Buffer.from(o.caCertPem).toString('base64');
@@ -96,7 +138,10 @@ export function kubeconfigYaml(o: { server: string; caCertPem: string; token?: s
     '  user:',
     ...(o.token ? [`    token: ${o.token}`] : []),
     ...(o.clientCert
-      ? [`    client-certificate-data: ${Buffer.from(o.clientCert.certPem).toString('base64')}`, `    client-key-data: ${Buffer.from(o.clientCert.keyPem).toString('base64')}`]
+      ? [
+          `    client-certificate-data: ${Buffer.from(o.clientCert.certPem).toString('base64')}`,
+          `    client-key-data: ${Buffer.from(o.clientCert.keyPem).toString('base64')}`,
+        ]
       : []),
     'contexts:',
     `- name: ${cluster}`,

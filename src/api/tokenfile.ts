@@ -39,10 +39,17 @@ export function parseTokenAuthFile(text: string): Map<string, UserInfo> {
     } catch (e) {
       throw new Error(`token file line ${i + 1}: ${(e as Error).message}`);
     }
-    if (f.length < 3) throw new Error(`token file line ${i + 1}: want token,user,uid[,"groups"], got ${f.length} fields`);
+    if (f.length < 3)
+      throw new Error(`token file line ${i + 1}: want token,user,uid[,"groups"], got ${f.length} fields`);
     const [token, name] = [f[0]!.trim(), f[1]!.trim()];
     if (token === '' || name === '') throw new Error(`token file line ${i + 1}: empty token or user name`);
-    const groups = f.length > 3 ? f[3]!.split(',').map((g) => g.trim()).filter((g) => g !== '') : [];
+    const groups =
+      f.length > 3
+        ? f[3]!
+            .split(',')
+            .map((g) => g.trim())
+            .filter((g) => g !== '')
+        : [];
     tokens.set(token, { name, groups });
   });
   return tokens;

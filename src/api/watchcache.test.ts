@@ -29,7 +29,11 @@ describe('WatchCache', () => {
     const P = '/registry/core/configmaps/ns/';
     await store.create(`${P}before`, obj('before', 'n1'));
     const cache = new WatchCache(store, '/registry/core/configmaps/');
-    const byV = (v: string): string[] => cache.byIndex('v', v).map((c) => c.obj.metadata.name!).sort();
+    const byV = (v: string): string[] =>
+      cache
+        .byIndex('v', v)
+        .map((c) => c.obj.metadata.name!)
+        .sort();
     await cache.start();
     cache.addIndex('v', (o) => [String((o as { data?: { v?: string } }).data?.v ?? '')]);
     const after = await store.create(`${P}after`, obj('after', 'n1'));
@@ -83,7 +87,11 @@ describe('WatchCache losing its store watch', () => {
     await cache.start();
     const a = await store.create('/r/a', obj('a', '1'));
     let ended = false;
-    cache.watch(a.modRevision, () => {}, () => (ended = true));
+    cache.watch(
+      a.modRevision,
+      () => {},
+      () => (ended = true),
+    );
     fail(new ExpiredError('compacted'));
     expect(ended).toBe(true);
     expect(cache.isSynced()).toBe(false);

@@ -75,7 +75,10 @@ export class WatchCache {
   private synced = false;
   private readonly waiters = new Set<() => void>();
   /** Secondary indexes by name: value → keys of the cached objects with that value. */
-  private readonly indexes = new Map<string, { readonly valuesOf: IndexFunc; readonly keys: Map<string, Set<string>> }>();
+  private readonly indexes = new Map<
+    string,
+    { readonly valuesOf: IndexFunc; readonly keys: Map<string, Set<string>> }
+  >();
 
   constructor(
     private readonly store: Store,
@@ -129,7 +132,9 @@ export class WatchCache {
           this.items.set(ev.kv.key, cur);
           this.reindex(prev, cur);
           if (!prev) this.sortedKeys = undefined;
-          cev = prev ? { type: 'MODIFIED', key: ev.kv.key, cur, prev, rev: ev.revision } : { type: 'ADDED', key: ev.kv.key, cur, rev: ev.revision };
+          cev = prev
+            ? { type: 'MODIFIED', key: ev.kv.key, cur, prev, rev: ev.revision }
+            : { type: 'ADDED', key: ev.kv.key, cur, rev: ev.revision };
         }
         this.record(cev);
         for (const w of this.watchers.keys()) {

@@ -11,7 +11,11 @@ import { runRegistrar } from '../csi/registrar/registrar.js';
 import { runCsiSidecar } from '../csi/sidecar/sidecar.js';
 import { startNodeAgent, type NodeAgent } from '../node/agent.js';
 import { ensureDir } from '../util/fsutil.js';
-import { missingRuntimePrograms, startEmbeddedContainerd, type EmbeddedContainerd } from '../node/runtime/containerd.js';
+import {
+  missingRuntimePrograms,
+  startEmbeddedContainerd,
+  type EmbeddedContainerd,
+} from '../node/runtime/containerd.js';
 import { newLogger } from '../util/log.js';
 
 const log = newLogger('up');
@@ -64,9 +68,11 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   setMaxListeners(0, stop.signal);
   // On stop the driver goes away while its sidecar or registrar may still be starting: what they
   // fail with then is the stop we asked for, not an error worth reporting.
-  const unlessStopping = (what: string) => (e: unknown): void => {
-    if (!stop.signal.aborted) log.error(what, { error: e instanceof Error ? e.message : String(e) });
-  };
+  const unlessStopping =
+    (what: string) =>
+    (e: unknown): void => {
+      if (!stop.signal.aborted) log.error(what, { error: e instanceof Error ? e.message : String(e) });
+    };
   // The agent stops first, its plugin manager with it, and only then the driver and its registrar:
   // a registrar removing its socket under a registration still in flight is a plugin gone
   // mid-registration (a warning), not the stop that was asked for.
@@ -75,7 +81,11 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   const containerd = await startRuntime(o);
   let agent: NodeAgent;
   try {
-    const endpoint = containerd?.endpoint ?? (typeof o.containerRuntime === 'object' && 'endpoint' in o.containerRuntime ? o.containerRuntime.endpoint : undefined);
+    const endpoint =
+      containerd?.endpoint ??
+      (typeof o.containerRuntime === 'object' && 'endpoint' in o.containerRuntime
+        ? o.containerRuntime.endpoint
+        : undefined);
     agent = await startNodeAgent({
       client: o.nodeClient ?? o.client,
       nodeName,
@@ -83,7 +93,9 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
       signal: agentStop.signal,
       containerRuntimeEndpoint: endpoint,
       noRuntimeAsked: o.containerRuntime === 'none',
-      ...(o.clusterCaPem ? { server: { address: o.nodeAddress ?? '127.0.0.1', port: 0, clientCaPem: o.clusterCaPem } } : {}),
+      ...(o.clusterCaPem
+        ? { server: { address: o.nodeAddress ?? '127.0.0.1', port: 0, clientCaPem: o.clusterCaPem } }
+        : {}),
     });
   } catch (e) {
     await containerd?.stop();
@@ -95,19 +107,27 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
     ensureDir(driverDir, 0o750);
     const socket = join(driverDir, 'csi.sock');
     const attach = o.enableAttach === true;
-    const driver = await startHostpathWorker({ endpoint: socket, nodeId: nodeName, stateDir: join(o.dataDir, 'csi-hostpath'), enableAttach: attach }, stop.signal);
+    const driver = await startHostpathWorker(
+      { endpoint: socket, nodeId: nodeName, stateDir: join(o.dataDir, 'csi-hostpath'), enableAttach: attach },
+      stop.signal,
+    );
     background.push(driver.stopped);
     await ensureCsiDriver(o.client, DEFAULT_DRIVER_NAME, { attachRequired: attach });
     if (o.defaultClass !== false && (await ensureDefaultStorageClass(o.client, DEFAULT_DRIVER_NAME))) {
       log.info('created the default StorageClass', { name: DEFAULT_CLASS_NAME, provisioner: DEFAULT_DRIVER_NAME });
     }
     background.push(
-      runCsiSidecar({ client: o.sidecarClient ?? o.client, csiAddress: socket, signal: stop.signal }).catch(unlessStopping('built-in CSI sidecar stopped')),
+      runCsiSidecar({ client: o.sidecarClient ?? o.client, csiAddress: socket, signal: stop.signal }).catch(
+        unlessStopping('built-in CSI sidecar stopped'),
+      ),
     );
     background.push(
-      runRegistrar({ csiAddress: socket, kubeletRegistrationPath: socket, pluginRegistrationPath: agent.dirs.pluginsRegistry, signal: stop.signal }).catch(
-        unlessStopping('built-in registrar stopped'),
-      ),
+      runRegistrar({
+        csiAddress: socket,
+        kubeletRegistrationPath: socket,
+        pluginRegistrationPath: agent.dirs.pluginsRegistry,
+        signal: stop.signal,
+      }).catch(unlessStopping('built-in registrar stopped')),
     );
   }
   return {
@@ -129,22 +149,36 @@ async function startRuntime(o: AllInOneOptions): Promise<EmbeddedContainerd | un
   if (want === undefined || want === 'none' || 'endpoint' in want) return undefined;
   const missing = missingRuntimePrograms();
   if (missing.length > 0) {
-    log.warn(`no embedded container runtime: ${missing.join(' and ')} not on PATH; pods get their volumes but their containers do not run`);
+    log.warn(
+      `no embedded container runtime: ${missing.join(' and ')} not on PATH; pods get their volumes but their containers do not run`,
+    );
     return undefined;
   }
-  return startEmbeddedContainerd({ dir: join(o.dataDir, 'containerd'), sandboxImage: want.embedded, log: log.child('containerd') });
+  return startEmbeddedContainerd({
+    dir: join(o.dataDir, 'containerd'),
+    sandboxImage: want.embedded,
+    log: log.child('containerd'),
+  });
 }
 
 /** Creates or updates the CSIDriver object of a built-in driver. */
 async function ensureCsiDriver(client: RestClient, name: string, spec: { attachRequired: boolean }): Promise<void> {
   const api = client.resource('CSIDriver');
   // Persistent (claims) and Ephemeral (inline `csi:` pod volumes): the built-in driver serves both.
-  const want = { attachRequired: spec.attachRequired, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], fsGroupPolicy: 'File' };
+  const want = {
+    attachRequired: spec.attachRequired,
+    podInfoOnMount: true,
+    volumeLifecycleModes: ['Persistent', 'Ephemeral'],
+    fsGroupPolicy: 'File',
+  };
   for (let i = 0; i < 5; i++) {
     try {
       const cur = await api.get(name);
       const modes = cur.spec?.volumeLifecycleModes ?? [];
-      const same = cur.spec?.attachRequired === want.attachRequired && cur.spec?.podInfoOnMount === want.podInfoOnMount && want.volumeLifecycleModes.every((m) => modes.includes(m));
+      const same =
+        cur.spec?.attachRequired === want.attachRequired &&
+        cur.spec?.podInfoOnMount === want.podInfoOnMount &&
+        want.volumeLifecycleModes.every((m) => modes.includes(m));
       if (same) return;
       // attachRequired and volumeLifecycleModes are immutable: replace the object.
       await api.delete(name);
@@ -168,7 +202,9 @@ async function startHostpathWorker(data: HostpathWorkerData, signal: AbortSignal
   const worker = new Worker(new URL('../csi/hostpath/worker.js', import.meta.url), { workerData: data });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    worker.on('message', (m: FromHostpathWorker) => (m.kind === 'listening' ? resolve() : reject(new Error(`hostpath driver: ${m.message}`))));
+    worker.on('message', (m: FromHostpathWorker) =>
+      m.kind === 'listening' ? resolve() : reject(new Error(`hostpath driver: ${m.message}`)),
+    );
     worker.once('error', reject);
     void exited.then(() => reject(new Error('hostpath driver thread exited')));
   });

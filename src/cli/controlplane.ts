@@ -20,7 +20,13 @@ import { DEFAULT_SERVICE_CIDR, firstServiceIp, parseCidr } from '../api/resource
 import { firstInternalIPv4 } from '../node/nodestatus/host.js';
 import { networkInterfaces } from 'node:os';
 import type { NodeLifecycleOptions } from './nodelifecycleflags.js';
-import { ADMIN_POLICY, COMPONENT_POLICY, CONTROLLER_MANAGER_USER, CSI_SIDECARS_GROUP, newGroupRulesAuthorizer } from '../api/authz.js';
+import {
+  ADMIN_POLICY,
+  COMPONENT_POLICY,
+  CONTROLLER_MANAGER_USER,
+  CSI_SIDECARS_GROUP,
+  newGroupRulesAuthorizer,
+} from '../api/authz.js';
 
 const log = newLogger('controlplane');
 
@@ -99,7 +105,13 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
       // In-process components run as their own users; their tokens never leave this process.
       [controllersToken, { name: CONTROLLER_MANAGER_USER, groups: [] }],
       [apiserverToken, { name: APISERVER_USER, groups: ['system:masters'] }],
-      [sidecarToken, { name: CSI_SIDECAR_USER, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', CSI_SIDECARS_GROUP] }],
+      [
+        sidecarToken,
+        {
+          name: CSI_SIDECAR_USER,
+          groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', CSI_SIDECARS_GROUP],
+        },
+      ],
       ...(o.tokens ?? []),
     ]),
     authorizer: newGroupRulesAuthorizer([...ADMIN_POLICY, ...COMPONENT_POLICY]),
@@ -110,13 +122,28 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     serviceClusterIpRange: o.serviceClusterIpRange,
     kubeletClient: o.kubeletClient ?? pki.kubeletClient,
   });
-  const clientHost = o.address === '0.0.0.0' ? '127.0.0.1' : o.address === '::' ? '[::1]' : o.address.includes(':') ? `[${o.address}]` : o.address;
+  const clientHost =
+    o.address === '0.0.0.0'
+      ? '127.0.0.1'
+      : o.address === '::'
+        ? '[::1]'
+        : o.address.includes(':')
+          ? `[${o.address}]`
+          : o.address;
   const server = `https://${clientHost}:${api.port}`;
   const kubeconfigPath = join(o.dataDir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caCertPem: pki.caCertPem, token: pki.adminToken }), { mode: 0o600 });
+  writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caCertPem: pki.caCertPem, token: pki.adminToken }), {
+    mode: 0o600,
+  });
   // In-process components talk to the API server over loopback like any other client: one path, one set of semantics.
   const localClient = (token: string, userAgent?: string): RestClient =>
-    new RestClient({ server: 'http://stowage-apiserver', socketPath: localSocket, token, maxSockets: 64, ...(userAgent ? { userAgent } : {}) });
+    new RestClient({
+      server: 'http://stowage-apiserver',
+      socketPath: localSocket,
+      token,
+      maxSockets: 64,
+      ...(userAgent ? { userAgent } : {}),
+    });
   const client = localClient(pki.adminToken);
   const controllersClient = localClient(controllersToken, componentUserAgent(COMPONENTS.controllerManager));
   const stop = new AbortController();
@@ -125,22 +152,41 @@ export async function startControlPlane(o: ControlPlaneOptions): Promise<Control
     o.controllers === false
       ? runNamespaceController({ client: controllersClient, signal: stop.signal, metrics: api.metrics })
       : o.controllersInWorker
-        ? runControllersInWorker({ data: { socketPath: localSocket, token: controllersToken, ...o.nodeLifecycle }, signal: stop.signal, metrics: api.metrics })
-        : runControllers({ client: controllersClient, signal: stop.signal, metrics: api.metrics, scheduler: o.scheduler, attachDetach: o.attachDetach, ...o.nodeLifecycle });
+        ? runControllersInWorker({
+            data: { socketPath: localSocket, token: controllersToken, ...o.nodeLifecycle },
+            signal: stop.signal,
+            metrics: api.metrics,
+          })
+        : runControllers({
+            client: controllersClient,
+            signal: stop.signal,
+            metrics: api.metrics,
+            scheduler: o.scheduler,
+            attachDetach: o.attachDetach,
+            ...o.nodeLifecycle,
+          });
   // A failure (caches that never synced) is logged here and ends the controllers, not the API server.
-  const controllersDone = controllers.catch((e: unknown) => log.error('controllers stopped', { error: e instanceof Error ? e.message : String(e) }));
+  const controllersDone = controllers.catch((e: unknown) =>
+    log.error('controllers stopped', { error: e instanceof Error ? e.message : String(e) }),
+  );
   const apiserverClient = localClient(apiserverToken, 'kube-apiserver');
   const kubernetesService = runKubernetesServiceController({
     client: apiserverClient,
     store: o.store,
     signal: stop.signal,
     serviceIp: firstServiceIp(parseCidr(o.serviceClusterIpRange ?? DEFAULT_SERVICE_CIDR)),
-    advertiseAddress: advertiseAddress({ flag: o.advertiseAddress, bindAddress: o.address, hostAddress: firstInternalIPv4(networkInterfaces()) }),
+    advertiseAddress: advertiseAddress({
+      flag: o.advertiseAddress,
+      bindAddress: o.address,
+      hostAddress: firstInternalIPv4(networkInterfaces()),
+    }),
     securePort: api.port,
     intervalMs: o.endpointReconciler?.intervalMs,
     ttlMs: o.endpointReconciler?.ttlMs,
     metrics: api.metrics,
-  }).catch((e: unknown) => log.error('kubernetes service controller stopped', { error: e instanceof Error ? e.message : String(e) }));
+  }).catch((e: unknown) =>
+    log.error('kubernetes service controller stopped', { error: e instanceof Error ? e.message : String(e) }),
+  );
   return {
     api,
     client,
@@ -168,7 +214,11 @@ function localSocketPath(dataDir: string): string {
 }
 
 /** Runs the controllers in a worker thread until `signal` aborts; their metrics join /metrics. */
-async function runControllersInWorker(o: { data: ControllersWorkerData; signal: AbortSignal; metrics: MetricsRegistry }): Promise<void> {
+async function runControllersInWorker(o: {
+  data: ControllersWorkerData;
+  signal: AbortSignal;
+  metrics: MetricsRegistry;
+}): Promise<void> {
   const worker = new Worker(new URL('../controllers/worker.js', import.meta.url), { workerData: o.data });
   let lastMetrics = '';
   const removeCollector = o.metrics.collector(() => lastMetrics);

@@ -8,7 +8,9 @@ import * as grpc from '@grpc/grpc-js';
 import { hostpathCommand } from './csi-hostpath.js';
 
 function newProgram(): Command {
-  const program = new Command().exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  const program = new Command()
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
   hostpathCommand(program);
   return program;
 }
@@ -21,8 +23,23 @@ describe('stowage csi-hostpath', () => {
 
   it.each([
     { name: 'missing --node-id', args: ['--endpoint', 'unix:///tmp/x.sock', '--state-dir', '/tmp/x'] },
-    { name: 'bad --max-volumes-per-node', args: ['--endpoint', 'unix:///tmp/x.sock', '--node-id', 'n', '--state-dir', '/tmp/x', '--max-volumes-per-node', '-1'] },
-    { name: 'bad --capacity', args: ['--endpoint', 'unix:///tmp/x.sock', '--node-id', 'n', '--state-dir', '/tmp/x', '--capacity', '10G'] },
+    {
+      name: 'bad --max-volumes-per-node',
+      args: [
+        '--endpoint',
+        'unix:///tmp/x.sock',
+        '--node-id',
+        'n',
+        '--state-dir',
+        '/tmp/x',
+        '--max-volumes-per-node',
+        '-1',
+      ],
+    },
+    {
+      name: 'bad --capacity',
+      args: ['--endpoint', 'unix:///tmp/x.sock', '--node-id', 'n', '--state-dir', '/tmp/x', '--capacity', '10G'],
+    },
   ])('refuses $name', async ({ args }) => {
     await expect(newProgram().parseAsync(['csi-hostpath', ...args], { from: 'user' })).rejects.toThrow();
   });
@@ -31,7 +48,19 @@ describe('stowage csi-hostpath', () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'stowage-hostpath-cmd-'));
     const sock = path.join(tmp, 'csi.sock');
     const run = newProgram().parseAsync(
-      ['csi-hostpath', '--endpoint', `unix://${sock}`, '--node-id', 'cli-node', '--state-dir', path.join(tmp, 'state'), '--driver-name', 'x.example.com', '--max-volumes-per-node', '3'],
+      [
+        'csi-hostpath',
+        '--endpoint',
+        `unix://${sock}`,
+        '--node-id',
+        'cli-node',
+        '--state-dir',
+        path.join(tmp, 'state'),
+        '--driver-name',
+        'x.example.com',
+        '--max-volumes-per-node',
+        '3',
+      ],
       { from: 'user' },
     );
     const v1 = csiProto().csi.v1;
@@ -39,7 +68,9 @@ describe('stowage csi-hostpath', () => {
     const identity = new v1.Identity(`unix:${sock}`, grpc.credentials.createInsecure());
     let info: { nodeId: string; maxVolumesPerNode: number };
     try {
-      await new Promise<void>((resolve, reject) => node.waitForReady(Date.now() + 20_000, (e) => (e ? reject(e) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        node.waitForReady(Date.now() + 20_000, (e) => (e ? reject(e) : resolve())),
+      );
       info = await new Promise((resolve, reject) => node.NodeGetInfo({}, (e, r) => (e || !r ? reject(e) : resolve(r))));
     } catch (e) {
       process.emit('SIGTERM');
@@ -47,7 +78,9 @@ describe('stowage csi-hostpath', () => {
       throw e;
     }
     expect(info).toMatchObject({ nodeId: 'cli-node', maxVolumesPerNode: 3 });
-    const name = await new Promise<string>((resolve, reject) => identity.GetPluginInfo({}, (e, r) => (e || !r ? reject(e) : resolve(r.name))));
+    const name = await new Promise<string>((resolve, reject) =>
+      identity.GetPluginInfo({}, (e, r) => (e || !r ? reject(e) : resolve(r.name))),
+    );
     expect(name).toBe('x.example.com');
     node.close();
     identity.close();

@@ -27,10 +27,22 @@ export function hostpathCommand(program: Command): Command {
     .requiredOption('--state-dir <dir>', 'where volumes, snapshots and the state file live')
     .option('--driver-name <name>', 'CSI driver name', DEFAULT_DRIVER_NAME)
     .option('--enable-attach', 'support ControllerPublish/ControllerUnpublish', false)
-    .option('--max-volumes-per-node <n>', 'max_volumes_per_node reported by NodeGetInfo (0 = no limit)', nonNegativeInt('--max-volumes-per-node'), 0)
+    .option(
+      '--max-volumes-per-node <n>',
+      'max_volumes_per_node reported by NodeGetInfo (0 = no limit)',
+      nonNegativeInt('--max-volumes-per-node'),
+      0,
+    )
     .option('--capacity <bytes>', 'total bytes all volumes may take (default: unlimited)', nonNegativeInt('--capacity'))
-    .option('--shared-storage', 'act as shared storage reachable from every node (volumes without topology, published to any node); nodes mount them with --volumes-from', false)
-    .option('--volumes-from <state-dir>', "node side of shared storage: mount the volumes of the --shared-storage driver whose --state-dir this is")
+    .option(
+      '--shared-storage',
+      'act as shared storage reachable from every node (volumes without topology, published to any node); nodes mount them with --volumes-from',
+      false,
+    )
+    .option(
+      '--volumes-from <state-dir>',
+      'node side of shared storage: mount the volumes of the --shared-storage driver whose --state-dir this is',
+    )
     .action(async (f: HostpathFlags) => {
       await runUntilSignalled((signal) =>
         runHostpathDriver({

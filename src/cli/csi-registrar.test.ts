@@ -11,7 +11,9 @@ describe('parseDuration', () => {
     { in: '1m30s', want: 90_000 },
     { in: '1.5s', want: 1_500 },
   ])('$in → $want', ({ in: s, want }) => expect(parseDuration(s)).toBe(want));
-  it.each(['', '1', 's', '1x', '1s junk', 'x1s'])('rejects %j', (s) => expect(() => parseDuration(s)).toThrow(/not a duration/));
+  it.each(['', '1', 's', '1x', '1s junk', 'x1s'])('rejects %j', (s) =>
+    expect(() => parseDuration(s)).toThrow(/not a duration/),
+  );
 });
 
 describe('csi-registrar command', () => {
@@ -19,7 +21,9 @@ describe('csi-registrar command', () => {
     const program = new Command().exitOverride().configureOutput({ writeErr: () => undefined });
     registrarCommand(program);
     program.commands[0]?.exitOverride().configureOutput({ writeErr: () => undefined });
-    await expect(program.parseAsync(['node', 'stowage', 'csi-registrar', '--csi-address', '/x.sock'])).rejects.toMatchObject({
+    await expect(
+      program.parseAsync(['node', 'stowage', 'csi-registrar', '--csi-address', '/x.sock']),
+    ).rejects.toMatchObject({
       code: 'commander.missingMandatoryOptionValue',
     });
   });

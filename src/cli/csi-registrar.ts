@@ -19,7 +19,10 @@ export function registrarCommand(program: Command): Command {
     .description('register a CSI driver with the kubelet plugin registry (node-driver-registrar)')
     .requiredOption('--csi-address <address>', 'CSI driver socket as seen by this process (unix:// optional)')
     .requiredOption('--kubelet-registration-path <path>', 'CSI driver socket as seen by the kubelet')
-    .requiredOption('--plugin-registration-path <dir>', 'kubelet plugin registry directory (e.g. /var/lib/kubelet/plugins_registry)')
+    .requiredOption(
+      '--plugin-registration-path <dir>',
+      'kubelet plugin registry directory (e.g. /var/lib/kubelet/plugins_registry)',
+    )
     .option('--http-endpoint <host:port>', 'serve /healthz here')
     .option('--timeout <duration>', 'deadline for calls to the driver', parseDuration, DEFAULT_REGISTRAR_TIMEOUT_MS)
     .action(async (f: RegistrarFlags) => {

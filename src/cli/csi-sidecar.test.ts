@@ -17,11 +17,23 @@ describe('sidecarCommand', () => {
   it('requires --csi-address and --kubeconfig', async () => {
     const program = new Command().exitOverride().configureOutput({ writeErr: () => undefined });
     sidecarCommand(program);
-    await expect(program.parseAsync(['node', 'stowage', 'csi-sidecar', '--kubeconfig', 'k'])).rejects.toThrow(/--csi-address/);
+    await expect(program.parseAsync(['node', 'stowage', 'csi-sidecar', '--kubeconfig', 'k'])).rejects.toThrow(
+      /--csi-address/,
+    );
   });
   it('fails with one line for an unreadable kubeconfig', async () => {
     const program = new Command().exitOverride();
     sidecarCommand(program);
-    await expect(program.parseAsync(['node', 'stowage', 'csi-sidecar', '--csi-address', '/nonexistent.sock', '--kubeconfig', '/nonexistent'])).rejects.toThrow(/cannot load kubeconfig/);
+    await expect(
+      program.parseAsync([
+        'node',
+        'stowage',
+        'csi-sidecar',
+        '--csi-address',
+        '/nonexistent.sock',
+        '--kubeconfig',
+        '/nonexistent',
+      ]),
+    ).rejects.toThrow(/cannot load kubeconfig/);
   });
 });

@@ -36,11 +36,19 @@ export function sidecarCommand(program: Command): Command {
     .description('run the CSI controller sidecar (provisioner, attacher, resizer) next to a CSI driver')
     .requiredOption('--csi-address <unix:///path>', "the driver's controller endpoint")
     .requiredOption('--kubeconfig <path>', "kubeconfig with the sidecar's credentials")
-    .option('--leader-election', 'hold a per-driver Lease so that only one replica is active; exit when it is lost', false)
+    .option(
+      '--leader-election',
+      'hold a per-driver Lease so that only one replica is active; exit when it is lost',
+      false,
+    )
     .option('--leader-elect', 'the same as --leader-election', false)
     .option('--workers <n>', 'workers per queue', positiveInt, 4)
     .option('--timeout <duration>', 'timeout of each CSI call', parsePositiveDuration, 15_000)
-    .option('--extra-create-metadata', 'pass csi.storage.k8s.io/pvc/name, pvc/namespace and pv/name to CreateVolume', false)
+    .option(
+      '--extra-create-metadata',
+      'pass csi.storage.k8s.io/pvc/name, pvc/namespace and pv/name to CreateVolume',
+      false,
+    )
     .option('--enable-capacity', 'publish CSIStorageCapacity objects from GetCapacity', false)
     .option('--capacity-namespace <ns>', 'namespace of the CSIStorageCapacity objects', 'kube-system')
     .option('--capacity-poll-interval <duration>', 'how often GetCapacity is polled', parsePositiveDuration, 60_000)
@@ -51,7 +59,10 @@ export function sidecarCommand(program: Command): Command {
   return addLeaderElectionTimingFlags(cmd, 'leader-election').action(async (f: SidecarFlags) => {
     const election = f.leaderElection || f.leaderElect ? leaderElectionConfig(f, 'leader-election') : undefined;
     // Its Lease is external-provisioner's; the attacher and resizer write with their own user agents.
-    const cfg = { ...(await loadKubeconfigOrFail(f.kubeconfig)), userAgent: componentUserAgent(COMPONENTS.provisioner) };
+    const cfg = {
+      ...(await loadKubeconfigOrFail(f.kubeconfig)),
+      userAgent: componentUserAgent(COMPONENTS.provisioner),
+    };
     const log = newLogger('csi-sidecar');
     const client = new RestClient(cfg);
     const csi = new CsiClient({ endpoint: f.csiAddress, log: log.child('csi') });
@@ -65,7 +76,15 @@ export function sidecarCommand(program: Command): Command {
           csiTimeoutMs: f.timeout,
           controllers: { provisioner: f.provisioner, attacher: f.attacher, resizer: f.resizer },
           provisioner: { extraCreateMetadata: f.extraCreateMetadata },
-          ...(f.enableCapacity ? { capacity: { namespace: f.capacityNamespace, pollMs: f.capacityPollInterval, immediateToo: f.capacityForImmediateBinding } } : {}),
+          ...(f.enableCapacity
+            ? {
+                capacity: {
+                  namespace: f.capacityNamespace,
+                  pollMs: f.capacityPollInterval,
+                  immediateToo: f.capacityForImmediateBinding,
+                },
+              }
+            : {}),
           log,
         };
         try {

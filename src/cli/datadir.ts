@@ -23,7 +23,12 @@ export async function prepareDataDir(path: string): Promise<PreparedDataDir> {
   const undo = async (): Promise<void> => {
     if (undone) return;
     undone = true;
-    const targets = createdRoot !== undefined ? [createdRoot] : safeList(path).filter((e) => !before!.has(e)).map((e) => join(path, e));
+    const targets =
+      createdRoot !== undefined
+        ? [createdRoot]
+        : safeList(path)
+            .filter((e) => !before!.has(e))
+            .map((e) => join(path, e));
     for (const t of targets) {
       if (!existsSync(t)) continue;
       if ((await mountsUnder(t).catch(() => [])).length > 0) continue; // never delete across a mount point
@@ -35,7 +40,9 @@ export async function prepareDataDir(path: string): Promise<PreparedDataDir> {
     accessSync(path, constants.W_OK);
   } catch (e) {
     await undo();
-    throw new CliError(`data dir ${path} is not writable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new CliError(
+      `data dir ${path} is not writable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   return { path, undo };
 }

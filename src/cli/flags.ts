@@ -15,7 +15,8 @@ export function parseDuration(s: string): number {
     total += Number(m[1]) * (unit[m[2] ?? ''] ?? 0);
     consumed += m[0].length;
   }
-  if (s === '' || consumed !== s.length) throw new InvalidArgumentError(`not a duration: ${JSON.stringify(s)} (e.g. 1s, 500ms)`);
+  if (s === '' || consumed !== s.length)
+    throw new InvalidArgumentError(`not a duration: ${JSON.stringify(s)} (e.g. 1s, 500ms)`);
   return total;
 }
 
@@ -37,7 +38,8 @@ export function positiveInt(v: string): number {
 export function nonNegativeInt(flag: string): (v: string) => number {
   return (v) => {
     const n = Number(v);
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`${flag} must be a non-negative integer`);
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n))
+      throw new InvalidArgumentError(`${flag} must be a non-negative integer`);
     return n;
   };
 }
@@ -46,12 +48,17 @@ export function nonNegativeInt(flag: string): (v: string) => number {
  * A decimal number flag within [min, max] (`minExclusive`: above min); `flag` names it in the error.
  * For kube's float32 flags, whose nonsensical values we refuse rather than misbehave on.
  */
-export function boundedNumber(flag: string, o: { min: number; minExclusive?: boolean; max?: number }): (v: string) => number {
+export function boundedNumber(
+  flag: string,
+  o: { min: number; minExclusive?: boolean; max?: number },
+): (v: string) => number {
   return (v) => {
     const n = Number(v);
     const range = `${o.minExclusive ? 'greater than' : 'at least'} ${o.min}${o.max === undefined ? '' : ` and at most ${o.max}`}`;
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(v.trim()) || !Number.isFinite(n)) throw new InvalidArgumentError(`${flag} must be a number ${range}`);
-    if (n < o.min || (o.minExclusive && n === o.min) || (o.max !== undefined && n > o.max)) throw new InvalidArgumentError(`${flag} must be ${range}`);
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(v.trim()) || !Number.isFinite(n))
+      throw new InvalidArgumentError(`${flag} must be a number ${range}`);
+    if (n < o.min || (o.minExclusive && n === o.min) || (o.max !== undefined && n > o.max))
+      throw new InvalidArgumentError(`${flag} must be ${range}`);
     return n;
   };
 }

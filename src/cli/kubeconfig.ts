@@ -22,7 +22,9 @@ export function kubeconfigCommand(program: Command): void {
   const cmd = program.command('kubeconfig').description('print kubeconfigs for other identities');
   cmd
     .command('node <name>')
-    .description("print a kubeconfig with node <name>'s own credential (system:node:<name>), made with the admin kubeconfig")
+    .description(
+      "print a kubeconfig with node <name>'s own credential (system:node:<name>), made with the admin kubeconfig",
+    )
     .requiredOption('--kubeconfig <path>', 'an admin kubeconfig (creates the node token Secret in kube-system)')
     .action(async (name: string, f: { kubeconfig: string }) => {
       const bad = isDNS1123Subdomain(name);
@@ -32,7 +34,9 @@ export function kubeconfigCommand(program: Command): void {
       const client = new RestClient({ ...admin, userAgent: 'stowage-kubeconfig' });
       try {
         const token = await ensureNodeToken(client, name);
-        process.stdout.write(kubeconfigYaml({ server: admin.server, caCertPem: admin.caPem, token, user: nodeUserName(name) }));
+        process.stdout.write(
+          kubeconfigYaml({ server: admin.server, caCertPem: admin.caPem, token, user: nodeUserName(name) }),
+        );
       } finally {
         client.close();
       }

@@ -22,9 +22,21 @@ const seconds = (ms: number): string => `${ms / 1000}s`;
 /** Adds `--<p>-lease-duration`, `--<p>-renew-deadline`, `--<p>-retry-period` and the lease's namespace (and name, kube-controller-manager only). */
 export function addLeaderElectionTimingFlags(cmd: Command, p: LeaderFlagSpelling, leaseNameDefault?: string): Command {
   cmd
-    .option(`--${p}-lease-duration <duration>`, 'how long a candidate waits, after the lease last changed, before taking it over', seconds(DEFAULT_TIMINGS.leaseDurationMs))
-    .option(`--${p}-renew-deadline <duration>`, 'how long the leader keeps trying to renew before it stops acting and exits', seconds(DEFAULT_TIMINGS.renewDeadlineMs))
-    .option(`--${p}-retry-period <duration>`, 'how often candidates try to acquire and the leader renews', seconds(DEFAULT_TIMINGS.retryPeriodMs));
+    .option(
+      `--${p}-lease-duration <duration>`,
+      'how long a candidate waits, after the lease last changed, before taking it over',
+      seconds(DEFAULT_TIMINGS.leaseDurationMs),
+    )
+    .option(
+      `--${p}-renew-deadline <duration>`,
+      'how long the leader keeps trying to renew before it stops acting and exits',
+      seconds(DEFAULT_TIMINGS.renewDeadlineMs),
+    )
+    .option(
+      `--${p}-retry-period <duration>`,
+      'how often candidates try to acquire and the leader renews',
+      seconds(DEFAULT_TIMINGS.retryPeriodMs),
+    );
   if (p === 'leader-elect') {
     cmd.option('--leader-elect-resource-name <name>', 'name of the Lease', leaseNameDefault);
     cmd.option('--leader-elect-resource-namespace <ns>', 'namespace of the Lease', 'kube-system');
@@ -35,7 +47,10 @@ export function addLeaderElectionTimingFlags(cmd: Command, p: LeaderFlagSpelling
 }
 
 /** The parsed flags of `addLeaderElectionTimingFlags`, checked as client-go checks them. */
-export function leaderElectionConfig(flags: Readonly<Record<string, unknown>>, p: LeaderFlagSpelling): LeaderElectionConfig {
+export function leaderElectionConfig(
+  flags: Readonly<Record<string, unknown>>,
+  p: LeaderFlagSpelling,
+): LeaderElectionConfig {
   const camel = p === 'leader-elect' ? 'leaderElect' : 'leaderElection';
   const raw: RawLeaderFlags = {
     leaseDuration: String(flags[`${camel}LeaseDuration`]),

@@ -35,18 +35,44 @@ export function nodeCommand(program: Command): Command {
     .command('node')
     .description('run the node agent: the Node object, its lease, and the CSI plugin manager')
     .requiredOption('--kubeconfig <path>', "kubeconfig with the node's credentials")
-    .option('--node-name <name>', 'name of this node (default: the host name, lower-cased as the kubelet does)', hostname().toLowerCase())
+    .option(
+      '--node-name <name>',
+      'name of this node (default: the host name, lower-cased as the kubelet does)',
+      hostname().toLowerCase(),
+    )
     .option('--root-dir <dir>', 'root of plugins_registry/, plugins/ and pods/', DEFAULT_NODE_ROOT_DIR)
-    .option('--backoff-cap <duration>', 'cap of the per-plugin registration retry backoff', parseDuration, DEFAULT_BACKOFF.capMs)
-    .option('--container-runtime-endpoint <endpoint>', "the CRI runtime's socket, e.g. unix:///run/containerd/containerd.sock (default: none; pods get volumes but no containers)")
+    .option(
+      '--backoff-cap <duration>',
+      'cap of the per-plugin registration retry backoff',
+      parseDuration,
+      DEFAULT_BACKOFF.capMs,
+    )
+    .option(
+      '--container-runtime-endpoint <endpoint>',
+      "the CRI runtime's socket, e.g. unix:///run/containerd/containerd.sock (default: none; pods get volumes but no containers)",
+    )
     .option('--address <ip>', "the IP address the node's HTTPS endpoint (logs, exec) listens on", '0.0.0.0')
     .option('--port <port>', "port of the node's HTTPS endpoint (0 = any free port)", String(DEFAULT_NODE_PORT))
-    .option('--client-ca-file <path>', "CA bundle the API server's client certificate must chain to (default: the kubeconfig's CA)")
-    .option('--node-lease-duration-seconds <n>', "the node Lease's duration; renewed every quarter of it", positiveInt, LEASE_DURATION_SECONDS)
-    .option('--node-status-update-frequency <duration>', 'how often the Node is read back and its status corrected', parsePositiveDuration, DEFAULT_STATUS_CHECK_MS)
+    .option(
+      '--client-ca-file <path>',
+      "CA bundle the API server's client certificate must chain to (default: the kubeconfig's CA)",
+    )
+    .option(
+      '--node-lease-duration-seconds <n>',
+      "the node Lease's duration; renewed every quarter of it",
+      positiveInt,
+      LEASE_DURATION_SECONDS,
+    )
+    .option(
+      '--node-status-update-frequency <duration>',
+      'how often the Node is read back and its status corrected',
+      parsePositiveDuration,
+      DEFAULT_STATUS_CHECK_MS,
+    )
     .action(async (f: NodeFlags) => {
       const port = Number(f.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(f.port)}: must be 0-65535`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new CliError(`invalid --port ${JSON.stringify(f.port)}: must be 0-65535`);
       const config = await loadKubeconfig(f.kubeconfig);
       const clientCaPem =
         f.clientCaFile !== undefined
@@ -54,7 +80,10 @@ export function nodeCommand(program: Command): Command {
               throw new CliError(`cannot read --client-ca-file ${f.clientCaFile}: ${e.code ?? e.message}`);
             })
           : config.caPem;
-      if (!clientCaPem) throw new CliError('the node endpoint needs a CA to authenticate the API server: give --client-ca-file or a kubeconfig with certificate-authority data');
+      if (!clientCaPem)
+        throw new CliError(
+          'the node endpoint needs a CA to authenticate the API server: give --client-ca-file or a kubeconfig with certificate-authority data',
+        );
       const client = new RestClient({ ...config, userAgent: componentUserAgent(COMPONENTS.kubelet) });
       try {
         await runUntilSignalled((signal) =>

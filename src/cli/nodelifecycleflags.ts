@@ -35,31 +35,72 @@ function durationOption(flags: string, description: string, defaultMs: number): 
 export function addEvictionLimitFlags(cmd: Command): Command {
   const d = DEFAULT_EVICTION_LIMITS;
   return cmd
-    .option('--node-eviction-rate <qps>', 'nodes per second tainted NoExecute (their pods evicted) in a zone that is healthy', boundedNumber('--node-eviction-rate', { min: 0, minExclusive: true }), d.nodeEvictionRate)
+    .option(
+      '--node-eviction-rate <qps>',
+      'nodes per second tainted NoExecute (their pods evicted) in a zone that is healthy',
+      boundedNumber('--node-eviction-rate', { min: 0, minExclusive: true }),
+      d.nodeEvictionRate,
+    )
     .option(
       '--secondary-node-eviction-rate <qps>',
       'nodes per second tainted NoExecute in an unhealthy zone (see --unhealthy-zone-threshold); 0 for a cluster of at most --large-cluster-size-threshold nodes',
       boundedNumber('--secondary-node-eviction-rate', { min: 0 }),
       d.secondaryNodeEvictionRate,
     )
-    .option('--large-cluster-size-threshold <n>', 'number of nodes from which a zone counts as large for --secondary-node-eviction-rate', nonNegativeInt('--large-cluster-size-threshold'), d.largeClusterSizeThreshold)
-    .option('--unhealthy-zone-threshold <fraction>', 'fraction of a zone\'s nodes not Ready (at least 3) that makes the zone unhealthy', boundedNumber('--unhealthy-zone-threshold', { min: 0, max: 1 }), d.unhealthyZoneThreshold);
+    .option(
+      '--large-cluster-size-threshold <n>',
+      'number of nodes from which a zone counts as large for --secondary-node-eviction-rate',
+      nonNegativeInt('--large-cluster-size-threshold'),
+      d.largeClusterSizeThreshold,
+    )
+    .option(
+      '--unhealthy-zone-threshold <fraction>',
+      "fraction of a zone's nodes not Ready (at least 3) that makes the zone unhealthy",
+      boundedNumber('--unhealthy-zone-threshold', { min: 0, max: 1 }),
+      d.unhealthyZoneThreshold,
+    );
 }
 
 /** The eviction limits from flags added by addEvictionLimitFlags. */
-export function evictionLimits(f: Pick<NodeLifecycleFlags, 'nodeEvictionRate' | 'secondaryNodeEvictionRate' | 'largeClusterSizeThreshold' | 'unhealthyZoneThreshold'>): EvictionLimits {
-  return { nodeEvictionRate: f.nodeEvictionRate, secondaryNodeEvictionRate: f.secondaryNodeEvictionRate, largeClusterSizeThreshold: f.largeClusterSizeThreshold, unhealthyZoneThreshold: f.unhealthyZoneThreshold };
+export function evictionLimits(
+  f: Pick<
+    NodeLifecycleFlags,
+    'nodeEvictionRate' | 'secondaryNodeEvictionRate' | 'largeClusterSizeThreshold' | 'unhealthyZoneThreshold'
+  >,
+): EvictionLimits {
+  return {
+    nodeEvictionRate: f.nodeEvictionRate,
+    secondaryNodeEvictionRate: f.secondaryNodeEvictionRate,
+    largeClusterSizeThreshold: f.largeClusterSizeThreshold,
+    unhealthyZoneThreshold: f.unhealthyZoneThreshold,
+  };
 }
 
 /** Every node lifecycle flag: the node monitor's timing and the zone eviction limits. */
 export function addNodeLifecycleFlags(cmd: Command): Command {
   return addEvictionLimitFlags(
     cmd
-      .addOption(durationOption('--node-monitor-grace-period <duration>', "silence after which a node's Ready condition becomes Unknown", DEFAULT_NODE_MONITOR_GRACE_MS))
-      .addOption(durationOption('--node-monitor-period <duration>', 'how often the node lifecycle controller checks every node', DEFAULT_NODE_MONITOR_PERIOD_MS)),
+      .addOption(
+        durationOption(
+          '--node-monitor-grace-period <duration>',
+          "silence after which a node's Ready condition becomes Unknown",
+          DEFAULT_NODE_MONITOR_GRACE_MS,
+        ),
+      )
+      .addOption(
+        durationOption(
+          '--node-monitor-period <duration>',
+          'how often the node lifecycle controller checks every node',
+          DEFAULT_NODE_MONITOR_PERIOD_MS,
+        ),
+      ),
   );
 }
 
 export function nodeLifecycleOptions(f: NodeLifecycleFlags): NodeLifecycleOptions {
-  return { nodeMonitorGracePeriodMs: f.nodeMonitorGracePeriod, nodeMonitorPeriodMs: f.nodeMonitorPeriod, evictionLimits: evictionLimits(f) };
+  return {
+    nodeMonitorGracePeriodMs: f.nodeMonitorGracePeriod,
+    nodeMonitorPeriodMs: f.nodeMonitorPeriod,
+    evictionLimits: evictionLimits(f),
+  };
 }

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { Secret } from 'kubernetes-types/core/v1.js';
 import type { RestClient } from '../client/rest.js';
 import { AlreadyExistsError } from '../util/errors.js';
-import { formatNodeToken, NODE_TOKEN_NAMESPACE, NODE_TOKEN_SECRET_KEY, NODE_TOKEN_SECRET_TYPE, nodeTokenSecretName } from '../kube/nodetoken.js';
+import {
+  formatNodeToken,
+  NODE_TOKEN_NAMESPACE,
+  NODE_TOKEN_SECRET_KEY,
+  NODE_TOKEN_SECRET_TYPE,
+  nodeTokenSecretName,
+} from '../kube/nodetoken.js';
 import { CliError } from './errors.js';
 
 /**
@@ -14,7 +20,8 @@ export async function ensureNodeToken(client: RestClient, nodeName: string, sign
   const api = client.resource('Secret');
   const name = nodeTokenSecretName(nodeName);
   const secretOf = (s: Secret): string => {
-    if (s.type !== NODE_TOKEN_SECRET_TYPE) throw new CliError(`secret ${NODE_TOKEN_NAMESPACE}/${name} exists but is not of type ${NODE_TOKEN_SECRET_TYPE}`);
+    if (s.type !== NODE_TOKEN_SECRET_TYPE)
+      throw new CliError(`secret ${NODE_TOKEN_NAMESPACE}/${name} exists but is not of type ${NODE_TOKEN_SECRET_TYPE}`);
     const v = s.data?.[NODE_TOKEN_SECRET_KEY];
     if (!v) throw new CliError(`secret ${NODE_TOKEN_NAMESPACE}/${name} has no ${NODE_TOKEN_SECRET_KEY}`);
     return Buffer.from(v, 'base64').toString('utf8');

@@ -19,7 +19,10 @@ export interface EtcdFlags {
 
 export function addEtcdFlags(cmd: Command): Command {
   return cmd
-    .option('--etcd-servers <urls>', 'comma-separated etcd URLs (http:// or https://); `stowage up` without it keeps SQLite in its data dir')
+    .option(
+      '--etcd-servers <urls>',
+      'comma-separated etcd URLs (http:// or https://); `stowage up` without it keeps SQLite in its data dir',
+    )
     .option('--etcd-prefix <prefix>', 'prefix of every key in etcd', DEFAULT_ETCD_PREFIX)
     .option('--etcd-cafile <file>', 'CA bundle to verify etcd servers')
     .option('--etcd-certfile <file>', 'client certificate for etcd')
@@ -46,8 +49,12 @@ export async function openStoreFromFlags(o: EtcdFlags, dataDir: string | undefin
       throw new CliError(`cannot open the store in ${dataDir}: ${(e as Error).message}`);
     }
   }
-  if ((o.etcdCertfile === undefined) !== (o.etcdKeyfile === undefined)) throw new CliError('--etcd-certfile and --etcd-keyfile go together');
-  const endpoints = o.etcdServers.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if ((o.etcdCertfile === undefined) !== (o.etcdKeyfile === undefined))
+    throw new CliError('--etcd-certfile and --etcd-keyfile go together');
+  const endpoints = o.etcdServers
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   let compactIntervalMs: number;
   try {
     compactIntervalMs = o.etcdCompactionInterval === '0' ? 0 : parseDuration(o.etcdCompactionInterval);

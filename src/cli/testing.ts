@@ -38,7 +38,16 @@ export async function startTestApiServer(o: TestApiServerOptions = {}): Promise<
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'stowage-test-'));
   const owned = o.dataDir === undefined && !o.keepData;
   const store = o.openStore ? await o.openStore(dataDir) : openSqliteStore({ path: join(dataDir, 'stowage.db') });
-  const plane = await startControlPlane({ store, dataDir, address: '127.0.0.1', port: 0, watchCacheHistory: o.watchCacheHistory, controllers: o.controllers, scheduler: o.scheduler, attachDetach: o.attachDetach });
+  const plane = await startControlPlane({
+    store,
+    dataDir,
+    address: '127.0.0.1',
+    port: 0,
+    watchCacheHistory: o.watchCacheHistory,
+    controllers: o.controllers,
+    scheduler: o.scheduler,
+    attachDetach: o.attachDetach,
+  });
   return {
     baseUrl: plane.api.url,
     token: plane.adminToken,
@@ -54,4 +63,3 @@ export async function startTestApiServer(o: TestApiServerOptions = {}): Promise<
     },
   };
 }
-

@@ -44,15 +44,29 @@ export function upCommand(program: Command): void {
     .option('--address <ip>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'HTTPS port', '6443')
     .option('--data-dir <dir>', 'where state, certificates and the kubeconfig live', './stowage-data')
-    .option('--no-controllers', 'do not run the controller manager in this process (run `stowage controllers` elsewhere)')
+    .option(
+      '--no-controllers',
+      'do not run the controller manager in this process (run `stowage controllers` elsewhere)',
+    )
     .option('--no-node', 'do not run a node agent in this process')
     .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
-    .option('--enable-attach', 'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)', false)
+    .option(
+      '--enable-attach',
+      'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)',
+      false,
+    )
     .option('--no-default-class', 'do not create the default StorageClass "standard" for the built-in driver')
     .option('--container-runtime-endpoint <endpoint>', 'run pods on this CRI runtime instead of an embedded containerd')
-    .option('--no-container-runtime', 'run no containers: pods get their volumes only (as when containerd and runc are not on PATH)')
-    .option('--pod-infra-container-image <image>', 'the sandbox ("pause") image of the embedded containerd', DEFAULT_SANDBOX_IMAGE);
+    .option(
+      '--no-container-runtime',
+      'run no containers: pods get their volumes only (as when containerd and runc are not on PATH)',
+    )
+    .option(
+      '--pod-infra-container-image <image>',
+      'the sandbox ("pause") image of the embedded containerd',
+      DEFAULT_SANDBOX_IMAGE,
+    );
   addNodeLifecycleFlags(addEtcdFlags(addRequestLimitFlags(cmd))).action(async (o: UpOptions) => {
     await runUp(o);
   });
@@ -60,7 +74,8 @@ export function upCommand(program: Command): void {
 
 export async function runUp(o: UpOptions): Promise<void> {
   const port = Number(o.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${JSON.stringify(o.port)}: must be 0-65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CliError(`invalid --port ${JSON.stringify(o.port)}: must be 0-65535`);
   // Flags first: a bad one leaves nothing behind.
   const limits = requestLimitFlags(o);
   serviceRangeFlag(o); // refused before anything starts
@@ -104,12 +119,23 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   const store: Store = await openStoreFromFlags(o, dataDir);
   let plane: ControlPlane;
   try {
-    plane = await startControlPlane({ store, dataDir, address: o.address, port, controllers: o.controllers !== false, controllersInWorker: true, limits, serviceClusterIpRange: serviceRangeFlag(o), nodeLifecycle: nodeLifecycleOptions(o) });
+    plane = await startControlPlane({
+      store,
+      dataDir,
+      address: o.address,
+      port,
+      controllers: o.controllers !== false,
+      controllersInWorker: true,
+      limits,
+      serviceClusterIpRange: serviceRangeFlag(o),
+      nodeLifecycle: nodeLifecycleOptions(o),
+    });
   } catch (e) {
     await store.close();
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') throw new CliError(`cannot listen on ${o.address}:${port}: address already in use`);
-    if (err.code === 'EADDRNOTAVAIL') throw new CliError(`cannot listen on ${o.address}:${port}: address not available`);
+    if (err.code === 'EADDRNOTAVAIL')
+      throw new CliError(`cannot listen on ${o.address}:${port}: address not available`);
     if (err.code === 'EACCES') throw new CliError(`cannot listen on ${o.address}:${port}: permission denied`);
     throw e;
   }
@@ -119,7 +145,10 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
   const clients: RestClient[] = [];
   const closeClients = (): void => clients.forEach((c) => c.close());
   try {
-    const nodeClient = plane.localClient(await ensureNodeToken(plane.client, nodeName), componentUserAgent(COMPONENTS.kubelet));
+    const nodeClient = plane.localClient(
+      await ensureNodeToken(plane.client, nodeName),
+      componentUserAgent(COMPONENTS.kubelet),
+    );
     // The sidecar's own writes (its Lease, named as external-provisioner's) go as csi-provisioner;
     // the attacher and resizer inside it write with their own user agents.
     const sidecarClient = plane.localClient(plane.sidecarToken, componentUserAgent(COMPONENTS.provisioner));
@@ -135,7 +164,12 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
       defaultClass: o.defaultClass !== false,
       clusterCaPem: plane.caPem,
       nodeAddress: o.address,
-      containerRuntime: o.containerRuntimeEndpoint !== undefined ? { endpoint: o.containerRuntimeEndpoint } : o.containerRuntime === false ? 'none' : { embedded: o.podInfraContainerImage ?? DEFAULT_SANDBOX_IMAGE },
+      containerRuntime:
+        o.containerRuntimeEndpoint !== undefined
+          ? { endpoint: o.containerRuntimeEndpoint }
+          : o.containerRuntime === false
+            ? 'none'
+            : { embedded: o.podInfraContainerImage ?? DEFAULT_SANDBOX_IMAGE },
     });
     return { store, plane, node: { ...node, stop: async () => (await node.stop(), closeClients()) } };
   } catch (e) {
@@ -157,8 +191,16 @@ export interface RequestLimitFlags {
 export function addRequestLimitFlags(cmd: Command): Command {
   return cmd
     .option('--max-requests-inflight <n>', 'read-only requests served at once, beyond which 429 (0 = no limit)', '400')
-    .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once, beyond which 429 (0 = no limit)', '200')
-    .option('--request-timeout <duration>', 'deadline of a non-watch request, and the longest timeout= honoured (Go duration)', '1m0s')
+    .option(
+      '--max-mutating-requests-inflight <n>',
+      'mutating requests served at once, beyond which 429 (0 = no limit)',
+      '200',
+    )
+    .option(
+      '--request-timeout <duration>',
+      'deadline of a non-watch request, and the longest timeout= honoured (Go duration)',
+      '1m0s',
+    )
     .option('--service-cluster-ip-range <cidr>', 'IPv4 range Services get their ClusterIP from', DEFAULT_SERVICE_CIDR);
 }
 
@@ -178,7 +220,8 @@ export function requestLimitFlags(o: RequestLimitFlags): Partial<RequestLimits> 
   const count = (flag: string, v: string | undefined): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new CliError(`invalid ${flag} ${JSON.stringify(v)}: must be a non-negative integer`);
+    if (!Number.isInteger(n) || n < 0)
+      throw new CliError(`invalid ${flag} ${JSON.stringify(v)}: must be a non-negative integer`);
     return n;
   };
   let requestTimeoutMs: number | undefined;

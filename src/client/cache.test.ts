@@ -39,7 +39,12 @@ describe('ObjectCache', () => {
     c.addIndexer('volume', byVolume);
     c.upsert(o('c1', 'ns', 'pv1'));
     c.upsert(o('c2', 'ns', 'pv1'));
-    expect(c.byIndex('volume', 'pv1').map((x) => x.metadata.name).sort()).toEqual(['c1', 'c2']);
+    expect(
+      c
+        .byIndex('volume', 'pv1')
+        .map((x) => x.metadata.name)
+        .sort(),
+    ).toEqual(['c1', 'c2']);
     c.upsert(o('c1', 'ns', 'pv2', '2'));
     expect(c.byIndex('volume', 'pv1').map((x) => x.metadata.name)).toEqual(['c2']);
     expect(c.byIndex('volume', 'pv2').map((x) => x.metadata.name)).toEqual(['c1']);

@@ -32,18 +32,37 @@ function refreshed(g: Gauge, f: (g: Gauge) => void): () => void {
 }
 
 /** Metrics of the queue `name`; `depth` reads the number of waiting items at scrape time. */
-export function newQueueMetrics<K>(m: MetricsRegistry, name: string, depth: () => number, now: () => number = () => performance.now()): QueueMetrics<K> {
+export function newQueueMetrics<K>(
+  m: MetricsRegistry,
+  name: string,
+  depth: () => number,
+  now: () => number = () => performance.now(),
+): QueueMetrics<K> {
   const l = { name };
   const adds = m.counter('workqueue_adds_total', 'Total number of adds handled by workqueue', ['name']);
   const retries = m.counter('workqueue_retries_total', 'Total number of retries handled by workqueue', ['name']);
-  const queueDuration = m.histogram('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested.', ['name'], WORKQUEUE_BUCKETS);
-  const workDuration = m.histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes.', ['name'], WORKQUEUE_BUCKETS);
+  const queueDuration = m.histogram(
+    'workqueue_queue_duration_seconds',
+    'How long in seconds an item stays in workqueue before being requested.',
+    ['name'],
+    WORKQUEUE_BUCKETS,
+  );
+  const workDuration = m.histogram(
+    'workqueue_work_duration_seconds',
+    'How long in seconds processing an item from workqueue takes.',
+    ['name'],
+    WORKQUEUE_BUCKETS,
+  );
   const addedAt = new Map<K, number>();
   const startedAt = new Map<K, number>();
   const removers = [
     refreshed(m.gauge('workqueue_depth', 'Current depth of workqueue', ['name']), (g) => g.set(l, depth())),
     refreshed(
-      m.gauge('workqueue_unfinished_work_seconds', 'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.', ['name']),
+      m.gauge(
+        'workqueue_unfinished_work_seconds',
+        "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+        ['name'],
+      ),
       (g) => {
         const t = now();
         let sum = 0;
@@ -51,12 +70,19 @@ export function newQueueMetrics<K>(m: MetricsRegistry, name: string, depth: () =
         g.set(l, sum / 1000);
       },
     ),
-    refreshed(m.gauge('workqueue_longest_running_processor_seconds', 'How many seconds has the longest running processor for workqueue been running.', ['name']), (g) => {
-      const t = now();
-      let longest = 0;
-      for (const s of startedAt.values()) longest = Math.max(longest, t - s);
-      g.set(l, longest / 1000);
-    }),
+    refreshed(
+      m.gauge(
+        'workqueue_longest_running_processor_seconds',
+        'How many seconds has the longest running processor for workqueue been running.',
+        ['name'],
+      ),
+      (g) => {
+        const t = now();
+        let longest = 0;
+        for (const s of startedAt.values()) longest = Math.max(longest, t - s);
+        g.set(l, longest / 1000);
+      },
+    ),
   ];
   return {
     added(key) {
@@ -94,10 +120,25 @@ export interface ReconcileMetrics {
 
 export function newReconcileMetrics(m: MetricsRegistry, controller: string): ReconcileMetrics {
   const l = { controller };
-  const total = m.counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']);
-  const errors = m.counter('controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', ['controller']);
-  const terminal = m.counter('controller_runtime_terminal_reconcile_errors_total', 'Total number of terminal reconciliation errors per controller', ['controller']);
-  const time = m.histogram('controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', ['controller']);
+  const total = m.counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', [
+    'controller',
+    'result',
+  ]);
+  const errors = m.counter(
+    'controller_runtime_reconcile_errors_total',
+    'Total number of reconciliation errors per controller',
+    ['controller'],
+  );
+  const terminal = m.counter(
+    'controller_runtime_terminal_reconcile_errors_total',
+    'Total number of terminal reconciliation errors per controller',
+    ['controller'],
+  );
+  const time = m.histogram(
+    'controller_runtime_reconcile_time_seconds',
+    'Length of time per reconciliation per controller',
+    ['controller'],
+  );
   return {
     outcome(result, isTerminal = false) {
       total.inc({ controller, result });

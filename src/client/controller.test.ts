@@ -63,7 +63,10 @@ class FakeInformer implements Informer<Obj> {
 
 type Outcome = () => Promise<ReconcileResult | void>;
 
-function setup(outcomes: Record<string, Outcome[]> = {}, o: { workers?: number; metrics?: MetricsRegistry; cacheSyncTimeoutMs?: number } = {}) {
+function setup(
+  outcomes: Record<string, Outcome[]> = {},
+  o: { workers?: number; metrics?: MetricsRegistry; cacheSyncTimeoutMs?: number } = {},
+) {
   const clock = new FakeClock();
   const inf = new FakeInformer();
   const calls: string[] = [];
@@ -114,7 +117,8 @@ describe('newController', () => {
 
   it('starts an informer shared by two controllers once', async () => {
     const inf = new FakeInformer();
-    const mk = (name: string) => newController<string>({ name, sources: [reads(inf)], reconcile: async () => undefined });
+    const mk = (name: string) =>
+      newController<string>({ name, sources: [reads(inf)], reconcile: async () => undefined });
     const stop = new AbortController();
     const runs = [mk('one').run(stop.signal), mk('two').run(stop.signal)];
     inf.sync();
@@ -265,7 +269,12 @@ describe('newController', () => {
   it('every() re-enqueues on the clock while running', async () => {
     const clock = new FakeClock();
     const calls: string[] = [];
-    const c = newController<string>({ name: 'tick', clock, sources: [every(1000, (q) => q.add('tick'), clock)], reconcile: async (k) => void calls.push(k) });
+    const c = newController<string>({
+      name: 'tick',
+      clock,
+      sources: [every(1000, (q) => q.add('tick'), clock)],
+      reconcile: async (k) => void calls.push(k),
+    });
     const stop = new AbortController();
     const running = c.run(stop.signal);
     await clock.advance(1000);

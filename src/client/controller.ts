@@ -108,7 +108,12 @@ export function newController<K>(o: ControllerOptions<K>): Controller<K> {
   // Durations: the injected clock in tests, the monotonic high-resolution one otherwise.
   const now = o.clock ? () => clock.now() : () => performance.now();
   const queueMetrics = o.metrics ? newQueueMetrics<K>(o.metrics, o.name, () => queue.len(), now) : undefined;
-  const queue: WorkQueue<K> = newWorkQueue<K>({ name: o.name, clock, rateLimit: o.rateLimit ?? DEFAULT_RATE_LIMIT, metrics: queueMetrics });
+  const queue: WorkQueue<K> = newWorkQueue<K>({
+    name: o.name,
+    clock,
+    rateLimit: o.rateLimit ?? DEFAULT_RATE_LIMIT,
+    metrics: queueMetrics,
+  });
   const reconcileMetrics = o.metrics ? newReconcileMetrics(o.metrics, o.name) : undefined;
   let started = false;
 
@@ -135,7 +140,11 @@ export function newController<K>(o: ControllerOptions<K>): Controller<K> {
         });
       } else {
         queue.forget(key);
-        log.warn('reconcile failed and retrying cannot help; key dropped until it changes', { key: String(key), error: err.message, code: err.code });
+        log.warn('reconcile failed and retrying cannot help; key dropped until it changes', {
+          key: String(key),
+          error: err.message,
+          code: err.code,
+        });
       }
     } finally {
       reconcileMetrics?.time((now() - t0) / 1000);
@@ -187,7 +196,12 @@ export function newController<K>(o: ControllerOptions<K>): Controller<K> {
 }
 
 /** True once every cache synced; false when `signal` aborted or `timeoutMs` passed first. */
-async function cachesSynced(informers: readonly SyncedInformer[], signal: AbortSignal, clock: Clock, timeoutMs: number): Promise<boolean> {
+async function cachesSynced(
+  informers: readonly SyncedInformer[],
+  signal: AbortSignal,
+  clock: Clock,
+  timeoutMs: number,
+): Promise<boolean> {
   const timer = childAbortController(signal);
   try {
     return await Promise.race([

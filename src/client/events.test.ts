@@ -9,7 +9,14 @@ function notSkipped(r: Correlated): Exclude<Correlated, { action: 'skip' }> {
 
 const ev = (over: Partial<Event> = {}, obj: Partial<Event['involvedObject']> = {}): Event => ({
   metadata: { name: 'claim1.1', namespace: 'ns' },
-  involvedObject: { kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'claim1', uid: 'u1', apiVersion: 'v1', ...obj },
+  involvedObject: {
+    kind: 'PersistentVolumeClaim',
+    namespace: 'ns',
+    name: 'claim1',
+    uid: 'u1',
+    apiVersion: 'v1',
+    ...obj,
+  },
   type: 'Normal',
   reason: 'ExternalProvisioning',
   message: 'waiting for a volume to be created',
@@ -28,7 +35,11 @@ describe('event keys', () => {
     { name: 'uid', change: ev({}, { uid: 'u2' }), sameAggregate: false },
     { name: 'namespace', change: ev({}, { namespace: 'other' }), sameAggregate: false },
     { name: 'source component', change: ev({ source: { component: 'x' } }), sameAggregate: false },
-    { name: 'source host', change: ev({ source: { component: 'persistentvolume-controller', host: 'h1' } }), sameAggregate: false },
+    {
+      name: 'source host',
+      change: ev({ source: { component: 'persistentvolume-controller', host: 'h1' } }),
+      sameAggregate: false,
+    },
   ])('a different $name is a different event', ({ change, sameAggregate }) => {
     expect(eventKey(change)).not.toBe(eventKey(ev()));
     expect(aggregateKey(change) === aggregateKey(ev())).toBe(sameAggregate);
@@ -47,7 +58,9 @@ describe('EventCorrelator', () => {
     const first = notSkipped(c.correlate(ev(), t0));
     expect(first.action).toBe('create');
     c.observe(first.key, { ...first.event, metadata: { name: 'claim1.stored', namespace: 'ns' } }, t0);
-    const second = notSkipped(c.correlate(ev({ metadata: { name: 'claim1.2' }, lastTimestamp: metaTime(t0 + 5000) }), t0 + 5000));
+    const second = notSkipped(
+      c.correlate(ev({ metadata: { name: 'claim1.2' }, lastTimestamp: metaTime(t0 + 5000) }), t0 + 5000),
+    );
     expect(second).toMatchObject({
       action: 'patch',
       patch: { count: 2, lastTimestamp: '2026-01-01T00:00:05Z', message: 'waiting for a volume to be created' },
@@ -82,8 +95,14 @@ describe('EventCorrelator', () => {
       results.push(r);
     }
     expect(results.slice(0, 9).every((r) => r.action === 'create')).toBe(true);
-    expect(results[9]).toMatchObject({ action: 'create', event: { message: '(combined from similar events): attempt 9' } });
-    expect(results[10]).toMatchObject({ action: 'patch', patch: { count: 2, message: '(combined from similar events): attempt 10' } });
+    expect(results[9]).toMatchObject({
+      action: 'create',
+      event: { message: '(combined from similar events): attempt 9' },
+    });
+    expect(results[10]).toMatchObject({
+      action: 'patch',
+      patch: { count: 2, message: '(combined from similar events): attempt 10' },
+    });
     expect(results[11]).toMatchObject({ action: 'patch', patch: { count: 3 } });
   });
 
@@ -128,7 +147,9 @@ describe('referenceTo', () => {
       uid: 'u',
       resourceVersion: '7',
     });
-    expect(referenceTo({ kind: 'VolumeAttachment', metadata: { name: 'va' } })).toMatchObject({ apiVersion: 'storage.k8s.io/v1' });
+    expect(referenceTo({ kind: 'VolumeAttachment', metadata: { name: 'va' } })).toMatchObject({
+      apiVersion: 'storage.k8s.io/v1',
+    });
   });
 });
 

@@ -24,7 +24,14 @@ export function referenceTo(obj: KubeObjectLike | ObjectReference, kind?: KindNa
   const k = kind ?? (obj.kind as KindName | undefined);
   const meta = 'metadata' in obj && obj.metadata ? obj.metadata : undefined;
   const ref: ObjectReference = meta
-    ? { kind: obj.kind, namespace: meta.namespace, name: meta.name, uid: meta.uid, apiVersion: obj.apiVersion, resourceVersion: meta.resourceVersion }
+    ? {
+        kind: obj.kind,
+        namespace: meta.namespace,
+        name: meta.name,
+        uid: meta.uid,
+        apiVersion: obj.apiVersion,
+        resourceVersion: meta.resourceVersion,
+      }
     : { ...(obj as ObjectReference) };
   if (k && k in KINDS) {
     ref.kind ??= k;
@@ -41,13 +48,37 @@ const join = (parts: Array<string | undefined>): string => parts.map((p) => p ??
 /** client-go's getEventKey: identical events (same source, object, type, reason, message) share it. */
 export function eventKey(e: Event): string {
   const o = e.involvedObject;
-  return join([e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.fieldPath, o.uid, o.apiVersion, e.type, e.reason, e.message]);
+  return join([
+    e.source?.component,
+    e.source?.host,
+    o.kind,
+    o.namespace,
+    o.name,
+    o.fieldPath,
+    o.uid,
+    o.apiVersion,
+    e.type,
+    e.reason,
+    e.message,
+  ]);
 }
 
 /** client-go's EventAggregatorByReasonFunc: similar events differ only in message. */
 export function aggregateKey(e: Event): string {
   const o = e.involvedObject;
-  return join([e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion, e.type, e.reason, e.reportingComponent, e.reportingInstance]);
+  return join([
+    e.source?.component,
+    e.source?.host,
+    o.kind,
+    o.namespace,
+    o.name,
+    o.uid,
+    o.apiVersion,
+    e.type,
+    e.reason,
+    e.reportingComponent,
+    e.reportingInstance,
+  ]);
 }
 
 /** client-go's getSpamKey: the spam budget is per source and involved object. */
@@ -84,7 +115,12 @@ interface Observed {
 export type Correlated =
   | { readonly action: 'skip'; readonly event: Event }
   | { readonly action: 'create'; readonly event: Event; readonly key: string }
-  | { readonly action: 'patch'; readonly event: Event; readonly key: string; readonly patch: { count: number; lastTimestamp: string; message: string } };
+  | {
+      readonly action: 'patch';
+      readonly event: Event;
+      readonly key: string;
+      readonly patch: { count: number; lastTimestamp: string; message: string };
+    };
 
 /**
  * The decision half of client-go's EventCorrelator, pure apart from its caches: a spam filter (a
@@ -149,7 +185,12 @@ export class EventCorrelator {
         firstTimestamp: prev.firstTimestamp,
         lastTimestamp,
       };
-      return { action: 'patch', event: patched, key, patch: { count: prev.count + 1, lastTimestamp, message: event.message ?? '' } };
+      return {
+        action: 'patch',
+        event: patched,
+        key,
+        patch: { count: prev.count + 1, lastTimestamp, message: event.message ?? '' },
+      };
     }
     return { action: 'create', event, key };
   }
@@ -276,7 +317,11 @@ class Recorder implements EventRecorder {
       try {
         await this.write(e);
       } catch (err) {
-        this.log.warn('event not written', { reason: e.reason, object: `${e.involvedObject.kind}/${e.involvedObject.name}`, error: toStowageError(err).message });
+        this.log.warn('event not written', {
+          reason: e.reason,
+          object: `${e.involvedObject.kind}/${e.involvedObject.name}`,
+          error: toStowageError(err).message,
+        });
       }
     }
   }
@@ -285,7 +330,10 @@ class Recorder implements EventRecorder {
     const events = this.o.client.resource('Event');
     const c = this.correlator.correlate(e, this.clock.now());
     if (c.action === 'skip') {
-      this.log.debug('event dropped by the spam filter', { reason: e.reason, object: `${e.involvedObject.kind}/${e.involvedObject.name}` });
+      this.log.debug('event dropped by the spam filter', {
+        reason: e.reason,
+        object: `${e.involvedObject.kind}/${e.involvedObject.name}`,
+      });
       return;
     }
     const ns = c.event.metadata?.namespace;

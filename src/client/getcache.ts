@@ -61,7 +61,8 @@ export function newGetCache<T extends { metadata?: { resourceVersion?: string } 
       (v) => settle(v, true),
       (err: unknown) => {
         if (err instanceof NotFoundError) return settle(undefined, true);
-        if (!o.signal.aborted) o.log.debug('get failed', { kind: o.kind, key, error: err instanceof Error ? err.message : String(err) });
+        if (!o.signal.aborted)
+          o.log.debug('get failed', { kind: o.kind, key, error: err instanceof Error ? err.message : String(err) });
         // Refused or unreachable: answered as unknown so that waiting on it does not hang.
         if (!e.answered) {
           e.answered = true;
@@ -76,7 +77,11 @@ export function newGetCache<T extends { metadata?: { resourceVersion?: string } 
     get(namespace, name) {
       const key = `${namespace ?? ''}/${name}`;
       let e = entries.get(key);
-      if (!e) entries.set(key, (e = { value: undefined, answered: false, fetchedAt: -Infinity, inFlight: false, used: true }));
+      if (!e)
+        entries.set(
+          key,
+          (e = { value: undefined, answered: false, fetchedAt: -Infinity, inFlight: false, used: true }),
+        );
       e.used = true;
       const ttl = e.value === undefined ? o.absentTtlMs : o.ttlMs;
       if (!e.inFlight && !o.signal.aborted && o.clock.now() - e.fetchedAt >= ttl) fetch(key, e, namespace, name);

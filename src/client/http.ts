@@ -75,10 +75,23 @@ export class HttpTransport {
     this.mod = secure ? https : http;
     const maxSockets = cfg.maxSockets ?? 32;
     this.agent = secure
-      ? new https.Agent({ keepAlive: true, maxSockets, ca: cfg.caPem, rejectUnauthorized: !cfg.insecure, cert: cfg.certPem, key: cfg.keyPem })
+      ? new https.Agent({
+          keepAlive: true,
+          maxSockets,
+          ca: cfg.caPem,
+          rejectUnauthorized: !cfg.insecure,
+          cert: cfg.certPem,
+          key: cfg.keyPem,
+        })
       : new http.Agent({ keepAlive: true, maxSockets });
     this.watchAgent = secure
-      ? new https.Agent({ keepAlive: true, ca: cfg.caPem, rejectUnauthorized: !cfg.insecure, cert: cfg.certPem, key: cfg.keyPem })
+      ? new https.Agent({
+          keepAlive: true,
+          ca: cfg.caPem,
+          rejectUnauthorized: !cfg.insecure,
+          cert: cfg.certPem,
+          key: cfg.keyPem,
+        })
       : new http.Agent({ keepAlive: true });
     this.timeoutMs = cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
@@ -98,7 +111,8 @@ export class HttpTransport {
     } catch (e) {
       if (e instanceof StowageError) throw e;
       if (req.signal?.aborted) throw req.signal.reason;
-      if (d.timedOut()) throw new TimeoutError(`${req.method} ${req.path}: no answer within ${deadline} ms`, { cause: e });
+      if (d.timedOut())
+        throw new TimeoutError(`${req.method} ${req.path}: no answer within ${deadline} ms`, { cause: e });
       throw errorFromTransport(e);
     } finally {
       d.dispose();
@@ -164,7 +178,17 @@ export class HttpTransport {
     }
     return new Promise<IncomingMessage>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
-      const r = this.mod.request(url, { method: req.method, headers, agent, signal, ...(this.cfg.socketPath ? { socketPath: this.cfg.socketPath } : {}) }, resolve);
+      const r = this.mod.request(
+        url,
+        {
+          method: req.method,
+          headers,
+          agent,
+          signal,
+          ...(this.cfg.socketPath ? { socketPath: this.cfg.socketPath } : {}),
+        },
+        resolve,
+      );
       r.on('error', reject);
       r.end(payload);
     });

@@ -30,7 +30,39 @@ export { newWorkQueue, rateLimitDelay, DEFAULT_RATE_LIMIT } from './workqueue.js
 export type { WorkQueue, GetResult, RateLimiterPolicy } from './workqueue.js';
 export { newEventRecorder, EventCorrelator, eventKey, aggregateKey, referenceTo } from './events.js';
 export type { EventRecorder, EventType } from './events.js';
-export { DEFAULT_TIMINGS, LeaderElectionLostError, LeaderElector, NotLeaderError, apiLeaseLock, decide, nextLeaseSpec, runLeaderElected, timingsError } from './leaderelection.js';
-export type { ElectionDecision, ElectionEnd, ElectionTimings, LeaderElectionConfig, LeaderElectorOptions, LeaseLock } from './leaderelection.js';
-export { newController, watch, reads, every, CacheSyncTimeoutError, DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './controller.js';
-export type { Controller, ControllerOptions, Enqueuer, ReconcileFn, ReconcileResult, Source, SyncedInformer } from './controller.js';
+export {
+  DEFAULT_TIMINGS,
+  LeaderElectionLostError,
+  LeaderElector,
+  NotLeaderError,
+  apiLeaseLock,
+  decide,
+  nextLeaseSpec,
+  runLeaderElected,
+  timingsError,
+} from './leaderelection.js';
+export type {
+  ElectionDecision,
+  ElectionEnd,
+  ElectionTimings,
+  LeaderElectionConfig,
+  LeaderElectorOptions,
+  LeaseLock,
+} from './leaderelection.js';
+export {
+  newController,
+  watch,
+  reads,
+  every,
+  CacheSyncTimeoutError,
+  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+} from './controller.js';
+export type {
+  Controller,
+  ControllerOptions,
+  Enqueuer,
+  ReconcileFn,
+  ReconcileResult,
+  Source,
+  SyncedInformer,
+} from './controller.js';

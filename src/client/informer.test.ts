@@ -83,10 +83,17 @@ function harness(opts: { resyncMs?: number; pageSize?: number } = {}) {
   const clock = new FakeClock();
   const lw = new FakeLW();
   const log: string[] = [];
-  const inf = newInformer<Obj>({ lw, clock, resyncMs: opts.resyncMs, pageSize: opts.pageSize ?? 2, watchTimeoutSeconds: () => 300 });
+  const inf = newInformer<Obj>({
+    lw,
+    clock,
+    resyncMs: opts.resyncMs,
+    pageSize: opts.pageSize ?? 2,
+    watchTimeoutSeconds: () => 300,
+  });
   inf.addEventHandler({
     onAdd: (o) => log.push(`add ${o.metadata.name}@${o.metadata.resourceVersion}`),
-    onUpdate: (a, b) => log.push(`update ${a.metadata.name}@${a.metadata.resourceVersion}->${b.metadata.resourceVersion}`),
+    onUpdate: (a, b) =>
+      log.push(`update ${a.metadata.name}@${a.metadata.resourceVersion}->${b.metadata.resourceVersion}`),
     onDelete: (o: Obj | Tombstone<Obj>) =>
       log.push(isTombstone(o) ? `tombstone ${o.key}@${o.obj.metadata.resourceVersion}` : `delete ${o.metadata.name}`),
   });
@@ -101,7 +108,10 @@ describe('informer', () => {
     const running = h.start();
     await h.inf.waitForSync();
     expect(h.inf.hasSynced()).toBe(true);
-    expect(h.lw.listCalls).toEqual([{ limit: 2, continue: undefined }, { limit: 2, continue: '2' }]);
+    expect(h.lw.listCalls).toEqual([
+      { limit: 2, continue: undefined },
+      { limit: 2, continue: '2' },
+    ]);
     expect(h.log).toEqual(['add a@3', 'add b@4', 'add c@5']);
     await flushMicrotasks();
     expect(h.lw.watches.map((w) => [w.rv, w.bookmarks])).toEqual([['10', true]]);

@@ -208,11 +208,20 @@ class SharedInformer<T extends KubeObjectLike> implements Informer<T>, Reflector
  * Runs each informer until `signal` aborts (client-go's factory Start); the promises settle when
  * they stop. An informer that ends with an error is logged, not thrown.
  */
-export function runInformers(signal: AbortSignal, informers: ReadonlyArray<Pick<Informer<unknown>, 'run'>>, log: Logger): Promise<void>[] {
-  return informers.map((i) => i.run(signal).catch((e: unknown) => log.warn('informer ended', { error: toStowageError(e).message })));
+export function runInformers(
+  signal: AbortSignal,
+  informers: ReadonlyArray<Pick<Informer<unknown>, 'run'>>,
+  log: Logger,
+): Promise<void>[] {
+  return informers.map((i) =>
+    i.run(signal).catch((e: unknown) => log.warn('informer ended', { error: toStowageError(e).message })),
+  );
 }
 
 /** Resolves once every informer has synced (client-go's WaitForCacheSync); rejects on abort. */
-export async function waitForCacheSync(signal: AbortSignal | undefined, ...informers: ReadonlyArray<Pick<Informer<unknown>, 'waitForSync'>>): Promise<void> {
+export async function waitForCacheSync(
+  signal: AbortSignal | undefined,
+  ...informers: ReadonlyArray<Pick<Informer<unknown>, 'waitForSync'>>
+): Promise<void> {
   await Promise.all(informers.map((i) => i.waitForSync(signal)));
 }

@@ -51,7 +51,13 @@ describe('loadKubeconfig', () => {
     write('ca.crt', 'CA-PEM');
     write('token', 'file-token\n');
     const cfg = await loadKubeconfig(
-      write('b', doc({ cluster: '    certificate-authority: ca.crt\n    insecure-skip-tls-verify: true', user: '    tokenFile: token' })),
+      write(
+        'b',
+        doc({
+          cluster: '    certificate-authority: ca.crt\n    insecure-skip-tls-verify: true',
+          user: '    tokenFile: token',
+        }),
+      ),
     );
     expect(cfg).toMatchObject({ caPem: 'CA-PEM', token: 'file-token', insecure: true });
   });

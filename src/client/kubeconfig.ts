@@ -48,7 +48,9 @@ export async function loadKubeconfig(path: string, context?: string): Promise<Re
   };
   const certPem = await pem('client-certificate-data', 'client-certificate');
   const keyPem = await pem('client-key-data', 'client-key');
-  if ((certPem === undefined) !== (keyPem === undefined)) throw new BadRequestError(`kubeconfig ${path}: a client certificate needs its key and a key its certificate`);
-  if (!token && !certPem) throw new BadRequestError(`kubeconfig ${path}: user has neither a token nor a client certificate`);
+  if ((certPem === undefined) !== (keyPem === undefined))
+    throw new BadRequestError(`kubeconfig ${path}: a client certificate needs its key and a key its certificate`);
+  if (!token && !certPem)
+    throw new BadRequestError(`kubeconfig ${path}: user has neither a token nor a client certificate`);
   return { server, token, certPem, keyPem, caPem, insecure: cluster['insecure-skip-tls-verify'] === true };
 }

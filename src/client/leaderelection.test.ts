@@ -2,7 +2,15 @@ import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
 import { describe, expect, it } from 'vitest';
 import { AlreadyExistsError, ConflictError, UnavailableError } from '../util/errors.js';
 import { FakeClock, flushMicrotasks } from './fake-clock.js';
-import { LeaderElector, NotLeaderError, decide, microTime, nextLeaseSpec, timingsError, type LeaseLock } from './leaderelection.js';
+import {
+  LeaderElector,
+  NotLeaderError,
+  decide,
+  microTime,
+  nextLeaseSpec,
+  timingsError,
+  type LeaseLock,
+} from './leaderelection.js';
 
 const T = Date.parse('2026-01-01T00:00:00Z');
 const lease = (holder: string | undefined, renewedSecondsAgo: number, duration = 15, transitions = 3) => ({
@@ -19,14 +27,54 @@ describe('decide', () => {
     { name: 'no lease → create', spec: undefined, observedAgo: 0, want: { action: 'create' } },
     { name: 'held by me → renew', spec: lease('me', 5), observedAgo: 5, want: { action: 'renew' } },
     { name: 'held by me even if expired → renew', spec: lease('me', 60), observedAgo: 60, want: { action: 'renew' } },
-    { name: 'held by other, observed 5 s ago → wait', spec: lease('other', 5), observedAgo: 5, want: { action: 'wait', holder: 'other', expiresAtMs: T + 10_000 } },
-    { name: 'held by other, unchanged for the lease duration → acquire', spec: lease('other', 15), observedAgo: 15, want: { action: 'acquire', transitions: 4 } },
-    { name: 'held by other, unchanged for longer → acquire with a transition', spec: lease('other', 16), observedAgo: 16, want: { action: 'acquire', transitions: 4 } },
-    { name: "a renewTime long past on the holder's clock does not count: just observed → wait", spec: lease('other', 3600), observedAgo: 0, want: { action: 'wait', holder: 'other', expiresAtMs: T + 15_000 } },
-    { name: "a renewTime in the future on the holder's clock does not count either", spec: lease('other', -3600), observedAgo: 20, want: { action: 'acquire', transitions: 4 } },
-    { name: 'released (no holder) → acquire', spec: lease('', 0, 1), observedAgo: 0, want: { action: 'acquire', transitions: 4 } },
-    { name: 'holder unset → acquire', spec: lease(undefined, 0), observedAgo: 0, want: { action: 'acquire', transitions: 4 } },
-    { name: 'no duration → acquire', spec: { holderIdentity: 'other' }, observedAgo: 0, want: { action: 'acquire', transitions: 1 } },
+    {
+      name: 'held by other, observed 5 s ago → wait',
+      spec: lease('other', 5),
+      observedAgo: 5,
+      want: { action: 'wait', holder: 'other', expiresAtMs: T + 10_000 },
+    },
+    {
+      name: 'held by other, unchanged for the lease duration → acquire',
+      spec: lease('other', 15),
+      observedAgo: 15,
+      want: { action: 'acquire', transitions: 4 },
+    },
+    {
+      name: 'held by other, unchanged for longer → acquire with a transition',
+      spec: lease('other', 16),
+      observedAgo: 16,
+      want: { action: 'acquire', transitions: 4 },
+    },
+    {
+      name: "a renewTime long past on the holder's clock does not count: just observed → wait",
+      spec: lease('other', 3600),
+      observedAgo: 0,
+      want: { action: 'wait', holder: 'other', expiresAtMs: T + 15_000 },
+    },
+    {
+      name: "a renewTime in the future on the holder's clock does not count either",
+      spec: lease('other', -3600),
+      observedAgo: 20,
+      want: { action: 'acquire', transitions: 4 },
+    },
+    {
+      name: 'released (no holder) → acquire',
+      spec: lease('', 0, 1),
+      observedAgo: 0,
+      want: { action: 'acquire', transitions: 4 },
+    },
+    {
+      name: 'holder unset → acquire',
+      spec: lease(undefined, 0),
+      observedAgo: 0,
+      want: { action: 'acquire', transitions: 4 },
+    },
+    {
+      name: 'no duration → acquire',
+      spec: { holderIdentity: 'other' },
+      observedAgo: 0,
+      want: { action: 'acquire', transitions: 1 },
+    },
   ])('$name', ({ spec, observedAgo, want }) => {
     expect(decide(spec, T - observedAgo * 1000, T, 'me')).toEqual(want);
   });
@@ -36,10 +84,22 @@ describe('timingsError (client-go NewLeaderElector checks)', () => {
   it.each([
     { t: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }, want: undefined },
     { t: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 }, want: undefined },
-    { t: { leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }, want: 'leaseDuration must be greater than renewDeadline' },
-    { t: { leaseDurationMs: 15_000, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 }, want: 'renewDeadline must be greater than retryPeriod*JitterFactor' },
-    { t: { leaseDurationMs: 0, renewDeadlineMs: 0, retryPeriodMs: 0 }, want: 'leaseDuration must be greater than zero' },
-    { t: { leaseDurationMs: 2_500, renewDeadlineMs: 2_000, retryPeriodMs: 500 }, want: 'leaseDuration must be a whole number of seconds (Lease.spec.leaseDurationSeconds)' },
+    {
+      t: { leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+      want: 'leaseDuration must be greater than renewDeadline',
+    },
+    {
+      t: { leaseDurationMs: 15_000, renewDeadlineMs: 2_400, retryPeriodMs: 2_000 },
+      want: 'renewDeadline must be greater than retryPeriod*JitterFactor',
+    },
+    {
+      t: { leaseDurationMs: 0, renewDeadlineMs: 0, retryPeriodMs: 0 },
+      want: 'leaseDuration must be greater than zero',
+    },
+    {
+      t: { leaseDurationMs: 2_500, renewDeadlineMs: 2_000, retryPeriodMs: 500 },
+      want: 'leaseDuration must be a whole number of seconds (Lease.spec.leaseDurationSeconds)',
+    },
   ])('$t → $want', ({ t, want }) => expect(timingsError(t)).toBe(want));
 });
 
@@ -87,7 +147,8 @@ describe('LeaderElector loop (fake clock, in-memory lease)', () => {
     }
     update(prev: Lease, spec: LeaseSpec): Promise<void> {
       if (this.failWrites) return Promise.reject(new UnavailableError('down'));
-      if (prev.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion) return Promise.reject(new ConflictError('stale'));
+      if (prev.metadata?.resourceVersion !== this.lease?.metadata?.resourceVersion)
+        return Promise.reject(new ConflictError('stale'));
       this.lease = { metadata: { name: 'l', resourceVersion: String(++this.rv) }, spec };
       this.writes.push(spec);
       return Promise.resolve();
@@ -203,7 +264,10 @@ describe('LeaderElector loop (fake clock, in-memory lease)', () => {
     const lock = new MemoryLock();
     // The holder's clock is an hour behind ours: its renewTime always looks expired.
     const renewByOther = (): void => {
-      lock.lease = { metadata: { name: 'l', resourceVersion: String(++lock.rv) }, spec: lease('other', 3600 - (clock.now() - T) / 1000, 15, 2) };
+      lock.lease = {
+        metadata: { name: 'l', resourceVersion: String(++lock.rv) },
+        spec: lease('other', 3600 - (clock.now() - T) / 1000, 15, 2),
+      };
     };
     renewByOther();
     const e = start(lock, clock);
@@ -230,7 +294,12 @@ describe('LeaderElector loop (fake clock, in-memory lease)', () => {
     e.ctl.abort();
     await e.done;
     expect(e.state.stopped).toBe(1);
-    expect(lock.lease?.spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0, renewTime: microTime(T + 1_000) });
+    expect(lock.lease?.spec).toMatchObject({
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      leaseTransitions: 0,
+      renewTime: microTime(T + 1_000),
+    });
   });
 
   it('a lost create race is not leadership', async () => {

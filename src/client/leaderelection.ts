@@ -24,7 +24,11 @@ export interface ElectionTimings {
 }
 
 // kube-controller-manager's and the CSI sidecars' defaults: lease 15 s, renew deadline 10 s, retry 2 s.
-export const DEFAULT_TIMINGS: ElectionTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+export const DEFAULT_TIMINGS: ElectionTimings = {
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+};
 
 // client-go jitters the retry period by up to this factor; the renew deadline must outlast one jittered retry.
 const JITTER_FACTOR = 1.2;
@@ -39,8 +43,10 @@ export function timingsError(t: ElectionTimings): string | undefined {
   if (!(t.renewDeadlineMs > 0)) return 'renewDeadline must be greater than zero';
   if (!(t.retryPeriodMs > 0)) return 'retryPeriod must be greater than zero';
   if (t.leaseDurationMs <= t.renewDeadlineMs) return 'leaseDuration must be greater than renewDeadline';
-  if (t.renewDeadlineMs <= JITTER_FACTOR * t.retryPeriodMs) return 'renewDeadline must be greater than retryPeriod*JitterFactor';
-  if (t.leaseDurationMs % 1000 !== 0) return 'leaseDuration must be a whole number of seconds (Lease.spec.leaseDurationSeconds)';
+  if (t.renewDeadlineMs <= JITTER_FACTOR * t.retryPeriodMs)
+    return 'renewDeadline must be greater than retryPeriod*JitterFactor';
+  if (t.leaseDurationMs % 1000 !== 0)
+    return 'leaseDuration must be a whole number of seconds (Lease.spec.leaseDurationSeconds)';
   return undefined;
 }
 
@@ -50,7 +56,12 @@ export function timingsError(t: ElectionTimings): string | undefined {
  * counted on our own clock from `observedAtMs`, when we first saw this record (client-go's
  * observedTime: the holder's renewTime comes from another clock and is never compared with ours).
  */
-export function decide(spec: LeaseSpec | undefined, observedAtMs: number, nowMs: number, identity: string): ElectionDecision {
+export function decide(
+  spec: LeaseSpec | undefined,
+  observedAtMs: number,
+  nowMs: number,
+  identity: string,
+): ElectionDecision {
   if (!spec) return { action: 'create' };
   const holder = spec.holderIdentity ?? '';
   if (holder === identity) return { action: 'renew' };
@@ -74,9 +85,21 @@ export function nextLeaseSpec(
     case 'create':
       return { holderIdentity: identity, leaseDurationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 };
     case 'acquire':
-      return { holderIdentity: identity, leaseDurationSeconds, acquireTime: now, renewTime: now, leaseTransitions: d.transitions };
+      return {
+        holderIdentity: identity,
+        leaseDurationSeconds,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: d.transitions,
+      };
     case 'renew':
-      return { ...prev, holderIdentity: identity, leaseDurationSeconds, acquireTime: prev?.acquireTime ?? now, renewTime: now };
+      return {
+        ...prev,
+        holderIdentity: identity,
+        leaseDurationSeconds,
+        acquireTime: prev?.acquireTime ?? now,
+        renewTime: now,
+      };
   }
 }
 
@@ -102,7 +125,12 @@ export interface LeaseLock {
 }
 
 /** A coordination.k8s.io/v1 Lease through the API; creates the namespace when it is missing. */
-export function apiLeaseLock(o: { client: RestClient; name: string; namespace?: string; timeoutMs?: number }): LeaseLock {
+export function apiLeaseLock(o: {
+  client: RestClient;
+  name: string;
+  namespace?: string;
+  timeoutMs?: number;
+}): LeaseLock {
   const ns = o.namespace ?? 'kube-system';
   const leases = o.client.resource('Lease');
   // Each call must end well inside the elector's renew deadline (kube-controller-manager: 10 s).
@@ -117,7 +145,12 @@ export function apiLeaseLock(o: { client: RestClient; name: string; namespace?: 
       }
     },
     create: async (spec) => {
-      const lease: Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: o.name, namespace: ns }, spec };
+      const lease: Lease = {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: o.name, namespace: ns },
+        spec,
+      };
       try {
         await leases.create(lease, { timeoutMs });
       } catch (e) {
@@ -228,7 +261,9 @@ export class LeaderElector {
       for (;;) {
         const left = this.lastRenewStartMs + deadline - this.clock.now();
         if (left <= 0) {
-          this.log.warn('failed to renew lease within the renew deadline; leaderelection lost', { identity: this.o.identity });
+          this.log.warn('failed to renew lease within the renew deadline; leaderelection lost', {
+            identity: this.o.identity,
+          });
           end = 'lost';
           return leadership.abort(new NotLeaderError('leaderelection lost'));
         }
@@ -358,7 +393,12 @@ export async function runLeaderElected(o: {
   let ran: Promise<void> | undefined;
   elector = new LeaderElector({
     // Each lease call ends within the renew deadline, so one hung call cannot outlive leadership.
-    lock: apiLeaseLock({ client: o.client, name: c.leaseName, namespace: c.leaseNamespace ?? 'kube-system', timeoutMs: Math.min(5_000, renewDeadlineMs) }),
+    lock: apiLeaseLock({
+      client: o.client,
+      name: c.leaseName,
+      namespace: c.leaseNamespace ?? 'kube-system',
+      timeoutMs: Math.min(5_000, renewDeadlineMs),
+    }),
     identity,
     ...(c.leaseDurationMs === undefined ? {} : { leaseDurationMs: c.leaseDurationMs }),
     ...(c.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: c.renewDeadlineMs }),

@@ -6,7 +6,12 @@ import type { WatchEvent } from './watch.js';
 
 /** The two calls a reflector needs; a ResourceClient bound to a namespace and selectors provides them. */
 export interface ListerWatcher<T> {
-  list(opts: { limit?: number; continue?: string; resourceVersion?: string; signal?: AbortSignal }): Promise<ObjectList<T>>;
+  list(opts: {
+    limit?: number;
+    continue?: string;
+    resourceVersion?: string;
+    signal?: AbortSignal;
+  }): Promise<ObjectList<T>>;
   watch(opts: {
     resourceVersion: string;
     allowWatchBookmarks: boolean;
@@ -90,7 +95,10 @@ export class Reflector<T extends KubeObjectLike> {
       } catch (e) {
         if (signal.aborted) break;
         failures++;
-        this.log.warn('list failed; retrying', { error: toStowageError(e).message, retryInMs: backoffDelay(this.backoff, failures) });
+        this.log.warn('list failed; retrying', {
+          error: toStowageError(e).message,
+          retryInMs: backoffDelay(this.backoff, failures),
+        });
       }
       await this.clock.sleep(backoffDelay(this.backoff, failures), signal).catch(() => undefined);
     }
@@ -123,7 +131,12 @@ export class Reflector<T extends KubeObjectLike> {
       let events = 0;
       try {
         const timeoutSeconds = this.o.watchTimeoutSeconds?.() ?? Math.floor(300 + Math.random() * 300);
-        const stream = this.o.lw.watch({ resourceVersion: this.lastRv, allowWatchBookmarks: true, timeoutSeconds, signal });
+        const stream = this.o.lw.watch({
+          resourceVersion: this.lastRv,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+          signal,
+        });
         for await (const ev of abortable(stream, signal)) {
           if (ev.type === 'ERROR') throw ev.error;
           events++;

@@ -29,7 +29,13 @@ beforeAll(async () => {
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString();
       const body: unknown = text ? JSON.parse(text) : undefined;
-      seen.push({ method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'], auth: req.headers.authorization, body });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        contentType: req.headers['content-type'],
+        auth: req.headers.authorization,
+        body,
+      });
       respond(req, res, body);
     });
   });
@@ -60,7 +66,14 @@ describe('RestClient request shapes', () => {
     {
       name: 'list all namespaces with selectors and paging',
       run: () =>
-        client.resource('Pod').list({ fieldSelector: 'spec.nodeName=n1', labelSelector: 'a=b', limit: 500, continue: 'tok', resourceVersion: '0', resourceVersionMatch: 'NotOlderThan' }),
+        client.resource('Pod').list({
+          fieldSelector: 'spec.nodeName=n1',
+          labelSelector: 'a=b',
+          limit: 500,
+          continue: 'tok',
+          resourceVersion: '0',
+          resourceVersionMatch: 'NotOlderThan',
+        }),
       want: {
         method: 'GET',
         url: '/api/v1/pods?labelSelector=a%3Db&fieldSelector=spec.nodeName%3Dn1&limit=500&continue=tok&resourceVersion=0&resourceVersionMatch=NotOlderThan',
@@ -77,17 +90,23 @@ describe('RestClient request shapes', () => {
       want: {
         method: 'POST',
         url: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases',
-        body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: 'kube-system' } },
+        body: {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: 'l', namespace: 'kube-system' },
+        },
       },
     },
     {
       name: 'update',
-      run: () => client.resource('StorageClass').update({ metadata: { name: 'sc', resourceVersion: '5' }, provisioner: 'p' }),
+      run: () =>
+        client.resource('StorageClass').update({ metadata: { name: 'sc', resourceVersion: '5' }, provisioner: 'p' }),
       want: { method: 'PUT', url: '/apis/storage.k8s.io/v1/storageclasses/sc' },
     },
     {
       name: 'updateStatus',
-      run: () => client.resource('PersistentVolume').updateStatus({ metadata: { name: 'pv1' }, status: { phase: 'Bound' } }),
+      run: () =>
+        client.resource('PersistentVolume').updateStatus({ metadata: { name: 'pv1' }, status: { phase: 'Bound' } }),
       want: { method: 'PUT', url: '/api/v1/persistentvolumes/pv1/status' },
     },
     {
@@ -97,22 +116,43 @@ describe('RestClient request shapes', () => {
     },
     {
       name: 'json patch on status',
-      run: () => client.resource('PersistentVolume').patchStatus('pv1', 'json', [{ op: 'add', path: '/status/phase', value: 'Bound' }]),
-      want: { method: 'PATCH', url: '/api/v1/persistentvolumes/pv1/status', contentType: 'application/json-patch+json' },
+      run: () =>
+        client
+          .resource('PersistentVolume')
+          .patchStatus('pv1', 'json', [{ op: 'add', path: '/status/phase', value: 'Bound' }]),
+      want: {
+        method: 'PATCH',
+        url: '/api/v1/persistentvolumes/pv1/status',
+        contentType: 'application/json-patch+json',
+      },
     },
     {
       name: 'strategic patch',
       run: () => client.resource('Pod').patch('p', 'strategic', {}, { namespace: 'ns' }),
-      want: { method: 'PATCH', url: '/api/v1/namespaces/ns/pods/p', contentType: 'application/strategic-merge-patch+json' },
+      want: {
+        method: 'PATCH',
+        url: '/api/v1/namespaces/ns/pods/p',
+        contentType: 'application/strategic-merge-patch+json',
+      },
     },
     {
       name: 'delete with options',
       run: () =>
-        client.resource('PersistentVolume').delete('pv1', { propagationPolicy: 'Background', preconditions: { uid: 'u', resourceVersion: '3' }, gracePeriodSeconds: 0 }),
+        client.resource('PersistentVolume').delete('pv1', {
+          propagationPolicy: 'Background',
+          preconditions: { uid: 'u', resourceVersion: '3' },
+          gracePeriodSeconds: 0,
+        }),
       want: {
         method: 'DELETE',
         url: '/api/v1/persistentvolumes/pv1',
-        body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: { uid: 'u', resourceVersion: '3' }, gracePeriodSeconds: 0 },
+        body: {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          propagationPolicy: 'Background',
+          preconditions: { uid: 'u', resourceVersion: '3' },
+          gracePeriodSeconds: 0,
+        },
       },
     },
     {
@@ -127,22 +167,47 @@ describe('RestClient request shapes', () => {
   });
 
   it('delete returns the object when the server does, undefined for a Status', async () => {
-    respond = (_q, res) => json(res, 200, { kind: 'PersistentVolume', metadata: { name: 'pv1', finalizers: ['kubernetes.io/pv-protection'] } });
+    respond = (_q, res) =>
+      json(res, 200, {
+        kind: 'PersistentVolume',
+        metadata: { name: 'pv1', finalizers: ['kubernetes.io/pv-protection'] },
+      });
     expect((await client.resource('PersistentVolume').delete('pv1'))?.metadata?.name).toBe('pv1');
     respond = (_q, res) => json(res, 200, { kind: 'Status', status: 'Success' });
     expect(await client.resource('PersistentVolume').delete('pv1')).toBeUndefined();
   });
 
   it('list restores kind and apiVersion on items (the wire omits them)', async () => {
-    respond = (_q, res) => json(res, 200, { kind: 'VolumeAttachmentList', apiVersion: 'storage.k8s.io/v1', metadata: { resourceVersion: '9' }, items: [{ metadata: { name: 'va1' } }] });
+    respond = (_q, res) =>
+      json(res, 200, {
+        kind: 'VolumeAttachmentList',
+        apiVersion: 'storage.k8s.io/v1',
+        metadata: { resourceVersion: '9' },
+        items: [{ metadata: { name: 'va1' } }],
+      });
     const list = await client.resource('VolumeAttachment').list();
-    expect(list.items[0]).toMatchObject({ kind: 'VolumeAttachment', apiVersion: 'storage.k8s.io/v1', metadata: { name: 'va1' } });
+    expect(list.items[0]).toMatchObject({
+      kind: 'VolumeAttachment',
+      apiVersion: 'storage.k8s.io/v1',
+      metadata: { name: 'va1' },
+    });
     expect(list.metadata.resourceVersion).toBe('9');
   });
 
   it('a Status error body becomes a typed error', async () => {
-    respond = (_q, res) => json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'persistentvolumes "x" not found' });
-    const err = await client.resource('PersistentVolume').get('x').catch((e: unknown) => e);
+    respond = (_q, res) =>
+      json(res, 404, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'NotFound',
+        code: 404,
+        message: 'persistentvolumes "x" not found',
+      });
+    const err = await client
+      .resource('PersistentVolume')
+      .get('x')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as Error).message).toBe('persistentvolumes "x" not found');
   });
@@ -151,9 +216,25 @@ describe('RestClient request shapes', () => {
     const pvs = client.resource('PersistentVolume');
     respond = (_q, res) => json(res, 200, { metadata: { name: 'x' } });
     expect((await pvs.getIfExists('x'))?.metadata?.name).toBe('x');
-    respond = (_q, res) => json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'persistentvolumes "x" not found' });
+    respond = (_q, res) =>
+      json(res, 404, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'NotFound',
+        code: 404,
+        message: 'persistentvolumes "x" not found',
+      });
     expect(await pvs.getIfExists('x')).toBeUndefined();
-    respond = (_q, res) => json(res, 403, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'forbidden' });
+    respond = (_q, res) =>
+      json(res, 403, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'Forbidden',
+        code: 403,
+        message: 'forbidden',
+      });
     await expect(pvs.getIfExists('x')).rejects.toThrow('forbidden');
   });
 });
@@ -163,7 +244,10 @@ describe('RestClient watch', () => {
     respond = (_q, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       const body =
-        JSON.stringify({ type: 'ADDED', object: { kind: 'PersistentVolume', metadata: { name: 'a', resourceVersion: '2' } } }) +
+        JSON.stringify({
+          type: 'ADDED',
+          object: { kind: 'PersistentVolume', metadata: { name: 'a', resourceVersion: '2' } },
+        }) +
         '\n' +
         JSON.stringify({ type: 'BOOKMARK', object: { kind: 'PersistentVolume', metadata: { resourceVersion: '3' } } }) +
         '\n';
@@ -174,17 +258,26 @@ describe('RestClient watch', () => {
       });
     };
     const got: string[] = [];
-    for await (const ev of client.resource('PersistentVolume').watch({ resourceVersion: '1', allowWatchBookmarks: true, timeoutSeconds: 60 })) {
+    for await (const ev of client
+      .resource('PersistentVolume')
+      .watch({ resourceVersion: '1', allowWatchBookmarks: true, timeoutSeconds: 60 })) {
       got.push(`${ev.type} ${ev.type === 'ERROR' ? '' : ev.object.metadata?.resourceVersion}`);
     }
     expect(got).toEqual(['ADDED 2', 'BOOKMARK 3']);
-    expect(seen[0]?.url).toBe('/api/v1/persistentvolumes?watch=true&resourceVersion=1&allowWatchBookmarks=true&timeoutSeconds=60');
+    expect(seen[0]?.url).toBe(
+      '/api/v1/persistentvolumes?watch=true&resourceVersion=1&allowWatchBookmarks=true&timeoutSeconds=60',
+    );
   });
 
   it('yields an ERROR 410 event as ExpiredError and stops', async () => {
     respond = (_q, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.write(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } }) + '\n');
+      res.write(
+        JSON.stringify({
+          type: 'ERROR',
+          object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' },
+        }) + '\n',
+      );
       // leave the stream open: the client must stop by itself after an ERROR
     };
     const events = [];

@@ -1,7 +1,15 @@
 import type { ListMeta, ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { InternalError, NotFoundError } from '../util/errors.js';
 import { HttpTransport, type Query, type RestConfig } from './http.js';
-import { KINDS, apiVersionOf, collectionPath, objectPath, type KindInfo, type KindMap, type KindName } from './kinds.js';
+import {
+  KINDS,
+  apiVersionOf,
+  collectionPath,
+  objectPath,
+  type KindInfo,
+  type KindMap,
+  type KindName,
+} from './kinds.js';
 import { WatchDecoder, type WatchEvent } from './watch.js';
 import { errorFromTransport } from './status.js';
 
@@ -199,7 +207,9 @@ class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
     list.metadata ??= {};
     // Items of a list carry no kind/apiVersion on the wire; restore them so items are whole objects.
     const apiVersion = apiVersionOf(this.info);
-    list.items = list.items.map((item) => (item.kind && item.apiVersion ? item : { ...item, kind: this.kind, apiVersion }));
+    list.items = list.items.map((item) =>
+      item.kind && item.apiVersion ? item : { ...item, kind: this.kind, apiVersion },
+    );
     return list;
   }
 
@@ -221,7 +231,11 @@ class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
   async patch(name: string, type: PatchType, patch: unknown, opts?: PatchOptions): Promise<T> {
     const path = objectPath(this.info, name, this.ns(opts?.namespace), opts?.subresource);
     return this.obj(
-      await this.call('PATCH', path, opts, { body: patch, contentType: PATCH_CONTENT_TYPES[type], query: writeQuery(opts) }),
+      await this.call('PATCH', path, opts, {
+        body: patch,
+        contentType: PATCH_CONTENT_TYPES[type],
+        query: writeQuery(opts),
+      }),
     );
   }
 
@@ -263,7 +277,9 @@ class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
     // A peer that vanished without closing would hold the watch forever: past the server-side
     // timeout (plus slack) the stream is cut and the iteration ends as if the server had closed it.
     const guard =
-      opts?.timeoutSeconds !== undefined ? setTimeout(() => res.destroy(), opts.timeoutSeconds * 1000 + WATCH_SLACK_MS) : undefined;
+      opts?.timeoutSeconds !== undefined
+        ? setTimeout(() => res.destroy(), opts.timeoutSeconds * 1000 + WATCH_SLACK_MS)
+        : undefined;
     guard?.unref();
     try {
       try {

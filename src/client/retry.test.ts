@@ -22,10 +22,14 @@ describe('retryOnConflict', () => {
 
   it('throws other errors at once and the last conflict after the attempts', async () => {
     let calls = 0;
-    await expect(retryOnConflict(() => (calls++, Promise.reject(new NotFoundError('x'))))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(retryOnConflict(() => (calls++, Promise.reject(new NotFoundError('x'))))).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
     expect(calls).toBe(1);
     calls = 0;
-    await expect(retryOnConflict(() => (calls++, Promise.reject(new ConflictError('x'))), { attempts: 3, delayMs: 0 })).rejects.toBeInstanceOf(ConflictError);
+    await expect(
+      retryOnConflict(() => (calls++, Promise.reject(new ConflictError('x'))), { attempts: 3, delayMs: 0 }),
+    ).rejects.toBeInstanceOf(ConflictError);
     expect(calls).toBe(3);
   });
 });

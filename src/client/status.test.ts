@@ -51,10 +51,16 @@ describe('errorFromStatus', () => {
     const e = errorFromStatus(
       422,
       status(422, 'Invalid', {
-        details: { name: 'pv1', kind: 'PersistentVolume', causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.capacity' }] },
+        details: {
+          name: 'pv1',
+          kind: 'PersistentVolume',
+          causes: [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.capacity' }],
+        },
       }),
     );
     expect(e).toBeInstanceOf(InvalidError);
-    expect((e as InvalidError).causes).toEqual([{ type: 'FieldValueRequired', message: 'Required value', field: 'spec.capacity' }]);
+    expect((e as InvalidError).causes).toEqual([
+      { type: 'FieldValueRequired', message: 'Required value', field: 'spec.capacity' },
+    ]);
   });
 });

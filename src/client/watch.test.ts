@@ -44,7 +44,14 @@ describe('parseWatchLine', () => {
   ])('ERROR event: $name', ({ code, reason, want }) => {
     const line = JSON.stringify({
       type: 'ERROR',
-      object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: 'too old resource version: 1 (5)' },
+      object: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code,
+        reason,
+        message: 'too old resource version: 1 (5)',
+      },
     });
     const e = parseWatchLine(line);
     expect(e.type).toBe('ERROR');

@@ -37,7 +37,8 @@ export function parseWatchLine<T>(line: string): WatchEvent<T> {
       const status = parseStatus(v.object);
       // 410 in a watch means the requested resourceVersion is older than the retained history.
       const error =
-        status?.code === 410 ? new ExpiredError(status.message ?? 'resource version too old', { cause: status })
+        status?.code === 410
+          ? new ExpiredError(status.message ?? 'resource version too old', { cause: status })
           : errorFromStatus(status?.code ?? 500, v.object);
       return { type, error, object: v.object };
     }

@@ -15,7 +15,8 @@ export function rateLimitDelay(p: RateLimiterPolicy, failures: number): number {
   return Math.min(p.initialMs * Math.pow(2, failures), p.capMs);
 }
 
-export type GetResult<K> = { readonly key: K; readonly shutdown: false } | { readonly key: undefined; readonly shutdown: true };
+export type GetResult<K> =
+  { readonly key: K; readonly shutdown: false } | { readonly key: undefined; readonly shutdown: true };
 
 /**
  * A work queue with client-go semantics:

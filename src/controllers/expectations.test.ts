@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { EXPECTATIONS_TIMEOUT_MS, newExpectations } from './expectations.js';
 
-const pod = (name: string, deleting = false): Pod => ({ metadata: { name, uid: `uid-${name}`, ...(deleting ? { deletionTimestamp: '2024-05-01T12:00:00Z' } : {}) } });
+const pod = (name: string, deleting = false): Pod => ({
+  metadata: { name, uid: `uid-${name}`, ...(deleting ? { deletionTimestamp: '2024-05-01T12:00:00Z' } : {}) },
+});
 
 describe('expectations', () => {
   it('wait until the cache shows the pods created and the deletions', () => {

@@ -1,12 +1,33 @@
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import type { Endpoints, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, Service } from 'kubernetes-types/core/v1.js';
+import type {
+  Endpoints,
+  Namespace,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  Service,
+} from 'kubernetes-types/core/v1.js';
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
-import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
+import type {
+  CSIDriver,
+  CSINode,
+  CSIStorageCapacity,
+  StorageClass,
+  VolumeAttachment,
+} from 'kubernetes-types/storage/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
-import { informerFor, objectOf, type Enqueuer, type EventHandler, type Informer, type RestClient } from '../client/index.js';
+import {
+  informerFor,
+  objectOf,
+  type Enqueuer,
+  type EventHandler,
+  type Informer,
+  type RestClient,
+} from '../client/index.js';
 import { metaNamespaceKey } from '../kube/keys.js';
 import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
 import { podVolumeClaimName } from '../kube/ephemeral.js';
@@ -16,7 +37,9 @@ import { podVolumeClaimName } from '../kube/ephemeral.js';
  * object's own namespace/name key (kube's enqueue handlers); a deleted one's reconcile finds it
  * gone and forgets what it kept for it.
  */
-export function queueOwnKey<T extends { readonly metadata?: { readonly namespace?: string; readonly name?: string } }>(q: Enqueuer<string>): EventHandler<T> {
+export function queueOwnKey<T extends { readonly metadata?: { readonly namespace?: string; readonly name?: string } }>(
+  q: Enqueuer<string>,
+): EventHandler<T> {
   return {
     onAdd: (o) => q.add(metaNamespaceKey(o)),
     onUpdate: (_, o) => q.add(metaNamespaceKey(o)),
@@ -38,7 +61,9 @@ export function podClaimKeys(p: Pod): string[] {
 /** Index of objects by the UID their controller reference names (pods of a ReplicaSet or a Job, ReplicaSets of a Deployment). */
 export const CONTROLLER_UID_INDEX = 'controllerUid';
 
-export function controllerUidKeys(o: { metadata?: { ownerReferences?: ReadonlyArray<{ controller?: boolean; uid: string }> } }): string[] {
+export function controllerUidKeys(o: {
+  metadata?: { ownerReferences?: ReadonlyArray<{ controller?: boolean; uid: string }> };
+}): string[] {
   const ref = (o.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
   return ref ? [ref.uid] : [];
 }

@@ -55,7 +55,8 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
   const { client, metrics } = o;
   const signal = stop.signal;
   // kube-scheduler is a process of its own in Kubernetes: its writes have their own field manager.
-  const schedulerClient = o.scheduler === false ? undefined : client.withUserAgent(componentUserAgent(COMPONENTS.scheduler));
+  const schedulerClient =
+    o.scheduler === false ? undefined : client.withUserAgent(componentUserAgent(COMPONENTS.scheduler));
   const results = await Promise.allSettled(
     [
       runPvController({ client, signal, metrics, workers: o.workers, informers }),
@@ -70,7 +71,15 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runStatefulSetController({ client, signal, metrics, informers }),
       runJobController({ client, signal, metrics, informers }),
       runTtlAfterFinishedController({ client, signal, metrics, informers }),
-      runNodeLifecycleController({ client, signal, metrics, informers, gracePeriodMs: o.nodeMonitorGracePeriodMs, monitorPeriodMs: o.nodeMonitorPeriodMs, evictionLimits: o.evictionLimits }),
+      runNodeLifecycleController({
+        client,
+        signal,
+        metrics,
+        informers,
+        gracePeriodMs: o.nodeMonitorGracePeriodMs,
+        monitorPeriodMs: o.nodeMonitorPeriodMs,
+        evictionLimits: o.evictionLimits,
+      }),
       o.attachDetach === false ? undefined : runAttachDetachController({ client, signal, metrics, informers }),
       schedulerClient && runScheduler({ client: schedulerClient, signal, metrics, informers }),
     ].map((run) =>
@@ -95,7 +104,9 @@ export const CONTROLLERS_LEASE = 'stowage-controllers';
  * lease gate; losing the lease rejects with LeaderElectionLostError (the process exits and its
  * supervisor restarts it, as kube-controller-manager does).
  */
-export async function runControllersWithLeaderElection(o: ControllersOptions & { election?: LeaderElectionConfig }): Promise<void> {
+export async function runControllersWithLeaderElection(
+  o: ControllersOptions & { election?: LeaderElectionConfig },
+): Promise<void> {
   await runLeaderElected({
     client: o.client,
     config: { ...o.election, leaseName: o.election?.leaseName ?? CONTROLLERS_LEASE },

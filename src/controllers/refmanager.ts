@@ -8,7 +8,13 @@
  * the writes.
  */
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
-import { labelSelectorFromObject, matchesLabels, NOTHING, type LabelSelector, type LabelSelectorObject } from '../api/selectors.js';
+import {
+  labelSelectorFromObject,
+  matchesLabels,
+  NOTHING,
+  type LabelSelector,
+  type LabelSelectorObject,
+} from '../api/selectors.js';
 import { controllerRefOf } from '../kube/workloads.js';
 import { ConflictError, NotFoundError } from '../util/errors.js';
 
@@ -48,7 +54,11 @@ export interface Claimed<T> {
  * Which of `candidates` `owner` keeps, adopts and releases. `filter` narrows the match beyond the
  * selector (ClaimPods' filters, e.g. a StatefulSet's isMemberOf).
  */
-export function claimObjects<T extends Claimable>(owner: ClaimOwner, candidates: readonly T[], filter: (o: T) => boolean = () => true): Claimed<T> {
+export function claimObjects<T extends Claimable>(
+  owner: ClaimOwner,
+  candidates: readonly T[],
+  filter: (o: T) => boolean = () => true,
+): Claimed<T> {
   const sel = selectorOf(owner);
   const uid = owner.metadata?.uid;
   const ownerDeleting = !!owner.metadata?.deletionTimestamp;
@@ -72,7 +82,9 @@ export function claimObjects<T extends Claimable>(owner: ClaimOwner, candidates:
 
 /** The strategic-merge patch that makes `ref`'s owner the object's controller (blocking its foreground deletion), the object's UID as precondition. */
 export function adoptPatch(o: Claimable, ref: OwnerReference): object {
-  return { metadata: { ownerReferences: [{ ...ref, controller: true, blockOwnerDeletion: true }], uid: o.metadata?.uid } };
+  return {
+    metadata: { ownerReferences: [{ ...ref, controller: true, blockOwnerDeletion: true }], uid: o.metadata?.uid },
+  };
 }
 
 /** The strategic-merge patch that removes `ownerUid` from the object's owners, the object's UID as precondition. */

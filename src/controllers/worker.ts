@@ -27,14 +27,30 @@ const METRICS_PUSH_MS = 2_000;
 
 const data = workerData as ControllersWorkerData;
 const port = parentPort!;
-const client = new RestClient({ server: 'http://stowage-apiserver', socketPath: data.socketPath, token: data.token, maxSockets: 64, userAgent: componentUserAgent(COMPONENTS.controllerManager) });
+const client = new RestClient({
+  server: 'http://stowage-apiserver',
+  socketPath: data.socketPath,
+  token: data.token,
+  maxSockets: 64,
+  userAgent: componentUserAgent(COMPONENTS.controllerManager),
+});
 const metrics = new MetricsRegistry();
 const stop = new AbortController();
 port.on('message', (m: ToControllersWorker) => {
   if (m.kind === 'stop') stop.abort();
 });
-const push = setInterval(() => port.postMessage({ kind: 'metrics', text: metrics.render() } satisfies FromControllersWorker), METRICS_PUSH_MS);
-await runControllers({ client, signal: stop.signal, metrics, nodeMonitorGracePeriodMs: data.nodeMonitorGracePeriodMs, nodeMonitorPeriodMs: data.nodeMonitorPeriodMs, evictionLimits: data.evictionLimits });
+const push = setInterval(
+  () => port.postMessage({ kind: 'metrics', text: metrics.render() } satisfies FromControllersWorker),
+  METRICS_PUSH_MS,
+);
+await runControllers({
+  client,
+  signal: stop.signal,
+  metrics,
+  nodeMonitorGracePeriodMs: data.nodeMonitorGracePeriodMs,
+  nodeMonitorPeriodMs: data.nodeMonitorPeriodMs,
+  evictionLimits: data.evictionLimits,
+});
 clearInterval(push);
 client.close();
 port.postMessage({ kind: 'stopped' } satisfies FromControllersWorker);

@@ -47,7 +47,9 @@ describe('CsiClient against a fake driver', () => {
     driver = await startFakeDriver({
       socket: sock,
       controller: {
-        CreateVolume: handler((req: { name: string }) => ({ volume: { volumeId: `id-${req.name}`, capacityBytes: 1 << 20 } })),
+        CreateVolume: handler((req: { name: string }) => ({
+          volume: { volumeId: `id-${req.name}`, capacityBytes: 1 << 20 },
+        })),
         DeleteVolume: handler(() => {
           throw { code: status.FAILED_PRECONDITION, details: 'in use' };
         }),
@@ -59,7 +61,10 @@ describe('CsiClient against a fake driver', () => {
     await client.connect({ timeoutMs: 5_000 });
 
     expect((await client.getPluginInfo()).name).toBe('fake.csi.stowage.io');
-    const created = await client.createVolume({ name: 'pvc-1', volumeCapabilities: [{ mount: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' } }] });
+    const created = await client.createVolume({
+      name: 'pvc-1',
+      volumeCapabilities: [{ mount: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' } }],
+    });
     expect(created.volume?.volumeId).toBe('id-pvc-1');
     expect(created.volume?.capacityBytes).toBe(1 << 20);
     const err = await client.deleteVolume({ volumeId: 'id-pvc-1' }).catch((e: unknown) => e);
@@ -99,7 +104,9 @@ describe('CsiClient against a fake driver', () => {
     await client.pluginCapabilities();
     await client.nodeCapabilities();
     expect(driver.calls.filter((c) => c.endsWith('Capabilities'))).toEqual([
-      'GetPluginCapabilities', 'ControllerGetCapabilities', 'NodeGetCapabilities',
+      'GetPluginCapabilities',
+      'ControllerGetCapabilities',
+      'NodeGetCapabilities',
     ]);
   });
 
@@ -122,11 +129,18 @@ describe('CsiClient against a fake driver', () => {
     const held = new Promise<void>((r) => (release = r));
     driver = await startFakeDriver({
       socket: join(dir, 'csi.sock'),
-      node: { NodePublishVolume: handler(async () => { await held; return {}; }) },
+      node: {
+        NodePublishVolume: handler(async () => {
+          await held;
+          return {};
+        }),
+      },
     });
     client = new CsiClient({ endpoint: driver.endpoint, timeouts: { node: 50 } });
     await client.connect({ timeoutMs: 5_000 });
-    const err = (await client.nodePublishVolume({ volumeId: 'v', targetPath: '/t' }).catch((e: unknown) => e)) as CsiError;
+    const err = (await client
+      .nodePublishVolume({ volumeId: 'v', targetPath: '/t' })
+      .catch((e: unknown) => e)) as CsiError;
     release();
     expect(err.grpcCodeName).toBe('DEADLINE_EXCEEDED');
     expect(err.retryable).toBe(true);
@@ -137,7 +151,15 @@ describe('CsiClient against a fake driver', () => {
   it('cancels a call when its signal aborts', async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    driver = await startFakeDriver({ socket: join(dir, 'csi.sock'), node: { NodeStageVolume: handler(async () => { await held; return {}; }) } });
+    driver = await startFakeDriver({
+      socket: join(dir, 'csi.sock'),
+      node: {
+        NodeStageVolume: handler(async () => {
+          await held;
+          return {};
+        }),
+      },
+    });
     client = new CsiClient({ endpoint: driver.endpoint });
     await client.connect({ timeoutMs: 5_000 });
     const ac = new AbortController();

@@ -15,7 +15,11 @@ export type CallKind = 'identity' | 'controller' | 'node';
 
 // identity: cheap metadata calls. controller: the external-* sidecars' default --timeout is in
 // the 10-15 s range. node: kubelet csiTimeout for stage/publish is 2 min (mkfs can be slow).
-export const DEFAULT_TIMEOUTS: Readonly<Record<CallKind, number>> = { identity: 10_000, controller: 15_000, node: 120_000 };
+export const DEFAULT_TIMEOUTS: Readonly<Record<CallKind, number>> = {
+  identity: 10_000,
+  controller: 15_000,
+  node: 120_000,
+};
 
 export interface CsiClientOptions {
   /** `unix:///path/csi.sock` or a bare path. */
@@ -73,7 +77,10 @@ export class CsiClient {
   async connect(o: ConnectOptions = {}): Promise<void> {
     const start = Date.now();
     for (;;) {
-      const left = o.timeoutMs === undefined ? CONNECT_LOG_INTERVAL_MS : Math.min(CONNECT_LOG_INTERVAL_MS, o.timeoutMs - (Date.now() - start));
+      const left =
+        o.timeoutMs === undefined
+          ? CONNECT_LOG_INTERVAL_MS
+          : Math.min(CONNECT_LOG_INTERVAL_MS, o.timeoutMs - (Date.now() - start));
       try {
         await waitReady(this.client, Math.max(left, 0), o.signal);
         return;
@@ -81,7 +88,9 @@ export class CsiClient {
         if (o.signal?.aborted) throw o.signal.reason;
         if (this.closed) throw new CsiError('connect', grpc.status.CANCELLED, 'client closed');
         if (o.timeoutMs !== undefined && Date.now() - start >= o.timeoutMs) {
-          throw new CsiError('connect', grpc.status.UNAVAILABLE, `${this.endpoint} not ready after ${o.timeoutMs} ms`, { cause: e });
+          throw new CsiError('connect', grpc.status.UNAVAILABLE, `${this.endpoint} not ready after ${o.timeoutMs} ms`, {
+            cause: e,
+          });
         }
         this.log.info('still connecting to CSI driver', { endpoint: this.endpoint, waitedMs: Date.now() - start });
       }
@@ -111,13 +120,22 @@ export class CsiClient {
   deleteVolume(req: T.DeleteVolumeRequest, o?: CallOptions): Promise<T.DeleteVolumeResponse__Output> {
     return this.call('controller', this.defs.Controller.service.DeleteVolume, req, o);
   }
-  controllerPublishVolume(req: T.ControllerPublishVolumeRequest, o?: CallOptions): Promise<T.ControllerPublishVolumeResponse__Output> {
+  controllerPublishVolume(
+    req: T.ControllerPublishVolumeRequest,
+    o?: CallOptions,
+  ): Promise<T.ControllerPublishVolumeResponse__Output> {
     return this.call('controller', this.defs.Controller.service.ControllerPublishVolume, req, o);
   }
-  controllerUnpublishVolume(req: T.ControllerUnpublishVolumeRequest, o?: CallOptions): Promise<T.ControllerUnpublishVolumeResponse__Output> {
+  controllerUnpublishVolume(
+    req: T.ControllerUnpublishVolumeRequest,
+    o?: CallOptions,
+  ): Promise<T.ControllerUnpublishVolumeResponse__Output> {
     return this.call('controller', this.defs.Controller.service.ControllerUnpublishVolume, req, o);
   }
-  validateVolumeCapabilities(req: T.ValidateVolumeCapabilitiesRequest, o?: CallOptions): Promise<T.ValidateVolumeCapabilitiesResponse__Output> {
+  validateVolumeCapabilities(
+    req: T.ValidateVolumeCapabilitiesRequest,
+    o?: CallOptions,
+  ): Promise<T.ValidateVolumeCapabilitiesResponse__Output> {
     return this.call('controller', this.defs.Controller.service.ValidateVolumeCapabilities, req, o);
   }
   listVolumes(req: T.ListVolumesRequest = {}, o?: CallOptions): Promise<T.ListVolumesResponse__Output> {
@@ -138,13 +156,22 @@ export class CsiClient {
   listSnapshots(req: T.ListSnapshotsRequest = {}, o?: CallOptions): Promise<T.ListSnapshotsResponse__Output> {
     return this.call('controller', this.defs.Controller.service.ListSnapshots, req, o);
   }
-  controllerExpandVolume(req: T.ControllerExpandVolumeRequest, o?: CallOptions): Promise<T.ControllerExpandVolumeResponse__Output> {
+  controllerExpandVolume(
+    req: T.ControllerExpandVolumeRequest,
+    o?: CallOptions,
+  ): Promise<T.ControllerExpandVolumeResponse__Output> {
     return this.call('controller', this.defs.Controller.service.ControllerExpandVolume, req, o);
   }
-  controllerGetVolume(req: T.ControllerGetVolumeRequest, o?: CallOptions): Promise<T.ControllerGetVolumeResponse__Output> {
+  controllerGetVolume(
+    req: T.ControllerGetVolumeRequest,
+    o?: CallOptions,
+  ): Promise<T.ControllerGetVolumeResponse__Output> {
     return this.call('controller', this.defs.Controller.service.ControllerGetVolume, req, o);
   }
-  controllerModifyVolume(req: T.ControllerModifyVolumeRequest, o?: CallOptions): Promise<T.ControllerModifyVolumeResponse__Output> {
+  controllerModifyVolume(
+    req: T.ControllerModifyVolumeRequest,
+    o?: CallOptions,
+  ): Promise<T.ControllerModifyVolumeResponse__Output> {
     return this.call('controller', this.defs.Controller.service.ControllerModifyVolume, req, o);
   }
 
@@ -158,7 +185,10 @@ export class CsiClient {
   nodePublishVolume(req: T.NodePublishVolumeRequest, o?: CallOptions): Promise<T.NodePublishVolumeResponse__Output> {
     return this.call('node', this.defs.Node.service.NodePublishVolume, req, o);
   }
-  nodeUnpublishVolume(req: T.NodeUnpublishVolumeRequest, o?: CallOptions): Promise<T.NodeUnpublishVolumeResponse__Output> {
+  nodeUnpublishVolume(
+    req: T.NodeUnpublishVolumeRequest,
+    o?: CallOptions,
+  ): Promise<T.NodeUnpublishVolumeResponse__Output> {
     return this.call('node', this.defs.Node.service.NodeUnpublishVolume, req, o);
   }
   nodeGetVolumeStats(req: T.NodeGetVolumeStatsRequest, o?: CallOptions): Promise<T.NodeGetVolumeStatsResponse__Output> {
@@ -247,11 +277,24 @@ export class CsiClient {
     if (kind === 'controller') this.controllerGate?.();
     try {
       const res = await unary(this.client, def, req, o?.timeoutMs ?? this.timeouts[kind], o?.signal);
-      this.record({ method: def.path, volumeId: reqVolumeId ?? volumeIdOf(res), startMs, durationMs: performance.now() - t0, code: 'OK' });
+      this.record({
+        method: def.path,
+        volumeId: reqVolumeId ?? volumeIdOf(res),
+        startMs,
+        durationMs: performance.now() - t0,
+        code: 'OK',
+      });
       return res;
     } catch (e) {
       const err = toCsiError(def.path, e);
-      this.record({ method: def.path, volumeId: reqVolumeId, startMs, durationMs: performance.now() - t0, code: grpcCodeName(err.grpcCode), error: err.details });
+      this.record({
+        method: def.path,
+        volumeId: reqVolumeId,
+        startMs,
+        durationMs: performance.now() - t0,
+        code: grpcCodeName(err.grpcCode),
+        error: err.details,
+      });
       throw err;
     }
   }
@@ -283,7 +326,10 @@ export class RegistrationClient {
   private readonly client: grpc.Client;
   private readonly defs = registrationProto().pluginregistration.Registration.service;
 
-  constructor(endpoint: string, private readonly timeoutMs = 10_000) {
+  constructor(
+    endpoint: string,
+    private readonly timeoutMs = 10_000,
+  ) {
     this.endpoint = socketPath(endpoint);
     this.client = newClient(this.endpoint);
   }

@@ -26,8 +26,18 @@ export const GRPC_CODES: Readonly<Record<Status, CodeInfo>> = {
   [Status.NOT_FOUND]: { name: 'NOT_FOUND', retryable: false, uncertain: false, stowage: 'NotFound' },
   [Status.ALREADY_EXISTS]: { name: 'ALREADY_EXISTS', retryable: false, uncertain: false, stowage: 'AlreadyExists' },
   [Status.PERMISSION_DENIED]: { name: 'PERMISSION_DENIED', retryable: false, uncertain: false, stowage: 'Forbidden' },
-  [Status.RESOURCE_EXHAUSTED]: { name: 'RESOURCE_EXHAUSTED', retryable: false, uncertain: true, stowage: 'Unavailable' },
-  [Status.FAILED_PRECONDITION]: { name: 'FAILED_PRECONDITION', retryable: false, uncertain: false, stowage: 'BadRequest' },
+  [Status.RESOURCE_EXHAUSTED]: {
+    name: 'RESOURCE_EXHAUSTED',
+    retryable: false,
+    uncertain: true,
+    stowage: 'Unavailable',
+  },
+  [Status.FAILED_PRECONDITION]: {
+    name: 'FAILED_PRECONDITION',
+    retryable: false,
+    uncertain: false,
+    stowage: 'BadRequest',
+  },
   [Status.ABORTED]: { name: 'ABORTED', retryable: true, uncertain: true, stowage: 'Conflict' },
   [Status.OUT_OF_RANGE]: { name: 'OUT_OF_RANGE', retryable: false, uncertain: false, stowage: 'Invalid' },
   [Status.UNIMPLEMENTED]: { name: 'UNIMPLEMENTED', retryable: false, uncertain: false, stowage: 'MethodNotAllowed' },
@@ -72,15 +82,29 @@ export abstract class GrpcError extends StowageError {
 export class CsiError extends GrpcError {}
 
 /** How a gRPC edge turns whatever a call rejected with into its own error class. */
-export type GrpcErrorFactory<E extends GrpcError> = (method: string, grpcCode: Status, details: string, options?: { cause?: unknown }) => E;
+export type GrpcErrorFactory<E extends GrpcError> = (
+  method: string,
+  grpcCode: Status,
+  details: string,
+  options?: { cause?: unknown },
+) => E;
 
 function isServiceError(e: unknown): e is { code: number; details: string; message: string } {
-  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'number' &&
-    typeof (e as { details?: unknown }).details === 'string';
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    typeof (e as { code?: unknown }).code === 'number' &&
+    typeof (e as { details?: unknown }).details === 'string'
+  );
 }
 
 /** Normalises a rejection with `make`; an error already of class `cls` passes through; anything that is not a status becomes UNKNOWN. */
-export function toGrpcError<E extends GrpcError>(cls: abstract new (...a: never[]) => E, make: GrpcErrorFactory<E>, method: string, e: unknown): E {
+export function toGrpcError<E extends GrpcError>(
+  cls: abstract new (...a: never[]) => E,
+  make: GrpcErrorFactory<E>,
+  method: string,
+  e: unknown,
+): E {
   if (e instanceof cls) return e;
   if (isServiceError(e)) return make(method, e.code as Status, e.details, { cause: e });
   const msg = e instanceof Error ? e.message : String(e);

@@ -16,7 +16,10 @@ export function handler<Req, Res>(fn: (req: Req) => Promise<Res> | Res): grpc.ha
   return (call, cb) => {
     Promise.resolve()
       .then(() => fn(call.request))
-      .then((res) => cb(null, res), (e: grpc.ServiceError) => cb(e));
+      .then(
+        (res) => cb(null, res),
+        (e: grpc.ServiceError) => cb(e),
+      );
   };
 }
 
@@ -41,23 +44,40 @@ export async function startFakeDriver(o: {
     );
   const s = csiServices();
   const server = new grpc.Server();
-  server.addService(s.identity, track({
-    GetPluginInfo: handler(() => ({ name: o.name ?? 'fake.csi.stowage.io', vendorVersion: '0.0.1' })),
-    GetPluginCapabilities: handler(() => ({ capabilities: [{ service: { type: 'CONTROLLER_SERVICE' } }, { volumeExpansion: { type: 'ONLINE' } }] })),
-    Probe: handler(() => ({ ready: { value: true } })),
-    ...o.identity,
-  }));
-  server.addService(s.controller, track({
-    ControllerGetCapabilities: handler(() => ({ capabilities: [{ rpc: { type: 'CREATE_DELETE_VOLUME' } }] })),
-    ...o.controller,
-  }));
-  server.addService(s.node, track({
-    NodeGetInfo: handler(() => ({ nodeId: o.nodeId ?? 'node-1', maxVolumesPerNode: 0, accessibleTopology: { segments: { 'topology.fake/node': o.nodeId ?? 'node-1' } } })),
-    NodeGetCapabilities: handler(() => ({ capabilities: [{ rpc: { type: 'STAGE_UNSTAGE_VOLUME' } }] })),
-    ...o.node,
-  }));
+  server.addService(
+    s.identity,
+    track({
+      GetPluginInfo: handler(() => ({ name: o.name ?? 'fake.csi.stowage.io', vendorVersion: '0.0.1' })),
+      GetPluginCapabilities: handler(() => ({
+        capabilities: [{ service: { type: 'CONTROLLER_SERVICE' } }, { volumeExpansion: { type: 'ONLINE' } }],
+      })),
+      Probe: handler(() => ({ ready: { value: true } })),
+      ...o.identity,
+    }),
+  );
+  server.addService(
+    s.controller,
+    track({
+      ControllerGetCapabilities: handler(() => ({ capabilities: [{ rpc: { type: 'CREATE_DELETE_VOLUME' } }] })),
+      ...o.controller,
+    }),
+  );
+  server.addService(
+    s.node,
+    track({
+      NodeGetInfo: handler(() => ({
+        nodeId: o.nodeId ?? 'node-1',
+        maxVolumesPerNode: 0,
+        accessibleTopology: { segments: { 'topology.fake/node': o.nodeId ?? 'node-1' } },
+      })),
+      NodeGetCapabilities: handler(() => ({ capabilities: [{ rpc: { type: 'STAGE_UNSTAGE_VOLUME' } }] })),
+      ...o.node,
+    }),
+  );
   await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${o.socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+    server.bindAsync(`unix://${o.socket}`, grpc.ServerCredentials.createInsecure(), (err) =>
+      err ? reject(err) : resolve(),
+    ),
   );
   return {
     endpoint: `unix://${o.socket}`,

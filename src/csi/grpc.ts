@@ -66,7 +66,8 @@ export function unary<Req, Res>(
   toError: (method: string, e: unknown) => GrpcError = toCsiError,
 ): Promise<Res> {
   return new Promise<Res>((resolveCall, reject) => {
-    if (signal?.aborted) return reject(toError(def.path, { code: grpc.status.CANCELLED, details: 'aborted before start' }));
+    if (signal?.aborted)
+      return reject(toError(def.path, { code: grpc.status.CANCELLED, details: 'aborted before start' }));
     const call = client.makeUnaryRequest<Req, Res>(
       def.path,
       def.requestSerialize,

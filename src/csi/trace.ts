@@ -23,7 +23,8 @@ export class TraceRing<T = CallTrace> {
   private readonly listeners = new Set<CallListener<T>>();
 
   constructor(readonly capacity: number = DEFAULT_TRACE_CAPACITY) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`trace capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`trace capacity must be a positive integer, got ${capacity}`);
   }
 
   push(t: T): void {

@@ -28,6 +28,7 @@ export type ChannelEvent =
 export function parseChannelMessage(payload: Buffer, protocol: ChannelProtocol): ChannelEvent {
   if (payload.length === 0) return { kind: 'empty' };
   const stream = payload[0]!;
-  if (stream === STREAM.close && protocol === 'v5.channel.k8s.io') return payload.length > 1 ? { kind: 'close', stream: payload[1]! } : { kind: 'empty' };
+  if (stream === STREAM.close && protocol === 'v5.channel.k8s.io')
+    return payload.length > 1 ? { kind: 'close', stream: payload[1]! } : { kind: 'empty' };
   return { kind: 'data', stream, data: payload.subarray(1) };
 }

@@ -26,7 +26,12 @@ export const DISRUPTED_POD_TIMEOUT_MS = 2 * 60 * 1000;
  * The status a budget has over `pods` (those its selector matches in its namespace), at `nowMs`.
  * Expected pods are the matching pods (Stowage has no workload controllers whose scale kube would read).
  */
-export function budgetStatus(pdb: PodDisruptionBudget, pods: readonly Pod[], nowMs: number, nowIso: string): PodDisruptionBudgetStatus {
+export function budgetStatus(
+  pdb: PodDisruptionBudget,
+  pods: readonly Pod[],
+  nowMs: number,
+  nowIso: string,
+): PodDisruptionBudgetStatus {
   const spec = pdb.spec ?? {};
   const names = new Set(pods.map((p) => p.metadata?.name ?? ''));
   // A disrupted pod is forgotten once it is gone or its eviction is older than the timeout.
@@ -40,7 +45,8 @@ export function budgetStatus(pdb: PodDisruptionBudget, pods: readonly Pod[], now
   const expectedPods = pods.length;
   const currentHealthy = pods.filter((p) => isPodHealthy(p) && !((p.metadata?.name ?? '') in disruptedPods)).length;
   let desiredHealthy = 0;
-  if (spec.maxUnavailable !== undefined) desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods));
+  if (spec.maxUnavailable !== undefined)
+    desiredHealthy = Math.max(0, expectedPods - scaled(spec.maxUnavailable, expectedPods));
   else if (spec.minAvailable !== undefined) desiredHealthy = scaled(spec.minAvailable, expectedPods);
   const disruptionsAllowed = Math.max(0, currentHealthy - desiredHealthy);
   const allowed = disruptionsAllowed > 0;

@@ -7,7 +7,8 @@ interface Named {
   readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly uid?: string } | undefined;
 }
 interface Owned {
-  readonly metadata?: { readonly ownerReferences?: ReadonlyArray<{ readonly uid: string; readonly controller?: boolean }> } | undefined;
+  readonly metadata?:
+    { readonly ownerReferences?: ReadonlyArray<{ readonly uid: string; readonly controller?: boolean }> } | undefined;
 }
 interface PodVolumeLike {
   readonly name: string;

@@ -1,7 +1,9 @@
 /** Object keys as client-go's cache builds them (MetaNamespaceKeyFunc, SplitMetaNamespaceKey). */
 
 /** `namespace/name` for namespaced objects, `name` for cluster-scoped ones. */
-export function metaNamespaceKey(obj: { readonly metadata?: { readonly namespace?: string | undefined; readonly name?: string | undefined } | undefined }): string {
+export function metaNamespaceKey(obj: {
+  readonly metadata?: { readonly namespace?: string | undefined; readonly name?: string | undefined } | undefined;
+}): string {
   const ns = obj.metadata?.namespace;
   const name = obj.metadata?.name ?? '';
   return ns ? `${ns}/${name}` : name;

@@ -20,7 +20,11 @@ export function podReferences(pod: Pod): PodReferences {
   const add = (s: Set<string>, n: string | undefined): void => void (n ? s.add(n) : undefined);
   const spec = pod.spec;
   for (const s of spec?.imagePullSecrets ?? []) add(secrets, s.name);
-  const containers = [...(spec?.initContainers ?? []), ...(spec?.containers ?? []), ...(spec?.ephemeralContainers ?? [])];
+  const containers = [
+    ...(spec?.initContainers ?? []),
+    ...(spec?.containers ?? []),
+    ...(spec?.ephemeralContainers ?? []),
+  ];
   for (const c of containers) {
     for (const e of c.envFrom ?? []) {
       add(secrets, e.secretRef?.name);
@@ -70,6 +74,7 @@ export function pvSecretKeys(pv: PersistentVolume): string[] {
   add(s?.rbd?.secretRef);
   add(s?.scaleIO?.secretRef);
   add(s?.storageos?.secretRef);
-  if (s?.azureFile?.secretName) out.push(`${s.azureFile.secretNamespace ?? s.claimRef?.namespace ?? 'default'}/${s.azureFile.secretName}`);
+  if (s?.azureFile?.secretName)
+    out.push(`${s.azureFile.secretNamespace ?? s.claimRef?.namespace ?? 'default'}/${s.azureFile.secretName}`);
   return out;
 }

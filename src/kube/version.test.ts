@@ -3,8 +3,16 @@ import { COMPONENTS, componentUserAgent, KUBE_VERSION, PLATFORM } from './versio
 
 describe('componentUserAgent', () => {
   it.each([
-    { command: COMPONENTS.kubelet, suffix: undefined, want: `kubelet/${KUBE_VERSION.gitVersion} (${PLATFORM}) kubernetes/stowage` },
-    { command: COMPONENTS.provisioner, suffix: undefined, want: `csi-provisioner/${KUBE_VERSION.gitVersion} (${PLATFORM}) kubernetes/stowage` },
+    {
+      command: COMPONENTS.kubelet,
+      suffix: undefined,
+      want: `kubelet/${KUBE_VERSION.gitVersion} (${PLATFORM}) kubernetes/stowage`,
+    },
+    {
+      command: COMPONENTS.provisioner,
+      suffix: undefined,
+      want: `csi-provisioner/${KUBE_VERSION.gitVersion} (${PLATFORM}) kubernetes/stowage`,
+    },
     {
       command: COMPONENTS.controllerManager,
       suffix: 'system:serviceaccount:kube-system:persistent-volume-binder',

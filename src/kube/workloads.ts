@@ -17,8 +17,19 @@ export function controllerRefOf(o: Owned): OwnerReference | undefined {
 }
 
 /** The controller reference a workload puts on what it creates (blockOwnerDeletion for foreground deletion). */
-export function newControllerRef(owner: { metadata?: { name?: string; uid?: string } }, apiVersion: string, kind: string): OwnerReference {
-  return { apiVersion, kind, name: owner.metadata?.name ?? '', uid: owner.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true };
+export function newControllerRef(
+  owner: { metadata?: { name?: string; uid?: string } },
+  apiVersion: string,
+  kind: string,
+): OwnerReference {
+  return {
+    apiVersion,
+    kind,
+    name: owner.metadata?.name ?? '',
+    uid: owner.metadata?.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** controller.IsPodActive: not finished and not being deleted. */
@@ -83,23 +94,35 @@ export function compareForDeletion(a: Pod, b: Pod, rankA: number, rankB: number,
   if (deletionCost(a) !== deletionCost(b)) return deletionCost(a) - deletionCost(b);
   if (rankA !== rankB) return rankB - rankA;
   if (isPodReady(a) && isPodReady(b)) {
-    const readyFor = (p: Pod): number => logBucket(nowMs - Date.parse(readyCondition(p)?.lastTransitionTime ?? '') || 0);
+    const readyFor = (p: Pod): number =>
+      logBucket(nowMs - Date.parse(readyCondition(p)?.lastTransitionTime ?? '') || 0);
     if (readyFor(a) !== readyFor(b)) return readyFor(a) - readyFor(b);
   }
-  const restarts = (p: Pod): number => Math.max(0, ...(p.status?.containerStatuses ?? []).map((c) => c.restartCount ?? 0));
+  const restarts = (p: Pod): number =>
+    Math.max(0, ...(p.status?.containerStatuses ?? []).map((c) => c.restartCount ?? 0));
   if (restarts(a) !== restarts(b)) return restarts(b) - restarts(a);
   const age = (p: Pod): number => logBucket(nowMs - Date.parse(p.metadata?.creationTimestamp ?? '') || 0);
   if (age(a) !== age(b)) return age(a) - age(b);
-  return (a.metadata?.uid ?? '') < (b.metadata?.uid ?? '') ? -1 : (a.metadata?.uid ?? '') > (b.metadata?.uid ?? '') ? 1 : 0;
+  return (a.metadata?.uid ?? '') < (b.metadata?.uid ?? '')
+    ? -1
+    : (a.metadata?.uid ?? '') > (b.metadata?.uid ?? '')
+      ? 1
+      : 0;
 }
 
 /**
  * kube's getPodsToDelete: the `count` pods to delete first, each ranked by the active `related`
  * pods on its node (the pods of every ReplicaSet of the same Deployment; by default `pods` themselves).
  */
-export function podsToDelete(pods: readonly Pod[], count: number, nowMs: number, related: readonly Pod[] = pods): Pod[] {
+export function podsToDelete(
+  pods: readonly Pod[],
+  count: number,
+  nowMs: number,
+  related: readonly Pod[] = pods,
+): Pod[] {
   const onNode = new Map<string, number>();
-  for (const p of related) if (p.spec?.nodeName && isPodActive(p)) onNode.set(p.spec.nodeName, (onNode.get(p.spec.nodeName) ?? 0) + 1);
+  for (const p of related)
+    if (p.spec?.nodeName && isPodActive(p)) onNode.set(p.spec.nodeName, (onNode.get(p.spec.nodeName) ?? 0) + 1);
   const rank = (p: Pod): number => (p.spec?.nodeName ? (onNode.get(p.spec.nodeName) ?? 0) : 0);
   return [...pods].sort((a, b) => compareForDeletion(a, b, rank(a), rank(b), nowMs)).slice(0, Math.max(0, count));
 }

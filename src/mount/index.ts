@@ -10,5 +10,25 @@ export {
   MOUNTINFO_PATH,
   type MountInfoEntry,
 } from './mountinfo.js';
-export { mount, bindMount, remountReadOnly, unmount, unmountAll, cleanupMountPoint, isReadOnlyMount, MAX_STACKED_MOUNTS, type BindMountOptions, type UnmountOptions } from './mount.js';
-export { attachLoop, detachLoop, findLoopByBackingFile, listLoopDevices, isLoopAttached, refreshLoopCapacity, type LoopDevice, type LoopOptions } from './loop.js';
+export {
+  mount,
+  bindMount,
+  remountReadOnly,
+  unmount,
+  unmountAll,
+  cleanupMountPoint,
+  isReadOnlyMount,
+  MAX_STACKED_MOUNTS,
+  type BindMountOptions,
+  type UnmountOptions,
+} from './mount.js';
+export {
+  attachLoop,
+  detachLoop,
+  findLoopByBackingFile,
+  listLoopDevices,
+  isLoopAttached,
+  refreshLoopCapacity,
+  type LoopDevice,
+  type LoopOptions,
+} from './loop.js';

@@ -61,7 +61,9 @@ export async function attachLoop(file: string, opts: LoopOptions = {}): Promise<
   const readOnly = opts.readOnly ?? false;
   const existing = await findLoopByBackingFile(file, { readOnly });
   if (existing[0]) return existing[0];
-  const out = (await run('losetup', ['-f', '--show', ...(readOnly ? ['-r'] : []), '--', await realpath(file)], opts)).trim();
+  const out = (
+    await run('losetup', ['-f', '--show', ...(readOnly ? ['-r'] : []), '--', await realpath(file)], opts)
+  ).trim();
   if (!/^\/dev\/loop\d+$/.test(out)) {
     throw new MountError('losetup', ['-f', '--show', file], 0, '', `unexpected output ${JSON.stringify(out)}`);
   }

@@ -56,7 +56,10 @@ describe('parseMountInfo', () => {
   });
 
   it('mountsUnder lists deepest first and excludes siblings with a shared prefix', async () => {
-    const under = await mountsUnder('/tmp/a\tb', [...entries, ...parseMountInfo('50 27 0:41 / /tmp/a\\011bc rw - tmpfs x rw')]);
+    const under = await mountsUnder('/tmp/a\tb', [
+      ...entries,
+      ...parseMountInfo('50 27 0:41 / /tmp/a\\011bc rw - tmpfs x rw'),
+    ]);
     expect(under.map((e) => e.mountPoint)).toEqual(['/tmp/a\tb/inner', '/tmp/a\tb', '/tmp/a\tb']);
     expect(under[1]!.source).toBe('second');
   });

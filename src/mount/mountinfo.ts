@@ -43,7 +43,10 @@ export function parseMountInfo(text: string): MountInfoEntry[] {
       optionalFields: f.slice(6, sep),
       fsType: unescapeMountField(f[sep + 1]!),
       source: unescapeMountField(f[sep + 2]!),
-      superOptions: f.slice(sep + 3).join(' ').split(','),
+      superOptions: f
+        .slice(sep + 3)
+        .join(' ')
+        .split(','),
     });
   }
   return out;
@@ -58,10 +61,12 @@ export function readMountInfo(file: string = MOUNTINFO_PATH): Promise<MountInfoE
   // after their call — never a stale table — so a node with thousands of mounts and many
   // concurrent operations reads (and the kernel renders) the table once per round, not per call.
   if (nextRead) return nextRead;
-  const next = currentRead.catch(() => undefined).then(() => {
-    nextRead = undefined;
-    return readFile(MOUNTINFO_PATH, 'utf8').then(parseMountInfo);
-  });
+  const next = currentRead
+    .catch(() => undefined)
+    .then(() => {
+      nextRead = undefined;
+      return readFile(MOUNTINFO_PATH, 'utf8').then(parseMountInfo);
+    });
   nextRead = next;
   currentRead = next;
   return next;

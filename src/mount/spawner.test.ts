@@ -18,7 +18,14 @@ describe('spawner helper', () => {
     const direct = await execDirect('sh', ['-c', 'echo out; echo err >&2; exit 3'], 5_000);
     const viaHelper = await s.run('sh', ['-c', 'echo out; echo err >&2; exit 3'], 5_000);
     expect(viaHelper).toEqual(direct);
-    expect(viaHelper).toMatchObject({ stdout: 'out\n', stderr: 'err\n', exitCode: 3, errno: null, signal: null, killed: false });
+    expect(viaHelper).toMatchObject({
+      stdout: 'out\n',
+      stderr: 'err\n',
+      exitCode: 3,
+      errno: null,
+      signal: null,
+      killed: false,
+    });
     expect(execOk(viaHelper)).toBe(false);
     const ok = await s.run('echo', ['a b', '$HOME'], 5_000);
     // Arguments arrive verbatim: no shell in between.
@@ -34,8 +41,12 @@ describe('spawner helper', () => {
 
   it('answers concurrent commands each with its own result', async () => {
     const s = newSpawner();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.run('sh', ['-c', `echo ${i}; exit ${i % 2}`], 5_000)));
-    expect(results.map((r) => [r.stdout.trim(), r.exitCode])).toEqual(Array.from({ length: 20 }, (_, i) => [String(i), i % 2]));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.run('sh', ['-c', `echo ${i}; exit ${i % 2}`], 5_000)),
+    );
+    expect(results.map((r) => [r.stdout.trim(), r.exitCode])).toEqual(
+      Array.from({ length: 20 }, (_, i) => [String(i), i % 2]),
+    );
   });
 
   it('reports what a dead helper was running as lost (never runs it twice) and starts a new helper for later commands', async () => {
@@ -70,7 +81,11 @@ describe('run', () => {
     expect(failed).toBeInstanceOf(MountError);
     expect((failed as MountError).message).toBe('sh -c echo nope >&2; exit 2: exit code 2: nope');
     expect((failed as MountError).exitCode).toBe(2);
-    expect(((await run('/nonexistent/x', []).catch((e: unknown) => e)) as Error).message).toBe('/nonexistent/x: cannot run: ENOENT');
-    expect(((await run('sleep', ['5'], { timeoutMs: 50 }).catch((e: unknown) => e)) as Error).message).toBe('sleep 5: timed out or killed after 50 ms (SIGKILL)');
+    expect(((await run('/nonexistent/x', []).catch((e: unknown) => e)) as Error).message).toBe(
+      '/nonexistent/x: cannot run: ENOENT',
+    );
+    expect(((await run('sleep', ['5'], { timeoutMs: 50 }).catch((e: unknown) => e)) as Error).message).toBe(
+      'sleep 5: timed out or killed after 50 ms (SIGKILL)',
+    );
   });
 });

@@ -29,7 +29,8 @@ export interface ExecResult {
   readonly lost?: boolean;
 }
 
-export const execOk = (r: ExecResult): boolean => r.exitCode === 0 && r.errno === null && r.signal === null && !r.killed && !r.lost;
+export const execOk = (r: ExecResult): boolean =>
+  r.exitCode === 0 && r.errno === null && r.signal === null && !r.killed && !r.lost;
 
 interface Request {
   readonly id: number;
@@ -61,17 +62,22 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
 /** Runs a program directly with execFile (the fallback, and what the helper does on its side). */
 export function execDirect(command: string, args: readonly string[], timeoutMs: number): Promise<ExecResult> {
   return new Promise((resolve) => {
-    execFile(command, [...args], { timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const e = (err ?? {}) as NodeJS.ErrnoException & { code?: unknown; killed?: boolean; signal?: string | null };
-      resolve({
-        stdout: stdout ?? '',
-        stderr: stderr ?? '',
-        exitCode: err ? (typeof e.code === 'number' ? e.code : null) : 0,
-        errno: typeof e.code === 'string' ? e.code : null,
-        signal: e.signal ?? null,
-        killed: e.killed === true,
-      });
-    });
+    execFile(
+      command,
+      [...args],
+      { timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const e = (err ?? {}) as NodeJS.ErrnoException & { code?: unknown; killed?: boolean; signal?: string | null };
+        resolve({
+          stdout: stdout ?? '',
+          stderr: stderr ?? '',
+          exitCode: err ? (typeof e.code === 'number' ? e.code : null) : 0,
+          errno: typeof e.code === 'string' ? e.code : null,
+          signal: e.signal ?? null,
+          killed: e.killed === true,
+        });
+      },
+    );
   });
 }
 
@@ -98,7 +104,18 @@ export class Spawner {
     const req: Request = { id: this.nextId++, command, args: [...args], timeoutMs };
     return new Promise<ExecResult>((resolve) => {
       // The helper kills the program at timeoutMs; this only covers a helper that stopped answering.
-      const timer = setTimeout(() => this.settle(req.id, { stdout: '', stderr: 'no answer from the spawner helper', exitCode: null, errno: null, signal: 'SIGKILL', killed: true }), timeoutMs + HELPER_GRACE_MS);
+      const timer = setTimeout(
+        () =>
+          this.settle(req.id, {
+            stdout: '',
+            stderr: 'no answer from the spawner helper',
+            exitCode: null,
+            errno: null,
+            signal: 'SIGKILL',
+            killed: true,
+          }),
+        timeoutMs + HELPER_GRACE_MS,
+      );
       timer.unref();
       this.pending.set(req.id, { req, resolve, timer });
       this.setRef(true);
@@ -137,7 +154,8 @@ export class Spawner {
       this.dropHelper(child, (p) => void execDirect(p.req.command, p.req.args, p.req.timeoutMs).then(p.resolve));
     });
     child.on('exit', (code, signal) => {
-      if (this.child === child) log.warn('spawner helper exited; a new one starts with the next command', { code, signal });
+      if (this.child === child)
+        log.warn('spawner helper exited; a new one starts with the next command', { code, signal });
       // What it was running may have happened or not; running it again could mount twice. Report
       // it as failed: callers' operations are idempotent and retried.
       this.dropHelper(child, (p) =>

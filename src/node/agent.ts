@@ -27,7 +27,6 @@ import { podUid } from './volumemanager/types.js';
 import { subPathDir } from './volumemanager/operations/paths.js';
 import { startNodeServer, type NodeServer } from './server/server.js';
 
-
 export interface NodeAgentOptions {
   readonly client: RestClient;
   readonly nodeName: string;
@@ -91,7 +90,12 @@ export interface NodeAgent {
 }
 
 export function nodeDirs(rootDir: string): NodeDirs {
-  return { root: rootDir, pluginsRegistry: join(rootDir, 'plugins_registry'), plugins: join(rootDir, 'plugins'), pods: join(rootDir, 'pods') };
+  return {
+    root: rootDir,
+    pluginsRegistry: join(rootDir, 'plugins_registry'),
+    plugins: join(rootDir, 'plugins'),
+    pods: join(rootDir, 'pods'),
+  };
 }
 
 /** Starts the node agent: the Node exists and registered sockets are being registered on return. */
@@ -104,14 +108,27 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
     throw new Error(`the credential is ${me.username}'s, not node ${o.nodeName}'s`);
   }
   const dirs = nodeDirs(o.rootDir);
-  for (const d of [dirs.root, dirs.pluginsRegistry, dirs.plugins, dirs.pods]) await mkdir(d, { recursive: true, mode: 0o750 });
+  for (const d of [dirs.root, dirs.pluginsRegistry, dirs.plugins, dirs.pods])
+    await mkdir(d, { recursive: true, mode: 0o750 });
   // The kubelet refuses to start when its runtime does not answer; so do we.
-  const runtime = o.containerRuntimeEndpoint !== undefined ? await connectRuntime(o.containerRuntimeEndpoint) : undefined;
+  const runtime =
+    o.containerRuntimeEndpoint !== undefined ? await connectRuntime(o.containerRuntimeEndpoint) : undefined;
   const runtimeInfo = runtime?.info ?? NO_RUNTIME;
-  if (runtime) log.info('container runtime connected', { endpoint: runtime.client.endpoint, runtime: runtimeVersionString(runtimeInfo) });
-  else if (o.noRuntimeAsked) log.info('no container runtime, as asked: pods get their volumes but their containers do not run');
+  if (runtime)
+    log.info('container runtime connected', {
+      endpoint: runtime.client.endpoint,
+      runtime: runtimeVersionString(runtimeInfo),
+    });
+  else if (o.noRuntimeAsked)
+    log.info('no container runtime, as asked: pods get their volumes but their containers do not run');
   else log.warn('no container runtime: pods get their volumes but their containers do not run');
-  const recorder = newEventRecorder({ client: o.client, component: 'stowage-node', host: o.nodeName, clock, log: log.child('events') });
+  const recorder = newEventRecorder({
+    client: o.client,
+    component: 'stowage-node',
+    host: o.nodeName,
+    clock,
+    log: log.child('events'),
+  });
   // An endpoint bound to one address is where the node is reached: that address is its InternalIP
   // (and the pods' hostIP), as the kubelet's --node-ip would make it.
   const bound = o.server && o.server.address !== '0.0.0.0' && o.server.address !== '::' ? o.server.address : undefined;
@@ -131,7 +148,20 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       });
     }
     const endpoint = server ? { port: server.port } : undefined;
-    nodeStatus = await startNodeStatus({ client: o.client, nodeName: o.nodeName, host, clock, log: log.child('nodestatus'), runtime: runtimeInfo, endpoint, leaseDurationSeconds: o.leaseDurationSeconds, statusCheckMs: o.statusCheckMs }, o.signal);
+    nodeStatus = await startNodeStatus(
+      {
+        client: o.client,
+        nodeName: o.nodeName,
+        host,
+        clock,
+        log: log.child('nodestatus'),
+        runtime: runtimeInfo,
+        endpoint,
+        leaseDurationSeconds: o.leaseDurationSeconds,
+        statusCheckMs: o.statusCheckMs,
+      },
+      o.signal,
+    );
   } catch (e) {
     await server?.close();
     runtime?.client.close();
@@ -191,7 +221,13 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       hostIP: host.internalIP ?? '127.0.0.1',
       allocatable: { cpu: String(host.cpus), memory: String(host.memoryBytes) },
       volumes: {
-        mounted: (uid) => new Map(vm.asw.mountedVolumesForPod(podUid(uid)).filter((m) => m.state === 'Mounted').map((m) => [m.outerSpecName, m.hostPath])),
+        mounted: (uid) =>
+          new Map(
+            vm.asw
+              .mountedVolumesForPod(podUid(uid))
+              .filter((m) => m.state === 'Mounted')
+              .map((m) => [m.outerSpecName, m.hostPath]),
+          ),
         subPathDir: (uid, volume, container, index) => subPathDir(dirs.root, podUid(uid), volume, container, index),
       },
       activePods,
@@ -211,7 +247,12 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
         nodeStatus.setRuntime({ ...runtimeInfo, ...(down !== undefined ? { down } : {}) });
         if (down !== undefined) {
           log.warn('container runtime is down', { endpoint: runtimeInfo.endpoint, error: down });
-          recorder.event(nodeRef, 'Warning', 'ContainerRuntimeUnhealthy', `container runtime ${runtimeVersionString(runtimeInfo)} at ${runtimeInfo.endpoint} is down: ${down}`);
+          recorder.event(
+            nodeRef,
+            'Warning',
+            'ContainerRuntimeUnhealthy',
+            `container runtime ${runtimeVersionString(runtimeInfo)} at ${runtimeInfo.endpoint} is down: ${down}`,
+          );
           recorder.event(nodeRef, 'Normal', 'NodeNotReady', `Node ${o.nodeName} status is now: NodeNotReady`);
         } else {
           log.info('container runtime is up again', { endpoint: runtimeInfo.endpoint });
@@ -242,7 +283,17 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   if (o.signal.aborted) await stop();
   else o.signal.addEventListener('abort', () => void stop(), { once: true });
 
-  return { dirs, pluginManager, csiDrivers: pluginManager.csiDrivers, nodeStatus, recorder, volumeManager, runtime: runtime?.client, server, stop };
+  return {
+    dirs,
+    pluginManager,
+    csiDrivers: pluginManager.csiDrivers,
+    nodeStatus,
+    recorder,
+    volumeManager,
+    runtime: runtime?.client,
+    server,
+    stop,
+  };
 }
 
 /** Runs the node agent until `signal` aborts, then stops it (what `stowage node` does). */

@@ -137,7 +137,10 @@ export function runStoreContract(o: StoreContractOptions): void {
       test('of two concurrent updaters exactly one wins', async () => {
         const s = await newStore();
         const a = await s.create('/k/a', '0');
-        const results = await Promise.allSettled([s.update('/k/a', 'x', a.modRevision), s.update('/k/a', 'y', a.modRevision)]);
+        const results = await Promise.allSettled([
+          s.update('/k/a', 'x', a.modRevision),
+          s.update('/k/a', 'y', a.modRevision),
+        ]);
         const won = results.filter((r) => r.status === 'fulfilled');
         const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
         expect(won).toHaveLength(1);
@@ -317,7 +320,13 @@ export function runStoreContract(o: StoreContractOptions): void {
 
       test('a throwing handler breaks neither the writer nor other watchers', async () => {
         const s = await newStore();
-        watchers.push(s.watch('/w/', { onEvent: () => { throw new Error('boom'); } }));
+        watchers.push(
+          s.watch('/w/', {
+            onEvent: () => {
+              throw new Error('boom');
+            },
+          }),
+        );
         const sink = watch(s, '/w/');
         await tick();
         await expect(s.create('/w/a', '1')).resolves.toMatchObject({ modRevision: s.currentRevision() + 1 });

@@ -21,14 +21,28 @@ describe.skipIf(etcdMissing !== undefined)('etcd store over https', () => {
     try {
       ensureServingMaterial(join(dir, 'a'), ['127.0.0.1']);
       ensureServingMaterial(join(dir, 'other'), ['127.0.0.1']);
-      etcd = await startEtcd({ certFile: join(dir, 'a', 'apiserver.crt'), keyFile: join(dir, 'a', 'apiserver.key'), caFile: join(dir, 'a', 'ca.crt') });
-      const s = await openEtcdStore({ endpoints: [etcd.endpoint], tls: { ca: readFileSync(join(dir, 'a', 'ca.crt')) }, compactIntervalMs: 0 });
+      etcd = await startEtcd({
+        certFile: join(dir, 'a', 'apiserver.crt'),
+        keyFile: join(dir, 'a', 'apiserver.key'),
+        caFile: join(dir, 'a', 'ca.crt'),
+      });
+      const s = await openEtcdStore({
+        endpoints: [etcd.endpoint],
+        tls: { ca: readFileSync(join(dir, 'a', 'ca.crt')) },
+        compactIntervalMs: 0,
+      });
       try {
         expect((await s.create('/tls/a', '1')).value).toBe('1');
       } finally {
         await s.close();
       }
-      await expect(openEtcdStore({ endpoints: [etcd.endpoint], tls: { ca: readFileSync(join(dir, 'other', 'ca.crt')) }, requestTimeoutMs: 2_000 })).rejects.toThrow();
+      await expect(
+        openEtcdStore({
+          endpoints: [etcd.endpoint],
+          tls: { ca: readFileSync(join(dir, 'other', 'ca.crt')) },
+          requestTimeoutMs: 2_000,
+        }),
+      ).rejects.toThrow();
     } finally {
       await etcd?.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -51,7 +65,9 @@ describe.skipIf(etcdMissing !== undefined)('etcd store', () => {
   runStoreContract({
     name: 'etcd',
     newStore: () => open(),
-    skip: [{ test: 'an empty store is at revision 0', reason: "etcd's revision starts at 1 and is shared by every prefix" }],
+    skip: [
+      { test: 'an empty store is at revision 0', reason: "etcd's revision starts at 1 and is shared by every prefix" },
+    ],
   });
 
   it('a call waits for a connection: an unreachable endpoint is passed over; with none reachable the call ends at its deadline', async () => {
@@ -68,14 +84,25 @@ describe.skipIf(etcdMissing !== undefined)('etcd store', () => {
   });
 
   it('stores objects at kube-apiserver keys: <prefix>/<resource>/<namespace>/<name>', async () => {
-    expect(toEtcdKey('/registry', '/registry/core/persistentvolumeclaims/ns1/c1')).toBe('/registry/persistentvolumeclaims/ns1/c1');
-    expect(toEtcdKey('/registry', '/registry/storage.k8s.io/storageclasses/fast')).toBe('/registry/storageclasses/fast');
+    expect(toEtcdKey('/registry', '/registry/core/persistentvolumeclaims/ns1/c1')).toBe(
+      '/registry/persistentvolumeclaims/ns1/c1',
+    );
+    expect(toEtcdKey('/registry', '/registry/storage.k8s.io/storageclasses/fast')).toBe(
+      '/registry/storageclasses/fast',
+    );
     const s = await open('/kube');
     const client = new EtcdClient({ endpoints: [etcd.endpoint] });
     try {
       const kv = await s.create('/registry/core/persistentvolumeclaims/ns1/c1', '{"kind":"PersistentVolumeClaim"}');
       const raw = await client.range({ key: '/kube/persistentvolumeclaims/ns1/c1' });
-      expect(raw.kvs).toEqual([{ key: '/kube/persistentvolumeclaims/ns1/c1', value: '{"kind":"PersistentVolumeClaim"}', createRevision: kv.modRevision, modRevision: kv.modRevision }]);
+      expect(raw.kvs).toEqual([
+        {
+          key: '/kube/persistentvolumeclaims/ns1/c1',
+          value: '{"kind":"PersistentVolumeClaim"}',
+          createRevision: kv.modRevision,
+          modRevision: kv.modRevision,
+        },
+      ]);
       const listed = await s.list('/registry/core/persistentvolumeclaims/');
       expect(listed.items.map((i) => i.key)).toEqual(['/registry/core/persistentvolumeclaims/ns1/c1']);
     } finally {
@@ -91,9 +118,14 @@ describe.skipIf(etcdMissing !== undefined)('etcd store', () => {
       const sink = newEventSink();
       const w = b.watch('/x/', { afterRevision: a.currentRevision(), onEvent: sink.onEvent });
       const v = await a.create('/x/1', 'v1');
-      const results = await Promise.allSettled([a.update('/x/1', 'fromA', v.modRevision), b.update('/x/1', 'fromB', v.modRevision)]);
+      const results = await Promise.allSettled([
+        a.update('/x/1', 'fromA', v.modRevision),
+        b.update('/x/1', 'fromB', v.modRevision),
+      ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-      expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.name)).toEqual(['ConflictError']);
+      expect(
+        results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.name),
+      ).toEqual(['ConflictError']);
       const evs = await sink.waitFor(2);
       expect(evs.map((e) => [e.type, e.revision])).toEqual([
         ['PUT', v.modRevision],
@@ -131,7 +163,11 @@ describe.skipIf(etcdMissing !== undefined)('etcd store', () => {
     try {
       const progress: number[] = [];
       let wake = (): void => {};
-      s.watch('/quiet/', { afterRevision: s.currentRevision(), onEvent: () => {}, onProgress: (r) => (progress.push(r), wake()) });
+      s.watch('/quiet/', {
+        afterRevision: s.currentRevision(),
+        onEvent: () => {},
+        onProgress: (r) => (progress.push(r), wake()),
+      });
       await s.create('/busy/a', '1');
       const rev = await s.requestProgress!();
       while (!progress.some((r) => r >= rev)) await new Promise<void>((r) => (wake = r));

@@ -4,9 +4,24 @@
  * resourceVersion = etcd's mod revision. Writes are single transactions comparing the key's mod
  * revision (0 = absent), so optimistic concurrency holds across every API server sharing the etcd.
  */
-import { AlreadyExistsError, BadRequestError, ConflictError, ExpiredError, NotFoundError, StowageError, UnavailableError } from '../util/errors.js';
+import {
+  AlreadyExistsError,
+  BadRequestError,
+  ConflictError,
+  ExpiredError,
+  NotFoundError,
+  StowageError,
+  UnavailableError,
+} from '../util/errors.js';
 import { newLogger } from '../util/log.js';
-import { EtcdClient, prefixRangeEnd, type EtcdClientOptions, type EtcdEvent, type EtcdKeyValue, type EtcdWatch } from './etcd/client.js';
+import {
+  EtcdClient,
+  prefixRangeEnd,
+  type EtcdClientOptions,
+  type EtcdEvent,
+  type EtcdKeyValue,
+  type EtcdWatch,
+} from './etcd/client.js';
 import { startCompactor, type Compactor } from './etcd/compactor.js';
 import { fromEtcdKey, toEtcdKey } from './etcd/keys.js';
 import type { KeyValue, ListOptions, ListResult, Store, WatchEvent, WatchOptions, Watcher } from './store.js';
@@ -64,7 +79,8 @@ class EtcdBackedStore implements EtcdStore {
     this.prefix = o.prefix ?? DEFAULT_ETCD_PREFIX;
     this.rev = rev;
     const interval = o.compactIntervalMs ?? DEFAULT_COMPACT_INTERVAL_MS;
-    if (interval > 0) this.compactor = startCompactor({ client, intervalMs: interval, onCompacted: (r) => this.sawCompaction(r) });
+    if (interval > 0)
+      this.compactor = startCompactor({ client, intervalMs: interval, onCompacted: (r) => this.sawCompaction(r) });
   }
 
   currentRevision(): number {
@@ -120,7 +136,12 @@ class EtcdBackedStore implements EtcdStore {
     let r;
     try {
       r = await this.call(() =>
-        this.client.range({ key: start, rangeEnd: prefixRangeEnd(etcdPrefix), limit: opts.limit ?? 0, revision: opts.revision ?? 0 }),
+        this.client.range({
+          key: start,
+          rangeEnd: prefixRangeEnd(etcdPrefix),
+          limit: opts.limit ?? 0,
+          revision: opts.revision ?? 0,
+        }),
       );
     } catch (e) {
       if (e instanceof ExpiredError && opts.revision !== undefined) this.sawCompaction(opts.revision + 1);
@@ -135,14 +156,18 @@ class EtcdBackedStore implements EtcdStore {
 
   async count(prefix: string): Promise<number> {
     const etcdPrefix = toEtcdKey(this.prefix, prefix);
-    const r = await this.call(() => this.client.range({ key: etcdPrefix, rangeEnd: prefixRangeEnd(etcdPrefix), countOnly: true }));
+    const r = await this.call(() =>
+      this.client.range({ key: etcdPrefix, rangeEnd: prefixRangeEnd(etcdPrefix), countOnly: true }),
+    );
     this.saw(r.revision);
     return r.count;
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
     const k = toEtcdKey(this.prefix, key);
-    const r = await this.call(() => this.client.txn([{ key: k, op: 'EQUAL', modRevision: 0 }], [{ kind: 'put', key: k, value }], []));
+    const r = await this.call(() =>
+      this.client.txn([{ key: k, op: 'EQUAL', modRevision: 0 }], [{ kind: 'put', key: k, value }], []),
+    );
     this.saw(r.revision);
     if (!r.succeeded) throw new AlreadyExistsError(`key ${key} already exists`);
     return { key, value, createRevision: r.revision, modRevision: r.revision };
@@ -150,8 +175,13 @@ class EtcdBackedStore implements EtcdStore {
 
   async update(key: string, value: string, expectedModRevision?: number): Promise<KeyValue> {
     const k = toEtcdKey(this.prefix, key);
-    const cmp = expectedModRevision === undefined ? { key: k, op: 'GREATER' as const, modRevision: 0 } : { key: k, op: 'EQUAL' as const, modRevision: expectedModRevision };
-    const r = await this.call(() => this.client.txn([cmp], [{ kind: 'put', key: k, value }], [{ kind: 'range', key: k }]));
+    const cmp =
+      expectedModRevision === undefined
+        ? { key: k, op: 'GREATER' as const, modRevision: 0 }
+        : { key: k, op: 'EQUAL' as const, modRevision: expectedModRevision };
+    const r = await this.call(() =>
+      this.client.txn([cmp], [{ kind: 'put', key: k, value }], [{ kind: 'range', key: k }]),
+    );
     this.saw(r.revision);
     if (!r.succeeded) throw this.refusal(key, r.results[0]?.[0], expectedModRevision);
     const prev = r.results[0]?.[0];
@@ -160,7 +190,10 @@ class EtcdBackedStore implements EtcdStore {
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     const k = toEtcdKey(this.prefix, key);
-    const cmp = expectedModRevision === undefined ? { key: k, op: 'GREATER' as const, modRevision: 0 } : { key: k, op: 'EQUAL' as const, modRevision: expectedModRevision };
+    const cmp =
+      expectedModRevision === undefined
+        ? { key: k, op: 'GREATER' as const, modRevision: 0 }
+        : { key: k, op: 'EQUAL' as const, modRevision: expectedModRevision };
     const r = await this.call(() => this.client.txn([cmp], [{ kind: 'delete', key: k }], [{ kind: 'range', key: k }]));
     this.saw(r.revision);
     if (!r.succeeded) throw this.refusal(key, r.results[0]?.[0], expectedModRevision);
@@ -175,7 +208,14 @@ class EtcdBackedStore implements EtcdStore {
   }
 
   watch(prefix: string, opts: WatchOptions): Watcher {
-    const w = new StoreWatch(this, this.client, prefix, toEtcdKey(this.prefix, prefix), opts, this.o.watchRetryMs ?? 200);
+    const w = new StoreWatch(
+      this,
+      this.client,
+      prefix,
+      toEtcdKey(this.prefix, prefix),
+      opts,
+      this.o.watchRetryMs ?? 200,
+    );
     this.watches.add(w);
     w.onClose = () => this.watches.delete(w);
     if (this.closed) w.close();

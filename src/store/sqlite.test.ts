@@ -122,15 +122,19 @@ describe('sqlite store group commit', () => {
       s.delete('/g/missing'),
       s.create('/g/c', '4'),
     ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
-    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).name : (r.value as { modRevision: number }).modRevision))).toEqual([
-      2,
-      'ConflictError',
-      'AlreadyExistsError',
-      3,
-      'NotFoundError',
-      4,
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
     ]);
+    expect(
+      results.map((r) =>
+        r.status === 'rejected' ? (r.reason as Error).name : (r.value as { modRevision: number }).modRevision,
+      ),
+    ).toEqual([2, 'ConflictError', 'AlreadyExistsError', 3, 'NotFoundError', 4]);
     expect(s.currentRevision()).toBe(4);
     expect(seen).toEqual([
       ['/g/b', 2],

@@ -1,6 +1,16 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { AlreadyExistsError, assertNever, BadRequestError, ConflictError, ExpiredError, NotFoundError, StowageError, UnavailableError, toStowageError } from '../util/errors.js';
+import {
+  AlreadyExistsError,
+  assertNever,
+  BadRequestError,
+  ConflictError,
+  ExpiredError,
+  NotFoundError,
+  StowageError,
+  UnavailableError,
+  toStowageError,
+} from '../util/errors.js';
 import { newLogger } from '../util/log.js';
 import type { KeyValue, ListOptions, ListResult, Store, WatchEvent, Watcher, WatchOptions } from './store.js';
 
@@ -155,8 +165,20 @@ class SqliteKv implements SqliteStore {
   private readonly pending: WatchEvent[] = [];
   private dispatching = false;
   private readonly st: Record<
-    | 'get' | 'insert' | 'upd' | 'del' | 'log' | 'listFrom' | 'listAfter' | 'count' | 'countAfter'
-    | 'replay' | 'historic' | 'compact' | 'meta' | 'maxRev',
+    | 'get'
+    | 'insert'
+    | 'upd'
+    | 'del'
+    | 'log'
+    | 'listFrom'
+    | 'listAfter'
+    | 'count'
+    | 'countAfter'
+    | 'replay'
+    | 'historic'
+    | 'compact'
+    | 'meta'
+    | 'maxRev',
     Statement
   >;
   private readonly tx: {
@@ -198,11 +220,16 @@ class SqliteKv implements SqliteStore {
           FROM first f JOIN log l ON l.rev = f.rev WHERE l.prev_value IS NOT NULL
         ORDER BY key`),
       compact: db.prepare('DELETE FROM log WHERE rev <= ?'),
-      meta: db.prepare('INSERT INTO meta (name, num) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET num = excluded.num'),
+      meta: db.prepare(
+        'INSERT INTO meta (name, num) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET num = excluded.num',
+      ),
       maxRev: db.prepare('SELECT MAX(rev) AS n FROM log'),
     };
     const meta = new Map(
-      (db.prepare('SELECT name, num FROM meta').all() as Array<{ name: string; num: number }>).map((r) => [r.name, r.num]),
+      (db.prepare('SELECT name, num FROM meta').all() as Array<{ name: string; num: number }>).map((r) => [
+        r.name,
+        r.num,
+      ]),
     );
     const maxLogged = (this.st.maxRev.get() as { n: number | null }).n ?? 0;
     // The revision is persisted only with compaction; otherwise the newest log row carries it.
@@ -223,17 +250,27 @@ class SqliteKv implements SqliteStore {
       const rev = this.rev + 1;
       switch (w.op) {
         case 'create': {
-          if (st.insert.run(w.key, w.value, rev, rev).changes === 0) throw new AlreadyExistsError(`key ${w.key} already exists`);
+          if (st.insert.run(w.key, w.value, rev, rev).changes === 0)
+            throw new AlreadyExistsError(`key ${w.key} already exists`);
           st.log.run(rev, w.key, PUT, w.value, rev, null, null, null);
           this.rev = rev;
-          return { type: 'PUT', kv: { key: w.key, value: w.value!, createRevision: rev, modRevision: rev }, revision: rev };
+          return {
+            type: 'PUT',
+            kv: { key: w.key, value: w.value!, createRevision: rev, modRevision: rev },
+            revision: rev,
+          };
         }
         case 'update': {
           const prev = this.current(w.key, w.expected);
           st.upd.run(w.value, rev, w.key);
           st.log.run(rev, w.key, PUT, w.value, prev.createRevision, prev.value, prev.createRevision, prev.modRevision);
           this.rev = rev;
-          return { type: 'PUT', kv: { key: w.key, value: w.value!, createRevision: prev.createRevision, modRevision: rev }, prev, revision: rev };
+          return {
+            type: 'PUT',
+            kv: { key: w.key, value: w.value!, createRevision: prev.createRevision, modRevision: rev },
+            prev,
+            revision: rev,
+          };
         }
         case 'delete': {
           const prev = this.current(w.key, w.expected);
@@ -322,10 +359,15 @@ class SqliteKv implements SqliteStore {
     const after = opts.startAfter !== undefined && opts.startAfter >= prefix ? opts.startAfter : undefined;
     const at = opts.revision !== undefined && opts.revision > 0 ? opts.revision : this.rev;
     if (at > this.rev) throw new BadRequestError(`revision ${at} is in the future (current revision ${this.rev})`);
-    if (at < this.compacted) throw new ExpiredError(`revision ${at} has been compacted (compacted revision ${this.compacted})`);
+    if (at < this.compacted)
+      throw new ExpiredError(`revision ${at} has been compacted (compacted revision ${this.compacted})`);
     if (at < this.rev) return this.listHistoric(prefix, hi, after, limit, at);
 
-    const rows = (after === undefined ? this.st.listFrom.all(prefix, hi, limit ? limit + 1 : -1) : this.st.listAfter.all(after, hi, limit ? limit + 1 : -1)) as KeyValue[];
+    const rows = (
+      after === undefined
+        ? this.st.listFrom.all(prefix, hi, limit ? limit + 1 : -1)
+        : this.st.listAfter.all(after, hi, limit ? limit + 1 : -1)
+    ) as KeyValue[];
     if (!limit || rows.length <= limit) return { items: rows, revision: at };
     rows.length = limit;
     const continueKey = rows[limit - 1]!.key;
@@ -333,7 +375,13 @@ class SqliteKv implements SqliteStore {
     return { items: rows, revision: at, continueKey, remaining };
   }
 
-  private listHistoric(prefix: string, hi: string | Buffer, after: string | undefined, limit: number, at: number): ListResult {
+  private listHistoric(
+    prefix: string,
+    hi: string | Buffer,
+    after: string | undefined,
+    limit: number,
+    at: number,
+  ): ListResult {
     let rows = this.st.historic.all({ rev: at, lo: prefix, hi }) as KeyValue[];
     if (after !== undefined) rows = rows.filter((r) => r.key > after);
     if (!limit || rows.length <= limit) return { items: rows, revision: at };
@@ -397,7 +445,8 @@ class SqliteKv implements SqliteStore {
 
   async compact(revision: number): Promise<void> {
     this.assertOpen();
-    if (revision > this.rev) throw new BadRequestError(`cannot compact revision ${revision}: current revision is ${this.rev}`);
+    if (revision > this.rev)
+      throw new BadRequestError(`cannot compact revision ${revision}: current revision is ${this.rev}`);
     if (revision <= this.compacted) return;
     this.guard(() => this.tx.compact(revision));
     this.compacted = revision;
@@ -516,7 +565,9 @@ function deliver(w: WatchEntry, ev: WatchEvent): void {
 
 function rowToEvent(r: LogRow): WatchEvent {
   const prev: KeyValue | undefined =
-    r.prev_value === null ? undefined : { key: r.key, value: r.prev_value, createRevision: r.prev_create_rev!, modRevision: r.prev_mod_rev! };
+    r.prev_value === null
+      ? undefined
+      : { key: r.key, value: r.prev_value, createRevision: r.prev_create_rev!, modRevision: r.prev_mod_rev! };
   if (r.type === DEL) {
     return { type: 'DELETE', kv: { ...prev!, modRevision: r.rev }, prev, revision: r.rev };
   }

@@ -34,7 +34,10 @@ describe('childAbortController detaching', () => {
     const add = parent.signal.addEventListener.bind(parent.signal);
     const remove = parent.signal.removeEventListener.bind(parent.signal);
     parent.signal.addEventListener = ((...a: Parameters<typeof add>) => (added++, add(...a))) as typeof add;
-    parent.signal.removeEventListener = ((...a: Parameters<typeof remove>) => (removed++, remove(...a))) as typeof remove;
+    parent.signal.removeEventListener = ((...a: Parameters<typeof remove>) => (
+      removed++,
+      remove(...a)
+    )) as typeof remove;
     childAbortController(parent.signal).abort();
     expect(added).toBe(1);
     expect(removed).toBe(1);

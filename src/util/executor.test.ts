@@ -21,12 +21,37 @@ const ok = async (): Promise<void> => undefined;
 
 describe('operation executor: conflicts', () => {
   it.each<{ name: string; first: OpKey; second: OpKey; want: string }>([
-    { name: 'volume op blocks pod op on it', first: { volume: 'v1' }, second: { volume: 'v1', pod: 'p1' }, want: 'alreadyRunning' },
-    { name: 'pod op blocks volume op', first: { volume: 'v1', pod: 'p1' }, second: { volume: 'v1' }, want: 'alreadyRunning' },
-    { name: 'same pod op duplicate', first: { volume: 'v1', pod: 'p1' }, second: { volume: 'v1', pod: 'p1' }, want: 'alreadyRunning' },
-    { name: 'other pod on same volume runs', first: { volume: 'v1', pod: 'p1' }, second: { volume: 'v1', pod: 'p2' }, want: 'started' },
+    {
+      name: 'volume op blocks pod op on it',
+      first: { volume: 'v1' },
+      second: { volume: 'v1', pod: 'p1' },
+      want: 'alreadyRunning',
+    },
+    {
+      name: 'pod op blocks volume op',
+      first: { volume: 'v1', pod: 'p1' },
+      second: { volume: 'v1' },
+      want: 'alreadyRunning',
+    },
+    {
+      name: 'same pod op duplicate',
+      first: { volume: 'v1', pod: 'p1' },
+      second: { volume: 'v1', pod: 'p1' },
+      want: 'alreadyRunning',
+    },
+    {
+      name: 'other pod on same volume runs',
+      first: { volume: 'v1', pod: 'p1' },
+      second: { volume: 'v1', pod: 'p2' },
+      want: 'started',
+    },
     { name: 'other volume runs', first: { volume: 'v1' }, second: { volume: 'v2' }, want: 'started' },
-    { name: 'a plain key is the whole volume: blocks a pod op', first: 'v1', second: { volume: 'v1', pod: 'p1' }, want: 'alreadyRunning' },
+    {
+      name: 'a plain key is the whole volume: blocks a pod op',
+      first: 'v1',
+      second: { volume: 'v1', pod: 'p1' },
+      want: 'alreadyRunning',
+    },
     { name: 'a pod op blocks the plain key', first: { volume: 'v1', pod: 'p1' }, second: 'v1', want: 'alreadyRunning' },
     { name: 'plain key and volume key are one key', first: 'v1', second: { volume: 'v1' }, want: 'alreadyRunning' },
     { name: 'other plain key runs', first: '/a', second: '/b', want: 'started' },
@@ -149,7 +174,14 @@ describe('operation executor: listeners, idle and close', () => {
     ex.run({ volume: 'v1', pod: 'p1' }, 'setUp', fail);
     await ex.idle();
     await flushMicrotasks();
-    expect(seen).toEqual([{ kind: 'settled', key: { volume: 'v1', pod: 'p1' }, name: 'setUp', error: expect.objectContaining({ message: 'boom' }) }]);
+    expect(seen).toEqual([
+      {
+        kind: 'settled',
+        key: { volume: 'v1', pod: 'p1' },
+        name: 'setUp',
+        error: expect.objectContaining({ message: 'boom' }),
+      },
+    ]);
     await clock.advance(499);
     expect(seen).toHaveLength(1);
     await clock.advance(1);
@@ -180,10 +212,11 @@ describe('operation executor: listeners, idle and close', () => {
     ex.run('/a', 'x', () => first.promise);
     // A listener that starts the next operation as the first settles (as a reconciler would).
     ex.onChange((c) => {
-      if (c.kind === 'settled' && c.key === '/a') ex.run('/b', 'y', async () => {
-        await second.promise;
-        secondDone = true;
-      });
+      if (c.kind === 'settled' && c.key === '/a')
+        ex.run('/b', 'y', async () => {
+          await second.promise;
+          secondDone = true;
+        });
     });
     let idle = false;
     const waiting = ex.idle().then(() => (idle = true));
@@ -200,10 +233,17 @@ describe('operation executor: listeners, idle and close', () => {
     const seen: Array<[string, string | undefined]> = [];
     ex.onChange((c) => c.kind === 'settled' && seen.push([c.name, c.error?.message]));
     let aborted = false;
-    ex.run('/a', 'long', (signal) => new Promise<void>((_, reject) => signal.addEventListener('abort', () => {
-      aborted = true;
-      reject(new Error('aborted'));
-    })));
+    ex.run(
+      '/a',
+      'long',
+      (signal) =>
+        new Promise<void>((_, reject) =>
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(new Error('aborted'));
+          }),
+        ),
+    );
     await flushMicrotasks();
     await ex.close();
     expect(aborted).toBe(true);

@@ -106,7 +106,11 @@ class Executor implements OperationExecutor {
       e.retryAtMs = 0;
     }
     if (!v) this.volumes.set(volume, (v = { byPod: new Map(), pending: 0 }));
-    if (!e) v.byPod.set(pod, (e = { key: typeof key === 'string' ? key : { ...key }, name, pending: false, failures: 0, retryAtMs: 0 }));
+    if (!e)
+      v.byPod.set(
+        pod,
+        (e = { key: typeof key === 'string' ? key : { ...key }, name, pending: false, failures: 0, retryAtMs: 0 }),
+      );
     e.pending = true;
     v.pending++;
     e.promise = this.execute(volume, pod, v, e, name, op);
@@ -134,7 +138,8 @@ class Executor implements OperationExecutor {
   async idle(): Promise<void> {
     for (;;) {
       const pending: Array<Promise<void> | undefined> = [];
-      for (const v of this.volumes.values()) if (v.pending > 0) for (const e of v.byPod.values()) if (e.pending) pending.push(e.promise);
+      for (const v of this.volumes.values())
+        if (v.pending > 0) for (const e of v.byPod.values()) if (e.pending) pending.push(e.promise);
       if (pending.length === 0) return;
       await Promise.all(pending);
     }
@@ -146,7 +151,14 @@ class Executor implements OperationExecutor {
     await this.idle();
   }
 
-  private async execute(volume: string, pod: string, v: VolumeEntries, e: Entry, name: string, op: Operation): Promise<void> {
+  private async execute(
+    volume: string,
+    pod: string,
+    v: VolumeEntries,
+    e: Entry,
+    name: string,
+    op: Operation,
+  ): Promise<void> {
     let error: StowageError | undefined;
     try {
       await op(this.stop.signal);
@@ -159,7 +171,13 @@ class Executor implements OperationExecutor {
       e.failures++;
       const delay = backoffDelay(this.policy, e.failures);
       e.retryAtMs = this.clock.now() + delay;
-      this.log.warn('operation failed; will retry', { key: keyString(e.key), operation: name, failures: e.failures, retryInMs: delay, error: error.message });
+      this.log.warn('operation failed; will retry', {
+        key: keyString(e.key),
+        operation: name,
+        failures: e.failures,
+        retryInMs: delay,
+        error: error.message,
+      });
       this.wakeAfter(delay, e.key, name);
     } else if (!error) {
       v.byPod.delete(pod);

@@ -18,7 +18,12 @@ export function setLogLevel(level: LogLevel): void {
 export function newLogger(component: string): Logger {
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
     if (ORDER[level] < ORDER[threshold]) return;
-    const extra = fields ? ' ' + Object.entries(fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ') : '';
+    const extra = fields
+      ? ' ' +
+        Object.entries(fields)
+          .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+          .join(' ')
+      : '';
     process.stderr.write(`${new Date().toISOString()} ${level.toUpperCase()} [${component}] ${msg}${extra}\n`);
   };
   return {

@@ -4,7 +4,13 @@ import type { Logger } from './log.js';
 import { newLoop, type LoopOptions } from './loop.js';
 
 function recordingLogger(errors: string[]): Logger {
-  const l: Logger = { debug() {}, info() {}, warn() {}, error: (m, f) => errors.push(`${m} ${String(f?.['error'])}`), child: () => l };
+  const l: Logger = {
+    debug() {},
+    info() {},
+    warn() {},
+    error: (m, f) => errors.push(`${m} ${String(f?.['error'])}`),
+    child: () => l,
+  };
   return l;
 }
 

@@ -24,7 +24,11 @@ function escape(v: string): string {
 
 export class Counter implements Metric {
   private readonly values = new Map<string, number>();
-  constructor(readonly name: string, readonly help: string, readonly labelNames: readonly string[] = []) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[] = [],
+  ) {}
   inc(l: Labels = {}, by = 1): void {
     const k = labelKey(this.labelNames, l);
     this.values.set(k, (this.values.get(k) ?? 0) + by);
@@ -43,7 +47,11 @@ export class Gauge implements Metric {
   private readonly values = new Map<string, number>();
   /** When set, called before each render to refresh all values. */
   collect?: (g: Gauge) => void;
-  constructor(readonly name: string, readonly help: string, readonly labelNames: readonly string[] = []) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[] = [],
+  ) {}
   set(l: Labels, v: number): void {
     this.values.set(labelKey(this.labelNames, l), v);
   }
@@ -67,7 +75,9 @@ export class Histogram implements Metric {
     readonly name: string,
     readonly help: string,
     readonly labelNames: readonly string[] = [],
-    readonly buckets: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600],
+    readonly buckets: readonly number[] = [
+      0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600,
+    ],
   ) {}
   observe(l: Labels, seconds: number): void {
     const k = labelKey(this.labelNames, l);
@@ -84,7 +94,9 @@ export class Histogram implements Metric {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const [k, s] of this.series) {
       const vals = k.split('\u0000');
-      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket${fmtLabels(this.labelNames, vals, ['le', String(b)])} ${s.counts[i]}`));
+      this.buckets.forEach((b, i) =>
+        lines.push(`${this.name}_bucket${fmtLabels(this.labelNames, vals, ['le', String(b)])} ${s.counts[i]}`),
+      );
       lines.push(`${this.name}_bucket${fmtLabels(this.labelNames, vals, ['le', '+Inf'])} ${s.count}`);
       lines.push(`${this.name}_sum${fmtLabels(this.labelNames, vals)} ${s.sum}`);
       lines.push(`${this.name}_count${fmtLabels(this.labelNames, vals)} ${s.count}`);

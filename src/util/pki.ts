@@ -58,10 +58,15 @@ export function issueLeaf(r: LeafRequest): { certPem: string; keyPem: string } {
   cert.serialNumber = serial();
   cert.validity.notBefore = new Date(Date.now() - 60_000);
   cert.validity.notAfter = new Date(Date.now() + r.validDays * 24 * 3600 * 1000);
-  const subject = [{ name: 'commonName', value: r.commonName }, ...(r.organizations ?? []).map((o) => ({ name: 'organizationName', value: o }))];
+  const subject = [
+    { name: 'commonName', value: r.commonName },
+    ...(r.organizations ?? []).map((o) => ({ name: 'organizationName', value: o })),
+  ];
   cert.setSubject(subject);
   cert.setIssuer(r.ca ? forge.pki.certificateFromPem(r.ca.certPem).subject.attributes : subject);
-  const altNames = (r.hosts ?? []).map((h) => (/^[\d.]+$/.test(h) || h.includes(':') ? { type: 7, ip: h } : { type: 2, value: h }));
+  const altNames = (r.hosts ?? []).map((h) =>
+    /^[\d.]+$/.test(h) || h.includes(':') ? { type: 7, ip: h } : { type: 2, value: h },
+  );
   cert.setExtensions([
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },

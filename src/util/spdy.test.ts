@@ -34,14 +34,20 @@ describe('SPDY/3.1 client framing', () => {
     });
     expect(written[1]!.readUInt32BE(8)).toBe(3);
     const inflated = inflateSync(Buffer.concat(blocks), { finishFlush: constants.Z_SYNC_FLUSH });
-    expect(inflated).toEqual(Buffer.concat([headerBlock({ streamtype: 'error' }), headerBlock({ streamtype: 'stdout' })]));
+    expect(inflated).toEqual(
+      Buffer.concat([headerBlock({ streamtype: 'error' }), headerBlock({ streamtype: 'stdout' })]),
+    );
     c.close();
   });
 
   it('writes data and a FIN; reads data frames, FIN and RST per stream, and answers pings', () => {
     const { socket, written } = fakeSocket();
     const events: string[] = [];
-    const c = new SpdyConnection(socket, { data: (id, d) => events.push(`data ${id} ${d.toString()}`), end: (id) => events.push(`end ${id}`), closed: () => events.push('closed') });
+    const c = new SpdyConnection(socket, {
+      data: (id, d) => events.push(`data ${id} ${d.toString()}`),
+      end: (id) => events.push(`end ${id}`),
+      closed: () => events.push('closed'),
+    });
     void c.write(5, Buffer.from('in'));
     c.end(5);
     expect(written.map((f) => ({ id: f.readUInt32BE(0), flags: f[4], body: f.subarray(8).toString() }))).toEqual([
@@ -60,7 +66,12 @@ describe('SPDY/3.1 client framing', () => {
       h.writeUIntBE(payload.length, 5, 3);
       return Buffer.concat([h, payload]);
     };
-    const all = Buffer.concat([data(3, 0, 'out'), data(3, 1, ''), control(3, Buffer.from([0, 0, 0, 1, 0, 0, 0, 5])), control(6, Buffer.from([0, 0, 0, 2]))]);
+    const all = Buffer.concat([
+      data(3, 0, 'out'),
+      data(3, 1, ''),
+      control(3, Buffer.from([0, 0, 0, 1, 0, 0, 0, 5])),
+      control(6, Buffer.from([0, 0, 0, 2])),
+    ]);
     // Split mid-frame: the reader must wait for the rest.
     socket.push(all.subarray(0, 5));
     socket.push(all.subarray(5));
@@ -80,7 +91,11 @@ describe('SPDY/3.1 server side', () => {
   it("replies to the peer's streams and reports them in order", () => {
     const { socket, written } = fakeSocket();
     const opened: number[] = [];
-    const c = new SpdyConnection(socket, { opened: (id) => opened.push(id), data: () => undefined, end: () => undefined, closed: () => undefined }, 'server');
+    const c = new SpdyConnection(
+      socket,
+      { opened: (id) => opened.push(id), data: () => undefined, end: () => undefined, closed: () => undefined },
+      'server',
+    );
     const syn = (id: number): Buffer => {
       const body = Buffer.alloc(10);
       body.writeUInt32BE(id);

@@ -11,7 +11,16 @@ import { request } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 const VERSION = 3;
-const TYPE = { synStream: 1, synReply: 2, rstStream: 3, settings: 4, ping: 6, goaway: 7, headers: 8, windowUpdate: 9 } as const;
+const TYPE = {
+  synStream: 1,
+  synReply: 2,
+  rstStream: 3,
+  settings: 4,
+  ping: 6,
+  goaway: 7,
+  headers: 8,
+  windowUpdate: 9,
+} as const;
 const FLAG_FIN = 0x01;
 const MAX_DATA = 32 * 1024;
 
@@ -61,7 +70,8 @@ export class SpdyConnection {
   async write(id: number, data: Buffer): Promise<void> {
     for (let off = 0; off < data.length; off += MAX_DATA) {
       const piece = data.subarray(off, off + MAX_DATA);
-      if (!this.socket.write(dataFrame(id, 0, piece))) await new Promise<void>((r) => this.socket.once('drain', () => r()));
+      if (!this.socket.write(dataFrame(id, 0, piece)))
+        await new Promise<void>((r) => this.socket.once('drain', () => r()));
     }
   }
 
@@ -182,7 +192,10 @@ export interface SpdyUpgrade {
 
 /** Thrown when the server answers the upgrade with something else than 101 (its body is the reason). */
 export class UpgradeRefused extends Error {
-  constructor(readonly statusCode: number, readonly body: string) {
+  constructor(
+    readonly statusCode: number,
+    readonly body: string,
+  ) {
     super(`upgrade refused (${statusCode}): ${body}`);
   }
 }
@@ -195,7 +208,12 @@ export function upgradeToSpdy(url: string, protocols: readonly string[], timeout
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method: 'POST',
-      headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': [...protocols], 'Content-Length': '0' },
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'SPDY/3.1',
+        'X-Stream-Protocol-Version': [...protocols],
+        'Content-Length': '0',
+      },
       timeout: timeoutMs,
     });
     req.on('upgrade', (res, socket, head) => {

@@ -3,7 +3,8 @@ import { channelMessage, chooseChannelProtocol, parseChannelMessage, STREAM } fr
 import { acceptKey, closePayload, encodeFrame, OPCODE, WsDecoder, WsProtocolError } from './websocket.js';
 
 describe('WebSocket framing', () => {
-  it('computes the RFC 6455 accept key', () => expect(acceptKey('dGhlIHNhbXBsZSBub25jZQ==')).toBe('s3pPLMBiTxaQ9kYGzzhZRbK+xOo='));
+  it('computes the RFC 6455 accept key', () =>
+    expect(acceptKey('dGhlIHNhbXBsZSBub25jZQ==')).toBe('s3pPLMBiTxaQ9kYGzzhZRbK+xOo='));
 
   it.each([0, 125, 126, 65535, 65536])('round-trips a %i-byte message, masked and not', (n) => {
     const payload = Buffer.alloc(n, 7);
@@ -32,7 +33,8 @@ describe('WebSocket framing', () => {
     expect(() => new WsDecoder().push(encodeFrame(OPCODE.continuation, Buffer.from('x')))).toThrow(WsProtocolError);
   });
 
-  it('encodes a close status', () => expect(closePayload(1000, 'bye')).toEqual(Buffer.from([0x03, 0xe8, ...Buffer.from('bye')])));
+  it('encodes a close status', () =>
+    expect(closePayload(1000, 'bye')).toEqual(Buffer.from([0x03, 0xe8, ...Buffer.from('bye')])));
 });
 
 describe('Kubernetes channel protocols', () => {
@@ -43,13 +45,22 @@ describe('Kubernetes channel protocols', () => {
     [undefined, undefined],
   ])('offer %j → %j', (offer, want) => expect(chooseChannelProtocol(offer)).toBe(want));
 
-  it('prefixes the stream byte', () => expect(channelMessage(STREAM.stderr, Buffer.from('x'))).toEqual(Buffer.from([2, 0x78])));
+  it('prefixes the stream byte', () =>
+    expect(channelMessage(STREAM.stderr, Buffer.from('x'))).toEqual(Buffer.from([2, 0x78])));
 
   it('reads v5 close signals; v4 has none', () => {
     const closeStdin = Buffer.from([STREAM.close, STREAM.stdin]);
     expect(parseChannelMessage(closeStdin, 'v5.channel.k8s.io')).toEqual({ kind: 'close', stream: STREAM.stdin });
-    expect(parseChannelMessage(closeStdin, 'v4.channel.k8s.io')).toEqual({ kind: 'data', stream: 255, data: Buffer.from([0]) });
-    expect(parseChannelMessage(Buffer.from([STREAM.resize, 0x7b]), 'v5.channel.k8s.io')).toEqual({ kind: 'data', stream: STREAM.resize, data: Buffer.from('{') });
+    expect(parseChannelMessage(closeStdin, 'v4.channel.k8s.io')).toEqual({
+      kind: 'data',
+      stream: 255,
+      data: Buffer.from([0]),
+    });
+    expect(parseChannelMessage(Buffer.from([STREAM.resize, 0x7b]), 'v5.channel.k8s.io')).toEqual({
+      kind: 'data',
+      stream: STREAM.resize,
+      data: Buffer.from('{'),
+    });
     expect(parseChannelMessage(Buffer.alloc(0), 'v5.channel.k8s.io')).toEqual({ kind: 'empty' });
   });
 });

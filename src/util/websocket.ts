@@ -12,7 +12,9 @@ export type Opcode = (typeof OPCODE)[keyof typeof OPCODE];
 
 /** `Sec-WebSocket-Accept` for a client's `Sec-WebSocket-Key`. */
 export function acceptKey(key: string): string {
-  return createHash('sha1').update(key + GUID).digest('base64');
+  return createHash('sha1')
+    .update(key + GUID)
+    .digest('base64');
 }
 
 /** One frame; `mask` when the sender is a client (RFC 6455 §5.3). */

@@ -16,9 +16,26 @@ const SEED = Number(process.env.CHAOS_SEED ?? 20261124);
 
 const cases: Array<{ name: string } & Pick<RoundOptions, 'mode' | 'attach' | 'faults' | 'seed'>> = [
   { name: 'all-in-one `stowage up` with attach, killed in every phase', mode: 'allinone', attach: true, seed: SEED },
-  { name: 'split processes with attach, any of them killed in every phase', mode: 'split', attach: true, seed: SEED + 1 },
-  { name: 'split processes behind the driver-fault proxy, any of them killed', mode: 'split', attach: false, faults: true, seed: SEED + 2 },
-  { name: 'split processes with attach behind the driver-fault proxy, any of them killed', mode: 'split', attach: true, faults: true, seed: SEED + 3 },
+  {
+    name: 'split processes with attach, any of them killed in every phase',
+    mode: 'split',
+    attach: true,
+    seed: SEED + 1,
+  },
+  {
+    name: 'split processes behind the driver-fault proxy, any of them killed',
+    mode: 'split',
+    attach: false,
+    faults: true,
+    seed: SEED + 2,
+  },
+  {
+    name: 'split processes with attach behind the driver-fault proxy, any of them killed',
+    mode: 'split',
+    attach: true,
+    faults: true,
+    seed: SEED + 3,
+  },
 ];
 
 describe.skipIf(!isRoot || !built)('chaos: SIGKILL at seeded moments loses and leaks nothing', () => {

@@ -37,7 +37,13 @@ export function readResponse(res: IncomingMessage): Promise<RawResponse> {
 }
 
 /** One HTTPS request to the test API server with the admin token. */
-export function api(t: Target, method: string, path: string, body?: unknown, o: { contentType?: string; accept?: string; token?: string | null; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+export function api(
+  t: Target,
+  method: string,
+  path: string,
+  body?: unknown,
+  o: { contentType?: string; accept?: string; token?: string | null; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
   let agent = agents.get(t);
   if (!agent) agents.set(t, (agent = new Agent({ ca: t.caPem, keepAlive: true })));
   const url = new URL(path, t.baseUrl);
@@ -58,32 +64,49 @@ export function api(t: Target, method: string, path: string, body?: unknown, o: 
 }
 
 /** Opens a watch and collects its events until `until` returns true for the collected list. */
-export function watchUntil(t: Target, path: string, until: (events: any[]) => boolean, o: { accept?: string; timeoutMs?: number } = {}): Promise<any[]> {
+export function watchUntil(
+  t: Target,
+  path: string,
+  until: (events: any[]) => boolean,
+  o: { accept?: string; timeoutMs?: number } = {},
+): Promise<any[]> {
   let agent = agents.get(t);
   if (!agent) agents.set(t, (agent = new Agent({ ca: t.caPem, keepAlive: true })));
   const url = new URL(path, t.baseUrl);
   return new Promise((resolve, reject) => {
     const events: any[] = [];
     let buf = '';
-    const req = request(url, { method: 'GET', headers: { Accept: o.accept ?? 'application/json', Authorization: `Bearer ${t.token}` }, agent: new Agent({ ca: t.caPem }) }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        buf += c;
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (line.trim()) events.push(JSON.parse(line));
-        }
-        if (until(events)) {
-          req.destroy();
-          resolve(events);
-        }
-      });
-      res.on('end', () => resolve(events));
-    });
+    const req = request(
+      url,
+      {
+        method: 'GET',
+        headers: { Accept: o.accept ?? 'application/json', Authorization: `Bearer ${t.token}` },
+        agent: new Agent({ ca: t.caPem }),
+      },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          buf += c;
+          let i;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i);
+            buf = buf.slice(i + 1);
+            if (line.trim()) events.push(JSON.parse(line));
+          }
+          if (until(events)) {
+            req.destroy();
+            resolve(events);
+          }
+        });
+        res.on('end', () => resolve(events));
+      },
+    );
     req.on('error', (e) => ((e as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve(events) : reject(e)));
     req.end();
-    if (o.timeoutMs) setTimeout(() => { req.destroy(); resolve(events); }, o.timeoutMs).unref();
+    if (o.timeoutMs)
+      setTimeout(() => {
+        req.destroy();
+        resolve(events);
+      }, o.timeoutMs).unref();
   });
 }

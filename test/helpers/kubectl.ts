@@ -15,6 +15,7 @@ export interface Kubectl {
 /** kubectl for the `stowage up` whose data dir `dataDir()` returns (read at each call: set in beforeAll). */
 export function kubectlIn(dataDir: () => string, timeoutMs = 90_000): Kubectl {
   const env = (): NodeJS.ProcessEnv => ({ ...process.env, KUBECONFIG: join(dataDir(), 'kubeconfig'), HOME: dataDir() });
-  const kubectl = async (...args: string[]): Promise<string> => (await promisify(execFile)('kubectl', args, { env: env(), timeout: timeoutMs })).stdout;
+  const kubectl = async (...args: string[]): Promise<string> =>
+    (await promisify(execFile)('kubectl', args, { env: env(), timeout: timeoutMs })).stdout;
   return { env, kubectl, json: async (...args) => JSON.parse(await kubectl(...args, '-o', 'json')) };
 }

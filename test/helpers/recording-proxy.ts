@@ -30,7 +30,14 @@ export async function startRecordingProxy(upstream: Target): Promise<RecordingPr
   const server = http.createServer((req, res) => {
     requests.push({ method: req.method ?? '', path: req.url ?? '', atMs: Date.now() });
     const up = https.request(
-      { host: base.hostname, port: base.port, method: req.method, path: req.url, headers: { ...req.headers, host: base.host }, agent },
+      {
+        host: base.hostname,
+        port: base.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: base.host },
+        agent,
+      },
       (ur) => {
         res.writeHead(ur.statusCode ?? 502, ur.headers);
         res.flushHeaders();

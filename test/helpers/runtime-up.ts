@@ -31,7 +31,11 @@ export interface RuntimeCluster {
   stop(): Promise<void>;
 }
 
-export async function startRuntimeCluster(prefix: string, node: string, opts: { hostpath?: boolean } = {}): Promise<RuntimeCluster> {
+export async function startRuntimeCluster(
+  prefix: string,
+  node: string,
+  opts: { hostpath?: boolean } = {},
+): Promise<RuntimeCluster> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   let registry: Registry | undefined;
   let up: RunningUp | undefined;
@@ -40,7 +44,8 @@ export async function startRuntimeCluster(prefix: string, node: string, opts: { 
     const pause = await registry.push('pause', 't1', ['sleep', '2147483647']);
     const image = await registry.push('busybox', 't1', ['sh']);
     const flags = [...(opts.hostpath === false ? ['--no-hostpath'] : []), '--pod-infra-container-image', pause];
-    const start = (): Promise<RunningUp> => startUp(join(dir, 'data'), node, flags, { runtime: true, stderr: 'inherit' });
+    const start = (): Promise<RunningUp> =>
+      startUp(join(dir, 'data'), node, flags, { runtime: true, stderr: 'inherit' });
     up = await start();
     const c = cluster(dir, registry, image, pause, up, start);
     if (opts.hostpath !== false) await fastStorageClass(c, node);
@@ -51,7 +56,14 @@ export async function startRuntimeCluster(prefix: string, node: string, opts: { 
   }
 }
 
-function cluster(dir: string, registry: Registry, image: string, pause: string, up: RunningUp, start: () => Promise<RunningUp>): RuntimeCluster {
+function cluster(
+  dir: string,
+  registry: Registry,
+  image: string,
+  pause: string,
+  up: RunningUp,
+  start: () => Promise<RunningUp>,
+): RuntimeCluster {
   const c: RuntimeCluster = {
     dir,
     registry,
@@ -60,7 +72,12 @@ function cluster(dir: string, registry: Registry, image: string, pause: string, 
     up,
     t: up.target,
     claim: async (name) => {
-      const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Mi' } } } };
+      const pvc = {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name },
+        spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Mi' } } },
+      };
       const r = await api(c.t, 'POST', `${NS}/persistentvolumeclaims`, pvc);
       if (r.status !== 201) throw new Error(`claim ${name}: ${r.status} ${r.text}`);
     },
@@ -77,8 +94,18 @@ function cluster(dir: string, registry: Registry, image: string, pause: string, 
 
 /** Waits for the built-in hostpath driver on `node` and creates the StorageClass `fast` for it. */
 async function fastStorageClass(c: RuntimeCluster, node: string): Promise<void> {
-  await until('the hostpath driver registered', async () => (await api(c.t, 'GET', `/apis/storage.k8s.io/v1/csinodes/${node}`)).body?.spec?.drivers?.length === 1, 30_000);
-  const sc = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'hostpath.csi.stowage.io', volumeBindingMode: 'Immediate' };
+  await until(
+    'the hostpath driver registered',
+    async () => (await api(c.t, 'GET', `/apis/storage.k8s.io/v1/csinodes/${node}`)).body?.spec?.drivers?.length === 1,
+    30_000,
+  );
+  const sc = {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: 'fast' },
+    provisioner: 'hostpath.csi.stowage.io',
+    volumeBindingMode: 'Immediate',
+  };
   const r = await api(c.t, 'POST', '/apis/storage.k8s.io/v1/storageclasses', sc);
   if (r.status !== 201) throw new Error(`StorageClass fast: ${r.status} ${r.text}`);
 }

@@ -4,7 +4,19 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readSync, closeSync, readdirSync, readFileSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  closeSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  copyFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { freeLoopbackPort } from '../../src/util/freeport.js';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -39,7 +51,8 @@ function isStaticElf(path: string): boolean {
   }
 }
 
-const onPath = (p: string): boolean => [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin'].some((d) => d !== '' && existsSync(join(d, p)));
+const onPath = (p: string): boolean =>
+  [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/sbin'].some((d) => d !== '' && existsSync(join(d, p)));
 
 /** Why the runtime tests cannot run here (empty when they can); each entry names what is missing. */
 export function runtimeTestsMissing(): string[] {
@@ -51,7 +64,6 @@ export function runtimeTestsMissing(): string[] {
   if (!isStaticElf(BUSYBOX)) missing.push(`a static ${BUSYBOX} (busybox-static; the test image is built from it)`);
   return missing;
 }
-
 
 export interface Registry {
   /** `127.0.0.1:<port>` */
@@ -67,7 +79,9 @@ export async function startRegistry(dir: string): Promise<Registry> {
   const port = await freeLoopbackPort();
   const host = `127.0.0.1:${port}`;
   const config = join(dir, 'config.yml');
-  writeFileSync(config, `version: 0.1
+  writeFileSync(
+    config,
+    `version: 0.1
 log:
   level: warn
 storage:
@@ -75,7 +89,8 @@ storage:
     rootdirectory: ${join(dir, 'storage')}
 http:
   addr: ${host}
-`);
+`,
+  );
   const child: ChildProcess = spawn('docker-registry', ['serve', config], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 30_000;
@@ -99,7 +114,18 @@ http:
       const work = join(dir, `image-${n++}`);
       const archive = await buildBusyboxArchive(work, cmd);
       const ref = `${host}/${name}:${tag}`;
-      await run('skopeo', ['--insecure-policy', 'copy', '--quiet', '--dest-tls-verify=false', `docker-archive:${archive}`, `docker://${ref}`], { timeout: 120_000 });
+      await run(
+        'skopeo',
+        [
+          '--insecure-policy',
+          'copy',
+          '--quiet',
+          '--dest-tls-verify=false',
+          `docker-archive:${archive}`,
+          `docker://${ref}`,
+        ],
+        { timeout: 120_000 },
+      );
       rmSync(work, { recursive: true, force: true });
       return ref;
     },
@@ -110,7 +136,28 @@ http:
   };
 }
 
-const APPLETS = ['sh', 'cat', 'echo', 'sleep', 'ls', 'mkdir', 'touch', 'true', 'false', 'test', 'id', 'env', 'pwd', 'wc', 'grep', 'sync', 'tar', 'stty', 'rm', 'httpd'];
+const APPLETS = [
+  'sh',
+  'cat',
+  'echo',
+  'sleep',
+  'ls',
+  'mkdir',
+  'touch',
+  'true',
+  'false',
+  'test',
+  'id',
+  'env',
+  'pwd',
+  'wc',
+  'grep',
+  'sync',
+  'tar',
+  'stty',
+  'rm',
+  'httpd',
+];
 
 /** A docker-archive tar (one layer: busybox and its applet links in /bin) with `cmd` as the default command. */
 export async function buildBusyboxArchive(work: string, cmd: readonly string[]): Promise<string> {
@@ -129,7 +176,10 @@ export async function buildBusyboxArchive(work: string, cmd: readonly string[]):
     rootfs: { type: 'layers', diff_ids: [diffId] },
   };
   writeFileSync(join(work, 'config.json'), JSON.stringify(config));
-  writeFileSync(join(work, 'manifest.json'), JSON.stringify([{ Config: 'config.json', RepoTags: [], Layers: ['layer.tar'] }]));
+  writeFileSync(
+    join(work, 'manifest.json'),
+    JSON.stringify([{ Config: 'config.json', RepoTags: [], Layers: ['layer.tar'] }]),
+  );
   const archive = join(work, 'image.tar');
   await run('tar', ['-C', work, '-cf', archive, 'manifest.json', 'config.json', 'layer.tar']);
   return archive;
@@ -154,7 +204,11 @@ export async function tearDownRuntimeUp(o: { up?: RunningUp; dir: string; regist
   if (o.up) {
     const pods = '/api/v1/namespaces/default/pods';
     await api(o.up.target, 'DELETE', pods).catch(() => undefined);
-    await until('every pod gone', async () => (await api(o.up!.target, 'GET', pods)).body?.items?.length === 0, 120_000).catch(() => undefined);
+    await until(
+      'every pod gone',
+      async () => (await api(o.up!.target, 'GET', pods)).body?.items?.length === 0,
+      120_000,
+    ).catch(() => undefined);
     o.up.child.kill('SIGTERM');
     await o.up.exit;
   }
@@ -179,7 +233,10 @@ export async function stopLeftoverContainerd(dir: string): Promise<void> {
     }
     const address = cmd[cmd.indexOf('-address') + 1] ?? '';
     if (!cmd[0]?.includes('containerd-shim') || !address.startsWith(`${dir}/`)) continue;
-    const children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter((c) => c !== '');
+    const children = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter((c) => c !== '');
     for (const c of children) kill(Number(c));
     kill(Number(p));
   }

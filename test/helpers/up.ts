@@ -23,8 +23,24 @@ export interface StartUpOptions {
 }
 
 /** Starts `stowage up --port 0 --data-dir <dataDir> --node-name <nodeName> …extra` and waits until it serves. */
-export async function startUp(dataDir: string, nodeName: string, extra: readonly string[] = [], o: StartUpOptions = {}): Promise<RunningUp> {
-  const args = [BIN, 'up', '--port', '0', '--data-dir', dataDir, '--node-name', nodeName, ...(o.runtime ? [] : ['--no-container-runtime']), ...extra];
+export async function startUp(
+  dataDir: string,
+  nodeName: string,
+  extra: readonly string[] = [],
+  o: StartUpOptions = {},
+): Promise<RunningUp> {
+  const args = [
+    BIN,
+    'up',
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--node-name',
+    nodeName,
+    ...(o.runtime ? [] : ['--no-container-runtime']),
+    ...extra,
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', o.stderr ?? 'pipe'] });
   child.stderr?.resume();
   const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

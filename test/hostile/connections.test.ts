@@ -8,10 +8,23 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectReady, oneConnection, rawConnection, send, snapshot, startHostileServer, type HostileServer } from './kit.js';
+import {
+  expectReady,
+  oneConnection,
+  rawConnection,
+  send,
+  snapshot,
+  startHostileServer,
+  type HostileServer,
+} from './kit.js';
 
 const PVS = '/api/v1/persistentvolumes';
-const pv = (name: string) => ({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` } } });
+const pv = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolume',
+  metadata: { name },
+  spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` } },
+});
 
 describe('hostile connections', () => {
   let s: HostileServer;
@@ -33,7 +46,12 @@ describe('hostile connections', () => {
     const big = Buffer.alloc(4 * 1024 * 1024, 0x20);
     const r = await send(s, 'POST', PVS, big, { agent });
     expect(r.status).toBe(413);
-    expect(r.body).toMatchObject({ kind: 'Status', code: 413, reason: 'RequestEntityTooLarge', message: 'Request entity too large: limit is 3145728' });
+    expect(r.body).toMatchObject({
+      kind: 'Status',
+      code: 413,
+      reason: 'RequestEntityTooLarge',
+      message: 'Request entity too large: limit is 3145728',
+    });
     expect(r.headers.connection).toBe('close');
     const next = await send(s, 'GET', PVS, undefined, { agent });
     expect(next.status).toBe(200);
@@ -42,9 +60,12 @@ describe('hostile connections', () => {
     agent.destroy();
   });
 
-  it('the reported hang: Node fetch (keep-alive pool) after a 413 still gets its next answer', { timeout: 30_000 }, async () => {
-    // fetch only trusts a private CA given at process start: run the client as a child process.
-    const script = `
+  it(
+    'the reported hang: Node fetch (keep-alive pool) after a 413 still gets its next answer',
+    { timeout: 30_000 },
+    async () => {
+      // fetch only trusts a private CA given at process start: run the client as a child process.
+      const script = `
       const url = process.argv[1], token = process.argv[2];
       const h = { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' };
       const big = await fetch(url + '${PVS}', { method: 'POST', headers: h, body: ' '.repeat(4 * 1024 * 1024) });
@@ -55,18 +76,23 @@ describe('hostile connections', () => {
       const next = await fetch(url + '${PVS}', { headers: h });
       await next.text();
       console.log(JSON.stringify([big.status, next.status]));`;
-    // kube's default limits: no short read deadline comes to the rescue of a wedged connection.
-    const plain = await startHostileServer();
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, plain.api.url, plain.adminToken], {
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: plain.caFile },
-        timeout: 20_000, // a wedged client must not outlive the test
-      });
-      expect(JSON.parse(stdout.trim())).toEqual([413, 200]);
-    } finally {
-      await plain.close();
-    }
-  });
+      // kube's default limits: no short read deadline comes to the rescue of a wedged connection.
+      const plain = await startHostileServer();
+      try {
+        const { stdout } = await promisify(execFile)(
+          process.execPath,
+          ['--input-type=module', '-e', script, plain.api.url, plain.adminToken],
+          {
+            env: { ...process.env, NODE_EXTRA_CA_CERTS: plain.caFile },
+            timeout: 20_000, // a wedged client must not outlive the test
+          },
+        );
+        expect(JSON.parse(stdout.trim())).toEqual([413, 200]);
+      } finally {
+        await plain.close();
+      }
+    },
+  );
 
   it('a 401 before the body is read: a small body is drained and the connection reused, a large one closes it', async () => {
     const agent = oneConnection(s);
@@ -110,7 +136,9 @@ describe('hostile connections', () => {
     const before = await snapshot(slow, PVS);
     const halfSent = await rawConnection(slow);
     const body = JSON.stringify(pv('slow-body'));
-    halfSent.write(`POST ${PVS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slow.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    halfSent.write(
+      `POST ${PVS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slow.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
     await halfSent.closed; // the read deadline passed: the watch opened before it is past its own too
     expect(await snapshot(slow, PVS)).toEqual(before);
 
@@ -126,7 +154,10 @@ describe('hostile connections', () => {
     // Two mutating requests held open: their bodies never finish.
     const body = JSON.stringify(pv('held'));
     const held = await Promise.all([0, 1].map(() => rawConnection(s)));
-    for (const h of held) h.write(`POST ${PVS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.userToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{`);
+    for (const h of held)
+      h.write(
+        `POST ${PVS} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.userToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{`,
+      );
     const agent = oneConnection(s);
     let refused = await send(s, 'POST', PVS, pv('burst'), { agent, token: s.userToken });
     // The held requests are admitted as their headers arrive; ask until both are in.
@@ -136,7 +167,12 @@ describe('hostile connections', () => {
       refused = await send(s, 'POST', PVS, pv('burst'), { agent, token: s.userToken });
     }
     expect(refused.headers['retry-after']).toBe('1');
-    expect(refused.body).toMatchObject({ kind: 'Status', code: 429, reason: 'TooManyRequests', details: { retryAfterSeconds: 1 } });
+    expect(refused.body).toMatchObject({
+      kind: 'Status',
+      code: 429,
+      reason: 'TooManyRequests',
+      details: { retryAfterSeconds: 1 },
+    });
     expect((await send(s, 'GET', `${PVS}/burst`)).status).toBe(404);
 
     // Read-only requests have their own budget; system:masters is never refused; watches are not counted.
@@ -163,15 +199,22 @@ describe('hostile connections', () => {
   it('timeout= that does not parse is a 400; a request past its timeout= gets 504 Timeout', async () => {
     const bad = await send(s, 'GET', `${PVS}?timeout=soon`);
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ reason: 'BadRequest', message: 'invalid timeout specified in the request URL - time: invalid duration "soon"' });
+    expect(bad.body).toMatchObject({
+      reason: 'BadRequest',
+      message: 'invalid timeout specified in the request URL - time: invalid duration "soon"',
+    });
 
     const before = await snapshot(s, PVS);
     const c = await rawConnection(s);
     const body = JSON.stringify(pv('deadline'));
-    c.write(`POST ${PVS}?timeout=100ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{`);
+    c.write(
+      `POST ${PVS}?timeout=100ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{`,
+    );
     const text = await c.until((t) => t.includes('"code":504'));
     expect(text).toMatch(/^HTTP\/1\.1 504 /);
-    expect(text).toContain('"message":"Timeout: request did not complete within requested timeout - context deadline exceeded"');
+    expect(text).toContain(
+      '"message":"Timeout: request did not complete within requested timeout - context deadline exceeded"',
+    );
     expect(text).toContain('"reason":"Timeout"');
     c.destroy();
     expect(await snapshot(s, PVS)).toEqual(before);
@@ -182,16 +225,23 @@ describe('hostile connections', () => {
     try {
       const big = 'x'.repeat(900 * 1024);
       for (let i = 0; i < 6; i++) {
-        const r = await send(slowReader, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `big-${i}` }, data: { a: big } });
+        const r = await send(slowReader, 'POST', '/api/v1/namespaces/default/configmaps', {
+          metadata: { name: `big-${i}` },
+          data: { a: big },
+        });
         expect(r.status).toBe(201);
       }
       const c = await rawConnection(slowReader);
       c.socket.pause();
-      c.write(`GET /api/v1/namespaces/default/configmaps?timeout=500ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\n\r\n`);
+      c.write(
+        `GET /api/v1/namespaces/default/configmaps?timeout=500ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\n\r\n`,
+      );
       // A request with the same timeout=, started later, that can only end by it: once it has its
       // 504, the reader's deadline has passed as well.
       const marker = await rawConnection(slowReader);
-      marker.write(`POST /api/v1/namespaces/default/configmaps?timeout=500ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`);
+      marker.write(
+        `POST /api/v1/namespaces/default/configmaps?timeout=500ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slowReader.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`,
+      );
       await marker.until((t) => t.includes('"code":504'));
       marker.destroy();
       c.socket.resume();

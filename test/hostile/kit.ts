@@ -31,7 +31,9 @@ export interface HostileServer {
 
 const WRITERS = 'stowage-test:writers';
 
-export async function startHostileServer(limits: Partial<RequestLimits & ConnectionLimits> = {}): Promise<HostileServer> {
+export async function startHostileServer(
+  limits: Partial<RequestLimits & ConnectionLimits> = {},
+): Promise<HostileServer> {
   const dir = mkdtempSync(join(tmpdir(), 'stowage-hostile-'));
   const pki = ensureServingMaterial(join(dir, 'pki'), ['127.0.0.1']);
   const store: Store = openSqliteStore({ path: join(dir, 'stowage.db') });
@@ -47,7 +49,10 @@ export async function startHostileServer(limits: Partial<RequestLimits & Connect
     ]),
     // alice is an ordinary user (not system:masters, so the in-flight limits apply to her) who may
     // do anything with resources, as an RBAC binding would let her.
-    authorizer: newGroupRulesAuthorizer([...ADMIN_POLICY, { group: WRITERS, resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [] }]),
+    authorizer: newGroupRulesAuthorizer([
+      ...ADMIN_POLICY,
+      { group: WRITERS, resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [] },
+    ]),
     limits,
   });
   return {
@@ -85,12 +90,27 @@ export function oneConnection(s: HostileServer): Agent {
 const shared = new WeakMap<HostileServer, Agent>();
 
 /** One request; bodies given as objects are sent as JSON, strings and Buffers as they are. */
-export function send(s: HostileServer, method: string, path: string, body?: unknown, o: SendOptions = {}): Promise<Reply> {
+export function send(
+  s: HostileServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  o: SendOptions = {},
+): Promise<Reply> {
   let agent = o.agent ?? shared.get(s);
   if (!agent) shared.set(s, (agent = new Agent({ ca: s.caPem, keepAlive: true })));
-  const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  const payload =
+    body === undefined
+      ? undefined
+      : Buffer.isBuffer(body)
+        ? body
+        : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   const token = o.token === undefined ? s.adminToken : o.token;
-  const headers: Record<string, string> = { Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}), ...o.headers };
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    ...o.headers,
+  };
   if (payload) {
     headers['Content-Type'] = o.contentType ?? 'application/json';
     headers['Content-Length'] = String(payload.length);
@@ -155,7 +175,9 @@ export async function snapshot(s: HostileServer, collectionPath: string): Promis
   const r = await send(s, 'GET', collectionPath);
   if (r.status !== 200) throw new Error(`list ${collectionPath}: ${r.status} ${r.text}`);
   const out: Record<string, string> = {};
-  for (const item of r.body.items as Array<{ metadata: { name: string; namespace?: string; resourceVersion: string } }>) {
+  for (const item of r.body.items as Array<{
+    metadata: { name: string; namespace?: string; resourceVersion: string };
+  }>) {
     out[`${item.metadata.namespace ?? ''}/${item.metadata.name}`] = item.metadata.resourceVersion;
   }
   return out;

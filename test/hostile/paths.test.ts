@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectReady, send, snapshot, startHostileServer, type HostileServer } from './kit.js';
 
 const PVS = '/api/v1/persistentvolumes';
-const pv = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'q' }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/q' } } };
+const pv = {
+  apiVersion: 'v1',
+  kind: 'PersistentVolume',
+  metadata: { name: 'q' },
+  spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/q' } },
+};
 
 interface Case {
   readonly name: string;
@@ -21,7 +26,13 @@ interface Case {
 
 const CASES: Case[] = [
   { name: 'bad percent-escape in a name', method: 'GET', path: `${PVS}/%zz`, status: 400 },
-  { name: 'bad percent-escape in a namespace', method: 'POST', path: '/api/v1/namespaces/%e0%a4%a/configmaps', body: pv, status: 400 },
+  {
+    name: 'bad percent-escape in a namespace',
+    method: 'POST',
+    path: '/api/v1/namespaces/%e0%a4%a/configmaps',
+    body: pv,
+    status: 400,
+  },
   { name: 'encoded traversal', method: 'GET', path: '/api/v1/namespaces/..%2f..%2fetc/pods' },
   { name: 'dot segments', method: 'GET', path: '/apis/../../etc/passwd' },
   { name: 'NUL in a name', method: 'GET', path: `${PVS}/a%00b`, status: 404 },
@@ -33,7 +44,13 @@ const CASES: Case[] = [
   { name: 'negative limit', method: 'GET', path: `${PVS}?limit=-1` },
   { name: 'resourceVersion not a number', method: 'GET', path: `${PVS}?resourceVersion=abc` },
   { name: 'unbalanced label selector', method: 'GET', path: `${PVS}?labelSelector=((` },
-  { name: 'unsupported field selector', method: 'GET', path: `${PVS}?fieldSelector=spec.secret%3D%3Dx`, status: 400, message: 'field label not supported: spec.secret' },
+  {
+    name: 'unsupported field selector',
+    method: 'GET',
+    path: `${PVS}?fieldSelector=spec.secret%3D%3Dx`,
+    status: 400,
+    message: 'field label not supported: spec.secret',
+  },
   { name: 'garbage continue token', method: 'GET', path: `${PVS}?limit=1&continue=garbage` },
   { name: 'watch from a negative resourceVersion', method: 'GET', path: `${PVS}?watch=true&resourceVersion=-5` },
   { name: 'unsupported fieldValidation', method: 'POST', path: `${PVS}?fieldValidation=Bogus`, body: pv, status: 400 },
@@ -47,7 +64,13 @@ const CASES: Case[] = [
   { name: 'body a JSON string', method: 'POST', path: PVS, body: '"pv"', status: 400 },
   { name: 'deeply nested body', method: 'POST', path: PVS, body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` },
   { name: 'patch not JSON', method: 'PATCH', path: `${PVS}/q`, body: 'nope' },
-  { name: 'a patch of an unknown type', method: 'PATCH', path: `${PVS}/q`, body: {}, contentType: 'application/apply-patch+cbor' },
+  {
+    name: 'a patch of an unknown type',
+    method: 'PATCH',
+    path: `${PVS}/q`,
+    body: {},
+    contentType: 'application/apply-patch+cbor',
+  },
   {
     name: 'JSON patch with 10,001 operations',
     method: 'PATCH',

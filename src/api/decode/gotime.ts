@@ -39,7 +39,8 @@ const quote = (s: string): string => JSON.stringify(s);
 /** The error Go's `time.Parse(layout, value)` returns, or undefined when the value parses. */
 export function goTimeParseError(value: string, micro: boolean): string | undefined {
   const layout = micro ? RFC3339_MICRO : RFC3339;
-  const fail = (elem: string, rest: string): string => `parsing time ${quote(value)} as ${quote(layout)}: cannot parse ${quote(rest)} as ${quote(elem)}`;
+  const fail = (elem: string, rest: string): string =>
+    `parsing time ${quote(value)} as ${quote(layout)}: cannot parse ${quote(rest)} as ${quote(elem)}`;
   const range = (what: string): string => `parsing time ${quote(value)}: ${what} out of range`;
   let v = value;
   let year = 0;
@@ -91,7 +92,14 @@ export function goTimeParseError(value: string, micro: boolean): string | undefi
           v = v.slice(1);
           break;
         }
-        if (v.length < 6 || v[3] !== ':' || (v[0] !== '+' && v[0] !== '-') || !/^\d\d$/.test(v.slice(1, 3)) || !/^\d\d$/.test(v.slice(4, 6))) return fail(text, hold);
+        if (
+          v.length < 6 ||
+          v[3] !== ':' ||
+          (v[0] !== '+' && v[0] !== '-') ||
+          !/^\d\d$/.test(v.slice(1, 3)) ||
+          !/^\d\d$/.test(v.slice(4, 6))
+        )
+          return fail(text, hold);
         v = v.slice(6);
         break;
       }

@@ -57,7 +57,9 @@ export function decodeTyped(target: TypedTarget, value: unknown, mode: DecodeMod
   } catch (e) {
     if (!(e instanceof GoDecodeError)) throw e;
     if (mode === 'body') {
-      throw badRequest(`${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}: ${e.message}`);
+      throw badRequest(
+        `${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}: ${e.message}`,
+      );
     }
     const causes = [fe.invalid('patch', JSON.stringify(value), e.message)];
     // kube builds this Invalid with an empty kind and name: the message starts ` "" is invalid`.

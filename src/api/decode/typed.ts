@@ -131,7 +131,8 @@ const QUANTITY: Node = {
   check: (v, c) => {
     if (v === null) return v;
     // Quantity's UnmarshalJSON parses whatever JSON text it is given (a bool, list or object fails).
-    if (typeof v !== 'string' && typeof v !== 'number') return c.fatal(quantityError(JSON.stringify(v)) ?? 'invalid quantity');
+    if (typeof v !== 'string' && typeof v !== 'number')
+      return c.fatal(quantityError(JSON.stringify(v)) ?? 'invalid quantity');
     const text = typeof v === 'string' ? v.trim() : v;
     const err = quantityError(text);
     if (err) c.fatal(err);

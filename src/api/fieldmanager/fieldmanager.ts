@@ -6,7 +6,15 @@
 import type { KubeObject, Schema } from '../resources/types.js';
 import { ApiConflictError } from '../status.js';
 import { difference, FieldSet, intersection, pathString, recursiveDifference, union } from './fieldset.js';
-import { decodeManagedFields, encodeManagedFields, isResetManagedFields, ManagedFieldsError, managerKey, type ManagerEntry, type Managers } from './managers.js';
+import {
+  decodeManagedFields,
+  encodeManagedFields,
+  isResetManagedFields,
+  ManagedFieldsError,
+  managerKey,
+  type ManagerEntry,
+  type Managers,
+} from './managers.js';
 import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet } from './typed.js';
 import { typeOf, type TypeNode } from './types.js';
 
@@ -14,7 +22,22 @@ export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-confi
 
 /** Fields no manager owns (kube's stripMetaManager). */
 const STRIPPED = new FieldSet();
-for (const p of [['apiVersion'], ['kind'], ['metadata'], ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => ['metadata', f])]) {
+for (const p of [
+  ['apiVersion'],
+  ['kind'],
+  ['metadata'],
+  ...[
+    'name',
+    'namespace',
+    'creationTimestamp',
+    'selfLink',
+    'uid',
+    'clusterName',
+    'generation',
+    'managedFields',
+    'resourceVersion',
+  ].map((f) => ['metadata', f]),
+]) {
   STRIPPED.insert(p.map((f) => `f:${f}`));
 }
 
@@ -30,7 +53,12 @@ export interface FieldManagerScope {
 
 const scopes = new WeakMap<Schema, Map<string, FieldManagerScope>>();
 
-export function fieldManagerScope(o: { schema: Schema; apiVersion: string; hasStatus: boolean; subresource?: string }): FieldManagerScope {
+export function fieldManagerScope(o: {
+  schema: Schema;
+  apiVersion: string;
+  hasStatus: boolean;
+  subresource?: string;
+}): FieldManagerScope {
   const sub = o.subresource ?? '';
   let byKey = scopes.get(o.schema);
   if (!byKey) scopes.set(o.schema, (byKey = new Map()));
@@ -39,7 +67,8 @@ export function fieldManagerScope(o: { schema: Schema; apiVersion: string; hasSt
   if (!s) {
     const ignored = new FieldSet();
     if (sub === 'status') {
-      for (const f of Object.keys(o.schema.properties ?? {})) if (!['apiVersion', 'kind', 'metadata', 'status'].includes(f)) ignored.insert([`f:${f}`]);
+      for (const f of Object.keys(o.schema.properties ?? {}))
+        if (!['apiVersion', 'kind', 'metadata', 'status'].includes(f)) ignored.insert([`f:${f}`]);
     } else if (o.hasStatus) ignored.insert(['f:status']);
     s = { type: typeOf(o.schema), apiVersion: o.apiVersion, subresource: sub, ignored };
     byKey.set(key, s);
@@ -53,7 +82,6 @@ function withoutManagedFields(o: KubeObject): KubeObject {
   const { managedFields: _m, ...metadata } = o.metadata;
   return { ...o, metadata };
 }
-
 
 // Decoded managedFields of stored objects (the watch cache's, which are never modified), so that a
 // write decodes the live object's managers once rather than on every update of it.
@@ -81,7 +109,14 @@ function decodeOrEmpty(list: unknown): Managers {
  * list resets; otherwise the live object's are kept). The writer owns what it added or changed,
  * and other managers lose those fields and anything removed.
  */
-export function updateManagedFields(scope: FieldManagerScope, old: KubeObject | undefined, obj: KubeObject, requested: unknown, manager: string, now: string): Record<string, unknown>[] | undefined {
+export function updateManagedFields(
+  scope: FieldManagerScope,
+  old: KubeObject | undefined,
+  obj: KubeObject,
+  requested: unknown,
+  manager: string,
+  now: string,
+): Record<string, unknown>[] | undefined {
   let managers: Managers;
   if (scope.subresource !== '') managers = decodeOrEmpty(old?.metadata.managedFields);
   else if (isResetManagedFields(requested)) managers = new Map();
@@ -96,7 +131,14 @@ export function updateManagedFields(scope: FieldManagerScope, old: KubeObject | 
   if (!taken.isEmpty()) {
     const key = managerKey(manager, 'Update', scope.apiVersion, scope.subresource);
     const prev = managers.get(key);
-    managers.set(key, { manager, operation: 'Update', apiVersion: scope.apiVersion, subresource: scope.subresource, time: now, set: prev ? union(prev.set, taken) : taken });
+    managers.set(key, {
+      manager,
+      operation: 'Update',
+      apiVersion: scope.apiVersion,
+      subresource: scope.subresource,
+      time: now,
+      set: prev ? union(prev.set, taken) : taken,
+    });
     capUpdateManagers(managers);
   }
   return encodeManagedFields(managers);
@@ -165,13 +207,23 @@ export function applyConfig(scope: FieldManagerScope, r: ApplyRequest): KubeObje
   const key = managerKey(r.manager, 'Apply', scope.apiVersion, scope.subresource);
   const prev = managers.get(key);
   const applied = difference(recursiveDifference(toFieldSet(r.config, scope.type), scope.ignored), STRIPPED);
-  managers.set(key, { manager: r.manager, operation: 'Apply', apiVersion: scope.apiVersion, subresource: scope.subresource, time: prev?.time, set: applied });
+  managers.set(key, {
+    manager: r.manager,
+    operation: 'Apply',
+    apiVersion: scope.apiVersion,
+    subresource: scope.subresource,
+    time: prev?.time,
+    set: applied,
+  });
 
   let merged = merge(live, r.config, scope.type) as KubeObject;
   if (prev && !prev.set.isEmpty()) {
     let owned = new FieldSet();
     for (const e of managers.values()) owned = union(owned, e.set);
-    const prune = difference(ensureNamedFieldsAreMembers(prev.set, scope.type), ensureNamedFieldsAreMembers(owned, scope.type));
+    const prune = difference(
+      ensureNamedFieldsAreMembers(prev.set, scope.type),
+      ensureNamedFieldsAreMembers(owned, scope.type),
+    );
     if (!prune.isEmpty()) merged = (removeItems(merged, prune, scope.type) ?? { metadata: {} }) as KubeObject;
   }
 
@@ -193,7 +245,10 @@ export function applyConfig(scope: FieldManagerScope, r: ApplyRequest): KubeObje
   else delete merged.metadata.managedFields;
   // kubectl's server-side apply keeps a client-side apply annotation in step with what it applied.
   if (r.manager === 'kubectl' && r.live?.metadata.annotations?.[LAST_APPLIED_ANNOTATION]) {
-    merged.metadata.annotations = { ...(merged.metadata.annotations ?? {}), [LAST_APPLIED_ANNOTATION]: lastAppliedOf(r.config) };
+    merged.metadata.annotations = {
+      ...(merged.metadata.annotations ?? {}),
+      [LAST_APPLIED_ANNOTATION]: lastAppliedOf(r.config),
+    };
   }
   return merged;
 }
@@ -235,7 +290,11 @@ function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sortKeys(o[k])]));
+    return Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, sortKeys(o[k])]),
+    );
   }
   return v;
 }
@@ -244,13 +303,18 @@ function sortKeys(v: unknown): unknown {
 function printManager(e: ManagerEntry): string {
   let s = JSON.stringify(e.manager);
   if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;
-  if (e.operation === 'Update') return e.time ? `${s} using ${e.apiVersion} at ${e.time}` : `${s} using ${e.apiVersion}`;
+  if (e.operation === 'Update')
+    return e.time ? `${s} using ${e.apiVersion} at ${e.time}` : `${s} using ${e.apiVersion}`;
   return s;
 }
 
 /** 409 Conflict with one FieldManagerConflict cause per field, and kube's message. */
 function conflictError(conflicts: readonly Conflict[]): ApiConflictError {
-  const causes = conflicts.map((c) => ({ type: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: pathString(c.path) }));
+  const causes = conflicts.map((c) => ({
+    type: 'FieldManagerConflict',
+    message: `conflict with ${printManager(c.entry)}`,
+    field: pathString(c.path),
+  }));
   let message: string;
   if (conflicts.length === 1) {
     message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0]!.entry)}: ${pathString(conflicts[0]!.path)}`;

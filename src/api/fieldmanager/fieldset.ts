@@ -180,7 +180,12 @@ export function recursiveDifference(a: FieldSet, b: FieldSet): FieldSet {
   return out;
 }
 
-function filter(a: FieldSet, b: FieldSet, keep: (aMember: boolean, bNode: FieldSet | undefined) => boolean, needB: boolean): FieldSet {
+function filter(
+  a: FieldSet,
+  b: FieldSet,
+  keep: (aMember: boolean, bNode: FieldSet | undefined) => boolean,
+  needB: boolean,
+): FieldSet {
   const out = new FieldSet();
   const walk = (dst: FieldSet, an: FieldSet, bn: FieldSet | undefined): void => {
     if (!an.children) return;
@@ -211,7 +216,9 @@ export function pathString(path: readonly string[]): string {
         break;
       case 'k': {
         const keys = JSON.parse(body) as Record<string, unknown>;
-        s += `[${Object.keys(keys).map((k) => `${k}=${goValueString(keys[k])}`).join(',')}]`;
+        s += `[${Object.keys(keys)
+          .map((k) => `${k}=${goValueString(keys[k])}`)
+          .join(',')}]`;
         break;
       }
       case 'v':

@@ -34,8 +34,10 @@ export function decodeManagedFields(list: unknown): Managers {
     const e = raw as Record<string, unknown>;
     const manager = typeof e.manager === 'string' ? e.manager : '';
     const operation = e.operation;
-    if (operation !== 'Apply' && operation !== 'Update') throw new ManagedFieldsError(`operation must be Apply or Update, got ${String(operation)}`);
-    if (e.fieldsType !== 'FieldsV1') throw new ManagedFieldsError(`fieldsType must be FieldsV1, got ${String(e.fieldsType)}`);
+    if (operation !== 'Apply' && operation !== 'Update')
+      throw new ManagedFieldsError(`operation must be Apply or Update, got ${String(operation)}`);
+    if (e.fieldsType !== 'FieldsV1')
+      throw new ManagedFieldsError(`fieldsType must be FieldsV1, got ${String(e.fieldsType)}`);
     let set: FieldSet;
     try {
       set = FieldSet.fromFieldsV1(e.fieldsV1 ?? {});
@@ -46,7 +48,14 @@ export function decodeManagedFields(list: unknown): Managers {
     const subresource = typeof e.subresource === 'string' ? e.subresource : '';
     const key = managerKey(manager, operation, apiVersion, subresource);
     if (out.has(key)) throw new ManagedFieldsError(`duplicate entry for manager ${manager}`);
-    out.set(key, { manager, operation, apiVersion, subresource, time: typeof e.time === 'string' ? e.time : undefined, set });
+    out.set(key, {
+      manager,
+      operation,
+      apiVersion,
+      subresource,
+      time: typeof e.time === 'string' ? e.time : undefined,
+      set,
+    });
   }
   return out;
 }

@@ -109,7 +109,8 @@ function cmp(l: unknown, r: unknown, t0: TypeNode, path: string[], c: Comparison
   if (t.t === 'list') {
     const ll = Array.isArray(l) ? l : undefined;
     const rl = Array.isArray(r) ? r : undefined;
-    if (t.rel === 'atomic' || ((!ll || !ll.length) && (!rl || !rl.length)) || (l != null && !ll) || (r != null && !rl)) return leaf();
+    if (t.rel === 'atomic' || ((!ll || !ll.length) && (!rl || !rl.length)) || (l != null && !ll) || (r != null && !rl))
+      return leaf();
     const li = indexItems(t, ll);
     const ri = indexItems(t, rl);
     for (const [pe, lv] of li) {
@@ -124,7 +125,13 @@ function cmp(l: unknown, r: unknown, t0: TypeNode, path: string[], c: Comparison
       path.pop();
     }
   } else {
-    if (t.atomic || (isEmptyContainer(l) && isEmptyContainer(r)) || (l != null && !isObj(l)) || (r != null && !isObj(r))) return leaf();
+    if (
+      t.atomic ||
+      (isEmptyContainer(l) && isEmptyContainer(r)) ||
+      (l != null && !isObj(l)) ||
+      (r != null && !isObj(r))
+    )
+      return leaf();
     const lo = isObj(l) ? l : undefined;
     const ro = isObj(r) ? r : undefined;
     const visit = (k: string): void => {
@@ -279,7 +286,7 @@ export function removeItems(v: unknown, set: FieldSet, t0: TypeNode): unknown {
     for (const item of v) {
       const n = set.child(listItemPe(t, item)!);
       if (n?.member) continue;
-      out.push(n?.children?.size ? removeItems(item, n, t.elem) ?? {} : item);
+      out.push(n?.children?.size ? (removeItems(item, n, t.elem) ?? {}) : item);
     }
     return out.length ? out : undefined;
   }
@@ -352,7 +359,8 @@ export function duplicateEntries(v: unknown, t0: TypeNode, path: string[] = []):
       out.push(...duplicateEntries(item, t.elem, [...path, pe]));
     }
   } else if (t.t === 'map' && !t.atomic && isObj(v)) {
-    for (const [k, cv] of Object.entries(v)) out.push(...duplicateEntries(cv, t.field(k) ?? t.elem, [...path, `f:${k}`]));
+    for (const [k, cv] of Object.entries(v))
+      out.push(...duplicateEntries(cv, t.field(k) ?? t.elem, [...path, `f:${k}`]));
   }
   return out;
 }

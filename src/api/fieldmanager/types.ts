@@ -71,7 +71,7 @@ function build(raw: Schema): TypeNode {
   if (s.type === 'object' || s.properties) {
     const props = s.properties;
     const ap = s.additionalProperties;
-    if (!props && (ap === undefined || ap === true) ) return DEDUCED;
+    if (!props && (ap === undefined || ap === true)) return DEDUCED;
     const atomic = s['x-kubernetes-map-type'] === 'atomic';
     const elem = typeof ap === 'object' ? typeOf(ap) : DEDUCED;
     return {
@@ -88,7 +88,14 @@ function build(raw: Schema): TypeNode {
 }
 
 /** What a deduced field is, from its value: maps are granular, lists atomic (structured-merge-diff's deduced type). */
-const DEDUCED_MAP: MapType = { t: 'map', atomic: false, struct: false, required: new Set(), elem: DEDUCED, field: () => undefined };
+const DEDUCED_MAP: MapType = {
+  t: 'map',
+  atomic: false,
+  struct: false,
+  required: new Set(),
+  elem: DEDUCED,
+  field: () => undefined,
+};
 const DEDUCED_LIST: ListType = { t: 'list', rel: 'atomic', keys: [], elem: DEDUCED };
 
 export function concrete(t: TypeNode, v: unknown): ScalarType | MapType | ListType {

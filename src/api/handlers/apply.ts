@@ -10,7 +10,15 @@ import { findUnknownFields } from '../openapi/strict.js';
 import { patchKindOf } from '../patch/index.js';
 import type { KubeObject } from '../resources/types.js';
 import { ApiAlreadyExistsError, ApiNotFoundError, ApiUnknownReasonError, badRequest } from '../status.js';
-import { apiVersionOf, dryRun, fieldValidation, invalidOptions, writeManager, type ResourceCall, type ResourceRequest } from './request.js';
+import {
+  apiVersionOf,
+  dryRun,
+  fieldValidation,
+  invalidOptions,
+  writeManager,
+  type ResourceCall,
+  type ResourceRequest,
+} from './request.js';
 import { admitBody, updateSubresource, warningHeaders } from './write.js';
 
 /** A PATCH whose Content-Type is an apply patch. */
@@ -26,12 +34,19 @@ export function isApply(call: ResourceCall): boolean {
 function refuseUntypedFields(r: ResourceRequest, body: unknown, type: TypeNode): void {
   const d = r.storage.def;
   const unknown = findUnknownFields(body, d.group, d.version, d.kind);
-  const paths = [...unknown.map((u) => `${pathString(pathElementsOf(body, type, fieldPathSegments(u)))}: field not declared in schema`), ...duplicateEntries(body, type)];
+  const paths = [
+    ...unknown.map(
+      (u) => `${pathString(pathElementsOf(body, type, fieldPathSegments(u)))}: field not declared in schema`,
+    ),
+    ...duplicateEntries(body, type),
+  ];
   if (!paths.length) return;
   const meta = (body as { metadata?: { namespace?: unknown; name?: unknown } }).metadata;
   const nn = `${typeof meta?.namespace === 'string' ? meta.namespace : ''}/${typeof meta?.name === 'string' ? meta.name : ''}`;
   const what = paths.length === 1 ? paths[0]! : ['errors:', ...paths.map((p) => `  ${p}`)].join('\n');
-  throw new ApiUnknownReasonError(`failed to create typed patch object (${nn}; ${d.group}/${d.version}, Kind=${d.kind}): ${what}`);
+  throw new ApiUnknownReasonError(
+    `failed to create typed patch object (${nn}; ${d.group}/${d.version}, Kind=${d.kind}): ${what}`,
+  );
 }
 
 /**
@@ -41,7 +56,13 @@ function refuseUntypedFields(r: ResourceRequest, body: unknown, type: TypeNode):
 export async function handleApply({ r, req, res, format }: ResourceCall): Promise<void> {
   const sub = updateSubresource(r);
   const manager = writeManager(r, undefined, 'PatchOptions');
-  if (!r.query.get('fieldManager')) throw invalidOptions('PatchOptions', 'fieldManager', 'FieldValueRequired', 'Required value: is required for apply patch');
+  if (!r.query.get('fieldManager'))
+    throw invalidOptions(
+      'PatchOptions',
+      'fieldManager',
+      'FieldValueRequired',
+      'Required value: is required for apply patch',
+    );
   const force = r.query.get('force') === 'true';
   const dry = dryRun(r.query);
   let body: unknown;
@@ -52,7 +73,9 @@ export async function handleApply({ r, req, res, format }: ResourceCall): Promis
   }
   const version = body && typeof body === 'object' ? (body as { apiVersion?: unknown }).apiVersion : undefined;
   if (version !== apiVersionOf(r)) {
-    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${typeof version === 'string' ? version : ''}, expected: ${apiVersionOf(r)}`);
+    throw badRequest(
+      `Incorrect version specified in apply patch. Specified patch version: ${typeof version === 'string' ? version : ''}, expected: ${apiVersionOf(r)}`,
+    );
   }
   const scope = r.storage.fieldScope(sub);
   refuseUntypedFields(r, body, scope.type);
@@ -70,7 +93,11 @@ export async function handleApply({ r, req, res, format }: ResourceCall): Promis
   };
   for (let attempt = 0; ; attempt++) {
     try {
-      const out = await r.storage.update(r.namespace, r.name!, applyTo, { dryRun: dry, subresource: sub, fields: 'applied' });
+      const out = await r.storage.update(r.namespace, r.name!, applyTo, {
+        dryRun: dry,
+        subresource: sub,
+        fields: 'applied',
+      });
       sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
       return;
     } catch (e) {
@@ -78,7 +105,10 @@ export async function handleApply({ r, req, res, format }: ResourceCall): Promis
     }
     const created = applyTo(undefined);
     if (created.metadata.name === undefined) created.metadata.name = r.name;
-    if (created.metadata.name !== r.name) throw badRequest(`the name of the object (${created.metadata.name}) does not match the name on the URL (${r.name})`);
+    if (created.metadata.name !== r.name)
+      throw badRequest(
+        `the name of the object (${created.metadata.name}) does not match the name on the URL (${r.name})`,
+      );
     try {
       const out = await r.storage.create(created, r.namespace, { dryRun: dry, fields: 'applied' });
       sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));

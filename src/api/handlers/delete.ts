@@ -28,7 +28,8 @@ async function deleteOptions(r: ResourceRequest, req: IncomingMessage): Promise<
     parsed = decodeBody(raw, req.headers['content-type']);
     decodeTyped({ group: '', version: 'v1', kind: 'DeleteOptions' }, parsed, 'body');
   }
-  const b: Record<string, unknown> = parsed && typeof parsed === 'object' ? { ...(parsed as Record<string, unknown>) } : {};
+  const b: Record<string, unknown> =
+    parsed && typeof parsed === 'object' ? { ...(parsed as Record<string, unknown>) } : {};
   const g = r.query.get('gracePeriodSeconds');
   if (g !== null) {
     const n = Number(g);
@@ -43,7 +44,9 @@ async function deleteOptions(r: ResourceRequest, req: IncomingMessage): Promise<
     b.orphanDependents = od === 'true';
   }
   if (b.propagationPolicy !== undefined && b.propagationPolicy !== null && !isPropagationPolicy(b.propagationPolicy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${String(b.propagationPolicy)}": supported values: "Foreground", "Background", "Orphan"`);
+    throw badRequest(
+      `propagationPolicy: Unsupported value: "${String(b.propagationPolicy)}": supported values: "Foreground", "Background", "Orphan"`,
+    );
   }
   if (b.orphanDependents !== undefined && b.orphanDependents !== null && typeof b.orphanDependents !== 'boolean') {
     throw badRequest('orphanDependents: must be a boolean');
@@ -52,7 +55,10 @@ async function deleteOptions(r: ResourceRequest, req: IncomingMessage): Promise<
     propagationPolicy: isPropagationPolicy(b.propagationPolicy) ? b.propagationPolicy : undefined,
     orphanDependents: typeof b.orphanDependents === 'boolean' ? b.orphanDependents : undefined,
     gracePeriodSeconds: typeof b.gracePeriodSeconds === 'number' ? b.gracePeriodSeconds : undefined,
-    preconditions: b.preconditions && typeof b.preconditions === 'object' ? (b.preconditions as DeleteBody['preconditions']) : undefined,
+    preconditions:
+      b.preconditions && typeof b.preconditions === 'object'
+        ? (b.preconditions as DeleteBody['preconditions'])
+        : undefined,
     dryRun: Array.isArray(b.dryRun) ? b.dryRun.filter((x): x is string => typeof x === 'string') : undefined,
   };
   // ValidateDeleteOptions: the deprecated flag and the policy cannot both be given.
@@ -81,7 +87,14 @@ export async function handleDelete({ r, req, res, format }: ResourceCall): Promi
     sendAs(res, format, 200, JSON.stringify(result.obj));
     return;
   }
-  sendAs(res, format, 200, JSON.stringify(successStatus({ name: r.name, group: d.group || undefined, kind: d.plural, uid: result.obj.metadata.uid })));
+  sendAs(
+    res,
+    format,
+    200,
+    JSON.stringify(
+      successStatus({ name: r.name, group: d.group || undefined, kind: d.plural, uid: result.obj.metadata.uid }),
+    ),
+  );
 }
 
 /** DELETE a collection: every selected object, each as a single delete would; answers the list of them. */
@@ -106,5 +119,15 @@ export async function handleDeleteCollection({ r, req, res, format }: ResourceCa
     }
   }
   const d = r.storage.def;
-  sendAs(res, format, 200, JSON.stringify({ kind: d.listKind, apiVersion: apiVersionOf(r), metadata: { resourceVersion: String(r.storage.cache.revision()) }, items: deleted }));
+  sendAs(
+    res,
+    format,
+    200,
+    JSON.stringify({
+      kind: d.listKind,
+      apiVersion: apiVersionOf(r),
+      metadata: { resourceVersion: String(r.storage.cache.revision()) },
+      items: deleted,
+    }),
+  );
 }

@@ -37,18 +37,28 @@ function deleteOptionsOf(body: unknown, queryDryRun: boolean): DeleteOptions {
   const pre = objectAt(o, 'preconditions');
   const grace = o.gracePeriodSeconds;
   const dry = Array.isArray(o.dryRun) ? o.dryRun : [];
-  for (const x of dry) if (x !== 'All') throw badRequest(`dryRun: Unsupported value: "${String(x)}": supported values: "All"`);
+  for (const x of dry)
+    if (x !== 'All') throw badRequest(`dryRun: Unsupported value: "${String(x)}": supported values: "All"`);
   return {
     ...(queryDryRun || dry.length > 0 ? { dryRun: true } : {}),
     ...(typeof grace === 'number' ? { gracePeriodSeconds: grace } : {}),
-    ...(pre ? { preconditions: { uid: strAt(pre, 'uid') || undefined, resourceVersion: strAt(pre, 'resourceVersion') || undefined } } : {}),
+    ...(pre
+      ? {
+          preconditions: {
+            uid: strAt(pre, 'uid') || undefined,
+            resourceVersion: strAt(pre, 'resourceVersion') || undefined,
+          },
+        }
+      : {}),
   };
 }
 
 /** A pod whose eviction disrupts nothing: finished, never started, or already going. */
 function disruptsNothing(pod: Pod): boolean {
   const phase = pod.status?.phase;
-  return phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata?.deletionTimestamp !== undefined;
+  return (
+    phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata?.deletionTimestamp !== undefined
+  );
 }
 
 export async function handleEviction({ r, req, res, user }: ResourceCall): Promise<void> {
@@ -68,16 +78,24 @@ export async function handleEviction({ r, req, res, user }: ResourceCall): Promi
   };
   if (disruptsNothing(pod)) return evict();
 
-  const budgets = pods.registry.admissionContext().list(BUDGET_KIND, ns).filter((b) => budgetSelects(b, podObj));
+  const budgets = pods.registry
+    .admissionContext()
+    .list(BUDGET_KIND, ns)
+    .filter((b) => budgetSelects(b, podObj));
   if (budgets.length === 0) return evict();
-  if (budgets.length > 1) throw new Error('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+  if (budgets.length > 1)
+    throw new Error('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
   const budget = budgets[0]!;
   const budgetName = budget.metadata.name ?? '';
   // An unready pod is not one the budget counts: evicting it spends nothing when the budget is
   // met (IfHealthyBudget, the default) or always (AlwaysAllow), as kube 1.27+.
   const st = (budget.status ?? {}) as PodDisruptionBudgetStatus;
   const policy = strAt(objectAt(budget, 'spec'), 'unhealthyPodEvictionPolicy') || 'IfHealthyBudget';
-  if (!isPodHealthy(pod) && (policy === 'AlwaysAllow' || (st.currentHealthy >= st.desiredHealthy && st.desiredHealthy > 0))) return evict();
+  if (
+    !isPodHealthy(pod) &&
+    (policy === 'AlwaysAllow' || (st.currentHealthy >= st.desiredHealthy && st.desiredHealthy > 0))
+  )
+    return evict();
 
   await pods.registry.kind(BUDGET_KIND).update(
     ns,
@@ -88,14 +106,21 @@ export async function handleEviction({ r, req, res, user }: ResourceCall): Promi
         throw budgetRefusal(`The disruption budget ${budgetName} is still being processed by the server.`);
       }
       if (status.disruptionsAllowed < 0) throw forbidden('pdb disruptions allowed is negative');
-      if (Object.keys(status.disruptedPods ?? {}).length > MAX_DISRUPTED_PODS) throw forbidden('DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+      if (Object.keys(status.disruptedPods ?? {}).length > MAX_DISRUPTED_PODS)
+        throw forbidden('DisruptedPods map too big - too many evictions not confirmed by PDB controller');
       if (status.disruptionsAllowed === 0) {
-        throw budgetRefusal(`The disruption budget ${budgetName} needs ${status.desiredHealthy} healthy pods and has ${status.currentHealthy} currently`);
+        throw budgetRefusal(
+          `The disruption budget ${budgetName} needs ${status.desiredHealthy} healthy pods and has ${status.currentHealthy} currently`,
+        );
       }
       const next = structuredClone(cur);
       // No resourceVersion: a race with another eviction or the controller re-runs these checks on the new budget (kube retries on conflict).
       delete next.metadata.resourceVersion;
-      next.status = { ...status, disruptionsAllowed: status.disruptionsAllowed - 1, disruptedPods: { ...(status.disruptedPods ?? {}), [name]: metaTime() } };
+      next.status = {
+        ...status,
+        disruptionsAllowed: status.disruptionsAllowed - 1,
+        disruptedPods: { ...(status.disruptedPods ?? {}), [name]: metaTime() },
+      };
       return next;
     },
     { subresource: 'status', dryRun: opts.dryRun },

@@ -13,7 +13,14 @@ export async function handleGet(call: ResourceCall): Promise<void> {
   const c = await r.storage.mustGetCurrent(r.namespace, r.name!);
   if (r.subresource && r.subresource !== 'status') throw pathNotFound();
   if (format === 'table') {
-    sendJson(res, 200, toTable(r.storage.def, [c.obj], { resourceVersion: c.obj.metadata.resourceVersion, include: includeObject(r.query) }));
+    sendJson(
+      res,
+      200,
+      toTable(r.storage.def, [c.obj], {
+        resourceVersion: c.obj.metadata.resourceVersion,
+        include: includeObject(r.query),
+      }),
+    );
     return;
   }
   sendAs(res, format, 200, c.json);

@@ -19,7 +19,8 @@ import { handleAction, handleCreate, handlePatch, handleUpdate } from './write.j
 export { isWatch, type ResourceRequest } from './request.js';
 
 /** Kubernetes' verbs for a request on a resource (apiserver's RequestInfo), plus POST to an action subresource. */
-export type ResourceVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'action';
+export type ResourceVerb =
+  'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'action';
 
 /** The verb of a request, or undefined when the method is not served on that path (405). */
 export function resourceVerb(method: string, r: ResourceRequest): ResourceVerb | undefined {
@@ -85,8 +86,19 @@ function requestAttributes(user: UserInfo, verb: ResourceVerb, r: ResourceReques
   const fieldSelector = r.query.get('fieldSelector') ?? undefined;
   let name = r.name;
   // kube's RequestInfo: a list or watch of one object by `metadata.name=` is about that name.
-  if ((verb === 'list' || verb === 'watch') && name === undefined && fieldSelector) name = namedBySelector(fieldSelector);
-  return { kind: 'resource', user, verb: verb === 'action' ? 'create' : verb, group: d.group, resource: d.plural, subresource: r.subresource, namespace: r.namespace, name, fieldSelector };
+  if ((verb === 'list' || verb === 'watch') && name === undefined && fieldSelector)
+    name = namedBySelector(fieldSelector);
+  return {
+    kind: 'resource',
+    user,
+    verb: verb === 'action' ? 'create' : verb,
+    group: d.group,
+    resource: d.plural,
+    subresource: r.subresource,
+    namespace: r.namespace,
+    name,
+    fieldSelector,
+  };
 }
 
 function namedBySelector(raw: string): string | undefined {
@@ -98,7 +110,12 @@ function namedBySelector(raw: string): string | undefined {
 }
 
 /** Serves a resource request: its verb, its authorization, then the response format (406 before any body is read). */
-export async function handleResource(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, o: ResourceServing): Promise<void> {
+export async function handleResource(
+  r: ResourceRequest,
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: ResourceServing,
+): Promise<void> {
   const sub = r.subresource === undefined ? undefined : r.storage.subresource(r.subresource);
   if (sub?.type === 'stream') return handleStream(r, req, res, o);
   const verb = resourceVerb(req.method ?? 'GET', r);
@@ -109,7 +126,15 @@ export async function handleResource(r: ResourceRequest, req: IncomingMessage, r
     if (!d.allowed) throw forbiddenFor(attrs, d);
   }
   const format = negotiateResponse(req.headers.accept, { stream: verb === 'watch', table: true });
-  await HANDLERS[verb]({ r: admittedRequest(o.user, r), req, res, store: o.store, format, user: o.user, authorizer: o.authorizer });
+  await HANDLERS[verb]({
+    r: admittedRequest(o.user, r),
+    req,
+    res,
+    store: o.store,
+    format,
+    user: o.user,
+    authorizer: o.authorizer,
+  });
 }
 
 /** The authorizer's verb of a streaming subresource: get for logs, create for exec and attach (whatever the method, as kube ≥1.30). */
@@ -121,17 +146,35 @@ export function streamVerb(subresource: string): 'get' | 'create' {
 export function authorizeStream(r: ResourceRequest, o: Pick<ResourceServing, 'authorizer' | 'user'>): void {
   if (!o.user) return;
   const d0 = r.storage.def;
-  const attrs: RequestAttributes = { kind: 'resource', user: o.user, verb: streamVerb(r.subresource ?? ''), group: d0.group, resource: d0.plural, subresource: r.subresource, namespace: r.namespace, name: r.name };
+  const attrs: RequestAttributes = {
+    kind: 'resource',
+    user: o.user,
+    verb: streamVerb(r.subresource ?? ''),
+    group: d0.group,
+    resource: d0.plural,
+    subresource: r.subresource,
+    namespace: r.namespace,
+    name: r.name,
+  };
   const d = o.authorizer.authorize(attrs);
   if (!d.allowed) throw forbiddenFor(attrs, d);
 }
 
 /** pods/log (GET), and pods/exec|attach without an upgrade (400, as kube-apiserver answers). */
-async function handleStream(r: ResourceRequest, req: IncomingMessage, res: ServerResponse, o: ResourceServing): Promise<void> {
+async function handleStream(
+  r: ResourceRequest,
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: ResourceServing,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const isLog = r.subresource === 'log';
-  if (r.name === undefined || (isLog ? method !== 'GET' && method !== 'HEAD' : method !== 'GET' && method !== 'POST')) throw methodNotAllowed();
+  if (r.name === undefined || (isLog ? method !== 'GET' && method !== 'HEAD' : method !== 'GET' && method !== 'POST'))
+    throw methodNotAllowed();
   authorizeStream(r, o);
   if (!isLog) throw badRequest('Upgrade request required');
-  await handlePodLog({ r, req, res, store: o.store, format: 'json', user: o.user, authorizer: o.authorizer }, o.podStreaming ?? { node: () => undefined });
+  await handlePodLog(
+    { r, req, res, store: o.store, format: 'json', user: o.user, authorizer: o.authorizer },
+    o.podStreaming ?? { node: () => undefined },
+  );
 }

@@ -14,9 +14,16 @@ export async function handleList({ r, res, store, format }: ResourceCall): Promi
   const rvMatch = r.query.get('resourceVersionMatch') ?? '';
   const rv = parseRv(r.query.get('resourceVersion'));
   const prefix = keyPrefix(r.storage.def, r.namespace);
-  if (rvMatch && rvMatch !== 'NotOlderThan' && rvMatch !== 'Exact') throw badRequest(`resourceVersionMatch: Unsupported value: "${rvMatch}": supported values: "Exact", "NotOlderThan"`);
-  if (rvMatch && rv === undefined) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
-  if (cont && rv !== undefined && rv !== 0) throw badRequest('specifying resource version is not allowed when using continue');
+  if (rvMatch && rvMatch !== 'NotOlderThan' && rvMatch !== 'Exact')
+    throw badRequest(
+      `resourceVersionMatch: Unsupported value: "${rvMatch}": supported values: "Exact", "NotOlderThan"`,
+    );
+  if (rvMatch && rv === undefined)
+    throw badRequest(
+      'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+    );
+  if (cont && rv !== undefined && rv !== 0)
+    throw badRequest('specifying resource version is not allowed when using continue');
 
   let listRev: number;
   let startAfter = '';
@@ -45,7 +52,16 @@ export async function handleList({ r, res, store, format }: ResourceCall): Promi
   const rvStr = String(listRev);
   const continueToken = page.next ? encodeContinue({ rv: listRev, start: page.next }) : undefined;
   if (format === 'table') {
-    const table = toTable(r.storage.def, page.items.map((c) => c.obj), { resourceVersion: rvStr, continue: continueToken, remainingItemCount: page.remaining, include: includeObject(r.query) });
+    const table = toTable(
+      r.storage.def,
+      page.items.map((c) => c.obj),
+      {
+        resourceVersion: rvStr,
+        continue: continueToken,
+        remainingItemCount: page.remaining,
+        include: includeObject(r.query),
+      },
+    );
     sendJson(res, 200, table);
     return;
   }

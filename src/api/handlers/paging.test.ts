@@ -15,12 +15,60 @@ const names = (items: readonly CachedObject[]) => items.map((c) => c.obj.metadat
 
 describe('pageFromCache', () => {
   it.each([
-    { name: 'no limit: everything', sel: everything, after: '', limit: 0, want: ['a', 'b', 'c', 'd', 'e'], next: undefined, remaining: undefined },
-    { name: 'first page counts what is left', sel: everything, after: '', limit: 2, want: ['a', 'b'], next: 'b', remaining: 3 },
-    { name: 'resumes after the last key', sel: everything, after: ALL[1]!.key, limit: 2, want: ['c', 'd'], next: 'd', remaining: 1 },
-    { name: 'last page exactly full: no continue', sel: everything, after: ALL[2]!.key, limit: 2, want: ['d', 'e'], next: undefined, remaining: undefined },
-    { name: 'with a selector, no count of what is left', sel: gold, after: '', limit: 2, want: ['a', 'c'], next: 'c', remaining: undefined },
-    { name: 'selector, short last page', sel: gold, after: ALL[2]!.key, limit: 2, want: ['d'], next: undefined, remaining: undefined },
+    {
+      name: 'no limit: everything',
+      sel: everything,
+      after: '',
+      limit: 0,
+      want: ['a', 'b', 'c', 'd', 'e'],
+      next: undefined,
+      remaining: undefined,
+    },
+    {
+      name: 'first page counts what is left',
+      sel: everything,
+      after: '',
+      limit: 2,
+      want: ['a', 'b'],
+      next: 'b',
+      remaining: 3,
+    },
+    {
+      name: 'resumes after the last key',
+      sel: everything,
+      after: ALL[1]!.key,
+      limit: 2,
+      want: ['c', 'd'],
+      next: 'd',
+      remaining: 1,
+    },
+    {
+      name: 'last page exactly full: no continue',
+      sel: everything,
+      after: ALL[2]!.key,
+      limit: 2,
+      want: ['d', 'e'],
+      next: undefined,
+      remaining: undefined,
+    },
+    {
+      name: 'with a selector, no count of what is left',
+      sel: gold,
+      after: '',
+      limit: 2,
+      want: ['a', 'c'],
+      next: 'c',
+      remaining: undefined,
+    },
+    {
+      name: 'selector, short last page',
+      sel: gold,
+      after: ALL[2]!.key,
+      limit: 2,
+      want: ['d'],
+      next: undefined,
+      remaining: undefined,
+    },
   ])('$name', ({ sel, after, limit, want, next, remaining }) => {
     const page = pageFromCache(ALL, sel, after, limit);
     expect(names(page.items)).toEqual(want);

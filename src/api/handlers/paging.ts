@@ -62,11 +62,22 @@ export function pageFromCache(all: readonly CachedObject[], sel: Selection, star
 }
 
 /** A page read from the store at `revision`; a compacted revision is 410 Expired. */
-export async function pageFromStore(store: Store, prefix: string, revision: number, sel: Selection, startAfter: string, limit: number): Promise<Page> {
+export async function pageFromStore(
+  store: Store,
+  prefix: string,
+  revision: number,
+  sel: Selection,
+  startAfter: string,
+  limit: number,
+): Promise<Page> {
   const items: CachedObject[] = [];
   try {
     for (;;) {
-      const page = await store.list(prefix, { revision, startAfter: startAfter || undefined, limit: limit ? Math.max(limit, 500) : 0 });
+      const page = await store.list(prefix, {
+        revision,
+        startAfter: startAfter || undefined,
+        limit: limit ? Math.max(limit, 500) : 0,
+      });
       for (const kv of page.items) {
         const c = decodeStored(kv);
         startAfter = kv.key;
@@ -76,14 +87,17 @@ export async function pageFromStore(store: Store, prefix: string, revision: numb
       }
       if (limit !== 0 && items.length === limit) {
         const last = items[items.length - 1]!.key;
-        const more = page.items.length && page.items[page.items.length - 1]!.key !== last ? true : page.continueKey !== undefined;
+        const more =
+          page.items.length && page.items[page.items.length - 1]!.key !== last ? true : page.continueKey !== undefined;
         return { items, next: more ? last : undefined };
       }
       if (!page.continueKey) return { items };
     }
   } catch (e) {
     if (e instanceof ExpiredError) {
-      throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+      throw expired(
+        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+      );
     }
     throw e;
   }

@@ -58,7 +58,9 @@ function intParam(q: URLSearchParams, k: string): number | undefined {
 export function parsePodLogOptions(q: URLSearchParams, podName: string): PodLogOptions {
   const sinceTime = q.get('sinceTime') ?? undefined;
   if (sinceTime !== undefined && Number.isNaN(Date.parse(sinceTime))) {
-    throw badRequest(`parsing time "${sinceTime}" as "2006-01-02T15:04:05Z07:00": cannot parse "${sinceTime}" as "2006"`);
+    throw badRequest(
+      `parsing time "${sinceTime}" as "2006-01-02T15:04:05Z07:00": cannot parse "${sinceTime}" as "2006"`,
+    );
   }
   const o: PodLogOptions = {
     container: q.get('container') || undefined,
@@ -71,11 +73,16 @@ export function parsePodLogOptions(q: URLSearchParams, podName: string): PodLogO
     sinceTime,
   };
   const causes: FieldCause[] = [];
-  if (o.tailLines !== undefined && o.tailLines < 0) causes.push(invalidCause('tailLines', o.tailLines, 'must be greater than or equal to 0'));
-  if (o.limitBytes !== undefined && o.limitBytes < 1) causes.push(invalidCause('limitBytes', o.limitBytes, 'must be greater than 0'));
-  if (o.sinceSeconds !== undefined && o.sinceTime !== undefined) causes.push(forbiddenCause('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
-  else if (o.sinceSeconds !== undefined && o.sinceSeconds < 1) causes.push(invalidCause('sinceSeconds', o.sinceSeconds, 'must be greater than 0'));
-  if (causes.length) throw invalid('PodLogOptions', '', podName, causes, formatInvalidMessage('PodLogOptions', podName, causes, ''));
+  if (o.tailLines !== undefined && o.tailLines < 0)
+    causes.push(invalidCause('tailLines', o.tailLines, 'must be greater than or equal to 0'));
+  if (o.limitBytes !== undefined && o.limitBytes < 1)
+    causes.push(invalidCause('limitBytes', o.limitBytes, 'must be greater than 0'));
+  if (o.sinceSeconds !== undefined && o.sinceTime !== undefined)
+    causes.push(forbiddenCause('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
+  else if (o.sinceSeconds !== undefined && o.sinceSeconds < 1)
+    causes.push(invalidCause('sinceSeconds', o.sinceSeconds, 'must be greater than 0'));
+  if (causes.length)
+    throw invalid('PodLogOptions', '', podName, causes, formatInvalidMessage('PodLogOptions', podName, causes, ''));
   return o;
 }
 
@@ -87,14 +94,20 @@ export function podContainer(pod: Pod, container: string | undefined, purpose: '
   const inits = (spec.initContainers ?? []).map((c) => c.name);
   const ephemeral = (spec.ephemeralContainers ?? []).map((c) => c.name);
   if (container) {
-    if (![...containers, ...inits, ...ephemeral].includes(container)) throw badRequest(`container ${container} is not valid for pod ${name}`);
+    if (![...containers, ...inits, ...ephemeral].includes(container))
+      throw badRequest(`container ${container} is not valid for pod ${name}`);
     return container;
   }
   if (containers.length === 1) return containers[0]!;
   if (containers.length === 0) throw badRequest(`a container name must be specified for pod ${name}`);
-  if (purpose === 'log') throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${[...inits, ...containers, ...ephemeral].join(' ')}]`);
+  if (purpose === 'log')
+    throw badRequest(
+      `a container name must be specified for pod ${name}, choose one of: [${[...inits, ...containers, ...ephemeral].join(' ')}]`,
+    );
   const more = inits.length ? ` or one of the init containers: [${inits.join(' ')}]` : '';
-  throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]${more}`);
+  throw badRequest(
+    `a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]${more}`,
+  );
 }
 
 /** kube's GenericHttpResponseChecker: a node's refusal becomes a Status of the matching code. */
@@ -124,12 +137,15 @@ export async function handlePodLog({ r, req, res }: ResourceCall, s: PodStreamin
   const target = nodeTarget(s.node(nodeName), nodeName);
   const q = new URLSearchParams();
   for (const k of ['follow', 'previous', 'timestamps'] as const) if (opts[k]) q.set(k, 'true');
-  for (const k of ['tailLines', 'limitBytes', 'sinceSeconds', 'sinceTime'] as const) if (opts[k] !== undefined) q.set(k, String(opts[k]));
+  for (const k of ['tailLines', 'limitBytes', 'sinceSeconds', 'sinceTime'] as const)
+    if (opts[k] !== undefined) q.set(k, String(opts[k]));
   const path = `/containerLogs/${encodeURIComponent(r.namespace ?? '')}/${encodeURIComponent(name)}/${encodeURIComponent(container)}?${q}`;
   const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
     const nreq = httpsRequest({ ...nodeTlsOptions(target, s.cert!), method: 'GET', path, timeout: 30_000 }, resolve);
     nreq.on('timeout', () => nreq.destroy(new Error(`node ${nodeName} did not answer within 30s`)));
-    nreq.on('error', (e) => reject(new InternalError(`Get "https://${target.host}:${target.port}${path}": ${e.message}`)));
+    nreq.on('error', (e) =>
+      reject(new InternalError(`Get "https://${target.host}:${target.port}${path}": ${e.message}`)),
+    );
     req.on('close', () => nreq.destroy());
     nreq.end();
   });
@@ -164,7 +180,12 @@ export function isSpdyUpgrade(req: IncomingMessage): boolean {
 }
 
 /** The node endpoint's path for an exec or attach: the command and the stream flags carried over. */
-export function nodeStreamPath(subresource: 'exec' | 'attach', pod: Pod, container: string, query: URLSearchParams): string {
+export function nodeStreamPath(
+  subresource: 'exec' | 'attach',
+  pod: Pod,
+  container: string,
+  query: URLSearchParams,
+): string {
   const q = new URLSearchParams();
   for (const c of query.getAll('command')) q.append('command', c);
   for (const k of ['stdin', 'stdout', 'stderr', 'tty']) if (query.has(k)) q.set(k, query.get(k)!);
@@ -176,17 +197,30 @@ export function nodeStreamPath(subresource: 'exec' | 'attach', pod: Pod, contain
  * before; when the node cannot be reached, the upgrade is completed here and the failure sent as the
  * final Status on channel 3, so kubectl shows it instead of falling back to SPDY.
  */
-export function relayPodStream(o: { req: IncomingMessage; socket: Duplex; head: Buffer; pod: Pod; container: string; subresource: 'exec' | 'attach'; query: URLSearchParams; s: PodStreaming }): void {
+export function relayPodStream(o: {
+  req: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  pod: Pod;
+  container: string;
+  subresource: 'exec' | 'attach';
+  query: URLSearchParams;
+  s: PodStreaming;
+}): void {
   const { req, socket, head, pod } = o;
   const protocol = chooseChannelProtocol(req.headers['sec-websocket-protocol']);
   const key = req.headers['sec-websocket-key'];
   if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket' || !key || !protocol) {
-    throw badRequest('unable to upgrade: only WebSocket with the v5.channel.k8s.io or v4.channel.k8s.io subprotocol is supported');
+    throw badRequest(
+      'unable to upgrade: only WebSocket with the v5.channel.k8s.io or v4.channel.k8s.io subprotocol is supported',
+    );
   }
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) throw badRequest(`pod ${pod.metadata?.name ?? ''} does not have a host assigned`);
   const failHere = (message: string): void => {
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${acceptKey(key)}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`);
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${acceptKey(key)}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`,
+    );
     const status = { metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 };
     socket.write(encodeFrame(OPCODE.binary, channelMessage(STREAM.error, Buffer.from(JSON.stringify(status)))));
     socket.end(encodeFrame(OPCODE.close, closePayload(1000)));

@@ -6,7 +6,13 @@ import type { Authorizer, UserInfo } from '../authz.js';
 import type { ResponseFormat } from '../negotiation.js';
 import type { ApiRegistry, ResourceStorage } from '../registry.js';
 import type { KubeObject } from '../resources/types.js';
-import { fieldSelectorRequirements, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../selectors.js';
+import {
+  fieldSelectorRequirements,
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+} from '../selectors.js';
 import { badRequest, invalid, pathNotFound } from '../status.js';
 import type { IncludeObject } from '../table.js';
 
@@ -26,7 +32,13 @@ export interface ResourceRequest {
  * Parses the part of a resource URL after the group-version:
  * `[watch/][namespaces/<ns>/]<plural>[/<name>[/<subresource>]]`. Unknown resources are 404.
  */
-export function parseResourcePath(registry: ApiRegistry, group: string, version: string, segs: readonly string[], query: URLSearchParams): ResourceRequest {
+export function parseResourcePath(
+  registry: ApiRegistry,
+  group: string,
+  version: string,
+  segs: readonly string[],
+  query: URLSearchParams,
+): ResourceRequest {
   let legacyWatch = false;
   if (segs[0] === 'watch') {
     legacyWatch = true;
@@ -95,7 +107,8 @@ export function selection(r: ResourceRequest): Selection {
   };
   return {
     everything: !ls && !fs,
-    matches: (obj) => (!ls || matchesLabels(ls, obj.metadata.labels)) && (!fs || matchesFields(fs, (f) => fieldValue(obj, f))),
+    matches: (obj) =>
+      (!ls || matchesLabels(ls, obj.metadata.labels)) && (!fs || matchesFields(fs, (f) => fieldValue(obj, f))),
   };
 }
 
@@ -115,7 +128,8 @@ export function parseLimit(q: URLSearchParams): number {
 export function parseRv(s: string | null): number | undefined {
   if (s === null || s === '') return undefined;
   const n = Number(s);
-  if (!Number.isInteger(n) || n < 0) throw badRequest(`Invalid value: "${s}": resourceVersion must be a non-negative integer`);
+  if (!Number.isInteger(n) || n < 0)
+    throw badRequest(`Invalid value: "${s}": resourceVersion must be a non-negative integer`);
   return n;
 }
 
@@ -153,8 +167,20 @@ export function invalidOptions(kind: WriteOptionsKind, field: string, type: stri
  */
 export function writeManager(r: ResourceRequest, userAgent: string | undefined, kind: WriteOptionsKind): string {
   const m = r.query.get('fieldManager') ?? '';
-  if (Buffer.byteLength(m) > FIELD_MANAGER_MAX_LENGTH) throw invalidOptions(kind, 'fieldManager', 'FieldValueTooLong', `Too long: may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`);
-  if (/\p{C}/u.test(m)) throw invalidOptions(kind, 'fieldManager', 'FieldValueInvalid', `Invalid value: ${JSON.stringify(m)}: must only contain printable characters`);
+  if (Buffer.byteLength(m) > FIELD_MANAGER_MAX_LENGTH)
+    throw invalidOptions(
+      kind,
+      'fieldManager',
+      'FieldValueTooLong',
+      `Too long: may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`,
+    );
+  if (/\p{C}/u.test(m))
+    throw invalidOptions(
+      kind,
+      'fieldManager',
+      'FieldValueInvalid',
+      `Invalid value: ${JSON.stringify(m)}: must only contain printable characters`,
+    );
   if (m) return m;
   let out = '';
   for (const ch of (userAgent ?? '').split('/')[0] ?? '') {

@@ -13,14 +13,22 @@ let scalePatchMeta: ReturnType<typeof patchMetaFor> | undefined;
 
 function admitScale(body: unknown, name: string): KubeObject {
   decodeTyped(SCALE_KIND, body, 'body');
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of the request was in an unknown format');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('the body of the request was in an unknown format');
   const scale = body as KubeObject;
   scale.metadata ??= {};
   if (scale.metadata.name !== undefined && scale.metadata.name !== name) {
     throw badRequest(`the name of the object (${scale.metadata.name}) does not match the name on the URL (${name})`);
   }
   const causes = validateScale(scale);
-  if (causes.length) throw invalid(SCALE_KIND.kind, SCALE_KIND.group, name, causes, formatInvalidMessage(SCALE_KIND.kind, name, causes, SCALE_KIND.group));
+  if (causes.length)
+    throw invalid(
+      SCALE_KIND.kind,
+      SCALE_KIND.group,
+      name,
+      causes,
+      formatInvalidMessage(SCALE_KIND.kind, name, causes, SCALE_KIND.group),
+    );
   return scale;
 }
 
@@ -42,7 +50,10 @@ export async function handleScaleUpdate({ r, req, res, format }: ResourceCall, s
   const name = r.name!;
   const scale = admitScale(decodeBody(await readBody(req), req.headers['content-type']), name);
   const fields = { update: writeManager(r, req.headers['user-agent'], 'UpdateOptions'), subresource: 'scale' };
-  const out = await r.storage.update(r.namespace, name, (cur) => scaled(sub, cur, scale), { dryRun: dryRun(r.query), fields });
+  const out = await r.storage.update(r.namespace, name, (cur) => scaled(sub, cur, scale), {
+    dryRun: dryRun(r.query),
+    fields,
+  });
   sendAs(res, format, 200, JSON.stringify(scaleOf(sub, out)));
 }
 

@@ -33,7 +33,11 @@ export function expectedStreams(q: URLSearchParams): StreamType[] {
 }
 
 /** A WebSocket (v5) to the node's endpoint at `path`, handshake done; bytes after the 101 in `rest`. */
-function dialNode(o: { s: PodStreaming; nodeName: string; path: string }): Promise<{ socket: TLSSocket; rest: Buffer }> {
+function dialNode(o: {
+  s: PodStreaming;
+  nodeName: string;
+  path: string;
+}): Promise<{ socket: TLSSocket; rest: Buffer }> {
   const target = nodeTarget(o.s.node(o.nodeName), o.nodeName);
   const key = randomBytes(16).toString('base64');
   return new Promise((resolve, reject) => {
@@ -47,7 +51,11 @@ function dialNode(o: { s: PodStreaming; nodeName: string; path: string }): Promi
       const status = head.subarray(0, end).toString();
       if (!status.startsWith('HTTP/1.1 101') || !status.includes(acceptKey(key))) {
         socket.destroy();
-        return reject(new Error(`node ${o.nodeName} refused the stream: ${head.toString().split('\r\n\r\n')[1]?.trim() || status.split('\r\n')[0]}`));
+        return reject(
+          new Error(
+            `node ${o.nodeName} refused the stream: ${head.toString().split('\r\n\r\n')[1]?.trim() || status.split('\r\n')[0]}`,
+          ),
+        );
       }
       resolve({ socket, rest: head.subarray(end + 4) });
     };
@@ -57,17 +65,31 @@ function dialNode(o: { s: PodStreaming; nodeName: string; path: string }): Promi
       );
       socket.on('data', onData);
     });
-    socket.once('error', (e) => reject(new Error(`error dialing node ${o.nodeName} (${target.host}:${target.port}): ${e.message}`)));
+    socket.once('error', (e) =>
+      reject(new Error(`error dialing node ${o.nodeName} (${target.host}:${target.port}): ${e.message}`)),
+    );
   });
 }
 
 /** Serves a SPDY exec/attach upgrade (checks done) by joining it to the node's WebSocket. */
-export function relaySpdyPodStream(o: { req: IncomingMessage; socket: Duplex; head: Buffer; pod: Pod; path: string; query: URLSearchParams; s: PodStreaming }): void {
-  const offered = String(o.req.headers['x-stream-protocol-version'] ?? '').split(',').map((p) => p.trim());
+export function relaySpdyPodStream(o: {
+  req: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  pod: Pod;
+  path: string;
+  query: URLSearchParams;
+  s: PodStreaming;
+}): void {
+  const offered = String(o.req.headers['x-stream-protocol-version'] ?? '')
+    .split(',')
+    .map((p) => p.trim());
   if (!offered.includes(V4)) throw badRequest(`unable to upgrade: only the ${V4} protocol is served over SPDY`);
   const nodeName = o.pod.spec?.nodeName;
   if (!nodeName) throw badRequest(`pod ${o.pod.metadata?.name ?? ''} does not have a host assigned`);
-  o.socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${V4}\r\n\r\n`);
+  o.socket.write(
+    `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${V4}\r\n\r\n`,
+  );
   if (o.head.length) o.socket.unshift(o.head);
 
   const want = expectedStreams(o.query);
@@ -120,7 +142,13 @@ export function relaySpdyPodStream(o: { req: IncomingMessage; socket: Duplex; he
     try {
       conn = await dialNode({ s: o.s, nodeName, path: o.path });
     } catch (e) {
-      const status = { metadata: {}, status: 'Failure', message: (e as Error).message, reason: 'InternalError', code: 500 };
+      const status = {
+        metadata: {},
+        status: 'Failure',
+        message: (e as Error).message,
+        reason: 'InternalError',
+        code: 500,
+      };
       return finish(Buffer.from(JSON.stringify(status)));
     }
     node = conn.socket;
@@ -132,7 +160,8 @@ export function relaySpdyPodStream(o: { req: IncomingMessage; socket: Duplex; he
         if (m.opcode !== OPCODE.binary || m.payload.length === 0) continue;
         const stream = m.payload[0]!;
         const data = m.payload.subarray(1);
-        const target = stream === STREAM.stdout ? ids.get('stdout') : stream === STREAM.stderr ? ids.get('stderr') : undefined;
+        const target =
+          stream === STREAM.stdout ? ids.get('stdout') : stream === STREAM.stderr ? ids.get('stderr') : undefined;
         if (target !== undefined) void spdy.write(target, data);
         if (stream === STREAM.error) return finish(data);
       }

@@ -31,7 +31,11 @@ export class WatchStream {
 
   /** Sends the 200 and flushes the headers at once: client libraries wait for them before reading. */
   open(): void {
-    this.res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    this.res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Transfer-Encoding': 'chunked',
+      'Cache-Control': 'no-cache, private',
+    });
     this.res.flushHeaders();
   }
 
@@ -46,7 +50,14 @@ export class WatchStream {
   send(type: WatchEventType, c: CachedObject): void {
     if (this.closed) return;
     const line = this.table
-      ? JSON.stringify({ type, object: toTable(this.def, [c.obj], { resourceVersion: c.obj.metadata.resourceVersion, include: this.table.include, noHeaders: false }) }) + '\n'
+      ? JSON.stringify({
+          type,
+          object: toTable(this.def, [c.obj], {
+            resourceVersion: c.obj.metadata.resourceVersion,
+            include: this.table.include,
+            noHeaders: false,
+          }),
+        }) + '\n'
       : `{"type":"${type}","object":${c.json}}\n`;
     // Events of one turn of the event loop go out in one write: under load a bind is several
     // writes in a row, and one syscall (and TLS record) per event per watcher would dominate.
@@ -61,7 +72,9 @@ export class WatchStream {
   bookmark(resourceVersion: string): void {
     if (this.closed) return;
     this.flush();
-    this.res.write(`{"type":"BOOKMARK","object":{"kind":${JSON.stringify(this.def.kind)},"apiVersion":${JSON.stringify(this.apiVersion)},"metadata":{"resourceVersion":"${resourceVersion}"}}}\n`);
+    this.res.write(
+      `{"type":"BOOKMARK","object":{"kind":${JSON.stringify(this.def.kind)},"apiVersion":${JSON.stringify(this.apiVersion)},"metadata":{"resourceVersion":"${resourceVersion}"}}}\n`,
+    );
   }
 
   close(): void {
@@ -116,7 +129,12 @@ function startWatch({ r, req, res, format }: ResourceCall): void {
   const timeoutMs = watchTimeoutMs(r.query) ?? (1800 + Math.random() * 1800) * 1000;
   const prefix = keyPrefix(r.storage.def, r.namespace);
   const cache = r.storage.cache;
-  const stream = new WatchStream(res, r.storage.def, apiVersionOf(r), format === 'table' ? { include: includeObject(r.query) } : undefined);
+  const stream = new WatchStream(
+    res,
+    r.storage.def,
+    apiVersionOf(r),
+    format === 'table' ? { include: includeObject(r.query) } : undefined,
+  );
   const onEvent = (ev: CacheEvent): void => {
     if (!ev.key.startsWith(prefix)) return;
     const type = visibleEvent(sel, ev);
@@ -147,7 +165,20 @@ function startWatch({ r, req, res, format }: ResourceCall): void {
   } catch (e) {
     if (e instanceof ExpiredError) {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
-      res.end(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: e.message, reason: 'Expired', code: 410 } }) + '\n');
+      res.end(
+        JSON.stringify({
+          type: 'ERROR',
+          object: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: e.message,
+            reason: 'Expired',
+            code: 410,
+          },
+        }) + '\n',
+      );
       return;
     }
     throw e;

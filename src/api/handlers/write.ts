@@ -7,7 +7,18 @@ import { applyPatch } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
 import { badRequest, forbidden, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
 import { handleScalePatch, handleScaleUpdate } from './scale.js';
-import { apiVersionOf, dryRun, fieldValidation, invalidOptions, patchResourceVersion, readPatchBody, writeManager, type FieldValidation, type ResourceCall, type ResourceRequest } from './request.js';
+import {
+  apiVersionOf,
+  dryRun,
+  fieldValidation,
+  invalidOptions,
+  patchResourceVersion,
+  readPatchBody,
+  writeManager,
+  type FieldValidation,
+  type ResourceCall,
+  type ResourceRequest,
+} from './request.js';
 
 /** A body admitted for a write, and the warnings to send with the answer. */
 export interface AdmittedBody {
@@ -24,7 +35,11 @@ export type BodyOrigin = 'create' | 'update' | 'patch';
  * the URL's kind and version, then unknown fields: Strict → 400, Warn → a Warning header per
  * field, Ignore → dropped silently. Unknown fields never reach the store.
  */
-export function admitBody(r: ResourceRequest, body: unknown, o: { readonly fieldValidation: FieldValidation; readonly origin: BodyOrigin }): AdmittedBody {
+export function admitBody(
+  r: ResourceRequest,
+  body: unknown,
+  o: { readonly fieldValidation: FieldValidation; readonly origin: BodyOrigin },
+): AdmittedBody {
   const obj = asObject(body, r, o.origin === 'patch' ? 'patch' : 'body');
   return { obj, warnings: checkUnknownFields(r, obj, o.fieldValidation) };
 }
@@ -36,14 +51,21 @@ export function admitActionBody(sub: ActionSubresource, body: unknown): void {
 }
 
 function asObject(body: unknown, r: ResourceRequest, mode: DecodeMode): KubeObject {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest(
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+    );
   const o = body as Record<string, unknown>;
   const d = r.storage.def;
   if (o.kind !== undefined && o.kind !== d.kind && !(r.subresource === undefined && o.kind === '')) {
-    throw badRequest(`${d.kind} in version "${d.version}" cannot be handled as a ${d.kind}: the kind in the data (${String(o.kind)}) does not match the expected kind (${d.kind})`);
+    throw badRequest(
+      `${d.kind} in version "${d.version}" cannot be handled as a ${d.kind}: the kind in the data (${String(o.kind)}) does not match the expected kind (${d.kind})`,
+    );
   }
   if (o.apiVersion !== undefined && o.apiVersion !== apiVersionOf(r)) {
-    throw badRequest(`the API version in the data (${String(o.apiVersion)}) does not match the expected API version (${apiVersionOf(r)})`);
+    throw badRequest(
+      `the API version in the data (${String(o.apiVersion)}) does not match the expected API version (${apiVersionOf(r)})`,
+    );
   }
   decodeTyped(d, o, mode);
   if (o.metadata === undefined || o.metadata === null) o.metadata = {};
@@ -65,8 +87,10 @@ export function pruneFields(obj: unknown, paths: readonly string[]): void {
   for (const p of paths) {
     const segs = fieldPathSegments(p);
     let cur: unknown = obj;
-    for (let i = 0; i < segs.length - 1 && cur && typeof cur === 'object'; i++) cur = (cur as Record<string | number, unknown>)[segs[i]!];
-    if (cur && typeof cur === 'object' && !Array.isArray(cur)) delete (cur as Record<string, unknown>)[String(segs[segs.length - 1])];
+    for (let i = 0; i < segs.length - 1 && cur && typeof cur === 'object'; i++)
+      cur = (cur as Record<string | number, unknown>)[segs[i]!];
+    if (cur && typeof cur === 'object' && !Array.isArray(cur))
+      delete (cur as Record<string, unknown>)[String(segs[segs.length - 1])];
   }
 }
 
@@ -85,7 +109,10 @@ export function updateSubresource(r: ResourceRequest): string | undefined {
 
 export async function handleCreate({ r, req, res, format, user, authorizer }: ResourceCall): Promise<void> {
   if (r.storage.def.namespaced && !r.namespace) throw methodNotAllowed();
-  const { obj, warnings } = admitBody(r, decodeBody(await readBody(req), req.headers['content-type']), { fieldValidation: fieldValidation(r.query), origin: 'create' });
+  const { obj, warnings } = admitBody(r, decodeBody(await readBody(req), req.headers['content-type']), {
+    fieldValidation: fieldValidation(r.query),
+    origin: 'create',
+  });
   const review = r.storage.def.review;
   if (review) {
     if (!user) throw forbidden('reviews need an authenticated user');
@@ -93,7 +120,10 @@ export async function handleCreate({ r, req, res, format, user, authorizer }: Re
     sendAs(res, format, 201, JSON.stringify(review(obj, { user, authorizer })), warningHeaders(warnings));
     return;
   }
-  const out = await r.storage.create(obj, r.namespace, { dryRun: dryRun(r.query), fields: { update: writeManager(r, req.headers['user-agent'], 'CreateOptions') } });
+  const out = await r.storage.create(obj, r.namespace, {
+    dryRun: dryRun(r.query),
+    fields: { update: writeManager(r, req.headers['user-agent'], 'CreateOptions') },
+  });
   sendAs(res, format, 201, JSON.stringify(out), warningHeaders(warnings));
 }
 
@@ -108,7 +138,7 @@ export async function handleUpdate(call: ResourceCall): Promise<void> {
   // The registry takes ownership of what `next` returns; a retry after a race gets a fresh copy.
   let first = true;
   const next = (): KubeObject => {
-    if (first) return (first = false), obj;
+    if (first) return ((first = false), obj);
     return admitBody(r, decode(), { fieldValidation: 'Ignore', origin: 'update' }).obj;
   };
   const fields = { update: writeManager(r, req.headers['user-agent'], 'UpdateOptions') };
@@ -123,7 +153,13 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
   if (scale?.type === 'scale') return handleScalePatch(call, scale);
   const sub = updateSubresource(r);
   const ct = req.headers['content-type'] ?? '';
-  if (r.query.has('force')) throw invalidOptions('PatchOptions', 'force', 'FieldValueForbidden', 'Forbidden: may not be specified for non-apply patch');
+  if (r.query.has('force'))
+    throw invalidOptions(
+      'PatchOptions',
+      'force',
+      'FieldValueForbidden',
+      'Forbidden: may not be specified for non-apply patch',
+    );
   const patch = await readPatchBody(req);
   const validation = fieldValidation(r.query);
   let warnings: string[] = [];
@@ -138,7 +174,11 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
       warnings = admitted.warnings;
       return admitted.obj;
     },
-    { dryRun: dryRun(r.query), subresource: sub, fields: { update: writeManager(r, req.headers['user-agent'], 'PatchOptions') } },
+    {
+      dryRun: dryRun(r.query),
+      subresource: sub,
+      fields: { update: writeManager(r, req.headers['user-agent'], 'PatchOptions') },
+    },
   );
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
 }

@@ -40,8 +40,10 @@ export function nodeRestriction(req: NodeAdmissionRequest): string | undefined {
   if (g === '' && r === 'pods') return admitPod(node, req);
   if (g === '' && r === 'persistentvolumeclaims' && req.subresource === 'status') return admitClaimStatus(node, req);
   if (g === 'coordination.k8s.io' && r === 'leases') {
-    if (req.namespace !== NODE_LEASE_NAMESPACE) return `can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`;
-    if (req.operation === 'create' && req.name !== node) return 'can only access node lease with the same name as the requesting node';
+    if (req.namespace !== NODE_LEASE_NAMESPACE)
+      return `can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`;
+    if (req.operation === 'create' && req.name !== node)
+      return 'can only access node lease with the same name as the requesting node';
   }
   if (g === 'storage.k8s.io' && r === 'csinodes' && req.operation === 'create' && req.name !== node) {
     return 'can only access CSINode with the same name as the requesting node';
@@ -65,7 +67,8 @@ function admitNode(node: string, req: NodeAdmissionRequest): string | undefined 
 }
 
 function admitPod(node: string, req: NodeAdmissionRequest): string | undefined {
-  const boundTo = (o: KubeObject | undefined): string | undefined => (o?.spec as { nodeName?: string } | undefined)?.nodeName;
+  const boundTo = (o: KubeObject | undefined): string | undefined =>
+    (o?.spec as { nodeName?: string } | undefined)?.nodeName;
   switch (req.subresource ?? '') {
     case '':
       if (req.operation === 'create') {
@@ -75,15 +78,22 @@ function admitPod(node: string, req: NodeAdmissionRequest): string | undefined {
         // Stowage serves no static pods, so a node never needs a mirror pod.
         return `node "${node}" can only create mirror pods for static pods, which Stowage does not run`;
       }
-      if (req.operation === 'delete') return boundTo(req.old) === node ? undefined : `node "${node}" can only delete pods with spec.nodeName set to itself`;
+      if (req.operation === 'delete')
+        return boundTo(req.old) === node
+          ? undefined
+          : `node "${node}" can only delete pods with spec.nodeName set to itself`;
       return `unexpected operation "${req.operation}", node "${node}" can only create and delete mirror pods`;
     case 'status':
       if (req.operation !== 'update') return `unexpected operation "${req.operation}"`;
-      if (boundTo(req.old) !== node) return `node "${node}" can only update pod status for pods with spec.nodeName set to itself`;
-      if (!jsonEqual(req.obj?.metadata.labels ?? {}, req.old?.metadata.labels ?? {})) return `node "${node}" cannot update labels through pod status`;
+      if (boundTo(req.old) !== node)
+        return `node "${node}" can only update pod status for pods with spec.nodeName set to itself`;
+      if (!jsonEqual(req.obj?.metadata.labels ?? {}, req.old?.metadata.labels ?? {}))
+        return `node "${node}" cannot update labels through pod status`;
       return undefined;
     case 'eviction':
-      return boundTo(req.old) === node ? undefined : `node ${node} can only evict pods with spec.nodeName set to itself`;
+      return boundTo(req.old) === node
+        ? undefined
+        : `node ${node} can only evict pods with spec.nodeName set to itself`;
     default:
       return undefined;
   }
@@ -101,7 +111,8 @@ function admitClaimStatus(node: string, req: NodeAdmissionRequest): string | und
     c.status = st;
     return c;
   };
-  if (!jsonEqual(strip(req.obj), strip(req.old))) return `node "${node}" is not allowed to update fields other than status.capacity and status.conditions`;
+  if (!jsonEqual(strip(req.obj), strip(req.old)))
+    return `node "${node}" is not allowed to update fields other than status.capacity and status.conditions`;
   return undefined;
 }
 

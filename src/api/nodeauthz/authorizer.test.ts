@@ -1,7 +1,13 @@
 import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_POLICY, forbiddenFor, newGroupRulesAuthorizer, newUnionAuthorizer, type RequestAttributes } from '../authz.js';
+import {
+  ADMIN_POLICY,
+  forbiddenFor,
+  newGroupRulesAuthorizer,
+  newUnionAuthorizer,
+  type RequestAttributes,
+} from '../authz.js';
 import { ALL_RESOURCES } from '../resources/index.js';
 import { newNodeAuthorizer } from './authorizer.js';
 import type { GraphSource } from './graph.js';
@@ -24,13 +30,32 @@ const pods: Pod[] = [
   },
   {
     metadata: { name: 'p2', namespace: 'ns' },
-    spec: { nodeName: 'n2', containers: [{ name: 'c', env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cm2', key: 'k' } } }] }], volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'c2' } }] },
+    spec: {
+      nodeName: 'n2',
+      containers: [{ name: 'c', env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cm2', key: 'k' } } }] }],
+      volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'c2' } }],
+    },
   },
-  { metadata: { name: 'unbound', namespace: 'ns' }, spec: { containers: [{ name: 'c' }], volumes: [{ name: 's', secret: { secretName: 's3' } }] } },
+  {
+    metadata: { name: 'unbound', namespace: 'ns' },
+    spec: { containers: [{ name: 'c' }], volumes: [{ name: 's', secret: { secretName: 's3' } }] },
+  },
 ];
 const pvs: PersistentVolume[] = [
-  { metadata: { name: 'pv1' }, spec: { claimRef: { namespace: 'ns', name: 'c1' }, csi: { driver: 'd', volumeHandle: 'h', nodeStageSecretRef: { namespace: 'sec', name: 'stage1' } } } },
-  { metadata: { name: 'pv2' }, spec: { claimRef: { namespace: 'ns', name: 'c2' }, csi: { driver: 'd', volumeHandle: 'h2', nodeStageSecretRef: { namespace: 'sec', name: 'stage2' } } } },
+  {
+    metadata: { name: 'pv1' },
+    spec: {
+      claimRef: { namespace: 'ns', name: 'c1' },
+      csi: { driver: 'd', volumeHandle: 'h', nodeStageSecretRef: { namespace: 'sec', name: 'stage1' } },
+    },
+  },
+  {
+    metadata: { name: 'pv2' },
+    spec: {
+      claimRef: { namespace: 'ns', name: 'c2' },
+      csi: { driver: 'd', volumeHandle: 'h2', nodeStageSecretRef: { namespace: 'sec', name: 'stage2' } },
+    },
+  },
   { metadata: { name: 'pv-eph' }, spec: { claimRef: { namespace: 'ns', name: 'p1-e' } } },
 ];
 const vas: VolumeAttachment[] = [
@@ -83,22 +108,71 @@ const cases: Case[] = [
   { verb: 'patch', resource: 'nodes', sub: 'status', name: 'n1', want: '' },
   { verb: 'delete', resource: 'nodes', name: 'n1', want: 'x' },
   // Leases: its own, in kube-node-lease.
-  ...['get', 'update', 'patch', 'delete'].map((verb) => ({ verb, resource: 'leases', group: 'coordination.k8s.io', ns: 'kube-node-lease', name: 'n1', want: '' })),
+  ...['get', 'update', 'patch', 'delete'].map((verb) => ({
+    verb,
+    resource: 'leases',
+    group: 'coordination.k8s.io',
+    ns: 'kube-node-lease',
+    name: 'n1',
+    want: '',
+  })),
   { verb: 'create', resource: 'leases', group: 'coordination.k8s.io', ns: 'kube-node-lease', want: '' },
-  { verb: 'update', resource: 'leases', group: 'coordination.k8s.io', ns: 'kube-node-lease', name: 'n2', want: 'can only access node lease with the same name as the requesting node' },
-  { verb: 'get', resource: 'leases', group: 'coordination.k8s.io', ns: 'default', name: 'n1', want: 'can only access leases in the "kube-node-lease" system namespace' },
-  { verb: 'list', resource: 'leases', group: 'coordination.k8s.io', ns: 'kube-node-lease', want: 'can only get, create, update, patch, or delete a node lease' },
+  {
+    verb: 'update',
+    resource: 'leases',
+    group: 'coordination.k8s.io',
+    ns: 'kube-node-lease',
+    name: 'n2',
+    want: 'can only access node lease with the same name as the requesting node',
+  },
+  {
+    verb: 'get',
+    resource: 'leases',
+    group: 'coordination.k8s.io',
+    ns: 'default',
+    name: 'n1',
+    want: 'can only access leases in the "kube-node-lease" system namespace',
+  },
+  {
+    verb: 'list',
+    resource: 'leases',
+    group: 'coordination.k8s.io',
+    ns: 'kube-node-lease',
+    want: 'can only get, create, update, patch, or delete a node lease',
+  },
   // CSINodes: its own.
-  ...['get', 'update', 'patch', 'delete'].map((verb) => ({ verb, resource: 'csinodes', group: 'storage.k8s.io', name: 'n1', want: '' })),
-  { verb: 'get', resource: 'csinodes', group: 'storage.k8s.io', name: 'n2', want: 'can only access CSINode with the same name as the requesting node' },
-  { verb: 'list', resource: 'csinodes', group: 'storage.k8s.io', want: 'can only get, create, update, patch, or delete a CSINode' },
+  ...['get', 'update', 'patch', 'delete'].map((verb) => ({
+    verb,
+    resource: 'csinodes',
+    group: 'storage.k8s.io',
+    name: 'n1',
+    want: '',
+  })),
+  {
+    verb: 'get',
+    resource: 'csinodes',
+    group: 'storage.k8s.io',
+    name: 'n2',
+    want: 'can only access CSINode with the same name as the requesting node',
+  },
+  {
+    verb: 'list',
+    resource: 'csinodes',
+    group: 'storage.k8s.io',
+    want: 'can only get, create, update, patch, or delete a CSINode',
+  },
   // Pods: those bound to it; list/watch only scoped to it; status/eviction/create/delete pass to NodeRestriction.
   { verb: 'get', resource: 'pods', ns: 'ns', name: 'p1', want: '' },
   { verb: 'get', resource: 'pods', ns: 'ns', name: 'p2', want: NO_REL },
   { verb: 'get', resource: 'pods', ns: 'ns', name: 'unbound', want: NO_REL },
   { verb: 'list', resource: 'pods', fieldSelector: 'spec.nodeName=n1', want: '' },
   { verb: 'watch', resource: 'pods', fieldSelector: 'spec.nodeName=n1', want: '' },
-  { verb: 'list', resource: 'pods', fieldSelector: 'spec.nodeName=n2', want: 'can only list/watch pods with spec.nodeName field selector' },
+  {
+    verb: 'list',
+    resource: 'pods',
+    fieldSelector: 'spec.nodeName=n2',
+    want: 'can only list/watch pods with spec.nodeName field selector',
+  },
   { verb: 'list', resource: 'pods', ns: 'ns', want: 'can only list/watch pods with spec.nodeName field selector' },
   { verb: 'patch', resource: 'pods', sub: 'status', ns: 'ns', name: 'p2', want: '' },
   { verb: 'create', resource: 'pods', sub: 'eviction', ns: 'ns', name: 'p1', want: '' },
@@ -109,7 +183,13 @@ const cases: Case[] = [
   { verb: 'get', resource: 'persistentvolumeclaims', ns: 'ns', name: 'p1-e', want: '' },
   { verb: 'get', resource: 'persistentvolumeclaims', ns: 'ns', name: 'c2', want: NO_REL },
   { verb: 'list', resource: 'persistentvolumeclaims', ns: 'ns', want: 'No Object name found' },
-  { verb: 'update', resource: 'persistentvolumeclaims', ns: 'ns', name: 'c1', want: 'can only get individual resources of this type' },
+  {
+    verb: 'update',
+    resource: 'persistentvolumeclaims',
+    ns: 'ns',
+    name: 'c1',
+    want: 'can only get individual resources of this type',
+  },
   { verb: 'patch', resource: 'persistentvolumeclaims', sub: 'status', ns: 'ns', name: 'c1', want: '' },
   { verb: 'patch', resource: 'persistentvolumeclaims', sub: 'status', ns: 'ns', name: 'c2', want: NO_REL },
   { verb: 'get', resource: 'persistentvolumes', name: 'pv1', want: '' },
@@ -117,11 +197,23 @@ const cases: Case[] = [
   { verb: 'get', resource: 'persistentvolumes', name: 'pv-eph', want: '' },
   { verb: 'get', resource: 'persistentvolumes', name: 'pv2', want: NO_REL },
   { verb: 'get', resource: 'persistentvolumes', name: 'nope', want: NO_REL },
-  { verb: 'delete', resource: 'persistentvolumes', name: 'pv1', want: 'can only get individual resources of this type' },
+  {
+    verb: 'delete',
+    resource: 'persistentvolumes',
+    name: 'pv1',
+    want: 'can only get individual resources of this type',
+  },
   { verb: 'get', resource: 'volumeattachments', group: 'storage.k8s.io', name: 'va1', want: '' },
   { verb: 'get', resource: 'volumeattachments', group: 'storage.k8s.io', name: 'va2', want: NO_REL },
   { verb: 'list', resource: 'volumeattachments', group: 'storage.k8s.io', want: 'No Object name found' },
-  { verb: 'patch', resource: 'volumeattachments', group: 'storage.k8s.io', sub: 'status', name: 'va1', want: 'can only get individual resources of this type' },
+  {
+    verb: 'patch',
+    resource: 'volumeattachments',
+    group: 'storage.k8s.io',
+    sub: 'status',
+    name: 'va1',
+    want: 'can only get individual resources of this type',
+  },
   // Secrets and configmaps: those its pods (and their volumes) name.
   { verb: 'get', resource: 'secrets', ns: 'ns', name: 's1', want: '' },
   { verb: 'get', resource: 'secrets', ns: 'ns', name: 'pull1', want: '' },
@@ -148,13 +240,18 @@ const cases: Case[] = [
 ];
 
 describe('Node authorizer (n1 asking; n2 is the other node)', () => {
-  it.each(cases.map((c) => ({ ...c, label: `${c.verb} ${c.resource}${c.sub ? '/' + c.sub : ''} ${c.ns ?? ''}/${c.name ?? c.fieldSelector ?? ''}` })))('$label', (c) => {
+  it.each(
+    cases.map((c) => ({
+      ...c,
+      label: `${c.verb} ${c.resource}${c.sub ? '/' + c.sub : ''} ${c.ns ?? ''}/${c.name ?? c.fieldSelector ?? ''}`,
+    })),
+  )('$label', (c) => {
     const d = authz.authorize(attrs(c));
     if (c.want === '') expect(d).toMatchObject({ allowed: true });
     else expect(d).toEqual({ allowed: false, reason: c.want === 'x' ? '' : c.want });
   });
 
-  it('the 403 names the rule in kube-apiserver\'s words', () => {
+  it("the 403 names the rule in kube-apiserver's words", () => {
     const a = attrs({ verb: 'get', resource: 'secrets', ns: 'ns', name: 's3', want: '' });
     expect(forbiddenFor(a, authz.authorize(a)).message).toBe(
       `secrets "s3" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "ns": ${NO_REL}`,
@@ -163,17 +260,27 @@ describe('Node authorizer (n1 asking; n2 is the other node)', () => {
 
   it('has no opinion about other users; a user named like a node but outside system:nodes is not one', () => {
     const admin = { name: 'admin', groups: ['system:masters', 'system:authenticated'] };
-    expect(authz.authorize(attrs({ verb: 'delete', resource: 'secrets', ns: 'ns', name: 's1', want: '' }, admin)).allowed).toBe(true);
+    expect(
+      authz.authorize(attrs({ verb: 'delete', resource: 'secrets', ns: 'ns', name: 's1', want: '' }, admin)).allowed,
+    ).toBe(true);
     const impostor = { name: 'system:node:n1', groups: ['system:authenticated'] };
-    expect(authz.authorize(attrs({ verb: 'get', resource: 'secrets', ns: 'ns', name: 's1', want: '' }, impostor)).allowed).toBe(false);
+    expect(
+      authz.authorize(attrs({ verb: 'get', resource: 'secrets', ns: 'ns', name: 's1', want: '' }, impostor)).allowed,
+    ).toBe(false);
     const nameless = { name: 'kubelet', groups: ['system:nodes', 'system:authenticated'] };
-    expect(authz.authorize(attrs({ verb: 'get', resource: 'nodes', name: 'n1', want: '' }, nameless)).allowed).toBe(false);
+    expect(authz.authorize(attrs({ verb: 'get', resource: 'nodes', name: 'n1', want: '' }, nameless)).allowed).toBe(
+      false,
+    );
   });
 
   it('rules of a node are the static ones and say they are incomplete', () => {
     const r = authz.rulesFor(n1, 'ns');
     expect(r.incomplete).toBe(true);
-    expect(r.resourceRules).toContainEqual({ verbs: ['create', 'update', 'patch'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] });
+    expect(r.resourceRules).toContainEqual({
+      verbs: ['create', 'update', 'patch'],
+      apiGroups: ['', 'events.k8s.io'],
+      resources: ['events'],
+    });
   });
 
   it('over every kind served and every verb, a node reaches nothing unrelated to it beyond the static grants', () => {
@@ -198,7 +305,19 @@ describe('Node authorizer (n1 asking; n2 is the other node)', () => {
     for (const d of ALL_RESOURCES) {
       const key = `${d.group}/${d.plural}`;
       const named = (v: string): boolean => v === 'get' || v === 'update' || v === 'patch' || v === 'delete';
-      got[key] = verbs.filter((verb) => authz.authorize(attrs({ verb, resource: d.plural, group: d.group, ns: d.namespaced ? 'ns' : undefined, name: named(verb) ? 'zz' : undefined, want: '' })).allowed);
+      got[key] = verbs.filter(
+        (verb) =>
+          authz.authorize(
+            attrs({
+              verb,
+              resource: d.plural,
+              group: d.group,
+              ns: d.namespaced ? 'ns' : undefined,
+              name: named(verb) ? 'zz' : undefined,
+              want: '',
+            }),
+          ).allowed,
+      );
       want[key] = [...(allowedForAnyNode[key] ?? [])];
     }
     expect(got).toEqual(want);

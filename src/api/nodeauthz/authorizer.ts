@@ -20,9 +20,17 @@ export const NODE_RULES: readonly ResourceRule[] = [
   { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['services'] },
   { verbs: ['get', 'list', 'watch'], apiGroups: ['storage.k8s.io'], resources: ['csidrivers'] },
   { verbs: ['get', 'list', 'watch'], apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'] },
-  { verbs: ['create', 'get', 'list', 'watch'], apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'] },
+  {
+    verbs: ['create', 'get', 'list', 'watch'],
+    apiGroups: ['certificates.k8s.io'],
+    resources: ['certificatesigningrequests'],
+  },
   { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'] },
-  { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews', 'localsubjectaccessreviews'] },
+  {
+    verbs: ['create'],
+    apiGroups: ['authorization.k8s.io'],
+    resources: ['subjectaccessreviews', 'localsubjectaccessreviews'],
+  },
 ];
 
 const NO: Decision = { allowed: false, reason: '' };
@@ -43,7 +51,10 @@ export function newNodeAuthorizer(graph: GraphSource): Authorizer {
       return rulesAllow({ resourceRules: NODE_RULES, nonResourceRules: [], incomplete: false }, a) ? YES : NO;
     },
     // kube: nodes do not have fully enumerated permissions; list the static ones and say so.
-    rulesFor: (user): Rules => (nodeIdentity(user).isNode ? { resourceRules: NODE_RULES, nonResourceRules: [], incomplete: true } : { resourceRules: [], nonResourceRules: [], incomplete: false }),
+    rulesFor: (user): Rules =>
+      nodeIdentity(user).isNode
+        ? { resourceRules: NODE_RULES, nonResourceRules: [], incomplete: true }
+        : { resourceRules: [], nonResourceRules: [], incomplete: false },
   };
 }
 
@@ -53,7 +64,8 @@ function authorizeResource(graph: GraphSource, node: string, a: ResourceAttribut
   const r = a.resource;
   if (g === '' && r === 'secrets') return readNamespaced(graph, node, 'secret', a);
   if (g === '' && r === 'configmaps') return readNamespaced(graph, node, 'configmap', a);
-  if (g === '' && r === 'persistentvolumeclaims') return a.subresource === 'status' ? statusUpdate(graph, node, 'pvc', a) : getRelated(graph, node, 'pvc', a);
+  if (g === '' && r === 'persistentvolumeclaims')
+    return a.subresource === 'status' ? statusUpdate(graph, node, 'pvc', a) : getRelated(graph, node, 'pvc', a);
   if (g === '' && r === 'persistentvolumes') return getRelated(graph, node, 'pv', a);
   if (g === 'storage.k8s.io' && r === 'volumeattachments') return getRelated(graph, node, 'volumeattachment', a);
   if (g === 'coordination.k8s.io' && r === 'leases') return lease(node, a);
@@ -65,7 +77,9 @@ function authorizeResource(graph: GraphSource, node: string, a: ResourceAttribut
 
 function related(graph: GraphSource, node: string, kind: VertexKind, a: ResourceAttributes): Decision {
   if (!a.name) return no('No Object name found');
-  return hasPathToNode(graph, node, kind, a.namespace ?? '', a.name) ? YES : no(`no relationship found between node '${node}' and this object`);
+  return hasPathToNode(graph, node, kind, a.namespace ?? '', a.name)
+    ? YES
+    : no(`no relationship found between node '${node}' and this object`);
 }
 
 /**
@@ -74,7 +88,8 @@ function related(graph: GraphSource, node: string, kind: VertexKind, a: Resource
  * than that get, so list and watch of one named related object are allowed too.
  */
 function getRelated(graph: GraphSource, node: string, kind: VertexKind, a: ResourceAttributes): Decision {
-  if (a.verb !== 'get' && a.verb !== 'list' && a.verb !== 'watch') return no('can only get individual resources of this type');
+  if (a.verb !== 'get' && a.verb !== 'list' && a.verb !== 'watch')
+    return no('can only get individual resources of this type');
   if (a.subresource) return no('cannot get subresource');
   return related(graph, node, kind, a);
 }
@@ -95,16 +110,19 @@ const LEASE_VERBS = ['get', 'create', 'update', 'patch', 'delete'];
 
 function lease(node: string, a: ResourceAttributes): Decision {
   if (!LEASE_VERBS.includes(a.verb)) return no('can only get, create, update, patch, or delete a node lease');
-  if (a.namespace !== NODE_LEASE_NAMESPACE) return no(`can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
+  if (a.namespace !== NODE_LEASE_NAMESPACE)
+    return no(`can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
   // The name of a create is not known here; NodeRestriction checks it.
-  if (a.verb !== 'create' && a.name !== node) return no('can only access node lease with the same name as the requesting node');
+  if (a.verb !== 'create' && a.name !== node)
+    return no('can only access node lease with the same name as the requesting node');
   return YES;
 }
 
 function csiNode(node: string, a: ResourceAttributes): Decision {
   if (!LEASE_VERBS.includes(a.verb)) return no('can only get, create, update, patch, or delete a CSINode');
   if (a.subresource) return no('cannot authorize CSINode subresources');
-  if (a.verb !== 'create' && a.name !== node) return no('can only access CSINode with the same name as the requesting node');
+  if (a.verb !== 'create' && a.name !== node)
+    return no('can only access CSINode with the same name as the requesting node');
   return YES;
 }
 

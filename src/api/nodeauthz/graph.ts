@@ -20,7 +20,13 @@ export interface GraphSource {
 export type VertexKind = 'pod' | 'secret' | 'configmap' | 'pvc' | 'pv' | 'volumeattachment';
 
 /** True when the object is related to node `node` by a path of the graph. */
-export function hasPathToNode(src: GraphSource, node: string, kind: VertexKind, namespace: string, name: string): boolean {
+export function hasPathToNode(
+  src: GraphSource,
+  node: string,
+  kind: VertexKind,
+  namespace: string,
+  name: string,
+): boolean {
   switch (kind) {
     case 'volumeattachment':
       return src.volumeAttachment(name)?.spec?.nodeName === node;
@@ -40,7 +46,10 @@ export function hasPathToNode(src: GraphSource, node: string, kind: VertexKind, 
       const key = `${namespace}/${name}`;
       for (const claim of claimsOf(pods)) {
         const slash = claim.indexOf('/');
-        if (src.pvsClaimedBy(claim.slice(0, slash), claim.slice(slash + 1)).some((pv) => pvSecretKeys(pv).includes(key))) return true;
+        if (
+          src.pvsClaimedBy(claim.slice(0, slash), claim.slice(slash + 1)).some((pv) => pvSecretKeys(pv).includes(key))
+        )
+          return true;
       }
       return false;
     }

@@ -12,7 +12,9 @@ export function nodeUserName(nodeName: string): string {
  * kube's default NodeIdentifier: a user in group system:nodes whose name starts with
  * `system:node:` is a node; its name is the rest (empty when the name lacks the prefix).
  */
-export function nodeIdentity(u: UserInfo): { readonly isNode: false } | { readonly isNode: true; readonly nodeName: string } {
+export function nodeIdentity(
+  u: UserInfo,
+): { readonly isNode: false } | { readonly isNode: true; readonly nodeName: string } {
   if (!u.groups.includes(NODES_GROUP) || !u.name.startsWith(NODE_USER_PREFIX)) return { isNode: false };
   return { isNode: true, nodeName: u.name.slice(NODE_USER_PREFIX.length) };
 }

@@ -24,7 +24,8 @@ export function registryGraphSource(registry: ApiRegistry): GraphSource {
     const ref = (o as PersistentVolume).spec?.claimRef;
     return ref?.name ? [`${ref.namespace ?? ''}/${ref.name}`] : [];
   });
-  const indexed = <T>(s: ResourceStorage | undefined, index: string, value: string): T[] => (s ? s.cache.byIndex(index, value).map((c) => c.obj as T) : []);
+  const indexed = <T>(s: ResourceStorage | undefined, index: string, value: string): T[] =>
+    s ? s.cache.byIndex(index, value).map((c) => c.obj as T) : [];
   return {
     podsOn: (node) => indexed<Pod>(pods, PODS_BY_NODE, node),
     pvsClaimedBy: (namespace, name) => indexed<PersistentVolume>(pvs, PVS_BY_CLAIM, `${namespace}/${name}`),

@@ -9,7 +9,8 @@ const stored = (type = 'stowage.io/node-token', secret = SECRET): KubeObject => 
   type,
   data: { 'token-secret': Buffer.from(secret).toString('base64') },
 });
-const lookup = (obj: KubeObject | undefined) => (ns: string, name: string) => (ns === 'kube-system' && name === 'node-token-n1.example' ? obj : undefined);
+const lookup = (obj: KubeObject | undefined) => (ns: string, name: string) =>
+  ns === 'kube-system' && name === 'node-token-n1.example' ? obj : undefined;
 
 describe('per-node tokens', () => {
   it('a node name may hold dots; the secret is after the last one', () => {
@@ -19,7 +20,10 @@ describe('per-node tokens', () => {
   });
 
   it('authenticates the node its Secret names, as system:node:<name> in system:nodes', () => {
-    expect(authenticateNodeToken(formatNodeToken('n1.example', SECRET), lookup(stored()))).toEqual({ name: 'system:node:n1.example', groups: ['system:nodes'] });
+    expect(authenticateNodeToken(formatNodeToken('n1.example', SECRET), lookup(stored()))).toEqual({
+      name: 'system:node:n1.example',
+      groups: ['system:nodes'],
+    });
   });
 
   it.each([

@@ -19,7 +19,14 @@ const VERSIONS = ['1.29', '1.30', '1.33'].filter((v) => existsSync(join(KUBECTL_
 const RESOURCES: readonly OpenApiResource[] = [
   { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, hasStatus: true },
   { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, hasStatus: false },
-  { group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', plural: 'storageclasses', namespaced: false, hasStatus: false },
+  {
+    group: 'storage.k8s.io',
+    version: 'v1',
+    kind: 'StorageClass',
+    plural: 'storageclasses',
+    namespaced: false,
+    hasStatus: false,
+  },
 ];
 const openapi = buildOpenApiV3(RESOURCES);
 
@@ -58,10 +65,30 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (p === '/api') return send(res, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] });
   if (p === '/apis') {
     const gv = { groupVersion: 'storage.k8s.io/v1', version: 'v1' };
-    return send(res, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: 'storage.k8s.io', versions: [gv], preferredVersion: gv }] });
+    return send(res, 200, {
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
+      groups: [{ name: 'storage.k8s.io', versions: [gv], preferredVersion: gv }],
+    });
   }
-  if (p === '/api/v1') return send(res, 200, resourceList('v1', RESOURCES.filter((r) => r.group === '')));
-  if (p === '/apis/storage.k8s.io/v1') return send(res, 200, resourceList('storage.k8s.io/v1', RESOURCES.filter((r) => r.group !== '')));
+  if (p === '/api/v1')
+    return send(
+      res,
+      200,
+      resourceList(
+        'v1',
+        RESOURCES.filter((r) => r.group === ''),
+      ),
+    );
+  if (p === '/apis/storage.k8s.io/v1')
+    return send(
+      res,
+      200,
+      resourceList(
+        'storage.k8s.io/v1',
+        RESOURCES.filter((r) => r.group !== ''),
+      ),
+    );
   if (p === '/openapi/v3') return send(res, 200, openapi.index());
   if (p.startsWith('/openapi/v3/')) {
     const e = openapi.entry(p.slice('/openapi/v3/'.length));
@@ -93,8 +120,14 @@ beforeAll(async () => {
       'current-context': 'x',
     }),
   );
-  writeFileSync(join(dir, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: busybox}]}\n');
-  writeFileSync(join(dir, 'sc.yaml'), 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fast}\nprovisioner: x\n');
+  writeFileSync(
+    join(dir, 'pod.yaml'),
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: busybox}]}\n',
+  );
+  writeFileSync(
+    join(dir, 'sc.yaml'),
+    'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fast}\nprovisioner: x\n',
+  );
 });
 
 afterAll(async () => {
@@ -113,24 +146,29 @@ function kubectl(version: string, args: string[]): Promise<{ code: number; out: 
   });
 }
 
-describe.skipIf(VERSIONS.length === 0)('kubectl reads our /openapi/v3 (skipped: no kubectl.1.29+ binaries here)', () => {
-  it.each(VERSIONS.flatMap((v) => [[v, 'pod.yaml', '/api/v1/namespaces/default/pods'], [v, 'sc.yaml', '/apis/storage.k8s.io/v1/storageclasses']]))(
-    'kubectl %s create -f %s sends fieldValidation=Strict',
-    async (version, file, path) => {
+describe.skipIf(VERSIONS.length === 0)(
+  'kubectl reads our /openapi/v3 (skipped: no kubectl.1.29+ binaries here)',
+  () => {
+    it.each(
+      VERSIONS.flatMap((v) => [
+        [v, 'pod.yaml', '/api/v1/namespaces/default/pods'],
+        [v, 'sc.yaml', '/apis/storage.k8s.io/v1/storageclasses'],
+      ]),
+    )('kubectl %s create -f %s sends fieldValidation=Strict', async (version, file, path) => {
       requests.length = 0;
       const r = await kubectl(version, ['create', '-f', join(dir, file)]);
       expect(r.out).toMatch(/created/);
       expect(r.code).toBe(0);
       const post = requests.find((q) => q.startsWith(`POST ${path}`));
       expect(post, requests.join('\n')).toMatch(/[?&]fieldValidation=Strict/);
-    },
-  );
+    });
 
-  it.each(VERSIONS)('kubectl %s explain reads the schemas', async (version) => {
-    const r = await kubectl(version, ['explain', 'pods.spec.containers.volumeMounts']);
-    expect(r.code, r.out).toBe(0);
-    expect(r.out).toMatch(/mountPath\s+<string> -required-/);
-    const sc = await kubectl(version, ['explain', 'storageclasses.provisioner']);
-    expect(sc.out).toMatch(/FIELD: provisioner <string>/);
-  });
-});
+    it.each(VERSIONS)('kubectl %s explain reads the schemas', async (version) => {
+      const r = await kubectl(version, ['explain', 'pods.spec.containers.volumeMounts']);
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toMatch(/mountPath\s+<string> -required-/);
+      const sc = await kubectl(version, ['explain', 'storageclasses.provisioner']);
+      expect(sc.out).toMatch(/FIELD: provisioner <string>/);
+    });
+  },
+);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { namespaceResource } from '../resources/namespace.js';
-import { buildOpenApiV3, groupVersionPath, openApiV3Document, openApiV3Index, type OpenApiResource } from './documents.js';
+import {
+  buildOpenApiV3,
+  groupVersionPath,
+  openApiV3Document,
+  openApiV3Index,
+  type OpenApiResource,
+} from './documents.js';
 
 const R = (group: string, kind: string, plural: string, namespaced: boolean, hasStatus: boolean): OpenApiResource => ({
   group,
@@ -55,14 +61,17 @@ describe('/openapi/v3 index', () => {
   it('lists each served group-version with a hashed URL', () => {
     const idx = openApiV3Index(RESOURCES) as { paths: Record<string, { serverRelativeURL: string }> };
     expect(Object.keys(idx.paths)).toEqual(['api/v1', 'apis/coordination.k8s.io/v1', 'apis/storage.k8s.io/v1']);
-    for (const [p, v] of Object.entries(idx.paths)) expect(v.serverRelativeURL).toMatch(new RegExp(`^/openapi/v3/${p}\\?hash=[0-9A-F]{128}$`));
+    for (const [p, v] of Object.entries(idx.paths))
+      expect(v.serverRelativeURL).toMatch(new RegExp(`^/openapi/v3/${p}\\?hash=[0-9A-F]{128}$`));
   });
 
   it('is stable for the same content and changes with it', () => {
     const a = buildOpenApiV3(RESOURCES).index();
     const b = buildOpenApiV3([...RESOURCES]).index();
     expect(a).toEqual(b);
-    const c = buildOpenApiV3(RESOURCES.filter((r) => r.kind !== 'Secret')).index() as typeof a & { paths: Record<string, unknown> };
+    const c = buildOpenApiV3(RESOURCES.filter((r) => r.kind !== 'Secret')).index() as typeof a & {
+      paths: Record<string, unknown>;
+    };
     const aa = a as { paths: Record<string, unknown> };
     expect(c.paths['api/v1']).not.toEqual(aa.paths['api/v1']);
     expect(c.paths['apis/storage.k8s.io/v1']).toEqual(aa.paths['apis/storage.k8s.io/v1']);
@@ -108,7 +117,9 @@ describe('group-version documents', () => {
     expect(doc.paths['/api/v1/nodes/{name}']).toBeDefined();
     expect(doc.paths['/api/v1/namespaces/{name}/finalize']?.put?.['x-kubernetes-action']).toBe('put');
     expect(doc.paths['/api/v1/namespaces/{namespace}/secrets/{name}/status']).toBeUndefined();
-    expect(doc.paths['/api/v1/namespaces/{namespace}/pods']?.post?.parameters?.map((p) => p.name)).toContain('fieldValidation');
+    expect(doc.paths['/api/v1/namespaces/{namespace}/pods']?.post?.parameters?.map((p) => p.name)).toContain(
+      'fieldValidation',
+    );
   });
 
   it('carries the schemas of its kinds and what they reference, not other groups', () => {

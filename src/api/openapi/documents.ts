@@ -5,7 +5,11 @@ import { buildCreateOnlyPaths, buildPaths } from './paths.js';
 import { SCALE_KIND } from '../resources/scale.js';
 
 /** The ResourceDef fields the documents are built from. */
-export type OpenApiResource = Pick<ResourceDef, 'group' | 'version' | 'kind' | 'plural' | 'namespaced' | 'hasStatus' | 'subresources'> & Partial<Pick<ResourceDef, 'verbs'>>;
+export type OpenApiResource = Pick<
+  ResourceDef,
+  'group' | 'version' | 'kind' | 'plural' | 'namespaced' | 'hasStatus' | 'subresources'
+> &
+  Partial<Pick<ResourceDef, 'verbs'>>;
 
 /** A create-only virtual kind (the reviews): one POST operation, no List kind. */
 export function createOnly(r: OpenApiResource): boolean {
@@ -91,7 +95,8 @@ export function definitionRoots(rs: readonly OpenApiResource[]): string[] {
   for (const r of rs) {
     roots.push(definitionNameFor(r.group, r.version, r.kind));
     if (!createOnly(r)) roots.push(definitionNameFor(r.group, r.version, `${r.kind}List`));
-    if (r.subresources?.some((s) => s.type === 'scale')) roots.push(definitionNameFor(SCALE_KIND.group, SCALE_KIND.version, SCALE_KIND.kind));
+    if (r.subresources?.some((s) => s.type === 'scale'))
+      roots.push(definitionNameFor(SCALE_KIND.group, SCALE_KIND.version, SCALE_KIND.kind));
   }
   return roots;
 }
@@ -100,10 +105,22 @@ function buildDocument(rs: readonly OpenApiResource[]): Record<string, unknown> 
   const paths: Record<string, unknown> = {};
   for (const r of [...rs].sort((a, b) => a.plural.localeCompare(b.plural))) {
     const kindDef = definitionNameFor(r.group, r.version, r.kind);
-    Object.assign(paths, createOnly(r) ? buildCreateOnlyPaths(r, kindDef) : buildPaths(r, kindDef, definitionNameFor(r.group, r.version, `${r.kind}List`)));
+    Object.assign(
+      paths,
+      createOnly(r)
+        ? buildCreateOnlyPaths(r, kindDef)
+        : buildPaths(r, kindDef, definitionNameFor(r.group, r.version, `${r.kind}List`)),
+    );
   }
-  const schemas: Record<string, Schema> = { ...publishedV3(definitionClosure(definitionRoots(rs))), [`${META}.Patch`]: PATCH_DEF };
-  const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]]));
+  const schemas: Record<string, Schema> = {
+    ...publishedV3(definitionClosure(definitionRoots(rs))),
+    [`${META}.Patch`]: PATCH_DEF,
+  };
+  const sorted = Object.fromEntries(
+    Object.keys(schemas)
+      .sort()
+      .map((k) => [k, schemas[k]]),
+  );
   return { openapi: '3.0.0', info: { ...OPENAPI_INFO }, paths, components: { schemas: sorted } };
 }
 
@@ -120,7 +137,12 @@ function publishedV3(defs: Record<string, Schema>): Record<string, Schema> {
   const q = out[QUANTITY];
   if (q) out[QUANTITY] = { description: q.description, oneOf: [{ type: 'string' }, { type: 'number' }] };
   const ios = out[INT_OR_STRING];
-  if (ios) out[INT_OR_STRING] = { description: ios.description, format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] };
+  if (ios)
+    out[INT_OR_STRING] = {
+      description: ios.description,
+      format: 'int-or-string',
+      oneOf: [{ type: 'integer' }, { type: 'string' }],
+    };
   return out;
 }
 

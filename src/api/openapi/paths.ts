@@ -25,11 +25,33 @@ const int = { type: 'integer', uniqueItems: true };
 const bool = { type: 'boolean', uniqueItems: true };
 
 const P = {
-  name: (kind: string): Param => ({ name: 'name', in: 'path', description: `name of the ${kind}`, required: true, schema: str }),
-  namespace: { name: 'namespace', in: 'path', description: 'object name and auth scope, such as for teams and projects', required: true, schema: str },
+  name: (kind: string): Param => ({
+    name: 'name',
+    in: 'path',
+    description: `name of the ${kind}`,
+    required: true,
+    schema: str,
+  }),
+  namespace: {
+    name: 'namespace',
+    in: 'path',
+    description: 'object name and auth scope, such as for teams and projects',
+    required: true,
+    schema: str,
+  },
   pretty: { name: 'pretty', in: 'query', description: "If 'true', then the output is pretty printed.", schema: str },
-  dryRun: { name: 'dryRun', in: 'query', description: 'When present, indicates that modifications should not be persisted. Valid value: All.', schema: str },
-  fieldManager: { name: 'fieldManager', in: 'query', description: 'A name associated with the actor or entity making these changes.', schema: str },
+  dryRun: {
+    name: 'dryRun',
+    in: 'query',
+    description: 'When present, indicates that modifications should not be persisted. Valid value: All.',
+    schema: str,
+  },
+  fieldManager: {
+    name: 'fieldManager',
+    in: 'query',
+    description: 'A name associated with the actor or entity making these changes.',
+    schema: str,
+  },
   fieldValidation: {
     name: 'fieldValidation',
     in: 'query',
@@ -37,25 +59,98 @@ const P = {
       'How the server handles unknown or duplicate fields in the request body: Ignore, Warn (the default) or Strict (fail the request with a BadRequest).',
     schema: str,
   },
-  force: { name: 'force', in: 'query', description: 'Force apply requests to take ownership of conflicting fields. Only for apply patches.', schema: bool },
-  gracePeriodSeconds: { name: 'gracePeriodSeconds', in: 'query', description: 'Seconds before the object should be deleted; zero means delete immediately.', schema: int },
-  propagationPolicy: { name: 'propagationPolicy', in: 'query', description: "Garbage collection policy: 'Orphan', 'Background' or 'Foreground'.", schema: str },
-  orphanDependents: { name: 'orphanDependents', in: 'query', description: 'Deprecated: use propagationPolicy.', schema: bool },
-  allowWatchBookmarks: { name: 'allowWatchBookmarks', in: 'query', description: 'Request watch events of type BOOKMARK.', schema: bool },
-  continue: { name: 'continue', in: 'query', description: 'The continue token of a previous list call, to get the next chunk.', schema: str },
-  fieldSelector: { name: 'fieldSelector', in: 'query', description: 'A selector restricting the returned objects by their fields.', schema: str },
-  labelSelector: { name: 'labelSelector', in: 'query', description: 'A selector restricting the returned objects by their labels.', schema: str },
-  limit: { name: 'limit', in: 'query', description: 'Maximum number of responses to return for a list call.', schema: int },
-  resourceVersion: { name: 'resourceVersion', in: 'query', description: 'Constrains which resource versions the request may be served from.', schema: str },
-  resourceVersionMatch: { name: 'resourceVersionMatch', in: 'query', description: 'How resourceVersion applies to list calls: Exact or NotOlderThan.', schema: str },
-  sendInitialEvents: { name: 'sendInitialEvents', in: 'query', description: 'With watch=true, start the stream with synthetic ADDED events for the current state.', schema: bool },
+  force: {
+    name: 'force',
+    in: 'query',
+    description: 'Force apply requests to take ownership of conflicting fields. Only for apply patches.',
+    schema: bool,
+  },
+  gracePeriodSeconds: {
+    name: 'gracePeriodSeconds',
+    in: 'query',
+    description: 'Seconds before the object should be deleted; zero means delete immediately.',
+    schema: int,
+  },
+  propagationPolicy: {
+    name: 'propagationPolicy',
+    in: 'query',
+    description: "Garbage collection policy: 'Orphan', 'Background' or 'Foreground'.",
+    schema: str,
+  },
+  orphanDependents: {
+    name: 'orphanDependents',
+    in: 'query',
+    description: 'Deprecated: use propagationPolicy.',
+    schema: bool,
+  },
+  allowWatchBookmarks: {
+    name: 'allowWatchBookmarks',
+    in: 'query',
+    description: 'Request watch events of type BOOKMARK.',
+    schema: bool,
+  },
+  continue: {
+    name: 'continue',
+    in: 'query',
+    description: 'The continue token of a previous list call, to get the next chunk.',
+    schema: str,
+  },
+  fieldSelector: {
+    name: 'fieldSelector',
+    in: 'query',
+    description: 'A selector restricting the returned objects by their fields.',
+    schema: str,
+  },
+  labelSelector: {
+    name: 'labelSelector',
+    in: 'query',
+    description: 'A selector restricting the returned objects by their labels.',
+    schema: str,
+  },
+  limit: {
+    name: 'limit',
+    in: 'query',
+    description: 'Maximum number of responses to return for a list call.',
+    schema: int,
+  },
+  resourceVersion: {
+    name: 'resourceVersion',
+    in: 'query',
+    description: 'Constrains which resource versions the request may be served from.',
+    schema: str,
+  },
+  resourceVersionMatch: {
+    name: 'resourceVersionMatch',
+    in: 'query',
+    description: 'How resourceVersion applies to list calls: Exact or NotOlderThan.',
+    schema: str,
+  },
+  sendInitialEvents: {
+    name: 'sendInitialEvents',
+    in: 'query',
+    description: 'With watch=true, start the stream with synthetic ADDED events for the current state.',
+    schema: bool,
+  },
   timeoutSeconds: { name: 'timeoutSeconds', in: 'query', description: 'Timeout for the list/watch call.', schema: int },
-  watch: { name: 'watch', in: 'query', description: 'Watch for changes to the described resources and return them as a stream.', schema: bool },
+  watch: {
+    name: 'watch',
+    in: 'query',
+    description: 'Watch for changes to the described resources and return them as a stream.',
+    schema: bool,
+  },
 } satisfies Record<string, Param | ((k: string) => Param)>;
 
 const LIST_PARAMS: Param[] = [
-  P.allowWatchBookmarks, P.continue, P.fieldSelector, P.labelSelector, P.limit,
-  P.resourceVersion, P.resourceVersionMatch, P.sendInitialEvents, P.timeoutSeconds, P.watch,
+  P.allowWatchBookmarks,
+  P.continue,
+  P.fieldSelector,
+  P.labelSelector,
+  P.limit,
+  P.resourceVersion,
+  P.resourceVersionMatch,
+  P.sendInitialEvents,
+  P.timeoutSeconds,
+  P.watch,
 ];
 const WRITE_PARAMS: Param[] = [P.dryRun, P.fieldManager, P.fieldValidation];
 const DELETE_PARAMS: Param[] = [P.dryRun, P.gracePeriodSeconds, P.orphanDependents, P.propagationPolicy];
@@ -64,14 +159,23 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const STATUS = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
 const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 const PATCH = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
-const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 
 function content(schemaName: string, types: readonly string[] = ['application/json']) {
   return Object.fromEntries(types.map((t) => [t, { schema: ref(schemaName) }]));
 }
 function responses(codes: readonly number[], schemaName: string) {
   const out: Record<string, unknown> = {};
-  for (const c of codes) out[String(c)] = { description: c === 201 ? 'Created' : c === 202 ? 'Accepted' : 'OK', content: content(schemaName) };
+  for (const c of codes)
+    out[String(c)] = {
+      description: c === 201 ? 'Created' : c === 202 ? 'Accepted' : 'OK',
+      content: content(schemaName),
+    };
   out['401'] = { description: 'Unauthorized' };
   return out;
 }
@@ -109,7 +213,10 @@ export function buildPaths(r: OpenApiResource, kindDef: string, listDef: string)
     P.pretty,
   ];
   const writeBody = { required: true, content: content(kindDef, ['*/*']) };
-  const patchBody = { required: true, content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: ref(PATCH) }])) };
+  const patchBody = {
+    required: true,
+    content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: ref(PATCH) }])),
+  };
   const paths: Record<string, unknown> = {
     [collection]: {
       get: op('list', `list${pre}${scoped}${r.kind}`, `list or watch objects of kind ${r.kind}`, {
@@ -122,14 +229,19 @@ export function buildPaths(r: OpenApiResource, kindDef: string, listDef: string)
         responses: responses([200, 201, 202], kindDef),
       }),
       delete: op('deletecollection', `delete${pre}Collection${scoped}${r.kind}`, `delete collection of ${r.kind}`, {
-        parameters: [...DELETE_PARAMS, ...LIST_PARAMS.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks')],
+        parameters: [
+          ...DELETE_PARAMS,
+          ...LIST_PARAMS.filter((p) => p.name !== 'watch' && p.name !== 'allowWatchBookmarks'),
+        ],
         requestBody: { content: content(DELETE_OPTIONS, ['*/*']) },
         responses: responses([200], STATUS),
       }),
       parameters: pathParams(false),
     },
     [item]: {
-      get: op('get', `read${pre}${scoped}${r.kind}`, `read the specified ${r.kind}`, { responses: responses([200], kindDef) }),
+      get: op('get', `read${pre}${scoped}${r.kind}`, `read the specified ${r.kind}`, {
+        responses: responses([200], kindDef),
+      }),
       put: op('put', `replace${pre}${scoped}${r.kind}`, `replace the specified ${r.kind}`, {
         parameters: WRITE_PARAMS,
         requestBody: writeBody,
@@ -158,7 +270,9 @@ export function buildPaths(r: OpenApiResource, kindDef: string, listDef: string)
   }
   if (r.hasStatus) {
     paths[`${item}/status`] = {
-      get: op('get', `read${pre}${scoped}${r.kind}Status`, `read status of the specified ${r.kind}`, { responses: responses([200], kindDef) }),
+      get: op('get', `read${pre}${scoped}${r.kind}Status`, `read status of the specified ${r.kind}`, {
+        responses: responses([200], kindDef),
+      }),
       put: op('put', `replace${pre}${scoped}${r.kind}Status`, `replace status of the specified ${r.kind}`, {
         parameters: WRITE_PARAMS,
         requestBody: writeBody,
@@ -181,7 +295,12 @@ export function buildPaths(r: OpenApiResource, kindDef: string, listDef: string)
       const scaleDef = definitionNameFor(SCALE_KIND.group, SCALE_KIND.version, SCALE_KIND.kind);
       const scaleGvk = { 'x-kubernetes-group-version-kind': { ...SCALE_KIND } };
       paths[`${item}/scale`] = {
-        get: { ...op('get', `read${pre}${scoped}${r.kind}Scale`, `read scale of the specified ${r.kind}`, { responses: responses([200], scaleDef) }), ...scaleGvk },
+        get: {
+          ...op('get', `read${pre}${scoped}${r.kind}Scale`, `read scale of the specified ${r.kind}`, {
+            responses: responses([200], scaleDef),
+          }),
+          ...scaleGvk,
+        },
         put: {
           ...op('put', `replace${pre}${scoped}${r.kind}Scale`, `replace scale of the specified ${r.kind}`, {
             parameters: WRITE_PARAMS,

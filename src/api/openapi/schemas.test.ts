@@ -52,14 +52,39 @@ describe('schemaFor', () => {
 
 describe('special types', () => {
   it.each([
-    ['PV capacity values are Quantity', 'PersistentVolume', ['spec', 'capacity', 'storage'], { 'x-kubernetes-int-or-string': true }],
+    [
+      'PV capacity values are Quantity',
+      'PersistentVolume',
+      ['spec', 'capacity', 'storage'],
+      { 'x-kubernetes-int-or-string': true },
+    ],
     ['creationTimestamp is Time', 'Pod', ['metadata', 'creationTimestamp'], { type: 'string', format: 'date-time' }],
     ['lease renewTime is MicroTime', 'Lease', ['spec', 'renewTime'], { type: 'string', format: 'date-time' }],
-    ['probe port is IntOrString', 'Pod', ['spec', 'containers', 'livenessProbe', 'httpGet', 'port'], { format: 'int-or-string' }],
+    [
+      'probe port is IntOrString',
+      'Pod',
+      ['spec', 'containers', 'livenessProbe', 'httpGet', 'port'],
+      { format: 'int-or-string' },
+    ],
     ['secret data is bytes', 'Secret', ['data', 'any-key'], { type: 'string', format: 'byte' }],
-    ['labels are a string map', 'Pod', ['metadata', 'labels'], { type: 'object', additionalProperties: { type: 'string' } }],
-    ['managedFields fieldsV1 is free-form', 'Pod', ['metadata', 'managedFields', 'fieldsV1'], { 'x-kubernetes-preserve-unknown-fields': true }],
-    ['int32 keeps its format', 'Pod', ['spec', 'containers', 'ports', 'containerPort'], { type: 'integer', format: 'int32' }],
+    [
+      'labels are a string map',
+      'Pod',
+      ['metadata', 'labels'],
+      { type: 'object', additionalProperties: { type: 'string' } },
+    ],
+    [
+      'managedFields fieldsV1 is free-form',
+      'Pod',
+      ['metadata', 'managedFields', 'fieldsV1'],
+      { 'x-kubernetes-preserve-unknown-fields': true },
+    ],
+    [
+      'int32 keeps its format',
+      'Pod',
+      ['spec', 'containers', 'ports', 'containerPort'],
+      { type: 'integer', format: 'int32' },
+    ],
   ] as const)('%s', (_name, kind, path, want) => {
     const group = kind === 'Lease' ? 'coordination.k8s.io' : '';
     expect(schemaAt(schemaFor(group, 'v1', kind), path)).toMatchObject(want);
@@ -102,7 +127,10 @@ describe('patchMetaFor', () => {
   });
 
   it('CSINode drivers merge by name', () => {
-    expect(patchMetaFor('storage.k8s.io', 'v1', 'CSINode')(['spec', 'drivers'])).toEqual({ strategy: 'merge', mergeKey: 'name' });
+    expect(patchMetaFor('storage.k8s.io', 'v1', 'CSINode')(['spec', 'drivers'])).toEqual({
+      strategy: 'merge',
+      mergeKey: 'name',
+    });
   });
 
   it('carries list types for server-side consumers', () => {

@@ -80,8 +80,8 @@ export function schemaAt(root: Schema, path: readonly string[]): Schema | undefi
   for (const seg of path) {
     cur = elementOf(cur);
     if (!cur) return undefined;
-    const next: Schema | undefined = cur.properties?.[seg] ??
-      (typeof cur.additionalProperties === 'object' ? cur.additionalProperties : undefined);
+    const next: Schema | undefined =
+      cur.properties?.[seg] ?? (typeof cur.additionalProperties === 'object' ? cur.additionalProperties : undefined);
     if (!next) return undefined;
     cur = resolveRef(next);
   }

@@ -13,7 +13,11 @@ describe('findUnknownFields', () => {
     ['a valid pod', pod(), []],
     ['unknown spec field', pod({ foo: 1 }), ['spec.foo']],
     ['unknown field inside a list item', pod({}, { bogus: true }), ['spec.containers[0].bogus']],
-    ['unknown field deep inside', pod({}, { resources: { limits: { cpu: '1' }, limitz: {} } }), ['spec.containers[0].resources.limitz']],
+    [
+      'unknown field deep inside',
+      pod({}, { resources: { limits: { cpu: '1' }, limitz: {} } }),
+      ['spec.containers[0].resources.limitz'],
+    ],
     ['unknown metadata field', { ...pod(), metadata: { name: 'p', labelz: {} } }, ['metadata.labelz']],
     ['unknown top-level field', { ...pod(), extra: 1 }, ['extra']],
     ['several, in document order', pod({ a: 1, b: 2 }), ['spec.a', 'spec.b']],
@@ -24,12 +28,18 @@ describe('findUnknownFields', () => {
   });
 
   it('managedFields fieldsV1 preserves unknown fields', () => {
-    const obj = { metadata: { name: 'x', managedFields: [{ manager: 'kubectl', fieldsV1: { 'f:spec': { 'f:x': {} } } }] } };
+    const obj = {
+      metadata: { name: 'x', managedFields: [{ manager: 'kubectl', fieldsV1: { 'f:spec': { 'f:x': {} } } }] },
+    };
     expect(findUnknownFields(obj, '', 'v1', 'ConfigMap')).toEqual([]);
   });
 
   it('map of objects checks the values', () => {
-    const pvc = { metadata: { name: 'x' }, status: { capacity: { storage: '1Gi' } }, spec: { resources: { requests: { storage: '1Gi' } } } };
+    const pvc = {
+      metadata: { name: 'x' },
+      status: { capacity: { storage: '1Gi' } },
+      spec: { resources: { requests: { storage: '1Gi' } } },
+    };
     expect(findUnknownFields(pvc, '', 'v1', 'PersistentVolumeClaim')).toEqual([]);
   });
 

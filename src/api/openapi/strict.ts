@@ -40,6 +40,10 @@ export function strictDecodingMessage(unknownFields: readonly string[]): string 
  * The whole 400 BadRequest message of a create/update body with unknown fields, as
  * kube-apiserver's decoder wraps it: `Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.foo"`.
  */
-export function strictDecodingBadRequestMessage(kind: string, version: string, unknownFields: readonly string[]): string {
+export function strictDecodingBadRequestMessage(
+  kind: string,
+  version: string,
+  unknownFields: readonly string[],
+): string {
   return `${kind} in version "${version}" cannot be handled as a ${kind}: ${strictDecodingMessage(unknownFields)}`;
 }

@@ -38,8 +38,13 @@ describe('/openapi/v2 document', () => {
   });
 
   it('turns a described v3 reference into a v2 reference and drops what Swagger 2.0 lacks', () => {
-    expect(toV2Schema({ description: 'd', allOf: [{ $ref: '#/components/schemas/X' }], nullable: true })).toEqual({ description: 'd', $ref: '#/definitions/X' });
-    expect(toV2Schema({ type: 'array', items: { $ref: '#/components/schemas/Y' }, 'x-kubernetes-list-type': 'atomic' })).toEqual({
+    expect(toV2Schema({ description: 'd', allOf: [{ $ref: '#/components/schemas/X' }], nullable: true })).toEqual({
+      description: 'd',
+      $ref: '#/definitions/X',
+    });
+    expect(
+      toV2Schema({ type: 'array', items: { $ref: '#/components/schemas/Y' }, 'x-kubernetes-list-type': 'atomic' }),
+    ).toEqual({
       type: 'array',
       items: { $ref: '#/definitions/Y' },
       'x-kubernetes-list-type': 'atomic',
@@ -69,11 +74,23 @@ describe('/openapi/v2 document', () => {
         NamedSchema: { fields: { name: { type: 'string', id: 1 }, value: { type: 'Schema', id: 2 } } },
         Definitions: { fields: { additionalProperties: { rule: 'repeated', type: 'NamedSchema', id: 1 } } },
         Info: { fields: { title: { type: 'string', id: 1 }, version: { type: 'string', id: 2 } } },
-        Document: { fields: { swagger: { type: 'string', id: 1 }, info: { type: 'Info', id: 2 }, definitions: { type: 'Definitions', id: 9 } } },
+        Document: {
+          fields: {
+            swagger: { type: 'string', id: 1 },
+            info: { type: 'Info', id: 2 },
+            definitions: { type: 'Definitions', id: 9 },
+          },
+        },
       },
     });
     type Named<T> = { name: string; value: T };
-    type S = { ref?: string; type?: { value: string[] }; properties?: { additionalProperties: Array<Named<S>> }; items?: { schema: S[] }; vendorExtension?: Array<Named<{ yaml: string }>> };
+    type S = {
+      ref?: string;
+      type?: { value: string[] };
+      properties?: { additionalProperties: Array<Named<S>> };
+      items?: { schema: S[] };
+      vendorExtension?: Array<Named<{ yaml: string }>>;
+    };
     const d = root.lookupType('Document').toObject(root.lookupType('Document').decode(doc.protobuf)) as {
       swagger: string;
       info: { title: string; version: string };
@@ -84,15 +101,19 @@ describe('/openapi/v2 document', () => {
     const byName = new Map(d.definitions.additionalProperties.map((n) => [n.name, n.value]));
     expect([...byName.keys()].sort()).toEqual(Object.keys(json.definitions).sort());
     const pv = byName.get('io.k8s.api.core.v1.PersistentVolume')!;
-    expect(JSON.parse(pv.vendorExtension!.find((e) => e.name === 'x-kubernetes-group-version-kind')!.value.yaml)).toEqual([
-      { group: '', kind: 'PersistentVolume', version: 'v1' },
-    ]);
+    expect(
+      JSON.parse(pv.vendorExtension!.find((e) => e.name === 'x-kubernetes-group-version-kind')!.value.yaml),
+    ).toEqual([{ group: '', kind: 'PersistentVolume', version: 'v1' }]);
     const pvProps = new Map(pv.properties!.additionalProperties.map((n) => [n.name, n.value]));
     expect(pvProps.get('spec')!.ref).toBe('#/definitions/io.k8s.api.core.v1.PersistentVolumeSpec');
-    const containers = byName.get('io.k8s.api.core.v1.PodSpec')!.properties!.additionalProperties.find((n) => n.name === 'containers')!.value;
+    const containers = byName
+      .get('io.k8s.api.core.v1.PodSpec')!
+      .properties!.additionalProperties.find((n) => n.name === 'containers')!.value;
     expect(containers.type!.value).toEqual(['array']);
     expect(containers.items!.schema[0]!.ref).toBe('#/definitions/io.k8s.api.core.v1.Container');
-    const ext = Object.fromEntries(containers.vendorExtension!.map((e) => [e.name, JSON.parse(e.value.yaml) as unknown]));
+    const ext = Object.fromEntries(
+      containers.vendorExtension!.map((e) => [e.name, JSON.parse(e.value.yaml) as unknown]),
+    );
     expect(ext).toMatchObject({ 'x-kubernetes-patch-merge-key': 'name', 'x-kubernetes-patch-strategy': 'merge' });
   });
 });

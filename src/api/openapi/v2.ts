@@ -6,7 +6,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { Schema } from '../resources/types.js';
-import { definitionClosure, definitionRoots, INT_OR_STRING, OPENAPI_INFO, QUANTITY, type OpenApiResource } from './documents.js';
+import {
+  definitionClosure,
+  definitionRoots,
+  INT_OR_STRING,
+  OPENAPI_INFO,
+  QUANTITY,
+  type OpenApiResource,
+} from './documents.js';
 import { ProtoMessage } from './protowire.js';
 
 /** The media type kubectl asks for (client-go's openAPIV2mimePb); the server answers with the `.v1.0` form. */
@@ -31,12 +38,14 @@ export function toV2Schema(s: unknown): JsonSchema {
   const out: JsonSchema = {};
   for (const [k, v] of Object.entries(src)) {
     if (k === '$ref' && typeof v === 'string') out[k] = v.startsWith(V3_REF) ? V2_REF + v.slice(V3_REF.length) : v;
-    else if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, toV2Schema(ps)]));
+    else if (k === 'properties' && v && typeof v === 'object')
+      out[k] = Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, toV2Schema(ps)]));
     else if ((k === 'items' || k === 'additionalProperties') && v && typeof v === 'object') out[k] = toV2Schema(v);
     else if (k === 'allOf' && Array.isArray(v)) {
       if (v.length === 1 && typeof (v[0] as JsonSchema).$ref === 'string') Object.assign(out, toV2Schema(v[0]));
       else out[k] = v.map(toV2Schema);
-    } else if (k === 'nullable' || k === 'oneOf' || k === 'anyOf') continue; // not Swagger 2.0
+    } else if (k === 'nullable' || k === 'oneOf' || k === 'anyOf')
+      continue; // not Swagger 2.0
     else out[k] = v;
   }
   return out;
@@ -45,10 +54,15 @@ export function toV2Schema(s: unknown): JsonSchema {
 /** Every definition the served kinds (and their lists) need, in v2 form, sorted by name. */
 function v2Definitions(resources: readonly OpenApiResource[]): Record<string, JsonSchema> {
   const v3 = definitionClosure(definitionRoots(resources));
-  const out = Object.fromEntries(Object.keys(v3).sort().map((k) => [k, toV2Schema(v3[k])]));
+  const out = Object.fromEntries(
+    Object.keys(v3)
+      .sort()
+      .map((k) => [k, toV2Schema(v3[k])]),
+  );
   // Swagger 2.0 as kube publishes it: Quantity a plain string (no format), IntOrString a string of format int-or-string.
   if (out[QUANTITY]) out[QUANTITY] = { description: out[QUANTITY].description, type: 'string' };
-  if (out[INT_OR_STRING]) out[INT_OR_STRING] = { description: out[INT_OR_STRING].description, type: 'string', format: 'int-or-string' };
+  if (out[INT_OR_STRING])
+    out[INT_OR_STRING] = { description: out[INT_OR_STRING].description, type: 'string', format: 'int-or-string' };
   return out;
 }
 
@@ -68,10 +82,22 @@ function schemaMessage(s: JsonSchema): ProtoMessage {
   m.strings(19, s.required as string[] | undefined);
   if (Array.isArray(s.enum)) m.messages(20, s.enum.map(anyValue));
   if (typeof s.additionalProperties === 'boolean') m.message(21, new ProtoMessage().bool(2, s.additionalProperties));
-  else if (s.additionalProperties) m.message(21, new ProtoMessage().message(1, schemaMessage(s.additionalProperties as JsonSchema)));
+  else if (s.additionalProperties)
+    m.message(21, new ProtoMessage().message(1, schemaMessage(s.additionalProperties as JsonSchema)));
   if (typeof s.type === 'string') m.message(22, new ProtoMessage().strings(1, [s.type]));
-  if (s.items) m.message(23, new ProtoMessage().messages(1, (Array.isArray(s.items) ? s.items : [s.items]).map((i: JsonSchema) => schemaMessage(i))));
-  if (Array.isArray(s.allOf)) m.messages(24, s.allOf.map((x: JsonSchema) => schemaMessage(x)));
+  if (s.items)
+    m.message(
+      23,
+      new ProtoMessage().messages(
+        1,
+        (Array.isArray(s.items) ? s.items : [s.items]).map((i: JsonSchema) => schemaMessage(i)),
+      ),
+    );
+  if (Array.isArray(s.allOf))
+    m.messages(
+      24,
+      s.allOf.map((x: JsonSchema) => schemaMessage(x)),
+    );
   if (s.properties) m.message(25, namedSchemas(s.properties as Record<string, JsonSchema>));
   m.bool(27, s.readOnly as boolean | undefined);
   for (const [k, v] of Object.entries(s)) {

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError, UnsupportedMediaTypeError } from '../../util/errors.js';
-import { applyPatch, jsonEqual, PATCH_CONTENT_TYPES, PatchNotApplicableError, patchKindOf, type PatchMetaLookup } from './index.js';
+import {
+  applyPatch,
+  jsonEqual,
+  PATCH_CONTENT_TYPES,
+  PatchNotApplicableError,
+  patchKindOf,
+  type PatchMetaLookup,
+} from './index.js';
 
-const lookup: PatchMetaLookup = (p) => (p.join('.') === 'metadata.finalizers' ? { strategy: 'merge' } : { strategy: 'replace' });
+const lookup: PatchMetaLookup = (p) =>
+  p.join('.') === 'metadata.finalizers' ? { strategy: 'merge' } : { strategy: 'replace' };
 const doc = { metadata: { name: 'c', finalizers: ['a'] }, spec: { accessModes: ['ReadWriteOnce'] } };
 
 describe('applyPatch', () => {
@@ -62,7 +70,9 @@ describe('applyPatch', () => {
   });
 
   it.each([null, 'str', 5, true])('a %j merge patch is 400 Invalid JSON Patch, as kube', (patch) => {
-    expect(() => applyPatch('application/merge-patch+json', doc, patch, lookup)).toThrow(new BadRequestError('Invalid JSON Patch'));
+    expect(() => applyPatch('application/merge-patch+json', doc, patch, lookup)).toThrow(
+      new BadRequestError('Invalid JSON Patch'),
+    );
   });
 
   it('passes malformed patches through as 400', () => {
@@ -71,7 +81,12 @@ describe('applyPatch', () => {
   });
 
   it('maps every content type to its kind', () => {
-    expect(Object.entries(PATCH_CONTENT_TYPES).map(([t]) => patchKindOf(t))).toEqual(['json', 'merge', 'strategic', 'apply']);
+    expect(Object.entries(PATCH_CONTENT_TYPES).map(([t]) => patchKindOf(t))).toEqual([
+      'json',
+      'merge',
+      'strategic',
+      'apply',
+    ]);
   });
 });
 

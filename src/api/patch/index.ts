@@ -9,7 +9,12 @@ export { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from './jsonpatch.js';
 export { applyMergePatch } from './mergepatch.js';
 export { applyStrategicMergePatch, SMP_MESSAGES } from './strategic.js';
 export { jsonEqual, isJsonObject, type JsonObject, type JsonValue } from './json.js';
-export { PatchNotApplicableError, PATCH_NOT_APPLICABLE_MESSAGE, type PatchMeta, type PatchMetaLookup } from './types.js';
+export {
+  PatchNotApplicableError,
+  PATCH_NOT_APPLICABLE_MESSAGE,
+  type PatchMeta,
+  type PatchMetaLookup,
+} from './types.js';
 
 /** The PATCH content types we accept, in the order kube-apiserver lists them, and the patch kind each means. */
 export const PATCH_CONTENT_TYPES = {
@@ -27,7 +32,8 @@ export type PatchKind = (typeof PATCH_CONTENT_TYPES)[PatchContentType];
  */
 export function patchKindOf(contentType: string): PatchKind {
   const bare = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
-  if (Object.prototype.hasOwnProperty.call(PATCH_CONTENT_TYPES, bare)) return PATCH_CONTENT_TYPES[bare as PatchContentType];
+  if (Object.prototype.hasOwnProperty.call(PATCH_CONTENT_TYPES, bare))
+    return PATCH_CONTENT_TYPES[bare as PatchContentType];
   throw new UnsupportedMediaTypeError(
     `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`,
   );

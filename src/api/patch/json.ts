@@ -28,7 +28,8 @@ export function hasOwn(o: object, k: string): boolean {
 
 /** Sets `o[k]`, defining an own property even for `__proto__` (which plain assignment would not). */
 export function setKey(o: JsonObject, k: string, v: JsonValue): void {
-  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  if (k === '__proto__')
+    Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
   else o[k] = v;
 }
 

@@ -45,7 +45,8 @@ interface Box {
 }
 
 function applyOperation(box: Box, raw: JsonObject, i: number): void {
-  const fail = (why: string): PatchNotApplicableError => new PatchNotApplicableError(`json patch operation ${i}: ${why}`);
+  const fail = (why: string): PatchNotApplicableError =>
+    new PatchNotApplicableError(`json patch operation ${i}: ${why}`);
   const op = raw.op;
   if (typeof op !== 'string') throw fail('"op" must be a string');
   if (!(JSON_PATCH_OPS as readonly string[]).includes(op)) throw fail(`unknown op "${op}"`);
@@ -66,7 +67,8 @@ function applyOperation(box: Box, raw: JsonObject, i: number): void {
       const value = get(box.root, from.tokens);
       if (value === undefined) throw fail(`move: the document has no value at "from" ${from.text}`);
       if (from.text === path.text) return;
-      if (path.text.startsWith(`${from.text}/`)) throw fail(`move: cannot move ${from.text} into its own child ${path.text}`);
+      if (path.text.startsWith(`${from.text}/`))
+        throw fail(`move: cannot move ${from.text} into its own child ${path.text}`);
       remove(box, from, fail);
       add(box, path, value, fail);
       return;

@@ -11,7 +11,12 @@ describe('applyMergePatch', () => {
     { name: 'null deletes one of two', doc: { a: 'b', b: 'c' }, patch: { a: null }, want: { b: 'c' } },
     { name: 'array replaced by string', doc: { a: ['b'] }, patch: { a: 'c' }, want: { a: 'c' } },
     { name: 'string replaced by array', doc: { a: 'c' }, patch: { a: ['b'] }, want: { a: ['b'] } },
-    { name: 'nested merge and delete', doc: { a: { b: 'c' } }, patch: { a: { b: 'd', c: null } }, want: { a: { b: 'd' } } },
+    {
+      name: 'nested merge and delete',
+      doc: { a: { b: 'c' } },
+      patch: { a: { b: 'd', c: null } },
+      want: { a: { b: 'd' } },
+    },
     { name: 'arrays replace wholesale', doc: { a: [{ b: 'c' }] }, patch: { a: [1] }, want: { a: [1] } },
     { name: 'non-object patch replaces the document', doc: ['a', 'b'], patch: ['c', 'd'], want: ['c', 'd'] },
     { name: 'array patch on an object', doc: { a: 'b' }, patch: ['c'], want: ['c'] },
@@ -25,9 +30,18 @@ describe('applyMergePatch', () => {
     { name: 'empty patch', doc: { a: { b: 1 } }, patch: {}, want: { a: { b: 1 } } },
     {
       name: 'label a PVC and drop an annotation',
-      doc: { metadata: { name: 'c', labels: { app: 'x' }, annotations: { old: '1', keep: '2' } }, spec: { accessModes: ['ReadWriteOnce'] } },
-      patch: { metadata: { labels: { tier: 'db' }, annotations: { old: null } }, spec: { accessModes: ['ReadWriteMany'] } },
-      want: { metadata: { name: 'c', labels: { app: 'x', tier: 'db' }, annotations: { keep: '2' } }, spec: { accessModes: ['ReadWriteMany'] } },
+      doc: {
+        metadata: { name: 'c', labels: { app: 'x' }, annotations: { old: '1', keep: '2' } },
+        spec: { accessModes: ['ReadWriteOnce'] },
+      },
+      patch: {
+        metadata: { labels: { tier: 'db' }, annotations: { old: null } },
+        spec: { accessModes: ['ReadWriteMany'] },
+      },
+      want: {
+        metadata: { name: 'c', labels: { app: 'x', tier: 'db' }, annotations: { keep: '2' } },
+        spec: { accessModes: ['ReadWriteMany'] },
+      },
     },
   ])('$name', ({ doc, patch, want }) => {
     const before = structuredClone(doc);

@@ -15,7 +15,8 @@ export function applyMergePatch(doc: unknown, patch: unknown): JsonValue {
 
 function merge(target: unknown, patch: unknown, depth: number): JsonValue {
   if (!isJsonObject(patch)) return cloneJson(patch, 'patch', depth);
-  if (depth >= MAX_JSON_DEPTH) throw new BadRequestError(`invalid JSON patch: nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  if (depth >= MAX_JSON_DEPTH)
+    throw new BadRequestError(`invalid JSON patch: nesting deeper than ${MAX_JSON_DEPTH} levels`);
   const out: JsonObject = {};
   const base = isJsonObject(target) ? target : undefined;
   if (base) {

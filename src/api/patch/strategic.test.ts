@@ -53,7 +53,12 @@ describe('strategic merge patch: maps', () => {
       patch: { metadata: { labels: { $patch: 'replace', c: '3' } } },
       want: { metadata: { labels: { c: '3' } } },
     },
-    { name: '$patch: replace at the root', doc: { name: 1, value: 1 }, patch: { other: 'a', $patch: 'replace' }, want: { other: 'a' } },
+    {
+      name: '$patch: replace at the root',
+      doc: { name: 1, value: 1 },
+      patch: { other: 'a', $patch: 'replace' },
+      want: { other: 'a' },
+    },
     {
       name: '$patch: delete on a map empties it (as upstream)',
       doc: { spec: { simpleMap: { key1: 1, key2: 1 } } },
@@ -75,7 +80,12 @@ describe('strategic merge patch: maps', () => {
     {
       name: 'a new field from the patch loses its nulls and directive keys',
       doc: { metadata: { name: 'p' } },
-      patch: { metadata: { labels: { a: '1', b: null, $retainKeys: ['a', 'b'] }, x: { '$setElementOrder/y': [], '$deleteFromPrimitiveList/z': [] } } },
+      patch: {
+        metadata: {
+          labels: { a: '1', b: null, $retainKeys: ['a', 'b'] },
+          x: { '$setElementOrder/y': [], '$deleteFromPrimitiveList/z': [] },
+        },
+      },
       want: { metadata: { name: 'p', labels: { a: '1' }, x: {} } },
     },
     {
@@ -140,7 +150,10 @@ describe('strategic merge patch: lists', () => {
           containers: [
             c('app', {
               env: [c('B', { value: '20' })],
-              volumeMounts: [{ mountPath: '/data', readOnly: true }, { mountPath: '/cache', name: 'c' }],
+              volumeMounts: [
+                { mountPath: '/data', readOnly: true },
+                { mountPath: '/cache', name: 'c' },
+              ],
             }),
           ],
         },
@@ -150,7 +163,10 @@ describe('strategic merge patch: lists', () => {
           containers: [
             c('app', {
               env: [c('A', { value: '1' }), c('B', { value: '20' })],
-              volumeMounts: [{ mountPath: '/data', name: 'd', readOnly: true }, { mountPath: '/cache', name: 'c' }],
+              volumeMounts: [
+                { mountPath: '/data', name: 'd', readOnly: true },
+                { mountPath: '/cache', name: 'c' },
+              ],
             }),
           ],
         },
@@ -158,8 +174,21 @@ describe('strategic merge patch: lists', () => {
     },
     {
       name: 'ports merge by the numeric containerPort; $patch: delete removes one',
-      doc: { spec: { containers: [c('app', { ports: [{ containerPort: 80, name: 'http' }, { containerPort: 443 }] })] } },
-      patch: { spec: { containers: [c('app', { ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 443, $patch: 'delete' }] })] } },
+      doc: {
+        spec: { containers: [c('app', { ports: [{ containerPort: 80, name: 'http' }, { containerPort: 443 }] })] },
+      },
+      patch: {
+        spec: {
+          containers: [
+            c('app', {
+              ports: [
+                { containerPort: 80, protocol: 'TCP' },
+                { containerPort: 443, $patch: 'delete' },
+              ],
+            }),
+          ],
+        },
+      },
       want: { spec: { containers: [c('app', { ports: [{ containerPort: 80, name: 'http', protocol: 'TCP' }] })] } },
     },
     {
@@ -174,9 +203,24 @@ describe('strategic merge patch: lists', () => {
       patch: { spec: { containers: [c('c', { image: 'y', tty: null }), { $patch: 'replace' }] } },
       want: { spec: { containers: [c('c', { image: 'y' })] } },
     },
-    { name: 'a lone {$patch: replace} empties the list', doc: { spec: { containers: [c('a')] } }, patch: { spec: { containers: [{ $patch: 'replace' }] } }, want: { spec: { containers: [] } } },
-    { name: 'empty merge lists stay empty', doc: { spec: { containers: [] } }, patch: { spec: { containers: [] } }, want: { spec: { containers: [] } } },
-    { name: 'null deletes a merge list', doc: { spec: { containers: [c('a')] } }, patch: { spec: { containers: null } }, want: { spec: {} } },
+    {
+      name: 'a lone {$patch: replace} empties the list',
+      doc: { spec: { containers: [c('a')] } },
+      patch: { spec: { containers: [{ $patch: 'replace' }] } },
+      want: { spec: { containers: [] } },
+    },
+    {
+      name: 'empty merge lists stay empty',
+      doc: { spec: { containers: [] } },
+      patch: { spec: { containers: [] } },
+      want: { spec: { containers: [] } },
+    },
+    {
+      name: 'null deletes a merge list',
+      doc: { spec: { containers: [c('a')] } },
+      patch: { spec: { containers: null } },
+      want: { spec: {} },
+    },
     {
       name: 'finalizers are a set: union, no duplicates',
       doc: { metadata: { finalizers: ['a', 'b'] } },
@@ -198,13 +242,30 @@ describe('strategic merge patch: lists', () => {
     {
       name: 'a new list is taken as sent, less directive items (duplicates stay, as upstream)',
       doc: { metadata: {} },
-      patch: { metadata: { finalizers: ['a', 'a'], ownerReferences: [{ uid: 'u1', name: 'x' }, { uid: 'u2', $patch: 'delete' }] } },
+      patch: {
+        metadata: {
+          finalizers: ['a', 'a'],
+          ownerReferences: [
+            { uid: 'u1', name: 'x' },
+            { uid: 'u2', $patch: 'delete' },
+          ],
+        },
+      },
       want: { metadata: { finalizers: ['a', 'a'], ownerReferences: [{ uid: 'u1', name: 'x' }] } },
     },
     {
       name: 'an appended item is taken as sent: its nested lists are not merged',
       doc: { spec: { containers: [c('app')] } },
-      patch: { spec: { containers: [c('new', { env: [c('Y', { value: '1' }), c('Y', { value: '2' }), c('X', { $patch: 'delete' })], tty: null })] } },
+      patch: {
+        spec: {
+          containers: [
+            c('new', {
+              env: [c('Y', { value: '1' }), c('Y', { value: '2' }), c('X', { $patch: 'delete' })],
+              tty: null,
+            }),
+          ],
+        },
+      },
       want: { spec: { containers: [c('new', { env: [c('Y', { value: '1' }), c('Y', { value: '2' })] }), c('app')] } },
     },
     {
@@ -216,7 +277,14 @@ describe('strategic merge patch: lists', () => {
     {
       name: 'a replacing list drops directive items and nulls inside items',
       doc: { spec: { tolerations: [{ key: 'x' }] } },
-      patch: { spec: { tolerations: [{ key: 'a', value: null }, { key: 'b', $patch: 'delete' }] } },
+      patch: {
+        spec: {
+          tolerations: [
+            { key: 'a', value: null },
+            { key: 'b', $patch: 'delete' },
+          ],
+        },
+      },
       want: { spec: { tolerations: [{ key: 'a' }] } },
     },
     {
@@ -234,18 +302,51 @@ describe('strategic merge patch: lists', () => {
     {
       name: 'ownerReferences merge by uid',
       doc: { metadata: { ownerReferences: [{ uid: 'u1', name: 'a', controller: true }] } },
-      patch: { metadata: { ownerReferences: [{ uid: 'u1', controller: null }, { uid: 'u2', name: 'b' }] } },
-      want: { metadata: { ownerReferences: [{ uid: 'u1', name: 'a' }, { uid: 'u2', name: 'b' }] } },
+      patch: {
+        metadata: {
+          ownerReferences: [
+            { uid: 'u1', controller: null },
+            { uid: 'u2', name: 'b' },
+          ],
+        },
+      },
+      want: {
+        metadata: {
+          ownerReferences: [
+            { uid: 'u1', name: 'a' },
+            { uid: 'u2', name: 'b' },
+          ],
+        },
+      },
     },
     {
       name: 'status.conditions merge by type',
-      doc: { status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }, { type: 'Initialized', status: 'True' }] } },
+      doc: {
+        status: {
+          phase: 'Pending',
+          conditions: [
+            { type: 'Ready', status: 'False' },
+            { type: 'Initialized', status: 'True' },
+          ],
+        },
+      },
       patch: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
-      want: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }, { type: 'Initialized', status: 'True' }] } },
+      want: {
+        status: {
+          phase: 'Running',
+          conditions: [
+            { type: 'Ready', status: 'True' },
+            { type: 'Initialized', status: 'True' },
+          ],
+        },
+      },
     },
     {
       name: 'PV spec.accessModes is atomic: replaced',
-      doc: { kind: 'PersistentVolume', spec: { accessModes: ['ReadWriteOnce', 'ReadOnlyMany'], capacity: { storage: '1Gi' } } },
+      doc: {
+        kind: 'PersistentVolume',
+        spec: { accessModes: ['ReadWriteOnce', 'ReadOnlyMany'], capacity: { storage: '1Gi' } },
+      },
       patch: { spec: { accessModes: ['ReadWriteMany'] } },
       want: { kind: 'PersistentVolume', spec: { accessModes: ['ReadWriteMany'], capacity: { storage: '1Gi' } } },
     },
@@ -263,9 +364,27 @@ describe('strategic merge patch: lists', () => {
     },
     {
       name: 'volumes: $retainKeys on an item switches its source',
-      doc: { spec: { volumes: [{ name: 'data', emptyDir: {} }, { name: 'cfg', configMap: { name: 'c' } }] } },
-      patch: { spec: { volumes: [{ $retainKeys: ['hostPath', 'name'], name: 'data', hostPath: { path: '/x' }, emptyDir: null }] } },
-      want: { spec: { volumes: [{ name: 'data', hostPath: { path: '/x' } }, { name: 'cfg', configMap: { name: 'c' } }] } },
+      doc: {
+        spec: {
+          volumes: [
+            { name: 'data', emptyDir: {} },
+            { name: 'cfg', configMap: { name: 'c' } },
+          ],
+        },
+      },
+      patch: {
+        spec: {
+          volumes: [{ $retainKeys: ['hostPath', 'name'], name: 'data', hostPath: { path: '/x' }, emptyDir: null }],
+        },
+      },
+      want: {
+        spec: {
+          volumes: [
+            { name: 'data', hostPath: { path: '/x' } },
+            { name: 'cfg', configMap: { name: 'c' } },
+          ],
+        },
+      },
     },
   ]);
 });
@@ -281,7 +400,12 @@ describe('strategic merge patch: $setElementOrder', () => {
     {
       name: 'places a new item where the order says',
       doc: { spec: { containers: [c('1'), c('2', { image: '2' })] } },
-      patch: { spec: { '$setElementOrder/containers': [c('4'), c('1'), c('2'), c('3')], containers: [c('4', { image: '4' }), c('3', { image: '3' })] } },
+      patch: {
+        spec: {
+          '$setElementOrder/containers': [c('4'), c('1'), c('2'), c('3')],
+          containers: [c('4', { image: '4' }), c('3', { image: '3' })],
+        },
+      },
       want: { spec: { containers: [c('4', { image: '4' }), c('1'), c('2', { image: '2' }), c('3', { image: '3' })] } },
     },
     {
@@ -300,7 +424,12 @@ describe('strategic merge patch: $setElementOrder', () => {
     {
       name: 'names the order list has but the list lacks are ignored',
       doc: { spec: { containers: [c('1'), c('3')] } },
-      patch: { spec: { '$setElementOrder/containers': [c('3'), c('2'), c('1')], containers: [c('3', { image: '3' }), c('1', { image: '1' })] } },
+      patch: {
+        spec: {
+          '$setElementOrder/containers': [c('3'), c('2'), c('1')],
+          containers: [c('3', { image: '3' }), c('1', { image: '1' })],
+        },
+      },
       want: { spec: { containers: [c('3', { image: '3' }), c('1', { image: '1' })] } },
     },
     {
@@ -312,7 +441,13 @@ describe('strategic merge patch: $setElementOrder', () => {
     {
       name: 'primitive list: add, delete and order together',
       doc: { metadata: { finalizers: ['1', '2', '3', '4'] } },
-      patch: { metadata: { '$setElementOrder/finalizers': ['1', '2', '4'], '$deleteFromPrimitiveList/finalizers': ['3'], finalizers: ['4'] } },
+      patch: {
+        metadata: {
+          '$setElementOrder/finalizers': ['1', '2', '4'],
+          '$deleteFromPrimitiveList/finalizers': ['3'],
+          finalizers: ['4'],
+        },
+      },
       want: { metadata: { finalizers: ['1', '2', '4'] } },
     },
     {
@@ -321,11 +456,21 @@ describe('strategic merge patch: $setElementOrder', () => {
       patch: { spec: { '$setElementOrder/containers': [c('b'), c('a')], containers: [c('b'), c('a', { tty: null })] } },
       want: { spec: { containers: [c('b'), c('a')] } },
     },
-    { name: 'an order for a list neither side has is ignored', doc: { spec: {} }, patch: { spec: { '$setElementOrder/containers': [c('a')] } }, want: { spec: {} } },
+    {
+      name: 'an order for a list neither side has is ignored',
+      doc: { spec: {} },
+      patch: { spec: { '$setElementOrder/containers': [c('a')] } },
+      want: { spec: {} },
+    },
     {
       name: 'deleted items are ignored when checking the order',
       doc: { spec: { containers: [c('a'), c('b')] } },
-      patch: { spec: { '$setElementOrder/containers': [c('a')], containers: [c('b', { $patch: 'delete' }), c('a', { image: 'i' })] } },
+      patch: {
+        spec: {
+          '$setElementOrder/containers': [c('a')],
+          containers: [c('b', { $patch: 'delete' }), c('a', { image: 'i' })],
+        },
+      },
       want: { spec: { containers: [c('a', { image: 'i' })] } },
     },
   ]);
@@ -361,7 +506,10 @@ describe('strategic merge patch: a kubectl 1.30 apply of a two-container pod', (
       ],
       volumes: [
         { name: 'cache', emptyDir: {} },
-        { name: 'kube-api-access-x1', projected: { defaultMode: 420, sources: [{ serviceAccountToken: { path: 'token' } }] } },
+        {
+          name: 'kube-api-access-x1',
+          projected: { defaultMode: 420, sources: [{ serviceAccountToken: { path: 'token' } }] },
+        },
       ],
       restartPolicy: 'Always',
     },
@@ -387,7 +535,9 @@ describe('strategic merge patch: a kubectl 1.30 apply of a two-container pod', (
         { args: ['sleep', '3600'], name: 'sidecar' },
       ],
       '$setElementOrder/volumes': [{ name: 'cache' }],
-      volumes: [{ $retainKeys: ['hostPath', 'name'], emptyDir: null, hostPath: { path: '/var/cache/web' }, name: 'cache' }],
+      volumes: [
+        { $retainKeys: ['hostPath', 'name'], emptyDir: null, hostPath: { path: '/var/cache/web' }, name: 'cache' },
+      ],
     },
   };
   const want = {
@@ -419,7 +569,15 @@ describe('strategic merge patch: a kubectl 1.30 apply of a two-container pod', (
       asked.push(p.join('.'));
       return lookup(p);
     });
-    expect(new Set(asked)).toEqual(new Set(['metadata.finalizers', 'spec.containers', 'spec.containers.env', 'spec.containers.args', 'spec.volumes']));
+    expect(new Set(asked)).toEqual(
+      new Set([
+        'metadata.finalizers',
+        'spec.containers',
+        'spec.containers.env',
+        'spec.containers.args',
+        'spec.volumes',
+      ]),
+    );
   });
 
   it('shares nothing with its inputs', () => {
@@ -443,18 +601,68 @@ describe('strategic merge patch: errors', () => {
   it.each([
     { name: 'document is not an object', doc: [], patch: {}, msg: SMP_MESSAGES.badDocument },
     { name: 'patch is not an object', doc: {}, patch: [], msg: 'must be a JSON object' },
-    { name: 'unknown $patch on a map', doc: { a: {} }, patch: { a: { $patch: 'explode' } }, msg: 'unknown patch type "explode"' },
+    {
+      name: 'unknown $patch on a map',
+      doc: { a: {} },
+      patch: { a: { $patch: 'explode' } },
+      msg: 'unknown patch type "explode"',
+    },
     { name: 'non-string $patch on a map', doc: {}, patch: { $patch: 1 }, msg: 'unknown patch type 1' },
-    { name: 'unknown $patch in a list', doc: { spec: { containers: [c('a')] } }, patch: { spec: { containers: [c('a', { $patch: 'nope' })] } }, msg: 'unknown patch type "nope"' },
-    { name: '$patch: merge in a list', doc: { spec: { containers: [c('a')] } }, patch: { spec: { containers: [{ $patch: 'merge' }] } }, msg: 'merging lists cannot yet be specified' },
-    { name: 'unknown directive key', doc: {}, patch: { metadata: { $frob: 1 } }, msg: 'unknown strategic merge patch directive "$frob"' },
+    {
+      name: 'unknown $patch in a list',
+      doc: { spec: { containers: [c('a')] } },
+      patch: { spec: { containers: [c('a', { $patch: 'nope' })] } },
+      msg: 'unknown patch type "nope"',
+    },
+    {
+      name: '$patch: merge in a list',
+      doc: { spec: { containers: [c('a')] } },
+      patch: { spec: { containers: [{ $patch: 'merge' }] } },
+      msg: 'merging lists cannot yet be specified',
+    },
+    {
+      name: 'unknown directive key',
+      doc: {},
+      patch: { metadata: { $frob: 1 } },
+      msg: 'unknown strategic merge patch directive "$frob"',
+    },
     { name: '$retainKeys not a list', doc: {}, patch: { $retainKeys: 'a' }, msg: SMP_MESSAGES.retainKeys },
-    { name: 'a patched field missing from $retainKeys', doc: { a: 1 }, patch: { $retainKeys: ['a'], b: 2 }, msg: SMP_MESSAGES.retainKeys },
-    { name: '$setElementOrder without a field', doc: {}, patch: { $setElementOrder: [] }, msg: SMP_MESSAGES.setElementOrder },
-    { name: '$setElementOrder with a bad prefix', doc: {}, patch: { '$setElementOrderX/a': [] }, msg: SMP_MESSAGES.setElementOrder },
-    { name: '$setElementOrder not a list', doc: {}, patch: { '$setElementOrder/a': {} }, msg: SMP_MESSAGES.setElementOrder },
-    { name: '$setElementOrder with a non-list patch value', doc: {}, patch: { '$setElementOrder/a': [1], a: 'x' }, msg: SMP_MESSAGES.setElementOrder },
-    { name: '$setElementOrder on a field that is not a list', doc: { spec: { containers: 'x' } }, patch: { spec: { '$setElementOrder/containers': [c('a')] } }, msg: 'spec.containers is not a list' },
+    {
+      name: 'a patched field missing from $retainKeys',
+      doc: { a: 1 },
+      patch: { $retainKeys: ['a'], b: 2 },
+      msg: SMP_MESSAGES.retainKeys,
+    },
+    {
+      name: '$setElementOrder without a field',
+      doc: {},
+      patch: { $setElementOrder: [] },
+      msg: SMP_MESSAGES.setElementOrder,
+    },
+    {
+      name: '$setElementOrder with a bad prefix',
+      doc: {},
+      patch: { '$setElementOrderX/a': [] },
+      msg: SMP_MESSAGES.setElementOrder,
+    },
+    {
+      name: '$setElementOrder not a list',
+      doc: {},
+      patch: { '$setElementOrder/a': {} },
+      msg: SMP_MESSAGES.setElementOrder,
+    },
+    {
+      name: '$setElementOrder with a non-list patch value',
+      doc: {},
+      patch: { '$setElementOrder/a': [1], a: 'x' },
+      msg: SMP_MESSAGES.setElementOrder,
+    },
+    {
+      name: '$setElementOrder on a field that is not a list',
+      doc: { spec: { containers: 'x' } },
+      patch: { spec: { '$setElementOrder/containers': [c('a')] } },
+      msg: 'spec.containers is not a list',
+    },
     {
       name: '$setElementOrder disagreeing with the patch list',
       doc: { spec: { containers: [c('1'), c('3'), c('2')] } },
@@ -467,20 +675,85 @@ describe('strategic merge patch: errors', () => {
       patch: { metadata: { '$setElementOrder/finalizers': ['1', '2', '3'], finalizers: ['3', '1'] } },
       msg: 'does not match',
     },
-    { name: '$setElementOrder item without the merge key', doc: { spec: { containers: [c('a')] } }, patch: { spec: { '$setElementOrder/containers': [{ image: 'x' }] } }, msg: 'does not contain declared merge key: name' },
-    { name: '$deleteFromPrimitiveList without a field', doc: {}, patch: { $deleteFromPrimitiveList: ['a'] }, msg: SMP_MESSAGES.primitiveList },
-    { name: '$deleteFromPrimitiveList not a list', doc: { metadata: { finalizers: ['a'] } }, patch: { metadata: { '$deleteFromPrimitiveList/finalizers': 'a' } }, msg: SMP_MESSAGES.primitiveList },
-    { name: '$deleteFromPrimitiveList with an object value', doc: { metadata: { finalizers: ['a'] } }, patch: { metadata: { '$deleteFromPrimitiveList/finalizers': [{}] } }, msg: SMP_MESSAGES.primitiveList },
-    { name: '$deleteFromPrimitiveList on a list of objects', doc: { spec: { containers: [c('a')] } }, patch: { spec: { '$deleteFromPrimitiveList/containers': ['a'] } }, msg: SMP_MESSAGES.primitiveList },
-    { name: 'patch item without the merge key', doc: { spec: { containers: [c('a')] } }, patch: { spec: { containers: [{ image: 'b' }] } }, msg: 'does not contain declared merge key: name' },
-    { name: 'delete item without the merge key', doc: { spec: { containers: [c('a')] } }, patch: { spec: { containers: [{ $patch: 'delete' }] } }, msg: 'does not contain declared merge key: name' },
-    { name: 'live item without the merge key', doc: { spec: { containers: [{ image: 'a' }] } }, patch: { spec: { containers: [c('b')] } }, msg: 'does not contain declared merge key: name' },
-    { name: 'mixed element types', doc: { metadata: { finalizers: ['a'] } }, patch: { metadata: { finalizers: [1] } }, msg: 'list element types are not identical' },
-    { name: 'objects in a primitive merge list', doc: { metadata: { finalizers: [{ a: 1 }] } }, patch: { metadata: { finalizers: [{ b: 1 }] } }, msg: 'without a merge key at metadata.finalizers' },
-    { name: 'objects in a keyless merge list', doc: { spec: { keyless: [] } }, patch: { spec: { keyless: [{ a: 1 }] } }, msg: 'without a merge key at spec.keyless' },
+    {
+      name: '$setElementOrder item without the merge key',
+      doc: { spec: { containers: [c('a')] } },
+      patch: { spec: { '$setElementOrder/containers': [{ image: 'x' }] } },
+      msg: 'does not contain declared merge key: name',
+    },
+    {
+      name: '$deleteFromPrimitiveList without a field',
+      doc: {},
+      patch: { $deleteFromPrimitiveList: ['a'] },
+      msg: SMP_MESSAGES.primitiveList,
+    },
+    {
+      name: '$deleteFromPrimitiveList not a list',
+      doc: { metadata: { finalizers: ['a'] } },
+      patch: { metadata: { '$deleteFromPrimitiveList/finalizers': 'a' } },
+      msg: SMP_MESSAGES.primitiveList,
+    },
+    {
+      name: '$deleteFromPrimitiveList with an object value',
+      doc: { metadata: { finalizers: ['a'] } },
+      patch: { metadata: { '$deleteFromPrimitiveList/finalizers': [{}] } },
+      msg: SMP_MESSAGES.primitiveList,
+    },
+    {
+      name: '$deleteFromPrimitiveList on a list of objects',
+      doc: { spec: { containers: [c('a')] } },
+      patch: { spec: { '$deleteFromPrimitiveList/containers': ['a'] } },
+      msg: SMP_MESSAGES.primitiveList,
+    },
+    {
+      name: 'patch item without the merge key',
+      doc: { spec: { containers: [c('a')] } },
+      patch: { spec: { containers: [{ image: 'b' }] } },
+      msg: 'does not contain declared merge key: name',
+    },
+    {
+      name: 'delete item without the merge key',
+      doc: { spec: { containers: [c('a')] } },
+      patch: { spec: { containers: [{ $patch: 'delete' }] } },
+      msg: 'does not contain declared merge key: name',
+    },
+    {
+      name: 'live item without the merge key',
+      doc: { spec: { containers: [{ image: 'a' }] } },
+      patch: { spec: { containers: [c('b')] } },
+      msg: 'does not contain declared merge key: name',
+    },
+    {
+      name: 'mixed element types',
+      doc: { metadata: { finalizers: ['a'] } },
+      patch: { metadata: { finalizers: [1] } },
+      msg: 'list element types are not identical',
+    },
+    {
+      name: 'objects in a primitive merge list',
+      doc: { metadata: { finalizers: [{ a: 1 }] } },
+      patch: { metadata: { finalizers: [{ b: 1 }] } },
+      msg: 'without a merge key at metadata.finalizers',
+    },
+    {
+      name: 'objects in a keyless merge list',
+      doc: { spec: { keyless: [] } },
+      patch: { spec: { keyless: [{ a: 1 }] } },
+      msg: 'without a merge key at spec.keyless',
+    },
     { name: 'a non-JSON value in the patch', doc: { a: 1 }, patch: { a: undefined }, msg: 'invalid JSON patch' },
-    { name: 'an unknown directive inside a new value', doc: {}, patch: { spec: { a: { $frob: 1 } } }, msg: 'unknown strategic merge patch directive "$frob"' },
-    { name: 'a non-JSON value in the document', doc: { a: new Date(0) }, patch: { b: 1 }, msg: 'invalid JSON document' },
+    {
+      name: 'an unknown directive inside a new value',
+      doc: {},
+      patch: { spec: { a: { $frob: 1 } } },
+      msg: 'unknown strategic merge patch directive "$frob"',
+    },
+    {
+      name: 'a non-JSON value in the document',
+      doc: { a: new Date(0) },
+      patch: { b: 1 },
+      msg: 'invalid JSON document',
+    },
   ])('400 BadRequest: $name', ({ doc, patch, msg }) => {
     let caught: unknown;
     try {
@@ -493,7 +766,11 @@ describe('strategic merge patch: errors', () => {
   });
 
   it.each([
-    { name: 'lists of lists in a merge list', doc: { metadata: { finalizers: [['a']] } }, patch: { metadata: { finalizers: [['b']] } } },
+    {
+      name: 'lists of lists in a merge list',
+      doc: { metadata: { finalizers: [['a']] } },
+      patch: { metadata: { finalizers: [['b']] } },
+    },
   ])('422 Invalid: $name', ({ doc, patch }) => {
     let caught: unknown;
     try {
@@ -518,6 +795,8 @@ describe('strategic merge patch: errors', () => {
 
   it('lists of lists are fine where lists replace or are new', () => {
     expect(applyStrategicMergePatch({ a: [[1]] }, { a: [[2]] }, lookup)).toEqual({ a: [[2]] });
-    expect(applyStrategicMergePatch({ metadata: {} }, { metadata: { finalizers: [['b']] } }, lookup)).toEqual({ metadata: { finalizers: [['b']] } });
+    expect(applyStrategicMergePatch({ metadata: {} }, { metadata: { finalizers: [['b']] } }, lookup)).toEqual({
+      metadata: { finalizers: [['b']] },
+    });
   });
 });

@@ -1,5 +1,14 @@
 import { BadRequestError } from '../../util/errors.js';
-import { cloneJson, hasOwn, isJsonObject, kindOf, MAX_JSON_DEPTH, setKey, type JsonObject, type JsonValue } from './json.js';
+import {
+  cloneJson,
+  hasOwn,
+  isJsonObject,
+  kindOf,
+  MAX_JSON_DEPTH,
+  setKey,
+  type JsonObject,
+  type JsonValue,
+} from './json.js';
 import { PatchNotApplicableError, type PatchMeta, type PatchMetaLookup } from './types.js';
 
 const DIRECTIVE = '$patch';
@@ -55,8 +64,14 @@ function directiveField(key: string, prefix: string, message: string): string {
   return key.slice(slash + 1);
 }
 
-function mergeMap(orig: JsonObject | undefined, patch: JsonObject, path: readonly string[], lookup: PatchMetaLookup): JsonObject {
-  if (path.length > MAX_JSON_DEPTH) throw new BadRequestError(`invalid JSON patch: nesting deeper than ${MAX_JSON_DEPTH} levels`);
+function mergeMap(
+  orig: JsonObject | undefined,
+  patch: JsonObject,
+  path: readonly string[],
+  lookup: PatchMetaLookup,
+): JsonObject {
+  if (path.length > MAX_JSON_DEPTH)
+    throw new BadRequestError(`invalid JSON patch: nesting deeper than ${MAX_JSON_DEPTH} levels`);
   if (hasOwn(patch, DIRECTIVE)) {
     const d = patch[DIRECTIVE];
     if (d === 'replace') {
@@ -95,7 +110,8 @@ function mergeMap(orig: JsonObject | undefined, patch: JsonObject, path: readonl
     }
   }
   // Every field the patch sets must be one of the keys it says to retain.
-  if (retain) for (const k of fields) if (patch[k] !== null && !retain.has(k)) throw new BadRequestError(SMP_MESSAGES.retainKeys);
+  if (retain)
+    for (const k of fields) if (patch[k] !== null && !retain.has(k)) throw new BadRequestError(SMP_MESSAGES.retainKeys);
 
   const out: JsonObject = {};
   const inOrig = (k: string): boolean => orig !== undefined && hasOwn(orig, k) && (!retain || retain.has(k));
@@ -131,13 +147,22 @@ function mergeMap(orig: JsonObject | undefined, patch: JsonObject, path: readonl
       drop.add(v);
     }
     if (cur.some((v) => typeof v === 'object' && v !== null)) throw new BadRequestError(SMP_MESSAGES.primitiveList);
-    setKey(out, k, cur.filter((v) => !drop.has(v)));
+    setKey(
+      out,
+      k,
+      cur.filter((v) => !drop.has(v)),
+    );
   }
   return out;
 }
 
 /** Merges a patch value into an existing one of the field at `path`; undefined means drop the field. */
-function mergeValue(orig: JsonValue, pv: JsonValue, path: readonly string[], lookup: PatchMetaLookup): JsonValue | undefined {
+function mergeValue(
+  orig: JsonValue,
+  pv: JsonValue,
+  path: readonly string[],
+  lookup: PatchMetaLookup,
+): JsonValue | undefined {
   const ok = kindOf(orig, 'document');
   const pk = kindOf(pv, 'patch');
   if (ok === 'object' && pk === 'object') return mergeMap(orig as JsonObject, pv as JsonObject, path, lookup);
@@ -155,7 +180,8 @@ function mergeValue(orig: JsonValue, pv: JsonValue, path: readonly string[], loo
  * too. Undefined means the value itself was a `$patch` map and the field goes.
  */
 function freshValue(v: unknown, depth: number): JsonValue | undefined {
-  if (depth > MAX_JSON_DEPTH) throw new BadRequestError(`invalid JSON patch: nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  if (depth > MAX_JSON_DEPTH)
+    throw new BadRequestError(`invalid JSON patch: nesting deeper than ${MAX_JSON_DEPTH} levels`);
   if (Array.isArray(v)) {
     const out: JsonValue[] = [];
     for (const item of v) {
@@ -239,17 +265,23 @@ function mergeList(
   }
 
   // Deletions remove every item with the key, wherever the directive sits in the patch list.
-  const base = (orig as readonly JsonObject[]).filter((o) => !(hasOwn(o, mergeKey) && deleteKeys.has(o[mergeKey] as JsonValue)));
+  const base = (orig as readonly JsonObject[]).filter(
+    (o) => !(hasOwn(o, mergeKey) && deleteKeys.has(o[mergeKey] as JsonValue)),
+  );
   const out: JsonValue[] = base.slice();
   const position = new Map<JsonValue, number>(); // merge key value → first item with it
   out.forEach((o, i) => {
-    if (hasOwn(o as JsonObject, mergeKey) && !position.has(keyOf(o) as JsonValue)) position.set(keyOf(o) as JsonValue, i);
+    if (hasOwn(o as JsonObject, mergeKey) && !position.has(keyOf(o) as JsonValue))
+      position.set(keyOf(o) as JsonValue, i);
   });
   const fresh = new Set<JsonValue>();
   for (const item of regular) {
     const kv = requireMergeKey(item, mergeKey);
     const i = position.get(kv);
-    const merged = i === undefined ? (freshValue(item, path.length) as JsonObject) : mergeMap(out[i] as JsonObject, item, path, lookup);
+    const merged =
+      i === undefined
+        ? (freshValue(item, path.length) as JsonObject)
+        : mergeMap(out[i] as JsonObject, item, path, lookup);
     if (i !== undefined) out[i] = merged;
     else position.set(kv, out.push(merged) - 1);
     fresh.add(merged);
@@ -293,7 +325,9 @@ function orderedList(
 
   let merged: JsonValue[];
   if (origVal && patchVal) {
-    merged = isMergeList(meta) ? mergeList(origVal, patchVal, meta, fieldPath, lookup) : (freshValue(patchVal, fieldPath.length) as JsonValue[]);
+    merged = isMergeList(meta)
+      ? mergeList(origVal, patchVal, meta, fieldPath, lookup)
+      : (freshValue(patchVal, fieldPath.length) as JsonValue[]);
   } else if (origVal) {
     merged = cloneJson(origVal, 'document') as JsonValue[];
   } else if (patchVal) {
@@ -308,7 +342,12 @@ function orderedList(
 }
 
 /** The patch list's items (deletions and directives aside) must appear in the order list, in its order. */
-function validateOrder(patchList: readonly JsonValue[], order: readonly JsonValue[], mergeKey: string, field: string): void {
+function validateOrder(
+  patchList: readonly JsonValue[],
+  order: readonly JsonValue[],
+  mergeKey: string,
+  field: string,
+): void {
   if (order.length === 0 || patchList.length === 0) return;
   const items = mergeKey
     ? patchList.filter((it) => {
@@ -363,7 +402,10 @@ function enforceOrder(
   return out;
 }
 
-function firstIndexes(list: readonly JsonValue[], keyOf: (v: JsonValue) => JsonValue | undefined): Map<JsonValue | undefined, number> {
+function firstIndexes(
+  list: readonly JsonValue[],
+  keyOf: (v: JsonValue) => JsonValue | undefined,
+): Map<JsonValue | undefined, number> {
   const m = new Map<JsonValue | undefined, number>();
   list.forEach((v, i) => {
     const k = keyOf(v);
@@ -373,7 +415,11 @@ function firstIndexes(list: readonly JsonValue[], keyOf: (v: JsonValue) => JsonV
 }
 
 /** Stable sort by position in `idx`; items it lacks go last, in their current order. */
-function sortBy(list: JsonValue[], idx: Map<JsonValue | undefined, number>, keyOf: (v: JsonValue) => JsonValue | undefined): void {
+function sortBy(
+  list: JsonValue[],
+  idx: Map<JsonValue | undefined, number>,
+  keyOf: (v: JsonValue) => JsonValue | undefined,
+): void {
   list.sort((a, b) => (idx.get(keyOf(a)) ?? Infinity) - (idx.get(keyOf(b)) ?? Infinity) || 0);
 }
 

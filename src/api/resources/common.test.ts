@@ -30,16 +30,32 @@ import type { KubeObject } from './types.js';
 describe('field causes', () => {
   it.each([
     { c: required('spec.capacity'), msg: 'Required value', type: 'FieldValueRequired' },
-    { c: required('spec', 'must specify a volume type'), msg: 'Required value: must specify a volume type', type: 'FieldValueRequired' },
+    {
+      c: required('spec', 'must specify a volume type'),
+      msg: 'Required value: must specify a volume type',
+      type: 'FieldValueRequired',
+    },
     { c: invalid('metadata.name', 'A', 'bad'), msg: 'Invalid value: "A": bad', type: 'FieldValueInvalid' },
-    { c: invalid('x', 5, 'must be greater than or equal to 0'), msg: 'Invalid value: 5: must be greater than or equal to 0', type: 'FieldValueInvalid' },
-    { c: invalid('x', null, 'field is immutable'), msg: 'Invalid value: null: field is immutable', type: 'FieldValueInvalid' },
+    {
+      c: invalid('x', 5, 'must be greater than or equal to 0'),
+      msg: 'Invalid value: 5: must be greater than or equal to 0',
+      type: 'FieldValueInvalid',
+    },
+    {
+      c: invalid('x', null, 'field is immutable'),
+      msg: 'Invalid value: null: field is immutable',
+      type: 'FieldValueInvalid',
+    },
     {
       c: notSupported('spec.accessModes', 'X', ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod']),
       msg: 'Unsupported value: "X": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"',
       type: 'FieldValueNotSupported',
     },
-    { c: forbidden('spec.hostPath', 'may not specify more than 1 volume type'), msg: 'Forbidden: may not specify more than 1 volume type', type: 'FieldValueForbidden' },
+    {
+      c: forbidden('spec.hostPath', 'may not specify more than 1 volume type'),
+      msg: 'Forbidden: may not specify more than 1 volume type',
+      type: 'FieldValueForbidden',
+    },
     { c: duplicate('spec.drivers[1].name', 'd'), msg: 'Duplicate value: "d"', type: 'FieldValueDuplicate' },
     { c: tooLong('spec.csi.driver', 63), msg: 'Too long: must have at most 63 bytes', type: 'FieldValueTooLong' },
   ])('$msg', ({ c, msg, type }) => {
@@ -50,7 +66,9 @@ describe('field causes', () => {
 
 describe('formatInvalidMessage', () => {
   it('has no brackets for one cause', () => {
-    expect(formatInvalidMessage('PersistentVolume', 'pv1', [required('spec.capacity')])).toBe('PersistentVolume "pv1" is invalid: spec.capacity: Required value');
+    expect(formatInvalidMessage('PersistentVolume', 'pv1', [required('spec.capacity')])).toBe(
+      'PersistentVolume "pv1" is invalid: spec.capacity: Required value',
+    );
   });
   it('brackets several causes and drops repeated texts', () => {
     const causes = [required('spec.capacity'), required('spec.capacity'), required('spec.accessModes')];
@@ -59,20 +77,24 @@ describe('formatInvalidMessage', () => {
     );
   });
   it('qualifies kinds outside the core group', () => {
-    expect(formatInvalidMessage('StorageClass', 'sc', [required('provisioner')])).toBe('StorageClass.storage.k8s.io "sc" is invalid: provisioner: Required value');
-    expect(formatInvalidMessage('Thing', 'a', [required('b')], 'example.com')).toBe('Thing.example.com "a" is invalid: b: Required value');
+    expect(formatInvalidMessage('StorageClass', 'sc', [required('provisioner')])).toBe(
+      'StorageClass.storage.k8s.io "sc" is invalid: provisioner: Required value',
+    );
+    expect(formatInvalidMessage('Thing', 'a', [required('b')], 'example.com')).toBe(
+      'Thing.example.com "a" is invalid: b: Required value',
+    );
   });
 });
 
 describe('names', () => {
-  it('DNS-1123 subdomain message is kube\'s', () => {
+  it("DNS-1123 subdomain message is kube's", () => {
     expect(isDNS1123Subdomain('Foo')).toEqual([
       "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
     ]);
     expect(isDNS1123Subdomain('a.b-c')).toEqual([]);
     expect(isDNS1123Subdomain('a'.repeat(254))[0]).toBe('must be no more than 253 characters');
   });
-  it('DNS-1123 label message keeps the double space of Go\'s RegexError', () => {
+  it("DNS-1123 label message keeps the double space of Go's RegexError", () => {
     expect(isDNS1123Label('a.b')).toEqual([
       "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
     ]);
@@ -81,7 +103,11 @@ describe('names', () => {
     { v: 'example.com/MyName', errs: 0 },
     { v: 'simple', errs: 0 },
     { v: '/x', first: 'prefix part must be non-empty' },
-    { v: 'a/b/c', first: "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')" },
+    {
+      v: 'a/b/c',
+      first:
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    },
     { v: 'x/', first: 'name part must be non-empty' },
   ])('qualified name $v', ({ v, errs, first }) => {
     const got = isQualifiedName(v);
@@ -97,18 +123,28 @@ describe('names', () => {
 describe('validateObjectMeta', () => {
   it('requires a name and forbids a namespace on cluster-scoped kinds', () => {
     const got = validateObjectMeta({ namespace: 'ns' }, { namespaced: false });
-    expect(got.map((c) => `${c.field}: ${c.message}`)).toEqual(['metadata.name: Required value: name or generateName is required', 'metadata.namespace: Forbidden: not allowed on this type']);
+    expect(got.map((c) => `${c.field}: ${c.message}`)).toEqual([
+      'metadata.name: Required value: name or generateName is required',
+      'metadata.namespace: Forbidden: not allowed on this type',
+    ]);
   });
   it('requires a namespace on namespaced kinds', () => {
     expect(validateObjectMeta({ name: 'a' }, { namespaced: true })).toEqual([required('metadata.namespace')]);
   });
   it('validates labels, annotations and finalizers', () => {
-    const got = validateObjectMeta({ name: 'a', labels: { 'bad key!': 'v' }, annotations: { 'a/b/c': '' }, finalizers: ['plain'] }, { namespaced: false });
+    const got = validateObjectMeta(
+      { name: 'a', labels: { 'bad key!': 'v' }, annotations: { 'a/b/c': '' }, finalizers: ['plain'] },
+      { namespaced: false },
+    );
     expect(got.map((c) => c.field)).toEqual(['metadata.labels', 'metadata.annotations', 'metadata.finalizers']);
-    expect(got[2]!.message).toBe('Invalid value: "plain": name is neither a standard finalizer name nor is it fully qualified');
+    expect(got[2]!.message).toBe(
+      'Invalid value: "plain": name is neither a standard finalizer name nor is it fully qualified',
+    );
   });
   it('update: name is immutable', () => {
-    expect(validateObjectMetaUpdate({ name: 'b' }, { name: 'a' })).toEqual([invalid('metadata.name', 'b', 'field is immutable')]);
+    expect(validateObjectMetaUpdate({ name: 'b' }, { name: 'a' })).toEqual([
+      invalid('metadata.name', 'b', 'field is immutable'),
+    ]);
   });
 });
 
@@ -119,15 +155,35 @@ describe('selectors', () => {
     ]);
   });
   it('node selector requirement operators', () => {
-    const got = validateNodeSelector({ nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'In' }, { key: 'k', operator: 'Foo' }] }] }, 'r');
+    const got = validateNodeSelector(
+      {
+        nodeSelectorTerms: [
+          {
+            matchExpressions: [
+              { key: 'k', operator: 'In' },
+              { key: 'k', operator: 'Foo' },
+            ],
+          },
+        ],
+      },
+      'r',
+    );
     expect(got).toEqual([
-      required('r.nodeSelectorTerms[0].matchExpressions[0].values', "must be specified when `operator` is 'In' or 'NotIn'"),
+      required(
+        'r.nodeSelectorTerms[0].matchExpressions[0].values',
+        "must be specified when `operator` is 'In' or 'NotIn'",
+      ),
       invalid('r.nodeSelectorTerms[0].matchExpressions[1].operator', 'Foo', 'not a valid selector operator'),
     ]);
   });
   it('label selector Exists with values', () => {
-    expect(validateLabelSelector({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, 'spec.selector')).toEqual([
-      forbidden('spec.selector.matchExpressions[0].values', "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"),
+    expect(
+      validateLabelSelector({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, 'spec.selector'),
+    ).toEqual([
+      forbidden(
+        'spec.selector.matchExpressions[0].values',
+        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      ),
     ]);
   });
 });
@@ -204,7 +260,12 @@ describe('status strategy helpers', () => {
     expect(o).toEqual({ metadata: { name: 'a' }, spec: { a: 2 }, status: { phase: 'Old' } });
   });
   it('keepAllButStatus keeps new metadata unless reset', () => {
-    const o: KubeObject = { metadata: { name: 'a', labels: { y: '2' } }, spec: { a: 2 }, extra: true, status: { phase: 'New' } };
+    const o: KubeObject = {
+      metadata: { name: 'a', labels: { y: '2' } },
+      spec: { a: 2 },
+      extra: true,
+      status: { phase: 'New' },
+    };
     keepAllButStatus(o, old);
     expect(o).toEqual({ metadata: { name: 'a', labels: { y: '2' } }, spec: { a: 1 }, status: { phase: 'New' } });
     keepAllButStatus(o, old, { resetMeta: true });

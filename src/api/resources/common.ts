@@ -140,11 +140,29 @@ const NAME_DESCRIPTION =
 const AGE_DESCRIPTION =
   'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
 
-export const NAME_COLUMN: TableColumn = { name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 0 };
-export const AGE_COLUMN: TableColumn = { name: 'Age', type: 'string', format: '', description: AGE_DESCRIPTION, priority: 0 };
+export const NAME_COLUMN: TableColumn = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: NAME_DESCRIPTION,
+  priority: 0,
+};
+export const AGE_COLUMN: TableColumn = {
+  name: 'Age',
+  type: 'string',
+  format: '',
+  description: AGE_DESCRIPTION,
+  priority: 0,
+};
 
 /** A column as the printers declare it; `priority` 1 = shown only with -o wide. */
-export function column(name: string, type: TableColumn['type'], description: string, priority = 0, format = ''): TableColumn {
+export function column(
+  name: string,
+  type: TableColumn['type'],
+  description: string,
+  priority = 0,
+  format = '',
+): TableColumn {
   return { name, type, format, description, priority };
 }
 
@@ -170,7 +188,15 @@ export function keepAllButStatus(o: KubeObject, old: KubeObject, opts: { resetMe
     if (k !== 'metadata' && k !== 'status') o[k] = clone(v);
   }
   if (opts.resetMeta) {
-    const keep = ['deletionTimestamp', 'generation', 'selfLink', 'labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
+    const keep = [
+      'deletionTimestamp',
+      'generation',
+      'selfLink',
+      'labels',
+      'annotations',
+      'finalizers',
+      'ownerReferences',
+    ] as const;
     for (const k of keep) {
       const v: unknown = old.metadata[k];
       if (v === undefined) delete o.metadata[k];
@@ -185,7 +211,16 @@ export function addFinalizer(o: KubeObject, finalizer: string): void {
   if (!list.includes(finalizer)) o.metadata.finalizers = [...list, finalizer];
 }
 
-export const DEFAULT_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
+export const DEFAULT_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+] as const;
 
 /** What a kind supplies to `baseResourceDef`; every hook is optional. */
 export interface ResourceSpecifics {

@@ -53,7 +53,10 @@ export const configMapResource: ResourceDef = {
   prepareForUpdate() {},
   prepareForStatusUpdate() {},
   validateCreate(obj) {
-    return [...validateObjectMeta(obj.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateConfigMap(obj)];
+    return [
+      ...validateObjectMeta(obj.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+      ...validateConfigMap(obj),
+    ];
   },
   validateUpdate(obj, old) {
     const out = [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateConfigMap(obj)];

@@ -11,7 +11,8 @@ function validateRevision(o: KubeObject): FieldCause[] {
   const out: FieldCause[] = [];
   if (o.data === undefined || o.data === null) out.push(required('data'));
   const r = o.revision;
-  if (typeof r !== 'number' || !Number.isInteger(r) || r < 0) out.push(invalid('revision', r as number, 'must be greater than or equal to 0'));
+  if (typeof r !== 'number' || !Number.isInteger(r) || r < 0)
+    out.push(invalid('revision', r as number, 'must be greater than or equal to 0'));
   return out;
 }
 
@@ -39,10 +40,15 @@ export const controllerRevisionResource = baseResourceDef({
     ageColumn(),
   ],
   row: (o, now) => [o.metadata.name ?? '', controllerCell(o), Number(o.revision ?? 0), age(o, now)],
-  validateCreate: (o) => [...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateRevision(o)],
+  validateCreate: (o) => [
+    ...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+    ...validateRevision(o),
+  ],
   validateUpdate: (o, old) => [
     ...validateObjectMetaUpdate(o.metadata, old.metadata),
     ...validateRevision(o),
-    ...(jsonEqual(o.data, old.data) ? [] : [invalid('data', { rendered: 'runtime.RawExtension{...}' }, FIELD_IMMUTABLE)]),
+    ...(jsonEqual(o.data, old.data)
+      ? []
+      : [invalid('data', { rendered: 'runtime.RawExtension{...}' }, FIELD_IMMUTABLE)]),
   ],
 });

@@ -8,7 +8,8 @@ export function ctx(objects: KubeObject[] = []): AdmissionContext {
   return {
     now: NOW_ISO,
     list: (kind) => objects.filter((o) => o.kind === kind),
-    get: (kind, name, namespace) => objects.find((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === namespace),
+    get: (kind, name, namespace) =>
+      objects.find((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === namespace),
   };
 }
 

@@ -17,7 +17,9 @@ export function objectAt(obj: unknown, key: string): Record<string, unknown> | u
 export function listAt(obj: unknown, key: string): Array<Record<string, unknown>> {
   if (!obj || typeof obj !== 'object') return [];
   const v = (obj as Record<string, unknown>)[key];
-  return Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x)) : [];
+  return Array.isArray(v)
+    ? v.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x))
+    : [];
 }
 /** `obj[key]` if it is a string, else ''. */
 export function strAt(obj: unknown, key: string): string {

@@ -30,20 +30,39 @@ describe('CSIDriver create', () => {
   });
 
   it('keeps explicit values', () => {
-    expect(created(drv({ attachRequired: false, volumeLifecycleModes: ['Ephemeral'] })).spec).toMatchObject({ attachRequired: false, volumeLifecycleModes: ['Ephemeral'] });
+    expect(created(drv({ attachRequired: false, volumeLifecycleModes: ['Ephemeral'] })).spec).toMatchObject({
+      attachRequired: false,
+      volumeLifecycleModes: ['Ephemeral'],
+    });
   });
 
   it.each([
-    { name: 'name', o: drv({}, 'Bad Name'), want: [expect.stringContaining('metadata.name: Invalid value: "Bad Name"')] },
+    {
+      name: 'name',
+      o: drv({}, 'Bad Name'),
+      want: [expect.stringContaining('metadata.name: Invalid value: "Bad Name"')],
+    },
     {
       name: 'fsGroupPolicy',
       o: drv({ fsGroupPolicy: 'Always' }),
-      want: ['spec.fsGroupPolicy: Unsupported value: "Always": supported values: "File", "None", "ReadWriteOnceWithFSType"'],
+      want: [
+        'spec.fsGroupPolicy: Unsupported value: "Always": supported values: "File", "None", "ReadWriteOnceWithFSType"',
+      ],
     },
-    { name: 'lifecycle mode', o: drv({ volumeLifecycleModes: ['Forever'] }), want: ['spec.volumeLifecycleModes: Unsupported value: "Forever": supported values: "Persistent", "Ephemeral"'] },
+    {
+      name: 'lifecycle mode',
+      o: drv({ volumeLifecycleModes: ['Forever'] }),
+      want: ['spec.volumeLifecycleModes: Unsupported value: "Forever": supported values: "Persistent", "Ephemeral"'],
+    },
     {
       name: 'token requests',
-      o: drv({ tokenRequests: [{ audience: 'a', expirationSeconds: 60 }, { audience: 'a' }, { audience: 'b', expirationSeconds: 2 ** 33 }] }),
+      o: drv({
+        tokenRequests: [
+          { audience: 'a', expirationSeconds: 60 },
+          { audience: 'a' },
+          { audience: 'b', expirationSeconds: 2 ** 33 },
+        ],
+      }),
       want: [
         'spec.tokenRequests[0].expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
         'spec.tokenRequests[1].audience: Duplicate value: "a"',
@@ -62,15 +81,25 @@ describe('CSIDriver update', () => {
     return texts(def.validateUpdate(o, stored, admission()));
   }
   it.each([
-    { name: 'attachRequired is immutable', m: (o: Obj) => void (o.spec.attachRequired = false), want: ['spec.attachedRequired: Invalid value: false: field is immutable'] },
+    {
+      name: 'attachRequired is immutable',
+      m: (o: Obj) => void (o.spec.attachRequired = false),
+      want: ['spec.attachedRequired: Invalid value: false: field is immutable'],
+    },
     {
       name: 'volumeLifecycleModes is immutable',
       m: (o: Obj) => void (o.spec.volumeLifecycleModes = ['Persistent', 'Ephemeral']),
-      want: ['spec.volumeLifecycleModes: Invalid value: []storage.VolumeLifecycleMode{"Persistent", "Ephemeral"}: field is immutable'],
+      want: [
+        'spec.volumeLifecycleModes: Invalid value: []storage.VolumeLifecycleMode{"Persistent", "Ephemeral"}: field is immutable',
+      ],
     },
     { name: 'podInfoOnMount is mutable (1.28+)', m: (o: Obj) => void (o.spec.podInfoOnMount = true), want: [] },
     { name: 'fsGroupPolicy is mutable', m: (o: Obj) => void (o.spec.fsGroupPolicy = 'File'), want: [] },
-    { name: 'storageCapacity and requiresRepublish are mutable', m: (o: Obj) => void ((o.spec.storageCapacity = true), (o.spec.requiresRepublish = true)), want: [] },
+    {
+      name: 'storageCapacity and requiresRepublish are mutable',
+      m: (o: Obj) => void ((o.spec.storageCapacity = true), (o.spec.requiresRepublish = true)),
+      want: [],
+    },
     { name: 'omitted fields default again', m: (o: Obj) => void (o.spec = {}), want: [] },
   ])('$name', ({ m, want }) => expect(update(m)).toEqual(want));
 });
@@ -91,14 +120,34 @@ describe('CSIDriver generation', () => {
 
 describe('CSIDriver table', () => {
   it('columns', () => {
-    expect(def.columns.map((c) => c.name)).toEqual(['Name', 'AttachRequired', 'PodInfoOnMount', 'StorageCapacity', 'TokenRequests', 'RequiresRepublish', 'Modes', 'Age']);
+    expect(def.columns.map((c) => c.name)).toEqual([
+      'Name',
+      'AttachRequired',
+      'PodInfoOnMount',
+      'StorageCapacity',
+      'TokenRequests',
+      'RequiresRepublish',
+      'Modes',
+      'Age',
+    ]);
   });
   it.each([
-    { o: created(drv()), want: ['hostpath.csi.k8s.io', true, false, false, '<unset>', false, 'Persistent', '<unknown>'] },
     {
-      o: drv({ attachRequired: false, tokenRequests: [{ audience: 'a' }, { audience: 'b' }], volumeLifecycleModes: ['Persistent', 'Ephemeral'], storageCapacity: true }),
+      o: created(drv()),
+      want: ['hostpath.csi.k8s.io', true, false, false, '<unset>', false, 'Persistent', '<unknown>'],
+    },
+    {
+      o: drv({
+        attachRequired: false,
+        tokenRequests: [{ audience: 'a' }, { audience: 'b' }],
+        volumeLifecycleModes: ['Persistent', 'Ephemeral'],
+        storageCapacity: true,
+      }),
       want: ['hostpath.csi.k8s.io', false, false, true, 'a,b', false, 'Persistent,Ephemeral', '<unknown>'],
     },
-    { o: drv({ volumeLifecycleModes: [] }), want: ['hostpath.csi.k8s.io', true, false, false, '<unset>', false, '<none>', '<unknown>'] },
+    {
+      o: drv({ volumeLifecycleModes: [] }),
+      want: ['hostpath.csi.k8s.io', true, false, false, '<unset>', false, '<none>', '<unknown>'],
+    },
   ])('row %#', ({ o, want }) => expect(def.row(o, 0)).toEqual(want));
 });

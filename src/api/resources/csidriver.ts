@@ -64,11 +64,14 @@ function validateSpec(specIn: unknown): FieldCause[] {
     audiences.add(audience);
     const secs = req.expirationSeconds;
     if (typeof secs !== 'number') return;
-    if (secs < MIN_TOKEN_SECONDS) out.push(invalid(`${p}.expirationSeconds`, secs, 'may not specify a duration less than 10 minutes'));
-    if (secs > MAX_TOKEN_SECONDS) out.push(invalid(`${p}.expirationSeconds`, secs, 'may not specify a duration larger than 2^32 seconds'));
+    if (secs < MIN_TOKEN_SECONDS)
+      out.push(invalid(`${p}.expirationSeconds`, secs, 'may not specify a duration less than 10 minutes'));
+    if (secs > MAX_TOKEN_SECONDS)
+      out.push(invalid(`${p}.expirationSeconds`, secs, 'may not specify a duration larger than 2^32 seconds'));
   });
   for (const m of arr(spec.volumeLifecycleModes) ?? []) {
-    if (!(VOLUME_LIFECYCLE_MODES as readonly unknown[]).includes(m)) out.push(notSupported('spec.volumeLifecycleModes', String(m), VOLUME_LIFECYCLE_MODES));
+    if (!(VOLUME_LIFECYCLE_MODES as readonly unknown[]).includes(m))
+      out.push(notSupported('spec.volumeLifecycleModes', String(m), VOLUME_LIFECYCLE_MODES));
   }
   if (isNil('seLinuxMount')) out.push(required('spec.seLinuxMount'));
   return out;
@@ -84,7 +87,9 @@ function validateUpdate(d: KubeObject, old: KubeObject): FieldCause[] {
   }
   if (!deepEqual(spec.volumeLifecycleModes ?? null, oldSpec.volumeLifecycleModes ?? null)) {
     const modes = (arr(spec.volumeLifecycleModes) ?? []).map((m) => JSON.stringify(m)).join(', ');
-    out.push(invalid('spec.volumeLifecycleModes', { rendered: `[]storage.VolumeLifecycleMode{${modes}}` }, FIELD_IMMUTABLE));
+    out.push(
+      invalid('spec.volumeLifecycleModes', { rendered: `[]storage.VolumeLifecycleMode{${modes}}` }, FIELD_IMMUTABLE),
+    );
   }
   return out;
 }
@@ -98,11 +103,31 @@ export const csiDriverResource: ResourceDef = baseResourceDef({
   hasStatus: false,
   columns: [
     NAME_COLUMN,
-    column('AttachRequired', 'boolean', 'attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting.'),
-    column('PodInfoOnMount', 'boolean', 'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true.'),
-    column('StorageCapacity', 'boolean', 'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.'),
-    column('TokenRequests', 'string', 'tokenRequests indicates the CSI driver needs pods\' service account tokens it is mounting volume for to do necessary authentication.'),
-    column('RequiresRepublish', 'boolean', 'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume.'),
+    column(
+      'AttachRequired',
+      'boolean',
+      'attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting.',
+    ),
+    column(
+      'PodInfoOnMount',
+      'boolean',
+      'podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true.',
+    ),
+    column(
+      'StorageCapacity',
+      'boolean',
+      'storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.',
+    ),
+    column(
+      'TokenRequests',
+      'string',
+      "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication.",
+    ),
+    column(
+      'RequiresRepublish',
+      'boolean',
+      'requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume.',
+    ),
     column('Modes', 'string', 'volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.'),
     AGE_COLUMN,
   ],

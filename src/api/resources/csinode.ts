@@ -33,9 +33,11 @@ function validateDrivers(drivers: unknown): FieldCause[] {
     out.push(...validateCSIDriverName(name, `${p}.name`));
     const nodeID = str(drv.nodeID) ?? '';
     if (!nodeID) out.push(required(`${p}.nodeID`));
-    if (nodeID.length > CSI_NODE_ID_MAX_LENGTH) out.push(invalid(`${p}.nodeID`, nodeID, `must be ${CSI_NODE_ID_MAX_LENGTH} characters or less`));
+    if (nodeID.length > CSI_NODE_ID_MAX_LENGTH)
+      out.push(invalid(`${p}.nodeID`, nodeID, `must be ${CSI_NODE_ID_MAX_LENGTH} characters or less`));
     const count = obj(drv.allocatable)?.count;
-    if (typeof count === 'number' && count < 0) out.push(invalid(`${p}.allocatable.count`, count, 'must be greater than or equal to 0'));
+    if (typeof count === 'number' && count < 0)
+      out.push(invalid(`${p}.allocatable.count`, count, 'must be greater than or equal to 0'));
     if (names.has(name)) out.push(duplicate(`${p}.name`, name));
     names.add(name);
     const keys = new Set<string>();
@@ -63,7 +65,8 @@ function validateCSINodeUpdate(n: KubeObject, old: KubeObject): FieldCause[] {
   for (const od of arr(obj(old.spec)?.drivers) ?? []) {
     const oldDriver = obj(od) ?? {};
     for (const nd of newDrivers) {
-      if (nd.name === oldDriver.name && !deepEqual(nd, oldDriver)) out.push(invalid('CSINodeDriver', nd, FIELD_IMMUTABLE));
+      if (nd.name === oldDriver.name && !deepEqual(nd, oldDriver))
+        out.push(invalid('CSINodeDriver', nd, FIELD_IMMUTABLE));
     }
   }
   return out;
@@ -76,8 +79,16 @@ export const csiNodeResource: ResourceDef = baseResourceDef({
   plural: 'csinodes',
   namespaced: false,
   hasStatus: false,
-  columns: [NAME_COLUMN, column('Drivers', 'integer', 'Drivers indicates the number of CSI drivers registered on the node'), AGE_COLUMN],
-  row: (n, now) => [n.metadata.name ?? '', (arr(obj(n.spec)?.drivers) ?? []).length, ageString(n.metadata.creationTimestamp, now)],
+  columns: [
+    NAME_COLUMN,
+    column('Drivers', 'integer', 'Drivers indicates the number of CSI drivers registered on the node'),
+    AGE_COLUMN,
+  ],
+  row: (n, now) => [
+    n.metadata.name ?? '',
+    (arr(obj(n.spec)?.drivers) ?? []).length,
+    ageString(n.metadata.creationTimestamp, now),
+  ],
   validateCreate: (n) => validateCSINode(n),
   validateUpdate: (n, old) => validateCSINodeUpdate(n, old),
 });

@@ -21,10 +21,22 @@ describe('CSIStorageCapacity', () => {
     expect(def).toMatchObject({ namespaced: true, hasStatus: false, plural: 'csistoragecapacities' });
   });
   it.each([
-    { name: 'class name required (reported as invalid)', extra: { storageClassName: '' }, want: [expect.stringContaining('storageClassName: Invalid value: "": a lowercase RFC 1123 subdomain')] },
-    { name: 'negative capacity', extra: { capacity: '-1' }, want: ['capacity: Invalid value: "-1": must be greater than or equal to 0'] },
+    {
+      name: 'class name required (reported as invalid)',
+      extra: { storageClassName: '' },
+      want: [expect.stringContaining('storageClassName: Invalid value: "": a lowercase RFC 1123 subdomain')],
+    },
+    {
+      name: 'negative capacity',
+      extra: { capacity: '-1' },
+      want: ['capacity: Invalid value: "-1": must be greater than or equal to 0'],
+    },
     { name: 'zero capacity is fine', extra: { capacity: '0' }, want: [] },
-    { name: 'bad topology selector', extra: { nodeTopology: { matchExpressions: [{ key: 'k', operator: 'Near' }] } }, want: ['nodeTopology.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator'] },
+    {
+      name: 'bad topology selector',
+      extra: { nodeTopology: { matchExpressions: [{ key: 'k', operator: 'Near' }] } },
+      want: ['nodeTopology.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator'],
+    },
   ])('$name', ({ extra, want }) => expect(texts(def.validateCreate(cap(extra), admission()))).toEqual(want));
 
   it('storageClassName and nodeTopology are immutable; capacity is not', () => {

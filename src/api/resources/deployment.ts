@@ -5,7 +5,13 @@ import { baseResourceDef } from './common.js';
 import { forbidden, invalid, notSupported } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { validateIntOrPercent } from './poddisruptionbudget.js';
-import { applyTemplateDefaults, nonNegativeInt, REPLICASET_TEMPLATE_RULES, validateSelectorImmutable, validateWorkloadTemplate } from './podtemplate.js';
+import {
+  applyTemplateDefaults,
+  nonNegativeInt,
+  REPLICASET_TEMPLATE_RULES,
+  validateSelectorImmutable,
+  validateWorkloadTemplate,
+} from './podtemplate.js';
 import { containersAndImages, selectorCell, wideWorkloadColumns } from './workloadprinting.js';
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
 import { validateReplicaStatus } from './replicaset.js';
@@ -57,7 +63,13 @@ function validateStrategy(spec: Obj): FieldCause[] {
   out.push(...validateIntOrPercent(ru.maxUnavailable, 'spec.strategy.rollingUpdate.maxUnavailable'));
   out.push(...validateIntOrPercent(ru.maxSurge, 'spec.strategy.rollingUpdate.maxSurge', { over100: true }));
   if (isZero(ru.maxUnavailable) && isZero(ru.maxSurge)) {
-    out.push(invalid('spec.strategy.rollingUpdate.maxUnavailable', ru.maxUnavailable as number, 'may not be 0 when `maxSurge` is 0'));
+    out.push(
+      invalid(
+        'spec.strategy.rollingUpdate.maxUnavailable',
+        ru.maxUnavailable as number,
+        'may not be 0 when `maxSurge` is 0',
+      ),
+    );
   }
   return out;
 }
@@ -104,7 +116,15 @@ export const deploymentResource = baseResourceDef({
   ],
   row: (o, now) => {
     const status = objectAt(o, 'status');
-    return [o.metadata.name ?? '', readyCell(o), num(status?.updatedReplicas), num(status?.availableReplicas), age(o, now), ...containersAndImages(o), selectorCell(o)];
+    return [
+      o.metadata.name ?? '',
+      readyCell(o),
+      num(status?.updatedReplicas),
+      num(status?.availableReplicas),
+      age(o, now),
+      ...containersAndImages(o),
+      selectorCell(o),
+    ];
   },
   defaults,
   prepareForCreate(o) {
@@ -113,9 +133,20 @@ export const deploymentResource = baseResourceDef({
   },
   prepareForUpdate(o, old) {
     // kube bumps the generation on annotation changes too: they are copied to the ReplicaSets.
-    if (!jsonEqual(o.metadata.annotations ?? {}, old.metadata.annotations ?? {})) o.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    if (!jsonEqual(o.metadata.annotations ?? {}, old.metadata.annotations ?? {}))
+      o.metadata.generation = (old.metadata.generation ?? 0) + 1;
   },
-  validateCreate: (o) => [...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateSpec(o)],
-  validateUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateSpec(o), ...validateSelectorImmutable(o, old)],
-  validateStatusUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateReplicaStatus(o)],
+  validateCreate: (o) => [
+    ...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+    ...validateSpec(o),
+  ],
+  validateUpdate: (o, old) => [
+    ...validateObjectMetaUpdate(o.metadata, old.metadata),
+    ...validateSpec(o),
+    ...validateSelectorImmutable(o, old),
+  ],
+  validateStatusUpdate: (o, old) => [
+    ...validateObjectMetaUpdate(o.metadata, old.metadata),
+    ...validateReplicaStatus(o),
+  ],
 });

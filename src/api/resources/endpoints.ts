@@ -16,9 +16,11 @@ const MAX_SHOWN = 3;
 
 function validatePort(p: Record<string, unknown>, at: string, out: FieldCause[]): void {
   const port = p.port;
-  if (port !== undefined && port !== null && (typeof port !== 'number' || port < 1 || port > 65535)) out.push(invalid(`${at}.port`, port as number, PORT_RANGE_MSG));
+  if (port !== undefined && port !== null && (typeof port !== 'number' || port < 1 || port > 65535))
+    out.push(invalid(`${at}.port`, port as number, PORT_RANGE_MSG));
   const protocol = p.protocol ?? 'TCP';
-  if (!PROTOCOLS.includes(protocol as (typeof PROTOCOLS)[number])) out.push(notSupported(`${at}.protocol`, String(protocol), PROTOCOLS));
+  if (!PROTOCOLS.includes(protocol as (typeof PROTOCOLS)[number]))
+    out.push(notSupported(`${at}.protocol`, String(protocol), PROTOCOLS));
 }
 
 function defaultProtocols(ports: Array<Record<string, unknown>>): void {
@@ -32,11 +34,15 @@ function validateSubsets(o: KubeObject): FieldCause[] {
     for (const key of ['addresses', 'notReadyAddresses'] as const) {
       listAt(s, key).forEach((a, j) => {
         const ip = strAt(a, 'ip');
-        if (!isIpAddress(ip)) out.push(invalid(`${at}.${key}[${j}].ip`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+        if (!isIpAddress(ip))
+          out.push(
+            invalid(`${at}.${key}[${j}].ip`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'),
+          );
       });
     }
     const ports = listAt(s, 'ports');
-    if ((listAt(s, 'addresses').length || listAt(s, 'notReadyAddresses').length) && ports.length === 0) out.push(required(`${at}.ports`));
+    if ((listAt(s, 'addresses').length || listAt(s, 'notReadyAddresses').length) && ports.length === 0)
+      out.push(required(`${at}.ports`));
     ports.forEach((p, j) => validatePort(p, `${at}.ports[${j}]`, out));
   });
   return out;
@@ -78,16 +84,25 @@ export const endpointsResource = baseResourceDef({
   defaults: (o) => {
     for (const s of listAt(o, 'subsets')) defaultProtocols(listAt(s, 'ports'));
   },
-  validateCreate: (o) => [...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateSubsets(o)],
+  validateCreate: (o) => [
+    ...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+    ...validateSubsets(o),
+  ],
   validateUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateSubsets(o)],
 });
 
 function validateSlice(o: KubeObject): FieldCause[] {
   const out: FieldCause[] = [];
   const type = o.addressType;
-  if (!ADDRESS_TYPES.includes(type as (typeof ADDRESS_TYPES)[number])) out.push(type ? notSupported('addressType', String(type), ADDRESS_TYPES) : required('addressType'));
+  if (!ADDRESS_TYPES.includes(type as (typeof ADDRESS_TYPES)[number]))
+    out.push(type ? notSupported('addressType', String(type), ADDRESS_TYPES) : required('addressType'));
   const endpoints = listAt(o, 'endpoints');
-  if (endpoints.length > 1000) out.push({ type: 'FieldValueTooMany', field: 'endpoints', message: `Too many: ${endpoints.length}: must have at most 1000 items` });
+  if (endpoints.length > 1000)
+    out.push({
+      type: 'FieldValueTooMany',
+      field: 'endpoints',
+      message: `Too many: ${endpoints.length}: must have at most 1000 items`,
+    });
   endpoints.forEach((e, i) => {
     const addrs = Array.isArray(e.addresses) ? e.addresses : [];
     if (addrs.length === 0) out.push(required(`endpoints[${i}].addresses`, 'must contain at least 1 address'));
@@ -130,12 +145,22 @@ export const endpointSliceResource = baseResourceDef({
     column('Endpoints', fieldDoc('discovery.k8s.io', 'EndpointSlice', ['endpoints'])),
     ageColumn(),
   ],
-  row: (o, now) => [o.metadata.name ?? '', strAt(o, 'addressType'), slicePortsCell(o), sliceEndpointsCell(o), age(o, now)],
+  row: (o, now) => [
+    o.metadata.name ?? '',
+    strAt(o, 'addressType'),
+    slicePortsCell(o),
+    sliceEndpointsCell(o),
+    age(o, now),
+  ],
   defaults: (o) => defaultProtocols(listAt(o, 'ports')),
-  validateCreate: (o) => [...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateSlice(o)],
+  validateCreate: (o) => [
+    ...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+    ...validateSlice(o),
+  ],
   validateUpdate: (o, old) => {
     const out = [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateSlice(o)];
-    if (o.addressType !== old.addressType) out.push(invalid('addressType', String(o.addressType), 'field is immutable'));
+    if (o.addressType !== old.addressType)
+      out.push(invalid('addressType', String(o.addressType), 'field is immutable'));
     return out;
   },
 });

@@ -74,14 +74,16 @@ function validateEvent(obj: KubeObject): FieldCause[] {
     else for (const m of isQualifiedName(controller)) out.push(invalid('reportingComponent', controller, m));
     const instance = strAt(obj, 'reportingInstance');
     if (!instance) out.push(required('reportingInstance'));
-    else if (instance.length > REPORTING_INSTANCE_MAX) out.push(invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_MAX} characters`));
+    else if (instance.length > REPORTING_INSTANCE_MAX)
+      out.push(invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_MAX} characters`));
     const action = strAt(obj, 'action');
     if (!action) out.push(required('action'));
     else if (action.length > ACTION_MAX) out.push(invalid('action', '', `can have at most ${ACTION_MAX} characters`));
     const reason = strAt(obj, 'reason');
     if (!reason) out.push(required('reason'));
     else if (reason.length > REASON_MAX) out.push(invalid('reason', '', `can have at most ${REASON_MAX} characters`));
-    if (strAt(obj, 'message').length > NOTE_MAX) out.push(invalid('message', '', `can have at most ${NOTE_MAX} characters`));
+    if (strAt(obj, 'message').length > NOTE_MAX)
+      out.push(invalid('message', '', `can have at most ${NOTE_MAX} characters`));
   }
   for (const m of isDNS1123Subdomain(ns)) out.push(invalid('namespace', ns, m));
   return out;

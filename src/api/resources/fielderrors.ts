@@ -70,7 +70,8 @@ export function invalid(field: string, value: BadValue, detail: string): FieldCa
 /** ValidateNonnegativeField of an optional integer field: nothing when it is absent. */
 export function nonNegativeField(value: unknown, field: string): FieldCause[] {
   if (value === undefined || value === null) return [];
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return [invalid(field, value as number, 'must be greater than or equal to 0')];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    return [invalid(field, value as number, 'must be greater than or equal to 0')];
   return [];
 }
 
@@ -121,7 +122,12 @@ const KIND_GROUPS: Readonly<Record<string, string>> = {
  * `<Kind[.group]> "<name>" is invalid: <aggregate>`, where the aggregate drops repeated texts and is
  * bracketed only when more than one remains. `group` defaults from the kinds Stowage serves.
  */
-export function formatInvalidMessage(kind: string, name: string, causes: readonly FieldCause[], group?: string): string {
+export function formatInvalidMessage(
+  kind: string,
+  name: string,
+  causes: readonly FieldCause[],
+  group?: string,
+): string {
   const g = group ?? KIND_GROUPS[kind] ?? '';
   const qualifiedKind = g ? `${kind}.${g}` : kind;
   const head = `${qualifiedKind} ${goQuote(name)} is invalid`;

@@ -18,7 +18,12 @@ import { serviceResource } from './service.js';
 import { endpointSliceResource, endpointsResource } from './endpoints.js';
 import { deploymentResource } from './deployment.js';
 import { replicaSetResource } from './replicaset.js';
-import { selfSubjectAccessReviewResource, selfSubjectReviewResource, selfSubjectReviewV1beta1Resource, selfSubjectRulesReviewResource } from './reviews.js';
+import {
+  selfSubjectAccessReviewResource,
+  selfSubjectReviewResource,
+  selfSubjectReviewV1beta1Resource,
+  selfSubjectRulesReviewResource,
+} from './reviews.js';
 import { statefulSetResource } from './statefulset.js';
 import { controllerRevisionResource } from './controllerrevision.js';
 import { jobResource } from './job.js';

@@ -29,17 +29,25 @@ function setDefault(o: Obj, key: string, v: unknown): void {
 export function applyJobDefaults(job: KubeObject): void {
   const spec = objectAt(job, 'spec');
   if (!spec) return;
-  if ((spec.completions === undefined || spec.completions === null) && (spec.parallelism === undefined || spec.parallelism === null)) {
+  if (
+    (spec.completions === undefined || spec.completions === null) &&
+    (spec.parallelism === undefined || spec.parallelism === null)
+  ) {
     spec.completions = 1;
     spec.parallelism = 1;
   }
   setDefault(spec, 'parallelism', 1);
-  setDefault(spec, 'backoffLimit', spec.backoffLimitPerIndex !== undefined && spec.backoffLimitPerIndex !== null ? 2147483647 : 6);
+  setDefault(
+    spec,
+    'backoffLimit',
+    spec.backoffLimitPerIndex !== undefined && spec.backoffLimitPerIndex !== null ? 2147483647 : 6,
+  );
   setDefault(spec, 'completionMode', 'NonIndexed');
   setDefault(spec, 'suspend', false);
   setDefault(spec, 'podReplacementPolicy', spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed');
   const templateLabels = objectAt(objectAt(objectAt(spec, 'template'), 'metadata'), 'labels');
-  if (templateLabels && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...(templateLabels as Record<string, string>) };
+  if (templateLabels && Object.keys(job.metadata.labels ?? {}).length === 0)
+    job.metadata.labels = { ...(templateLabels as Record<string, string>) };
   applyTemplateDefaults(spec);
 }
 
@@ -74,7 +82,13 @@ function validateGeneratedSelector(job: KubeObject, spec: Obj): FieldCause[] {
   const labels = objectAt(objectAt(objectAt(spec, 'template'), 'metadata'), 'labels') ?? {};
   const out: FieldCause[] = [];
   if (labels[JOB_CONTROLLER_UID_LABEL] !== uid) {
-    out.push(invalid(`spec.template.metadata.labels`, { rendered: 'map[string]string{...}' }, `\`selector\` not auto-generated`));
+    out.push(
+      invalid(
+        `spec.template.metadata.labels`,
+        { rendered: 'map[string]string{...}' },
+        `\`selector\` not auto-generated`,
+      ),
+    );
   }
   if (selector && objectAt(selector, 'matchLabels')?.[JOB_CONTROLLER_UID_LABEL] !== uid) {
     out.push(invalid('spec.selector', { rendered: 'v1.LabelSelector{...}' }, '`selector` not auto-generated'));
@@ -86,34 +100,62 @@ function validateSpec(job: KubeObject): FieldCause[] {
   const spec = objectAt(job, 'spec');
   if (!spec) return [required('spec')];
   const out: FieldCause[] = [];
-  for (const k of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes']) {
+  for (const k of [
+    'parallelism',
+    'completions',
+    'activeDeadlineSeconds',
+    'backoffLimit',
+    'ttlSecondsAfterFinished',
+    'backoffLimitPerIndex',
+    'maxFailedIndexes',
+  ]) {
     nonNegative(spec, k, `spec.${k}`, out);
   }
   const mode = spec.completionMode;
-  if (!(COMPLETION_MODES as readonly unknown[]).includes(mode)) out.push(notSupported('spec.completionMode', String(mode), COMPLETION_MODES));
+  if (!(COMPLETION_MODES as readonly unknown[]).includes(mode))
+    out.push(notSupported('spec.completionMode', String(mode), COMPLETION_MODES));
   if (mode === 'Indexed') {
     const completions = spec.completions;
-    if (completions === undefined || completions === null) out.push(required('spec.completions', `when completion mode is ${mode}`));
-    else if (typeof completions === 'number' && completions > 100000) out.push(invalid('spec.completions', completions, 'must be less than or equal to 100000 when completion mode is Indexed'));
+    if (completions === undefined || completions === null)
+      out.push(required('spec.completions', `when completion mode is ${mode}`));
+    else if (typeof completions === 'number' && completions > 100000)
+      out.push(
+        invalid(
+          'spec.completions',
+          completions,
+          'must be less than or equal to 100000 when completion mode is Indexed',
+        ),
+      );
     if (typeof completions === 'number' && completions > 0) {
       // Pods get the hostname `<job>-<index>`: the highest must be a DNS label.
       const name = job.metadata.name ?? '';
       const highest = `${name}-${completions - 1}`;
-      if (isDNS1123Label(highest).length) out.push(invalid('metadata.name', name, `will not able to create pod with invalid DNS label: ${highest}`));
+      if (isDNS1123Label(highest).length)
+        out.push(invalid('metadata.name', name, `will not able to create pod with invalid DNS label: ${highest}`));
     }
   }
   const replacement = spec.podReplacementPolicy;
-  if (!(POD_REPLACEMENT_POLICIES as readonly unknown[]).includes(replacement)) out.push(notSupported('spec.podReplacementPolicy', String(replacement), POD_REPLACEMENT_POLICIES));
+  if (!(POD_REPLACEMENT_POLICIES as readonly unknown[]).includes(replacement))
+    out.push(notSupported('spec.podReplacementPolicy', String(replacement), POD_REPLACEMENT_POLICIES));
   out.push(...validateWorkloadTemplate(spec, JOB_TEMPLATE_RULES));
   out.push(...validateGeneratedSelector(job, spec));
   const restart = objectAt(objectAt(spec, 'template'), 'spec')?.restartPolicy;
   // A pod failure policy judges failed pods, which OnFailure never produces.
-  if (spec.podFailurePolicy && restart === 'OnFailure') out.push(notSupported('spec.template.spec.restartPolicy', String(restart), ['Never']));
+  if (spec.podFailurePolicy && restart === 'OnFailure')
+    out.push(notSupported('spec.template.spec.restartPolicy', String(restart), ['Never']));
   return out;
 }
 
 /** Fields of a Job's spec that never change (ValidateJobSpecUpdate at 1.30, suspended-job template edits aside). */
-const IMMUTABLE_SPEC_FIELDS = ['completions', 'selector', 'template', 'completionMode', 'podFailurePolicy', 'backoffLimitPerIndex', 'manualSelector'] as const;
+const IMMUTABLE_SPEC_FIELDS = [
+  'completions',
+  'selector',
+  'template',
+  'completionMode',
+  'podFailurePolicy',
+  'backoffLimitPerIndex',
+  'manualSelector',
+] as const;
 
 function validateSpecUpdate(job: KubeObject, old: KubeObject): FieldCause[] {
   const spec = objectAt(job, 'spec') ?? {};
@@ -121,15 +163,25 @@ function validateSpecUpdate(job: KubeObject, old: KubeObject): FieldCause[] {
   const out: FieldCause[] = [];
   for (const k of IMMUTABLE_SPEC_FIELDS) {
     if (k === 'completions' && elasticIndexed(spec, oldSpec)) continue;
-    if (k === 'template' && jsonEqual(schedulingFree(spec.template), schedulingFree(oldSpec.template)) && suspendedNeverStarted(job, old)) continue;
-    if (!jsonEqual(spec[k], oldSpec[k])) out.push(invalid(`spec.${k}`, { rendered: renderValue(spec[k]) }, FIELD_IMMUTABLE));
+    if (
+      k === 'template' &&
+      jsonEqual(schedulingFree(spec.template), schedulingFree(oldSpec.template)) &&
+      suspendedNeverStarted(job, old)
+    )
+      continue;
+    if (!jsonEqual(spec[k], oldSpec[k]))
+      out.push(invalid(`spec.${k}`, { rendered: renderValue(spec[k]) }, FIELD_IMMUTABLE));
   }
   return out;
 }
 
 /** Elastic Indexed Jobs (1.27+): completions may change together with parallelism while both are equal. */
 function elasticIndexed(spec: Obj, oldSpec: Obj): boolean {
-  return spec.completionMode === 'Indexed' && spec.completions === spec.parallelism && oldSpec.completions === oldSpec.parallelism;
+  return (
+    spec.completionMode === 'Indexed' &&
+    spec.completions === spec.parallelism &&
+    oldSpec.completions === oldSpec.parallelism
+  );
 }
 
 /**
@@ -137,7 +189,11 @@ function elasticIndexed(spec: Obj, oldSpec: Obj): boolean {
  * the template's labels, annotations, nodeSelector, affinity, tolerations and scheduling gates.
  */
 function suspendedNeverStarted(job: KubeObject, old: KubeObject): boolean {
-  return objectAt(old, 'spec')?.suspend === true && objectAt(job, 'status')?.startTime === undefined && objectAt(old, 'status')?.startTime === undefined;
+  return (
+    objectAt(old, 'spec')?.suspend === true &&
+    objectAt(job, 'status')?.startTime === undefined &&
+    objectAt(old, 'status')?.startTime === undefined
+  );
 }
 
 function schedulingFree(template: unknown): unknown {
@@ -214,7 +270,15 @@ export const jobResource = baseResourceDef({
     ageColumn(),
     ...wideWorkloadColumns({ selectorDoc: fieldDoc('batch', 'Job', ['spec', 'selector']) }),
   ],
-  row: (o, now) => [o.metadata.name ?? '', jobStatusCell(o), completionsCell(o), durationCell(o, now), age(o, now), ...containersAndImages(o), selectorCell(o)],
+  row: (o, now) => [
+    o.metadata.name ?? '',
+    jobStatusCell(o),
+    completionsCell(o),
+    durationCell(o, now),
+    age(o, now),
+    ...containersAndImages(o),
+    selectorCell(o),
+  ],
   defaults: applyJobDefaults,
   prepareForCreate(o) {
     o.status = {};
@@ -224,7 +288,14 @@ export const jobResource = baseResourceDef({
     // template's (generated ones included).
     applyJobDefaults(o);
   },
-  validateCreate: (o) => [...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateSpec(o)],
-  validateUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateSpec(o), ...validateSpecUpdate(o, old)],
+  validateCreate: (o) => [
+    ...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+    ...validateSpec(o),
+  ],
+  validateUpdate: (o, old) => [
+    ...validateObjectMetaUpdate(o.metadata, old.metadata),
+    ...validateSpec(o),
+    ...validateSpecUpdate(o, old),
+  ],
   validateStatusUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateStatus(o)],
 });

@@ -35,14 +35,21 @@ export const leaseResource: ResourceDef = {
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
   schema: schemaFor('coordination.k8s.io', 'v1', 'Lease'),
   fieldSelectors: {},
-  columns: [nameColumn(), column('Holder', fieldDoc('coordination.k8s.io', 'Lease', ['spec', 'holderIdentity'])), ageColumn()],
+  columns: [
+    nameColumn(),
+    column('Holder', fieldDoc('coordination.k8s.io', 'Lease', ['spec', 'holderIdentity'])),
+    ageColumn(),
+  ],
   row: (o, now) => [o.metadata.name ?? '', strAt(objectAt(o, 'spec'), 'holderIdentity'), age(o, now)],
 
   prepareForCreate() {},
   prepareForUpdate() {},
   prepareForStatusUpdate() {},
   validateCreate(obj) {
-    return [...validateObjectMeta(obj.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateLeaseSpec(obj)];
+    return [
+      ...validateObjectMeta(obj.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+      ...validateLeaseSpec(obj),
+    ];
   },
   validateUpdate(obj, old) {
     return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateLeaseSpec(obj)];

@@ -121,7 +121,8 @@ function maskTrailingDash(name: string): string {
   return name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name;
 }
 
-export const nameIsDNSSubdomain: NameValidator = (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNSSubdomain: NameValidator = (name, prefix) =>
+  isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 export const nameIsDNSLabel: NameValidator = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
 
 /** Invalid causes for each problem `check` finds in `value`. */
@@ -161,7 +162,13 @@ export function validateFinalizers(finalizers: readonly string[] | undefined, fi
     }
   }
   if (list.includes('orphan') && list.includes('foregroundDeletion')) {
-    out.push(invalid(field, { rendered: `[]string{${list.map((f) => JSON.stringify(f)).join(', ')}}` }, 'finalizer orphan and foregroundDeletion cannot be both set'));
+    out.push(
+      invalid(
+        field,
+        { rendered: `[]string{${list.map((f) => JSON.stringify(f)).join(', ')}}` },
+        'finalizer orphan and foregroundDeletion cannot be both set',
+      ),
+    );
   }
   return out;
 }
@@ -172,7 +179,7 @@ function validateOwnerReferences(refs: ObjectMeta['ownerReferences'], field: str
   (refs ?? []).forEach((r, i) => {
     const p = `${field}[${i}]`;
     const apiVersion = typeof r.apiVersion === 'string' ? r.apiVersion : '';
-    const version = apiVersion.includes('/') ? apiVersion.split('/')[1] ?? '' : apiVersion;
+    const version = apiVersion.includes('/') ? (apiVersion.split('/')[1] ?? '') : apiVersion;
     const str = (k: string): string => (typeof r[k] === 'string' ? (r[k] as string) : '');
     if (!version) out.push(invalid(`${p}.apiVersion`, apiVersion, 'version must not be empty'));
     if (!str('kind')) out.push(invalid(`${p}.kind`, str('kind'), 'kind must not be empty'));
@@ -182,7 +189,11 @@ function validateOwnerReferences(refs: ObjectMeta['ownerReferences'], field: str
   });
   if (controllers.length > 1) {
     out.push(
-      invalid(field, { rendered: '[]v1.OwnerReference{...}' }, `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`),
+      invalid(
+        field,
+        { rendered: '[]v1.OwnerReference{...}' },
+        `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`,
+      ),
     );
   }
   return out;
@@ -206,7 +217,8 @@ export function validateObjectMeta(meta: ObjectMeta, rules: ObjectMetaRules, fie
   else for (const m of nameFn(meta.name, false)) out.push(invalid(`${field}.name`, meta.name, m));
   if (rules.namespaced) {
     if (!meta.namespace) out.push(required(`${field}.namespace`));
-    else for (const m of nameIsDNSLabel(meta.namespace, false)) out.push(invalid(`${field}.namespace`, meta.namespace, m));
+    else
+      for (const m of nameIsDNSLabel(meta.namespace, false)) out.push(invalid(`${field}.namespace`, meta.namespace, m));
   } else if (meta.namespace) {
     out.push(forbidden(`${field}.namespace`, 'not allowed on this type'));
   }
@@ -230,16 +242,30 @@ export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta, fiel
   if (old.deletionTimestamp) {
     const before = new Set(old.finalizers ?? []);
     for (const f of meta.finalizers ?? []) {
-      if (!before.has(f)) out.push(forbidden(`${field}.finalizers`, `no new finalizers can be added if the object is being deleted, found new finalizers []string{${JSON.stringify(f)}}`));
+      if (!before.has(f))
+        out.push(
+          forbidden(
+            `${field}.finalizers`,
+            `no new finalizers can be added if the object is being deleted, found new finalizers []string{${JSON.stringify(f)}}`,
+          ),
+        );
     }
   }
   if ((meta.generation ?? 0) < (old.generation ?? 0)) {
     out.push(invalid(`${field}.generation`, meta.generation ?? 0, 'must not be decremented'));
   }
-  const immutable = ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const;
+  const immutable = [
+    'name',
+    'namespace',
+    'uid',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+  ] as const;
   for (const k of immutable) {
     const nv = meta[k];
-    if ((nv ?? '') !== (old[k] ?? '')) out.push(invalid(`${field}.${k}`, (nv as string | number | undefined) ?? '', FIELD_IMMUTABLE));
+    if ((nv ?? '') !== (old[k] ?? ''))
+      out.push(invalid(`${field}.${k}`, (nv as string | number | undefined) ?? '', FIELD_IMMUTABLE));
   }
   out.push(...validateLabels(meta.labels, `${field}.labels`));
   out.push(...validateAnnotations(meta.annotations, `${field}.annotations`));

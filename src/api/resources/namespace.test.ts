@@ -4,7 +4,13 @@ import { namespaceResource as ns } from './namespace.js';
 
 describe('namespace', () => {
   it('discovery shape', () => {
-    expect(ns).toMatchObject({ plural: 'namespaces', singular: 'namespace', shortNames: ['ns'], namespaced: false, hasStatus: true });
+    expect(ns).toMatchObject({
+      plural: 'namespaces',
+      singular: 'namespace',
+      shortNames: ['ns'],
+      namespaced: false,
+      hasStatus: true,
+    });
     expect(ns.verbs).not.toContain('deletecollection');
   });
 
@@ -43,9 +49,24 @@ describe('namespace', () => {
 
   it.each([
     ['Active without deletion', undefined, 'Active', []],
-    ['Terminating without deletion', undefined, 'Terminating', ["status.phase: Forbidden: may only be 'Active' if `deletionTimestamp` is empty"]],
-    ['Active while deleting', '2024-05-01T12:00:00Z', 'Active', ["status.phase: Forbidden: may only be 'Terminating' if `deletionTimestamp` is not empty"]],
-    ['unknown phase', undefined, 'Gone', ['status.phase: Unsupported value: "Gone": supported values: "Active", "Terminating"']],
+    [
+      'Terminating without deletion',
+      undefined,
+      'Terminating',
+      ["status.phase: Forbidden: may only be 'Active' if `deletionTimestamp` is empty"],
+    ],
+    [
+      'Active while deleting',
+      '2024-05-01T12:00:00Z',
+      'Active',
+      ["status.phase: Forbidden: may only be 'Terminating' if `deletionTimestamp` is not empty"],
+    ],
+    [
+      'unknown phase',
+      undefined,
+      'Gone',
+      ['status.phase: Unsupported value: "Gone": supported values: "Active", "Terminating"'],
+    ],
   ])('status update: %s', (_n, deletionTimestamp, phase, want) => {
     const old = obj('Namespace', 'a', { spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
     if (deletionTimestamp) old.metadata.deletionTimestamp = deletionTimestamp;

@@ -7,8 +7,16 @@ const readyNode = (extra: Record<string, unknown> = {}) =>
     spec: {},
     status: {
       conditions: [{ type: 'Ready', status: 'True' }],
-      addresses: [{ type: 'InternalIP', address: '10.0.0.5' }, { type: 'Hostname', address: 'node-1' }],
-      nodeInfo: { kubeletVersion: 'v1.30.0', osImage: 'Debian 12', kernelVersion: '6.1.0', containerRuntimeVersion: '' },
+      addresses: [
+        { type: 'InternalIP', address: '10.0.0.5' },
+        { type: 'Hostname', address: 'node-1' },
+      ],
+      nodeInfo: {
+        kubeletVersion: 'v1.30.0',
+        osImage: 'Debian 12',
+        kernelVersion: '6.1.0',
+        containerRuntimeVersion: '',
+      },
     },
     ...extra,
   });
@@ -20,10 +28,29 @@ describe('node', () => {
 
   it('columns and rows as kube prints them', () => {
     expect(node.columns.map((c) => [c.name, c.priority])).toEqual([
-      ['Name', 0], ['Status', 0], ['Roles', 0], ['Age', 0], ['Version', 0],
-      ['Internal-IP', 1], ['External-IP', 1], ['OS-Image', 1], ['Kernel-Version', 1], ['Container-Runtime', 1],
+      ['Name', 0],
+      ['Status', 0],
+      ['Roles', 0],
+      ['Age', 0],
+      ['Version', 0],
+      ['Internal-IP', 1],
+      ['External-IP', 1],
+      ['OS-Image', 1],
+      ['Kernel-Version', 1],
+      ['Container-Runtime', 1],
     ]);
-    expect(node.row(readyNode(), NOW)).toEqual(['node-1', 'Ready', '<none>', '5m', 'v1.30.0', '10.0.0.5', '<none>', 'Debian 12', '6.1.0', '<unknown>']);
+    expect(node.row(readyNode(), NOW)).toEqual([
+      'node-1',
+      'Ready',
+      '<none>',
+      '5m',
+      'v1.30.0',
+      '10.0.0.5',
+      '<none>',
+      'Debian 12',
+      '6.1.0',
+      '<unknown>',
+    ]);
   });
 
   it.each([
@@ -36,7 +63,11 @@ describe('node', () => {
 
   it('roles from labels, sorted', () => {
     const o = readyNode();
-    o.metadata.labels = { 'node-role.kubernetes.io/worker': '', 'node-role.kubernetes.io/control-plane': '', 'kubernetes.io/role': 'edge' };
+    o.metadata.labels = {
+      'node-role.kubernetes.io/worker': '',
+      'node-role.kubernetes.io/control-plane': '',
+      'kubernetes.io/role': 'edge',
+    };
     expect(node.row(o, NOW)[2]).toBe('control-plane,edge,worker');
   });
 
@@ -61,7 +92,11 @@ describe('node', () => {
   });
 
   it.each([
-    ['bad taint effect', { taints: [{ key: 'k', effect: 'Sometimes' }] }, 'spec.taints[0].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'],
+    [
+      'bad taint effect',
+      { taints: [{ key: 'k', effect: 'Sometimes' }] },
+      'spec.taints[0].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+    ],
     ['taint without key', { taints: [{ effect: 'NoSchedule' }] }, 'spec.taints[0].key: Required value'],
   ])('validation: %s', (_n, spec, want) => {
     expect(texts(node.validateCreate(readyNode({ spec }), ctx()))).toEqual([want]);
@@ -70,7 +105,9 @@ describe('node', () => {
   it('providerID can be set once', () => {
     const old = readyNode({ spec: { providerID: 'a' } });
     const next = readyNode({ spec: { providerID: 'b' } });
-    expect(texts(node.validateUpdate(next, old, ctx()))).toEqual(['spec.providerID: Forbidden: node updates may not change providerID except from "" to valid']);
+    expect(texts(node.validateUpdate(next, old, ctx()))).toEqual([
+      'spec.providerID: Forbidden: node updates may not change providerID except from "" to valid',
+    ]);
     expect(node.validateUpdate(old, readyNode(), ctx())).toEqual([]);
   });
 

@@ -22,7 +22,8 @@ function nodeStatus(o: KubeObject): string {
 function nodeRoles(o: KubeObject): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(o.metadata.labels ?? {})) {
-    if (k.startsWith(ROLE_LABEL_PREFIX) && k.length > ROLE_LABEL_PREFIX.length) roles.add(k.slice(ROLE_LABEL_PREFIX.length));
+    if (k.startsWith(ROLE_LABEL_PREFIX) && k.length > ROLE_LABEL_PREFIX.length)
+      roles.add(k.slice(ROLE_LABEL_PREFIX.length));
     else if (k === ROLE_LABEL && v !== '') roles.add(v);
   }
   return roles.size ? [...roles].sort().join(',') : '<none>';
@@ -47,7 +48,8 @@ function validateSpec(obj: KubeObject): FieldCause[] {
     else for (const m of isQualifiedName(key)) out.push(invalid(`${p}.key`, key, m));
     const effect = strAt(t, 'effect');
     if (!effect) out.push(required(`${p}.effect`));
-    else if (!(TAINT_EFFECTS as readonly string[]).includes(effect)) out.push(notSupported(`${p}.effect`, effect, TAINT_EFFECTS));
+    else if (!(TAINT_EFFECTS as readonly string[]).includes(effect))
+      out.push(notSupported(`${p}.effect`, effect, TAINT_EFFECTS));
   });
   return out;
 }
@@ -78,7 +80,9 @@ export const nodeResource: ResourceDef = {
     column('External-IP', fieldDoc('', 'Node', ['status', 'addresses']), { wide: true }),
     column('OS-Image', fieldDoc('', 'Node', ['status', 'nodeInfo', 'osImage']), { wide: true }),
     column('Kernel-Version', fieldDoc('', 'Node', ['status', 'nodeInfo', 'kernelVersion']), { wide: true }),
-    column('Container-Runtime', fieldDoc('', 'Node', ['status', 'nodeInfo', 'containerRuntimeVersion']), { wide: true }),
+    column('Container-Runtime', fieldDoc('', 'Node', ['status', 'nodeInfo', 'containerRuntimeVersion']), {
+      wide: true,
+    }),
   ],
   row: (o, now) => [
     o.metadata.name ?? '',
@@ -102,7 +106,10 @@ export const nodeResource: ResourceDef = {
     keepSpec(obj, old);
   },
   validateCreate(obj) {
-    return [...validateObjectMeta(obj.metadata, { namespaced: false, nameFn: nameIsDNSSubdomain }), ...validateSpec(obj)];
+    return [
+      ...validateObjectMeta(obj.metadata, { namespaced: false, nameFn: nameIsDNSSubdomain }),
+      ...validateSpec(obj),
+    ];
   },
   validateUpdate(obj, old) {
     const out = [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateSpec(obj)];
@@ -110,7 +117,8 @@ export const nodeResource: ResourceDef = {
     const spec = objectAt(obj, 'spec');
     const oldSpec = objectAt(old, 'spec');
     const oldCidr = strAt(oldSpec, 'podCIDR');
-    if (oldCidr && strAt(spec, 'podCIDR') !== oldCidr) out.push(forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'));
+    if (oldCidr && strAt(spec, 'podCIDR') !== oldCidr)
+      out.push(forbidden('spec.podCIDRs', 'node updates may not change podCIDR except from "" to valid'));
     const oldProvider = strAt(oldSpec, 'providerID');
     if (oldProvider && strAt(spec, 'providerID') !== oldProvider) {
       out.push(forbidden('spec.providerID', 'node updates may not change providerID except from "" to valid'));

@@ -44,7 +44,16 @@ export { BETA_STORAGE_CLASS_ANNOTATION };
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'] as const;
 export const PV_RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'] as const;
 export const VOLUME_MODES = ['Block', 'Filesystem'] as const;
-const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
+const HOST_PATH_TYPES = [
+  '',
+  'BlockDevice',
+  'CharDevice',
+  'Directory',
+  'DirectoryOrCreate',
+  'File',
+  'FileOrCreate',
+  'Socket',
+];
 
 /**
  * The volume sources of a PersistentVolumeSpec in the order kube checks them, with the path kube
@@ -78,8 +87,23 @@ export const PV_SOURCE_KEYS: readonly string[] = VOLUME_SOURCES.map(([k]) => k);
 
 /** Volume types whose plugins accept the mount-options annotation. */
 const MOUNT_OPTION_SOURCES = [
-  'gcePersistentDisk', 'awsElasticBlockStore', 'glusterfs', 'nfs', 'rbd', 'quobyte', 'iscsi', 'cinder', 'cephfs',
-  'azureFile', 'vsphereVolume', 'azureDisk', 'photonPersistentDisk', 'flocker', 'scaleIO', 'fc', 'portworxVolume',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'glusterfs',
+  'nfs',
+  'rbd',
+  'quobyte',
+  'iscsi',
+  'cinder',
+  'cephfs',
+  'azureFile',
+  'vsphereVolume',
+  'azureDisk',
+  'photonPersistentDisk',
+  'flocker',
+  'scaleIO',
+  'fc',
+  'portworxVolume',
 ];
 
 /** `helper.GetAccessModesAsString`: RWO, ROX, RWX, RWOP in that order, duplicates dropped. */
@@ -118,14 +142,25 @@ export function validateAccessModes(modes: unknown, field: string, requiredDetai
 }
 
 /** A quantity that must parse, be a valid resource quantity and (optionally) be > 0 or ≥ 0. */
-export function validateQuantityField(v: unknown, field: string, sign: 'positive' | 'nonnegative' | 'any'): FieldCause[] {
+export function validateQuantityField(
+  v: unknown,
+  field: string,
+  sign: 'positive' | 'nonnegative' | 'any',
+): FieldCause[] {
   const q = tryParseQuantity(v);
   if (!q) {
-    return [invalid(field, typeof v === 'string' ? v : JSON.stringify(v) ?? 'null', `quantities must match the regular expression '${QUANTITY_REGEX_TEXT}'`)];
+    return [
+      invalid(
+        field,
+        typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null'),
+        `quantities must match the regular expression '${QUANTITY_REGEX_TEXT}'`,
+      ),
+    ];
   }
   const out: FieldCause[] = [];
   if (sign === 'positive' && q.nanos <= 0n) out.push(invalid(field, formatQuantity(q), 'must be greater than zero'));
-  if (sign === 'nonnegative' && q.nanos < 0n) out.push(invalid(field, formatQuantity(q), 'must be greater than or equal to 0'));
+  if (sign === 'nonnegative' && q.nanos < 0n)
+    out.push(invalid(field, formatQuantity(q), 'must be greater than or equal to 0'));
   return out;
 }
 
@@ -175,7 +210,8 @@ function validateSource(key: string, src: JsonObject, field: string): FieldCause
       if (!s('path')) return [required(`${field}.path`)];
       out.push(...validatePathNoBacksteps(s('path'), `${field}.path`));
       const t = src.type;
-      if (t !== undefined && t !== null && !HOST_PATH_TYPES.includes(String(t))) out.push(notSupported(`${field}.type`, String(t), HOST_PATH_TYPES));
+      if (t !== undefined && t !== null && !HOST_PATH_TYPES.includes(String(t)))
+        out.push(notSupported(`${field}.type`, String(t), HOST_PATH_TYPES));
       return out;
     }
     case 'nfs':
@@ -189,7 +225,12 @@ function validateSource(key: string, src: JsonObject, field: string): FieldCause
     case 'csi':
       out.push(...validateCSIDriverName(s('driver'), `${field}.driver`));
       if (!s('volumeHandle')) out.push(required(`${field}.volumeHandle`));
-      for (const ref of ['controllerPublishSecretRef', 'controllerExpandSecretRef', 'nodePublishSecretRef', 'nodeExpandSecretRef']) {
+      for (const ref of [
+        'controllerPublishSecretRef',
+        'controllerExpandSecretRef',
+        'nodePublishSecretRef',
+        'nodeExpandSecretRef',
+      ]) {
         if (obj(src[ref])) out.push(...validateSecretRef(src[ref], `${field}.${ref}`));
       }
       return out;
@@ -207,7 +248,8 @@ function validateSource(key: string, src: JsonObject, field: string): FieldCause
     case 'fc': {
       const wwids = arr(src.wwids) ?? [];
       const targets = arr(src.targetWWNs) ?? [];
-      if (targets.length === 0 && wwids.length === 0) out.push(required(`${field}.targetWWNs`, 'must specify either targetWWNs or wwids, but not both'));
+      if (targets.length === 0 && wwids.length === 0)
+        out.push(required(`${field}.targetWWNs`, 'must specify either targetWWNs or wwids, but not both'));
       return out;
     }
     default:
@@ -224,7 +266,8 @@ export function validatePersistentVolumeSpec(specIn: unknown, field: string, inl
   const out: FieldCause[] = [];
   const inlineForbidden = 'may not be specified in the context of inline volumes';
   if (inline) {
-    if (spec.claimRef !== undefined && spec.claimRef !== null) out.push(forbidden(`${field}.claimRef`, inlineForbidden));
+    if (spec.claimRef !== undefined && spec.claimRef !== null)
+      out.push(forbidden(`${field}.claimRef`, inlineForbidden));
     if (Object.keys(obj(spec.capacity) ?? {}).length) out.push(forbidden(`${field}.capacity`, inlineForbidden));
     if (!obj(spec.csi)) out.push(required(`${field}.csi`, 'has to be specified in the context of inline volumes'));
   }
@@ -247,7 +290,10 @@ export function validatePersistentVolumeSpec(specIn: unknown, field: string, inl
   const policy = str(spec.persistentVolumeReclaimPolicy) ?? '';
   if (policy) {
     if (inline) {
-      if (policy !== 'Retain') out.push(forbidden(`${field}.persistentVolumeReclaimPolicy`, 'may only be Retain in the context of inline volumes'));
+      if (policy !== 'Retain')
+        out.push(
+          forbidden(`${field}.persistentVolumeReclaimPolicy`, 'may only be Retain in the context of inline volumes'),
+        );
     } else if (!(PV_RECLAIM_POLICIES as readonly string[]).includes(policy)) {
       out.push(notSupported(`${field}.persistentVolumeReclaimPolicy`, policy, PV_RECLAIM_POLICIES));
     }
@@ -276,7 +322,8 @@ export function validatePersistentVolumeSpec(specIn: unknown, field: string, inl
     numVolumes++;
     const srcPath = key === 'gcePersistentDisk' ? `${field}.persistentDisk` : `${field}.${key}`;
     out.push(...validateSource(key, obj(src) ?? {}, srcPath));
-    if (key === 'local' && !nodeAffinitySpecified) out.push(required(`${field}.nodeAffinity`, 'Local volume requires node affinity'));
+    if (key === 'local' && !nodeAffinitySpecified)
+      out.push(required(`${field}.nodeAffinity`, 'Local volume requires node affinity'));
   }
   if (numVolumes === 0) out.push(required(field, 'must specify a volume type'));
 
@@ -293,7 +340,13 @@ export function validatePersistentVolumeSpec(specIn: unknown, field: string, inl
   const mode = spec.volumeMode;
   if (mode !== undefined && mode !== null) {
     if (inline) {
-      if (mode !== 'Filesystem') out.push(forbidden(`${field}.volumeMode`, 'may not specify volumeMode other than Filesystem in the context of inline volumes'));
+      if (mode !== 'Filesystem')
+        out.push(
+          forbidden(
+            `${field}.volumeMode`,
+            'may not specify volumeMode other than Filesystem in the context of inline volumes',
+          ),
+        );
     } else if (!(VOLUME_MODES as readonly string[]).includes(String(mode))) {
       out.push(notSupported(`${field}.volumeMode`, String(mode), VOLUME_MODES));
     }
@@ -305,7 +358,9 @@ function validateMountOptionsAnnotation(pv: KubeObject): FieldCause[] {
   const spec = obj(pv.spec) ?? {};
   if (MOUNT_OPTION_SOURCES.some((k) => spec[k] !== undefined && spec[k] !== null)) return [];
   if (pv.metadata.annotations?.[MOUNT_OPTIONS_ANNOTATION] === undefined) return [];
-  return [forbidden(`metadata.annotations.${MOUNT_OPTIONS_ANNOTATION}`, 'may not specify mount options for this volume type')];
+  return [
+    forbidden(`metadata.annotations.${MOUNT_OPTIONS_ANNOTATION}`, 'may not specify mount options for this volume type'),
+  ];
 }
 
 function validatePV(pv: KubeObject): FieldCause[] {
@@ -346,13 +401,28 @@ function validatePVUpdate(pv: KubeObject, old: KubeObject): FieldCause[] {
   const oldCsi = obj(oldSrc.csi);
   if (newCsi && oldCsi && oldCsi.controllerExpandSecretRef === undefined) delete newCsi.controllerExpandSecretRef;
   if (!deepEqual(newSrc, oldSrc)) {
-    out.push(forbidden('spec.persistentvolumesource', `spec.persistentvolumesource is immutable after creation\n${sourceDiff(oldSrc, newSrc)}`));
+    out.push(
+      forbidden(
+        'spec.persistentvolumesource',
+        `spec.persistentvolumesource is immutable after creation\n${sourceDiff(oldSrc, newSrc)}`,
+      ),
+    );
   }
   if (!deepEqual(spec.volumeMode ?? null, oldSpec.volumeMode ?? null)) {
     out.push(invalid('volumeMode', (spec.volumeMode as string | undefined) ?? null, FIELD_IMMUTABLE));
   }
-  if (oldSpec.nodeAffinity !== undefined && oldSpec.nodeAffinity !== null && !deepEqual(spec.nodeAffinity ?? null, oldSpec.nodeAffinity)) {
-    out.push(invalid('nodeAffinity', spec.nodeAffinity ?? null, `${FIELD_IMMUTABLE}, except for updating from beta label to GA`));
+  if (
+    oldSpec.nodeAffinity !== undefined &&
+    oldSpec.nodeAffinity !== null &&
+    !deepEqual(spec.nodeAffinity ?? null, oldSpec.nodeAffinity)
+  ) {
+    out.push(
+      invalid(
+        'nodeAffinity',
+        spec.nodeAffinity ?? null,
+        `${FIELD_IMMUTABLE}, except for updating from beta label to GA`,
+      ),
+    );
   }
   return out;
 }
@@ -389,16 +459,45 @@ export const persistentVolumeResource: ResourceDef = baseResourceDef({
   fieldSelectors: { name: (o) => o.metadata.name ?? '' },
   columns: [
     NAME_COLUMN,
-    column('Capacity', 'string', 'capacity is the description of the persistent volume\'s resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity'),
-    column('Access Modes', 'string', 'accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes'),
-    column('Reclaim Policy', 'string', 'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming'),
-    column('Status', 'string', 'phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase'),
-    column('Claim', 'string', 'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding'),
+    column(
+      'Capacity',
+      'string',
+      "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
+    ),
+    column(
+      'Access Modes',
+      'string',
+      'accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes',
+    ),
+    column(
+      'Reclaim Policy',
+      'string',
+      'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming',
+    ),
+    column(
+      'Status',
+      'string',
+      'phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase',
+    ),
+    column(
+      'Claim',
+      'string',
+      'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding',
+    ),
     column('StorageClass', 'string', 'StorageClass of the pv'),
     column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pv'),
-    column('Reason', 'string', 'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.'),
+    column(
+      'Reason',
+      'string',
+      'reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.',
+    ),
     AGE_COLUMN,
-    column('VolumeMode', 'string', 'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.', 1),
+    column(
+      'VolumeMode',
+      'string',
+      'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.',
+      1,
+    ),
   ],
   row(pv, now) {
     const spec = obj(pv.spec) ?? {};

@@ -59,7 +59,12 @@ describe('PersistentVolumeClaim create', () => {
       { name: 'unset → default', spec: {}, meta: {}, want: 'newer-a' },
       { name: 'empty string stays empty', spec: { storageClassName: '' }, meta: {}, want: '' },
       { name: 'explicit stays', spec: { storageClassName: 'x' }, meta: {}, want: 'x' },
-      { name: 'beta annotation counts as a class', spec: {}, meta: { annotations: { 'volume.beta.kubernetes.io/storage-class': 'y' } }, want: undefined },
+      {
+        name: 'beta annotation counts as a class',
+        spec: {},
+        meta: { annotations: { 'volume.beta.kubernetes.io/storage-class': 'y' } },
+        want: undefined,
+      },
     ])('$name', ({ spec, meta, want }) => {
       expect(created(pvc(spec, meta), admission(classes)).spec.storageClassName).toBe(want);
     });
@@ -78,36 +83,71 @@ describe('PersistentVolumeClaim create', () => {
   });
 
   it.each([
-    { name: 'no access modes', spec: { accessModes: [] }, want: ['spec.accessModes: Required value: at least 1 access mode is required'] },
+    {
+      name: 'no access modes',
+      spec: { accessModes: [] },
+      want: ['spec.accessModes: Required value: at least 1 access mode is required'],
+    },
     {
       name: 'bad access mode',
       spec: { accessModes: ['RWO'] },
-      want: ['spec.accessModes: Unsupported value: "RWO": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"'],
+      want: [
+        'spec.accessModes: Unsupported value: "RWO": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"',
+      ],
     },
-    { name: 'RWOP with others', spec: { accessModes: ['ReadWriteOncePod', 'ReadWriteOnce'] }, want: ['spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes'] },
-    { name: 'no storage request', spec: { resources: { requests: {} } }, want: ['spec.resources[storage]: Required value'] },
-    { name: 'zero storage', spec: { resources: { requests: { storage: '0' } } }, want: ['spec.resources[storage]: Invalid value: "0": must be greater than zero'] },
-    { name: 'volume mode', spec: { volumeMode: 'Raw' }, want: ['spec.volumeMode: Unsupported value: "Raw": supported values: "Block", "Filesystem"'] },
-    { name: 'class name', spec: { storageClassName: 'A' }, want: [expect.stringContaining('spec.storageClassName: Invalid value: "A": a lowercase RFC 1123 subdomain')] },
+    {
+      name: 'RWOP with others',
+      spec: { accessModes: ['ReadWriteOncePod', 'ReadWriteOnce'] },
+      want: ['spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes'],
+    },
+    {
+      name: 'no storage request',
+      spec: { resources: { requests: {} } },
+      want: ['spec.resources[storage]: Required value'],
+    },
+    {
+      name: 'zero storage',
+      spec: { resources: { requests: { storage: '0' } } },
+      want: ['spec.resources[storage]: Invalid value: "0": must be greater than zero'],
+    },
+    {
+      name: 'volume mode',
+      spec: { volumeMode: 'Raw' },
+      want: ['spec.volumeMode: Unsupported value: "Raw": supported values: "Block", "Filesystem"'],
+    },
+    {
+      name: 'class name',
+      spec: { storageClassName: 'A' },
+      want: [expect.stringContaining('spec.storageClassName: Invalid value: "A": a lowercase RFC 1123 subdomain')],
+    },
     {
       name: 'selector',
       spec: { selector: { matchExpressions: [{ key: 'a', operator: 'In' }] } },
-      want: ["spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"],
+      want: [
+        "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+      ],
     },
     {
       name: 'dataSourceRef to a core kind other than PVC',
       spec: { dataSourceRef: { kind: 'Secret', name: 's' } },
       want: [
-        "spec.dataSource: Invalid value: \"Secret\": must be 'PersistentVolumeClaim' when referencing the default apiGroup",
-        "spec.dataSourceRef: Invalid value: \"Secret\": must be 'PersistentVolumeClaim' when referencing the default apiGroup",
+        'spec.dataSource: Invalid value: "Secret": must be \'PersistentVolumeClaim\' when referencing the default apiGroup',
+        'spec.dataSourceRef: Invalid value: "Secret": must be \'PersistentVolumeClaim\' when referencing the default apiGroup',
       ],
     },
     {
       name: 'dataSource and dataSourceRef differ',
-      spec: { dataSource: { kind: 'PersistentVolumeClaim', name: 'a' }, dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'b' } },
+      spec: {
+        dataSource: { kind: 'PersistentVolumeClaim', name: 'a' },
+        dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'b' },
+      },
       want: ['spec: Invalid value: spec.dataSource: must match dataSourceRef'],
     },
-    { name: 'dataSourceRef name', spec: { dataSourceRef: { kind: 'PersistentVolumeClaim' } }, want: ['spec.dataSource.name: Required value', 'spec.dataSourceRef.name: Required value'] },
+    {
+      name: 'dataSourceRef name',
+      spec: { dataSourceRef: { kind: 'PersistentVolumeClaim' } },
+      want: ['spec.dataSource.name: Required value', 'spec.dataSourceRef.name: Required value'],
+    },
   ])('$name', ({ spec, want }) => {
     expect(texts(def.validateCreate(created(pvc(spec)), admission()))).toEqual(want);
   });
@@ -160,7 +200,9 @@ describe('PersistentVolumeClaim update', () => {
   it('spec is immutable except requests for bound claims', () => {
     const errs = update(bound, (o) => void (o.spec.accessModes = ['ReadOnlyMany']));
     expect(errs).toHaveLength(1);
-    expect(errs[0]).toMatch(/^spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n/);
+    expect(errs[0]).toMatch(
+      /^spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n/,
+    );
   });
 
   it('quantities compare by value, not text', () => {
@@ -247,15 +289,31 @@ describe('PersistentVolumeClaim status update', () => {
     expect(def.validateStatusUpdate(o, stored, admission())).toEqual([]);
   });
   it('omits empty status maps and lists, as Go omitempty does (a resize status nulled to {})', () => {
-    const o = statusUpdate({ phase: 'Bound', capacity: { storage: '1Gi' }, accessModes: [], conditions: [], allocatedResourceStatuses: {}, allocatedResources: {} });
+    const o = statusUpdate({
+      phase: 'Bound',
+      capacity: { storage: '1Gi' },
+      accessModes: [],
+      conditions: [],
+      allocatedResourceStatuses: {},
+      allocatedResources: {},
+    });
     expect(o.status).toEqual({ phase: 'Bound', capacity: { storage: '1Gi' } });
   });
   it('validates capacity shape', () => {
     const o = statusUpdate({ phase: 'Bound', capacity: { storage: '-1' } });
-    expect(texts(def.validateStatusUpdate(o, stored, admission()))).toEqual(['status.capacity[storage]: Invalid value: -1: must be a valid resource quantity']);
+    expect(texts(def.validateStatusUpdate(o, stored, admission()))).toEqual([
+      'status.capacity[storage]: Invalid value: -1: must be a valid resource quantity',
+    ]);
   });
   it('validates allocatedResources once the stored claim has them', () => {
-    const withAlloc: Obj = { ...clone(stored), status: { phase: 'Bound', allocatedResources: { storage: '1Gi' }, allocatedResourceStatuses: { storage: 'NodeResizePending' } } };
+    const withAlloc: Obj = {
+      ...clone(stored),
+      status: {
+        phase: 'Bound',
+        allocatedResources: { storage: '1Gi' },
+        allocatedResourceStatuses: { storage: 'NodeResizePending' },
+      },
+    };
     const o = clone(withAlloc);
     o.status = { phase: 'Bound', allocatedResources: { cpu: '1' }, allocatedResourceStatuses: { storage: 'Weird' } };
     def.prepareForStatusUpdate(o, withAlloc, admission());
@@ -268,28 +326,51 @@ describe('PersistentVolumeClaim status update', () => {
 
 describe('PersistentVolumeClaim table', () => {
   it('has kube 1.30 columns', () => {
-    expect(def.columns.map((c) => c.name)).toEqual(['Name', 'Status', 'Volume', 'Capacity', 'Access Modes', 'StorageClass', 'VolumeAttributesClass', 'Age', 'VolumeMode']);
+    expect(def.columns.map((c) => c.name)).toEqual([
+      'Name',
+      'Status',
+      'Volume',
+      'Capacity',
+      'Access Modes',
+      'StorageClass',
+      'VolumeAttributesClass',
+      'Age',
+      'VolumeMode',
+    ]);
     expect(def.columns.at(-1)?.priority).toBe(1);
   });
   const now = Date.parse('2026-01-01T01:00:00Z');
   it.each([
     {
-      name: 'bound shows the volume\'s capacity and modes',
+      name: "bound shows the volume's capacity and modes",
       o: {
         metadata: { name: 'c', creationTimestamp: '2026-01-01T00:00:00Z' },
-        spec: { volumeName: 'pv1', storageClassName: 'fast', volumeMode: 'Filesystem', resources: { requests: { storage: '1Gi' } } },
+        spec: {
+          volumeName: 'pv1',
+          storageClassName: 'fast',
+          volumeMode: 'Filesystem',
+          resources: { requests: { storage: '1Gi' } },
+        },
         status: { phase: 'Bound', capacity: { storage: '2048Mi' }, accessModes: ['ReadWriteOnce'] },
       },
       want: ['c', 'Bound', 'pv1', '2Gi', 'RWO', 'fast', '<unset>', '60m', 'Filesystem'],
     },
     {
       name: 'pending shows no capacity',
-      o: { metadata: { name: 'c', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { resources: { requests: { storage: '1Gi' } } }, status: { phase: 'Pending' } },
+      o: {
+        metadata: { name: 'c', creationTimestamp: '2026-01-01T00:00:00Z' },
+        spec: { resources: { requests: { storage: '1Gi' } } },
+        status: { phase: 'Pending' },
+      },
       want: ['c', 'Pending', '', '', '', '', '<unset>', '60m', '<unset>'],
     },
     {
       name: 'terminating',
-      o: { metadata: { name: 'c', creationTimestamp: '2026-01-01T00:00:00Z', deletionTimestamp: '2026-01-01T00:30:00Z' }, spec: { volumeName: 'pv1' }, status: { phase: 'Bound' } },
+      o: {
+        metadata: { name: 'c', creationTimestamp: '2026-01-01T00:00:00Z', deletionTimestamp: '2026-01-01T00:30:00Z' },
+        spec: { volumeName: 'pv1' },
+        status: { phase: 'Bound' },
+      },
       want: ['c', 'Terminating', 'pv1', '0', '', '', '<unset>', '60m', '<unset>'],
     },
   ])('$name', ({ o, want }) => expect(def.row(o as KubeObject, now)).toEqual(want));

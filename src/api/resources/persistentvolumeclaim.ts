@@ -45,7 +45,13 @@ import { claimClass, claimHasClass } from '../../kube/class.js';
 import { PVC_PROTECTION_FINALIZER } from '../../kube/names.js';
 
 /** allocatedResourceStatuses values at v1.30. */
-const RESIZE_STATUSES = ['ControllerResizeFailed', 'ControllerResizeInProgress', 'NodeResizeFailed', 'NodeResizeInProgress', 'NodeResizePending'];
+const RESIZE_STATUSES = [
+  'ControllerResizeFailed',
+  'ControllerResizeInProgress',
+  'NodeResizeFailed',
+  'NodeResizeInProgress',
+  'NodeResizePending',
+];
 
 /**
  * The default StorageClass (`storageclass.kubernetes.io/is-default-class: "true"`, or the beta
@@ -119,7 +125,14 @@ export function validateClaimSpec(specIn: unknown, field: string): FieldCause[] 
   if (ds) out.push(...validateDataSource(ds, `${field}.dataSource`, false));
   if (dsRef) out.push(...validateDataSource(dsRef, `${field}.dataSourceRef`, true));
   if (dsRef && str(dsRef.namespace)) {
-    if (ds) out.push(invalid(field, { rendered: `${field}.dataSource` }, 'may not be specified when dataSourceRef.namespace is specified'));
+    if (ds)
+      out.push(
+        invalid(
+          field,
+          { rendered: `${field}.dataSource` },
+          'may not be specified when dataSourceRef.namespace is specified',
+        ),
+      );
   } else if (ds && dsRef) {
     const same = (ds.apiGroup ?? null) === (dsRef.apiGroup ?? null) && ds.kind === dsRef.kind && ds.name === dsRef.name;
     if (!same) out.push(invalid(field, { rendered: `${field}.dataSource` }, 'must match dataSourceRef'));
@@ -158,14 +171,21 @@ function validatePVCUpdate(pvc: KubeObject, old: KubeObject): FieldCause[] {
   }
   const beta = BETA_STORAGE_CLASS_ANNOTATION;
   const fromAnnotation =
-    beta in oldAnn && isNil(oldSpec.storageClassName) && !isNil(newSpec.storageClassName) &&
-    newSpec.storageClassName === oldAnn[beta] && (!(beta in newAnn) || newAnn[beta] === oldAnn[beta]);
+    beta in oldAnn &&
+    isNil(oldSpec.storageClassName) &&
+    !isNil(newSpec.storageClassName) &&
+    newSpec.storageClassName === oldAnn[beta] &&
+    (!(beta in newAnn) || newAnn[beta] === oldAnn[beta]);
   if (fromAnnotation) {
     delete newSpec.storageClassName;
   } else {
-    if ((newAnn[beta] ?? '') !== (oldAnn[beta] ?? '')) out.push(invalid(`metadata.annotations.${beta}`, newAnn[beta] ?? '', FIELD_IMMUTABLE));
+    if ((newAnn[beta] ?? '') !== (oldAnn[beta] ?? ''))
+      out.push(invalid(`metadata.annotations.${beta}`, newAnn[beta] ?? '', FIELD_IMMUTABLE));
     // A class may be set once on a claim that had none (retroactive default StorageClass).
-    const fromNil = !isNil(newSpec.storageClassName) && isNil(oldSpec.storageClassName) && (!(beta in oldAnn) || newSpec.storageClassName === oldAnn[beta]);
+    const fromNil =
+      !isNil(newSpec.storageClassName) &&
+      isNil(oldSpec.storageClassName) &&
+      (!(beta in oldAnn) || newSpec.storageClassName === oldAnn[beta]);
     if (fromNil) delete newSpec.storageClassName;
   }
   const bound = str(obj(pvc.status)?.phase) === 'Bound';
@@ -175,9 +195,15 @@ function validatePVCUpdate(pvc: KubeObject, old: KubeObject): FieldCause[] {
     if (oldStorage === undefined) delete newRequests.storage;
     else newRequests.storage = oldStorage;
   }
-  if (bound && !isNil(newSpec.volumeAttributesClassName)) newSpec.volumeAttributesClassName = oldSpec.volumeAttributesClassName;
+  if (bound && !isNil(newSpec.volumeAttributesClassName))
+    newSpec.volumeAttributesClassName = oldSpec.volumeAttributesClassName;
   if (!deepEqual(newSpec, oldSpec)) {
-    out.push(forbidden('spec', `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${specDiff(oldSpec, newSpec)}`));
+    out.push(
+      forbidden(
+        'spec',
+        `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${specDiff(oldSpec, newSpec)}`,
+      ),
+    );
   }
 
   const oldSize = storageRequest(old);
@@ -187,14 +213,18 @@ function validatePVCUpdate(pvc: KubeObject, old: KubeObject): FieldCause[] {
     if (!recover.resources && !recover.statuses) {
       out.push(forbidden('spec.resources.requests.storage', 'field can not be less than previous value'));
     } else {
-      const statusSize = tryParseQuantity(obj(obj(old.status)?.capacity)?.storage) ?? { nanos: 0n, format: 'DecimalSI' as const };
+      const statusSize = tryParseQuantity(obj(obj(old.status)?.capacity)?.storage) ?? {
+        nanos: 0n,
+        format: 'DecimalSI' as const,
+      };
       if (compareQuantities(newSize, statusSize) <= 0) {
         out.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
       }
     }
   }
   const newMode = obj(pvc.spec)?.volumeMode ?? null;
-  if (!deepEqual(newMode, obj(old.spec)?.volumeMode ?? null)) out.push(invalid('volumeMode', newMode as string | null, FIELD_IMMUTABLE));
+  if (!deepEqual(newMode, obj(old.spec)?.volumeMode ?? null))
+    out.push(invalid('volumeMode', newMode as string | null, FIELD_IMMUTABLE));
   return out;
 }
 
@@ -209,7 +239,11 @@ export function checkResize(pvc: KubeObject, old: KubeObject, ctx: AdmissionCont
   if (compareQuantities(newSize, oldSize) <= 0) return;
   const name = pvc.metadata.name ?? '';
   const refuse = (why: string): never => {
-    throw forbiddenStatus(`persistentvolumeclaims ${JSON.stringify(name)} is forbidden: ${why}`, { group: '', resource: 'persistentvolumeclaims', name });
+    throw forbiddenStatus(`persistentvolumeclaims ${JSON.stringify(name)} is forbidden: ${why}`, {
+      group: '',
+      resource: 'persistentvolumeclaims',
+      name,
+    });
   };
   if (str(obj(old.status)?.phase) !== 'Bound') refuse('Only bound persistent volume claims can be expanded');
   const cls = claimClass(pvc);
@@ -219,7 +253,10 @@ export function checkResize(pvc: KubeObject, old: KubeObject, ctx: AdmissionCont
     const sc = ctx.get('StorageClass', cls);
     allowed = sc?.allowVolumeExpansion === true;
   }
-  if (!allowed) refuse('only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+  if (!allowed)
+    refuse(
+      'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+    );
 }
 
 function validateResourceKey(key: string, field: string): FieldCause[] {
@@ -236,7 +273,8 @@ function validatePVCStatusUpdate(pvc: KubeObject, old: KubeObject): FieldCause[]
   for (const [k, v] of Object.entries(obj(status.capacity) ?? {})) {
     const q = tryParseQuantity(v);
     if (!q) out.push(...validateQuantityField(v, `status.capacity[${k}]`, 'any'));
-    else if (q.nanos < 0n) out.push(invalid(`status.capacity[${k}]`, q.nanos / 1_000_000_000n, 'must be a valid resource quantity'));
+    else if (q.nanos < 0n)
+      out.push(invalid(`status.capacity[${k}]`, q.nanos / 1_000_000_000n, 'must be a valid resource quantity'));
   }
   {
     const statusPath = 'status.allocatedResourceStatus';
@@ -268,7 +306,8 @@ export function applyClaimDefaults(pvc: KubeObject): void {
   if (status && !status.phase) status.phase = 'Pending';
   canonicalizeQuantities(status?.capacity);
   canonicalizeQuantities(status?.allocatedResources);
-  if (status) dropEmpty(status, ['accessModes', 'capacity', 'conditions', 'allocatedResources', 'allocatedResourceStatuses']);
+  if (status)
+    dropEmpty(status, ['accessModes', 'capacity', 'conditions', 'allocatedResources', 'allocatedResourceStatuses']);
 }
 
 /**
@@ -278,7 +317,11 @@ export function applyClaimDefaults(pvc: KubeObject): void {
 function dropEmpty(o: JsonObject, fields: readonly string[]): void {
   for (const f of fields) {
     const v = o[f];
-    if ((Array.isArray(v) && v.length === 0) || (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)) delete o[f];
+    if (
+      (Array.isArray(v) && v.length === 0) ||
+      (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)
+    )
+      delete o[f];
   }
 }
 
@@ -291,7 +334,8 @@ function dataSourceAccepted(ds: JsonObject): boolean {
 
 /** Old clients' dataSource rules and the dataSource ⇄ dataSourceRef mirroring (AnyVolumeDataSource). */
 function normalizeDataSources(spec: JsonObject, oldSpec?: JsonObject): void {
-  const oldInUse = oldSpec !== undefined && (obj(oldSpec.dataSource) !== undefined || obj(oldSpec.dataSourceRef) !== undefined);
+  const oldInUse =
+    oldSpec !== undefined && (obj(oldSpec.dataSource) !== undefined || obj(oldSpec.dataSourceRef) !== undefined);
   const ds = obj(spec.dataSource);
   if (!oldInUse && ds && !dataSourceAccepted(ds)) delete spec.dataSource;
   const kept = obj(spec.dataSource);
@@ -328,11 +372,20 @@ export const persistentVolumeClaimResource: ResourceDef = baseResourceDef({
     column('Status', 'string', 'phase represents the current phase of PersistentVolumeClaim.'),
     column('Volume', 'string', 'volumeName is the binding reference to the PersistentVolume backing this claim.'),
     column('Capacity', 'string', 'capacity represents the actual resources of the underlying volume.'),
-    column('Access Modes', 'string', 'accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1'),
+    column(
+      'Access Modes',
+      'string',
+      'accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1',
+    ),
     column('StorageClass', 'string', 'StorageClass of the pvc'),
     column('VolumeAttributesClass', 'string', 'VolumeAttributesClass of the pvc'),
     AGE_COLUMN,
-    column('VolumeMode', 'string', 'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.', 1),
+    column(
+      'VolumeMode',
+      'string',
+      'volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.',
+      1,
+    ),
   ],
   row(pvc, now) {
     const spec = obj(pvc.spec) ?? {};

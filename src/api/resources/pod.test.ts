@@ -26,7 +26,15 @@ describe('pod defaults', () => {
       enableServiceLinks: true,
       priority: 0,
       preemptionPolicy: 'PreemptLowerPriority',
-      containers: [{ name: 'c', image: 'busybox:1.36', imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' }],
+      containers: [
+        {
+          name: 'c',
+          image: 'busybox:1.36',
+          imagePullPolicy: 'IfNotPresent',
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'File',
+        },
+      ],
       tolerations: [
         { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
         { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
@@ -57,7 +65,11 @@ describe('pod defaults', () => {
 
   it('defaults volumes, probes, ports and requests from limits', () => {
     const o = created({
-      volumes: [{ name: 'a' }, { name: 'b', secret: { secretName: 's' } }, { name: 'c', persistentVolumeClaim: { claimName: 'pvc' } }],
+      volumes: [
+        { name: 'a' },
+        { name: 'b', secret: { secretName: 's' } },
+        { name: 'c', persistentVolumeClaim: { claimName: 'pvc' } },
+      ],
       containers: [
         {
           name: 'c',
@@ -76,7 +88,13 @@ describe('pod defaults', () => {
     ]);
     expect(spec.containers[0]).toMatchObject({
       ports: [{ containerPort: 80, protocol: 'TCP' }],
-      livenessProbe: { httpGet: { port: 80, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 },
+      livenessProbe: {
+        httpGet: { port: 80, path: '/', scheme: 'HTTP' },
+        timeoutSeconds: 1,
+        periodSeconds: 10,
+        successThreshold: 1,
+        failureThreshold: 3,
+      },
       resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } },
     });
     expect(o.status).toEqual({ phase: 'Pending', qosClass: 'Guaranteed' });
@@ -85,8 +103,16 @@ describe('pod defaults', () => {
   it.each([
     ['no resources', [{}], 'BestEffort'],
     ['requests only', [{ requests: { cpu: '100m' } }], 'Burstable'],
-    ['limits equal requests', [{ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1000m', memory: '1024Mi' } }], 'Guaranteed'],
-    ['one container short', [{ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } }, {}], 'Burstable'],
+    [
+      'limits equal requests',
+      [{ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1000m', memory: '1024Mi' } }],
+      'Guaranteed',
+    ],
+    [
+      'one container short',
+      [{ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } }, {}],
+      'Burstable',
+    ],
   ])('qos: %s → %s', (_n, resources, want) => {
     const o = basePod({ containers: resources.map((r, i) => ({ name: `c${i}`, image: 'x', resources: r })) });
     expect(podQosClass(o)).toBe(want);
@@ -105,7 +131,12 @@ describe('pod create validation', () => {
     ],
     [
       'duplicate volume names',
-      { volumes: [{ name: 'v', emptyDir: {} }, { name: 'v', emptyDir: {} }] },
+      {
+        volumes: [
+          { name: 'v', emptyDir: {} },
+          { name: 'v', emptyDir: {} },
+        ],
+      },
       ['spec.volumes[1].name: Duplicate value: "v"'],
     ],
     [
@@ -113,7 +144,11 @@ describe('pod create validation', () => {
       { volumes: [{ name: 'v', emptyDir: {}, hostPath: { path: '/x' } }] },
       ['spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type'],
     ],
-    ['pvc without claimName', { volumes: [{ name: 'v', persistentVolumeClaim: {} }] }, ['spec.volumes[0].persistentVolumeClaim.claimName: Required value']],
+    [
+      'pvc without claimName',
+      { volumes: [{ name: 'v', persistentVolumeClaim: {} }] },
+      ['spec.volumes[0].persistentVolumeClaim.claimName: Required value'],
+    ],
     [
       'mount of a missing volume',
       { containers: [{ name: 'c', image: 'x', volumeMounts: [{ name: 'nope', mountPath: '/d' }] }] },
@@ -132,7 +167,9 @@ describe('pod create validation', () => {
     [
       'bad pull policy',
       { containers: [{ name: 'c', image: 'x', imagePullPolicy: 'Sometimes' }] },
-      ['spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"'],
+      [
+        'spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
+      ],
     ],
     [
       'requests above limits',
@@ -141,8 +178,13 @@ describe('pod create validation', () => {
     ],
     [
       'block device on a non-PVC volume',
-      { volumes: [{ name: 'v', emptyDir: {} }], containers: [{ name: 'c', image: 'x', volumeDevices: [{ name: 'v', devicePath: '/dev/x' }] }] },
-      ['spec.containers[0].volumeDevices[0].name: Invalid value: "v": can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'],
+      {
+        volumes: [{ name: 'v', emptyDir: {} }],
+        containers: [{ name: 'c', image: 'x', volumeDevices: [{ name: 'v', devicePath: '/dev/x' }] }],
+      },
+      [
+        'spec.containers[0].volumeDevices[0].name: Invalid value: "v": can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode',
+      ],
     ],
   ])('%s', (_n, spec, want) => {
     expect(texts(pod.validateCreate(created(spec), ctx()))).toEqual(want);
@@ -151,7 +193,9 @@ describe('pod create validation', () => {
   it('rejects a bad name', () => {
     const o = created();
     o.metadata.name = 'Bad_Name';
-    expect(texts(pod.validateCreate(o, ctx()))[0]).toMatch(/^metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+    expect(texts(pod.validateCreate(o, ctx()))[0]).toMatch(
+      /^metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/,
+    );
     expect(pod.validateCreate(o, ctx())[0]?.type).toBe('FieldValueInvalid');
   });
 });
@@ -169,16 +213,25 @@ describe('pod update', () => {
   };
 
   it.each([
-    ['image change', (s: Record<string, unknown>) => ((s.containers as Array<Record<string, unknown>>)[0]!.image = 'busybox:1.37')],
+    [
+      'image change',
+      (s: Record<string, unknown>) => ((s.containers as Array<Record<string, unknown>>)[0]!.image = 'busybox:1.37'),
+    ],
     ['lower activeDeadlineSeconds', (s: Record<string, unknown>) => (s.activeDeadlineSeconds = 50)],
-    ['add a toleration', (s: Record<string, unknown>) => (s.tolerations as unknown[]).push({ key: 'k', operator: 'Exists' })],
+    [
+      'add a toleration',
+      (s: Record<string, unknown>) => (s.tolerations as unknown[]).push({ key: 'k', operator: 'Exists' }),
+    ],
     ['set nodeName once', (s: Record<string, unknown>) => (s.nodeName = 'node-1')],
     ['omit defaulted fields', (s: Record<string, unknown>) => delete s.dnsPolicy],
-    ['omit admission-set fields (replace with the original YAML)', (s: Record<string, unknown>) => {
-      s.tolerations = [{ key: 'k0', operator: 'Exists' }];
-      delete s.priority;
-      delete s.preemptionPolicy;
-    }],
+    [
+      'omit admission-set fields (replace with the original YAML)',
+      (s: Record<string, unknown>) => {
+        s.tolerations = [{ key: 'k0', operator: 'Exists' }];
+        delete s.priority;
+        delete s.preemptionPolicy;
+      },
+    ],
   ])('allows %s and keeps status', (_n, mutate) => {
     const { next, causes } = update(mutate);
     expect(causes).toEqual([]);
@@ -186,11 +239,27 @@ describe('pod update', () => {
   });
 
   it.each([
-    ['restartPolicy change', (s: Record<string, unknown>) => (s.restartPolicy = 'Never'), 'spec: Forbidden: pod updates may not change fields other than'],
-    ['adding a volume', (s: Record<string, unknown>) => (s.volumes = [{ name: 'v', emptyDir: {} }]), 'spec: Forbidden: pod updates may not change fields'],
-    ['raising activeDeadlineSeconds', (s: Record<string, unknown>) => (s.activeDeadlineSeconds = 200), 'must be less than or equal to previous value'],
+    [
+      'restartPolicy change',
+      (s: Record<string, unknown>) => (s.restartPolicy = 'Never'),
+      'spec: Forbidden: pod updates may not change fields other than',
+    ],
+    [
+      'adding a volume',
+      (s: Record<string, unknown>) => (s.volumes = [{ name: 'v', emptyDir: {} }]),
+      'spec: Forbidden: pod updates may not change fields',
+    ],
+    [
+      'raising activeDeadlineSeconds',
+      (s: Record<string, unknown>) => (s.activeDeadlineSeconds = 200),
+      'must be less than or equal to previous value',
+    ],
     ['removing a toleration', (s: Record<string, unknown>) => (s.tolerations = []), 'spec.tolerations: Forbidden'],
-    ['removing the image', (s: Record<string, unknown>) => ((s.containers as Array<Record<string, unknown>>)[0]!.image = ''), 'spec.containers[0].image: Required value'],
+    [
+      'removing the image',
+      (s: Record<string, unknown>) => ((s.containers as Array<Record<string, unknown>>)[0]!.image = ''),
+      'spec.containers[0].image: Required value',
+    ],
   ])('rejects %s', (_n, mutate, want) => {
     expect(update(mutate).causes.join('\n')).toContain(want);
   });
@@ -239,13 +308,25 @@ describe('pod printing', () => {
   };
   it('columns as kube-apiserver 1.30 declares them', () => {
     expect(pod.columns.map((c) => [c.name, c.priority])).toEqual([
-      ['Name', 0], ['Ready', 0], ['Status', 0], ['Restarts', 0], ['Age', 0],
-      ['IP', 1], ['Node', 1], ['Nominated Node', 1], ['Readiness Gates', 1],
+      ['Name', 0],
+      ['Ready', 0],
+      ['Status', 0],
+      ['Restarts', 0],
+      ['Age', 0],
+      ['IP', 1],
+      ['Node', 1],
+      ['Nominated Node', 1],
+      ['Readiness Gates', 1],
     ]);
   });
 
   it.each([
-    ['pending pod', { phase: 'Pending' }, {}, ['p', '0/1', 'Pending', '0', '5m', '<none>', '<none>', '<none>', '<none>']],
+    [
+      'pending pod',
+      { phase: 'Pending' },
+      {},
+      ['p', '0/1', 'Pending', '0', '5m', '<none>', '<none>', '<none>', '<none>'],
+    ],
     [
       'running and ready',
       {
@@ -298,9 +379,14 @@ describe('pod printing', () => {
   it('field selectors', () => {
     const o = running({ phase: 'Running', podIP: '10.0.0.9' }, { nodeName: 'n1' });
     const f = pod.fieldSelectors;
-    expect([f['spec.nodeName']?.(o), f['status.phase']?.(o), f['spec.restartPolicy']?.(o), f['spec.schedulerName']?.(o), f['status.podIP']?.(o), f['spec.hostNetwork']?.(o)]).toEqual([
-      'n1', 'Running', 'Always', 'default-scheduler', '10.0.0.9', 'false',
-    ]);
+    expect([
+      f['spec.nodeName']?.(o),
+      f['status.phase']?.(o),
+      f['spec.restartPolicy']?.(o),
+      f['spec.schedulerName']?.(o),
+      f['status.podIP']?.(o),
+      f['spec.hostNetwork']?.(o),
+    ]).toEqual(['n1', 'Running', 'Always', 'default-scheduler', '10.0.0.9', 'false']);
   });
 
   it('patch meta merges containers by name', () => {

@@ -73,7 +73,8 @@ export function podSummary(pod: KubeObject, now: number): { ready: string; statu
     if (terminated) {
       const r = strAt(terminated, 'reason');
       if (r) reason = `Init:${r}`;
-      else if (typeof terminated.signal === 'number' && terminated.signal !== 0) reason = `Init:Signal:${terminated.signal}`;
+      else if (typeof terminated.signal === 'number' && terminated.signal !== 0)
+        reason = `Init:Signal:${terminated.signal}`;
       else reason = `Init:ExitCode:${String(terminated.exitCode ?? 0)}`;
     } else if (waiting && strAt(waiting, 'reason') && strAt(waiting, 'reason') !== 'PodInitializing') {
       reason = `Init:${strAt(waiting, 'reason')}`;
@@ -162,7 +163,10 @@ export const podResource: ResourceDef = {
     nameColumn(),
     column('Ready', 'The aggregate readiness state of this pod for accepting traffic.'),
     column('Status', 'The aggregate status of the containers in this pod.'),
-    column('Restarts', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+    column(
+      'Restarts',
+      'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+    ),
     ageColumn(),
     column('IP', fieldDoc('', 'Pod', ['status', 'podIP']), { wide: true }),
     column('Node', fieldDoc('', 'Pod', ['spec', 'nodeName']), { wide: true }),
@@ -205,10 +209,17 @@ export const podResource: ResourceDef = {
     else obj.metadata.ownerReferences = structuredClone(old.metadata.ownerReferences);
   },
   validateCreate(obj) {
-    return [...validateObjectMeta(obj.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validatePodSpec(obj)];
+    return [
+      ...validateObjectMeta(obj.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+      ...validatePodSpec(obj),
+    ];
   },
   validateUpdate(obj, old) {
-    return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validatePodSpec(obj), ...validatePodSpecUpdate(obj, old)];
+    return [
+      ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+      ...validatePodSpec(obj),
+      ...validatePodSpecUpdate(obj, old),
+    ];
   },
   validateStatusUpdate(obj, old) {
     return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validatePodStatus(obj, old)];
@@ -218,8 +229,18 @@ export const podResource: ResourceDef = {
     binding(),
     { type: 'eviction', name: 'eviction', bodyKind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
     { type: 'stream', name: 'log', kind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get'] },
-    { type: 'stream', name: 'exec', kind: { group: '', version: 'v1', kind: 'PodExecOptions' }, verbs: ['create', 'get'] },
-    { type: 'stream', name: 'attach', kind: { group: '', version: 'v1', kind: 'PodAttachOptions' }, verbs: ['create', 'get'] },
+    {
+      type: 'stream',
+      name: 'exec',
+      kind: { group: '', version: 'v1', kind: 'PodExecOptions' },
+      verbs: ['create', 'get'],
+    },
+    {
+      type: 'stream',
+      name: 'attach',
+      kind: { group: '', version: 'v1', kind: 'PodAttachOptions' },
+      verbs: ['create', 'get'],
+    },
   ],
   gracefulDeletion: podGracePeriod,
   returnDeletedObject: true,
@@ -242,7 +263,10 @@ function binding(): ActionSubresource {
       const cur = structuredClone(current);
       const spec = (cur.spec ?? {}) as { nodeName?: string };
       if (spec.nodeName) {
-        throw conflict({ group: '', resource: 'pods/binding', name }, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+        throw conflict(
+          { group: '', resource: 'pods/binding', name },
+          `pod ${name} is already assigned to node "${spec.nodeName}"`,
+        );
       }
       cur.spec = { ...spec, nodeName: bindingTarget(body) };
       return cur;

@@ -42,7 +42,11 @@ function defaultContainer(c: Obj, hostNetwork: boolean): void {
   setDefault(c, 'terminationMessagePath', '/dev/termination-log');
   setDefault(c, 'terminationMessagePolicy', 'File');
   // Like kube, even a missing image gets a policy (an unparseable reference has no "latest" tag).
-  setDefault(c, 'imagePullPolicy', typeof c.image === 'string' && c.image !== '' ? defaultPullPolicy(c.image) : 'IfNotPresent');
+  setDefault(
+    c,
+    'imagePullPolicy',
+    typeof c.image === 'string' && c.image !== '' ? defaultPullPolicy(c.image) : 'IfNotPresent',
+  );
   for (const port of listAt(c, 'ports')) {
     setDefault(port, 'protocol', 'TCP');
     if (hostNetwork && port.hostPort === undefined) port.hostPort = port.containerPort;
@@ -103,7 +107,10 @@ export function admitPriority(pod: KubeObject, old?: KubeObject): void {
   const spec = objectAt(pod, 'spec');
   if (!spec) return;
   const oldSpec = old ? objectAt(old, 'spec') : undefined;
-  for (const [key, fallback] of [['priority', 0], ['preemptionPolicy', 'PreemptLowerPriority']] as const) {
+  for (const [key, fallback] of [
+    ['priority', 0],
+    ['preemptionPolicy', 'PreemptLowerPriority'],
+  ] as const) {
     if (spec[key] !== undefined && spec[key] !== null) continue;
     if (!old) spec[key] = fallback;
     else if (oldSpec?.[key] !== undefined) spec[key] = oldSpec[key];

@@ -26,7 +26,9 @@ export function applyTemplateDefaults(spec: Obj): void {
 
 /** Go's `%#v` of a map[string]string (keys sorted, as fmt prints maps). */
 function goStringMap(m: Record<string, string> | undefined): RenderedValue {
-  const entries = Object.keys(m ?? {}).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(m![k])}`);
+  const entries = Object.keys(m ?? {})
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(m![k])}`);
   return { rendered: `map[string]string{${entries.join(', ')}}` };
 }
 
@@ -76,7 +78,9 @@ export const JOB_TEMPLATE_RULES: WorkloadTemplateRules = {
 /** Go's `%#v` of an empty LabelSelector (the value kube reports for it). */
 function emptySelectorValue(sel: Obj): RenderedValue {
   const labels = sel.matchLabels ? 'map[string]string{}' : 'map[string]string(nil)';
-  const exprs = Array.isArray(sel.matchExpressions) ? '[]v1.LabelSelectorRequirement{}' : '[]v1.LabelSelectorRequirement(nil)';
+  const exprs = Array.isArray(sel.matchExpressions)
+    ? '[]v1.LabelSelectorRequirement{}'
+    : '[]v1.LabelSelectorRequirement(nil)';
   return { rendered: `v1.LabelSelector{MatchLabels:${labels}, MatchExpressions:${exprs}}` };
 }
 
@@ -92,8 +96,11 @@ export function validateWorkloadTemplate(spec: Obj, rules: WorkloadTemplateRules
   if (!selector) out.push(required('spec.selector'));
   else {
     out.push(...validateLabelSelector(selector, 'spec.selector'));
-    const empty = Object.keys(objectAt(selector, 'matchLabels') ?? {}).length === 0 && !(Array.isArray(selector.matchExpressions) && selector.matchExpressions.length > 0);
-    if (empty && rules.emptySelectorMessage) out.push(invalid('spec.selector', emptySelectorValue(selector), rules.emptySelectorMessage));
+    const empty =
+      Object.keys(objectAt(selector, 'matchLabels') ?? {}).length === 0 &&
+      !(Array.isArray(selector.matchExpressions) && selector.matchExpressions.length > 0);
+    if (empty && rules.emptySelectorMessage)
+      out.push(invalid('spec.selector', emptySelectorValue(selector), rules.emptySelectorMessage));
   }
   const t = objectAt(spec, 'template');
   if (!t) {
@@ -103,17 +110,29 @@ export function validateWorkloadTemplate(spec: Obj, rules: WorkloadTemplateRules
   const meta = objectAt(t, 'metadata') ?? {};
   const labels = objectAt(meta, 'labels') as Record<string, string> | undefined;
   if (selector && out.length === 0 && !templateSelected(selector, labels)) {
-    out.push(invalid('spec.template.metadata.labels', goStringMap(labels), '`selector` does not match template `labels`'));
+    out.push(
+      invalid('spec.template.metadata.labels', goStringMap(labels), '`selector` does not match template `labels`'),
+    );
   }
   out.push(...validateLabels(labels, rules.labelsField));
-  out.push(...validateAnnotations(objectAt(meta, 'annotations') as Record<string, string> | undefined, 'spec.template.metadata.annotations'));
+  out.push(
+    ...validateAnnotations(
+      objectAt(meta, 'annotations') as Record<string, string> | undefined,
+      'spec.template.metadata.annotations',
+    ),
+  );
   const podSpec = objectAt(t, 'spec') ?? {};
-  if (rules.podSpec) out.push(...validatePodSpec({ metadata: {}, spec: podSpec }).map((c) => underTemplate(c, 'spec.template')));
+  if (rules.podSpec)
+    out.push(...validatePodSpec({ metadata: {}, spec: podSpec }).map((c) => underTemplate(c, 'spec.template')));
   const policy = podSpec.restartPolicy;
   if (policy !== undefined && !rules.restartPolicies.includes(policy as string)) {
     out.push(notSupported('spec.template.spec.restartPolicy', String(policy), rules.restartPolicies));
   }
-  if (rules.activeDeadlineForbidden && podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null) {
+  if (
+    rules.activeDeadlineForbidden &&
+    podSpec.activeDeadlineSeconds !== undefined &&
+    podSpec.activeDeadlineSeconds !== null
+  ) {
     out.push(forbidden('spec.template.spec.activeDeadlineSeconds', rules.activeDeadlineForbidden));
   }
   return out;

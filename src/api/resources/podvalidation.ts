@@ -19,10 +19,35 @@ export const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 
 /** Volume source fields of a v1 Volume, in the order kube's validation visits them (the first one counts). */
 export const VOLUME_SOURCES = [
-  'emptyDir', 'hostPath', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi',
-  'glusterfs', 'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc',
-  'azureFile', 'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected',
-  'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral',
+  'emptyDir',
+  'hostPath',
+  'gitRepo',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'downwardAPI',
+  'fc',
+  'azureFile',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
 ] as const;
 
 const ENV_NAME = '[-._a-zA-Z][-._a-zA-Z0-9]*';
@@ -34,7 +59,8 @@ const PORT_RANGE_MSG = 'must be between 1 and 65535, inclusive';
 
 function oneOf<T extends string>(field: string, v: unknown, allowed: readonly T[], out: FieldCause[]): void {
   if (v === undefined || v === '') out.push(required(field));
-  else if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) out.push(notSupported(field, v as string, allowed));
+  else if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
+    out.push(notSupported(field, v as string, allowed));
 }
 
 function validateVolumes(volumes: Obj[], out: FieldCause[]): Map<string, Obj> {
@@ -50,7 +76,8 @@ function validateVolumes(volumes: Obj[], out: FieldCause[]): Map<string, Obj> {
     }
     const sources = VOLUME_SOURCES.filter((s) => v[s] !== undefined && v[s] !== null);
     if (sources.length === 0) out.push(required(p, 'must specify a volume type'));
-    for (const extra of sources.slice(1)) out.push(forbidden(`${p}.${extra}`, 'may not specify more than 1 volume type'));
+    for (const extra of sources.slice(1))
+      out.push(forbidden(`${p}.${extra}`, 'may not specify more than 1 volume type'));
     const pvc = objectAt(v, 'persistentVolumeClaim');
     if (pvc && !strAt(pvc, 'claimName')) out.push(required(`${p}.persistentVolumeClaim.claimName`));
     const hostPath = objectAt(v, 'hostPath');
@@ -66,7 +93,8 @@ function validatePorts(c: Obj, p: string, out: FieldCause[]): void {
     const pp = `${p}.ports[${j}]`;
     const n = port.containerPort;
     if (n === undefined || n === 0) out.push(required(`${pp}.containerPort`));
-    else if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 65535) out.push(invalid(`${pp}.containerPort`, n as number, PORT_RANGE_MSG));
+    else if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 65535)
+      out.push(invalid(`${pp}.containerPort`, n as number, PORT_RANGE_MSG));
     const h = port.hostPort;
     if (h !== undefined && h !== 0 && (typeof h !== 'number' || !Number.isInteger(h) || h < 1 || h > 65535)) {
       out.push(invalid(`${pp}.hostPort`, h as number, PORT_RANGE_MSG));
@@ -80,18 +108,28 @@ function validateResources(c: Obj, p: string, out: FieldCause[]): void {
   const resources = objectAt(c, 'resources');
   const limits = objectAt(resources, 'limits') ?? {};
   const requests = objectAt(resources, 'requests') ?? {};
-  for (const [kind, map] of [['limits', limits], ['requests', requests]] as const) {
+  for (const [kind, map] of [
+    ['limits', limits],
+    ['requests', requests],
+  ] as const) {
     for (const [name, v] of Object.entries(map)) {
       const q = tryParseQuantity(v);
       if (!q) out.push(invalid(`${p}.resources.${kind}[${name}]`, String(v), 'must be a valid quantity'));
-      else if (q.nanos < 0n) out.push(invalid(`${p}.resources.${kind}[${name}]`, String(v), 'must be greater than or equal to 0'));
+      else if (q.nanos < 0n)
+        out.push(invalid(`${p}.resources.${kind}[${name}]`, String(v), 'must be greater than or equal to 0'));
     }
   }
   for (const [name, v] of Object.entries(requests)) {
     const req = tryParseQuantity(v);
     const lim = tryParseQuantity(limits[name]);
     if (req && lim && compareQuantities(req, lim) > 0) {
-      out.push(invalid(`${p}.resources.requests`, String(v), `must be less than or equal to ${name} limit of ${String(limits[name])}`));
+      out.push(
+        invalid(
+          `${p}.resources.requests`,
+          String(v),
+          `must be less than or equal to ${name} limit of ${String(limits[name])}`,
+        ),
+      );
     }
   }
 }
@@ -128,7 +166,13 @@ function validateContainer(c: Obj, p: string, volumes: Map<string, Obj>, out: Fi
     if (!vol) out.push(required(`${dp}.name`));
     else if (!volumes.has(vol)) out.push(notFound(`${dp}.name`, vol));
     else if (!objectAt(volumes.get(vol), 'persistentVolumeClaim') && !objectAt(volumes.get(vol), 'ephemeral')) {
-      out.push(invalid(`${dp}.name`, vol, 'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'));
+      out.push(
+        invalid(
+          `${dp}.name`,
+          vol,
+          'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode',
+        ),
+      );
     }
     const path = strAt(d, 'devicePath');
     if (!path) out.push(required(`${dp}.devicePath`));
@@ -147,7 +191,10 @@ export function validatePodSpec(pod: KubeObject): FieldCause[] {
   const names = new Set<string>();
   const containers = listAt(spec, 'containers');
   if (containers.length === 0) out.push(required('spec.containers'));
-  for (const [key, list] of [['initContainers', listAt(spec, 'initContainers')], ['containers', containers]] as const) {
+  for (const [key, list] of [
+    ['initContainers', listAt(spec, 'initContainers')],
+    ['containers', containers],
+  ] as const) {
     list.forEach((c, i) => {
       const p = `spec.${key}[${i}]`;
       validateContainer(c, p, volumes, out);
@@ -159,7 +206,11 @@ export function validatePodSpec(pod: KubeObject): FieldCause[] {
   oneOf('spec.restartPolicy', spec.restartPolicy, RESTART_POLICIES, out);
   oneOf('spec.dnsPolicy', spec.dnsPolicy, DNS_POLICIES, out);
   const ads = spec.activeDeadlineSeconds;
-  if (ads !== undefined && ads !== null && (typeof ads !== 'number' || !Number.isInteger(ads) || ads < 1 || ads > 2147483647)) {
+  if (
+    ads !== undefined &&
+    ads !== null &&
+    (typeof ads !== 'number' || !Number.isInteger(ads) || ads < 1 || ads > 2147483647)
+  ) {
     out.push(invalid('spec.activeDeadlineSeconds', ads as number, 'must be between 1 and 2147483647, inclusive'));
   }
   const nodeName = strAt(spec, 'nodeName');
@@ -191,7 +242,8 @@ export function validatePodSpecUpdate(pod: KubeObject, old: KubeObject): FieldCa
   const oldAds = oldSpec.activeDeadlineSeconds;
   const newAds = spec.activeDeadlineSeconds;
   if (oldAds !== undefined && oldAds !== null) {
-    if (newAds === undefined || newAds === null) out.push(invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
+    if (newAds === undefined || newAds === null)
+      out.push(invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
     else if (typeof newAds === 'number' && typeof oldAds === 'number' && newAds > oldAds) {
       out.push(invalid('spec.activeDeadlineSeconds', newAds, 'must be less than or equal to previous value'));
     }
@@ -206,7 +258,8 @@ export function validatePodSpecUpdate(pod: KubeObject, old: KubeObject): FieldCa
   if (newGates.every((g) => oldGates.some((o) => jsonEqual(o, g)))) mutated.schedulingGates = spec.schedulingGates;
   if (!strAt(oldSpec, 'nodeName') && strAt(spec, 'nodeName')) mutated.nodeName = spec.nodeName;
   if (!jsonEqual(mutated, spec)) {
-    if (!kept) out.push(forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
+    if (!kept)
+      out.push(forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds'));
     out.push(forbidden('spec', UPDATE_FORBIDDEN));
   }
   return out;
@@ -219,9 +272,15 @@ export function validatePodStatus(pod: KubeObject, old: KubeObject): FieldCause[
   const out: FieldCause[] = [];
   const phase = strAt(objectAt(pod, 'status'), 'phase');
   const oldPhase = strAt(objectAt(old, 'status'), 'phase');
-  if (phase && !(POD_PHASES as readonly string[]).includes(phase)) out.push(notSupported('status.phase', phase, POD_PHASES));
+  if (phase && !(POD_PHASES as readonly string[]).includes(phase))
+    out.push(notSupported('status.phase', phase, POD_PHASES));
   if (TERMINAL.has(oldPhase) && phase !== oldPhase) {
-    out.push(forbidden('status.phase', `cannot transition from terminal phase ${JSON.stringify(oldPhase)} to ${JSON.stringify(phase)}`));
+    out.push(
+      forbidden(
+        'status.phase',
+        `cannot transition from terminal phase ${JSON.stringify(oldPhase)} to ${JSON.stringify(phase)}`,
+      ),
+    );
   }
   return out;
 }

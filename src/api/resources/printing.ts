@@ -39,7 +39,11 @@ const META_NAME_DOC = (): string => fieldDoc('', 'ConfigMap', ['metadata', 'name
 const META_AGE_DOC = (): string => fieldDoc('', 'ConfigMap', ['metadata', 'creationTimestamp']);
 
 /** A column definition; `wide` columns only show with `-o wide` (priority 1). */
-export function column(name: string, description: string, opts: { type?: TableColumn['type']; wide?: boolean; format?: string } = {}): TableColumn {
+export function column(
+  name: string,
+  description: string,
+  opts: { type?: TableColumn['type']; wide?: boolean; format?: string } = {},
+): TableColumn {
   return { name, type: opts.type ?? 'string', format: opts.format ?? '', description, priority: opts.wide ? 1 : 0 };
 }
 /** The NAME column as kube declares it. */

@@ -4,7 +4,13 @@ import { objectAt } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
 import { nonNegativeField } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
-import { applyTemplateDefaults, nonNegativeInt, REPLICASET_TEMPLATE_RULES, validateSelectorImmutable, validateWorkloadTemplate } from './podtemplate.js';
+import {
+  applyTemplateDefaults,
+  nonNegativeInt,
+  REPLICASET_TEMPLATE_RULES,
+  validateSelectorImmutable,
+  validateWorkloadTemplate,
+} from './podtemplate.js';
 import { containersAndImages, selectorCell, wideWorkloadColumns } from './workloadprinting.js';
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
 import { scaleSubresource } from './scale.js';
@@ -21,7 +27,11 @@ function defaults(o: KubeObject): void {
 
 function validateSpec(o: KubeObject): FieldCause[] {
   const spec = objectAt(o, 'spec') ?? {};
-  return [...nonNegativeInt(o, 'replicas'), ...nonNegativeInt(o, 'minReadySeconds'), ...validateWorkloadTemplate(spec, REPLICASET_TEMPLATE_RULES)];
+  return [
+    ...nonNegativeInt(o, 'replicas'),
+    ...nonNegativeInt(o, 'minReadySeconds'),
+    ...validateWorkloadTemplate(spec, REPLICASET_TEMPLATE_RULES),
+  ];
 }
 
 export const replicaSetResource = baseResourceDef({
@@ -45,21 +55,47 @@ export const replicaSetResource = baseResourceDef({
   row: (o, now) => {
     const spec = objectAt(o, 'spec');
     const status = objectAt(o, 'status');
-    return [o.metadata.name ?? '', num(spec?.replicas), num(status?.replicas), num(status?.readyReplicas), age(o, now), ...containersAndImages(o), selectorCell(o)];
+    return [
+      o.metadata.name ?? '',
+      num(spec?.replicas),
+      num(status?.replicas),
+      num(status?.readyReplicas),
+      age(o, now),
+      ...containersAndImages(o),
+      selectorCell(o),
+    ];
   },
   defaults,
   prepareForCreate(o) {
     o.status = {};
     o.metadata.generation = 1;
   },
-  validateCreate: (o) => [...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateSpec(o)],
-  validateUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateSpec(o), ...validateSelectorImmutable(o, old)],
-  validateStatusUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateReplicaStatus(o)],
+  validateCreate: (o) => [
+    ...validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+    ...validateSpec(o),
+  ],
+  validateUpdate: (o, old) => [
+    ...validateObjectMetaUpdate(o.metadata, old.metadata),
+    ...validateSpec(o),
+    ...validateSelectorImmutable(o, old),
+  ],
+  validateStatusUpdate: (o, old) => [
+    ...validateObjectMetaUpdate(o.metadata, old.metadata),
+    ...validateReplicaStatus(o),
+  ],
 });
 
 /** ValidateReplicaSetStatus / ValidateDeploymentStatus: counts are non-negative and not above replicas. */
 export function validateReplicaStatus(o: KubeObject): FieldCause[] {
   const status = objectAt(o, 'status') ?? {};
-  const counts = ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'updatedReplicas', 'unavailableReplicas', 'observedGeneration'];
+  const counts = [
+    'replicas',
+    'fullyLabeledReplicas',
+    'readyReplicas',
+    'availableReplicas',
+    'updatedReplicas',
+    'unavailableReplicas',
+    'observedGeneration',
+  ];
   return counts.flatMap((f) => nonNegativeField(status[f], `status.${f}`));
 }

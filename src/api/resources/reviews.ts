@@ -47,18 +47,43 @@ const whoAmI = (_obj: KubeObject, { user }: ReviewContext): Record<string, unkno
   userInfo: { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: [...user.groups] },
 });
 
-export const selfSubjectReviewResource = reviewDef('authentication.k8s.io', 'SelfSubjectReview', 'selfsubjectreviews', whoAmI);
+export const selfSubjectReviewResource = reviewDef(
+  'authentication.k8s.io',
+  'SelfSubjectReview',
+  'selfsubjectreviews',
+  whoAmI,
+);
 
 /** kubectl 1.27 asks `auth whoami` of v1beta1 only (kube serves it through 1.33). */
-export const selfSubjectReviewV1beta1Resource = reviewDef('authentication.k8s.io', 'SelfSubjectReview', 'selfsubjectreviews', whoAmI, noCauses, 'v1beta1');
+export const selfSubjectReviewV1beta1Resource = reviewDef(
+  'authentication.k8s.io',
+  'SelfSubjectReview',
+  'selfsubjectreviews',
+  whoAmI,
+  noCauses,
+  'v1beta1',
+);
 
 /** ValidateSelfSubjectAccessReviewSpec: exactly one of resourceAttributes and nonResourceAttributes. */
 function validateAccessReview(obj: KubeObject): FieldCause[] {
   const spec = objectAt(obj, 'spec') ?? {};
   const res = objectAt(spec, 'resourceAttributes');
   const nonRes = objectAt(spec, 'nonResourceAttributes');
-  if (res && nonRes) return [invalid('spec.nonResourceAttributes', JSON.stringify(nonRes), 'cannot be specified in combination with resourceAttributes')];
-  if (!res && !nonRes) return [required('spec.resourceAttributes', 'exactly one of nonResourceAttributes or resourceAttributes must be specified')];
+  if (res && nonRes)
+    return [
+      invalid(
+        'spec.nonResourceAttributes',
+        JSON.stringify(nonRes),
+        'cannot be specified in combination with resourceAttributes',
+      ),
+    ];
+  if (!res && !nonRes)
+    return [
+      required(
+        'spec.resourceAttributes',
+        'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ),
+    ];
   return [];
 }
 
@@ -94,6 +119,10 @@ export const selfSubjectRulesReviewResource = reviewDef(
   'selfsubjectrulesreviews',
   (obj, { user, authorizer }) => {
     const rules = authorizer.rulesFor(user, strAt(objectAt(obj, 'spec'), 'namespace'));
-    return { resourceRules: rules.resourceRules, nonResourceRules: rules.nonResourceRules, incomplete: rules.incomplete };
+    return {
+      resourceRules: rules.resourceRules,
+      nonResourceRules: rules.nonResourceRules,
+      incomplete: rules.incomplete,
+    };
   },
 );

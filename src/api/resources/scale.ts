@@ -23,7 +23,9 @@ export function specSelectorString(obj: KubeObject): string {
 }
 
 /** A scale subresource over `spec.replicas` / `status.replicas` and spec.selector, the layout of every apps/v1 workload. */
-export function scaleSubresource(o: Partial<Pick<ScaleSubresource, 'specReplicasPath' | 'statusReplicasPath' | 'selector'>> = {}): ScaleSubresource {
+export function scaleSubresource(
+  o: Partial<Pick<ScaleSubresource, 'specReplicasPath' | 'statusReplicasPath' | 'selector'>> = {},
+): ScaleSubresource {
   return {
     type: 'scale',
     name: 'scale',
@@ -42,7 +44,12 @@ function numberAt(obj: unknown, path: readonly string[]): number {
 /** The Scale of an object (its metadata's identity fields, as kube's scaleFromDeployment copies them). */
 export function scaleOf(sub: ScaleSubresource, obj: KubeObject): KubeObject {
   const m = obj.metadata;
-  const metadata: KubeObject['metadata'] = { name: m.name, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp };
+  const metadata: KubeObject['metadata'] = {
+    name: m.name,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    creationTimestamp: m.creationTimestamp,
+  };
   if (m.namespace !== undefined) metadata.namespace = m.namespace;
   return {
     kind: SCALE_KIND.kind,
@@ -57,7 +64,8 @@ export function scaleOf(sub: ScaleSubresource, obj: KubeObject): KubeObject {
 export function validateScale(scale: KubeObject): FieldCause[] {
   const replicas = objectAt(scale, 'spec')?.replicas;
   if (replicas === undefined || replicas === null) return [];
-  if (typeof replicas !== 'number' || replicas < 0) return [invalid('spec.replicas', replicas as number, 'must be greater than or equal to 0')];
+  if (typeof replicas !== 'number' || replicas < 0)
+    return [invalid('spec.replicas', replicas as number, 'must be greater than or equal to 0')];
   return [];
 }
 

@@ -19,10 +19,26 @@ describe('secret', () => {
   });
 
   it.each([
-    ['not base64', { data: { k: 'not base64!' } }, ['data[k]: Invalid value: "<value omitted>": must be base64-encoded bytes']],
-    ['bad key', { data: { 'a/b': b64('x') } }, [expect.stringMatching(/^data\[a\/b\]: Invalid value: "a\/b": a valid config key must consist/)]],
-    ['tls without key', { type: 'kubernetes.io/tls', data: { 'tls.crt': b64('c') } }, ['data[tls.key]: Required value']],
-    ['too big', { data: { big: Buffer.alloc(1024 * 1024 + 1).toString('base64') } }, ['data: Too long: must have at most 1048576 bytes']],
+    [
+      'not base64',
+      { data: { k: 'not base64!' } },
+      ['data[k]: Invalid value: "<value omitted>": must be base64-encoded bytes'],
+    ],
+    [
+      'bad key',
+      { data: { 'a/b': b64('x') } },
+      [expect.stringMatching(/^data\[a\/b\]: Invalid value: "a\/b": a valid config key must consist/)],
+    ],
+    [
+      'tls without key',
+      { type: 'kubernetes.io/tls', data: { 'tls.crt': b64('c') } },
+      ['data[tls.key]: Required value'],
+    ],
+    [
+      'too big',
+      { data: { big: Buffer.alloc(1024 * 1024 + 1).toString('base64') } },
+      ['data: Too long: must have at most 1048576 bytes'],
+    ],
   ])('validation: %s', (_n, rest, want) => {
     const s = mk(rest);
     secret.prepareForCreate(s, ctx());

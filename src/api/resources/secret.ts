@@ -1,6 +1,14 @@
 import type { FieldCause } from '../../util/errors.js';
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
-import { configKeyErrors, decodeBase64, jsonEqual, MAX_DATA_SIZE, objectAt, strAt, stringMapAt } from './corehelpers.js';
+import {
+  configKeyErrors,
+  decodeBase64,
+  jsonEqual,
+  MAX_DATA_SIZE,
+  objectAt,
+  strAt,
+  stringMapAt,
+} from './corehelpers.js';
 import { FIELD_IMMUTABLE, forbidden, invalid, required, tooLong } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
@@ -48,7 +56,10 @@ function validateSecret(obj: KubeObject): FieldCause[] {
   if (size > MAX_DATA_SIZE) out.push(tooLong('data', MAX_DATA_SIZE));
   const type = strAt(obj, 'type');
   for (const key of REQUIRED_KEYS[type] ?? []) if (data[key] === undefined) out.push(required(`data[${key}]`));
-  if (type === 'kubernetes.io/service-account-token' && !obj.metadata.annotations?.['kubernetes.io/service-account.name']) {
+  if (
+    type === 'kubernetes.io/service-account-token' &&
+    !obj.metadata.annotations?.['kubernetes.io/service-account.name']
+  ) {
     out.push(required('metadata.annotations[kubernetes.io/service-account.name]'));
   }
   if (type === 'kubernetes.io/basic-auth' && data.username === undefined && data.password === undefined) {
@@ -86,7 +97,10 @@ export const secretResource: ResourceDef = {
   prepareForUpdate: defaults,
   prepareForStatusUpdate() {},
   validateCreate(obj) {
-    return [...validateObjectMeta(obj.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }), ...validateSecret(obj)];
+    return [
+      ...validateObjectMeta(obj.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain }),
+      ...validateSecret(obj),
+    ];
   },
   validateUpdate(obj, old) {
     const out = [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateSecret(obj)];

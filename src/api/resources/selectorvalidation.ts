@@ -32,9 +32,11 @@ export function validateLabelSelector(selector: unknown, field: string): FieldCa
     const values = strings(req.values);
     const op = asStr(req.operator);
     if (op === 'In' || op === 'NotIn') {
-      if (values.length === 0) out.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+      if (values.length === 0)
+        out.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
     } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length > 0) out.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      if (values.length > 0)
+        out.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
     } else {
       out.push(invalid(`${p}.operator`, op, 'not a valid selector operator'));
     }
@@ -51,15 +53,18 @@ function validateNodeSelectorRequirement(req: Json, p: string, allowInvalidLabel
   switch (op) {
     case 'In':
     case 'NotIn':
-      if (values.length === 0) out.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+      if (values.length === 0)
+        out.push(required(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
       break;
     case 'Exists':
     case 'DoesNotExist':
-      if (values.length > 0) out.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      if (values.length > 0)
+        out.push(forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
       break;
     case 'Gt':
     case 'Lt':
-      if (values.length !== 1) out.push(required(`${p}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+      if (values.length !== 1)
+        out.push(required(`${p}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
       break;
     default:
       out.push(invalid(`${p}.operator`, op, 'not a valid selector operator'));
@@ -77,7 +82,9 @@ function validateNodeFieldSelectorRequirement(req: Json, p: string): FieldCause[
   const op = asStr(req.operator);
   if (op === 'In' || op === 'NotIn') {
     if (values.length !== 1) {
-      out.push(required(`${p}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
+      out.push(
+        required(`${p}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"),
+      );
     }
   } else {
     out.push(invalid(`${p}.operator`, op, 'not a valid selector operator'));
@@ -103,9 +110,13 @@ export function validateNodeSelector(selector: unknown, field: string, allowInva
     const term = asObj(t) ?? {};
     const p = `${termsPath}[${i}]`;
     asList(term.matchExpressions).forEach((e, j) =>
-      out.push(...validateNodeSelectorRequirement(asObj(e) ?? {}, `${p}.matchExpressions[${j}]`, allowInvalidLabelValue)),
+      out.push(
+        ...validateNodeSelectorRequirement(asObj(e) ?? {}, `${p}.matchExpressions[${j}]`, allowInvalidLabelValue),
+      ),
     );
-    asList(term.matchFields).forEach((e, j) => out.push(...validateNodeFieldSelectorRequirement(asObj(e) ?? {}, `${p}.matchFields[${j}]`)));
+    asList(term.matchFields).forEach((e, j) =>
+      out.push(...validateNodeFieldSelectorRequirement(asObj(e) ?? {}, `${p}.matchFields[${j}]`)),
+    );
   });
   return out;
 }
@@ -114,7 +125,10 @@ export function validateNodeSelector(selector: unknown, field: string, allowInva
  * core `ValidateTopologySelectorTerm`. Returns the key → values map too, which StorageClass uses
  * to spot duplicate terms.
  */
-export function validateTopologySelectorTerm(term: unknown, field: string): { exprs: Map<string, Set<string>>; causes: FieldCause[] } {
+export function validateTopologySelectorTerm(
+  term: unknown,
+  field: string,
+): { exprs: Map<string, Set<string>>; causes: FieldCause[] } {
   const causes: FieldCause[] = [];
   const exprs = new Map<string, Set<string>>();
   asList(asObj(term)?.matchLabelExpressions).forEach((e, i) => {

@@ -7,9 +7,25 @@ import type { FieldCause } from '../../util/errors.js';
 import { listAt, objectAt, strAt } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
 import { duplicate, forbidden, invalid, notSupported, required, type RenderedValue } from './fielderrors.js';
-import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSLabel, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+import {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  nameIsDNSLabel,
+  validateLabels,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from './names.js';
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
-import { allocateClusterIp, allocateNodePort, cidrContains, DEFAULT_SERVICE_CIDR, isIpAddress, NODE_PORT_RANGE, parseCidr, type Ipv4Cidr } from './serviceip.js';
+import {
+  allocateClusterIp,
+  allocateNodePort,
+  cidrContains,
+  DEFAULT_SERVICE_CIDR,
+  isIpAddress,
+  NODE_PORT_RANGE,
+  parseCidr,
+  type Ipv4Cidr,
+} from './serviceip.js';
 import type { AdmissionContext, KubeObject, ResourceDef } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -33,13 +49,20 @@ function defaults(o: KubeObject): void {
   spec.sessionAffinity ??= 'None';
   for (const p of listAt(spec, 'ports')) {
     p.protocol ??= 'TCP';
-    if (p.targetPort === undefined || p.targetPort === null || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+    if (p.targetPort === undefined || p.targetPort === null || p.targetPort === 0 || p.targetPort === '')
+      p.targetPort = p.port;
   }
   if (needsNodePorts(spec)) spec.externalTrafficPolicy ??= 'Cluster';
   if (needsClusterIp(spec)) spec.internalTrafficPolicy ??= 'Cluster';
   // clusterIPs mirrors clusterIP (kube's dual-stack fields).
-  if (typeof spec.clusterIP === 'string' && spec.clusterIP && (!Array.isArray(spec.clusterIPs) || spec.clusterIPs.length === 0)) spec.clusterIPs = [spec.clusterIP];
-  if (!spec.clusterIP && Array.isArray(spec.clusterIPs) && typeof spec.clusterIPs[0] === 'string') spec.clusterIP = spec.clusterIPs[0];
+  if (
+    typeof spec.clusterIP === 'string' &&
+    spec.clusterIP &&
+    (!Array.isArray(spec.clusterIPs) || spec.clusterIPs.length === 0)
+  )
+    spec.clusterIPs = [spec.clusterIP];
+  if (!spec.clusterIP && Array.isArray(spec.clusterIPs) && typeof spec.clusterIPs[0] === 'string')
+    spec.clusterIP = spec.clusterIPs[0];
 }
 
 function usedAddresses(ctx: AdmissionContext, self?: KubeObject): { ips: Set<string>; ports: Set<number> } {
@@ -73,7 +96,8 @@ function allocate(o: KubeObject, cidr: Ipv4Cidr, ctx: AdmissionContext): void {
   }
   if (needsNodePorts(spec)) {
     const taken = new Set(ports);
-    for (const p of listAt(spec, 'ports')) if (typeof p.nodePort === 'number' && p.nodePort !== 0) taken.add(p.nodePort);
+    for (const p of listAt(spec, 'ports'))
+      if (typeof p.nodePort === 'number' && p.nodePort !== 0) taken.add(p.nodePort);
     for (const p of listAt(spec, 'ports')) {
       if (p.nodePort) continue;
       const port = allocateNodePort(taken);
@@ -89,14 +113,16 @@ function allocate(o: KubeObject, cidr: Ipv4Cidr, ctx: AdmissionContext): void {
 function portNameErrors(name: string): string[] {
   const errs: string[] = [];
   if (name.length > 15) errs.push('must be no more than 15 characters');
-  if (!/^[-a-z0-9]+$/.test(name)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-  if (name.includes('--')) errs.push("must not contain consecutive hyphens");
+  if (!/^[-a-z0-9]+$/.test(name)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (name.includes('--')) errs.push('must not contain consecutive hyphens');
   if (!/[a-z]/.test(name)) errs.push('must contain at least one letter (a-z)');
   if (name.startsWith('-') || name.endsWith('-')) errs.push('must not begin or end with a hyphen');
   return errs;
 }
 
-const goStrings = (xs: readonly unknown[]): RenderedValue => ({ rendered: `[]string{${xs.map((x) => JSON.stringify(String(x))).join(', ')}}` });
+const goStrings = (xs: readonly unknown[]): RenderedValue => ({
+  rendered: `[]string{${xs.map((x) => JSON.stringify(String(x))).join(', ')}}`,
+});
 
 function validatePorts(spec: Obj, out: FieldCause[]): void {
   const ports = listAt(spec, 'ports');
@@ -112,22 +138,32 @@ function validatePorts(spec: Obj, out: FieldCause[]): void {
       names.add(name);
     }
     const port = p.port;
-    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) out.push(invalid(`${at}.port`, port as number, PORT_RANGE_MSG));
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
+      out.push(invalid(`${at}.port`, port as number, PORT_RANGE_MSG));
     const protocol = p.protocol;
-    if (!SERVICE_PROTOCOLS.includes(protocol as (typeof SERVICE_PROTOCOLS)[number])) out.push(notSupported(`${at}.protocol`, String(protocol ?? ''), SERVICE_PROTOCOLS));
+    if (!SERVICE_PROTOCOLS.includes(protocol as (typeof SERVICE_PROTOCOLS)[number]))
+      out.push(notSupported(`${at}.protocol`, String(protocol ?? ''), SERVICE_PROTOCOLS));
     const key = `${String(port)}/${String(protocol)}`;
-    if (keys.has(key)) out.push(duplicate(`spec.ports[${i}]`, { rendered: `core.ServicePort{Name:${JSON.stringify(name)}, Protocol:${JSON.stringify(protocol)}, Port:${String(port)}}` }));
+    if (keys.has(key))
+      out.push(
+        duplicate(`spec.ports[${i}]`, {
+          rendered: `core.ServicePort{Name:${JSON.stringify(name)}, Protocol:${JSON.stringify(protocol)}, Port:${String(port)}}`,
+        }),
+      );
     keys.add(key);
     const target = p.targetPort;
     if (typeof target === 'number') {
-      if (!Number.isInteger(target) || target < 1 || target > 65535) out.push(invalid(`${at}.targetPort`, target, PORT_RANGE_MSG));
+      if (!Number.isInteger(target) || target < 1 || target > 65535)
+        out.push(invalid(`${at}.targetPort`, target, PORT_RANGE_MSG));
     } else if (typeof target === 'string') {
       for (const m of portNameErrors(target)) out.push(invalid(`${at}.targetPort`, target, m));
     }
     const nodePort = p.nodePort;
     if (nodePort !== undefined && nodePort !== 0) {
-      if (!needsNodePorts(spec)) out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${typeOf(spec)}'`));
-      else if (typeof nodePort !== 'number' || nodePort < 1 || nodePort > 65535) out.push(invalid(`${at}.nodePort`, nodePort as number, PORT_RANGE_MSG));
+      if (!needsNodePorts(spec))
+        out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${typeOf(spec)}'`));
+      else if (typeof nodePort !== 'number' || nodePort < 1 || nodePort > 65535)
+        out.push(invalid(`${at}.nodePort`, nodePort as number, PORT_RANGE_MSG));
     }
   });
 }
@@ -137,13 +173,16 @@ function validateSpec(o: KubeObject): FieldCause[] {
   const spec = specOf(o);
   const out: FieldCause[] = [];
   const type = typeOf(spec);
-  if (!SERVICE_TYPES.includes(type as (typeof SERVICE_TYPES)[number])) out.push(notSupported('spec.type', type, SERVICE_TYPES));
+  if (!SERVICE_TYPES.includes(type as (typeof SERVICE_TYPES)[number]))
+    out.push(notSupported('spec.type', type, SERVICE_TYPES));
   const headless = spec.clusterIP === CLUSTER_IP_NONE;
   if (listAt(spec, 'ports').length === 0 && !headless && type !== 'ExternalName') out.push(required('spec.ports'));
   validatePorts(spec, out);
-  if (spec.selector !== undefined && spec.selector !== null) out.push(...validateLabels(spec.selector as Record<string, string>, 'spec.selector'));
+  if (spec.selector !== undefined && spec.selector !== null)
+    out.push(...validateLabels(spec.selector as Record<string, string>, 'spec.selector'));
   const affinity = spec.sessionAffinity;
-  if (!SESSION_AFFINITIES.includes(affinity as (typeof SESSION_AFFINITIES)[number])) out.push(notSupported('spec.sessionAffinity', String(affinity ?? ''), SESSION_AFFINITIES));
+  if (!SESSION_AFFINITIES.includes(affinity as (typeof SESSION_AFFINITIES)[number]))
+    out.push(notSupported('spec.sessionAffinity', String(affinity ?? ''), SESSION_AFFINITIES));
   if (type === 'ExternalName') {
     const name = strAt(spec, 'externalName');
     if (!name) out.push(required('spec.externalName'));
@@ -154,33 +193,62 @@ function validateSpec(o: KubeObject): FieldCause[] {
     if (typeof ip === 'string' && ip && ip !== CLUSTER_IP_NONE && !isIpAddress(ip)) {
       out.push(invalid('spec.clusterIPs[0]', ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
     }
-    if (headless && type === 'NodePort') out.push(invalid('spec.clusterIPs[0]', ip as string, "may not be set to 'None' for NodePort services"));
-    if (headless && type === 'LoadBalancer') out.push(invalid('spec.clusterIPs[0]', ip as string, "may not be set to 'None' for LoadBalancer services"));
+    if (headless && type === 'NodePort')
+      out.push(invalid('spec.clusterIPs[0]', ip as string, "may not be set to 'None' for NodePort services"));
+    if (headless && type === 'LoadBalancer')
+      out.push(invalid('spec.clusterIPs[0]', ip as string, "may not be set to 'None' for LoadBalancer services"));
   }
   return out;
 }
 
 /** The allocator's refusals of a requested ClusterIP or node port (kube answers them as Invalid too). */
-function validateAllocation(o: KubeObject, old: KubeObject | undefined, cidr: Ipv4Cidr, ctx: AdmissionContext): FieldCause[] {
+function validateAllocation(
+  o: KubeObject,
+  old: KubeObject | undefined,
+  cidr: Ipv4Cidr,
+  ctx: AdmissionContext,
+): FieldCause[] {
   const spec = specOf(o);
   const oldSpec = old ? (objectAt(old, 'spec') ?? {}) : {};
   const out: FieldCause[] = [];
   const { ips, ports } = usedAddresses(ctx, o);
   const ip = spec.clusterIP;
-  if (needsClusterIp(spec) && typeof ip === 'string' && ip && ip !== CLUSTER_IP_NONE && isIpAddress(ip) && ip !== oldSpec.clusterIP) {
+  if (
+    needsClusterIp(spec) &&
+    typeof ip === 'string' &&
+    ip &&
+    ip !== CLUSTER_IP_NONE &&
+    isIpAddress(ip) &&
+    ip !== oldSpec.clusterIP
+  ) {
     if (!cidrContains(cidr, ip)) {
-      out.push(invalid('spec.clusterIPs', goStrings([ip]), `failed to allocate IP ${ip}: provided IP is not in the valid range. The range of valid IPs is ${cidr.text}`));
+      out.push(
+        invalid(
+          'spec.clusterIPs',
+          goStrings([ip]),
+          `failed to allocate IP ${ip}: provided IP is not in the valid range. The range of valid IPs is ${cidr.text}`,
+        ),
+      );
     } else if (ips.has(ip)) {
-      out.push(invalid('spec.clusterIPs', goStrings([ip]), `failed to allocate IP ${ip}: provided IP is already allocated`));
+      out.push(
+        invalid('spec.clusterIPs', goStrings([ip]), `failed to allocate IP ${ip}: provided IP is already allocated`),
+      );
     }
   }
-  if (needsClusterIp(spec) && !spec.clusterIP) out.push(invalid('spec.clusterIPs', goStrings([]), 'failed to allocate a serviceIP: range is full'));
+  if (needsClusterIp(spec) && !spec.clusterIP)
+    out.push(invalid('spec.clusterIPs', goStrings([]), 'failed to allocate a serviceIP: range is full'));
   const oldPorts = new Set(listAt(oldSpec, 'ports').map((p) => p.nodePort));
   listAt(spec, 'ports').forEach((p, i) => {
     const np = p.nodePort;
     if (typeof np !== 'number' || np === 0 || oldPorts.has(np) || !needsNodePorts(spec)) return;
     if (np < NODE_PORT_RANGE.min || np > NODE_PORT_RANGE.max) {
-      out.push(invalid(`spec.ports[${i}].nodePort`, np, `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`));
+      out.push(
+        invalid(
+          `spec.ports[${i}].nodePort`,
+          np,
+          `provided port is not in the valid range. The range of valid ports is ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}`,
+        ),
+      );
     } else if (ports.has(np)) out.push(invalid(`spec.ports[${i}].nodePort`, np, 'provided port is already allocated'));
   });
   return out;
@@ -191,7 +259,8 @@ function validateUpdate(o: KubeObject, old: KubeObject): FieldCause[] {
   const spec = specOf(o);
   const oldSpec = objectAt(old, 'spec') ?? {};
   if (!needsClusterIp(spec) || !needsClusterIp(oldSpec)) return [];
-  if (oldSpec.clusterIP && spec.clusterIP !== oldSpec.clusterIP) return [invalid('spec.clusterIPs[0]', String(spec.clusterIP ?? ''), 'may not change once set')];
+  if (oldSpec.clusterIP && spec.clusterIP !== oldSpec.clusterIP)
+    return [invalid('spec.clusterIPs[0]', String(spec.clusterIP ?? ''), 'may not change once set')];
   return [];
 }
 
@@ -226,7 +295,13 @@ function keepAllocated(o: KubeObject, old: KubeObject): void {
 function portsCell(spec: Obj): string {
   const ports = listAt(spec, 'ports');
   if (ports.length === 0) return '<none>';
-  return ports.map((p) => (p.nodePort ? `${String(p.port)}:${String(p.nodePort)}/${String(p.protocol)}` : `${String(p.port)}/${String(p.protocol)}`)).join(',');
+  return ports
+    .map((p) =>
+      p.nodePort
+        ? `${String(p.port)}:${String(p.nodePort)}/${String(p.protocol)}`
+        : `${String(p.port)}/${String(p.protocol)}`,
+    )
+    .join(',');
 }
 
 /** kubectl's EXTERNAL-IP cell (getServiceExternalIP). */
@@ -240,7 +315,9 @@ function externalIpCell(o: KubeObject): string {
     case 'ExternalName':
       return strAt(spec, 'externalName');
     case 'LoadBalancer': {
-      const ingress = listAt(objectAt(objectAt(o, 'status'), 'loadBalancer'), 'ingress').map((i) => strAt(i, 'ip') || strAt(i, 'hostname'));
+      const ingress = listAt(objectAt(objectAt(o, 'status'), 'loadBalancer'), 'ingress').map(
+        (i) => strAt(i, 'ip') || strAt(i, 'hostname'),
+      );
       const all = [...ingress, ...external].filter(Boolean);
       return all.length ? all.join(',') : '<pending>';
     }
@@ -252,7 +329,10 @@ function externalIpCell(o: KubeObject): string {
 function selectorCell(spec: Obj): string {
   const sel = objectAt(spec, 'selector');
   if (!sel || Object.keys(sel).length === 0) return '<none>';
-  return Object.keys(sel).sort().map((k) => `${k}=${String(sel[k])}`).join(',');
+  return Object.keys(sel)
+    .sort()
+    .map((k) => `${k}=${String(sel[k])}`)
+    .join(',');
 }
 
 /** The Service kind allocating ClusterIPs from `serviceCidr` (kube-apiserver's --service-cluster-ip-range). */
@@ -278,7 +358,15 @@ export function newServiceResource(o: { serviceCidr?: string } = {}): ResourceDe
     ],
     row: (s, now) => {
       const spec = objectAt(s, 'spec') ?? {};
-      return [s.metadata.name ?? '', typeOf(spec), strAt(spec, 'clusterIP') || '<none>', externalIpCell(s), portsCell(spec), age(s, now), selectorCell(spec)];
+      return [
+        s.metadata.name ?? '',
+        typeOf(spec),
+        strAt(spec, 'clusterIP') || '<none>',
+        externalIpCell(s),
+        portsCell(spec),
+        age(s, now),
+        selectorCell(spec),
+      ];
     },
     defaults,
     prepareForCreate(s, ctx) {
@@ -289,8 +377,17 @@ export function newServiceResource(o: { serviceCidr?: string } = {}): ResourceDe
       keepAllocated(s, old);
       allocate(s, cidr, ctx);
     },
-    validateCreate: (s, ctx) => [...validateObjectMeta(s.metadata, { namespaced: true, nameFn: nameIsDNSLabel }), ...validateSpec(s), ...validateAllocation(s, undefined, cidr, ctx)],
-    validateUpdate: (s, old, ctx) => [...validateObjectMetaUpdate(s.metadata, old.metadata), ...validateSpec(s), ...validateUpdate(s, old), ...validateAllocation(s, old, cidr, ctx)],
+    validateCreate: (s, ctx) => [
+      ...validateObjectMeta(s.metadata, { namespaced: true, nameFn: nameIsDNSLabel }),
+      ...validateSpec(s),
+      ...validateAllocation(s, undefined, cidr, ctx),
+    ],
+    validateUpdate: (s, old, ctx) => [
+      ...validateObjectMetaUpdate(s.metadata, old.metadata),
+      ...validateSpec(s),
+      ...validateUpdate(s, old),
+      ...validateAllocation(s, old, cidr, ctx),
+    ],
     validateStatusUpdate: (s, old) => validateObjectMetaUpdate(s.metadata, old.metadata),
   });
 }

@@ -39,7 +39,8 @@ export function parseCidr(text: string): Ipv4Cidr {
   const [ip, bits] = text.split('/');
   const base = parseIpv4(ip ?? '');
   const n = Number(bits);
-  if (base === undefined || !Number.isInteger(n) || n < 1 || n > 30) throw new Error(`invalid IPv4 service CIDR ${JSON.stringify(text)}`);
+  if (base === undefined || !Number.isInteger(n) || n < 1 || n > 30)
+    throw new Error(`invalid IPv4 service CIDR ${JSON.stringify(text)}`);
   const size = 2 ** (32 - n);
   return { text, base: base - (base % size), size };
 }
@@ -53,7 +54,11 @@ export function cidrContains(c: Ipv4Cidr, ip: string): boolean {
  * A free ClusterIP, or undefined when the range is full. Random, as kube's bitmap allocator picks,
  * from the offset past the first address (reserved for the `kubernetes` Service).
  */
-export function allocateClusterIp(c: Ipv4Cidr, inUse: ReadonlySet<string>, random: () => number = Math.random): string | undefined {
+export function allocateClusterIp(
+  c: Ipv4Cidr,
+  inUse: ReadonlySet<string>,
+  random: () => number = Math.random,
+): string | undefined {
   const first = c.base + 2; // network address and the kubernetes Service's address stay free
   const count = c.size - 3; // … and the broadcast address
   if (count <= 0) return undefined;

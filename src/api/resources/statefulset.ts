@@ -41,7 +41,8 @@ export function applyStatefulSetDefaults(sts: KubeObject): void {
   setDefault(spec, 'revisionHistoryLimit', 10);
   // The template's labels label the set when it has none (apps/v1 defaulting).
   const templateLabels = objectAt(objectAt(objectAt(spec, 'template'), 'metadata'), 'labels');
-  if (templateLabels && Object.keys(sts.metadata.labels ?? {}).length === 0) sts.metadata.labels = { ...(templateLabels as Record<string, string>) };
+  if (templateLabels && Object.keys(sts.metadata.labels ?? {}).length === 0)
+    sts.metadata.labels = { ...(templateLabels as Record<string, string>) };
   for (const t of listAt(spec, 'volumeClaimTemplates')) {
     // Claim templates are PersistentVolumeClaims and get their defaults, status phase included.
     setDefault(t, 'apiVersion', 'v1');
@@ -64,18 +65,42 @@ function validateSpec(sts: KubeObject): FieldCause[] {
   const policy = spec.podManagementPolicy;
   if (policy === '' || policy === undefined) out.push(required('spec.podManagementPolicy'));
   else if (!(POD_MANAGEMENT_POLICIES as readonly unknown[]).includes(policy)) {
-    out.push(invalid('spec.podManagementPolicy', String(policy), `must be '${POD_MANAGEMENT_POLICIES[0]}' or '${POD_MANAGEMENT_POLICIES[1]}'`));
+    out.push(
+      invalid(
+        'spec.podManagementPolicy',
+        String(policy),
+        `must be '${POD_MANAGEMENT_POLICIES[0]}' or '${POD_MANAGEMENT_POLICIES[1]}'`,
+      ),
+    );
   }
   const strategy = objectAt(spec, 'updateStrategy') ?? {};
   const type = strategy.type;
   if (type === 'OnDelete') {
     if (strategy.rollingUpdate !== undefined && strategy.rollingUpdate !== null) {
-      out.push(invalid('spec.updateStrategy.rollingUpdate', { rendered: 'rollingUpdate' }, `only allowed for updateStrategy 'RollingUpdate'`));
+      out.push(
+        invalid(
+          'spec.updateStrategy.rollingUpdate',
+          { rendered: 'rollingUpdate' },
+          `only allowed for updateStrategy 'RollingUpdate'`,
+        ),
+      );
     }
   } else if (type === 'RollingUpdate') {
-    nonNegative(objectAt(strategy, 'rollingUpdate') ?? {}, 'partition', out, 'spec.updateStrategy.rollingUpdate.partition');
+    nonNegative(
+      objectAt(strategy, 'rollingUpdate') ?? {},
+      'partition',
+      out,
+      'spec.updateStrategy.rollingUpdate.partition',
+    );
   } else if (type === undefined || type === '') out.push(required('spec.updateStrategy'));
-  else out.push(invalid('spec.updateStrategy', String(type), `must be '${STATEFULSET_UPDATE_STRATEGIES[1]}' or '${STATEFULSET_UPDATE_STRATEGIES[0]}'`));
+  else
+    out.push(
+      invalid(
+        'spec.updateStrategy',
+        String(type),
+        `must be '${STATEFULSET_UPDATE_STRATEGIES[1]}' or '${STATEFULSET_UPDATE_STRATEGIES[0]}'`,
+      ),
+    );
   const retention = objectAt(spec, 'persistentVolumeClaimRetentionPolicy') ?? {};
   for (const k of ['whenDeleted', 'whenScaled']) {
     const v = retention[k];
@@ -94,7 +119,14 @@ function validateSpec(sts: KubeObject): FieldCause[] {
 }
 
 /** Fields of a StatefulSet's spec that may change after creation (ValidateStatefulSetUpdate). */
-const MUTABLE_SPEC_FIELDS = ['replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'] as const;
+const MUTABLE_SPEC_FIELDS = [
+  'replicas',
+  'ordinals',
+  'template',
+  'updateStrategy',
+  'persistentVolumeClaimRetentionPolicy',
+  'minReadySeconds',
+] as const;
 
 function validateSpecUpdate(sts: KubeObject, old: KubeObject): FieldCause[] {
   const strip = (o: KubeObject): Obj => {
@@ -111,7 +143,15 @@ function validateSpecUpdate(sts: KubeObject, old: KubeObject): FieldCause[] {
   ];
 }
 
-const STATUS_COUNTS = ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount'] as const;
+const STATUS_COUNTS = [
+  'replicas',
+  'readyReplicas',
+  'currentReplicas',
+  'updatedReplicas',
+  'availableReplicas',
+  'observedGeneration',
+  'collisionCount',
+] as const;
 
 function validateStatus(sts: KubeObject): FieldCause[] {
   const status = objectAt(sts, 'status') ?? {};
@@ -123,13 +163,20 @@ function validateStatus(sts: KubeObject): FieldCause[] {
       out.push(invalid(`status.${k}`, status[k] as number, 'cannot be greater than status.replicas'));
     }
   }
-  if (typeof status.availableReplicas === 'number' && typeof status.readyReplicas === 'number' && status.availableReplicas > status.readyReplicas) {
-    out.push(invalid('status.availableReplicas', status.availableReplicas, 'cannot be greater than status.readyReplicas'));
+  if (
+    typeof status.availableReplicas === 'number' &&
+    typeof status.readyReplicas === 'number' &&
+    status.availableReplicas > status.readyReplicas
+  ) {
+    out.push(
+      invalid('status.availableReplicas', status.availableReplicas, 'cannot be greater than status.readyReplicas'),
+    );
   }
   return out;
 }
 
-const meta = (o: KubeObject): FieldCause[] => validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain });
+const meta = (o: KubeObject): FieldCause[] =>
+  validateObjectMeta(o.metadata, { namespaced: true, nameFn: nameIsDNSSubdomain });
 
 export const statefulSetResource = baseResourceDef({
   group: 'apps',
@@ -141,16 +188,16 @@ export const statefulSetResource = baseResourceDef({
   shortNames: ['sts'],
   subresources: [scaleSubresource()],
   categories: ['all'],
-  columns: [
-    nameColumn(),
-    column('Ready', 'Number of the pod with ready state'),
-    ageColumn(),
-    ...wideWorkloadColumns(),
-  ],
+  columns: [nameColumn(), column('Ready', 'Number of the pod with ready state'), ageColumn(), ...wideWorkloadColumns()],
   row: (o, now) => {
     const spec = objectAt(o, 'spec') ?? {};
     const status = objectAt(o, 'status') ?? {};
-    return [o.metadata.name ?? '', `${Number(status.readyReplicas ?? 0)}/${Number(spec.replicas ?? 0)}`, age(o, now), ...containersAndImages(o)];
+    return [
+      o.metadata.name ?? '',
+      `${Number(status.readyReplicas ?? 0)}/${Number(spec.replicas ?? 0)}`,
+      age(o, now),
+      ...containersAndImages(o),
+    ];
   },
   statusResetsMeta: true,
   defaults: applyStatefulSetDefaults,
@@ -159,6 +206,10 @@ export const statefulSetResource = baseResourceDef({
     o.metadata.generation = 1;
   },
   validateCreate: (o) => [...meta(o), ...validateSpec(o)],
-  validateUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateSpec(o), ...validateSpecUpdate(o, old)],
+  validateUpdate: (o, old) => [
+    ...validateObjectMetaUpdate(o.metadata, old.metadata),
+    ...validateSpec(o),
+    ...validateSpecUpdate(o, old),
+  ],
   validateStatusUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateStatus(o)],
 });

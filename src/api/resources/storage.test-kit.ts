@@ -8,9 +8,15 @@ export const NOW = '2026-01-02T03:04:05Z';
 export function admission(objects: readonly KubeObject[] = [], now = NOW): AdmissionContext {
   return {
     now,
-    list: (kind, namespace) => objects.filter((o) => o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace)),
+    list: (kind, namespace) =>
+      objects.filter((o) => o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace)),
     get: (kind, name, namespace) =>
-      objects.find((o) => o.kind === kind && o.metadata.name === name && (namespace === undefined || o.metadata.namespace === namespace)),
+      objects.find(
+        (o) =>
+          o.kind === kind &&
+          o.metadata.name === name &&
+          (namespace === undefined || o.metadata.namespace === namespace),
+      ),
   };
 }
 

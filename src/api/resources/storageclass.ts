@@ -24,7 +24,10 @@ import {
   duplicate,
 } from './common.js';
 
-import { ANN_BETA_DEFAULT_CLASS as BETA_IS_DEFAULT_CLASS_ANNOTATION, ANN_DEFAULT_CLASS as IS_DEFAULT_CLASS_ANNOTATION } from '../../kube/names.js';
+import {
+  ANN_BETA_DEFAULT_CLASS as BETA_IS_DEFAULT_CLASS_ANNOTATION,
+  ANN_DEFAULT_CLASS as IS_DEFAULT_CLASS_ANNOTATION,
+} from '../../kube/names.js';
 
 const SC_RECLAIM_POLICIES = ['Delete', 'Retain'];
 export const VOLUME_BINDING_MODES = ['Immediate', 'WaitForFirstConsumer'] as const;
@@ -78,19 +81,24 @@ function validateStorageClass(sc: KubeObject): FieldCause[] {
   else for (const m of isQualifiedName(provisioner.toLowerCase())) out.push(invalid('provisioner', provisioner, m));
   out.push(...validateParameters(sc.parameters, 'parameters'));
   const policy = str(sc.reclaimPolicy) ?? '';
-  if (policy && !SC_RECLAIM_POLICIES.includes(policy)) out.push(notSupported('reclaimPolicy', policy, SC_RECLAIM_POLICIES));
+  if (policy && !SC_RECLAIM_POLICIES.includes(policy))
+    out.push(notSupported('reclaimPolicy', policy, SC_RECLAIM_POLICIES));
   const mode = sc.volumeBindingMode;
   if (mode === undefined || mode === null) out.push(required('volumeBindingMode'));
-  else if (!(VOLUME_BINDING_MODES as readonly unknown[]).includes(mode)) out.push(notSupported('volumeBindingMode', String(mode), VOLUME_BINDING_MODES));
+  else if (!(VOLUME_BINDING_MODES as readonly unknown[]).includes(mode))
+    out.push(notSupported('volumeBindingMode', String(mode), VOLUME_BINDING_MODES));
   out.push(...validateAllowedTopologies(sc.allowedTopologies, 'allowedTopologies'));
   return out;
 }
 
 function validateStorageClassUpdate(sc: KubeObject, old: KubeObject): FieldCause[] {
   const out = [...validateStorageClass(sc), ...validateObjectMetaUpdate(sc.metadata, old.metadata)];
-  if (!deepEqual(obj(sc.parameters) ?? {}, obj(old.parameters) ?? {})) out.push(forbidden('parameters', 'updates to parameters are forbidden.'));
-  if ((sc.provisioner ?? '') !== (old.provisioner ?? '')) out.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
-  if ((sc.reclaimPolicy ?? '') !== (old.reclaimPolicy ?? '')) out.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
+  if (!deepEqual(obj(sc.parameters) ?? {}, obj(old.parameters) ?? {}))
+    out.push(forbidden('parameters', 'updates to parameters are forbidden.'));
+  if ((sc.provisioner ?? '') !== (old.provisioner ?? ''))
+    out.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
+  if ((sc.reclaimPolicy ?? '') !== (old.reclaimPolicy ?? ''))
+    out.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
   if (!deepEqual(sc.volumeBindingMode ?? null, old.volumeBindingMode ?? null)) {
     out.push(invalid('volumeBindingMode', (sc.volumeBindingMode as string | undefined) ?? null, FIELD_IMMUTABLE));
   }
@@ -108,9 +116,21 @@ export const storageClassResource: ResourceDef = baseResourceDef({
   columns: [
     NAME_COLUMN,
     column('Provisioner', 'string', 'provisioner indicates the type of the provisioner.'),
-    column('ReclaimPolicy', 'string', 'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.'),
-    column('VolumeBindingMode', 'string', 'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.'),
-    column('AllowVolumeExpansion', 'string', 'allowVolumeExpansion shows whether the storage class allow volume expand.'),
+    column(
+      'ReclaimPolicy',
+      'string',
+      'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.',
+    ),
+    column(
+      'VolumeBindingMode',
+      'string',
+      'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.',
+    ),
+    column(
+      'AllowVolumeExpansion',
+      'string',
+      'allowVolumeExpansion shows whether the storage class allow volume expand.',
+    ),
     AGE_COLUMN,
   ],
   row(sc, now) {

@@ -160,7 +160,8 @@ export interface StreamSubresource {
 }
 
 /** A subresource beyond `/status` (which `hasStatus` declares). */
-export type SubresourceDef = PartialUpdateSubresource | ActionSubresource | EvictionSubresource | ScaleSubresource | StreamSubresource;
+export type SubresourceDef =
+  PartialUpdateSubresource | ActionSubresource | EvictionSubresource | ScaleSubresource | StreamSubresource;
 
 /**
  * Everything the generic REST handler needs to serve one kind. One file per kind under

@@ -50,14 +50,16 @@ function validateVA(va: KubeObject): FieldCause[] {
   if (!hasPv && !hasInline) out.push(required('spec.source', exactlyOne));
   else if (hasPv && hasInline) out.push(forbidden('spec.source', exactlyOne));
   else if (hasPv) {
-    if (!str(pvName)) out.push(required('spec.source.persistentVolumeName', 'must specify non empty persistentVolumeName'));
+    if (!str(pvName))
+      out.push(required('spec.source.persistentVolumeName', 'must specify non empty persistentVolumeName'));
   } else out.push(...validatePersistentVolumeSpec(inline, 'spec.source.inlineVolumeSpec', true));
   const nodeName = str(spec.nodeName) ?? '';
   for (const m of nameIsDNSSubdomain(nodeName, false)) out.push(invalid('spec.nodeName', nodeName, m));
 
   const status = obj(va.status) ?? {};
   let size = 0;
-  for (const [k, v] of Object.entries(obj(status.attachmentMetadata) ?? {})) size += Buffer.byteLength(k) + Buffer.byteLength(String(v));
+  for (const [k, v] of Object.entries(obj(status.attachmentMetadata) ?? {}))
+    size += Buffer.byteLength(k) + Buffer.byteLength(String(v));
   if (size > MAX_ATTACHMENT_METADATA_SIZE) out.push(tooLong('status.attachmentMetadata', MAX_ATTACHMENT_METADATA_SIZE));
   out.push(...validateVolumeError(status.attachError, 'status.attachError'));
   out.push(...validateVolumeError(status.detachError, 'status.detachError'));
@@ -87,10 +89,20 @@ export const volumeAttachmentResource: ResourceDef = baseResourceDef({
   statusResetsMeta: true,
   columns: [
     NAME_COLUMN,
-    column('Attacher', 'string', 'attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().', 0, 'name'),
+    column(
+      'Attacher',
+      'string',
+      'attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().',
+      0,
+      'name',
+    ),
     column('PV', 'string', 'persistentVolumeName represents the name of the persistent volume to attach.'),
     column('Node', 'string', 'nodeName represents the node that the volume should be attached to.'),
-    column('Attached', 'boolean', 'attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.'),
+    column(
+      'Attached',
+      'boolean',
+      'attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.',
+    ),
     AGE_COLUMN,
   ],
   row(va, now) {

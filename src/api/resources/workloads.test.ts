@@ -27,24 +27,72 @@ describe('Deployment defaults and validation', () => {
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
       revisionHistoryLimit: 10,
       progressDeadlineSeconds: 600,
-      template: { spec: { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', containers: [{ imagePullPolicy: 'IfNotPresent' }] } },
+      template: {
+        spec: { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', containers: [{ imagePullPolicy: 'IfNotPresent' }] },
+      },
     });
     expect(d.metadata.generation).toBe(1);
     expect(d.status).toEqual({});
   });
 
   it.each([
-    { name: 'selector must match template labels', spec: { selector: { matchLabels: { app: 'other' } } }, want: ['spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`'] },
+    {
+      name: 'selector must match template labels',
+      spec: { selector: { matchLabels: { app: 'other' } } },
+      want: [
+        'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`',
+      ],
+    },
     { name: 'selector required', spec: { selector: undefined }, want: ['spec.selector: Required value'] },
-    { name: 'negative replicas', spec: { replicas: -1 }, want: ['spec.replicas: Invalid value: -1: must be greater than or equal to 0'] },
-    { name: 'both fenceposts zero', spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 0 } } }, want: ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0'] },
-    { name: 'Recreate with rollingUpdate', spec: { strategy: { type: 'Recreate', rollingUpdate: { maxSurge: 1 } } }, want: ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"] },
-    { name: 'unknown strategy', spec: { strategy: { type: 'Blue' } }, want: ['spec.strategy.type: Unsupported value: "Blue": supported values: "Recreate", "RollingUpdate"'] },
-    { name: 'restartPolicy Never', spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } }, want: ['spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'] },
-    { name: 'pod spec validated under the template', spec: { template: { ...template, spec: { containers: [] } } }, want: ['spec.template.spec.containers: Required value'] },
-    { name: 'empty selector', spec: { selector: { matchLabels: {} } }, want: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment'] },
-    { name: 'template activeDeadlineSeconds', spec: { template: { ...template, spec: { ...template.spec, activeDeadlineSeconds: 5 } } }, want: ['spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported'] },
-    { name: 'deadline not above minReadySeconds', spec: { minReadySeconds: 700 }, want: ['spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds'] },
+    {
+      name: 'negative replicas',
+      spec: { replicas: -1 },
+      want: ['spec.replicas: Invalid value: -1: must be greater than or equal to 0'],
+    },
+    {
+      name: 'both fenceposts zero',
+      spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 0 } } },
+      want: ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0'],
+    },
+    {
+      name: 'Recreate with rollingUpdate',
+      spec: { strategy: { type: 'Recreate', rollingUpdate: { maxSurge: 1 } } },
+      want: ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"],
+    },
+    {
+      name: 'unknown strategy',
+      spec: { strategy: { type: 'Blue' } },
+      want: ['spec.strategy.type: Unsupported value: "Blue": supported values: "Recreate", "RollingUpdate"'],
+    },
+    {
+      name: 'restartPolicy Never',
+      spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } },
+      want: ['spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'],
+    },
+    {
+      name: 'pod spec validated under the template',
+      spec: { template: { ...template, spec: { containers: [] } } },
+      want: ['spec.template.spec.containers: Required value'],
+    },
+    {
+      name: 'empty selector',
+      spec: { selector: { matchLabels: {} } },
+      want: [
+        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment',
+      ],
+    },
+    {
+      name: 'template activeDeadlineSeconds',
+      spec: { template: { ...template, spec: { ...template.spec, activeDeadlineSeconds: 5 } } },
+      want: [
+        'spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported',
+      ],
+    },
+    {
+      name: 'deadline not above minReadySeconds',
+      spec: { minReadySeconds: 700 },
+      want: ['spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds'],
+    },
   ])('$name', ({ spec, want }) => {
     expect(create(deployment, workload('Deployment', spec))).toEqual(want);
   });
@@ -54,9 +102,11 @@ describe('Deployment defaults and validation', () => {
     create(deployment, old);
     const next = structuredClone(old);
     (next.spec as { selector: unknown }).selector = { matchLabels: { app: 'web', tier: 'x' } };
-    ((next.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels).tier = 'x';
+    (next.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels.tier = 'x';
     deployment.prepareForUpdate(next, old, ctx());
-    expect(texts(deployment.validateUpdate(next, old, ctx()))).toEqual(['spec.selector: Invalid value: "{\\"matchLabels\\":{\\"app\\":\\"web\\",\\"tier\\":\\"x\\"}}": field is immutable']);
+    expect(texts(deployment.validateUpdate(next, old, ctx()))).toEqual([
+      'spec.selector: Invalid value: "{\\"matchLabels\\":{\\"app\\":\\"web\\",\\"tier\\":\\"x\\"}}": field is immutable',
+    ]);
     const annotated = structuredClone(old);
     annotated.metadata.annotations = { 'kubernetes.io/change-cause': 'x' };
     deployment.prepareForUpdate(annotated, old, ctx());
@@ -70,8 +120,26 @@ describe('Deployment defaults and validation', () => {
   it('kubectl columns: READY UP-TO-DATE AVAILABLE AGE, wide CONTAINERS IMAGES SELECTOR', () => {
     const d = workload('Deployment', { replicas: 3 });
     d.status = { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 };
-    expect(deployment.columns.map((c) => c.name)).toEqual(['Name', 'Ready', 'Up-to-date', 'Available', 'Age', 'Containers', 'Images', 'Selector']);
-    expect(deployment.row(d, Date.parse('2024-05-01T12:00:00Z'))).toEqual(['web', '2/3', 3, 2, '5m', 'c', 'nginx:1.25', 'app=web']);
+    expect(deployment.columns.map((c) => c.name)).toEqual([
+      'Name',
+      'Ready',
+      'Up-to-date',
+      'Available',
+      'Age',
+      'Containers',
+      'Images',
+      'Selector',
+    ]);
+    expect(deployment.row(d, Date.parse('2024-05-01T12:00:00Z'))).toEqual([
+      'web',
+      '2/3',
+      3,
+      2,
+      '5m',
+      'c',
+      'nginx:1.25',
+      'app=web',
+    ]);
   });
 });
 
@@ -89,23 +157,41 @@ describe('ReplicaSet', () => {
     const old = workload('ReplicaSet');
     create(replicaSet, old);
     const next = { ...structuredClone(old), status: { replicas: 2, readyReplicas: -1, observedGeneration: 1 } };
-    expect(texts(replicaSet.validateStatusUpdate!(next, old, ctx()))).toEqual(['status.readyReplicas: Invalid value: -1: must be greater than or equal to 0']);
-    expect(texts(replicaSet.validateStatusUpdate!({ ...next, status: { replicas: 2, readyReplicas: 1 } }, old, ctx()))).toEqual([]);
+    expect(texts(replicaSet.validateStatusUpdate!(next, old, ctx()))).toEqual([
+      'status.readyReplicas: Invalid value: -1: must be greater than or equal to 0',
+    ]);
+    expect(
+      texts(replicaSet.validateStatusUpdate!({ ...next, status: { replicas: 2, readyReplicas: 1 } }, old, ctx())),
+    ).toEqual([]);
   });
 });
 
 describe('the scale subresource', () => {
   const sub = scaleSubresource();
   it('reads spec.replicas, status.replicas and the selector as a string', () => {
-    const d = workload('Deployment', { replicas: 4, selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'a'] }] } });
+    const d = workload('Deployment', {
+      replicas: 4,
+      selector: {
+        matchLabels: { app: 'web' },
+        matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'a'] }],
+      },
+    });
     d.status = { replicas: 3 };
-    expect(scaleOf(sub, d)).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 4 }, status: { replicas: 3, selector: 'app=web,tier in (a,b)' } });
+    expect(scaleOf(sub, d)).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas: 4 },
+      status: { replicas: 3, selector: 'app=web,tier in (a,b)' },
+    });
   });
   it('writes spec.replicas into a copy and refuses negative counts', () => {
     const d = workload('Deployment', { replicas: 1 });
     const out = withScaledReplicas(sub, d, { metadata: {}, spec: { replicas: 5 } });
     expect([(out.spec as { replicas: number }).replicas, (d.spec as { replicas: number }).replicas]).toEqual([5, 1]);
-    expect(texts(validateScale({ metadata: {}, spec: { replicas: -2 } }))).toEqual(['spec.replicas: Invalid value: -2: must be greater than or equal to 0']);
+    expect(texts(validateScale({ metadata: {}, spec: { replicas: -2 } }))).toEqual([
+      'spec.replicas: Invalid value: -2: must be greater than or equal to 0',
+    ]);
   });
 });
 
@@ -117,21 +203,39 @@ describe('Service', () => {
     const s = svc({ selector: { app: 'web' }, ports: [{ port: 80 }] });
     expect(create(svcDef, s)).toEqual([]);
     const spec = s.spec as { clusterIP: string; clusterIPs: string[] };
-    expect(s.spec).toMatchObject({ type: 'ClusterIP', sessionAffinity: 'None', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }], internalTrafficPolicy: 'Cluster', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack' });
+    expect(s.spec).toMatchObject({
+      type: 'ClusterIP',
+      sessionAffinity: 'None',
+      ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }],
+      internalTrafficPolicy: 'Cluster',
+      ipFamilies: ['IPv4'],
+      ipFamilyPolicy: 'SingleStack',
+    });
     expect(spec.clusterIPs).toEqual([spec.clusterIP]);
     expect(cidrContains(parseCidr('10.0.0.0/29'), spec.clusterIP)).toBe(true);
     expect(spec.clusterIP).not.toBe('10.0.0.1'); // kept for the kubernetes Service
   });
 
   it('a full range, a taken or out-of-range address are refused as kube-apiserver does', () => {
-    const taken = ['10.0.0.2', '10.0.0.3', '10.0.0.4', '10.0.0.5', '10.0.0.6'].map((ip, i) => ({ ...obj('Service', `t${i}`, { spec: { clusterIP: ip } }, 'default'), metadata: { name: `t${i}`, namespace: 'default', uid: `t${i}` } }));
-    expect(create(svcDef, svc({ ports: [{ port: 80 }] }), taken)).toEqual(['spec.clusterIPs: Invalid value: []string{}: failed to allocate a serviceIP: range is full']);
-    expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: '10.0.0.3' }), taken)).toEqual(['spec.clusterIPs: Invalid value: []string{"10.0.0.3"}: failed to allocate IP 10.0.0.3: provided IP is already allocated']);
-    expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: '10.9.0.3' }))).toEqual(['spec.clusterIPs: Invalid value: []string{"10.9.0.3"}: failed to allocate IP 10.9.0.3: provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/29']);
+    const taken = ['10.0.0.2', '10.0.0.3', '10.0.0.4', '10.0.0.5', '10.0.0.6'].map((ip, i) => ({
+      ...obj('Service', `t${i}`, { spec: { clusterIP: ip } }, 'default'),
+      metadata: { name: `t${i}`, namespace: 'default', uid: `t${i}` },
+    }));
+    expect(create(svcDef, svc({ ports: [{ port: 80 }] }), taken)).toEqual([
+      'spec.clusterIPs: Invalid value: []string{}: failed to allocate a serviceIP: range is full',
+    ]);
+    expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: '10.0.0.3' }), taken)).toEqual([
+      'spec.clusterIPs: Invalid value: []string{"10.0.0.3"}: failed to allocate IP 10.0.0.3: provided IP is already allocated',
+    ]);
+    expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: '10.9.0.3' }))).toEqual([
+      'spec.clusterIPs: Invalid value: []string{"10.9.0.3"}: failed to allocate IP 10.9.0.3: provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/29',
+    ]);
   });
 
   it.each(['1:2', ':::', '10.0.0.03'])('a clusterIP that is no IP address (%s) is refused', (ip) => {
-    expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: ip }))).toEqual([`spec.clusterIPs[0]: Invalid value: "${ip}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`]);
+    expect(create(svcDef, svc({ ports: [{ port: 80 }], clusterIP: ip }))).toEqual([
+      `spec.clusterIPs[0]: Invalid value: "${ip}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+    ]);
   });
 
   it('headless and ExternalName get no address; NodePort gets a node port', () => {
@@ -146,16 +250,45 @@ describe('Service', () => {
     const nodePort = (np.spec as { ports: Array<{ nodePort: number }> }).ports[0]!.nodePort;
     expect(nodePort).toBeGreaterThanOrEqual(30000);
     expect(nodePort).toBeLessThanOrEqual(32767);
-    expect(svcDef.row(np, Date.parse('2024-05-01T12:00:00Z'))).toEqual(['s', 'NodePort', (np.spec as { clusterIP: string }).clusterIP, '<none>', `80:${nodePort}/TCP`, '5m', '<none>']);
+    expect(svcDef.row(np, Date.parse('2024-05-01T12:00:00Z'))).toEqual([
+      's',
+      'NodePort',
+      (np.spec as { clusterIP: string }).clusterIP,
+      '<none>',
+      `80:${nodePort}/TCP`,
+      '5m',
+      '<none>',
+    ]);
   });
 
   it.each([
     { name: 'ports required', spec: {}, want: ['spec.ports: Required value'] },
-    { name: 'two unnamed ports', spec: { ports: [{ port: 80 }, { port: 81 }] }, want: ['spec.ports[0].name: Required value', 'spec.ports[1].name: Required value'] },
-    { name: 'port out of range', spec: { ports: [{ port: 70000 }] }, want: ['spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive', 'spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive'] },
-    { name: 'nodePort on a ClusterIP Service', spec: { ports: [{ port: 80, nodePort: 30001 }] }, want: ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"] },
+    {
+      name: 'two unnamed ports',
+      spec: { ports: [{ port: 80 }, { port: 81 }] },
+      want: ['spec.ports[0].name: Required value', 'spec.ports[1].name: Required value'],
+    },
+    {
+      name: 'port out of range',
+      spec: { ports: [{ port: 70000 }] },
+      want: [
+        'spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive',
+        'spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+      ],
+    },
+    {
+      name: 'nodePort on a ClusterIP Service',
+      spec: { ports: [{ port: 80, nodePort: 30001 }] },
+      want: ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"],
+    },
     { name: 'ExternalName needs a name', spec: { type: 'ExternalName' }, want: ['spec.externalName: Required value'] },
-    { name: 'unknown type', spec: { type: 'Magic', ports: [{ port: 1 }] }, want: ['spec.type: Unsupported value: "Magic": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"'] },
+    {
+      name: 'unknown type',
+      spec: { type: 'Magic', ports: [{ port: 1 }] },
+      want: [
+        'spec.type: Unsupported value: "Magic": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+      ],
+    },
   ])('$name', ({ spec, want }) => {
     expect(create(svcDef, svc(spec))).toEqual(want);
   });
@@ -169,7 +302,9 @@ describe('Service', () => {
     const other = (old.spec as { clusterIP: string }).clusterIP === '10.0.0.6' ? '10.0.0.5' : '10.0.0.6';
     const moved = svc({ ports: [{ port: 80 }], clusterIP: other });
     svcDef.prepareForUpdate(moved, old, ctx([old]));
-    expect(texts(svcDef.validateUpdate(moved, old, ctx([old])))[0]).toBe(`spec.clusterIPs[0]: Invalid value: "${other}": may not change once set`);
+    expect(texts(svcDef.validateUpdate(moved, old, ctx([old])))[0]).toBe(
+      `spec.clusterIPs[0]: Invalid value: "${other}": may not change once set`,
+    );
   });
 
   it('allocation is random over the range but never hands out a used address', () => {
@@ -183,10 +318,27 @@ describe('discovery and OpenAPI of the scale subresource', () => {
   it('publishes <kind>/scale as autoscaling/v1 Scale, as kube-apiserver does', async () => {
     const { apiResourceList } = await import('../discovery.js');
     const { buildOpenApiV3 } = await import('../openapi/documents.js');
-    const list = apiResourceList([deployment, replicaSet], 'apps', 'v1') as { resources: Array<{ name: string; group?: string; version?: string; kind: string; verbs: string[] }> };
-    expect(list.resources.find((r) => r.name === 'deployments/scale')).toEqual({ name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
-    const doc = buildOpenApiV3([deployment]).entry('apis/apps/v1')!.document as { paths: Record<string, Record<string, { 'x-kubernetes-group-version-kind'?: unknown }>>; components: { schemas: Record<string, unknown> } };
-    expect(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale']?.patch?.['x-kubernetes-group-version-kind']).toEqual({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    const list = apiResourceList([deployment, replicaSet], 'apps', 'v1') as {
+      resources: Array<{ name: string; group?: string; version?: string; kind: string; verbs: string[] }>;
+    };
+    expect(list.resources.find((r) => r.name === 'deployments/scale')).toEqual({
+      name: 'deployments/scale',
+      singularName: '',
+      namespaced: true,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
+    const doc = buildOpenApiV3([deployment]).entry('apis/apps/v1')!.document as {
+      paths: Record<string, Record<string, { 'x-kubernetes-group-version-kind'?: unknown }>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(
+      doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale']?.patch?.[
+        'x-kubernetes-group-version-kind'
+      ],
+    ).toEqual({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
     expect(doc.components.schemas['io.k8s.api.autoscaling.v1.Scale']).toBeDefined();
   });
 });

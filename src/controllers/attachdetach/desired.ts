@@ -2,7 +2,18 @@
  * Desired state of world, pure (the DSW populator's job): every CSI PV that a pod scheduled to a
  * live, controller-managed node uses through a bound claim, for drivers that require attach.
  */
-import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, attachmentName, uniqueVolumeName, type CSIDriver, type DesiredAttachment, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodRef } from './types.js';
+import {
+  ANN_CONTROLLER_MANAGED_ATTACH_DETACH,
+  attachmentName,
+  uniqueVolumeName,
+  type CSIDriver,
+  type DesiredAttachment,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+  type PodRef,
+} from './types.js';
 import { podVolumeClaimName } from '../../kube/ephemeral.js';
 
 export interface DesiredInputs {
@@ -38,7 +49,11 @@ export function podTerminated(p: Pod): boolean {
   if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') return true;
   if (!p.metadata?.deletionTimestamp) return false;
   const st = p.status;
-  return ![...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])].some((c) => c.state?.running !== undefined);
+  return ![
+    ...(st?.initContainerStatuses ?? []),
+    ...(st?.containerStatuses ?? []),
+    ...(st?.ephemeralContainerStatuses ?? []),
+  ].some((c) => c.state?.running !== undefined);
 }
 
 function podClaims(p: Pod): string[] {
@@ -67,7 +82,15 @@ export function desiredAttachments(i: DesiredInputs): Map<string, DesiredAttachm
       let e = out.get(name);
       if (!e) {
         e = {
-          a: { name, pvName, driver: csi.driver, volumeHandle: csi.volumeHandle, nodeName, uniqueName: uniqueVolumeName(csi.driver, csi.volumeHandle), multiAttachAllowed: multiAttachAllowed(pv) },
+          a: {
+            name,
+            pvName,
+            driver: csi.driver,
+            volumeHandle: csi.volumeHandle,
+            nodeName,
+            uniqueName: uniqueVolumeName(csi.driver, csi.volumeHandle),
+            multiAttachAllowed: multiAttachAllowed(pv),
+          },
           pods: [],
         };
         out.set(name, e);

@@ -24,11 +24,26 @@ describe('attachEvents', () => {
   it('tells success once, each distinct failure once, nothing while pending', () => {
     let r = attachEvents(map, [va(undefined)], new Set());
     expect(r.events).toEqual([]);
-    r = attachEvents(map, [va({ attached: false, attachError: { message: 'rpc error: code = Internal desc = boom' } })], r.reported);
+    r = attachEvents(
+      map,
+      [va({ attached: false, attachError: { message: 'rpc error: code = Internal desc = boom' } })],
+      r.reported,
+    );
     expect(r.events).toEqual([
-      { pod: desired.pods[0], type: 'Warning', reason: 'FailedAttachVolume', message: 'AttachVolume.Attach failed for volume "pv1" : rpc error: code = Internal desc = boom' },
+      {
+        pod: desired.pods[0],
+        type: 'Warning',
+        reason: 'FailedAttachVolume',
+        message: 'AttachVolume.Attach failed for volume "pv1" : rpc error: code = Internal desc = boom',
+      },
     ]);
-    expect(attachEvents(map, [va({ attached: false, attachError: { message: 'rpc error: code = Internal desc = boom' } })], r.reported).events).toEqual([]);
+    expect(
+      attachEvents(
+        map,
+        [va({ attached: false, attachError: { message: 'rpc error: code = Internal desc = boom' } })],
+        r.reported,
+      ).events,
+    ).toEqual([]);
     r = attachEvents(map, [va({ attached: true })], r.reported);
     expect(r.events.map((e) => e.message)).toEqual(['AttachVolume.Attach succeeded for volume "pv1"']);
     expect(attachEvents(map, [va({ attached: true })], r.reported).events).toEqual([]);

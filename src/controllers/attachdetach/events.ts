@@ -32,8 +32,18 @@ export function attachEvents(
     for (const pod of d.pods) {
       events.push(
         ok
-          ? { pod, type: 'Normal', reason: 'SuccessfulAttachVolume', message: `AttachVolume.Attach succeeded for volume "${d.pvName}"` }
-          : { pod, type: 'Warning', reason: 'FailedAttachVolume', message: `AttachVolume.Attach failed for volume "${d.pvName}" : ${err}` },
+          ? {
+              pod,
+              type: 'Normal',
+              reason: 'SuccessfulAttachVolume',
+              message: `AttachVolume.Attach succeeded for volume "${d.pvName}"`,
+            }
+          : {
+              pod,
+              type: 'Warning',
+              reason: 'FailedAttachVolume',
+              message: `AttachVolume.Attach failed for volume "${d.pvName}" : ${err}`,
+            },
       );
     }
   }

@@ -2,7 +2,16 @@ import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kuberne
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { describe, expect, it } from 'vitest';
 import { ObjectCache, type IndexFunc, type Informer, type KubeObjectLike } from '../../client/index.js';
-import { POD_CLAIM_INDEX, POD_NODE_INDEX, VA_NODE_INDEX, VA_VOLUME_INDEX, attachmentNodeKeys, attachmentVolumeKeys, podClaimKeys, podNodeKeys } from '../informers.js';
+import {
+  POD_CLAIM_INDEX,
+  POD_NODE_INDEX,
+  VA_NODE_INDEX,
+  VA_VOLUME_INDEX,
+  attachmentNodeKeys,
+  attachmentVolumeKeys,
+  podClaimKeys,
+  podNodeKeys,
+} from '../informers.js';
 import { newKeyFanout } from './fanout.js';
 import { nodeKey, pairKey } from './keys.js';
 
@@ -25,18 +34,42 @@ function informerOf<T extends KubeObjectLike>(objs: T[], indexes: Record<string,
 
 const pod = (name: string, node: string | undefined, claims: string[]): Pod => ({
   metadata: { name, namespace: 'ns' },
-  spec: { ...(node ? { nodeName: node } : {}), containers: [], volumes: claims.map((c) => ({ name: c, persistentVolumeClaim: { claimName: c } })) },
+  spec: {
+    ...(node ? { nodeName: node } : {}),
+    containers: [],
+    volumes: claims.map((c) => ({ name: c, persistentVolumeClaim: { claimName: c } })),
+  },
 });
-const claim = (name: string, pv: string): PersistentVolumeClaim => ({ metadata: { name, namespace: 'ns' }, spec: { volumeName: pv } });
-const volume = (name: string, claimName: string): PersistentVolume => ({ metadata: { name }, spec: { claimRef: { namespace: 'ns', name: claimName } } });
-const va = (pv: string, node: string): VolumeAttachment => ({ metadata: { name: `va-${pv}-${node}` }, spec: { attacher: 'd', nodeName: node, source: { persistentVolumeName: pv } } });
+const claim = (name: string, pv: string): PersistentVolumeClaim => ({
+  metadata: { name, namespace: 'ns' },
+  spec: { volumeName: pv },
+});
+const volume = (name: string, claimName: string): PersistentVolume => ({
+  metadata: { name },
+  spec: { claimRef: { namespace: 'ns', name: claimName } },
+});
+const va = (pv: string, node: string): VolumeAttachment => ({
+  metadata: { name: `va-${pv}-${node}` },
+  spec: { attacher: 'd', nodeName: node, source: { persistentVolumeName: pv } },
+});
 
 function setup() {
   const fan = newKeyFanout({
-    pods: informerOf([pod('a', 'n1', ['c1']), pod('b', 'n2', ['c1']), pod('gone-claim', 'n3', ['lost']), pod('pending', undefined, ['c2'])], { [POD_CLAIM_INDEX]: podClaimKeys, [POD_NODE_INDEX]: podNodeKeys }),
+    pods: informerOf(
+      [
+        pod('a', 'n1', ['c1']),
+        pod('b', 'n2', ['c1']),
+        pod('gone-claim', 'n3', ['lost']),
+        pod('pending', undefined, ['c2']),
+      ],
+      { [POD_CLAIM_INDEX]: podClaimKeys, [POD_NODE_INDEX]: podNodeKeys },
+    ),
     pvcs: informerOf([claim('c1', 'pv1'), claim('c2', 'pv2')]),
     pvs: informerOf([volume('pv1', 'c1'), volume('pv2', 'c2')]),
-    attachments: informerOf([va('pv1', 'n1'), va('pv9', 'n3')], { [VA_VOLUME_INDEX]: attachmentVolumeKeys, [VA_NODE_INDEX]: attachmentNodeKeys }),
+    attachments: informerOf([va('pv1', 'n1'), va('pv9', 'n3')], {
+      [VA_VOLUME_INDEX]: attachmentVolumeKeys,
+      [VA_NODE_INDEX]: attachmentNodeKeys,
+    }),
     nodes: informerOf<Node>([{ metadata: { name: 'n1' } }, { metadata: { name: 'n2' } }]),
   });
   const keys = new Set<string>();
@@ -83,6 +116,15 @@ describe('attach/detach key fan-out', () => {
   it('a resync wakes every node and every pair', () => {
     const { fan, keys, q } = setup();
     fan.all(q);
-    expect([...keys].sort()).toEqual([nodeKey('n1'), nodeKey('n2'), nodeKey('n3'), pairKey('pv1', 'n1'), pairKey('pv1', 'n2'), pairKey('pv9', 'n3')].sort());
+    expect([...keys].sort()).toEqual(
+      [
+        nodeKey('n1'),
+        nodeKey('n2'),
+        nodeKey('n3'),
+        pairKey('pv1', 'n1'),
+        pairKey('pv1', 'n2'),
+        pairKey('pv9', 'n3'),
+      ].sort(),
+    );
   });
 });

@@ -4,7 +4,14 @@
  */
 import type { Enqueuer } from '../../client/index.js';
 import { nodeReadyStatus } from '../../kube/node.js';
-import { POD_CLAIM_INDEX, POD_NODE_INDEX, VA_NODE_INDEX, VA_VOLUME_INDEX, podClaimKeys, type ControllerInformers } from '../informers.js';
+import {
+  POD_CLAIM_INDEX,
+  POD_NODE_INDEX,
+  VA_NODE_INDEX,
+  VA_VOLUME_INDEX,
+  podClaimKeys,
+  type ControllerInformers,
+} from '../informers.js';
 import { isControllerManaged, podTerminated } from './desired.js';
 import { nodeKey, pairKey } from './keys.js';
 import type { Node, Pod } from './types.js';
@@ -34,7 +41,9 @@ export interface KeyFanout {
   all(q: Enqueuer<string>): void;
 }
 
-export function newKeyFanout(inf: Pick<ControllerInformers, 'pods' | 'pvs' | 'pvcs' | 'attachments' | 'nodes'>): KeyFanout {
+export function newKeyFanout(
+  inf: Pick<ControllerInformers, 'pods' | 'pvs' | 'pvcs' | 'attachments' | 'nodes'>,
+): KeyFanout {
   const { pods, pvs: volumes, pvcs: claims, attachments, nodes } = inf;
   // Pods whose attachments a key touches: those using the volume (for Multi-Attach) and those on the node (for volumesAttached).
   const podsOfVolume = (pvName: string): Pod[] => {
@@ -43,7 +52,8 @@ export function newKeyFanout(inf: Pick<ControllerInformers, 'pods' | 'pvs' | 'pv
   };
   const podsOnNode = (nodeName: string): Pod[] => pods.byIndex(POD_NODE_INDEX, nodeName);
 
-  const volumesOfPod = (p: Pod): string[] => podClaimKeys(p).flatMap((k) => claims.lister.getByKey(k)?.spec?.volumeName ?? []);
+  const volumesOfPod = (p: Pod): string[] =>
+    podClaimKeys(p).flatMap((k) => claims.lister.getByKey(k)?.spec?.volumeName ?? []);
   // A pod whose claim is already gone cannot name its volume: the node's attachments are reconciled then.
   const enqueuePod = (q: Enqueuer<string>, p: Pod): void => {
     const node = p.spec?.nodeName;
@@ -78,5 +88,13 @@ export function newKeyFanout(inf: Pick<ControllerInformers, 'pods' | 'pvs' | 'pv
       if (pv) enqueueVolume(q, pv);
     }
   };
-  return { podsOfVolume, podsOnNode, pod: enqueuePod, node: enqueueNode, volume: enqueueVolume, volumesOf: enqueueVolumesOf, all: enqueueAll };
+  return {
+    podsOfVolume,
+    podsOnNode,
+    pod: enqueuePod,
+    node: enqueueNode,
+    volume: enqueueVolume,
+    volumesOf: enqueueVolumesOf,
+    all: enqueueAll,
+  };
 }

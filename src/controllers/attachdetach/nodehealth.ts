@@ -6,10 +6,15 @@
  */
 import { TAINT_OUT_OF_SERVICE, type Lease, type Node } from './types.js';
 
-export type NodeLiveness = { readonly kind: 'alive' } | { readonly kind: 'gone'; readonly why: string } | { readonly kind: 'dying'; readonly goneAtMs: number };
+export type NodeLiveness =
+  | { readonly kind: 'alive' }
+  | { readonly kind: 'gone'; readonly why: string }
+  | { readonly kind: 'dying'; readonly goneAtMs: number };
 
 export function hasOutOfServiceTaint(n: Node): boolean {
-  return (n.spec?.taints ?? []).some((t) => t.key === TAINT_OUT_OF_SERVICE && (t.effect === 'NoExecute' || t.effect === 'NoSchedule'));
+  return (n.spec?.taints ?? []).some(
+    (t) => t.key === TAINT_OUT_OF_SERVICE && (t.effect === 'NoExecute' || t.effect === 'NoSchedule'),
+  );
 }
 
 /** Milliseconds at which the lease stops being valid; 0 when there is no usable lease. */
@@ -20,7 +25,12 @@ export function leaseExpiresAt(l: Lease | undefined): number {
   return t + (l?.spec?.leaseDurationSeconds ?? 40) * 1000; // 40 s: the kubelet's default node lease duration
 }
 
-export function nodeLiveness(n: Node | undefined, lease: Lease | undefined, nowMs: number, graceMs: number): NodeLiveness {
+export function nodeLiveness(
+  n: Node | undefined,
+  lease: Lease | undefined,
+  nowMs: number,
+  graceMs: number,
+): NodeLiveness {
   if (!n) return { kind: 'gone', why: 'node deleted' };
   if (!hasOutOfServiceTaint(n)) return { kind: 'alive' };
   const goneAt = leaseExpiresAt(lease) + graceMs;

@@ -22,7 +22,13 @@ export interface NodeState {
 
 export type AttachOp =
   | { readonly kind: 'nodeStatus'; readonly nodeName: string; readonly volumesAttached: readonly AttachedVolume[] }
-  | { readonly kind: 'delete'; readonly name: string; readonly nodeName: string; readonly pvName: string; readonly force: boolean }
+  | {
+      readonly kind: 'delete';
+      readonly name: string;
+      readonly nodeName: string;
+      readonly pvName: string;
+      readonly force: boolean;
+    }
   | { readonly kind: 'create'; readonly attachment: DesiredAttachment }
   | { readonly kind: 'multiAttach'; readonly pod: PodRef; readonly attachment: string; readonly message: string }
   | { readonly kind: 'awaitingFencing'; readonly pod: PodRef; readonly attachment: string; readonly message: string };
@@ -39,11 +45,13 @@ const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.n
 /** reconciler.reportMultiAttachError: names pods in the viewer's namespace only, counts the others. */
 export function multiAttachMessage(pvName: string, viewer: PodRef, blocking: readonly PodRef[]): string {
   let msg: string;
-  if (blocking.length === 0) msg = "Volume is already exclusively attached to one node and can't be attached to another";
+  if (blocking.length === 0)
+    msg = "Volume is already exclusively attached to one node and can't be attached to another";
   else {
     const local = blocking.filter((p) => p.namespace === viewer.namespace).map((p) => p.name);
     const others = blocking.length - local.length;
-    if (local.length > 0) msg = `Volume is already used by pod(s) ${local.join(', ')}${others > 0 ? ` and ${others} pod(s) in different namespaces` : ''}`;
+    if (local.length > 0)
+      msg = `Volume is already used by pod(s) ${local.join(', ')}${others > 0 ? ` and ${others} pod(s) in different namespaces` : ''}`;
     else msg = `Volume is already used by ${others} pod(s) in different namespaces`;
   }
   return `Multi-Attach error for volume "${pvName}" ${msg}`;
@@ -93,10 +101,25 @@ export function reconcileAttachments(i: ReconcileInput): AttachOp[] {
     if (actualByName.has(d.name)) continue; // exists (or is still being detached: the name frees up later)
     const others = [...(attachedTo.get(d.pvName) ?? [])].filter((n) => n !== d.nodeName);
     if (!d.multiAttachAllowed && others.length > 0) {
-      const blocking = [...i.desired.values()].filter((x) => x.pvName === d.pvName && others.includes(x.nodeName)).flatMap((x) => x.pods);
-      for (const p of d.pods) warnings.push({ kind: 'multiAttach', pod: p, attachment: d.name, message: multiAttachMessage(d.pvName, p, blocking) });
+      const blocking = [...i.desired.values()]
+        .filter((x) => x.pvName === d.pvName && others.includes(x.nodeName))
+        .flatMap((x) => x.pods);
+      for (const p of d.pods)
+        warnings.push({
+          kind: 'multiAttach',
+          pod: p,
+          attachment: d.name,
+          message: multiAttachMessage(d.pvName, p, blocking),
+        });
       const unfenced = others.filter((n) => i.nodes.get(n)?.ready === false && !i.nodes.get(n)?.gone).sort();
-      if (unfenced.length > 0) for (const p of d.pods) warnings.push({ kind: 'awaitingFencing', pod: p, attachment: d.name, message: awaitingFencingMessage(d.pvName, unfenced) });
+      if (unfenced.length > 0)
+        for (const p of d.pods)
+          warnings.push({
+            kind: 'awaitingFencing',
+            pod: p,
+            attachment: d.name,
+            message: awaitingFencingMessage(d.pvName, unfenced),
+          });
       continue;
     }
     creates.push({ kind: 'create', attachment: d });
@@ -108,12 +131,14 @@ export function reconcileAttachments(i: ReconcileInput): AttachOp[] {
     if (n.gone || !n.managed) continue;
     const names = new Set<string>();
     for (const a of i.actual) {
-      if (a.nodeName !== n.name || !a.attached || a.deleting || leaving.has(a.name) || a.uniqueName === undefined) continue;
+      if (a.nodeName !== n.name || !a.attached || a.deleting || leaving.has(a.name) || a.uniqueName === undefined)
+        continue;
       names.add(a.uniqueName);
     }
     const want = [...names].sort().map((name) => ({ name, devicePath: '' }));
     const have = new Set(n.volumesAttached.map((v) => v.name));
-    if (have.size !== want.length || want.some((v) => !have.has(v.name))) statuses.push({ kind: 'nodeStatus', nodeName: n.name, volumesAttached: want });
+    if (have.size !== want.length || want.some((v) => !have.has(v.name)))
+      statuses.push({ kind: 'nodeStatus', nodeName: n.name, volumesAttached: want });
   }
   return [...statuses, ...deletes, ...creates, ...warnings];
 }

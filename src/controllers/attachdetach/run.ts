@@ -20,7 +20,15 @@ import { attachFieldsChanged, newKeyFanout, sameJson } from './fanout.js';
 import { nodeKey, parseAttachKey } from './keys.js';
 import { hasOutOfServiceTaint, nodeLiveness, type NodeLiveness } from './nodehealth.js';
 import { reconcileAttachments, type AttachOp, type NodeState } from './reconcile.js';
-import { NODE_LEASE_NAMESPACE, uniqueVolumeName, type ActualAttachment, type DesiredAttachment, type Pod, type PodRef, type VolumeAttachment } from './types.js';
+import {
+  NODE_LEASE_NAMESPACE,
+  uniqueVolumeName,
+  type ActualAttachment,
+  type DesiredAttachment,
+  type Pod,
+  type PodRef,
+  type VolumeAttachment,
+} from './types.js';
 
 const log = newLogger('attachdetach');
 const CREATED_MEMORY_MS = 60_000; // far beyond any informer lag; only bounds memory of objects deleted unseen
@@ -95,7 +103,11 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
         }
         return;
       case 'delete':
-        log.info(op.force ? 'detaching from a gone node' : 'detaching', { attachment: op.name, volume: op.pvName, node: op.nodeName });
+        log.info(op.force ? 'detaching from a gone node' : 'detaching', {
+          attachment: op.name,
+          volume: op.pvName,
+          node: op.nodeName,
+        });
         try {
           await vaApi.delete(op.name);
         } catch (e) {
@@ -130,7 +142,11 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
     const liveness = new Map<string, NodeLiveness>();
     const live = (name: string): NodeLiveness => {
       let l = liveness.get(name);
-      if (!l) liveness.set(name, (l = nodeLiveness(nodes.lister.get(name), leases.lister.get(NODE_LEASE_NAMESPACE, name), now, graceMs)));
+      if (!l)
+        liveness.set(
+          name,
+          (l = nodeLiveness(nodes.lister.get(name), leases.lister.get(NODE_LEASE_NAMESPACE, name), now, graceMs)),
+        );
       return l;
     };
     const relevant = new Set<Pod>(podsOnNode(nodeName));
@@ -151,7 +167,11 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
       else if (c.a.nodeName === nodeName || c.a.pvName === pvName) actual.push(c.a);
     }
     const nodeStates = new Map<string, NodeState>();
-    for (const name of new Set([nodeName, ...actual.map((a) => a.nodeName), ...[...desired.values()].map((d) => d.nodeName)])) {
+    for (const name of new Set([
+      nodeName,
+      ...actual.map((a) => a.nodeName),
+      ...[...desired.values()].map((d) => d.nodeName),
+    ])) {
       const n = nodes.lister.get(name);
       if (!n) continue;
       nodeStates.set(name, {
@@ -164,7 +184,11 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
       });
     }
     const node = live(nodeName);
-    return { desired, ops: reconcileAttachments({ desired, actual, nodes: nodeStates }), requeueAfterMs: node.kind === 'dying' ? Math.max(1, node.goneAtMs - now) : undefined };
+    return {
+      desired,
+      ops: reconcileAttachments({ desired, actual, nodes: nodeStates }),
+      requeueAfterMs: node.kind === 'dying' ? Math.max(1, node.goneAtMs - now) : undefined,
+    };
   };
 
   /** Reports each standing condition once: `now` are this attachment's current state keys. */
@@ -180,20 +204,33 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
     const { desired, ops, requeueAfterMs } = world(pvName, nodeName, now);
     const status = ops.find((x) => x.kind === 'nodeStatus' && x.nodeName === nodeName);
     const mine = (x: AttachOp): boolean =>
-      (x.kind === 'delete' && x.pvName === pvName && x.nodeName === nodeName) || (x.kind === 'create' && x.attachment.pvName === pvName && x.attachment.nodeName === nodeName);
+      (x.kind === 'delete' && x.pvName === pvName && x.nodeName === nodeName) ||
+      (x.kind === 'create' && x.attachment.pvName === pvName && x.attachment.nodeName === nodeName);
     const writes = ops.filter(mine);
     // Reserve before the first await: a concurrent reconcile of another node of this volume must see it attached here.
     for (const op of writes) {
       if (op.kind !== 'create') continue;
       const a = op.attachment;
-      created.set(a.name, { a: { name: a.name, pvName, nodeName, attacher: a.driver, attached: false, deleting: false, uniqueName: a.uniqueName }, at: now });
+      created.set(a.name, {
+        a: {
+          name: a.name,
+          pvName,
+          nodeName,
+          attacher: a.driver,
+          attached: false,
+          deleting: false,
+          uniqueName: a.uniqueName,
+        },
+        at: now,
+      });
     }
     try {
       // The node's volumesAttached drops a volume before its detach starts (so the kubelet stops trusting it).
       if (status) await execute(status);
       for (const op of writes) await execute(op);
     } catch (e) {
-      for (const op of writes) if (op.kind === 'create' && !attachments.lister.get(op.attachment.name)) created.delete(op.attachment.name);
+      for (const op of writes)
+        if (op.kind === 'create' && !attachments.lister.get(op.attachment.name)) created.delete(op.attachment.name);
       throw e;
     }
     const mineDesired = [...desired.values()].find((d) => d.pvName === pvName && d.nodeName === nodeName);
@@ -203,7 +240,10 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
 
   const tell = async (d: DesiredAttachment | undefined, ops: readonly AttachOp[]): Promise<void> => {
     if (!d) return;
-    const warnings = ops.filter((x): x is Extract<AttachOp, { kind: 'multiAttach' | 'awaitingFencing' }> => (x.kind === 'multiAttach' || x.kind === 'awaitingFencing') && x.attachment === d.name);
+    const warnings = ops.filter(
+      (x): x is Extract<AttachOp, { kind: 'multiAttach' | 'awaitingFencing' }> =>
+        (x.kind === 'multiAttach' || x.kind === 'awaitingFencing') && x.attachment === d.name,
+    );
     const told = (w: (typeof warnings)[number]): string => `${w.kind}/${w.pod.uid}`;
     const warned = reportOnce(multiAttachReported, d.name, new Set(warnings.map(told)));
     for (const w of warnings) if (!warned.has(told(w))) await execute(w);
@@ -252,7 +292,11 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
           const n = nodes.lister.get(name);
           if (n && hasOutOfServiceTaint(n)) fan.node(q, name);
         };
-        return { onAdd: (l) => onLease(l.metadata?.name ?? ''), onUpdate: (_, l) => onLease(l.metadata?.name ?? ''), onDelete: (x) => onLease(objectOf(x).metadata?.name ?? '') };
+        return {
+          onAdd: (l) => onLease(l.metadata?.name ?? ''),
+          onUpdate: (_, l) => onLease(l.metadata?.name ?? ''),
+          onDelete: (x) => onLease(objectOf(x).metadata?.name ?? ''),
+        };
       }),
       watch(volumes, (q) => ({
         onAdd: (v) => fan.volume(q, v.metadata?.name ?? ''),

@@ -7,7 +7,12 @@ import { createHash } from 'node:crypto';
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
-import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, TAINT_OUT_OF_SERVICE, NODE_LEASE_NAMESPACE, CSI_PLUGIN_NAME } from '../../kube/names.js';
+import {
+  ANN_CONTROLLER_MANAGED_ATTACH_DETACH,
+  TAINT_OUT_OF_SERVICE,
+  NODE_LEASE_NAMESPACE,
+  CSI_PLUGIN_NAME,
+} from '../../kube/names.js';
 
 export type { CSIDriver, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, VolumeAttachment };
 export { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, TAINT_OUT_OF_SERVICE, NODE_LEASE_NAMESPACE, CSI_PLUGIN_NAME };

@@ -31,7 +31,12 @@ import {
 export type DeploymentAction =
   | { readonly kind: 'create'; readonly rs: ReplicaSet }
   /** New spec.replicas and annotations of a ReplicaSet (a scale when `replicas` differs). */
-  | { readonly kind: 'update'; readonly rs: ReplicaSet; readonly replicas: number; readonly annotations: Record<string, string> }
+  | {
+      readonly kind: 'update';
+      readonly rs: ReplicaSet;
+      readonly replicas: number;
+      readonly annotations: Record<string, string>;
+    }
   | { readonly kind: 'delete'; readonly rs: ReplicaSet };
 
 export interface DeploymentPlan {
@@ -61,7 +66,10 @@ export function findNewReplicaSet(d: Deployment, rss: readonly ReplicaSet[]): Re
 export function newReplicaSetFor(d: Deployment, replicas: number, revision: number): ReplicaSet {
   const hash = templateHash(d.spec?.template, d.status?.collisionCount);
   const template = structuredClone(d.spec?.template ?? {});
-  template.metadata = { ...(template.metadata ?? {}), labels: { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash } };
+  template.metadata = {
+    ...(template.metadata ?? {}),
+    labels: { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash },
+  };
   const selector = structuredClone(d.spec?.selector ?? {});
   selector.matchLabels = { ...(selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
   return {
@@ -79,7 +87,11 @@ export function newReplicaSetFor(d: Deployment, replicas: number, revision: numb
 }
 
 /** NewRSNewReplicas: how big the new ReplicaSet may be now. */
-export function newReplicaSetReplicas(d: Deployment, all: readonly ReplicaSet[], newRS: ReplicaSet | undefined): number {
+export function newReplicaSetReplicas(
+  d: Deployment,
+  all: readonly ReplicaSet[],
+  newRS: ReplicaSet | undefined,
+): number {
   if ((d.spec?.strategy?.type ?? 'RollingUpdate') === 'Recreate') return replicasOf(d);
   const current = specReplicas(all);
   const newReplicas = newRS ? replicasOf(newRS) : 0;
@@ -93,7 +105,11 @@ export function newReplicaSetReplicas(d: Deployment, all: readonly ReplicaSet[],
  * first their unhealthy replicas, then healthy ones while availability stays at replicas - maxUnavailable.
  * Returns ReplicaSet name → new replicas for those that change.
  */
-export function scaleDownOldReplicaSets(d: Deployment, newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[]): Map<string, number> {
+export function scaleDownOldReplicaSets(
+  d: Deployment,
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+): Map<string, number> {
   const out = new Map<string, number>();
   if (specReplicas(oldRSs) === 0) return out;
   const all = newRS ? [newRS, ...oldRSs] : [...oldRSs];
@@ -128,16 +144,28 @@ export function scaleDownOldReplicaSets(d: Deployment, newRS: ReplicaSet | undef
 }
 
 /** oldPodsRunning: old ReplicaSets still have pods that have not finished — terminating ones included. */
-export function oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[], podsOf: (rs: ReplicaSet) => readonly Pod[]): boolean {
+export function oldPodsRunning(
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+  podsOf: (rs: ReplicaSet) => readonly Pod[],
+): boolean {
   if (statusReplicas(oldRSs) > 0) return true;
-  return oldRSs.some((rs) => rs.metadata?.uid !== newRS?.metadata?.uid && podsOf(rs).some((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed'));
+  return oldRSs.some(
+    (rs) =>
+      rs.metadata?.uid !== newRS?.metadata?.uid &&
+      podsOf(rs).some((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed'),
+  );
 }
 
 function condition(status: DeploymentStatus, type: string): DeploymentCondition | undefined {
   return (status.conditions ?? []).find((c) => c.type === type);
 }
 
-function setCondition(status: DeploymentStatus, c: Omit<DeploymentCondition, 'lastTransitionTime' | 'lastUpdateTime'>, nowIso: string): void {
+function setCondition(
+  status: DeploymentStatus,
+  c: Omit<DeploymentCondition, 'lastTransitionTime' | 'lastUpdateTime'>,
+  nowIso: string,
+): void {
   const prev = condition(status, c.type);
   if (prev && prev.status === c.status && prev.reason === c.reason) {
     // Same condition: only lastUpdateTime moves when the message changes (SetDeploymentCondition keeps the transition time).
@@ -150,7 +178,12 @@ function setCondition(status: DeploymentStatus, c: Omit<DeploymentCondition, 'la
 }
 
 /** calculateStatus with the Available condition. */
-function calculateStatus(d: Deployment, all: readonly ReplicaSet[], newRS: ReplicaSet | undefined, nowIso: string): DeploymentStatus {
+function calculateStatus(
+  d: Deployment,
+  all: readonly ReplicaSet[],
+  newRS: ReplicaSet | undefined,
+  nowIso: string,
+): DeploymentStatus {
   const available = availableReplicas(all);
   const status: DeploymentStatus = {
     observedGeneration: d.metadata?.generation ?? 0,
@@ -163,12 +196,31 @@ function calculateStatus(d: Deployment, all: readonly ReplicaSet[], newRS: Repli
     ...(d.status?.conditions ? { conditions: structuredClone(d.status.conditions) } : {}),
   };
   if (available >= replicasOf(d) - maxUnavailable(d)) {
-    setCondition(status, { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }, nowIso);
+    setCondition(
+      status,
+      {
+        type: 'Available',
+        status: 'True',
+        reason: 'MinimumReplicasAvailable',
+        message: 'Deployment has minimum availability.',
+      },
+      nowIso,
+    );
   } else {
-    setCondition(status, { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' }, nowIso);
+    setCondition(
+      status,
+      {
+        type: 'Available',
+        status: 'False',
+        reason: 'MinimumReplicasUnavailable',
+        message: 'Deployment does not have minimum availability.',
+      },
+      nowIso,
+    );
   }
   // Zero counts are omitted, as Go's omitempty drops them.
-  for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'] as const) if (status[k] === 0) delete status[k];
+  for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'] as const)
+    if (status[k] === 0) delete status[k];
   return status;
 }
 
@@ -178,7 +230,12 @@ const TIMED_OUT = 'ProgressDeadlineExceeded';
 /** DeploymentComplete: every replica updated and available, and the latest generation observed. */
 function complete(d: Deployment, s: DeploymentStatus): boolean {
   const want = replicasOf(d);
-  return (s.updatedReplicas ?? 0) === want && (s.replicas ?? 0) === want && (s.availableReplicas ?? 0) === want && (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
+  return (
+    (s.updatedReplicas ?? 0) === want &&
+    (s.replicas ?? 0) === want &&
+    (s.availableReplicas ?? 0) === want &&
+    (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0)
+  );
 }
 
 /** DeploymentProgressing: more updated, ready or available replicas, or fewer old ones, than last recorded. */
@@ -186,22 +243,51 @@ function progressing(d: Deployment, s: DeploymentStatus): boolean {
   const o = d.status ?? {};
   const oldOld = (o.replicas ?? 0) - (o.updatedReplicas ?? 0);
   const newOld = (s.replicas ?? 0) - (s.updatedReplicas ?? 0);
-  return (s.updatedReplicas ?? 0) > (o.updatedReplicas ?? 0) || newOld < oldOld || (s.readyReplicas ?? 0) > (o.readyReplicas ?? 0) || (s.availableReplicas ?? 0) > (o.availableReplicas ?? 0);
+  return (
+    (s.updatedReplicas ?? 0) > (o.updatedReplicas ?? 0) ||
+    newOld < oldOld ||
+    (s.readyReplicas ?? 0) > (o.readyReplicas ?? 0) ||
+    (s.availableReplicas ?? 0) > (o.availableReplicas ?? 0)
+  );
 }
 
 /** syncRolloutStatus's Progressing condition, and when the progress deadline falls. */
-function rolloutStatus(d: Deployment, s: DeploymentStatus, newRS: ReplicaSet | undefined, nowMs: number, nowIso: string): number | undefined {
+function rolloutStatus(
+  d: Deployment,
+  s: DeploymentStatus,
+  newRS: ReplicaSet | undefined,
+  nowMs: number,
+  nowIso: string,
+): number | undefined {
   if (d.spec?.paused) return undefined;
   const name = newRS?.metadata?.name ?? '';
   const cur = condition(s, 'Progressing');
   const deadlineMs = (d.spec?.progressDeadlineSeconds ?? 600) * 1000;
   if (complete(d, s)) {
-    setCondition(s, { type: 'Progressing', status: 'True', reason: NEW_RS_AVAILABLE, message: `ReplicaSet "${name}" has successfully progressed.` }, nowIso);
+    setCondition(
+      s,
+      {
+        type: 'Progressing',
+        status: 'True',
+        reason: NEW_RS_AVAILABLE,
+        message: `ReplicaSet "${name}" has successfully progressed.`,
+      },
+      nowIso,
+    );
     return undefined;
   }
   if (progressing(d, s)) {
     const prev = condition(s, 'Progressing');
-    setCondition(s, { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${name}" is progressing.` }, nowIso);
+    setCondition(
+      s,
+      {
+        type: 'Progressing',
+        status: 'True',
+        reason: 'ReplicaSetUpdated',
+        message: `ReplicaSet "${name}" is progressing.`,
+      },
+      nowIso,
+    );
     // Progress moves the deadline: the update time restarts even when the condition stays the same.
     const now = condition(s, 'Progressing');
     if (prev && now && prev === now) now.lastUpdateTime = nowIso;
@@ -210,7 +296,16 @@ function rolloutStatus(d: Deployment, s: DeploymentStatus, newRS: ReplicaSet | u
   if (cur && cur.reason !== NEW_RS_AVAILABLE && cur.reason !== TIMED_OUT) {
     const since = Date.parse(cur.lastUpdateTime ?? '');
     if (!Number.isNaN(since) && since + deadlineMs <= nowMs) {
-      setCondition(s, { type: 'Progressing', status: 'False', reason: TIMED_OUT, message: `ReplicaSet "${name}" has timed out progressing.` }, nowIso);
+      setCondition(
+        s,
+        {
+          type: 'Progressing',
+          status: 'False',
+          reason: TIMED_OUT,
+          message: `ReplicaSet "${name}" has timed out progressing.`,
+        },
+        nowIso,
+      );
       return undefined;
     }
     if (!Number.isNaN(since)) return since + deadlineMs - nowMs;
@@ -228,16 +323,27 @@ function resizeTo(d: Deployment, rs: ReplicaSet, replicas: number, revision?: nu
 }
 
 /** dc.scale: a scaling event (or a paused Deployment) resizes the ReplicaSets without rolling. */
-function scaleActions(d: Deployment, newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[], newRevision: number): DeploymentAction[] {
+function scaleActions(
+  d: Deployment,
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+  newRevision: number,
+): DeploymentAction[] {
   const all = newRS ? [newRS, ...oldRSs] : [...oldRSs];
-  const resize = (d: Deployment, rs: ReplicaSet, replicas: number): DeploymentAction[] => resizeTo(d, rs, replicas, rs === newRS ? newRevision : undefined);
+  const resize = (d: Deployment, rs: ReplicaSet, replicas: number): DeploymentAction[] =>
+    resizeTo(d, rs, replicas, rs === newRS ? newRevision : undefined);
   const active = all.filter((rs) => replicasOf(rs) > 0);
   const want = replicasOf(d);
   if (active.length <= 1) {
     const target = active[0] ?? newRS ?? oldestFirst(oldRSs).at(-1);
     return target ? resize(d, target, want) : [];
   }
-  if (newRS && replicasOf(newRS) === want && Number(newRS.metadata?.annotations?.[DESIRED_REPLICAS_ANNOTATION]) === want && (newRS.status?.availableReplicas ?? 0) === want) {
+  if (
+    newRS &&
+    replicasOf(newRS) === want &&
+    Number(newRS.metadata?.annotations?.[DESIRED_REPLICAS_ANNOTATION]) === want &&
+    (newRS.status?.availableReplicas ?? 0) === want
+  ) {
     return oldRSs.filter((rs) => replicasOf(rs) > 0).flatMap((rs) => resize(d, rs, 0));
   }
   // Proportional scaling (kube's GetProportion): each active ReplicaSet grows or shrinks as its share of the
@@ -245,14 +351,21 @@ function scaleActions(d: Deployment, newRS: ReplicaSet | undefined, oldRSs: read
   const allowed = want > 0 ? want + maxSurge(d) : 0;
   const toAdd = allowed - specReplicas(active);
   const created = (rs: ReplicaSet): number => Date.parse(rs.metadata?.creationTimestamp ?? '') || 0;
-  const sorted = [...active].sort((a, b) => replicasOf(b) - replicasOf(a) || (toAdd > 0 ? created(b) - created(a) : created(a) - created(b)));
+  const sorted = [...active].sort(
+    (a, b) => replicasOf(b) - replicasOf(a) || (toAdd > 0 ? created(b) - created(a) : created(a) - created(b)),
+  );
   const sizes = new Map<ReplicaSet, number>();
   let added = 0;
   for (const rs of sorted) {
     let part = 0;
     if (toAdd !== 0) {
       const annotated = Number(rs.metadata?.annotations?.[MAX_REPLICAS_ANNOTATION] ?? d.status?.replicas ?? 0);
-      const fraction = want === 0 ? -replicasOf(rs) : annotated > 0 ? Math.round((replicasOf(rs) * allowed) / annotated) - replicasOf(rs) : 0;
+      const fraction =
+        want === 0
+          ? -replicasOf(rs)
+          : annotated > 0
+            ? Math.round((replicasOf(rs) * allowed) / annotated) - replicasOf(rs)
+            : 0;
       part = toAdd > 0 ? Math.min(fraction, toAdd - added) : Math.max(fraction, toAdd - added);
     }
     sizes.set(rs, replicasOf(rs) + part);
@@ -266,14 +379,28 @@ function scaleActions(d: Deployment, newRS: ReplicaSet | undefined, oldRSs: read
 /** cleanupDeployment: old ReplicaSets without replicas beyond revisionHistoryLimit, oldest revision first. */
 export function historyToDelete(d: Deployment, oldRSs: readonly ReplicaSet[]): ReplicaSet[] {
   const limit = d.spec?.revisionHistoryLimit ?? 10;
-  const cleanable = oldRSs.filter((rs) => replicasOf(rs) === 0 && (rs.status?.replicas ?? 0) === 0 && !rs.metadata?.deletionTimestamp);
+  const cleanable = oldRSs.filter(
+    (rs) => replicasOf(rs) === 0 && (rs.status?.replicas ?? 0) === 0 && !rs.metadata?.deletionTimestamp,
+  );
   const extra = cleanable.length - limit;
   if (extra <= 0) return [];
-  return [...cleanable].sort((a, b) => revisionOf(a) - revisionOf(b) || (Date.parse(a.metadata?.creationTimestamp ?? '') || 0) - (Date.parse(b.metadata?.creationTimestamp ?? '') || 0)).slice(0, extra);
+  return [...cleanable]
+    .sort(
+      (a, b) =>
+        revisionOf(a) - revisionOf(b) ||
+        (Date.parse(a.metadata?.creationTimestamp ?? '') || 0) - (Date.parse(b.metadata?.creationTimestamp ?? '') || 0),
+    )
+    .slice(0, extra);
 }
 
 /** The RollingUpdate or Recreate step of a rollout, given the new ReplicaSet (if any). */
-function rolloutActions(d: Deployment, newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[], podsOf: DeploymentView['podsOf'], newRevision: number): DeploymentAction[] {
+function rolloutActions(
+  d: Deployment,
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+  podsOf: DeploymentView['podsOf'],
+  newRevision: number,
+): DeploymentAction[] {
   const resize = resizeTo;
   const all = newRS ? [newRS, ...oldRSs] : [...oldRSs];
   if ((d.spec?.strategy?.type ?? 'RollingUpdate') === 'Recreate') {
@@ -283,19 +410,27 @@ function rolloutActions(d: Deployment, newRS: ReplicaSet | undefined, oldRSs: re
     if (!newRS) return [{ kind: 'create', rs: newReplicaSetFor(d, replicasOf(d), newRevision) }];
     return resize(d, newRS, replicasOf(d), newRevision);
   }
-  if (!newRS) return [{ kind: 'create', rs: newReplicaSetFor(d, newReplicaSetReplicas(d, all, undefined), newRevision) }];
+  if (!newRS)
+    return [{ kind: 'create', rs: newReplicaSetFor(d, newReplicaSetReplicas(d, all, undefined), newRevision) }];
   // reconcileNewReplicaSet: scale the new ReplicaSet up (or down to the replicas) first.
   const want = replicasOf(newRS) > replicasOf(d) ? replicasOf(d) : newReplicaSetReplicas(d, all, newRS);
   const up = resize(d, newRS, want, newRevision);
   if (want !== replicasOf(newRS)) return up;
   const downs = scaleDownOldReplicaSets(d, newRS, oldRSs);
-  const oldActions = oldRSs.flatMap((rs) => (downs.has(rs.metadata?.name ?? '') ? resize(d, rs, downs.get(rs.metadata?.name ?? '')!) : []));
+  const oldActions = oldRSs.flatMap((rs) =>
+    downs.has(rs.metadata?.name ?? '') ? resize(d, rs, downs.get(rs.metadata?.name ?? '')!) : [],
+  );
   return [...up, ...oldActions];
 }
 
 /** isScalingEvent: an active ReplicaSet was sized for another replica count than the Deployment's. */
 function isScalingEvent(d: Deployment, all: readonly ReplicaSet[]): boolean {
-  return all.some((rs) => replicasOf(rs) > 0 && rs.metadata?.annotations?.[DESIRED_REPLICAS_ANNOTATION] !== undefined && Number(rs.metadata.annotations[DESIRED_REPLICAS_ANNOTATION]) !== replicasOf(d));
+  return all.some(
+    (rs) =>
+      replicasOf(rs) > 0 &&
+      rs.metadata?.annotations?.[DESIRED_REPLICAS_ANNOTATION] !== undefined &&
+      Number(rs.metadata.annotations[DESIRED_REPLICAS_ANNOTATION]) !== replicasOf(d),
+  );
 }
 
 /** The ReplicaSets as they will be after `actions` (spec sizes only; statuses are the observed ones). */
@@ -328,11 +463,41 @@ export function planDeployment(v: DeploymentView): DeploymentPlan {
   const status = calculateStatus(d, after, nextNew, nowIso);
   let requeueAfterMs: number | undefined;
   if (d.spec?.paused) {
-    if (condition(status, 'Progressing')?.reason !== 'DeploymentPaused') setCondition(status, { type: 'Progressing', status: 'Unknown', reason: 'DeploymentPaused', message: 'Deployment is paused' }, nowIso);
+    if (condition(status, 'Progressing')?.reason !== 'DeploymentPaused')
+      setCondition(
+        status,
+        { type: 'Progressing', status: 'Unknown', reason: 'DeploymentPaused', message: 'Deployment is paused' },
+        nowIso,
+      );
   } else {
-    if (condition(status, 'Progressing')?.reason === 'DeploymentPaused') setCondition(status, { type: 'Progressing', status: 'Unknown', reason: 'DeploymentResumed', message: 'Deployment is resumed' }, nowIso);
-    if (created) setCondition(status, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetCreated', message: `Created new replica set "${nextNew?.metadata?.name ?? ''}"` }, nowIso);
-    else if (newRS && !condition(status, 'Progressing')) setCondition(status, { type: 'Progressing', status: 'True', reason: 'FoundNewReplicaSet', message: `Found new replica set "${newRS.metadata?.name ?? ''}"` }, nowIso);
+    if (condition(status, 'Progressing')?.reason === 'DeploymentPaused')
+      setCondition(
+        status,
+        { type: 'Progressing', status: 'Unknown', reason: 'DeploymentResumed', message: 'Deployment is resumed' },
+        nowIso,
+      );
+    if (created)
+      setCondition(
+        status,
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetCreated',
+          message: `Created new replica set "${nextNew?.metadata?.name ?? ''}"`,
+        },
+        nowIso,
+      );
+    else if (newRS && !condition(status, 'Progressing'))
+      setCondition(
+        status,
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'FoundNewReplicaSet',
+          message: `Found new replica set "${newRS.metadata?.name ?? ''}"`,
+        },
+        nowIso,
+      );
     else requeueAfterMs = rolloutStatus(d, status, nextNew, nowMs, nowIso);
   }
   // History goes once the rollout is complete (and while paused, as dc.sync does).
@@ -342,5 +507,7 @@ export function planDeployment(v: DeploymentView): DeploymentPlan {
   // The Deployment's revision is its new ReplicaSet's, bumped past the old ones (a rollback's template gets a new number).
   const revision = nextNew ? String(Math.max(revisionOf(nextNew), newRevision)) : undefined;
   const plan: DeploymentPlan = { actions, status, ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}) };
-  return revision !== undefined && d.metadata?.annotations?.[REVISION_ANNOTATION] !== revision ? { ...plan, revision } : plan;
+  return revision !== undefined && d.metadata?.annotations?.[REVISION_ANNOTATION] !== revision
+    ? { ...plan, revision }
+    : plan;
 }

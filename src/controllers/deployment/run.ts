@@ -39,7 +39,10 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
     const ref = controllerRefOf(rs);
     const ns = rs.metadata?.namespace ?? '';
     if (ref) return ref.kind === 'Deployment' ? [`${ns}/${ref.name}`] : [];
-    return deployments.lister.list(ns).filter((d) => matchesLabels(selectorOf(d), rs.metadata?.labels)).map(metaNamespaceKey);
+    return deployments.lister
+      .list(ns)
+      .filter((d) => matchesLabels(selectorOf(d), rs.metadata?.labels))
+      .map(metaNamespaceKey);
   };
 
   const controller = newController<string>({
@@ -58,7 +61,10 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
       watch(pods, (q) => ({
         onDelete: (x) => {
           const ref = controllerRefOf(objectOf(x));
-          const rs = ref?.kind === 'ReplicaSet' ? replicaSets.lister.get(objectOf(x).metadata?.namespace ?? '', ref.name) : undefined;
+          const rs =
+            ref?.kind === 'ReplicaSet'
+              ? replicaSets.lister.get(objectOf(x).metadata?.namespace ?? '', ref.name)
+              : undefined;
           if (rs) ownersOf(rs).forEach((k) => q.add(k));
         },
       })),
@@ -87,7 +93,10 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
         if (collision) status = { ...status, collisionCount: (d.status?.collisionCount ?? 0) + 1 };
       }
       // The revision annotation goes with the status (kube writes both through /status: no new generation).
-      const annotations = plan.revision !== undefined ? { ...(d.metadata?.annotations ?? {}), [REVISION_ANNOTATION]: plan.revision } : d.metadata?.annotations;
+      const annotations =
+        plan.revision !== undefined
+          ? { ...(d.metadata?.annotations ?? {}), [REVISION_ANNOTATION]: plan.revision }
+          : d.metadata?.annotations;
       if (plan.revision !== undefined || JSON.stringify(status) !== JSON.stringify(d.status ?? {})) {
         await dApi.updateStatus({ ...d, metadata: { ...d.metadata, annotations }, status }, { namespace: ns });
       }
@@ -102,31 +111,62 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
       case 'create': {
         try {
           const rs = await rsApi.create(a.rs, { namespace: ns });
-          recorder.event(d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${rs.metadata?.name ?? ''} to ${replicasOf(rs)}`);
+          recorder.event(
+            d,
+            'Normal',
+            'ScalingReplicaSet',
+            `Scaled up replica set ${rs.metadata?.name ?? ''} to ${replicasOf(rs)}`,
+          );
           log.info('created replica set', { deployment: metaNamespaceKey(d), replicaSet: rs.metadata?.name });
           return false;
         } catch (e) {
           if (!(e instanceof AlreadyExistsError)) {
-            recorder.event(d, 'Warning', 'ReplicaSetCreateError', `Failed to create new replica set "${a.rs.metadata?.name ?? ''}": ${toStowageError(e).message}`);
+            recorder.event(
+              d,
+              'Warning',
+              'ReplicaSetCreateError',
+              `Failed to create new replica set "${a.rs.metadata?.name ?? ''}": ${toStowageError(e).message}`,
+            );
             throw e;
           }
           const existing = await rsApi.get(a.rs.metadata!.name!, { namespace: ns });
           // Ours with the same template: the cache was behind. Otherwise the hash collided: count it and retry.
-          if (controllerRefOf(existing)?.uid === d.metadata?.uid && templatesEqualIgnoringHash(existing.spec?.template, d.spec?.template)) return false;
+          if (
+            controllerRefOf(existing)?.uid === d.metadata?.uid &&
+            templatesEqualIgnoringHash(existing.spec?.template, d.spec?.template)
+          )
+            return false;
           return true;
         }
       }
       case 'update': {
         const from = replicasOf(a.rs);
-        const rs = await rsApi.update({ ...a.rs, metadata: { ...a.rs.metadata, annotations: a.annotations }, spec: { ...a.rs.spec!, replicas: a.replicas } }, { namespace: ns });
+        const rs = await rsApi.update(
+          {
+            ...a.rs,
+            metadata: { ...a.rs.metadata, annotations: a.annotations },
+            spec: { ...a.rs.spec!, replicas: a.replicas },
+          },
+          { namespace: ns },
+        );
         if (a.replicas !== from) {
-          recorder.event(d, 'Normal', 'ScalingReplicaSet', `Scaled ${a.replicas > from ? 'up' : 'down'} replica set ${rs.metadata?.name ?? ''} to ${a.replicas} from ${from}`);
+          recorder.event(
+            d,
+            'Normal',
+            'ScalingReplicaSet',
+            `Scaled ${a.replicas > from ? 'up' : 'down'} replica set ${rs.metadata?.name ?? ''} to ${a.replicas} from ${from}`,
+          );
         }
         return false;
       }
       case 'delete':
-        await ignoreNotFound(rsApi.delete(a.rs.metadata!.name!, { namespace: ns, preconditions: { uid: a.rs.metadata?.uid } }));
-        log.info('deleted old replica set beyond the revision history limit', { deployment: metaNamespaceKey(d), replicaSet: a.rs.metadata?.name });
+        await ignoreNotFound(
+          rsApi.delete(a.rs.metadata!.name!, { namespace: ns, preconditions: { uid: a.rs.metadata?.uid } }),
+        );
+        log.info('deleted old replica set beyond the revision history limit', {
+          deployment: metaNamespaceKey(d),
+          replicaSet: a.rs.metadata?.name,
+        });
         return false;
       default:
         return assertNever(a);
@@ -139,4 +179,3 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
     await recorder.close();
   }
 }
-

@@ -36,7 +36,11 @@ function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -97,19 +101,29 @@ export function maxSurge(d: Deployment): number {
 /** GetReplicaCountForReplicaSets: the sum of spec.replicas. */
 export const specReplicas = (rss: readonly ReplicaSet[]): number => rss.reduce((n, rs) => n + replicasOf(rs), 0);
 /** GetActualReplicaCountForReplicaSets: the sum of status.replicas. */
-export const statusReplicas = (rss: readonly ReplicaSet[]): number => rss.reduce((n, rs) => n + (rs.status?.replicas ?? 0), 0);
-export const readyReplicas = (rss: readonly ReplicaSet[]): number => rss.reduce((n, rs) => n + (rs.status?.readyReplicas ?? 0), 0);
-export const availableReplicas = (rss: readonly ReplicaSet[]): number => rss.reduce((n, rs) => n + (rs.status?.availableReplicas ?? 0), 0);
+export const statusReplicas = (rss: readonly ReplicaSet[]): number =>
+  rss.reduce((n, rs) => n + (rs.status?.replicas ?? 0), 0);
+export const readyReplicas = (rss: readonly ReplicaSet[]): number =>
+  rss.reduce((n, rs) => n + (rs.status?.readyReplicas ?? 0), 0);
+export const availableReplicas = (rss: readonly ReplicaSet[]): number =>
+  rss.reduce((n, rs) => n + (rs.status?.availableReplicas ?? 0), 0);
 
 /** The annotations a Deployment gives its ReplicaSet: its own (minus the skipped ones), revision, desired and max replicas. */
-export function replicaSetAnnotations(d: Deployment, rs: ReplicaSet | undefined, revision: number): Record<string, string> {
+export function replicaSetAnnotations(
+  d: Deployment,
+  rs: ReplicaSet | undefined,
+  revision: number,
+): Record<string, string> {
   const out: Record<string, string> = { ...(rs?.metadata?.annotations ?? {}) };
   for (const [k, v] of Object.entries(d.metadata?.annotations ?? {})) if (!ANNOTATIONS_TO_SKIP.has(k)) out[k] = v;
   const old = rs?.metadata?.annotations?.[REVISION_ANNOTATION];
   if (!old || Number(old) < revision) {
     out[REVISION_ANNOTATION] = String(revision);
     // A ReplicaSet brought back by a rollback keeps the revisions it had (kube's revision-history).
-    if (old) out[REVISION_HISTORY_ANNOTATION] = out[REVISION_HISTORY_ANNOTATION] ? `${out[REVISION_HISTORY_ANNOTATION]},${old}` : old;
+    if (old)
+      out[REVISION_HISTORY_ANNOTATION] = out[REVISION_HISTORY_ANNOTATION]
+        ? `${out[REVISION_HISTORY_ANNOTATION]},${old}`
+        : old;
   }
   out[DESIRED_REPLICAS_ANNOTATION] = String(replicasOf(d));
   out[MAX_REPLICAS_ANNOTATION] = String(replicasOf(d) + maxSurge(d));
@@ -119,5 +133,7 @@ export function replicaSetAnnotations(d: Deployment, rs: ReplicaSet | undefined,
 const created = (rs: ReplicaSet): number => Date.parse(rs.metadata?.creationTimestamp ?? '') || 0;
 /** ReplicaSetsByCreationTimestamp: oldest first, names breaking ties. */
 export function oldestFirst(rss: readonly ReplicaSet[]): ReplicaSet[] {
-  return [...rss].sort((a, b) => created(a) - created(b) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  return [...rss].sort(
+    (a, b) => created(a) - created(b) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+  );
 }

@@ -29,10 +29,13 @@ export interface DisruptionControllerOptions {
 /** The pods a budget selects (policy/v1: an empty selector matches every pod of the namespace; none matches none). */
 export function selectedPods(pdb: PodDisruptionBudget, pods: readonly Pod[]): Pod[] {
   const sel = labelSelectorFromObject(pdb.spec?.selector, { nil: 'nothing', fieldPath: 'spec.selector' });
-  return pods.filter((p) => p.metadata?.namespace === pdb.metadata?.namespace && matchesLabels(sel, p.metadata?.labels));
+  return pods.filter(
+    (p) => p.metadata?.namespace === pdb.metadata?.namespace && matchesLabels(sel, p.metadata?.labels),
+  );
 }
 
-const keyOf = (o: { metadata?: { namespace?: string; name?: string } }): string => `${o.metadata?.namespace}/${o.metadata?.name}`;
+const keyOf = (o: { metadata?: { namespace?: string; name?: string } }): string =>
+  `${o.metadata?.namespace}/${o.metadata?.name}`;
 
 /** Runs the disruption controller until `signal` aborts. */
 export async function runDisruptionController(o: DisruptionControllerOptions): Promise<void> {

@@ -4,7 +4,15 @@
  * others in `notReadyAddresses`) and the EndpointSlice's endpoints with their ready, serving and
  * terminating conditions. Stowage pods share their node's network: a pod's IP is its node's.
  */
-import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service, ServicePort } from 'kubernetes-types/core/v1.js';
+import type {
+  EndpointAddress,
+  EndpointPort,
+  EndpointSubset,
+  Endpoints,
+  Pod,
+  Service,
+  ServicePort,
+} from 'kubernetes-types/core/v1.js';
 import type { Endpoint, EndpointPort as SlicePort, EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { matchesLabels, labelSelectorFromObject, NOTHING } from '../../api/selectors.js';
 import { isPodReady, newControllerRef } from '../../kube/workloads.js';
@@ -24,7 +32,9 @@ export function selectedPods(svc: Service, pods: readonly Pod[]): Pod[] {
   } catch {
     return [];
   }
-  return pods.filter((p) => p.metadata?.namespace === svc.metadata?.namespace && matchesLabels(selector, p.metadata?.labels));
+  return pods.filter(
+    (p) => p.metadata?.namespace === svc.metadata?.namespace && matchesLabels(selector, p.metadata?.labels),
+  );
 }
 
 /** Whether the endpoints controllers manage this Service's endpoints (it has a selector and is not ExternalName). */
@@ -37,7 +47,8 @@ export function findPort(pod: Pod, port: ServicePort): number | undefined {
   const target = port.targetPort ?? port.port;
   if (typeof target === 'number') return target;
   for (const c of pod.spec?.containers ?? []) {
-    for (const cp of c.ports ?? []) if (cp.name === target && (cp.protocol ?? 'TCP') === (port.protocol ?? 'TCP')) return cp.containerPort;
+    for (const cp of c.ports ?? [])
+      if (cp.name === target && (cp.protocol ?? 'TCP') === (port.protocol ?? 'TCP')) return cp.containerPort;
   }
   return undefined;
 }
@@ -59,13 +70,17 @@ function inEndpoints(svc: Service, p: Pod, includeTerminating: boolean): boolean
 }
 
 function address(p: Pod, svc: Service): EndpointAddress {
-  const a: EndpointAddress = { ip: podAddress(p), targetRef: { kind: 'Pod', namespace: p.metadata?.namespace, name: p.metadata?.name, uid: p.metadata?.uid } };
+  const a: EndpointAddress = {
+    ip: podAddress(p),
+    targetRef: { kind: 'Pod', namespace: p.metadata?.namespace, name: p.metadata?.name, uid: p.metadata?.uid },
+  };
   if (p.spec?.nodeName) a.nodeName = p.spec.nodeName;
   if (p.spec?.hostname && p.spec.subdomain === svc.metadata?.name) a.hostname = p.spec.hostname;
   return a;
 }
 
-const byIpThenName = (a: EndpointAddress, b: EndpointAddress): number => a.ip.localeCompare(b.ip) || (a.targetRef?.name ?? '').localeCompare(b.targetRef?.name ?? '');
+const byIpThenName = (a: EndpointAddress, b: EndpointAddress): number =>
+  a.ip.localeCompare(b.ip) || (a.targetRef?.name ?? '').localeCompare(b.targetRef?.name ?? '');
 
 /** The subsets of a Service's Endpoints: one per distinct set of ports, addresses sorted (kube's RepackSubsets). */
 export function endpointSubsets(svc: Service, pods: readonly Pod[]): EndpointSubset[] {
@@ -76,7 +91,12 @@ export function endpointSubsets(svc: Service, pods: readonly Pod[]): EndpointSub
     for (const sp of svc.spec?.ports ?? []) {
       const port = findPort(p, sp);
       if (port === undefined) continue;
-      ports.push({ ...(sp.name ? { name: sp.name } : {}), port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) });
+      ports.push({
+        ...(sp.name ? { name: sp.name } : {}),
+        port,
+        protocol: sp.protocol ?? 'TCP',
+        ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}),
+      });
     }
     // A Service with ports whose target this pod lacks gets no endpoint from it; a headless one without ports gets addresses only.
     if ((svc.spec?.ports ?? []).length > 0 && ports.length === 0) continue;
@@ -119,14 +139,24 @@ export function desiredSliceContent(svc: Service, pods: readonly Pod[]): Pick<En
     if (ports.length === 0) {
       for (const sp of svc.spec?.ports ?? []) {
         const port = findPort(p, sp);
-        if (port !== undefined) ports.push({ name: sp.name ?? '', port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) });
+        if (port !== undefined)
+          ports.push({
+            name: sp.name ?? '',
+            port,
+            protocol: sp.protocol ?? 'TCP',
+            ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}),
+          });
       }
     }
     const terminating = !!p.metadata?.deletionTimestamp;
     const ready = isPodReady(p);
     endpoints.push({
       addresses: [podAddress(p)],
-      conditions: { ready: (ready && !terminating) || !!svc.spec?.publishNotReadyAddresses, serving: ready, terminating },
+      conditions: {
+        ready: (ready && !terminating) || !!svc.spec?.publishNotReadyAddresses,
+        serving: ready,
+        terminating,
+      },
       ...(p.spec?.nodeName ? { nodeName: p.spec.nodeName } : {}),
       targetRef: { kind: 'Pod', namespace: p.metadata?.namespace, name: p.metadata?.name, uid: p.metadata?.uid },
     });
@@ -139,9 +169,13 @@ export function desiredSliceContent(svc: Service, pods: readonly Pod[]): Pick<En
 export const MAX_ENDPOINTS_PER_SLICE = 100;
 
 /** The slices' contents: the endpoints in runs of at most `max`, each with the ports (one slice when there are none). */
-export function sliceContents(content: Pick<EndpointSlice, 'endpoints' | 'ports'>, max = MAX_ENDPOINTS_PER_SLICE): Array<Pick<EndpointSlice, 'endpoints' | 'ports'>> {
+export function sliceContents(
+  content: Pick<EndpointSlice, 'endpoints' | 'ports'>,
+  max = MAX_ENDPOINTS_PER_SLICE,
+): Array<Pick<EndpointSlice, 'endpoints' | 'ports'>> {
   const out: Array<Pick<EndpointSlice, 'endpoints' | 'ports'>> = [];
-  for (let i = 0; i < content.endpoints.length; i += max) out.push({ endpoints: content.endpoints.slice(i, i + max), ports: content.ports });
+  for (let i = 0; i < content.endpoints.length; i += max)
+    out.push({ endpoints: content.endpoints.slice(i, i + max), ports: content.ports });
   return out.length ? out : [{ endpoints: [], ports: content.ports }];
 }
 
@@ -162,5 +196,9 @@ export function newSlice(svc: Service, content: Pick<EndpointSlice, 'endpoints' 
 }
 
 export function sliceLabels(svc: Service): Record<string, string> {
-  return { ...serviceLabels(svc), [SERVICE_NAME_LABEL]: svc.metadata?.name ?? '', [MANAGED_BY_LABEL]: SLICE_CONTROLLER_NAME };
+  return {
+    ...serviceLabels(svc),
+    [SERVICE_NAME_LABEL]: svc.metadata?.name ?? '',
+    [MANAGED_BY_LABEL]: SLICE_CONTROLLER_NAME,
+  };
 }

@@ -13,7 +13,18 @@ import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { ignoreNotFound } from '../refmanager.js';
 import { newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
-import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL, SLICE_CONTROLLER_NAME, desiredEndpoints, desiredSliceContent, managesEndpoints, newSlice, selectedPods, sliceContents, sliceLabels } from './decide.js';
+import {
+  MANAGED_BY_LABEL,
+  SERVICE_NAME_LABEL,
+  SLICE_CONTROLLER_NAME,
+  desiredEndpoints,
+  desiredSliceContent,
+  managesEndpoints,
+  newSlice,
+  selectedPods,
+  sliceContents,
+  sliceLabels,
+} from './decide.js';
 
 const log = newLogger('endpoints');
 
@@ -33,7 +44,10 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
   const sliceApi = client.resource('EndpointSlice');
 
   const servicesOf = (p: Pod): string[] =>
-    services.lister.list(p.metadata?.namespace ?? '').filter((s) => selectedPods(s, [p]).length > 0).map(metaNamespaceKey);
+    services.lister
+      .list(p.metadata?.namespace ?? '')
+      .filter((s) => selectedPods(s, [p]).length > 0)
+      .map(metaNamespaceKey);
   const onPod = (q: Enqueuer<string>) => ({
     onAdd: (p: Pod) => servicesOf(p).forEach((k) => q.add(k)),
     onUpdate: (old: Pod, p: Pod) => new Set([...servicesOf(old), ...servicesOf(p)]).forEach((k) => q.add(k)),
@@ -42,7 +56,11 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
   const slicesOf = (svc: { metadata?: { namespace?: string; name?: string } }): EndpointSlice[] =>
     endpointSlices.lister
       .list(svc.metadata?.namespace ?? '')
-      .filter((s) => s.metadata?.labels?.[SERVICE_NAME_LABEL] === svc.metadata?.name && s.metadata?.labels?.[MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME);
+      .filter(
+        (s) =>
+          s.metadata?.labels?.[SERVICE_NAME_LABEL] === svc.metadata?.name &&
+          s.metadata?.labels?.[MANAGED_BY_LABEL] === SLICE_CONTROLLER_NAME,
+      );
 
   const controller = newController<string>({
     name: 'endpoints',
@@ -52,7 +70,10 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
     sources: [
       watch(services, queueOwnKey),
       watch(pods, onPod),
-      watch(endpoints, (q) => ({ onDelete: (x) => q.add(metaNamespaceKey(objectOf(x))), onUpdate: (_, e) => q.add(metaNamespaceKey(e)) })),
+      watch(endpoints, (q) => ({
+        onDelete: (x) => q.add(metaNamespaceKey(objectOf(x))),
+        onUpdate: (_, e) => q.add(metaNamespaceKey(e)),
+      })),
       watch(endpointSlices, (q) => ({
         onDelete: (x) => {
           const s = objectOf(x);
@@ -83,7 +104,11 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
       await epApi.create(want, { namespace: ns });
       return;
     }
-    if (jsonEqual(cur.subsets ?? [], want.subsets ?? []) && jsonEqual(cur.metadata?.labels ?? {}, want.metadata?.labels ?? {})) return;
+    if (
+      jsonEqual(cur.subsets ?? [], want.subsets ?? []) &&
+      jsonEqual(cur.metadata?.labels ?? {}, want.metadata?.labels ?? {})
+    )
+      return;
     const next = { ...cur, metadata: { ...cur.metadata, labels: want.metadata?.labels } };
     if (want.subsets) next.subsets = want.subsets;
     else delete next.subsets;
@@ -94,7 +119,8 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
     const ns = svc.metadata?.namespace;
     const want = sliceContents(desiredSliceContent(svc, nsPods));
     const have = slicesOf(svc).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
-    for (const s of have.slice(want.length)) await ignoreNotFound(sliceApi.delete(s.metadata!.name!, { namespace: ns }));
+    for (const s of have.slice(want.length))
+      await ignoreNotFound(sliceApi.delete(s.metadata!.name!, { namespace: ns }));
     for (const [i, content] of want.entries()) {
       const cur = have[i];
       if (!cur) {
@@ -102,8 +128,21 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
         continue;
       }
       const labels = { ...(cur.metadata?.labels ?? {}), ...sliceLabels(svc) };
-      if (jsonEqual(cur.endpoints ?? [], content.endpoints ?? []) && jsonEqual(cur.ports ?? [], content.ports ?? []) && jsonEqual(cur.metadata?.labels ?? {}, labels)) continue;
-      await sliceApi.update({ ...cur, metadata: { ...cur.metadata, labels }, endpoints: content.endpoints ?? [], ports: content.ports ?? [] }, { namespace: ns });
+      if (
+        jsonEqual(cur.endpoints ?? [], content.endpoints ?? []) &&
+        jsonEqual(cur.ports ?? [], content.ports ?? []) &&
+        jsonEqual(cur.metadata?.labels ?? {}, labels)
+      )
+        continue;
+      await sliceApi.update(
+        {
+          ...cur,
+          metadata: { ...cur.metadata, labels },
+          endpoints: content.endpoints ?? [],
+          ports: content.ports ?? [],
+        },
+        { namespace: ns },
+      );
     }
   }
 

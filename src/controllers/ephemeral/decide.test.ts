@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { ephemeralActions } from './decide.js';
 
 const pod = (o: { deleting?: boolean } = {}): Pod => ({
-  metadata: { name: 'web', namespace: 'ns', uid: 'pod-uid', ...(o.deleting ? { deletionTimestamp: '2026-11-24T00:00:00Z' } : {}) },
+  metadata: {
+    name: 'web',
+    namespace: 'ns',
+    uid: 'pod-uid',
+    ...(o.deleting ? { deletionTimestamp: '2026-11-24T00:00:00Z' } : {}),
+  },
   spec: {
     containers: [{ name: 'c' }],
     volumes: [
@@ -13,7 +18,11 @@ const pod = (o: { deleting?: boolean } = {}): Pod => ({
         ephemeral: {
           volumeClaimTemplate: {
             metadata: { labels: { type: 'scratch' }, annotations: { note: 'n' } },
-            spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'standard', resources: { requests: { storage: '1Gi' } } },
+            spec: {
+              accessModes: ['ReadWriteOnce'],
+              storageClassName: 'standard',
+              resources: { requests: { storage: '1Gi' } },
+            },
           },
         },
       },
@@ -24,7 +33,9 @@ const claim = (controllerUid?: string): PersistentVolumeClaim => ({
   metadata: {
     name: 'web-scratch',
     namespace: 'ns',
-    ownerReferences: controllerUid ? [{ apiVersion: 'v1', kind: 'Pod', name: 'web', uid: controllerUid, controller: true }] : undefined,
+    ownerReferences: controllerUid
+      ? [{ apiVersion: 'v1', kind: 'Pod', name: 'web', uid: controllerUid, controller: true }]
+      : undefined,
   },
 });
 
@@ -40,11 +51,24 @@ describe('ephemeralActions', () => {
           metadata: {
             name: 'web-scratch',
             namespace: 'ns',
-            ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'web', uid: 'pod-uid', controller: true, blockOwnerDeletion: true }],
+            ownerReferences: [
+              {
+                apiVersion: 'v1',
+                kind: 'Pod',
+                name: 'web',
+                uid: 'pod-uid',
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
             labels: { type: 'scratch' },
             annotations: { note: 'n' },
           },
-          spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'standard', resources: { requests: { storage: '1Gi' } } },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: 'standard',
+            resources: { requests: { storage: '1Gi' } },
+          },
         },
       },
     ]);
@@ -54,13 +78,30 @@ describe('ephemeralActions', () => {
     {
       name: 'another owner: refused with upstream’s message',
       existing: claim('other-uid'),
-      want: [{ kind: 'notForPod', volume: 'scratch', message: 'PVC ns/web-scratch was not created for pod ns/web (pod is not owner)' }],
+      want: [
+        {
+          kind: 'notForPod',
+          volume: 'scratch',
+          message: 'PVC ns/web-scratch was not created for pod ns/web (pod is not owner)',
+        },
+      ],
     },
     {
       name: 'no owner at all: refused too (never adopted)',
       existing: claim(),
-      want: [{ kind: 'notForPod', volume: 'scratch', message: 'PVC ns/web-scratch was not created for pod ns/web (pod is not owner)' }],
+      want: [
+        {
+          kind: 'notForPod',
+          volume: 'scratch',
+          message: 'PVC ns/web-scratch was not created for pod ns/web (pod is not owner)',
+        },
+      ],
     },
-  ])('$name', ({ existing, want }) => expect(ephemeralActions(pod(), (ns, n) => (ns === 'ns' && n === 'web-scratch' ? existing : undefined))).toEqual(want));
-  it('a pod being deleted gets no claim', () => expect(ephemeralActions(pod({ deleting: true }), () => undefined)).toEqual([]));
+  ])('$name', ({ existing, want }) =>
+    expect(ephemeralActions(pod(), (ns, n) => (ns === 'ns' && n === 'web-scratch' ? existing : undefined))).toEqual(
+      want,
+    ),
+  );
+  it('a pod being deleted gets no claim', () =>
+    expect(ephemeralActions(pod({ deleting: true }), () => undefined)).toEqual([]));
 });

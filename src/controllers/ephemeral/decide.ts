@@ -26,7 +26,8 @@ export function ephemeralActions(pod: Pod, claim: ClaimLookup): EphemeralAction[
     const name = ephemeralClaimName(podName, v.name);
     const existing = claim(ns, name);
     if (existing) {
-      if (!isControlledBy(existing, pod.metadata?.uid)) out.push({ kind: 'notForPod', volume: v.name, message: claimNotForPodMessage(existing, pod) });
+      if (!isControlledBy(existing, pod.metadata?.uid))
+        out.push({ kind: 'notForPod', volume: v.name, message: claimNotForPodMessage(existing, pod) });
       continue;
     }
     out.push({
@@ -38,7 +39,16 @@ export function ephemeralActions(pod: Pod, claim: ClaimLookup): EphemeralAction[
         metadata: {
           name,
           namespace: ns,
-          ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: podName, uid: pod.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+          ownerReferences: [
+            {
+              apiVersion: 'v1',
+              kind: 'Pod',
+              name: podName,
+              uid: pod.metadata?.uid ?? '',
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
           ...(template.metadata?.labels ? { labels: { ...template.metadata.labels } } : {}),
           ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
         },

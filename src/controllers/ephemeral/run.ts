@@ -42,7 +42,8 @@ export async function runEphemeralVolumeController(o: EphemeralRunOptions): Prom
       }),
       watch(pvcs, (q) => {
         const podsOf = (c: PersistentVolumeClaim): void => {
-          for (const p of pods.byIndex(POD_CLAIM_INDEX, metaNamespaceKey(c))) if (hasEphemeralVolumes(p)) q.add(metaNamespaceKey(p));
+          for (const p of pods.byIndex(POD_CLAIM_INDEX, metaNamespaceKey(c)))
+            if (hasEphemeralVolumes(p)) q.add(metaNamespaceKey(p));
         };
         return { onAdd: podsOf, onDelete: (x) => podsOf(objectOf(x)) };
       }),

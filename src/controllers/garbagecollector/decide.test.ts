@@ -3,8 +3,17 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObjectLike } from '../../client/rest.js';
 import { decideDeleting, decideOwned, unblocked, withoutOwners, type GcAction, type OwnerState } from './decide.js';
 
-const ref = (uid: string, extra: Partial<OwnerReference> = {}): OwnerReference => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `o-${uid}`, uid, ...extra });
-const obj = (uid: string, o: { owners?: OwnerReference[]; finalizers?: string[]; deleting?: boolean } = {}): KubeObjectLike => ({
+const ref = (uid: string, extra: Partial<OwnerReference> = {}): OwnerReference => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  name: `o-${uid}`,
+  uid,
+  ...extra,
+});
+const obj = (
+  uid: string,
+  o: { owners?: OwnerReference[]; finalizers?: string[]; deleting?: boolean } = {},
+): KubeObjectLike => ({
   metadata: {
     name: `n-${uid}`,
     namespace: 'ns',
@@ -17,10 +26,26 @@ const obj = (uid: string, o: { owners?: OwnerReference[]; finalizers?: string[];
 const states = (s: Record<string, OwnerState>): Map<string, OwnerState> => new Map(Object.entries(s));
 
 describe('decideOwned (attemptToDeleteItem)', () => {
-  it.each<{ name: string; item: KubeObjectLike; owners: Record<string, OwnerState>; dependents?: KubeObjectLike[]; want: GcAction }>([
+  it.each<{
+    name: string;
+    item: KubeObjectLike;
+    owners: Record<string, OwnerState>;
+    dependents?: KubeObjectLike[];
+    want: GcAction;
+  }>([
     { name: 'no owners: nothing', item: obj('i'), owners: {}, want: { kind: 'none' } },
-    { name: 'owner exists: nothing', item: obj('i', { owners: [ref('a')] }), owners: { a: 'solid' }, want: { kind: 'none' } },
-    { name: 'owner gone: background delete', item: obj('i', { owners: [ref('a')] }), owners: { a: 'dangling' }, want: { kind: 'delete', policy: 'Background', unblock: false } },
+    {
+      name: 'owner exists: nothing',
+      item: obj('i', { owners: [ref('a')] }),
+      owners: { a: 'solid' },
+      want: { kind: 'none' },
+    },
+    {
+      name: 'owner gone: background delete',
+      item: obj('i', { owners: [ref('a')] }),
+      owners: { a: 'dangling' },
+      want: { kind: 'delete', policy: 'Background', unblock: false },
+    },
     {
       name: 'all owners gone, item has an orphan finalizer: orphan delete',
       item: obj('i', { owners: [ref('a'), ref('b')], finalizers: ['orphan'] }),
@@ -39,7 +64,12 @@ describe('decideOwned (attemptToDeleteItem)', () => {
       owners: { a: 'solid', b: 'dangling', c: 'waiting' },
       want: { kind: 'removeOwnerReferences', uids: ['b', 'c'] },
     },
-    { name: 'owner waiting, no dependents: plain delete', item: obj('i', { owners: [ref('a')] }), owners: { a: 'waiting' }, want: { kind: 'delete', policy: 'Background', unblock: false } },
+    {
+      name: 'owner waiting, no dependents: plain delete',
+      item: obj('i', { owners: [ref('a')] }),
+      owners: { a: 'waiting' },
+      want: { kind: 'delete', policy: 'Background', unblock: false },
+    },
     {
       name: 'owner waiting, item has dependents: foreground delete',
       item: obj('i', { owners: [ref('a')] }),
@@ -60,7 +90,9 @@ describe('decideOwned (attemptToDeleteItem)', () => {
       owners: { a: 'invalidScope', b: 'dangling' },
       want: { kind: 'invalidOwnerScope', refs: [ref('a')] },
     },
-  ])('$name', ({ item, owners, dependents, want }) => expect(decideOwned(item, states(owners), dependents ?? [])).toEqual(want));
+  ])('$name', ({ item, owners, dependents, want }) =>
+    expect(decideOwned(item, states(owners), dependents ?? [])).toEqual(want),
+  );
 });
 
 describe('decideDeleting (foreground and orphan owners)', () => {
@@ -71,11 +103,36 @@ describe('decideDeleting (foreground and orphan owners)', () => {
 
   it.each<{ name: string; item: KubeObjectLike; dependents: KubeObjectLike[]; want: GcAction | undefined }>([
     { name: 'not being deleted: its owners decide', item: obj('o'), dependents: [loose], want: undefined },
-    { name: 'deleted without GC finalizer: nothing', item: owner(['example.com/x']), dependents: [loose], want: { kind: 'none' } },
-    { name: 'orphan: every dependent loses the reference', item: owner(['orphan']), dependents: [blocking, loose], want: { kind: 'orphanDependents', dependents: [blocking, loose] } },
-    { name: 'foreground with a blocking dependent: wait', item: owner(['foregroundDeletion']), dependents: [blocking, loose], want: { kind: 'waitForDependents', blocking: [blocking] } },
-    { name: 'foreground, only non-blocking dependents: finalizer goes', item: owner(['foregroundDeletion']), dependents: [loose, blockingOther], want: { kind: 'removeForegroundFinalizer' } },
-    { name: 'foreground, no dependents: finalizer goes', item: owner(['foregroundDeletion']), dependents: [], want: { kind: 'removeForegroundFinalizer' } },
+    {
+      name: 'deleted without GC finalizer: nothing',
+      item: owner(['example.com/x']),
+      dependents: [loose],
+      want: { kind: 'none' },
+    },
+    {
+      name: 'orphan: every dependent loses the reference',
+      item: owner(['orphan']),
+      dependents: [blocking, loose],
+      want: { kind: 'orphanDependents', dependents: [blocking, loose] },
+    },
+    {
+      name: 'foreground with a blocking dependent: wait',
+      item: owner(['foregroundDeletion']),
+      dependents: [blocking, loose],
+      want: { kind: 'waitForDependents', blocking: [blocking] },
+    },
+    {
+      name: 'foreground, only non-blocking dependents: finalizer goes',
+      item: owner(['foregroundDeletion']),
+      dependents: [loose, blockingOther],
+      want: { kind: 'removeForegroundFinalizer' },
+    },
+    {
+      name: 'foreground, no dependents: finalizer goes',
+      item: owner(['foregroundDeletion']),
+      dependents: [],
+      want: { kind: 'removeForegroundFinalizer' },
+    },
   ])('$name', ({ item, dependents, want }) => expect(decideDeleting(item, dependents)).toEqual(want));
 });
 
@@ -86,6 +143,9 @@ describe('ownerReference edits', () => {
     expect(withoutOwners(o, ['a', 'b'])).toBeUndefined();
   });
   it('unblocked clears blockOwnerDeletion only where it was set', () => {
-    expect(unblocked(obj('i', { owners: [ref('a', { blockOwnerDeletion: true }), ref('b')] }))).toEqual([ref('a', { blockOwnerDeletion: false }), ref('b')]);
+    expect(unblocked(obj('i', { owners: [ref('a', { blockOwnerDeletion: true }), ref('b')] }))).toEqual([
+      ref('a', { blockOwnerDeletion: false }),
+      ref('b'),
+    ]);
   });
 });

@@ -105,5 +105,7 @@ export function withoutOwners(o: KubeObjectLike, uids: readonly string[]): Owner
 
 /** The ownerReferences with blockOwnerDeletion cleared (upstream's unblockOwnerReferences). */
 export function unblocked(o: KubeObjectLike): OwnerReference[] {
-  return (o.metadata?.ownerReferences ?? []).map((r) => (r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r));
+  return (o.metadata?.ownerReferences ?? []).map((r) =>
+    r.blockOwnerDeletion ? { ...r, blockOwnerDeletion: false } : r,
+  );
 }

@@ -18,7 +18,16 @@ describe('discovery of deletable resources', () => {
     ]);
   });
   it('reads each group at its preferred version', () => {
-    const groups = { groups: [{ name: 'storage.k8s.io', versions: [], preferredVersion: { groupVersion: 'storage.k8s.io/v1', version: 'v1' } }, { name: 'bad' }] };
+    const groups = {
+      groups: [
+        {
+          name: 'storage.k8s.io',
+          versions: [],
+          preferredVersion: { groupVersion: 'storage.k8s.io/v1', version: 'v1' },
+        },
+        { name: 'bad' },
+      ],
+    };
     expect(preferredGroupVersions(groups)).toEqual([{ group: 'storage.k8s.io', version: 'v1' }]);
   });
 });

@@ -27,7 +27,8 @@ export function deletableResources(list: unknown, group: string, version: string
   if (!isRecord(list)) return [];
   return records(list.resources).flatMap((r) => {
     const { name, kind, namespaced, verbs } = r;
-    if (typeof name !== 'string' || name.includes('/') || typeof kind !== 'string' || typeof namespaced !== 'boolean') return [];
+    if (typeof name !== 'string' || name.includes('/') || typeof kind !== 'string' || typeof namespaced !== 'boolean')
+      return [];
     const vs = Array.isArray(verbs) ? verbs : [];
     if (!REQUIRED_VERBS.every((v) => vs.includes(v))) return [];
     return [{ group, version, plural: name, namespaced, kind }];

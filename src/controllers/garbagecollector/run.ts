@@ -18,7 +18,15 @@ import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../kube/names.js';
 import type { ControllerInformers } from '../informers.js';
-import { decideDeleting, decideOwned, isDeletingDependents, unblocked, withoutOwners, type GcAction, type OwnerState } from './decide.js';
+import {
+  decideDeleting,
+  decideOwned,
+  isDeletingDependents,
+  unblocked,
+  withoutOwners,
+  type GcAction,
+  type OwnerState,
+} from './decide.js';
 import { discoverDeletableResources, type ApiResource } from './discovery.js';
 import { OwnerGraph, ownerUids, resourceId, type GraphItem } from './graph.js';
 
@@ -47,7 +55,10 @@ export async function runGarbageCollector(o: GarbageCollectorOptions): Promise<v
       resource,
       informer:
         shared.get(resourceId(resource)) ??
-        newInformer<KubeObjectLike>({ name: resource.kind, lw: listerWatcherFor(client.dynamic(resource.kind, resource)) }),
+        newInformer<KubeObjectLike>({
+          name: resource.kind,
+          lw: listerWatcherFor(client.dynamic(resource.kind, resource)),
+        }),
     })),
   );
   log.info('watching resources found through discovery', { resources: resources.map(resourceId).join(' ') });
@@ -63,11 +74,18 @@ export async function runGarbageCollector(o: GarbageCollectorOptions): Promise<v
       const item = graph.getByKey(key);
       if (!item) return;
       const dependents = graph.dependentsOf(item.obj.metadata?.uid ?? '');
-      let action = decideDeleting(item.obj, dependents.map((d) => d.obj));
+      let action = decideDeleting(
+        item.obj,
+        dependents.map((d) => d.obj),
+      );
       if (!action) {
         const owners = await ownerStates(client, graph, item);
         reportInvalidNamespaceOwnerRefs(recorder, graph, item, owners);
-        action = decideOwned(item.obj, owners, dependents.map((d) => d.obj));
+        action = decideOwned(
+          item.obj,
+          owners,
+          dependents.map((d) => d.obj),
+        );
       }
       await execute(client, item, action, dependents, controller);
     },
@@ -84,7 +102,12 @@ export async function runGarbageCollector(o: GarbageCollectorOptions): Promise<v
  * namespaced kind, or a reference whose uid is an object in another namespace (owners of a
  * namespaced object live in its namespace or are cluster-scoped; such a reference is dangling).
  */
-function reportInvalidNamespaceOwnerRefs(recorder: EventRecorder, graph: OwnerGraph, item: GraphItem, owners: ReadonlyMap<string, OwnerState>): void {
+function reportInvalidNamespaceOwnerRefs(
+  recorder: EventRecorder,
+  graph: OwnerGraph,
+  item: GraphItem,
+  owners: ReadonlyMap<string, OwnerState>,
+): void {
   const ns = item.obj.metadata?.namespace ?? '';
   for (const ref of item.obj.metadata?.ownerReferences ?? []) {
     const state = owners.get(ref.uid);
@@ -93,7 +116,13 @@ function reportInvalidNamespaceOwnerRefs(recorder: EventRecorder, graph: OwnerGr
     if (state !== 'invalidScope' && !elsewhere) continue;
     const m = item.obj.metadata;
     recorder.event(
-      { kind: item.resource.kind, apiVersion: apiVersionOf(item.resource), namespace: m?.namespace, name: m?.name, uid: m?.uid },
+      {
+        kind: item.resource.kind,
+        apiVersion: apiVersionOf(item.resource),
+        namespace: m?.namespace,
+        name: m?.name,
+        uid: m?.uid,
+      },
       'Warning',
       'OwnerRefInvalidNamespace',
       `ownerRef [${ref.apiVersion}/${ref.kind}, namespace: ${ns}, name: ${ref.name}, uid: ${ref.uid}] does not exist in namespace "${ns}"`,
@@ -112,7 +141,11 @@ function graphChanges(graph: OwnerGraph, resource: ApiResource, q: Enqueuer<stri
   const changed = (obj: KubeObjectLike, old?: KubeObjectLike): void => {
     const key = graph.observe(resource, obj);
     const deleting = !!obj.metadata?.deletionTimestamp;
-    if (ownerUids(obj).length || (deleting && (obj.metadata?.finalizers ?? []).some((f) => f === ORPHAN_FINALIZER || f === FOREGROUND_FINALIZER))) q.add(key);
+    if (
+      ownerUids(obj).length ||
+      (deleting && (obj.metadata?.finalizers ?? []).some((f) => f === ORPHAN_FINALIZER || f === FOREGROUND_FINALIZER))
+    )
+      q.add(key);
     // An owner waiting in the foreground re-checks its blocking dependents when one changes.
     enqueueUids([...ownerUids(obj), ...(old ? ownerUids(old) : [])]);
     // A dependent re-classifies its owner once that owner is being deleted.
@@ -134,11 +167,17 @@ function graphChanges(graph: OwnerGraph, resource: ApiResource, q: Enqueuer<stri
 async function ownerStates(client: RestClient, graph: OwnerGraph, item: GraphItem): Promise<Map<string, OwnerState>> {
   const out = new Map<string, OwnerState>();
   if (item.obj.metadata?.deletionTimestamp) return out;
-  for (const ref of item.obj.metadata?.ownerReferences ?? []) out.set(ref.uid, await ownerState(client, graph, item, ref));
+  for (const ref of item.obj.metadata?.ownerReferences ?? [])
+    out.set(ref.uid, await ownerState(client, graph, item, ref));
   return out;
 }
 
-async function ownerState(client: RestClient, graph: OwnerGraph, item: GraphItem, ref: OwnerReference): Promise<OwnerState> {
+async function ownerState(
+  client: RestClient,
+  graph: OwnerGraph,
+  item: GraphItem,
+  ref: OwnerReference,
+): Promise<OwnerState> {
   const r = graph.resourceFor(ref);
   // Upstream retries an owner kind the server does not serve (it may be installed later).
   if (!r) throw new UnavailableError(`no resource serves ${ref.apiVersion} ${ref.kind} (owner of ${item.key})`);
@@ -160,7 +199,13 @@ async function ownerState(client: RestClient, graph: OwnerGraph, item: GraphItem
 }
 
 /** The one place the collector writes. Every write is conditional on what was decided from. */
-async function execute(client: RestClient, item: GraphItem, a: GcAction, dependents: readonly GraphItem[], q: Enqueuer<string>): Promise<void> {
+async function execute(
+  client: RestClient,
+  item: GraphItem,
+  a: GcAction,
+  dependents: readonly GraphItem[],
+  q: Enqueuer<string>,
+): Promise<void> {
   const uid = item.obj.metadata?.uid ?? '';
   switch (a.kind) {
     case 'none':
@@ -187,14 +232,21 @@ async function execute(client: RestClient, item: GraphItem, a: GcAction, depende
       await deleteItem(client, item, a.policy);
       return;
     case 'invalidOwnerScope':
-      log.warn('cluster-scoped object refers to a namespaced owner; ignored', { item: item.key, owners: a.refs.map((r) => `${r.kind}/${r.name}`).join(',') });
+      log.warn('cluster-scoped object refers to a namespaced owner; ignored', {
+        item: item.key,
+        owners: a.refs.map((r) => `${r.kind}/${r.name}`).join(','),
+      });
       return;
     default:
       assertNever(a);
   }
 }
 
-async function deleteItem(client: RestClient, item: GraphItem, policy: 'Orphan' | 'Background' | 'Foreground'): Promise<void> {
+async function deleteItem(
+  client: RestClient,
+  item: GraphItem,
+  policy: 'Orphan' | 'Background' | 'Foreground',
+): Promise<void> {
   const m = item.obj.metadata;
   try {
     await client.dynamic(item.resource.kind, item.resource).delete(m?.name ?? '', {
@@ -219,7 +271,12 @@ async function patchMeta(client: RestClient, item: GraphItem, meta: Record<strin
   try {
     await client
       .dynamic(item.resource.kind, item.resource)
-      .patch(m?.name ?? '', 'merge', { metadata: { ...meta, uid: m?.uid, resourceVersion: m?.resourceVersion } }, { namespace: m?.namespace });
+      .patch(
+        m?.name ?? '',
+        'merge',
+        { metadata: { ...meta, uid: m?.uid, resourceVersion: m?.resourceVersion } },
+        { namespace: m?.namespace },
+      );
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
   }

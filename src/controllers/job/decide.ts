@@ -11,7 +11,15 @@ import type { Job, JobCondition, JobStatus } from 'kubernetes-types/batch/v1.js'
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isPodActive, isPodReady, JOB_TRACKING_FINALIZER, newControllerRef } from '../../kube/workloads.js';
 import { failureVerdict } from './failurepolicy.js';
-import { completionIndex, formatIndexes, indexesToCreate, indexFailureCount, JOB_COMPLETION_INDEX, JOB_INDEX_FAILURE_COUNT, parseIndexes } from './indexed.js';
+import {
+  completionIndex,
+  formatIndexes,
+  indexesToCreate,
+  indexFailureCount,
+  JOB_COMPLETION_INDEX,
+  JOB_INDEX_FAILURE_COUNT,
+  parseIndexes,
+} from './indexed.js';
 
 export interface JobBackoff {
   /** Delay before re-creating a pod after the first failure; doubled per failure (Kubernetes: 10 s). */
@@ -33,7 +41,12 @@ export interface JobState {
 
 export type JobAction =
   /** `indexes` for an Indexed Job: one pod per index. */
-  | { readonly kind: 'createPods'; readonly count: number; readonly indexes?: readonly number[]; readonly failures?: readonly number[] }
+  | {
+      readonly kind: 'createPods';
+      readonly count: number;
+      readonly indexes?: readonly number[];
+      readonly failures?: readonly number[];
+    }
   | { readonly kind: 'deletePods'; readonly pods: readonly Pod[] }
   | { readonly kind: 'removeFinalizers'; readonly pods: readonly Pod[] }
   | { readonly kind: 'event'; readonly type: 'Normal' | 'Warning'; readonly reason: string; readonly message: string };
@@ -65,26 +78,35 @@ function isFailed(job: Job, p: Pod): boolean {
   return !!p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded';
 }
 
-
 /** pastBackoffLimitOnFailure: with OnFailure, container restarts of active pods count as failures. */
 function pastBackoffLimitOnFailure(job: Job, active: readonly Pod[]): boolean {
   if (job.spec?.template?.spec?.restartPolicy !== 'OnFailure') return false;
   const limit = job.spec?.backoffLimit ?? 6;
   let restarts = 0;
-  for (const p of active) for (const s of [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])]) restarts += s.restartCount ?? 0;
+  for (const p of active)
+    for (const s of [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])])
+      restarts += s.restartCount ?? 0;
   return limit === 0 ? restarts > 0 : restarts >= limit;
 }
 
 function finishTime(p: Pod): number {
   let t = 0;
-  for (const s of p.status?.containerStatuses ?? []) t = Math.max(t, Date.parse(s.state?.terminated?.finishedAt ?? '') || 0);
+  for (const s of p.status?.containerStatuses ?? [])
+    t = Math.max(t, Date.parse(s.state?.terminated?.finishedAt ?? '') || 0);
   if (t === 0) t = Date.parse(p.metadata?.deletionTimestamp ?? '') || 0;
   for (const c of p.status?.conditions ?? []) t = Math.max(t, Date.parse(c.lastTransitionTime ?? '') || 0);
   return t || Date.parse(p.metadata?.creationTimestamp ?? '') || 0;
 }
 
 function condition(type: string, reason: string, message: string, nowIso: string): JobCondition {
-  return { type, status: 'True', lastProbeTime: nowIso, lastTransitionTime: nowIso, ...(reason ? { reason } : {}), ...(message ? { message } : {}) };
+  return {
+    type,
+    status: 'True',
+    lastProbeTime: nowIso,
+    lastTransitionTime: nowIso,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+  };
 }
 
 /** Active pods to delete first when there are too many: not yet running, then not ready, then the newest. */
@@ -97,7 +119,10 @@ function deletionOrder(a: Pod, b: Pod): number {
 export function decideJob(s: JobState): JobDecision {
   const { job, nowIso } = s;
   const prev = job.status ?? {};
-  const stored = { succeeded: [...(prev.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(prev.uncountedTerminatedPods?.failed ?? [])] };
+  const stored = {
+    succeeded: [...(prev.uncountedTerminatedPods?.succeeded ?? [])],
+    failed: [...(prev.uncountedTerminatedPods?.failed ?? [])],
+  };
   const storedUids = new Set([...stored.succeeded, ...stored.failed]);
   const byUid = new Map(s.pods.map((p) => [p.metadata?.uid ?? '', p]));
   const actions: JobAction[] = [];
@@ -109,7 +134,10 @@ export function decideJob(s: JobState): JobDecision {
   };
   let succeeded = (prev.succeeded ?? 0) + stored.succeeded.filter(counted).length;
   let failed = (prev.failed ?? 0) + stored.failed.filter(counted).length;
-  const uncounted = { succeeded: stored.succeeded.filter((u) => !counted(u)), failed: stored.failed.filter((u) => !counted(u)) };
+  const uncounted = {
+    succeeded: stored.succeeded.filter((u) => !counted(u)),
+    failed: stored.failed.filter((u) => !counted(u)),
+  };
   // Their finalizers can go now that the status names them.
   const release = s.pods.filter((p) => hasFinalizer(p) && storedUids.has(p.metadata?.uid ?? ''));
   // Newly finished pods are recorded before anything else happens to them; a failure the
@@ -127,7 +155,8 @@ export function decideJob(s: JobState): JobDecision {
         ignored.push(p);
         continue;
       }
-      if (verdict.action === 'FailJob' && !failureTarget) failureTarget = condition('FailureTarget', 'PodFailurePolicy', verdict.message, nowIso);
+      if (verdict.action === 'FailJob' && !failureTarget)
+        failureTarget = condition('FailureTarget', 'PodFailurePolicy', verdict.message, nowIso);
       uncounted.failed.push(uid);
     }
   }
@@ -151,7 +180,8 @@ export function decideJob(s: JobState): JobDecision {
   if (indexed && perIndex !== undefined && perIndex !== null) {
     for (const p of s.pods) {
       const i = completionIndex(p);
-      if (i === undefined || i >= completions || !isFailed(job, p) || failureVerdict(job, p).action === 'Ignore') continue;
+      if (i === undefined || i >= completions || !isFailed(job, p) || failureVerdict(job, p).action === 'Ignore')
+        continue;
       const n = indexFailureCount(p) + 1;
       indexFailures.set(i, Math.max(indexFailures.get(i) ?? 0, n));
       if (n > perIndex) failedIndexes.add(i);
@@ -165,18 +195,26 @@ export function decideJob(s: JobState): JobDecision {
     const held = new Set<number>();
     for (const p of allActive) {
       const i = completionIndex(p);
-      if (i === undefined || i >= completions || completed.has(i) || failedIndexes.has(i) || held.has(i)) surplus.push(p);
+      if (i === undefined || i >= completions || completed.has(i) || failedIndexes.has(i) || held.has(i))
+        surplus.push(p);
       else {
         held.add(i);
         active.push(p);
       }
     }
   }
-  const terminating = s.pods.filter((p) => !!p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  const terminating = s.pods.filter(
+    (p) => !!p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
+  );
   const finished = isJobFinished(job);
   const totalSucceeded = indexed ? completed.size : succeeded + uncounted.succeeded.length;
   const totalFailed = failed + uncounted.failed.length;
-  const status: JobStatus = { ...prev, succeeded: indexed ? completed.size : succeeded, failed, uncountedTerminatedPods: uncounted };
+  const status: JobStatus = {
+    ...prev,
+    succeeded: indexed ? completed.size : succeeded,
+    failed,
+    uncountedTerminatedPods: uncounted,
+  };
   if (indexed) status.completedIndexes = formatIndexes(completed);
   if (indexed && perIndex !== undefined && perIndex !== null) status.failedIndexes = formatIndexes(failedIndexes);
   if (!status.startTime && !job.spec?.suspend && !finished) status.startTime = nowIso;
@@ -187,7 +225,11 @@ export function decideJob(s: JobState): JobDecision {
   if (finished) {
     // A finished Job only finishes counting: leftover pods lose their finalizers.
     const leftover = s.pods.filter((p) => hasFinalizer(p) && !storedUids.has(p.metadata?.uid ?? '') && !isPodActive(p));
-    return finish(actions, { ...status, active: active.length, ready: active.filter(isPodReady).length, terminating: terminating.length }, leftover);
+    return finish(
+      actions,
+      { ...status, active: active.length, ready: active.filter(isPodReady).length, terminating: terminating.length },
+      leftover,
+    );
   }
 
   const limit = job.spec?.backoffLimit ?? 6;
@@ -195,19 +237,44 @@ export function decideJob(s: JobState): JobDecision {
   const deadline = job.spec?.activeDeadlineSeconds;
   let finishedCondition: JobCondition | undefined;
   if (failureTarget) {
-    finishedCondition = condition('Failed', failureTarget.reason ?? 'PodFailurePolicy', failureTarget.message ?? '', nowIso);
+    finishedCondition = condition(
+      'Failed',
+      failureTarget.reason ?? 'PodFailurePolicy',
+      failureTarget.message ?? '',
+      nowIso,
+    );
   } else if (deadline !== undefined && deadline !== null && !Number.isNaN(start) && s.now >= start + deadline * 1000) {
-    finishedCondition = condition('Failed', 'DeadlineExceeded', 'Job was active longer than specified deadline', nowIso);
+    finishedCondition = condition(
+      'Failed',
+      'DeadlineExceeded',
+      'Job was active longer than specified deadline',
+      nowIso,
+    );
   } else if (typeof job.spec?.maxFailedIndexes === 'number' && failedIndexes.size > job.spec.maxFailedIndexes) {
-    finishedCondition = condition('Failed', 'MaxFailedIndexesExceeded', 'Job has exceeded the specified maximal number of failed indexes', nowIso);
+    finishedCondition = condition(
+      'Failed',
+      'MaxFailedIndexesExceeded',
+      'Job has exceeded the specified maximal number of failed indexes',
+      nowIso,
+    );
   } else if (indexed && failedIndexes.size > 0 && completed.size + failedIndexes.size >= completions) {
     finishedCondition = condition('Failed', 'FailedIndexes', 'Job has failed indexes', nowIso);
   } else if (totalFailed > limit || pastBackoffLimitOnFailure(job, active)) {
-    finishedCondition = condition('Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', nowIso);
-  } else if (completions !== undefined && completions !== null ? totalSucceeded >= completions : totalSucceeded > 0 && active.length === 0) {
+    finishedCondition = condition(
+      'Failed',
+      'BackoffLimitExceeded',
+      'Job has reached the specified backoff limit',
+      nowIso,
+    );
+  } else if (
+    completions !== undefined && completions !== null
+      ? totalSucceeded >= completions
+      : totalSucceeded > 0 && active.length === 0
+  ) {
     finishedCondition = condition('Complete', '', '', nowIso);
   }
-  if (!finishedCondition && deadline !== undefined && deadline !== null && !Number.isNaN(start)) requeueAfterMs = start + deadline * 1000 - s.now;
+  if (!finishedCondition && deadline !== undefined && deadline !== null && !Number.isNaN(start))
+    requeueAfterMs = start + deadline * 1000 - s.now;
 
   let activeAfter = active.length;
   if (surplus.length) actions.push({ kind: 'deletePods', pods: surplus });
@@ -232,9 +299,19 @@ export function decideJob(s: JobState): JobDecision {
       else {
         const count = want - active.length - replacing;
         if (indexed) {
-          const taken = new Set([...active, ...(replacing ? terminating : [])].map(completionIndex).filter((i): i is number => i !== undefined));
+          const taken = new Set(
+            [...active, ...(replacing ? terminating : [])]
+              .map(completionIndex)
+              .filter((i): i is number => i !== undefined),
+          );
           const indexes = indexesToCreate(completions, new Set([...completed, ...failedIndexes]), taken, count);
-          if (indexes.length) actions.push({ kind: 'createPods', count: indexes.length, indexes, failures: indexes.map((i) => indexFailures.get(i) ?? 0) });
+          if (indexes.length)
+            actions.push({
+              kind: 'createPods',
+              count: indexes.length,
+              indexes,
+              failures: indexes.map((i) => indexFailures.get(i) ?? 0),
+            });
         } else actions.push({ kind: 'createPods', count });
         activeAfter = want - replacing;
       }
@@ -245,17 +322,33 @@ export function decideJob(s: JobState): JobDecision {
   status.ready = active.filter(isPodReady).length;
   status.terminating = terminating.length;
   status.conditions = suspendConditions(job, prev.conditions ?? [], nowIso, actions);
-  if (failureTarget && !status.conditions.some((c) => c.type === 'FailureTarget')) status.conditions.push(failureTarget);
+  if (failureTarget && !status.conditions.some((c) => c.type === 'FailureTarget'))
+    status.conditions.push(failureTarget);
   // The finished condition waits until no pod is active and every finished one is counted (flushUncountedAndRemoveFinalizers).
-  if (finishedCondition && allActive.length === 0 && uncounted.succeeded.length === 0 && uncounted.failed.length === 0) {
+  if (
+    finishedCondition &&
+    allActive.length === 0 &&
+    uncounted.succeeded.length === 0 &&
+    uncounted.failed.length === 0
+  ) {
     status.conditions = [...status.conditions.filter((c) => c.type !== finishedCondition.type), finishedCondition];
     if (finishedCondition.type === 'Complete') {
       status.completionTime = nowIso;
       actions.push({ kind: 'event', type: 'Normal', reason: 'Completed', message: 'Job completed' });
-    } else actions.push({ kind: 'event', type: 'Warning', reason: finishedCondition.reason ?? 'Failed', message: finishedCondition.message ?? '' });
+    } else
+      actions.push({
+        kind: 'event',
+        type: 'Warning',
+        reason: finishedCondition.reason ?? 'Failed',
+        message: finishedCondition.message ?? '',
+      });
   }
   if (status.conditions.length === 0) delete status.conditions;
-  return { actions, status: omitEmpty(status), ...(requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(1, requeueAfterMs) } : {}) };
+  return {
+    actions,
+    status: omitEmpty(status),
+    ...(requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(1, requeueAfterMs) } : {}),
+  };
 }
 
 function finish(actions: JobAction[], status: JobStatus, leftover: readonly Pod[]): JobDecision {
@@ -275,7 +368,10 @@ function omitEmpty(status: JobStatus): JobStatus {
   const out: JobStatus = { ...status };
   for (const k of ['active', 'succeeded', 'failed'] as const) if (!out[k]) delete out[k];
   const u = out.uncountedTerminatedPods ?? {};
-  out.uncountedTerminatedPods = { ...(u.succeeded?.length ? { succeeded: u.succeeded } : {}), ...(u.failed?.length ? { failed: u.failed } : {}) };
+  out.uncountedTerminatedPods = {
+    ...(u.succeeded?.length ? { succeeded: u.succeeded } : {}),
+    ...(u.failed?.length ? { failed: u.failed } : {}),
+  };
   return out;
 }
 
@@ -290,15 +386,26 @@ function creationDelay(s: JobState, failures: number): number {
 }
 
 /** The Suspended condition: True while spec.suspend, False (JobResumed) once resumed. */
-function suspendConditions(job: Job, conds: readonly JobCondition[], nowIso: string, actions: JobAction[]): JobCondition[] {
+function suspendConditions(
+  job: Job,
+  conds: readonly JobCondition[],
+  nowIso: string,
+  actions: JobAction[],
+): JobCondition[] {
   const suspended = conds.find((c) => c.type === 'Suspended');
   if (job.spec?.suspend && suspended?.status !== 'True') {
     actions.push({ kind: 'event', type: 'Normal', reason: 'Suspended', message: 'Job suspended' });
-    return [...conds.filter((c) => c.type !== 'Suspended'), condition('Suspended', 'JobSuspended', 'Job suspended', nowIso)];
+    return [
+      ...conds.filter((c) => c.type !== 'Suspended'),
+      condition('Suspended', 'JobSuspended', 'Job suspended', nowIso),
+    ];
   }
   if (!job.spec?.suspend && suspended?.status === 'True') {
     actions.push({ kind: 'event', type: 'Normal', reason: 'Resumed', message: 'Job resumed' });
-    return [...conds.filter((c) => c.type !== 'Suspended'), { ...condition('Suspended', 'JobResumed', 'Job resumed', nowIso), status: 'False' }];
+    return [
+      ...conds.filter((c) => c.type !== 'Suspended'),
+      { ...condition('Suspended', 'JobResumed', 'Job resumed', nowIso), status: 'False' },
+    ];
   }
   return [...conds];
 }
@@ -312,7 +419,10 @@ export function newJobPod(job: Job, index?: number, indexFailures?: number): Pod
   const pod = newTemplatePod(job, t);
   if (index === undefined) return pod;
   const name = job.metadata?.name ?? '';
-  const env = { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${JOB_COMPLETION_INDEX}']` } } };
+  const env = {
+    name: 'JOB_COMPLETION_INDEX',
+    valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${JOB_COMPLETION_INDEX}']` } },
+  };
   const withEnv = <C extends { env?: unknown[] }>(c: C): C => ({ ...c, env: [...(c.env ?? []), env] });
   return {
     ...pod,
@@ -323,7 +433,9 @@ export function newJobPod(job: Job, index?: number, indexFailures?: number): Pod
       annotations: {
         ...pod.metadata?.annotations,
         [JOB_COMPLETION_INDEX]: String(index),
-        ...(job.spec?.backoffLimitPerIndex !== undefined && job.spec.backoffLimitPerIndex !== null ? { [JOB_INDEX_FAILURE_COUNT]: String(indexFailures ?? 0) } : {}),
+        ...(job.spec?.backoffLimitPerIndex !== undefined && job.spec.backoffLimitPerIndex !== null
+          ? { [JOB_INDEX_FAILURE_COUNT]: String(indexFailures ?? 0) }
+          : {}),
       },
     },
     spec: {

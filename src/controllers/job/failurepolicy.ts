@@ -6,7 +6,10 @@
 import type { Job, PodFailurePolicyRule } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 
-export type FailureVerdict = { readonly action: 'FailJob'; readonly message: string } | { readonly action: 'Ignore' } | { readonly action: 'Count' };
+export type FailureVerdict =
+  | { readonly action: 'FailJob'; readonly message: string }
+  | { readonly action: 'Ignore' }
+  | { readonly action: 'Count' };
 
 function exitCodeMatch(rule: PodFailurePolicyRule, pod: Pod): { container: string; code: number } | undefined {
   const req = rule.onExitCodes;
@@ -23,7 +26,8 @@ function exitCodeMatch(rule: PodFailurePolicyRule, pod: Pod): { container: strin
 
 function conditionMatch(rule: PodFailurePolicyRule, pod: Pod): string | undefined {
   for (const want of rule.onPodConditions ?? []) {
-    if ((pod.status?.conditions ?? []).some((c) => c.type === want.type && c.status === (want.status ?? 'True'))) return want.type;
+    if ((pod.status?.conditions ?? []).some((c) => c.type === want.type && c.status === (want.status ?? 'True')))
+      return want.type;
   }
   return undefined;
 }

@@ -40,7 +40,7 @@ export function parseIndexes(text: string | undefined): Set<number> {
 export function formatIndexes(indexes: ReadonlySet<number>): string {
   const sorted = [...indexes].sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
     if (j === i) parts.push(String(sorted[i]));
@@ -52,7 +52,12 @@ export function formatIndexes(indexes: ReadonlySet<number>): string {
 }
 
 /** The lowest `count` indexes below `completions` that neither succeeded nor have a pod. */
-export function indexesToCreate(completions: number, completed: ReadonlySet<number>, taken: ReadonlySet<number>, count: number): number[] {
+export function indexesToCreate(
+  completions: number,
+  completed: ReadonlySet<number>,
+  taken: ReadonlySet<number>,
+  count: number,
+): number[] {
   const out: number[] = [];
   for (let i = 0; i < completions && out.length < count; i++) if (!completed.has(i) && !taken.has(i)) out.push(i);
   return out;

@@ -34,7 +34,6 @@ export interface JobControllerOptions {
 const ORPHAN_POD = 'orphan-pod:';
 const hasTrackingFinalizer = (p: Pod): boolean => (p.metadata?.finalizers ?? []).includes(JOB_TRACKING_FINALIZER);
 
-
 /** Runs the Job controller until `signal` aborts. */
 export async function runJobController(o: JobControllerOptions): Promise<void> {
   const { client } = o;
@@ -47,14 +46,24 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
   const releasePods = async (list: readonly Pod[], ns: string): Promise<void> => {
     for (const p of list) {
       try {
-        await podsApi.patch(p.metadata?.name ?? '', 'strategic', { metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER], uid: p.metadata?.uid } }, { namespace: ns });
+        await podsApi.patch(
+          p.metadata?.name ?? '',
+          'strategic',
+          { metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER], uid: p.metadata?.uid } },
+          { namespace: ns },
+        );
       } catch (e) {
         if (!(e instanceof NotFoundError) && !(e instanceof ConflictError)) throw e;
       }
     }
   };
 
-  const execute = async (job: Job, a: Exclude<JobAction, { kind: 'event' }>, ns: string, key: string): Promise<void> => {
+  const execute = async (
+    job: Job,
+    a: Exclude<JobAction, { kind: 'event' }>,
+    ns: string,
+    key: string,
+  ): Promise<void> => {
     switch (a.kind) {
       case 'createPods':
         for (let i = 0; i < a.count; i++) {
@@ -98,7 +107,8 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
         const onPod = (p: Pod): void => {
           const k = controllerKey(p, 'Job');
           if (k) q.add(k);
-          else if (hasTrackingFinalizer(p)) q.add(`${ORPHAN_POD}${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
+          else if (hasTrackingFinalizer(p))
+            q.add(`${ORPHAN_POD}${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
         };
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
       }),
@@ -118,13 +128,25 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
         expectations.forget(key);
         const held = pods.lister
           .list(ns)
-          .filter((p) => hasTrackingFinalizer(p) && p.metadata?.ownerReferences?.some((r) => r.controller === true && r.kind === 'Job' && r.name === name && (!job || r.uid === job.metadata?.uid)));
+          .filter(
+            (p) =>
+              hasTrackingFinalizer(p) &&
+              p.metadata?.ownerReferences?.some(
+                (r) =>
+                  r.controller === true && r.kind === 'Job' && r.name === name && (!job || r.uid === job.metadata?.uid),
+              ),
+          );
         await releasePods(held, ns);
         return;
       }
       const now = Date.now();
       // The Job's pods, and orphans its selector matches (adopted, as upstream's ClaimPods).
-      const candidates = [...new Set([...pods.byIndex(CONTROLLER_UID_INDEX, job.metadata?.uid ?? ''), ...pods.lister.list(ns).filter((p) => !p.metadata?.ownerReferences?.some((r) => r.controller === true))])];
+      const candidates = [
+        ...new Set([
+          ...pods.byIndex(CONTROLLER_UID_INDEX, job.metadata?.uid ?? ''),
+          ...pods.lister.list(ns).filter((p) => !p.metadata?.ownerReferences?.some((r) => r.controller === true)),
+        ]),
+      ];
       const owned = await claimAndPatch({
         owner: job,
         ref: newControllerRef(job, 'batch/v1', 'Job'),
@@ -151,7 +173,9 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
         }
       };
       // Newly finished pods are recorded in the status before anything else (their finalizers go on a later pass).
-      const recordsPods = sortedJson(decision.status.uncountedTerminatedPods ?? {}) !== sortedJson(job.status?.uncountedTerminatedPods ?? {});
+      const recordsPods =
+        sortedJson(decision.status.uncountedTerminatedPods ?? {}) !==
+        sortedJson(job.status?.uncountedTerminatedPods ?? {});
       if (statusChanged && recordsPods && !(await writeStatus())) return;
       for (const a of decision.actions) {
         if (a.kind === 'event') recorder.event(job, a.type, a.reason, a.message);

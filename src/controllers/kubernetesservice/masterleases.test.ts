@@ -19,7 +19,9 @@ describe('master leases in the store', () => {
     expect(await leases.list()).toEqual(['10.0.0.1', '10.0.0.2']);
     now += 10_000; // 10.0.0.2 written 15 s ago: expired
     expect(await leases.list()).toEqual(['10.0.0.1']);
-    expect((await store.list(MASTER_LEASES_PREFIX)).items.map((kv) => kv.key)).toEqual([`${MASTER_LEASES_PREFIX}10.0.0.1`]);
+    expect((await store.list(MASTER_LEASES_PREFIX)).items.map((kv) => kv.key)).toEqual([
+      `${MASTER_LEASES_PREFIX}10.0.0.1`,
+    ]);
     now += 14_000;
     await leases.update('10.0.0.1'); // renewed just in time
     now += 14_000;
@@ -36,7 +38,7 @@ describe('master leases in the store', () => {
     expect(await store.count(MASTER_LEASES_PREFIX)).toBe(1);
   });
 
-  it('keys live where the store layout puts upstream\'s: `<etcd prefix>/masterleases/<ip>` on etcd, apart from every API object', () => {
+  it("keys live where the store layout puts upstream's: `<etcd prefix>/masterleases/<ip>` on etcd, apart from every API object", () => {
     expect(toEtcdKey('/registry', `${MASTER_LEASES_PREFIX}10.0.0.1`)).toBe('/registry/masterleases/10.0.0.1');
     expect(toEtcdKey('/registry', MASTER_LEASES_PREFIX)).toBe('/registry/masterleases/');
   });

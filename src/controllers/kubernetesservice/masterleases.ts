@@ -38,11 +38,17 @@ function parseRecord(value: string): LeaseRecord | undefined {
   }
 }
 
-const ignore = (...kinds: Array<new (...a: never[]) => Error>) => (e: unknown): void => {
-  if (!kinds.some((k) => e instanceof k)) throw e;
-};
+const ignore =
+  (...kinds: Array<new (...a: never[]) => Error>) =>
+  (e: unknown): void => {
+    if (!kinds.some((k) => e instanceof k)) throw e;
+  };
 
-export function newStoreMasterLeases(o: { readonly store: Store; readonly ttlMs: number; readonly clock: Pick<Clock, 'now'> }): MasterLeases {
+export function newStoreMasterLeases(o: {
+  readonly store: Store;
+  readonly ttlMs: number;
+  readonly clock: Pick<Clock, 'now'>;
+}): MasterLeases {
   const { store } = o;
   return {
     async list() {
@@ -67,7 +73,11 @@ export function newStoreMasterLeases(o: { readonly store: Store; readonly ttlMs:
           await (cur ? store.update(key, value, cur.modRevision) : store.create(key, value));
           return;
         } catch (e) {
-          if (attempt >= 2 || !(e instanceof ConflictError || e instanceof AlreadyExistsError || e instanceof NotFoundError)) throw e;
+          if (
+            attempt >= 2 ||
+            !(e instanceof ConflictError || e instanceof AlreadyExistsError || e instanceof NotFoundError)
+          )
+            throw e;
         }
       }
     },

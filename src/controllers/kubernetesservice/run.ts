@@ -16,7 +16,14 @@ import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { SERVICE_NAME_LABEL } from '../endpoints/decide.js';
 import { ignoreNotFound } from '../refmanager.js';
-import { desiredEndpoints, desiredSlice, KUBERNETES_SERVICE_NAME, KUBERNETES_SERVICE_NAMESPACE, kubernetesService, strayKubernetesSlices } from './decide.js';
+import {
+  desiredEndpoints,
+  desiredSlice,
+  KUBERNETES_SERVICE_NAME,
+  KUBERNETES_SERVICE_NAMESPACE,
+  kubernetesService,
+  strayKubernetesSlices,
+} from './decide.js';
 import { newStoreMasterLeases } from './masterleases.js';
 
 const log = newLogger('kubernetes-service');
@@ -81,16 +88,25 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
   const syncEndpoints = async (cur: Current, reconcilePorts: boolean, signal: AbortSignal): Promise<void> => {
     const ips = await leases.list();
     // The caller renewed its own lease just before: none listed means the store is wrong, not that no server lives.
-    if (ips.length === 0) throw new UnavailableError('no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service');
+    if (ips.length === 0)
+      throw new UnavailableError(
+        'no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service',
+      );
     const ep = desiredEndpoints(cur.endpoints, ips, o.securePort, reconcilePorts);
     if (ep) {
       log.info('resetting endpoints for the kubernetes service', { addresses: ips.join(',') });
-      await (cur.endpoints ? endpoints.update(ep, { ...ns, signal }) : endpoints.create(ep, { ...ns, signal }).catch(ignoreAlreadyExists));
+      await (cur.endpoints
+        ? endpoints.update(ep, { ...ns, signal })
+        : endpoints.create(ep, { ...ns, signal }).catch(ignoreAlreadyExists));
     }
-    for (const s of strayKubernetesSlices(cur.slices)) await ignoreNotFound(slices.delete(s.metadata?.name ?? '', { ...ns, signal }));
+    for (const s of strayKubernetesSlices(cur.slices))
+      await ignoreNotFound(slices.delete(s.metadata?.name ?? '', { ...ns, signal }));
     const curSlice = cur.slices.find((s) => strayKubernetesSlices([s]).length === 0);
     const slice = desiredSlice(curSlice, ips, o.securePort, reconcilePorts);
-    if (slice) await (curSlice ? slices.update(slice, { ...ns, signal }) : slices.create(slice, { ...ns, signal }).catch(ignoreAlreadyExists));
+    if (slice)
+      await (curSlice
+        ? slices.update(slice, { ...ns, signal })
+        : slices.create(slice, { ...ns, signal }).catch(ignoreAlreadyExists));
   };
 
   let firstSync = true;
@@ -152,8 +168,11 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
       await syncEndpoints(cur, true, signal);
     } catch (e) {
       // The last server to stop leaves its address listed, as upstream refuses to erase them all.
-      if (e instanceof UnavailableError) return log.info('no other API server listed; the kubernetes service endpoints stay as they are');
-      log.warn('could not remove this server from the kubernetes service endpoints', { error: e instanceof Error ? e.message : String(e) });
+      if (e instanceof UnavailableError)
+        return log.info('no other API server listed; the kubernetes service endpoints stay as they are');
+      log.warn('could not remove this server from the kubernetes service endpoints', {
+        error: e instanceof Error ? e.message : String(e),
+      });
     }
   }
 }

@@ -84,9 +84,17 @@ export async function runNamespaceController(o: NamespaceControllerOptions): Pro
       }
       const finalizers = cur.spec?.finalizers ?? [];
       if (!finalizers.includes(NAMESPACE_FINALIZER)) return;
-      const body: Namespace = { ...cur, spec: { ...cur.spec, finalizers: finalizers.filter((f) => f !== NAMESPACE_FINALIZER) } };
+      const body: Namespace = {
+        ...cur,
+        spec: { ...cur.spec, finalizers: finalizers.filter((f) => f !== NAMESPACE_FINALIZER) },
+      };
       try {
-        await client.http.json({ method: 'PUT', path: objectPath(KINDS.Namespace, name, undefined, 'finalize'), body, signal });
+        await client.http.json({
+          method: 'PUT',
+          path: objectPath(KINDS.Namespace, name, undefined, 'finalize'),
+          body,
+          signal,
+        });
       } catch (e) {
         if (!(e instanceof NotFoundError)) throw e;
       }

@@ -39,7 +39,12 @@ export interface NodeHealth {
 }
 
 /** Folds one observation into the node's health record (kube's tryUpdateNodeHealth bookkeeping). */
-export function observeHealth(prev: NodeHealth | undefined, node: Node, lease: Lease | undefined, nowMs: number): NodeHealth {
+export function observeHealth(
+  prev: NodeHealth | undefined,
+  node: Node,
+  lease: Lease | undefined,
+  nowMs: number,
+): NodeHealth {
   const heartbeat = nodeReadyCondition(node)?.lastHeartbeatTime;
   const leaseRenew = lease?.spec?.renewTime ?? undefined;
   if (!prev) return { heartbeat, leaseRenew, probeMs: nowMs };
@@ -52,7 +57,12 @@ export function observeHealth(prev: NodeHealth | undefined, node: Node, lease: L
  * Each monitored condition that is not Unknown yet becomes Unknown with kube's reasons; a node that
  * never posted one gets it as "never updated".
  */
-export function staleConditions(node: Node, health: NodeHealth, nowMs: number, graceMs: number): NodeCondition[] | null {
+export function staleConditions(
+  node: Node,
+  health: NodeHealth,
+  nowMs: number,
+  graceMs: number,
+): NodeCondition[] | null {
   if (nowMs < health.probeMs + graceMs) return null;
   const now = metaTime(nowMs);
   const current = node.status?.conditions ?? [];
@@ -60,12 +70,25 @@ export function staleConditions(node: Node, health: NodeHealth, nowMs: number, g
   const out = current.map((c) => {
     if (!(MONITORED_CONDITIONS as readonly string[]).includes(c.type) || c.status === 'Unknown') return c;
     changed = true;
-    return { ...c, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: now };
+    return {
+      ...c,
+      status: 'Unknown',
+      reason: 'NodeStatusUnknown',
+      message: 'Kubelet stopped posting node status.',
+      lastTransitionTime: now,
+    };
   });
   for (const type of MONITORED_CONDITIONS) {
     if (current.some((c) => c.type === type)) continue;
     changed = true;
-    out.push({ type, status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.', lastHeartbeatTime: now, lastTransitionTime: now });
+    out.push({
+      type,
+      status: 'Unknown',
+      reason: 'NodeStatusNeverUpdated',
+      message: 'Kubelet never posted node status.',
+      lastHeartbeatTime: now,
+      lastTransitionTime: now,
+    });
   }
   return changed ? out : null;
 }
@@ -84,7 +107,10 @@ const CONDITION_TAINTS: Readonly<Record<string, Readonly<Record<string, string>>
   NetworkUnavailable: { True: TAINT_NETWORK_UNAVAILABLE },
   PIDPressure: { True: TAINT_PID_PRESSURE },
 };
-const CONDITION_TAINT_KEYS = new Set([...Object.values(CONDITION_TAINTS).flatMap((m) => Object.values(m)), TAINT_UNSCHEDULABLE]);
+const CONDITION_TAINT_KEYS = new Set([
+  ...Object.values(CONDITION_TAINTS).flatMap((m) => Object.values(m)),
+  TAINT_UNSCHEDULABLE,
+]);
 const READY_TAINT_KEYS: ReadonlySet<string> = new Set([TAINT_NOT_READY, TAINT_UNREACHABLE]);
 
 /**
@@ -104,15 +130,19 @@ export function noScheduleTaints(node: Node): Taint[] | null {
   if (node.spec?.unschedulable) want.add(TAINT_UNSCHEDULABLE);
   // No Ready condition yet: the node has not reported; it becomes Unknown (and tainted) after the grace period.
   const readyUnknownYet = !nodeReadyCondition(node);
-  const managed = (t: Taint): boolean => t.effect === 'NoSchedule' && CONDITION_TAINT_KEYS.has(t.key) && !(readyUnknownYet && READY_TAINT_KEYS.has(t.key));
+  const managed = (t: Taint): boolean =>
+    t.effect === 'NoSchedule' && CONDITION_TAINT_KEYS.has(t.key) && !(readyUnknownYet && READY_TAINT_KEYS.has(t.key));
   const current = node.spec?.taints ?? [];
   const kept = current.filter((t) => !managed(t) || want.has(t.key));
-  const added: Taint[] = [...want].filter((k) => !kept.some((t) => managed(t) && t.key === k)).map((key) => ({ key, effect: 'NoSchedule' }));
+  const added: Taint[] = [...want]
+    .filter((k) => !kept.some((t) => managed(t) && t.key === k))
+    .map((key) => ({ key, effect: 'NoSchedule' }));
   if (added.length === 0 && kept.length === current.length) return null;
   return [...kept, ...added];
 }
 
-export type EvictionDecision = { readonly kind: 'keep' } | { readonly kind: 'evictNow' } | { readonly kind: 'evictAt'; readonly atMs: number };
+export type EvictionDecision =
+  { readonly kind: 'keep' } | { readonly kind: 'evictNow' } | { readonly kind: 'evictAt'; readonly atMs: number };
 
 /**
  * tainteviction's rule for one pod on a node: a NoExecute taint the pod does not tolerate evicts it
@@ -146,7 +176,9 @@ export function evictionDecision(pod: Pod, taints: readonly Taint[], nowMs: numb
  * never confirm, and the taint is the operator's statement that the node is shut down.
  */
 export function forceDeleteOnFencedNode(pod: Pod, node: Node): boolean {
-  return pod.metadata?.deletionTimestamp !== undefined && nodeReadyStatus(node) !== 'True' && hasOutOfServiceTaint(node);
+  return (
+    pod.metadata?.deletionTimestamp !== undefined && nodeReadyStatus(node) !== 'True' && hasOutOfServiceTaint(node)
+  );
 }
 
 /**
@@ -160,5 +192,7 @@ export function podNotReadyConditions(pod: Pod, node: Node, nowMs: number): PodC
   const conditions = pod.status?.conditions ?? [];
   const ready = conditions.find((c) => c.type === 'Ready');
   if (!ready || ready.status === 'False') return null;
-  return conditions.map((c) => (c.type === 'Ready' ? { ...c, status: 'False', lastTransitionTime: metaTime(nowMs) } : c));
+  return conditions.map((c) =>
+    c.type === 'Ready' ? { ...c, status: 'False', lastTransitionTime: metaTime(nowMs) } : c,
+  );
 }

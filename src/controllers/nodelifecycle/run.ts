@@ -115,8 +115,10 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
     }
   };
   // The uid precondition: a pod of the same name created meanwhile is not ours to delete.
-  const deletePod = (p: Pod, opts: { namespace: string; gracePeriodSeconds?: number; preconditions: { uid?: string } }): Promise<void> =>
-    writePod(() => podApi.delete(p.metadata?.name ?? '', opts));
+  const deletePod = (
+    p: Pod,
+    opts: { namespace: string; gracePeriodSeconds?: number; preconditions: { uid?: string } },
+  ): Promise<void> => writePod(() => podApi.delete(p.metadata?.name ?? '', opts));
 
   const reconcile = async (name: string): Promise<{ requeueAfterMs?: number }> => {
     let node = nodes.lister.get(name);
@@ -158,7 +160,11 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
           q.add(name ?? '');
           q.add(ZONE_PASS);
         };
-        return { onAdd: (n) => onNode(n.metadata?.name), onUpdate: (_, n) => onNode(n.metadata?.name), onDelete: (x) => onNode(objectOf(x).metadata?.name) };
+        return {
+          onAdd: (n) => onNode(n.metadata?.name),
+          onUpdate: (_, n) => onNode(n.metadata?.name),
+          onDelete: (x) => onNode(objectOf(x).metadata?.name),
+        };
       }),
       watch(leases, (q) => ({
         onAdd: (l) => q.add(l.metadata?.name ?? ''),

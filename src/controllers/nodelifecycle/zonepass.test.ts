@@ -14,13 +14,25 @@ const node = (name: string, ready: 'True' | 'False', rv: string): Node => ({
 
 /** A zone pass over `nodes` whose writes go through `update` (and re-reads through `get`). */
 function pass(nodes: Node[], api: { update: (n: Node) => Promise<Node>; get: (name: string) => Promise<Node> }) {
-  const lister = { get: (name: string) => nodes.find((n) => n.metadata?.name === name), list: () => [...nodes] } as unknown as Lister<Node>;
+  const lister = {
+    get: (name: string) => nodes.find((n) => n.metadata?.name === name),
+    list: () => [...nodes],
+  } as unknown as Lister<Node>;
   const nodeApi = api as unknown as ResourceClient<Node>;
   const clock = { now: () => 1_000_000, sleep: async () => undefined };
-  return newZonePass({ nodes: lister, nodeApi, clock, limits: DEFAULT_EVICTION_LIMITS, metrics: new MetricsRegistry(), recorder: { event: () => undefined }, onLeaveDisruption: () => undefined });
+  return newZonePass({
+    nodes: lister,
+    nodeApi,
+    clock,
+    limits: DEFAULT_EVICTION_LIMITS,
+    metrics: new MetricsRegistry(),
+    recorder: { event: () => undefined },
+    onLeaveDisruption: () => undefined,
+  });
 }
 
-const noExecuteKeys = (n: Node | undefined): string[] => (n?.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute').map((t) => t.key);
+const noExecuteKeys = (n: Node | undefined): string[] =>
+  (n?.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute').map((t) => t.key);
 
 describe('zone pass: the NoExecute taint write (SwapNodeControllerTaint)', () => {
   it('a conflicting write is redone on the node read again, and the taint lands', async () => {

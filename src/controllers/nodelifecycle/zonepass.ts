@@ -52,7 +52,12 @@ const revision = (n: Node): bigint => {
 };
 const nameOf = (n: Node): string => n.metadata?.name ?? '';
 /** RecordNodeEvent's reference: the Node by name and uid. */
-const nodeRef = (n: Node): ObjectReference => ({ apiVersion: 'v1', kind: 'Node', name: nameOf(n), uid: n.metadata?.uid });
+const nodeRef = (n: Node): ObjectReference => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  name: nameOf(n),
+  uid: n.metadata?.uid,
+});
 
 /** The zone pass; each call is one pass, returning when to run again for the next token due. */
 export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?: number }> {
@@ -60,10 +65,26 @@ export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?
   let zoneStates: ReadonlyMap<string, ZoneState> = new Map();
   /** Per zone, created when the zone is first seen and kept (kube's zoneNoExecuteTainter). */
   const taintQueues = new Map<string, ZoneTaintQueue>();
-  const zoneHealth = o.metrics.gauge('node_collector_zone_health', 'Gauge measuring percentage of healthy nodes per zone.', ['zone']);
-  const zoneSize = o.metrics.gauge('node_collector_zone_size', 'Gauge measuring number of registered Nodes per zones.', ['zone']);
-  const unhealthyNodes = o.metrics.gauge('node_collector_unhealthy_nodes_in_zone', 'Gauge measuring number of not Ready Nodes per zones.', ['zone']);
-  const evictionsTotal = o.metrics.counter('node_collector_evictions_total', 'Number of Node evictions that happened since current instance of NodeController started.', ['zone']);
+  const zoneHealth = o.metrics.gauge(
+    'node_collector_zone_health',
+    'Gauge measuring percentage of healthy nodes per zone.',
+    ['zone'],
+  );
+  const zoneSize = o.metrics.gauge(
+    'node_collector_zone_size',
+    'Gauge measuring number of registered Nodes per zones.',
+    ['zone'],
+  );
+  const unhealthyNodes = o.metrics.gauge(
+    'node_collector_unhealthy_nodes_in_zone',
+    'Gauge measuring number of not Ready Nodes per zones.',
+    ['zone'],
+  );
+  const evictionsTotal = o.metrics.counter(
+    'node_collector_evictions_total',
+    'Number of Node evictions that happened since current instance of NodeController started.',
+    ['zone'],
+  );
 
   const queueOf = (zone: string, now: number): ZoneTaintQueue => {
     let q = taintQueues.get(zone);
@@ -91,7 +112,10 @@ export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?
    * after a conflict (retryOnConflict, kube's NodeStatusUpdateRetry attempts). 'gone' when the node
    * was deleted meanwhile.
    */
-  const writeNodeTaints = async (node: Node, taintsOf: (n: Node) => Taint[] | null): Promise<'written' | 'unchanged' | 'gone'> => {
+  const writeNodeTaints = async (
+    node: Node,
+    taintsOf: (n: Node) => Taint[] | null,
+  ): Promise<'written' | 'unchanged' | 'gone'> => {
     let current = node;
     const write = async (): Promise<'written' | 'unchanged'> => {
       const taints = taintsOf(current);
@@ -102,7 +126,10 @@ export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?
         if (e instanceof ConflictError) current = await nodeApi.get(nameOf(current));
         throw e;
       }
-      log.info('node NoExecute taints', { node: nameOf(current), taints: taints.map((t) => `${t.key}:${t.effect}`).join(',') });
+      log.info('node NoExecute taints', {
+        node: nameOf(current),
+        taints: taints.map((t) => `${t.key}:${t.effect}`).join(','),
+      });
       return 'written';
     };
     try {
@@ -163,7 +190,8 @@ export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?
     recordZones(readiness);
     const plan = planDisruption(zoneStates, readiness, limits);
     for (const [zone, qps] of plan.rates) queueOf(zone, now).swapLimiter(qps, now);
-    for (const [zone, state] of plan.states) if (zoneStates.get(zone) !== state) log.info('zone state', { zone: zone.replace(':\0:', ':'), state });
+    for (const [zone, state] of plan.states)
+      if (zoneStates.get(zone) !== state) log.info('zone state', { zone: zone.replace(':\0:', ':'), state });
     zoneStates = plan.states;
     if (plan.mode === 'enter') {
       // kube logs this (no Event): every node not Ready looks like this controller being cut off.

@@ -54,11 +54,15 @@ export function zoneKey(node: Node): string {
 }
 
 /** How many of a zone's nodes are not Ready and the zone's state (ComputeZoneState). A node without a Ready condition counts as not Ready. */
-export function computeZoneState(readyStatuses: readonly (string | undefined)[], unhealthyZoneThreshold: number): { unhealthy: number; state: ZoneState } {
+export function computeZoneState(
+  readyStatuses: readonly (string | undefined)[],
+  unhealthyZoneThreshold: number,
+): { unhealthy: number; state: ZoneState } {
   const ready = readyStatuses.filter((s) => s === 'True').length;
   const unhealthy = readyStatuses.length - ready;
   if (ready === 0 && unhealthy > 0) return { unhealthy, state: 'FullDisruption' };
-  if (unhealthy > 2 && unhealthy / readyStatuses.length >= unhealthyZoneThreshold) return { unhealthy, state: 'PartialDisruption' };
+  if (unhealthy > 2 && unhealthy / readyStatuses.length >= unhealthyZoneThreshold)
+    return { unhealthy, state: 'PartialDisruption' };
   return { unhealthy, state: 'Normal' };
 }
 
@@ -100,17 +104,27 @@ export interface DisruptionPlan {
  * is forgotten. "All fully disrupted" needs at least one counted zone, so an empty cluster is never
  * in disruption mode.
  */
-export function planDisruption(prev: ReadonlyMap<string, ZoneState>, readiness: ReadonlyMap<string, readonly (string | undefined)[]>, limits: EvictionLimits): DisruptionPlan {
+export function planDisruption(
+  prev: ReadonlyMap<string, ZoneState>,
+  readiness: ReadonlyMap<string, readonly (string | undefined)[]>,
+  limits: EvictionLimits,
+): DisruptionPlan {
   const next = new Map<string, ZoneState>();
-  for (const [zone, statuses] of readiness) next.set(zone, computeZoneState(statuses, limits.unhealthyZoneThreshold).state);
+  for (const [zone, statuses] of readiness)
+    next.set(zone, computeZoneState(statuses, limits.unhealthyZoneThreshold).state);
   const known = new Map<string, ZoneState>();
   for (const zone of readiness.keys()) known.set(zone, prev.get(zone) ?? 'Initial');
   const allAre = [...next.values()].every((s) => s === 'FullDisruption');
   const allWere = [...known.values()].every((s) => s === 'FullDisruption');
-  const rate = (zone: string): number => zoneEvictionRate(next.get(zone) ?? 'Normal', readiness.get(zone)?.length ?? 0, limits);
+  const rate = (zone: string): number =>
+    zoneEvictionRate(next.get(zone) ?? 'Normal', readiness.get(zone)?.length ?? 0, limits);
   if (allAre && allWere) return { states: known, rates: new Map() };
   if (allAre) {
-    return { states: new Map([...known.keys()].map((z) => [z, 'FullDisruption'])), rates: new Map([...known.keys()].map((z) => [z, 0])), mode: 'enter' };
+    return {
+      states: new Map([...known.keys()].map((z) => [z, 'FullDisruption'])),
+      rates: new Map([...known.keys()].map((z) => [z, 0])),
+      mode: 'enter',
+    };
   }
   if (allWere) return { states: next, rates: new Map([...known.keys()].map((z) => [z, rate(z)])), mode: 'leave' };
   const rates = new Map<string, number>();
@@ -137,7 +151,8 @@ export function noExecuteStep(node: Node): NoExecuteStep {
   const status = nodeReadyCondition(node)?.status;
   if (status === undefined) return { kind: 'none' };
   if (status === 'True') return { kind: 'reachable' };
-  const [want, opposite] = status === 'False' ? [TAINT_NOT_READY, TAINT_UNREACHABLE] : [TAINT_UNREACHABLE, TAINT_NOT_READY];
+  const [want, opposite] =
+    status === 'False' ? [TAINT_NOT_READY, TAINT_UNREACHABLE] : [TAINT_UNREACHABLE, TAINT_NOT_READY];
   const taints = node.spec?.taints ?? [];
   if (taints.some(isNoExecute(opposite))) return { kind: 'swapNow' };
   return { kind: 'queue', requeue: !taints.some(isNoExecute(want)) };
@@ -151,7 +166,8 @@ export function noExecuteStep(node: Node): NoExecuteStep {
 export function swappedNoExecuteTaints(node: Node, nowMs: number): Taint[] | null {
   const status = nodeReadyCondition(node)?.status;
   if (status !== 'False' && status !== 'Unknown') return null;
-  const [want, opposite] = status === 'False' ? [TAINT_NOT_READY, TAINT_UNREACHABLE] : [TAINT_UNREACHABLE, TAINT_NOT_READY];
+  const [want, opposite] =
+    status === 'False' ? [TAINT_NOT_READY, TAINT_UNREACHABLE] : [TAINT_UNREACHABLE, TAINT_NOT_READY];
   const current = node.spec?.taints ?? [];
   const kept = current.filter((t) => !isNoExecute(opposite)(t));
   if (kept.some(isNoExecute(want))) return kept.length === current.length ? null : kept;

@@ -43,7 +43,10 @@ function setAnnotation(o: { metadata?: { annotations?: Record<string, string> } 
   o.metadata.annotations = { ...(o.metadata.annotations ?? {}), [key]: value };
 }
 
-export function objectRef(o: PersistentVolume | PersistentVolumeClaim, kind: 'PersistentVolume' | 'PersistentVolumeClaim'): ObjectReference {
+export function objectRef(
+  o: PersistentVolume | PersistentVolumeClaim,
+  kind: 'PersistentVolume' | 'PersistentVolumeClaim',
+): ObjectReference {
   const ref: ObjectReference = { kind, name: o.metadata?.name ?? '', apiVersion: 'v1' };
   if (o.metadata?.namespace) ref.namespace = o.metadata.namespace;
   if (o.metadata?.uid) ref.uid = o.metadata.uid;
@@ -51,11 +54,23 @@ export function objectRef(o: PersistentVolume | PersistentVolumeClaim, kind: 'Pe
   return ref;
 }
 
-export function volumeEvent(c: SyncContext, v: PersistentVolume, type: EventType, reason: EventReason, message: string): void {
+export function volumeEvent(
+  c: SyncContext,
+  v: PersistentVolume,
+  type: EventType,
+  reason: EventReason,
+  message: string,
+): void {
   c.fx.event({ object: objectRef(v, 'PersistentVolume'), type, reason, message });
 }
 
-export function claimEvent(c: SyncContext, pvc: PersistentVolumeClaim, type: EventType, reason: EventReason, message: string): void {
+export function claimEvent(
+  c: SyncContext,
+  pvc: PersistentVolumeClaim,
+  type: EventType,
+  reason: EventReason,
+  message: string,
+): void {
   c.fx.event({ object: objectRef(pvc, 'PersistentVolumeClaim'), type, reason, message });
 }
 
@@ -65,7 +80,12 @@ export function claimReference(claim: PersistentVolumeClaim): ObjectReference {
 }
 
 /** updateVolumePhase: status write only when the phase differs. */
-export async function updateVolumePhase(c: SyncContext, volume: PersistentVolume, phase: PvPhase, message: string): Promise<PersistentVolume> {
+export async function updateVolumePhase(
+  c: SyncContext,
+  volume: PersistentVolume,
+  phase: PvPhase,
+  message: string,
+): Promise<PersistentVolume> {
   if (volume.status?.phase === phase) return volume;
   const status = { ...(volume.status ?? {}), phase };
   if (message) status.message = message;
@@ -132,7 +152,8 @@ export async function updateClaimStatus(
     // deliberate filesystem-vs-device size gap and must not be clobbered.
     if (claim.status?.phase !== phase) {
       const volumeCap = volume.spec?.capacity?.['storage'];
-      if (volumeCap === undefined) throw new BindError(`PersistentVolume "${volume.metadata?.name ?? ''}" is without a storage capacity`);
+      if (volumeCap === undefined)
+        throw new BindError(`PersistentVolume "${volume.metadata?.name ?? ''}" is without a storage capacity`);
       const claimCap = claim.status?.capacity?.['storage'];
       const pre = volume.metadata?.annotations?.[ANN_PRE_RESIZE_CAPACITY];
       if (pre !== undefined) {
@@ -173,7 +194,10 @@ export async function updateClaimStatusWithEvent(
 }
 
 /** GetBindVolumeToClaim: the PV as it must look bound to `claim`, and whether that differs. */
-export function volumeBoundTo(volume: PersistentVolume, claim: PersistentVolumeClaim): { volume: PersistentVolume; dirty: boolean } {
+export function volumeBoundTo(
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+): { volume: PersistentVolume; dirty: boolean } {
   const setByController = !isVolumeBoundToClaim(volume, claim);
   const v = editable(volume);
   v.spec = v.spec ?? {};
@@ -196,7 +220,11 @@ export function volumeBoundTo(volume: PersistentVolume, claim: PersistentVolumeC
 }
 
 /** Step 1: write the claimRef on the PV (only if not already there). */
-export async function bindVolumeToClaim(c: SyncContext, volume: PersistentVolume, claim: PersistentVolumeClaim): Promise<PersistentVolume> {
+export async function bindVolumeToClaim(
+  c: SyncContext,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+): Promise<PersistentVolume> {
   const { volume: next, dirty } = volumeBoundTo(volume, claim);
   if (!dirty) return volume;
   const stored = await c.fx.updateVolume(next);
@@ -205,7 +233,11 @@ export async function bindVolumeToClaim(c: SyncContext, volume: PersistentVolume
 }
 
 /** Step 3: volumeName + bind-completed (+ bound-by-controller when the controller chose the PV). */
-export async function bindClaimToVolume(c: SyncContext, claim: PersistentVolumeClaim, volume: PersistentVolume): Promise<PersistentVolumeClaim> {
+export async function bindClaimToVolume(
+  c: SyncContext,
+  claim: PersistentVolumeClaim,
+  volume: PersistentVolume,
+): Promise<PersistentVolumeClaim> {
   let dirty = false;
   const next = editable(claim);
   next.spec = next.spec ?? {};
@@ -232,13 +264,21 @@ export async function bind(c: SyncContext, volume: PersistentVolume, claim: Pers
 }
 
 /** Steps 1 and 2. Until the claim side is written the binding can still be undone (unbindVolume). */
-export async function bindVolumeSide(c: SyncContext, volume: PersistentVolume, claim: PersistentVolumeClaim): Promise<PersistentVolume> {
+export async function bindVolumeSide(
+  c: SyncContext,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+): Promise<PersistentVolume> {
   const v = await bindVolumeToClaim(c, volume, claim);
   return updateVolumePhase(c, v, 'Bound', '');
 }
 
 /** Steps 3 and 4: the claim names the volume; from here on the binding is final. */
-export async function bindClaimSide(c: SyncContext, claim: PersistentVolumeClaim, volume: PersistentVolume): Promise<void> {
+export async function bindClaimSide(
+  c: SyncContext,
+  claim: PersistentVolumeClaim,
+  volume: PersistentVolume,
+): Promise<void> {
   const pvc = await bindClaimToVolume(c, claim, volume);
   await updateClaimStatus(c, pvc, 'Bound', volume);
 }

@@ -40,7 +40,11 @@ describe('PV controller cache: waiting claims', () => {
       c.markWaiting(claimKey(cl), 'gold');
     }
     c.deleteClaim(claimKey(gone));
-    c.storeClaim({ ...bound, metadata: { ...bound.metadata, resourceVersion: '2' }, spec: { ...bound.spec, volumeName: 'elsewhere' } });
+    c.storeClaim({
+      ...bound,
+      metadata: { ...bound.metadata, resourceVersion: '2' },
+      spec: { ...bound.spec, volumeName: 'elsewhere' },
+    });
     expect(c.takeWaitingFor(pv('v', '1Gi', { cls: 'gold' }))).toBe('ns/waiting');
     expect(c.takeWaitingFor(pv('w', '1Gi', { cls: 'gold' }))).toBeUndefined();
   });

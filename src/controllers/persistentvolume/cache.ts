@@ -39,12 +39,16 @@ export function newPvControllerCache(): PvControllerCache {
 
 function rv(o: { metadata?: { resourceVersion?: string; name?: string } }): bigint {
   const s = o.metadata?.resourceVersion ?? '';
-  if (!/^[0-9]+$/.test(s)) throw new ResourceVersionError(`error parsing ResourceVersion "${s}" of "${o.metadata?.name ?? ''}"`);
+  if (!/^[0-9]+$/.test(s))
+    throw new ResourceVersionError(`error parsing ResourceVersion "${s}" of "${o.metadata?.name ?? ''}"`);
   return BigInt(s);
 }
 
 /** storeObjectUpdate: new objects are added; only strictly older versions are refused. */
-function isNotOlder(old: { metadata?: { resourceVersion?: string } } | undefined, obj: { metadata?: { resourceVersion?: string } }): boolean {
+function isNotOlder(
+  old: { metadata?: { resourceVersion?: string } } | undefined,
+  obj: { metadata?: { resourceVersion?: string } },
+): boolean {
   if (!old) return true;
   return rv(old) <= rv(obj);
 }

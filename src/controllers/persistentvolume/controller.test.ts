@@ -3,11 +3,19 @@ import { handleClaimKey, handleVolumeKey, resync, type Requeue } from './control
 import { Kit, NS, pv, pvc } from './testkit.js';
 
 function queue(): Requeue & { volumes: string[]; claims: string[] } {
-  const q = { volumes: [] as string[], claims: [] as string[], volume: (n: string) => q.volumes.push(n), claim: (k: string) => q.claims.push(k) };
+  const q = {
+    volumes: [] as string[],
+    claims: [] as string[],
+    volume: (n: string) => q.volumes.push(n),
+    claim: (k: string) => q.claims.push(k),
+  };
   return q;
 }
 
-const withRv = <T extends { metadata?: object }>(o: T, rv: string): T => ({ ...o, metadata: { ...o.metadata, resourceVersion: rv } });
+const withRv = <T extends { metadata?: object }>(o: T, rv: string): T => ({
+  ...o,
+  metadata: { ...o.metadata, resourceVersion: rv },
+});
 
 describe('controller entry points', () => {
   it('a claim event binds it; an older informer copy afterwards is ignored', async () => {

@@ -20,7 +20,12 @@ export interface Requeue {
 }
 
 /** Volume key from the queue: `informerVolume` is the informer's copy or undefined when deleted. */
-export async function handleVolumeKey(c: SyncContext, q: Requeue, name: string, informerVolume: PersistentVolume | undefined): Promise<void> {
+export async function handleVolumeKey(
+  c: SyncContext,
+  q: Requeue,
+  name: string,
+  informerVolume: PersistentVolume | undefined,
+): Promise<void> {
   if (informerVolume) {
     if (!c.cache.storeVolume(informerVolume)) return; // older than what we wrote: skip
     await syncVolume(c, c.cache.volumes.get(name) ?? informerVolume);
@@ -34,7 +39,12 @@ export async function handleVolumeKey(c: SyncContext, q: Requeue, name: string, 
 }
 
 /** Claim key from the queue (`ns/name`): `informerClaim` is undefined when the claim is gone. */
-export async function handleClaimKey(c: SyncContext, q: Requeue, key: string, informerClaim: PersistentVolumeClaim | undefined): Promise<void> {
+export async function handleClaimKey(
+  c: SyncContext,
+  q: Requeue,
+  key: string,
+  informerClaim: PersistentVolumeClaim | undefined,
+): Promise<void> {
   if (informerClaim) {
     if (!c.cache.storeClaim(informerClaim)) return;
     await syncClaim(c, c.cache.getClaim(key) ?? informerClaim);
@@ -48,7 +58,11 @@ export async function handleClaimKey(c: SyncContext, q: Requeue, key: string, in
 }
 
 /** Periodic resync (Kubernetes: every 15 s): every known claim and volume goes through the queues again. */
-export function resync(q: Requeue, informerClaims: readonly PersistentVolumeClaim[], informerVolumes: readonly PersistentVolume[]): void {
+export function resync(
+  q: Requeue,
+  informerClaims: readonly PersistentVolumeClaim[],
+  informerVolumes: readonly PersistentVolume[],
+): void {
   for (const c of informerClaims) q.claim(claimKey(c));
   for (const v of informerVolumes) q.volume(v.metadata?.name ?? '');
 }

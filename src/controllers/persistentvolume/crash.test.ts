@@ -26,20 +26,27 @@ describe('bind survives a crash between any two writes', () => {
   it.each([0, 1, 2, 3])('crash after %i writes, restart, resume: bound once, no extra PV writes', async (n) => {
     const k = new Kit({ volumes: [pv('v1', '1Gi'), pv('v2', '1Gi')], claims: [pvc('claim1', '1Gi')] });
     k.crashAfter(n);
-    await expect(syncClaim(k.ctx, k.ctx.cache.getClaim(`${NS}/claim1`) ?? pvc('x', '1Gi'))).rejects.toBeInstanceOf(UnavailableError);
+    await expect(syncClaim(k.ctx, k.ctx.cache.getClaim(`${NS}/claim1`) ?? pvc('x', '1Gi'))).rejects.toBeInstanceOf(
+      UnavailableError,
+    );
     expect(k.writes).toHaveLength(n);
     k.restart(); // new process: cache rebuilt from the API server
     await converge(k);
     const claim = k.claim(`${NS}/claim1`);
     expect(claim?.status?.phase).toBe('Bound');
     expect(claim?.spec?.volumeName).toBe('v1');
-    expect(claim?.metadata?.annotations).toEqual({ 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' });
+    expect(claim?.metadata?.annotations).toEqual({
+      'pv.kubernetes.io/bind-completed': 'yes',
+      'pv.kubernetes.io/bound-by-controller': 'yes',
+    });
     expect(k.volume('v1')?.status?.phase).toBe('Bound');
     expect(k.volume('v1')?.spec?.claimRef?.uid).toBe('uid-claim1');
     // The other volume was never touched beyond becoming/staying Available.
     expect(k.volume('v2')?.spec?.claimRef).toBeUndefined();
     // Each of the four bind writes happened exactly once in total.
-    const bindWrites = k.writes.filter((w) => w.name === 'v1' || w.name === `${NS}/claim1`).map((w) => `${w.op}:${w.name}`);
+    const bindWrites = k.writes
+      .filter((w) => w.name === 'v1' || w.name === `${NS}/claim1`)
+      .map((w) => `${w.op}:${w.name}`);
     expect(bindWrites.sort()).toEqual(
       [`updateClaim:${NS}/claim1`, `updateClaimStatus:${NS}/claim1`, 'updateVolume:v1', 'updateVolumeStatus:v1'].sort(),
     );
@@ -71,7 +78,10 @@ describe('bind survives a crash between any two writes', () => {
   });
 
   it('concurrent workers pick different volumes (reservation), no conflicts', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi'), pv('v2', '1Gi'), pv('v3', '1Gi')], claims: [pvc('a', '1Gi'), pvc('b', '1Gi'), pvc('c', '1Gi')] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi'), pv('v2', '1Gi'), pv('v3', '1Gi')],
+      claims: [pvc('a', '1Gi'), pvc('b', '1Gi'), pvc('c', '1Gi')],
+    });
     const claims = ['a', 'b', 'c'].map((n) => k.ctx.cache.getClaim(`${NS}/${n}`) ?? pvc('x', '1Gi'));
     await Promise.all(claims.map((c) => syncClaim(k.ctx, c)));
     const names = ['a', 'b', 'c'].map((n) => k.claim(`${NS}/${n}`)?.spec?.volumeName);
@@ -80,7 +90,10 @@ describe('bind survives a crash between any two writes', () => {
   });
 
   it('a claim that found nothing is requeued shortly after a volume of its class becomes Available', async () => {
-    const k = new Kit({ claims: [pvc('claim1', '1Gi')], volumes: [pv('v1', '1Gi', { phase: 'Pending' }), pv('g1', '1Gi', { phase: 'Pending', cls: 'gold' })] });
+    const k = new Kit({
+      claims: [pvc('claim1', '1Gi')],
+      volumes: [pv('v1', '1Gi', { phase: 'Pending' }), pv('g1', '1Gi', { phase: 'Pending', cls: 'gold' })],
+    });
     await syncClaim(k.ctx, k.ctx.cache.getClaim(`${NS}/claim1`) ?? pvc('x', '1Gi'));
     expect(k.enqueued).toEqual([]);
     await syncVolume(k.ctx, k.ctx.cache.volumes.get('g1') ?? pv('x', '1Gi'));

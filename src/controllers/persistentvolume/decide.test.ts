@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decideBoundClaim, decideBoundVolume, decideClaimSide, decideNoMatch, decideRequestedVolume } from './decide.js';
+import {
+  decideBoundClaim,
+  decideBoundVolume,
+  decideClaimSide,
+  decideNoMatch,
+  decideRequestedVolume,
+} from './decide.js';
 import { pv, pvc } from './testkit.js';
 
 const BOUND = { 'pv.kubernetes.io/bind-completed': 'yes' };
@@ -10,8 +16,18 @@ describe('pure decisions', () => {
     ['unbound, fits', pvc('c', '1Gi', { volumeName: 'v' }), pv('v', '1Gi'), 'bind'],
     ['unbound, too small', pvc('c', '2Gi', { volumeName: 'v' }), pv('v', '1Gi'), 'mismatch'],
     ['pre-bound to it', pvc('c', '1Gi', { volumeName: 'v' }), pv('v', '1Gi', { claim: { name: 'c' } }), 'bind'],
-    ['pre-bound, even if too small (Kubernetes does not re-check)', pvc('c', '5Gi', { volumeName: 'v' }), pv('v', '1Gi', { claim: { name: 'c' } }), 'bind'],
-    ['claimed by another', pvc('c', '1Gi', { volumeName: 'v' }), pv('v', '1Gi', { claim: { name: 'other', uid: 'x' } }), 'claimedByOther'],
+    [
+      'pre-bound, even if too small (Kubernetes does not re-check)',
+      pvc('c', '5Gi', { volumeName: 'v' }),
+      pv('v', '1Gi', { claim: { name: 'c' } }),
+      'bind',
+    ],
+    [
+      'claimed by another',
+      pvc('c', '1Gi', { volumeName: 'v' }),
+      pv('v', '1Gi', { claim: { name: 'other', uid: 'x' } }),
+      'claimedByOther',
+    ],
   ] as const)('requested volume: %s → %s', (_n, claim, volume, want) => {
     expect(decideRequestedVolume(claim, volume).kind).toBe(want);
   });
@@ -30,8 +46,18 @@ describe('pure decisions', () => {
     ['no volumeName', pvc('c', '1Gi', { annotations: BOUND }), undefined, 'lost'],
     ['volume gone', pvc('c', '1Gi', { volumeName: 'v', annotations: BOUND }), undefined, 'lost'],
     ['volume unbound', pvc('c', '1Gi', { volumeName: 'v', annotations: BOUND }), pv('v', '1Gi'), 'bind'],
-    ['same uid', pvc('c', '1Gi', { volumeName: 'v', annotations: BOUND }), pv('v', '1Gi', { claim: { name: 'c', uid: 'uid-c' } }), 'bind'],
-    ['other uid', pvc('c', '1Gi', { volumeName: 'v', annotations: BOUND }), pv('v', '1Gi', { claim: { name: 'c', uid: 'x' } }), 'lost'],
+    [
+      'same uid',
+      pvc('c', '1Gi', { volumeName: 'v', annotations: BOUND }),
+      pv('v', '1Gi', { claim: { name: 'c', uid: 'uid-c' } }),
+      'bind',
+    ],
+    [
+      'other uid',
+      pvc('c', '1Gi', { volumeName: 'v', annotations: BOUND }),
+      pv('v', '1Gi', { claim: { name: 'c', uid: 'x' } }),
+      'lost',
+    ],
   ] as const)('bound claim: %s → %s', (_n, claim, volume, want) => {
     expect(decideBoundClaim(claim, volume).kind).toBe(want);
   });
@@ -54,8 +80,18 @@ describe('pure decisions', () => {
     ['claim unbound, mode differs', pv('v', '1Gi'), pvc('c', '1Gi', { volumeMode: 'Block' }), 'volumeModeMismatch'],
     ['claim bound here', pv('v', '1Gi'), pvc('c', '1Gi', { volumeName: 'v' }), 'bound'],
     ['claim elsewhere', pv('v', '1Gi'), pvc('c', '1Gi', { volumeName: 'w' }), 'unbind'],
-    ['claim elsewhere, provisioned Delete', pv('v', '1Gi', { policy: 'Delete', annotations: { 'pv.kubernetes.io/provisioned-by': 'x' } }), pvc('c', '1Gi', { volumeName: 'w' }), 'release'],
-    ['claim elsewhere, provisioned Retain', pv('v', '1Gi', { annotations: { 'pv.kubernetes.io/provisioned-by': 'x' } }), pvc('c', '1Gi', { volumeName: 'w' }), 'unbind'],
+    [
+      'claim elsewhere, provisioned Delete',
+      pv('v', '1Gi', { policy: 'Delete', annotations: { 'pv.kubernetes.io/provisioned-by': 'x' } }),
+      pvc('c', '1Gi', { volumeName: 'w' }),
+      'release',
+    ],
+    [
+      'claim elsewhere, provisioned Retain',
+      pv('v', '1Gi', { annotations: { 'pv.kubernetes.io/provisioned-by': 'x' } }),
+      pvc('c', '1Gi', { volumeName: 'w' }),
+      'unbind',
+    ],
   ] as const)('bound volume: %s → %s', (_n, volume, claim, want) => {
     expect(decideBoundVolume(volume, claim).kind).toBe(want);
   });

@@ -20,16 +20,25 @@ export type RequestedVolumeAction =
   | { kind: 'bind' } // unbound and suitable, or already (pre-)bound to this claim
   | { kind: 'claimedByOther'; message: string; controllerBound: boolean };
 
-export function decideRequestedVolume(claim: PersistentVolumeClaim, volume: PersistentVolume | undefined): RequestedVolumeAction {
+export function decideRequestedVolume(
+  claim: PersistentVolumeClaim,
+  volume: PersistentVolume | undefined,
+): RequestedVolumeAction {
   if (!volume) return { kind: 'pending' };
   const name = volume.metadata?.name ?? '';
   if (!volume.spec?.claimRef) {
     const why = checkVolumeSatisfyClaim(volume, claim);
-    return why === null ? { kind: 'bind' } : { kind: 'mismatch', message: `Cannot bind to requested volume "${name}": ${why}` };
+    return why === null
+      ? { kind: 'bind' }
+      : { kind: 'mismatch', message: `Cannot bind to requested volume "${name}": ${why}` };
   }
   if (isVolumeBoundToClaim(volume, claim)) return { kind: 'bind' };
   // A user's claim retries later; a controller-bound one means someone removed bind-completed.
-  return { kind: 'claimedByOther', message: `volume "${name}" already bound to a different claim.`, controllerBound: hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER) };
+  return {
+    kind: 'claimedByOther',
+    message: `volume "${name}" already bound to a different claim.`,
+    controllerBound: hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER),
+  };
 }
 
 /** A volume the controller chose for a claim, after the volume side of the bind (steps 1–2). */
@@ -52,29 +61,45 @@ export function decideClaimSide(chosen: PersistentVolume, best: PersistentVolume
 }
 
 /** A claim with no volume found for it. */
-export type NoMatchAction = { kind: 'waitForConsumer' } | { kind: 'provision' } | { kind: 'failedBinding'; message: string };
+export type NoMatchAction =
+  { kind: 'waitForConsumer' } | { kind: 'provision' } | { kind: 'failedBinding'; message: string };
 
 export function decideNoMatch(delayBinding: boolean, hasSelectedNode: boolean, className: string): NoMatchAction {
   // WaitForFirstConsumer without a node chosen by the scheduler: nothing to do but say so.
   if (delayBinding && !hasSelectedNode) return { kind: 'waitForConsumer' };
   if (className !== '') return { kind: 'provision' };
-  return { kind: 'failedBinding', message: 'no persistent volumes available for this claim and no storage class is set' };
+  return {
+    kind: 'failedBinding',
+    message: 'no persistent volumes available for this claim and no storage class is set',
+  };
 }
 
 /** A bind-completed claim. */
 export type BoundClaimAction =
-  | { kind: 'lost'; reason: typeof REASONS.ClaimLost | typeof REASONS.ClaimMisbound; message: string }
-  | { kind: 'bind' }; // re-bind an unbound volume, or confirm a correct pair (no writes)
+  { kind: 'lost'; reason: typeof REASONS.ClaimLost | typeof REASONS.ClaimMisbound; message: string } | { kind: 'bind' }; // re-bind an unbound volume, or confirm a correct pair (no writes)
 
 export function decideBoundClaim(claim: PersistentVolumeClaim, volume: PersistentVolume | undefined): BoundClaimAction {
   if (!claim.spec?.volumeName) {
-    return { kind: 'lost', reason: REASONS.ClaimLost, message: 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!' };
+    return {
+      kind: 'lost',
+      reason: REASONS.ClaimLost,
+      message: 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!',
+    };
   }
-  if (!volume) return { kind: 'lost', reason: REASONS.ClaimLost, message: 'Bound claim has lost its PersistentVolume. Data on the volume is lost!' };
+  if (!volume)
+    return {
+      kind: 'lost',
+      reason: REASONS.ClaimLost,
+      message: 'Bound claim has lost its PersistentVolume. Data on the volume is lost!',
+    };
   const ref = volume.spec?.claimRef;
   // An unbound volume may just be our own write not yet seen: bind again rather than declare loss.
   if (!ref || (ref.uid ?? '') === (claim.metadata?.uid ?? '')) return { kind: 'bind' };
-  return { kind: 'lost', reason: REASONS.ClaimMisbound, message: 'Two claims are bound to the same volume, this one is bound incorrectly' };
+  return {
+    kind: 'lost',
+    reason: REASONS.ClaimMisbound,
+    message: 'Two claims are bound to the same volume, this one is bound incorrectly',
+  };
 }
 
 /** A volume whose claimRef carries a UID, after the claim lookup (null: gone or re-created). */
@@ -100,6 +125,7 @@ export function decideBoundVolume(volume: PersistentVolume, claim: PersistentVol
   }
   if (claimVolume === volume.metadata?.name) return { kind: 'bound' };
   // Provisioned for this claim, which went elsewhere: the volume is not needed, delete it.
-  if (hasAnnotation(volume, ANN_PROVISIONED_BY) && volume.spec?.persistentVolumeReclaimPolicy === 'Delete') return { kind: 'release' };
+  if (hasAnnotation(volume, ANN_PROVISIONED_BY) && volume.spec?.persistentVolumeReclaimPolicy === 'Delete')
+    return { kind: 'release' };
   return { kind: 'unbind' };
 }

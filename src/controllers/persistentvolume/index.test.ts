@@ -9,7 +9,9 @@ const MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnceP
 const SIZES = ['500Mi', '1Gi', '1024Mi', '2Gi', '5G', '10Gi', '1.5Gi', '100Gi'];
 const CLASSES = ['', 'gold', 'silver'];
 const CLAIMS = ['c0', 'c1', 'c2', 'c3'];
-const NODES: Node[] = ['n1', 'n2'].map((n) => ({ metadata: { name: n, labels: { 'kubernetes.io/hostname': n, zone: n === 'n1' ? 'a' : 'b' } } }));
+const NODES: Node[] = ['n1', 'n2'].map((n) => ({
+  metadata: { name: n, labels: { 'kubernetes.io/hostname': n, zone: n === 'n1' ? 'a' : 'b' } },
+}));
 
 function pick<T>(r: () => number, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)] as T;
@@ -24,13 +26,24 @@ function randomVolume(r: () => number, i: number): PersistentVolume {
     modes: subset(r),
     cls: pick(r, CLASSES),
     phase: pick(r, ['Available', 'Available', 'Available', 'Pending', 'Bound', 'Released'] as const),
-    claim: claimed ? { name: pick(r, CLAIMS), uid: r() < 0.5 ? undefined : pick(r, ['uid-c0', 'uid-c1', 'other']) } : undefined,
+    claim: claimed
+      ? { name: pick(r, CLAIMS), uid: r() < 0.5 ? undefined : pick(r, ['uid-c0', 'uid-c1', 'other']) }
+      : undefined,
     annotations: claimed && r() < 0.5 ? { 'pv.kubernetes.io/bound-by-controller': 'yes' } : undefined,
     labels: r() < 0.5 ? { tier: pick(r, ['a', 'b']) } : undefined,
     volumeMode: r() < 0.2 ? 'Block' : r() < 0.1 ? 'Filesystem' : undefined,
     source:
       r() < 0.3
-        ? { hostPath: { path: '/x' }, nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: [pick(r, ['a', 'b'])] }] }] } } }
+        ? {
+            hostPath: { path: '/x' },
+            nodeAffinity: {
+              required: {
+                nodeSelectorTerms: [
+                  { matchExpressions: [{ key: 'zone', operator: 'In', values: [pick(r, ['a', 'b'])] }] },
+                ],
+              },
+            },
+          }
         : undefined,
   });
   if (r() < 0.05 && v.metadata) return { ...v, metadata: { ...v.metadata, deletionTimestamp: '2024-01-01T00:00:00Z' } };
@@ -41,7 +54,12 @@ function randomClaim(r: () => number): PersistentVolumeClaim {
   return pvc(pick(r, CLAIMS), pick(r, SIZES), {
     modes: subset(r),
     cls: pick(r, CLASSES),
-    selector: r() < 0.3 ? (r() < 0.5 ? { matchLabels: { tier: pick(r, ['a', 'b']) } } : { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }) : undefined,
+    selector:
+      r() < 0.3
+        ? r() < 0.5
+          ? { matchLabels: { tier: pick(r, ['a', 'b']) } }
+          : { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }
+        : undefined,
     volumeMode: r() < 0.2 ? 'Block' : undefined,
   });
 }
@@ -108,7 +126,10 @@ describe('volume index', () => {
           const o = { delayBinding: r() < 0.2, ...(r() < 0.2 ? { node: pick(r, NODES) } : {}) };
           const want = findBestMatchLinear(claim, all, o)?.metadata?.name ?? null;
           const got = idx.findBestMatch(claim, o)?.metadata?.name ?? null;
-          if (got !== want) throw new Error(`step ${step}: claim ${JSON.stringify(claim.spec)} opts ${JSON.stringify(o)}: index ${got}, linear ${want}`);
+          if (got !== want)
+            throw new Error(
+              `step ${step}: claim ${JSON.stringify(claim.spec)} opts ${JSON.stringify(o)}: index ${got}, linear ${want}`,
+            );
           compared++;
           if (want !== null) nonNull++;
         }
@@ -127,19 +148,58 @@ describe('volume index', () => {
     expect(idx.findBestMatch(pvc('c0', '1Gi'), { delayBinding: false })?.metadata?.name).toBe('pre');
     // delayed binding: pre-bound still returned, unbound skipped
     expect(idx.findBestMatch(pvc('c0', '1Gi'), { delayBinding: true })?.metadata?.name).toBe('pre');
-    expect(idx.findBestMatch({ ...pvc('c1', '1Gi'), metadata: { name: 'c1', namespace: NS } }, { delayBinding: true })).toBeNull();
+    expect(
+      idx.findBestMatch({ ...pvc('c1', '1Gi'), metadata: { name: 'c1', namespace: NS } }, { delayBinding: true }),
+    ).toBeNull();
   });
 
   const BY_CONTROLLER = { 'pv.kubernetes.io/bound-by-controller': 'yes' };
   it.each([
-    ['pre-bound with the UID, Pending, over a smaller Available one', [pv('pre', '2Gi', { phase: 'Pending', claim: { name: 'c0', uid: 'uid-c0' } }), pv('free', '1Gi')], 'pre'],
-    ['pre-bound by name, Available, another class', [pv('free', '1Gi'), pv('pre', '1Gi', { cls: 'x', claim: { name: 'c0' } })], 'pre'],
-    ["the user's pre-binding over the controller's half-done one", [pv('a-ours', '1Gi', { phase: 'Bound', claim: { name: 'c0', uid: 'uid-c0' }, annotations: BY_CONTROLLER }), pv('z-user', '1Gi', { phase: 'Pending', claim: { name: 'c0', uid: 'uid-c0' } })], 'z-user'],
-    ['two pre-bound by the user: the smaller name', [pv('b', '1Gi', { claim: { name: 'c0' } }), pv('a', '5Gi', { claim: { name: 'c0' } })], 'a'],
+    [
+      'pre-bound with the UID, Pending, over a smaller Available one',
+      [pv('pre', '2Gi', { phase: 'Pending', claim: { name: 'c0', uid: 'uid-c0' } }), pv('free', '1Gi')],
+      'pre',
+    ],
+    [
+      'pre-bound by name, Available, another class',
+      [pv('free', '1Gi'), pv('pre', '1Gi', { cls: 'x', claim: { name: 'c0' } })],
+      'pre',
+    ],
+    [
+      "the user's pre-binding over the controller's half-done one",
+      [
+        pv('a-ours', '1Gi', { phase: 'Bound', claim: { name: 'c0', uid: 'uid-c0' }, annotations: BY_CONTROLLER }),
+        pv('z-user', '1Gi', { phase: 'Pending', claim: { name: 'c0', uid: 'uid-c0' } }),
+      ],
+      'z-user',
+    ],
+    [
+      'two pre-bound by the user: the smaller name',
+      [pv('b', '1Gi', { claim: { name: 'c0' } }), pv('a', '5Gi', { claim: { name: 'c0' } })],
+      'a',
+    ],
     ['pre-bound but too small', [pv('pre', '500Mi', { claim: { name: 'c0' } }), pv('free', '1Gi')], 'free'],
-    ['pre-bound but being deleted', [{ ...pv('pre', '1Gi', { claim: { name: 'c0' } }), metadata: { name: 'pre', deletionTimestamp: '2024-01-01T00:00:00Z' } }, pv('free', '1Gi')], 'free'],
-    ['pre-bound to an earlier claim of that name', [pv('pre', '1Gi', { claim: { name: 'c0', uid: 'old' } }), pv('free', '1Gi')], 'free'],
-    ['pre-bound in a larger mode set: the smaller set is searched first (upstream)', [pv('pre', '1Gi', { modes: ['ReadWriteOnce', 'ReadWriteMany'], claim: { name: 'c0' } }), pv('free', '1Gi')], 'free'],
+    [
+      'pre-bound but being deleted',
+      [
+        {
+          ...pv('pre', '1Gi', { claim: { name: 'c0' } }),
+          metadata: { name: 'pre', deletionTimestamp: '2024-01-01T00:00:00Z' },
+        },
+        pv('free', '1Gi'),
+      ],
+      'free',
+    ],
+    [
+      'pre-bound to an earlier claim of that name',
+      [pv('pre', '1Gi', { claim: { name: 'c0', uid: 'old' } }), pv('free', '1Gi')],
+      'free',
+    ],
+    [
+      'pre-bound in a larger mode set: the smaller set is searched first (upstream)',
+      [pv('pre', '1Gi', { modes: ['ReadWriteOnce', 'ReadWriteMany'], claim: { name: 'c0' } }), pv('free', '1Gi')],
+      'free',
+    ],
   ] as const)('pre-bound volumes: %s → %s (index and reference agree)', (_n, volumes, want) => {
     const idx = newVolumeIndex();
     for (const v of volumes) idx.upsert(v);

@@ -120,7 +120,13 @@ class OrderedVolumeIndex implements VolumeIndex {
       availKey: takeable ? availKey(volumeClass(pv), pv.spec?.volumeMode ?? 'Filesystem') : null,
       preboundKey: ref ? claimRefKey(ref) : null,
     };
-    if (old && old.modes === e.modes && old.cap === e.cap && old.availKey === e.availKey && old.preboundKey === e.preboundKey) {
+    if (
+      old &&
+      old.modes === e.modes &&
+      old.cap === e.cap &&
+      old.availKey === e.availKey &&
+      old.preboundKey === e.preboundKey
+    ) {
       // Most updates (status writes, informer echoes of our own writes) move nothing.
       old.pv = pv;
       return;

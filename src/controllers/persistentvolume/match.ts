@@ -76,7 +76,8 @@ export function capacityNanos(volume: PersistentVolume): bigint {
 export function isVolumeBoundToClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
   const ref = volume.spec?.claimRef;
   if (!ref) return false;
-  if ((ref.name ?? '') !== (claim.metadata?.name ?? '') || (ref.namespace ?? '') !== (claim.metadata?.namespace ?? '')) return false;
+  if ((ref.name ?? '') !== (claim.metadata?.name ?? '') || (ref.namespace ?? '') !== (claim.metadata?.namespace ?? ''))
+    return false;
   if ((ref.uid ?? '') !== '' && ref.uid !== claim.metadata?.uid) return false;
   return true;
 }
@@ -137,7 +138,11 @@ export function compileClaimQuery(claim: PersistentVolumeClaim): ClaimQuery {
  * unclaimed, same-class, selector-matching volume.
  * Ties in capacity go to the smaller name (upstream order is cache order, i.e. unspecified).
  */
-export function findMatchingVolume(q: ClaimQuery, volumes: readonly PersistentVolume[], o: MatchOptions): PersistentVolume | null {
+export function findMatchingVolume(
+  q: ClaimQuery,
+  volumes: readonly PersistentVolume[],
+  o: MatchOptions,
+): PersistentVolume | null {
   let best: PersistentVolume | null = null;
   let bestCap = 0n;
   let prebound: PersistentVolume | null = null;
@@ -168,7 +173,11 @@ export function findMatchingVolume(q: ClaimQuery, volumes: readonly PersistentVo
 }
 
 /** Reference matcher: group by access-mode set and try the sets fewest-modes first. */
-export function findBestMatchLinear(claim: PersistentVolumeClaim, volumes: readonly PersistentVolume[], o: MatchOptions): PersistentVolume | null {
+export function findBestMatchLinear(
+  claim: PersistentVolumeClaim,
+  volumes: readonly PersistentVolume[],
+  o: MatchOptions,
+): PersistentVolume | null {
   const groups = new Map<string, PersistentVolume[]>();
   for (const v of volumes) {
     const k = accessModesKey(v.spec?.accessModes);

@@ -36,7 +36,10 @@ function bump(m: Map<string, number>, labels: readonly string[]): void {
 }
 
 /** pv_collector_{total_pv,bound_pv,unbound_pv,bound_pvc,unbound_pvc}_count. */
-export function renderCollectorMetrics(volumes: Iterable<PersistentVolume>, claims: Iterable<PersistentVolumeClaim>): string {
+export function renderCollectorMetrics(
+  volumes: Iterable<PersistentVolume>,
+  claims: Iterable<PersistentVolumeClaim>,
+): string {
   const total = new Map<string, number>();
   const boundPv = new Map<string, number>();
   const unboundPv = new Map<string, number>();
@@ -52,10 +55,30 @@ export function renderCollectorMetrics(volumes: Iterable<PersistentVolume>, clai
   }
   const pvcLabels = ['namespace', 'storage_class', 'volume_attributes_class'];
   return [
-    family('pv_collector_total_pv_count', 'Gauge measuring total number of persistent volumes', total, ['plugin_name', 'volume_mode']),
-    family('pv_collector_bound_pv_count', 'Gauge measuring number of persistent volume currently bound', boundPv, ['storage_class']),
-    family('pv_collector_unbound_pv_count', 'Gauge measuring number of persistent volume currently unbound', unboundPv, ['storage_class']),
-    family('pv_collector_bound_pvc_count', 'Gauge measuring number of persistent volume claim currently bound', boundPvc, pvcLabels),
-    family('pv_collector_unbound_pvc_count', 'Gauge measuring number of persistent volume claim currently unbound', unboundPvc, pvcLabels),
+    family('pv_collector_total_pv_count', 'Gauge measuring total number of persistent volumes', total, [
+      'plugin_name',
+      'volume_mode',
+    ]),
+    family('pv_collector_bound_pv_count', 'Gauge measuring number of persistent volume currently bound', boundPv, [
+      'storage_class',
+    ]),
+    family(
+      'pv_collector_unbound_pv_count',
+      'Gauge measuring number of persistent volume currently unbound',
+      unboundPv,
+      ['storage_class'],
+    ),
+    family(
+      'pv_collector_bound_pvc_count',
+      'Gauge measuring number of persistent volume claim currently bound',
+      boundPvc,
+      pvcLabels,
+    ),
+    family(
+      'pv_collector_unbound_pvc_count',
+      'Gauge measuring number of persistent volume claim currently unbound',
+      unboundPvc,
+      pvcLabels,
+    ),
   ].join('');
 }

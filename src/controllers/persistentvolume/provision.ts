@@ -45,7 +45,11 @@ export function externalProvisioningMessage(provisioner: string): string {
 }
 
 /** setClaimProvisioner: both annotations (beta kept for old provisioners); no write when set. */
-async function setClaimProvisioner(c: SyncContext, claim: PersistentVolumeClaim, provisioner: string): Promise<PersistentVolumeClaim> {
+async function setClaimProvisioner(
+  c: SyncContext,
+  claim: PersistentVolumeClaim,
+  provisioner: string,
+): Promise<PersistentVolumeClaim> {
   if (claim.metadata?.annotations?.[ANN_STORAGE_PROVISIONER] === provisioner) return claim;
   const next = clone(claim);
   next.metadata = next.metadata ?? {};
@@ -80,14 +84,25 @@ async function provisionExternal(c: SyncContext, claim: PersistentVolumeClaim, p
   try {
     stored = await setClaimProvisioner(c, claim, provisioner);
   } catch (e) {
-    claimEvent(c, claim, 'Warning', REASONS.ProvisioningFailed, `Error saving claim: ${e instanceof Error ? e.message : String(e)}`);
+    claimEvent(
+      c,
+      claim,
+      'Warning',
+      REASONS.ProvisioningFailed,
+      `Error saving claim: ${e instanceof Error ? e.message : String(e)}`,
+    );
     throw e;
   }
   claimEvent(c, stored, 'Normal', REASONS.ExternalProvisioning, externalProvisioningMessage(provisioner));
 }
 
 /** The hostPath plugin as KCM registers it by default: provisioning disabled. */
-async function provisionInTree(c: SyncContext, claim: PersistentVolumeClaim, plugin: string, cls: StorageClass): Promise<void> {
+async function provisionInTree(
+  c: SyncContext,
+  claim: PersistentVolumeClaim,
+  plugin: string,
+  cls: StorageClass,
+): Promise<void> {
   if (claim.spec?.dataSource) {
     const msg = `plugin "${plugin}" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource`;
     claimEvent(c, claim, 'Warning', REASONS.ProvisioningFailed, msg);

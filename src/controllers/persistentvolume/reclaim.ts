@@ -7,13 +7,7 @@
 import { unbindVolume, updateVolumePhaseWithEvent, volumeEvent } from './bind.js';
 import type { SyncContext } from './context.js';
 import { isPodTerminated } from './sync-claim.js';
-import {
-  ANN_PROVISIONED_BY,
-  ANN_MIGRATED_TO,
-  REASONS,
-  claimRefKey,
-  type PersistentVolume,
-} from './types.js';
+import { ANN_PROVISIONED_BY, ANN_MIGRATED_TO, REASONS, claimRefKey, type PersistentVolume } from './types.js';
 
 const HOST_PATH_PLUGIN = 'kubernetes.io/host-path';
 /** Volume sources whose KCM plugin exists but cannot delete ("no deletable volume plugin matched"). */
@@ -21,10 +15,7 @@ const NON_DELETABLE_SOURCES = ['nfs', 'csi', 'local', 'iscsi', 'fc'] as const;
 // Unanchored on purpose: Kubernetes' hostPath deleter uses MatchString("/tmp/.+").
 const HOST_PATH_DELETABLE = /\/tmp\/.+/;
 
-export type Deleter =
-  | { kind: 'external' }
-  | { kind: 'hostPath'; path: string }
-  | { kind: 'error'; message: string };
+export type Deleter = { kind: 'external' } | { kind: 'hostPath'; path: string } | { kind: 'error'; message: string };
 
 /** findDeletablePlugin + NewDeleter + the hostPath path check, as one pure decision. */
 export function findDeleter(volume: PersistentVolume, honorPVReclaimPolicy: boolean): Deleter {
@@ -33,11 +24,13 @@ export function findDeleter(volume: PersistentVolume, honorPVReclaimPolicy: bool
   let plugin: 'hostPath' | null = null;
   if (provisionedBy) {
     if (provisionedBy === HOST_PATH_PLUGIN) plugin = 'hostPath';
-    else if (provisionedBy.startsWith('kubernetes.io/')) return { kind: 'error', message: `no volume plugin matched name: ${provisionedBy}` };
+    else if (provisionedBy.startsWith('kubernetes.io/'))
+      return { kind: 'error', message: `no volume plugin matched name: ${provisionedBy}` };
     else return { kind: 'external' };
   }
   if (plugin === null) {
-    if (honorPVReclaimPolicy && (volume.metadata?.annotations?.[ANN_MIGRATED_TO] || volume.spec?.csi)) return { kind: 'external' };
+    if (honorPVReclaimPolicy && (volume.metadata?.annotations?.[ANN_MIGRATED_TO] || volume.spec?.csi))
+      return { kind: 'external' };
     const spec = volume.spec ?? {};
     if (spec.hostPath) plugin = 'hostPath';
     else {
@@ -47,8 +40,13 @@ export function findDeleter(volume: PersistentVolume, honorPVReclaimPolicy: bool
     }
   }
   const hp = volume.spec?.hostPath;
-  if (!hp) return { kind: 'error', message: `failed to create deleter for volume "${name}": spec.PersistentVolumeSource.HostPath is nil` };
-  if (!HOST_PATH_DELETABLE.test(hp.path)) return { kind: 'error', message: `host_path deleter only supports /tmp/.+ but received provided ${hp.path}` };
+  if (!hp)
+    return {
+      kind: 'error',
+      message: `failed to create deleter for volume "${name}": spec.PersistentVolumeSource.HostPath is nil`,
+    };
+  if (!HOST_PATH_DELETABLE.test(hp.path))
+    return { kind: 'error', message: `host_path deleter only supports /tmp/.+ but received provided ${hp.path}` };
   return { kind: 'hostPath', path: hp.path };
 }
 
@@ -68,7 +66,14 @@ export async function reclaimVolume(c: SyncContext, volume: PersistentVolume): P
       c.fx.scheduleOperation(`delete-${name}[${uid}]`, () => deleteVolumeOperation(c, volume));
       return;
     default:
-      await updateVolumePhaseWithEvent(c, volume, 'Failed', 'Warning', REASONS.VolumeUnknownReclaimPolicy, 'Volume has unrecognized PersistentVolumeReclaimPolicy');
+      await updateVolumePhaseWithEvent(
+        c,
+        volume,
+        'Failed',
+        'Warning',
+        REASONS.VolumeUnknownReclaimPolicy,
+        'Volume has unrecognized PersistentVolumeReclaimPolicy',
+      );
   }
 }
 
@@ -98,7 +103,14 @@ export async function recycleVolumeOperation(c: SyncContext, volume: PersistentV
   if (!live || !isVolumeReleased(c, live)) return;
   const ref = volume.spec?.claimRef;
   const pods = ref
-    ? [...new Set(c.listers.podsForClaim(ref.namespace ?? '', ref.name ?? '').filter((p) => !isPodTerminated(p)).map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`))].sort()
+    ? [
+        ...new Set(
+          c.listers
+            .podsForClaim(ref.namespace ?? '', ref.name ?? '')
+            .filter((p) => !isPodTerminated(p))
+            .map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`),
+        ),
+      ].sort()
     : [];
   const claimCached = ref ? c.cache.getClaim(claimRefKey(ref)) !== undefined : false;
   if (pods.length > 0 && !claimCached) {
@@ -107,13 +119,27 @@ export async function recycleVolumeOperation(c: SyncContext, volume: PersistentV
   }
   try {
     if (!c.fx.recycle) {
-      await updateVolumePhaseWithEvent(c, live, 'Failed', 'Warning', REASONS.VolumeFailedRecycle, 'No recycler plugin found for the volume!');
+      await updateVolumePhaseWithEvent(
+        c,
+        live,
+        'Failed',
+        'Warning',
+        REASONS.VolumeFailedRecycle,
+        'No recycler plugin found for the volume!',
+      );
       return;
     }
     try {
       await c.fx.recycle(live);
     } catch (e) {
-      await updateVolumePhaseWithEvent(c, live, 'Failed', 'Warning', REASONS.VolumeFailedRecycle, `Recycle failed: ${e instanceof Error ? e.message : String(e)}`);
+      await updateVolumePhaseWithEvent(
+        c,
+        live,
+        'Failed',
+        'Warning',
+        REASONS.VolumeFailedRecycle,
+        `Recycle failed: ${e instanceof Error ? e.message : String(e)}`,
+      );
       return;
     }
     volumeEvent(c, live, 'Normal', REASONS.VolumeRecycled, 'Volume recycled');

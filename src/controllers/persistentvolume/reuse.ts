@@ -16,7 +16,8 @@ export type ReuseDecision = { kind: 'none' } | { kind: 'check'; namespace: strin
 /** Pure: does this volume ask to be reused, and which claim must be proven gone first? */
 export function reuseDecision(volume: PersistentVolume): ReuseDecision {
   if (volume.metadata?.annotations?.[ANN_REUSE_RELEASED] !== 'true') return { kind: 'none' };
-  if (volume.status?.phase !== 'Released' || volume.spec?.persistentVolumeReclaimPolicy !== 'Retain') return { kind: 'none' };
+  if (volume.status?.phase !== 'Released' || volume.spec?.persistentVolumeReclaimPolicy !== 'Retain')
+    return { kind: 'none' };
   const ref = volume.spec?.claimRef;
   if (!ref?.uid) return { kind: 'none' };
   return { kind: 'check', namespace: ref.namespace ?? '', name: ref.name ?? '', uid: ref.uid };
@@ -33,7 +34,13 @@ export async function maybeReuseReleased(c: SyncContext, volume: PersistentVolum
     if (!(e instanceof NotFoundError)) throw e;
   }
   if (stillThere) {
-    volumeEvent(c, volume, 'Warning', REASONS.VolumeReuseRefused, `claim ${d.namespace}/${d.name} (uid ${d.uid}) still exists; the volume stays Released`);
+    volumeEvent(
+      c,
+      volume,
+      'Warning',
+      REASONS.VolumeReuseRefused,
+      `claim ${d.namespace}/${d.name} (uid ${d.uid}) still exists; the volume stays Released`,
+    );
     return;
   }
   const next = clone(volume);
@@ -48,5 +55,11 @@ export async function maybeReuseReleased(c: SyncContext, volume: PersistentVolum
   const stored = await c.fx.updateVolume(next);
   c.cache.storeVolume(stored);
   const avail = await updateVolumePhase(c, stored, 'Available', '');
-  volumeEvent(c, avail, 'Normal', REASONS.VolumeReused, `previous claim ${d.namespace}/${d.name} (uid ${d.uid}) is gone; the volume is Available again (its data was not erased)`);
+  volumeEvent(
+    c,
+    avail,
+    'Normal',
+    REASONS.VolumeReused,
+    `previous claim ${d.namespace}/${d.name} (uid ${d.uid}) is gone; the volume is Available again (its data was not erased)`,
+  );
 }

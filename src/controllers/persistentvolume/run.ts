@@ -24,7 +24,14 @@ import { newPvControllerCache } from './cache.js';
 import type { SyncContext } from './context.js';
 import { handleClaimKey, handleVolumeKey, resync, type Requeue } from './controller.js';
 import { renderCollectorMetrics } from './metrics.js';
-import { DEFAULT_OPTIONS, claimKey, type ControllerOptions, type Effects, type Listers, type PersistentVolumeClaim } from './types.js';
+import {
+  DEFAULT_OPTIONS,
+  claimKey,
+  type ControllerOptions,
+  type Effects,
+  type Listers,
+  type PersistentVolumeClaim,
+} from './types.js';
 import { splitNamespacedKey } from '../../kube/keys.js';
 
 const log = newLogger('pv-controller');
@@ -74,14 +81,18 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
         const t0 = performance.now();
         await op();
         // Operation names are "<operation>-<volume>" upstream; keep the operation part as the label.
-        opDuration?.observe({ plugin_name: '', operation_name: name.split('-')[0] ?? name }, (performance.now() - t0) / 1000);
+        opDuration?.observe(
+          { plugin_name: '', operation_name: name.split('-')[0] ?? name },
+          (performance.now() - t0) / 1000,
+        );
       });
     },
     // The in-tree hostPath deleter removes the directory on the controller's host (only /tmp/...),
     // but never across a mount point: a volume still mounted somewhere below is an error, not data loss.
     removeHostPathData: async (path) => {
       const mounted = await mountsUnder(path).catch(() => []);
-      if (mounted.length > 0) throw new Error(`refusing to delete ${path}: ${mounted[0]!.mountPoint} is mounted inside it`);
+      if (mounted.length > 0)
+        throw new Error(`refusing to delete ${path}: ${mounted[0]!.mountPoint} is mounted inside it`);
       await rm(path, { recursive: true, force: true });
     },
   };
@@ -93,10 +104,19 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
     podsForClaim: (ns, name) => pods.byIndex(POD_CLAIM_INDEX, `${ns}/${name}`),
     volumesPreboundTo: (ns, name) => pvs.byIndex(PV_CLAIM_INDEX, `${ns}/${name}`),
   };
-  const ctx: SyncContext = { cache: newPvControllerCache(), listers, fx, options: { ...DEFAULT_OPTIONS, ...o.options } };
+  const ctx: SyncContext = {
+    cache: newPvControllerCache(),
+    listers,
+    fx,
+    options: { ...DEFAULT_OPTIONS, ...o.options },
+  };
 
   const removeCollector = o.metrics?.collector(() => renderCollectorMetrics(pvs.lister.list(), pvcs.lister.list()));
-  const opDuration = o.metrics?.histogram('volume_operation_total_seconds', 'Storage operation end to end duration in seconds', ['plugin_name', 'operation_name']);
+  const opDuration = o.metrics?.histogram(
+    'volume_operation_total_seconds',
+    'Storage operation end to end duration in seconds',
+    ['plugin_name', 'operation_name'],
+  );
   const resyncMs = o.resyncMs ?? PV_RESYNC_MS;
   const common = { workers, metrics: o.metrics, log };
   const volumeController = newController<string>({
@@ -124,7 +144,8 @@ export async function runPvController(o: PvControllerRunOptions): Promise<void> 
       })),
       // A new or changed default class may bind (or provision) waiting class-less claims.
       watch(classes, (q) => ({
-        onAdd: () => pvcs.lister.list().forEach((c: PersistentVolumeClaim) => c.status?.phase === 'Pending' && q.add(claimKey(c))),
+        onAdd: () =>
+          pvcs.lister.list().forEach((c: PersistentVolumeClaim) => c.status?.phase === 'Pending' && q.add(claimKey(c))),
       })),
       reads(pvs, nodes, pods),
     ],

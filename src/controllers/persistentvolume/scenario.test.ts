@@ -40,8 +40,14 @@ const claimKeyOf = (n: string): string => `${NS}/${n}`;
 describe('scenarios (conformance sample)', () => {
   it('integration: 20 identical claims and 20 identical volumes all bind, pairwise', async () => {
     const names = Array.from({ length: 20 }, (_, i) => i + 1);
-    const k = new Kit({ volumes: names.map((i) => pv(`pv-${i}`, '1G', { phase: 'Pending' })), claims: names.map((i) => pvc(`claim-${i}`, '1G')) });
-    await settle(k, [...names.map((i): ['volume', string] => ['volume', `pv-${i}`]), ...names.map((i): ['claim', string] => ['claim', claimKeyOf(`claim-${i}`)])]);
+    const k = new Kit({
+      volumes: names.map((i) => pv(`pv-${i}`, '1G', { phase: 'Pending' })),
+      claims: names.map((i) => pvc(`claim-${i}`, '1G')),
+    });
+    await settle(k, [
+      ...names.map((i): ['volume', string] => ['volume', `pv-${i}`]),
+      ...names.map((i): ['claim', string] => ['claim', claimKeyOf(`claim-${i}`)]),
+    ]);
     const used = new Set<string>();
     for (const i of names) {
       const c = k.claim(claimKeyOf(`claim-${i}`));
@@ -56,7 +62,10 @@ describe('scenarios (conformance sample)', () => {
 
   it('reclaim/Retain: deleting the claim releases the volume, claimRef kept, no events', async () => {
     const k = new Kit({ volumes: [pv('v1', '1Gi')], claims: [pvc('claim1', '1Gi')] });
-    await settle(k, [['volume', 'v1'], ['claim', claimKeyOf('claim1')]]);
+    await settle(k, [
+      ['volume', 'v1'],
+      ['claim', claimKeyOf('claim1')],
+    ]);
     expect(k.volume('v1')?.status?.phase).toBe('Bound');
     k.claims.delete(claimKeyOf('claim1'));
     await settle(k, [['claim', claimKeyOf('claim1')]]);
@@ -73,7 +82,12 @@ describe('scenarios (conformance sample)', () => {
     await settle(k, [['claim', claimKeyOf('claim-b')]]);
     expect(k.claim(claimKeyOf('claim-b'))?.status?.phase).toBe('Pending');
     expect(k.volume('v1')?.spec?.claimRef?.name).toBe('claim-a');
-    expect(k.eventTuples()).toContainEqual(['claim-b', 'Warning', 'FailedBinding', 'volume "v1" already bound to a different claim.']);
+    expect(k.eventTuples()).toContainEqual([
+      'claim-b',
+      'Warning',
+      'FailedBinding',
+      'volume "v1" already bound to a different claim.',
+    ]);
   });
 
   it('a volume deleted under a bound claim makes the claim Lost', async () => {
@@ -82,19 +96,29 @@ describe('scenarios (conformance sample)', () => {
     k.volumes.delete('v1');
     await settle(k, [['volume', 'v1']]);
     expect(k.claim(claimKeyOf('claim1'))?.status?.phase).toBe('Lost');
-    expect(k.eventTuples()).toEqual([['claim1', 'Warning', 'ClaimLost', 'Bound claim has lost its PersistentVolume. Data on the volume is lost!']]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Warning', 'ClaimLost', 'Bound claim has lost its PersistentVolume. Data on the volume is lost!'],
+    ]);
   });
 
   it('a claim created before its volume is Available binds without waiting for a resync', async () => {
     const k = new Kit({ volumes: [pv('v1', '1Gi', { phase: 'Pending' })], claims: [pvc('claim1', '1Gi')] });
-    await settle(k, [['claim', claimKeyOf('claim1')], ['volume', 'v1']]);
+    await settle(k, [
+      ['claim', claimKeyOf('claim1')],
+      ['volume', 'v1'],
+    ]);
     expect(k.claim(claimKeyOf('claim1'))?.status?.phase).toBe('Bound');
   });
 
   it('external provisioner: the provisioned PV (pre-bound by UID) completes the bind', async () => {
-    const k = new Kit({ classes: [storageClass('ext', 'example.com/p')], claims: [pvc('claim1', '1Gi', { cls: 'ext' })] });
+    const k = new Kit({
+      classes: [storageClass('ext', 'example.com/p')],
+      claims: [pvc('claim1', '1Gi', { cls: 'ext' })],
+    });
     await settle(k, [['claim', claimKeyOf('claim1')]]);
-    expect(k.claim(claimKeyOf('claim1'))?.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner']).toBe('example.com/p');
+    expect(k.claim(claimKeyOf('claim1'))?.metadata?.annotations?.['volume.kubernetes.io/storage-provisioner']).toBe(
+      'example.com/p',
+    );
     // The external provisioner creates the PV bound to the claim (as the CSI sidecar will).
     const made = pv('pvc-uid-claim1', '1Gi', {
       cls: 'ext',

@@ -23,7 +23,13 @@ describe('syncUnboundClaim, no volumeName (set 1)', () => {
       { op: 'updateClaimStatus', name: `${NS}/claim1` },
     ]);
     const v = k.volume('v1');
-    expect(v?.spec?.claimRef).toMatchObject({ kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: NS, name: 'claim1', uid: 'uid-claim1' });
+    expect(v?.spec?.claimRef).toMatchObject({
+      kind: 'PersistentVolumeClaim',
+      apiVersion: 'v1',
+      namespace: NS,
+      name: 'claim1',
+      uid: 'uid-claim1',
+    });
     expect(v?.spec?.claimRef?.resourceVersion).toBeDefined();
     expect(v?.metadata?.annotations).toEqual({ 'pv.kubernetes.io/bound-by-controller': 'yes' });
     expect(v?.status?.phase).toBe('Bound');
@@ -37,19 +43,32 @@ describe('syncUnboundClaim, no volumeName (set 1)', () => {
   it('1-2 no matching volume and no class: FailedBinding, Pending', async () => {
     const k = new Kit({ volumes: [pv('v1', '1Gi')], claims: [pvc('claim1', '10Gi')] });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Normal', 'FailedBinding', 'no persistent volumes available for this claim and no storage class is set']]);
+    expect(k.eventTuples()).toEqual([
+      [
+        'claim1',
+        'Normal',
+        'FailedBinding',
+        'no persistent volumes available for this claim and no storage class is set',
+      ],
+    ]);
     expect(k.writes).toEqual([]); // already Pending, nothing to clear
     expect(k.volume('v1')?.spec?.claimRef).toBeUndefined();
   });
 
   it('1-4 smallest satisfying volume wins', async () => {
-    const k = new Kit({ volumes: [pv('v1', '10Gi'), pv('v2', '1Gi'), pv('v3', '500Mi')], claims: [pvc('claim1', '1Gi')] });
+    const k = new Kit({
+      volumes: [pv('v1', '10Gi'), pv('v2', '1Gi'), pv('v3', '500Mi')],
+      claims: [pvc('claim1', '1Gi')],
+    });
     await run(k);
     expect(k.claim(`${NS}/claim1`)?.spec?.volumeName).toBe('v2');
   });
 
   it('1-5 volume pre-bound to the claim wins over a smaller one; no bound-by-controller on the PV', async () => {
-    const k = new Kit({ volumes: [pv('v1', '10Gi', { claim: { name: 'claim1' } }), pv('v2', '1Gi')], claims: [pvc('claim1', '1Gi')] });
+    const k = new Kit({
+      volumes: [pv('v1', '10Gi', { claim: { name: 'claim1' } }), pv('v2', '1Gi')],
+      claims: [pvc('claim1', '1Gi')],
+    });
     await run(k);
     expect(k.volume('v1')?.spec?.claimRef?.uid).toBe('uid-claim1');
     expect(k.volume('v1')?.metadata?.annotations).toBeUndefined();
@@ -81,7 +100,11 @@ describe('syncUnboundClaim, no volumeName (set 1)', () => {
 
   it('1-x class must be equal; access modes must be a superset', async () => {
     const k = new Kit({
-      volumes: [pv('v1', '1Gi', { cls: 'gold' }), pv('v2', '1Gi', { modes: ['ReadOnlyMany'] }), pv('v3', '2Gi', { modes: ['ReadOnlyMany', 'ReadWriteOnce'] })],
+      volumes: [
+        pv('v1', '1Gi', { cls: 'gold' }),
+        pv('v2', '1Gi', { modes: ['ReadOnlyMany'] }),
+        pv('v3', '2Gi', { modes: ['ReadOnlyMany', 'ReadWriteOnce'] }),
+      ],
       claims: [pvc('claim1', '1Gi')],
     });
     await run(k);
@@ -89,7 +112,10 @@ describe('syncUnboundClaim, no volumeName (set 1)', () => {
   });
 
   it('fewer access modes beat smaller capacity (upstream searches mode sets first)', async () => {
-    const k = new Kit({ volumes: [pv('big', '10Gi'), pv('small', '1Gi', { modes: ['ReadWriteOnce', 'ReadOnlyMany'] })], claims: [pvc('claim1', '1Gi')] });
+    const k = new Kit({
+      volumes: [pv('big', '10Gi'), pv('small', '1Gi', { modes: ['ReadWriteOnce', 'ReadOnlyMany'] })],
+      claims: [pvc('claim1', '1Gi')],
+    });
     await run(k);
     expect(k.claim(`${NS}/claim1`)?.spec?.volumeName).toBe('big');
   });
@@ -99,7 +125,12 @@ describe('syncUnboundClaim, no volumeName (set 1)', () => {
     k.failNext('updateClaim', new ConflictError('modified'));
     await expect(run(k)).rejects.toBeInstanceOf(ConflictError);
     await run(k);
-    expect(k.writes.map((w) => w.op)).toEqual(['updateVolume', 'updateVolumeStatus', 'updateClaim', 'updateClaimStatus']);
+    expect(k.writes.map((w) => w.op)).toEqual([
+      'updateVolume',
+      'updateVolumeStatus',
+      'updateClaim',
+      'updateClaimStatus',
+    ]);
     expect(k.claim(`${NS}/claim1`)?.status?.phase).toBe('Bound');
   });
 });
@@ -120,48 +151,69 @@ describe('a volume pre-bound to the claim, created in one burst with another mat
   it.each([
     ['with the claim UID', 'uid-claim1'],
     ['by name only', undefined],
-  ])('created while the claim binds the other (%s): the claim side is not written, the other volume is given back, the claim binds it', async (_n, uid) => {
-    const k = new Kit({ volumes: [pv('free', '1Gi')], claims: [pvc('claim1', '1Gi')] });
-    k.afterWrite('updateVolume', 'free', () => k.createVolume(prebound(uid)));
-    await run(k);
-    expect(k.writes).toEqual([
-      { op: 'updateVolume', name: 'free' },
-      { op: 'updateVolumeStatus', name: 'free' },
-      { op: 'updateVolume', name: 'free' },
-      { op: 'updateVolumeStatus', name: 'free' },
-    ]);
-    expect(k.claim(claimKeyOf)?.spec?.volumeName).toBeUndefined();
-    expect(k.enqueued).toEqual([claimKeyOf]);
-    await run(k);
-    const claim = k.claim(claimKeyOf);
-    expect(claim?.spec?.volumeName).toBe('pre');
-    expect(claim?.status?.phase).toBe('Bound');
-    expect(k.volume('pre')?.spec?.claimRef?.uid).toBe('uid-claim1');
-    expect(k.volume('pre')?.status?.phase).toBe('Bound');
-    expect(k.volume('pre')?.metadata?.annotations).toBeUndefined();
-    const free = k.volume('free');
-    expect(free?.spec?.claimRef).toBeUndefined();
-    expect(free?.metadata?.annotations).toBeUndefined();
-    expect(free?.status?.phase).toBe('Available');
-  });
+  ])(
+    'created while the claim binds the other (%s): the claim side is not written, the other volume is given back, the claim binds it',
+    async (_n, uid) => {
+      const k = new Kit({ volumes: [pv('free', '1Gi')], claims: [pvc('claim1', '1Gi')] });
+      k.afterWrite('updateVolume', 'free', () => k.createVolume(prebound(uid)));
+      await run(k);
+      expect(k.writes).toEqual([
+        { op: 'updateVolume', name: 'free' },
+        { op: 'updateVolumeStatus', name: 'free' },
+        { op: 'updateVolume', name: 'free' },
+        { op: 'updateVolumeStatus', name: 'free' },
+      ]);
+      expect(k.claim(claimKeyOf)?.spec?.volumeName).toBeUndefined();
+      expect(k.enqueued).toEqual([claimKeyOf]);
+      await run(k);
+      const claim = k.claim(claimKeyOf);
+      expect(claim?.spec?.volumeName).toBe('pre');
+      expect(claim?.status?.phase).toBe('Bound');
+      expect(k.volume('pre')?.spec?.claimRef?.uid).toBe('uid-claim1');
+      expect(k.volume('pre')?.status?.phase).toBe('Bound');
+      expect(k.volume('pre')?.metadata?.annotations).toBeUndefined();
+      const free = k.volume('free');
+      expect(free?.spec?.claimRef).toBeUndefined();
+      expect(free?.metadata?.annotations).toBeUndefined();
+      expect(free?.status?.phase).toBe('Available');
+    },
+  );
 
   it.each([
     ['pre-bound to another claim', pv('pre', '1Gi', { phase: 'Pending', claim: { name: 'other' } })],
-    ['pre-bound to an earlier claim of that name (other UID)', pv('pre', '1Gi', { phase: 'Pending', claim: { name: 'claim1', uid: 'old' } })],
+    [
+      'pre-bound to an earlier claim of that name (other UID)',
+      pv('pre', '1Gi', { phase: 'Pending', claim: { name: 'claim1', uid: 'old' } }),
+    ],
     ['pre-bound but too small', pv('pre', '500Mi', { phase: 'Pending', claim: { name: 'claim1' } })],
-    ['pre-bound but being deleted', { ...prebound(), metadata: { name: 'pre', deletionTimestamp: '2024-01-01T00:00:00Z' } }],
+    [
+      'pre-bound but being deleted',
+      { ...prebound(), metadata: { name: 'pre', deletionTimestamp: '2024-01-01T00:00:00Z' } },
+    ],
   ])('a volume that is no better match changes nothing (%s): four bind writes', async (_n, other) => {
     const k = new Kit({ volumes: [pv('free', '1Gi')], claims: [pvc('claim1', '1Gi')] });
     k.afterWrite('updateVolume', 'free', () => k.createVolume(other));
     await run(k);
-    expect(k.writes.map((w) => `${w.op} ${w.name}`)).toEqual(['updateVolume free', 'updateVolumeStatus free', `updateClaim ${claimKeyOf}`, `updateClaimStatus ${claimKeyOf}`]);
+    expect(k.writes.map((w) => `${w.op} ${w.name}`)).toEqual([
+      'updateVolume free',
+      'updateVolumeStatus free',
+      `updateClaim ${claimKeyOf}`,
+      `updateClaimStatus ${claimKeyOf}`,
+    ]);
     expect(k.claim(claimKeyOf)?.spec?.volumeName).toBe('free');
     expect(k.volume('free')?.metadata?.annotations).toEqual(BY_CONTROLLER);
   });
 
   it('a half-done bind of ours (crash after the volume side) yields to the user pre-binding found at restart', async () => {
-    const half = pv('a-half', '1Gi', { phase: 'Bound', claim: { name: 'claim1', uid: 'uid-claim1' }, annotations: BY_CONTROLLER });
-    const k = new Kit({ volumes: [half, pv('z-pre', '1Gi', { phase: 'Available', claim: { name: 'claim1' } })], claims: [pvc('claim1', '1Gi')] });
+    const half = pv('a-half', '1Gi', {
+      phase: 'Bound',
+      claim: { name: 'claim1', uid: 'uid-claim1' },
+      annotations: BY_CONTROLLER,
+    });
+    const k = new Kit({
+      volumes: [half, pv('z-pre', '1Gi', { phase: 'Available', claim: { name: 'claim1' } })],
+      claims: [pvc('claim1', '1Gi')],
+    });
     await run(k);
     expect(k.claim(claimKeyOf)?.spec?.volumeName).toBe('z-pre');
     expect(k.writes.filter((w) => w.name === 'a-half')).toEqual([]); // syncVolume rolls it back, as upstream
@@ -185,7 +237,10 @@ describe('syncUnboundClaim, volumeName set (set 2)', () => {
   });
 
   it('2-4 mutual pre-binding: bound, no bound-by-controller on either side', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi', { claim: { name: 'claim1' } })], claims: [pvc('claim1', '1Gi', { volumeName: 'v1' })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi', { claim: { name: 'claim1' } })],
+      claims: [pvc('claim1', '1Gi', { volumeName: 'v1' })],
+    });
     await run(k);
     expect(k.volume('v1')?.metadata?.annotations).toBeUndefined();
     expect(k.volume('v1')?.spec?.claimRef?.uid).toBe('uid-claim1');
@@ -196,7 +251,9 @@ describe('syncUnboundClaim, volumeName set (set 2)', () => {
   it('2-5 requested volume too small: VolumeMismatch warning, Pending', async () => {
     const k = new Kit({ volumes: [pv('v1', '1Gi')], claims: [pvc('claim1', '10Gi', { volumeName: 'v1' })] });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Warning', 'VolumeMismatch', 'Cannot bind to requested volume "v1": requested PV is too small']]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Warning', 'VolumeMismatch', 'Cannot bind to requested volume "v1": requested PV is too small'],
+    ]);
     expect(k.volume('v1')?.spec?.claimRef).toBeUndefined();
   });
 
@@ -205,9 +262,14 @@ describe('syncUnboundClaim, volumeName set (set 2)', () => {
     [{ volumeMode: 'Block' }, 'incompatible volumeMode'],
     [{ modes: ['ReadOnlyMany'] }, 'incompatible accessMode'],
   ] as const)('2-x requested volume %o mismatch: %s', async (o, why) => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi', { ...o, modes: 'modes' in o ? [...o.modes] : undefined })], claims: [pvc('claim1', '1Gi', { volumeName: 'v1' })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi', { ...o, modes: 'modes' in o ? [...o.modes] : undefined })],
+      claims: [pvc('claim1', '1Gi', { volumeName: 'v1' })],
+    });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Warning', 'VolumeMismatch', `Cannot bind to requested volume "v1": ${why}`]]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Warning', 'VolumeMismatch', `Cannot bind to requested volume "v1": ${why}`],
+    ]);
   });
 
   it('2-6 requested volume bound to another claim: FailedBinding warning, Pending', async () => {
@@ -216,7 +278,9 @@ describe('syncUnboundClaim, volumeName set (set 2)', () => {
       claims: [pvc('claim1', '1Gi', { volumeName: 'v1', phase: 'Bound' })],
     });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Warning', 'FailedBinding', 'volume "v1" already bound to a different claim.']]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Warning', 'FailedBinding', 'volume "v1" already bound to a different claim.'],
+    ]);
     expect(k.claim(`${NS}/claim1`)?.status?.phase).toBe('Pending');
     expect(k.volume('v1')?.spec?.claimRef?.name).toBe('claim-a');
   });
@@ -224,9 +288,13 @@ describe('syncUnboundClaim, volumeName set (set 2)', () => {
   it('2-7 same, but the claim says the controller bound it: an error ("should never happen")', async () => {
     const k = new Kit({
       volumes: [pv('v1', '1Gi', { claim: { name: 'claim-a', uid: 'uid-claim-a' }, phase: 'Bound' })],
-      claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: { 'pv.kubernetes.io/bound-by-controller': 'yes' } })],
+      claims: [
+        pvc('claim1', '1Gi', { volumeName: 'v1', annotations: { 'pv.kubernetes.io/bound-by-controller': 'yes' } }),
+      ],
     });
-    await expect(run(k)).rejects.toThrow(`invalid binding of claim "${NS}/claim1" to volume "v1": volume already claimed by "${NS}/claim-a"`);
+    await expect(run(k)).rejects.toThrow(
+      `invalid binding of claim "${NS}/claim1" to volume "v1": volume already claimed by "${NS}/claim-a"`,
+    );
     expect(k.eventTuples()[0]?.[2]).toBe('FailedBinding');
   });
 });
@@ -236,18 +304,32 @@ describe('syncBoundClaim (set 3)', () => {
     const k = new Kit({ claims: [pvc('claim1', '1Gi', { annotations: BOUND_ANNS, phase: 'Bound' })] });
     await run(k);
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Warning', 'ClaimLost', 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!']]);
+    expect(k.eventTuples()).toEqual([
+      [
+        'claim1',
+        'Warning',
+        'ClaimLost',
+        'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!',
+      ],
+    ]);
     expect(k.claim(`${NS}/claim1`)?.status?.phase).toBe('Lost');
   });
 
   it('3-2 volume missing: Lost', async () => {
-    const k = new Kit({ claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS, phase: 'Bound' })] });
+    const k = new Kit({
+      claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS, phase: 'Bound' })],
+    });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Warning', 'ClaimLost', 'Bound claim has lost its PersistentVolume. Data on the volume is lost!']]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Warning', 'ClaimLost', 'Bound claim has lost its PersistentVolume. Data on the volume is lost!'],
+    ]);
   });
 
   it('3-3 volume unbound: bound again', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi')], claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi')],
+      claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS })],
+    });
     await run(k);
     expect(k.volume('v1')?.spec?.claimRef?.uid).toBe('uid-claim1');
     expect(k.volume('v1')?.status?.phase).toBe('Bound');
@@ -260,18 +342,29 @@ describe('syncBoundClaim (set 3)', () => {
       claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS, phase: 'Bound' })],
     });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Warning', 'ClaimMisbound', 'Two claims are bound to the same volume, this one is bound incorrectly']]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Warning', 'ClaimMisbound', 'Two claims are bound to the same volume, this one is bound incorrectly'],
+    ]);
     expect(k.claim(`${NS}/claim1`)?.status?.phase).toBe('Lost');
   });
 
   it('3-5 correctly bound pair: no writes at all', async () => {
     const k = new Kit({
-      volumes: [pv('v1', '1Gi', { claim: { name: 'claim1', uid: 'uid-claim1' }, phase: 'Bound', annotations: { 'pv.kubernetes.io/bound-by-controller': 'yes' } })],
+      volumes: [
+        pv('v1', '1Gi', {
+          claim: { name: 'claim1', uid: 'uid-claim1' },
+          phase: 'Bound',
+          annotations: { 'pv.kubernetes.io/bound-by-controller': 'yes' },
+        }),
+      ],
       claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS, phase: 'Bound' })],
     });
     const c = k.claim(`${NS}/claim1`);
     if (c) {
-      k.claims.set(`${NS}/claim1`, { ...c, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } });
+      k.claims.set(`${NS}/claim1`, {
+        ...c,
+        status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } },
+      });
       k.restart();
     }
     await run(k);
@@ -283,29 +376,50 @@ describe('delayed binding (set 14)', () => {
   const wait = storageClass('wait', 'kubernetes.io/no-provisioner', 'WaitForFirstConsumer');
 
   it('14-1 WaitForFirstConsumer: no bind, WaitForFirstConsumer event, no provisioning', async () => {
-    const k = new Kit({ classes: [wait], volumes: [pv('v1', '1Gi', { cls: 'wait' })], claims: [pvc('claim1', '1Gi', { cls: 'wait' })] });
+    const k = new Kit({
+      classes: [wait],
+      volumes: [pv('v1', '1Gi', { cls: 'wait' })],
+      claims: [pvc('claim1', '1Gi', { cls: 'wait' })],
+    });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding']]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding'],
+    ]);
     expect(k.volume('v1')?.spec?.claimRef).toBeUndefined();
     expect(k.operations).toEqual([]);
   });
 
   it('14-2 an unscheduled pod uses the claim: WaitForPodScheduled', async () => {
-    const pod = { metadata: { name: 'p1', namespace: NS }, spec: { containers: [], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'claim1' } }] } };
+    const pod = {
+      metadata: { name: 'p1', namespace: NS },
+      spec: { containers: [], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'claim1' } }] },
+    };
     const k = new Kit({ classes: [wait], pods: [pod], claims: [pvc('claim1', '1Gi', { cls: 'wait' })] });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Normal', 'WaitForPodScheduled', 'waiting for pod p1 to be scheduled']]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Normal', 'WaitForPodScheduled', 'waiting for pod p1 to be scheduled'],
+    ]);
   });
 
   it('14-3 a pre-bound volume still binds in delayed mode', async () => {
-    const k = new Kit({ classes: [wait], volumes: [pv('v1', '1Gi', { cls: 'wait', claim: { name: 'claim1' } })], claims: [pvc('claim1', '1Gi', { cls: 'wait' })] });
+    const k = new Kit({
+      classes: [wait],
+      volumes: [pv('v1', '1Gi', { cls: 'wait', claim: { name: 'claim1' } })],
+      claims: [pvc('claim1', '1Gi', { cls: 'wait' })],
+    });
     await run(k);
     expect(k.claim(`${NS}/claim1`)?.status?.phase).toBe('Bound');
   });
 
   it('14-4 selected node (Stowage option): binds to the volume whose node affinity admits the node', async () => {
     const aff = (node: string) => ({
-      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] } },
+      nodeAffinity: {
+        required: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] },
+          ],
+        },
+      },
       hostPath: { path: '/x' },
     });
     const k = new Kit({
@@ -320,15 +434,23 @@ describe('delayed binding (set 14)', () => {
   });
 
   it('14-5 selected node without the option (KCM exact): provisioning path', async () => {
-    const k = new Kit({ classes: [wait], claims: [pvc('claim1', '1Gi', { cls: 'wait', annotations: { 'volume.kubernetes.io/selected-node': 'n2' } })] });
+    const k = new Kit({
+      classes: [wait],
+      claims: [pvc('claim1', '1Gi', { cls: 'wait', annotations: { 'volume.kubernetes.io/selected-node': 'n2' } })],
+    });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Warning', 'ProvisioningFailed', 'no volume plugin matched name: kubernetes.io/no-provisioner']]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Warning', 'ProvisioningFailed', 'no volume plugin matched name: kubernetes.io/no-provisioner'],
+    ]);
   });
 });
 
 describe('provisioning hand-off and default class', () => {
   it('external provisioner: both annotations, ExternalProvisioning event with the exact text', async () => {
-    const k = new Kit({ classes: [storageClass('ext', 'example.com/prov')], claims: [pvc('claim1', '1Gi', { cls: 'ext' })] });
+    const k = new Kit({
+      classes: [storageClass('ext', 'example.com/prov')],
+      claims: [pvc('claim1', '1Gi', { cls: 'ext' })],
+    });
     await run(k);
     expect(k.operations.map((o) => o.name)).toEqual([`provision-${NS}/claim1[uid-claim1]`]);
     expect(await k.runOperations()).toEqual([]);
@@ -336,7 +458,9 @@ describe('provisioning hand-off and default class', () => {
       'volume.beta.kubernetes.io/storage-provisioner': 'example.com/prov',
       'volume.kubernetes.io/storage-provisioner': 'example.com/prov',
     });
-    expect(k.eventTuples()).toEqual([['claim1', 'Normal', 'ExternalProvisioning', externalProvisioningMessage('example.com/prov')]]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Normal', 'ExternalProvisioning', externalProvisioningMessage('example.com/prov')],
+    ]);
     expect(externalProvisioningMessage('x')).toBe(
       "Waiting for a volume to be created either by the external provisioner 'x' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.",
     );
@@ -345,7 +469,9 @@ describe('provisioning hand-off and default class', () => {
   it('missing class: ProvisioningFailed', async () => {
     const k = new Kit({ claims: [pvc('claim1', '1Gi', { cls: 'nope' })] });
     await run(k);
-    expect(k.eventTuples()).toEqual([['claim1', 'Warning', 'ProvisioningFailed', 'storageclass.storage.k8s.io "nope" not found']]);
+    expect(k.eventTuples()).toEqual([
+      ['claim1', 'Warning', 'ProvisioningFailed', 'storageclass.storage.k8s.io "nope" not found'],
+    ]);
   });
 
   it('retroactive default class: a class-less pending claim gets the newest default', async () => {
@@ -354,7 +480,11 @@ describe('provisioning hand-off and default class', () => {
       const s = storageClass(name, prov, 'Immediate', dflt);
       return { ...s, metadata: { ...s.metadata, creationTimestamp: ts } };
     };
-    const classes = [at('old', 'a.io', '2024-01-01T00:00:00Z'), at('new', 'b.io', '2024-02-01T00:00:00Z'), at('new2', 'c.io', '2023-01-01T00:00:00Z')];
+    const classes = [
+      at('old', 'a.io', '2024-01-01T00:00:00Z'),
+      at('new', 'b.io', '2024-02-01T00:00:00Z'),
+      at('new2', 'c.io', '2023-01-01T00:00:00Z'),
+    ];
     const k = new Kit({ classes, claims: [pvc('claim1', '1Gi', { cls: null })] });
     await run(k);
     expect(k.claim(`${NS}/claim1`)?.spec?.storageClassName).toBe('new');
@@ -363,7 +493,10 @@ describe('provisioning hand-off and default class', () => {
   });
 
   it('an explicit empty class is never defaulted', async () => {
-    const k = new Kit({ classes: [storageClass('d', 'a.io', 'Immediate', { 'storageclass.kubernetes.io/is-default-class': 'true' })], claims: [pvc('claim1', '1Gi')] });
+    const k = new Kit({
+      classes: [storageClass('d', 'a.io', 'Immediate', { 'storageclass.kubernetes.io/is-default-class': 'true' })],
+      claims: [pvc('claim1', '1Gi')],
+    });
     await run(k);
     expect(k.claim(`${NS}/claim1`)?.spec?.storageClassName).toBe('');
     expect(k.eventTuples()[0]?.[2]).toBe('FailedBinding');

@@ -44,9 +44,13 @@ export async function syncClaim(c: SyncContext, claim: PersistentVolumeClaim): P
 }
 
 /** No plugin is CSI-migrated in Stowage: a claim naming a provisioner loses a stale migrated-to. */
-async function updateClaimMigrationAnnotations(c: SyncContext, claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+async function updateClaimMigrationAnnotations(
+  c: SyncContext,
+  claim: PersistentVolumeClaim,
+): Promise<PersistentVolumeClaim> {
   const anns = claim.metadata?.annotations;
-  if (!anns || (anns[ANN_STORAGE_PROVISIONER] === undefined && anns[ANN_BETA_STORAGE_PROVISIONER] === undefined)) return claim;
+  if (!anns || (anns[ANN_STORAGE_PROVISIONER] === undefined && anns[ANN_BETA_STORAGE_PROVISIONER] === undefined))
+    return claim;
   if (!anns[ANN_MIGRATED_TO]) return claim;
   const next = clone(claim);
   const nextAnns = { ...anns };
@@ -74,17 +78,27 @@ export function isPodTerminated(pod: Pod): boolean {
 }
 
 /** The event a WaitForFirstConsumer claim gets while it waits (emitEventForUnboundDelayBindingClaim). */
-export function delayBindingEvent(claim: PersistentVolumeClaim, pods: readonly Pod[]): { reason: 'WaitForFirstConsumer' | 'WaitForPodScheduled'; message: string } {
+export function delayBindingEvent(
+  claim: PersistentVolumeClaim,
+  pods: readonly Pod[],
+): { reason: 'WaitForFirstConsumer' | 'WaitForPodScheduled'; message: string } {
   const unscheduled = pods.filter((p) => !isPodTerminated(p) && !p.spec?.nodeName).map((p) => p.metadata?.name ?? '');
-  if (unscheduled.length === 0) return { reason: REASONS.WaitForFirstConsumer, message: 'waiting for first consumer to be created before binding' };
-  if (unscheduled.length > 1) return { reason: REASONS.WaitForPodScheduled, message: `waiting for pods ${unscheduled.join(',')} to be scheduled` };
+  if (unscheduled.length === 0)
+    return { reason: REASONS.WaitForFirstConsumer, message: 'waiting for first consumer to be created before binding' };
+  if (unscheduled.length > 1)
+    return {
+      reason: REASONS.WaitForPodScheduled,
+      message: `waiting for pods ${unscheduled.join(',')} to be scheduled`,
+    };
   return { reason: REASONS.WaitForPodScheduled, message: `waiting for pod ${unscheduled[0] ?? ''} to be scheduled` };
 }
 
 /** util.GetDefaultClass: newest default-annotated class, ties by name. */
 export function defaultStorageClass(classes: readonly StorageClass[]): StorageClass | undefined {
   const ts = (s: StorageClass): number => Date.parse(s.metadata?.creationTimestamp ?? '') || 0;
-  return [...classes].filter(isDefaultStorageClass).sort((a, b) => ts(b) - ts(a) || ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1))[0];
+  return [...classes]
+    .filter(isDefaultStorageClass)
+    .sort((a, b) => ts(b) - ts(a) || ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1))[0];
 }
 
 /** Retroactive default StorageClass (GA 1.28): a class-less claim gets today's default. */
@@ -116,7 +130,10 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
         if (node) volume = c.cache.volumes.findBestMatch(claim, (match = { delayBinding, node }));
       }
     } catch (e) {
-      throw new SyncError(`error finding PV for claim "${claimKey(claim)}": ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new SyncError(
+        `error finding PV for claim "${claimKey(claim)}": ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
     }
     if (volume) {
       const name = volume.metadata?.name ?? '';
@@ -130,10 +147,17 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
       return;
     }
     if (await assignDefaultStorageClass(c, claim)) return;
-    const action = decideNoMatch(delayBinding, claim.metadata?.annotations?.[ANN_SELECTED_NODE] !== undefined, claimClass(claim));
+    const action = decideNoMatch(
+      delayBinding,
+      claim.metadata?.annotations?.[ANN_SELECTED_NODE] !== undefined,
+      claimClass(claim),
+    );
     switch (action.kind) {
       case 'waitForConsumer': {
-        const ev = delayBindingEvent(claim, c.listers.podsForClaim(claim.metadata?.namespace ?? '', claim.metadata?.name ?? ''));
+        const ev = delayBindingEvent(
+          claim,
+          c.listers.podsForClaim(claim.metadata?.namespace ?? '', claim.metadata?.name ?? ''),
+        );
         claimEvent(c, claim, 'Normal', ev.reason, ev.message);
         break;
       }
@@ -187,11 +211,17 @@ export async function syncUnboundClaim(c: SyncContext, claim: PersistentVolumeCl
  * must not be missing from the claim's match. Kubernetes' volume worker may be that far along too.
  */
 function catchUpPrebound(c: SyncContext, claim: PersistentVolumeClaim): void {
-  for (const v of c.listers.volumesPreboundTo(claim.metadata?.namespace ?? '', claim.metadata?.name ?? '')) c.cache.storeVolume(v);
+  for (const v of c.listers.volumesPreboundTo(claim.metadata?.namespace ?? '', claim.metadata?.name ?? ''))
+    c.cache.storeVolume(v);
 }
 
 /** Bind a volume findBestMatch gave the claim; the claim side waits for a second look (decideClaimSide). */
-async function bindMatchedVolume(c: SyncContext, volume: PersistentVolume, claim: PersistentVolumeClaim, match: MatchOptions): Promise<void> {
+async function bindMatchedVolume(
+  c: SyncContext,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+  match: MatchOptions,
+): Promise<void> {
   const bound = await bindVolumeSide(c, volume, claim);
   catchUpPrebound(c, claim);
   const action = decideClaimSide(bound, c.cache.volumes.findBestMatch(claim, match));

@@ -12,7 +12,11 @@ async function run(k: Kit, name = 'v1'): Promise<void> {
   await syncVolume(k.ctx, v);
 }
 
-const boundTo = (claim: string, uid = `uid-${claim}`) => ({ claim: { name: claim, uid }, phase: 'Bound' as const, annotations: BY_CTRL });
+const boundTo = (claim: string, uid = `uid-${claim}`) => ({
+  claim: { name: claim, uid },
+  phase: 'Bound' as const,
+  annotations: BY_CTRL,
+});
 
 describe('syncVolume (set 4)', () => {
   it('4-1 unused volume becomes Available', async () => {
@@ -46,20 +50,29 @@ describe('syncVolume (set 4)', () => {
   });
 
   it('4-3c claim only on the API server (stale caches): not released', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi', boundTo('claim1'))], claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS, phase: 'Bound' })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi', boundTo('claim1'))],
+      claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS, phase: 'Bound' })],
+    });
     k.ctx.cache.deleteClaim(`${NS}/claim1`);
     await run(k);
     expect(k.volume('v1')?.status?.phase).toBe('Bound');
   });
 
   it('4-4 claim re-created with another UID (confirmed by the API): Released', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi', boundTo('claim1', 'old-uid'))], claims: [pvc('claim1', '1Gi', { uid: 'new-uid' })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi', boundTo('claim1', 'old-uid'))],
+      claims: [pvc('claim1', '1Gi', { uid: 'new-uid' })],
+    });
     await run(k);
     expect(k.volume('v1')?.status?.phase).toBe('Released');
   });
 
   it('4-4b cached claim has another UID but the API has the right one: not released', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi', boundTo('claim1'))], claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS, phase: 'Bound' })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi', boundTo('claim1'))],
+      claims: [pvc('claim1', '1Gi', { volumeName: 'v1', annotations: BOUND_ANNS, phase: 'Bound' })],
+    });
     const c = k.ctx.cache.getClaim(`${NS}/claim1`);
     if (c) k.ctx.cache.storeClaim({ ...c, metadata: { ...c.metadata, uid: 'stale-uid' } });
     await run(k);
@@ -74,11 +87,24 @@ describe('syncVolume (set 4)', () => {
   });
 
   it('4-5b claim not yet bound and volumeMode differs: VolumeMismatch on both objects', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi', boundTo('claim1'))], claims: [pvc('claim1', '1Gi', { volumeMode: 'Block' })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi', boundTo('claim1'))],
+      claims: [pvc('claim1', '1Gi', { volumeMode: 'Block' })],
+    });
     await run(k);
     expect(k.eventTuples()).toEqual([
-      ['v1', 'Warning', 'VolumeMismatch', 'Cannot bind PersistentVolume to requested PersistentVolumeClaim "claim1" due to incompatible volumeMode.'],
-      ['claim1', 'Warning', 'VolumeMismatch', 'Cannot bind PersistentVolume "v1" to requested PersistentVolumeClaim due to incompatible volumeMode.'],
+      [
+        'v1',
+        'Warning',
+        'VolumeMismatch',
+        'Cannot bind PersistentVolume to requested PersistentVolumeClaim "claim1" due to incompatible volumeMode.',
+      ],
+      [
+        'claim1',
+        'Warning',
+        'VolumeMismatch',
+        'Cannot bind PersistentVolume "v1" to requested PersistentVolumeClaim due to incompatible volumeMode.',
+      ],
     ]);
     expect(k.enqueued).toEqual([]);
   });
@@ -110,13 +136,25 @@ describe('syncVolume (set 4)', () => {
       claims: [pvc('claim1', '1Gi', { volumeName: 'v2', annotations: BOUND_ANNS, phase: 'Bound' })],
     });
     await run(k);
-    expect(k.volume('v1')?.spec?.claimRef).toEqual({ kind: 'PersistentVolumeClaim', namespace: NS, name: 'claim1', apiVersion: 'v1' });
+    expect(k.volume('v1')?.spec?.claimRef).toEqual({
+      kind: 'PersistentVolumeClaim',
+      namespace: NS,
+      name: 'claim1',
+      apiVersion: 'v1',
+    });
     expect(k.volume('v1')?.status?.phase).toBe('Available');
   });
 
   it('4-9 provisioned Delete volume whose claim went elsewhere: Released and deleted (external deleter: left alone)', async () => {
     const k = new Kit({
-      volumes: [pv('v1', '1Gi', { ...boundTo('claim1'), policy: 'Delete', annotations: { ...BY_CTRL, 'pv.kubernetes.io/provisioned-by': 'hostpath.csi.k8s.io' }, source: { csi: { driver: 'hostpath.csi.k8s.io', volumeHandle: 'h' } } })],
+      volumes: [
+        pv('v1', '1Gi', {
+          ...boundTo('claim1'),
+          policy: 'Delete',
+          annotations: { ...BY_CTRL, 'pv.kubernetes.io/provisioned-by': 'hostpath.csi.k8s.io' },
+          source: { csi: { driver: 'hostpath.csi.k8s.io', volumeHandle: 'h' } },
+        }),
+      ],
       claims: [pvc('claim1', '1Gi', { volumeName: 'v2', annotations: BOUND_ANNS, phase: 'Bound' })],
     });
     await run(k);
@@ -135,8 +173,13 @@ describe('reclaim (sets 6, 8, 13)', () => {
     await run(k);
     const errs = await k.runOperations();
     expect(errs).toHaveLength(1);
-    expect(k.volume('v1')?.status).toEqual({ phase: 'Failed', message: 'host_path deleter only supports /tmp/.+ but received provided /data/v1' });
-    expect(k.eventTuples()).toEqual([['v1', 'Warning', 'VolumeFailedDelete', 'host_path deleter only supports /tmp/.+ but received provided /data/v1']]);
+    expect(k.volume('v1')?.status).toEqual({
+      phase: 'Failed',
+      message: 'host_path deleter only supports /tmp/.+ but received provided /data/v1',
+    });
+    expect(k.eventTuples()).toEqual([
+      ['v1', 'Warning', 'VolumeFailedDelete', 'host_path deleter only supports /tmp/.+ but received provided /data/v1'],
+    ]);
   });
 
   it('Delete, hostPath under /tmp: data removed, PV deleted', async () => {
@@ -152,7 +195,14 @@ describe('reclaim (sets 6, 8, 13)', () => {
     const k = new Kit({ volumes: [released({ policy: 'Delete', source: { nfs: { server: 's', path: '/e' } } })] });
     await run(k);
     await k.runOperations();
-    expect(k.eventTuples()).toEqual([['v1', 'Warning', 'VolumeFailedDelete', 'error getting deleter volume plugin for volume "v1": no deletable volume plugin matched']]);
+    expect(k.eventTuples()).toEqual([
+      [
+        'v1',
+        'Warning',
+        'VolumeFailedDelete',
+        'error getting deleter volume plugin for volume "v1": no deletable volume plugin matched',
+      ],
+    ]);
     expect(k.volume('v1')?.status?.phase).toBe('Failed');
   });
 
@@ -168,18 +218,49 @@ describe('reclaim (sets 6, 8, 13)', () => {
   it('Delete, the claim came back on the live read: no deletion', async () => {
     const k = new Kit({ volumes: [released({ policy: 'Delete', hostPath: '/tmp/v1' })] });
     await run(k);
-    k.ctx.cache.storeClaim({ ...pvc('claim1', '1Gi', { volumeName: 'v1' }), metadata: { name: 'claim1', namespace: NS, uid: 'uid-claim1', resourceVersion: '1' } });
+    k.ctx.cache.storeClaim({
+      ...pvc('claim1', '1Gi', { volumeName: 'v1' }),
+      metadata: { name: 'claim1', namespace: NS, uid: 'uid-claim1', resourceVersion: '1' },
+    });
     await k.runOperations();
     expect(k.volume('v1')).toBeDefined();
   });
 
   it.each([
-    [{ hostPath: { path: '/srv/x' } }, {}, false, { kind: 'error', message: 'host_path deleter only supports /tmp/.+ but received provided /srv/x' }],
-    [{ csi: { driver: 'd', volumeHandle: 'h' } }, {}, false, { kind: 'error', message: 'error getting deleter volume plugin for volume "v": no deletable volume plugin matched' }],
+    [
+      { hostPath: { path: '/srv/x' } },
+      {},
+      false,
+      { kind: 'error', message: 'host_path deleter only supports /tmp/.+ but received provided /srv/x' },
+    ],
+    [
+      { csi: { driver: 'd', volumeHandle: 'h' } },
+      {},
+      false,
+      {
+        kind: 'error',
+        message: 'error getting deleter volume plugin for volume "v": no deletable volume plugin matched',
+      },
+    ],
     [{ csi: { driver: 'd', volumeHandle: 'h' } }, {}, true, { kind: 'external' }],
-    [{ csi: { driver: 'd', volumeHandle: 'h' } }, { 'pv.kubernetes.io/provisioned-by': 'd' }, false, { kind: 'external' }],
-    [{ awsElasticBlockStore: { volumeID: 'x' } }, {}, false, { kind: 'error', message: 'error getting deleter volume plugin for volume "v": no volume plugin matched' }],
-    [{ nfs: { server: 's', path: '/' } }, { 'pv.kubernetes.io/provisioned-by': 'kubernetes.io/nfs' }, false, { kind: 'error', message: 'no volume plugin matched name: kubernetes.io/nfs' }],
+    [
+      { csi: { driver: 'd', volumeHandle: 'h' } },
+      { 'pv.kubernetes.io/provisioned-by': 'd' },
+      false,
+      { kind: 'external' },
+    ],
+    [
+      { awsElasticBlockStore: { volumeID: 'x' } },
+      {},
+      false,
+      { kind: 'error', message: 'error getting deleter volume plugin for volume "v": no volume plugin matched' },
+    ],
+    [
+      { nfs: { server: 's', path: '/' } },
+      { 'pv.kubernetes.io/provisioned-by': 'kubernetes.io/nfs' },
+      false,
+      { kind: 'error', message: 'no volume plugin matched name: kubernetes.io/nfs' },
+    ],
   ])('findDeleter %o %o honor=%s', (source, annotations, honor, want) => {
     expect(findDeleter(pv('v', '1Gi', { source, annotations }), honor)).toEqual(want);
   });
@@ -188,7 +269,9 @@ describe('reclaim (sets 6, 8, 13)', () => {
     const k = new Kit({ volumes: [released({ policy: 'Recycle' })] });
     await run(k);
     await k.runOperations();
-    expect(k.eventTuples()).toEqual([['v1', 'Warning', 'VolumeFailedRecycle', 'No recycler plugin found for the volume!']]);
+    expect(k.eventTuples()).toEqual([
+      ['v1', 'Warning', 'VolumeFailedRecycle', 'No recycler plugin found for the volume!'],
+    ]);
     expect(k.volume('v1')?.status?.phase).toBe('Failed');
   });
 
@@ -204,7 +287,11 @@ describe('reclaim (sets 6, 8, 13)', () => {
   });
 
   it('Recycle while a pod still uses the old claim: Normal VolumeFailedRecycle, nothing else', async () => {
-    const pod = { metadata: { name: 'p', namespace: NS }, spec: { containers: [], nodeName: 'n', volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'claim1' } }] }, status: { phase: 'Running' } };
+    const pod = {
+      metadata: { name: 'p', namespace: NS },
+      spec: { containers: [], nodeName: 'n', volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'claim1' } }] },
+      status: { phase: 'Running' },
+    };
     const k = new Kit({ volumes: [released({ policy: 'Recycle' })], pods: [pod] });
     await run(k);
     await k.runOperations();
@@ -215,7 +302,9 @@ describe('reclaim (sets 6, 8, 13)', () => {
   it('unknown policy: Failed + VolumeUnknownReclaimPolicy', async () => {
     const k = new Kit({ volumes: [released({ policy: 'Shred' })] });
     await run(k);
-    expect(k.eventTuples()).toEqual([['v1', 'Warning', 'VolumeUnknownReclaimPolicy', 'Volume has unrecognized PersistentVolumeReclaimPolicy']]);
+    expect(k.eventTuples()).toEqual([
+      ['v1', 'Warning', 'VolumeUnknownReclaimPolicy', 'Volume has unrecognized PersistentVolumeReclaimPolicy'],
+    ]);
     expect(k.volume('v1')?.status?.phase).toBe('Failed');
   });
 });
@@ -224,7 +313,9 @@ describe('reuse-released (Stowage extension)', () => {
   const ann = { ...BY_CTRL, 'stowage.io/reuse-released': 'true' };
 
   it('claim gone: claimRef and annotations cleared, Available, VolumeReused event', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi', { claim: { name: 'claim1', uid: 'u1' }, phase: 'Released', annotations: ann })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi', { claim: { name: 'claim1', uid: 'u1' }, phase: 'Released', annotations: ann })],
+    });
     await run(k);
     expect(k.volume('v1')?.spec?.claimRef).toBeUndefined();
     expect(k.volume('v1')?.metadata?.annotations).toBeUndefined();
@@ -233,13 +324,19 @@ describe('reuse-released (Stowage extension)', () => {
   });
 
   it('claim re-created with a new UID counts as gone', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi', { claim: { name: 'claim1', uid: 'u1' }, phase: 'Released', annotations: ann })], claims: [pvc('claim1', '1Gi', { uid: 'u2' })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi', { claim: { name: 'claim1', uid: 'u1' }, phase: 'Released', annotations: ann })],
+      claims: [pvc('claim1', '1Gi', { uid: 'u2' })],
+    });
     await run(k);
     expect(k.volume('v1')?.status?.phase).toBe('Available');
   });
 
   it('claim still live with the same UID (caches missed it): refused, stays Released', async () => {
-    const k = new Kit({ volumes: [pv('v1', '1Gi', { claim: { name: 'claim1', uid: 'u1' }, phase: 'Released', annotations: ann })], claims: [pvc('claim1', '1Gi', { uid: 'u1' })] });
+    const k = new Kit({
+      volumes: [pv('v1', '1Gi', { claim: { name: 'claim1', uid: 'u1' }, phase: 'Released', annotations: ann })],
+      claims: [pvc('claim1', '1Gi', { uid: 'u1' })],
+    });
     k.ctx.cache.deleteClaim(`${NS}/claim1`);
     await run(k);
     expect(k.volume('v1')?.status?.phase).toBe('Released');

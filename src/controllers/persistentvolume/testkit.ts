@@ -143,11 +143,15 @@ export class Kit {
     const cur = store.get(key);
     if (!cur) throw new NotFoundError(`"${key}" not found`);
     if (obj.metadata?.resourceVersion !== cur.metadata?.resourceVersion) {
-      throw new ConflictError(`Operation cannot be fulfilled on "${key}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw new ConflictError(
+        `Operation cannot be fulfilled on "${key}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
     }
     const curStatus = (cur as { status?: unknown }).status;
     const objStatus = (obj as { status?: unknown }).status;
-    const merged = status ? { ...structuredClone(cur), status: structuredClone(objStatus) } : { ...structuredClone(obj), status: structuredClone(curStatus) };
+    const merged = status
+      ? { ...structuredClone(cur), status: structuredClone(objStatus) }
+      : { ...structuredClone(obj), status: structuredClone(curStatus) };
     const stored = this.stamp(merged as T);
     store.set(key, stored);
     this.writes.push({ op, name: key });
@@ -171,7 +175,9 @@ export class Kit {
       node: (name) => (this.init.nodes ?? []).find((n) => n.metadata?.name === name),
       podsForClaim: (ns, name) =>
         (this.init.pods ?? []).filter(
-          (p) => p.metadata?.namespace === ns && (p.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === name),
+          (p) =>
+            p.metadata?.namespace === ns &&
+            (p.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === name),
         ),
       // An informer that is caught up with the server.
       volumesPreboundTo: (ns, name) =>
@@ -249,7 +255,12 @@ export function pv(name: string, capacity: string, o: PvOpts = {}): PersistentVo
   };
   if (o.volumeMode) spec.volumeMode = o.volumeMode;
   if (o.claim) {
-    spec.claimRef = { kind: 'PersistentVolumeClaim', namespace: o.claim.namespace ?? NS, name: o.claim.name, apiVersion: 'v1' };
+    spec.claimRef = {
+      kind: 'PersistentVolumeClaim',
+      namespace: o.claim.namespace ?? NS,
+      name: o.claim.name,
+      apiVersion: 'v1',
+    };
     if (o.claim.uid) spec.claimRef.uid = o.claim.uid;
   }
   const v: PersistentVolume = {
@@ -295,8 +306,20 @@ export function pvc(name: string, request: string, o: PvcOpts = {}): PersistentV
   return c;
 }
 
-export function storageClass(name: string, provisioner: string, mode: 'Immediate' | 'WaitForFirstConsumer' = 'Immediate', annotations?: Record<string, string>): StorageClass {
-  const s: StorageClass = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, volumeBindingMode: mode, reclaimPolicy: 'Delete' };
+export function storageClass(
+  name: string,
+  provisioner: string,
+  mode: 'Immediate' | 'WaitForFirstConsumer' = 'Immediate',
+  annotations?: Record<string, string>,
+): StorageClass {
+  const s: StorageClass = {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name },
+    provisioner,
+    volumeBindingMode: mode,
+    reclaimPolicy: 'Delete',
+  };
   if (annotations && s.metadata) s.metadata.annotations = annotations;
   return s;
 }

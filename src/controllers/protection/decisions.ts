@@ -13,7 +13,8 @@ export { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER };
  * `add`: not being deleted and the finalizer is missing (objects from before admission added it).
  * `remove`: being deleted and nothing uses it. `keep`: being deleted but in use. `none`: nothing to do.
  */
-export type FinalizerDecision = { kind: 'add' } | { kind: 'remove' } | { kind: 'keep'; usedBy: string[] } | { kind: 'none' };
+export type FinalizerDecision =
+  { kind: 'add' } | { kind: 'remove' } | { kind: 'keep'; usedBy: string[] } | { kind: 'none' };
 
 export interface PvcProtectionOptions {
   /**
@@ -24,7 +25,8 @@ export interface PvcProtectionOptions {
   readonly ignoreTerminatedPods: boolean;
 }
 
-const hasFinalizer = (o: { metadata?: { finalizers?: string[] } }, f: string): boolean => (o.metadata?.finalizers ?? []).includes(f);
+const hasFinalizer = (o: { metadata?: { finalizers?: string[] } }, f: string): boolean =>
+  (o.metadata?.finalizers ?? []).includes(f);
 
 /** A pod the kubelet is done with or that was force-deleted (deletionTimestamp + grace 0). */
 export function podIsShutDown(pod: Pod): boolean {
@@ -32,7 +34,11 @@ export function podIsShutDown(pod: Pod): boolean {
 }
 
 /** podUsesPVC: only scheduled pods count (the kubelet refuses to start a pod on a deleting claim). */
-export function podUsesClaim(pod: Pod, claim: PersistentVolumeClaim, o: PvcProtectionOptions = { ignoreTerminatedPods: false }): boolean {
+export function podUsesClaim(
+  pod: Pod,
+  claim: PersistentVolumeClaim,
+  o: PvcProtectionOptions = { ignoreTerminatedPods: false },
+): boolean {
   if (!pod.spec?.nodeName) return false;
   if ((pod.metadata?.namespace ?? '') !== (claim.metadata?.namespace ?? '')) return false;
   if (o.ignoreTerminatedPods && (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed')) return false;
@@ -47,11 +53,17 @@ export function podUsesClaim(pod: Pod, claim: PersistentVolumeClaim, o: PvcProte
   });
 }
 
-export function pvcProtectionDecision(claim: PersistentVolumeClaim, pods: readonly Pod[], o: PvcProtectionOptions = { ignoreTerminatedPods: false }): FinalizerDecision {
+export function pvcProtectionDecision(
+  claim: PersistentVolumeClaim,
+  pods: readonly Pod[],
+  o: PvcProtectionOptions = { ignoreTerminatedPods: false },
+): FinalizerDecision {
   const has = hasFinalizer(claim, PVC_PROTECTION_FINALIZER);
   if (claim.metadata?.deletionTimestamp) {
     if (!has) return { kind: 'none' };
-    const usedBy = pods.filter((p) => podUsesClaim(p, claim, o)).map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
+    const usedBy = pods
+      .filter((p) => podUsesClaim(p, claim, o))
+      .map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
     return usedBy.length > 0 ? { kind: 'keep', usedBy } : { kind: 'remove' };
   }
   return has ? { kind: 'none' } : { kind: 'add' };
@@ -62,13 +74,22 @@ export function pvProtectionDecision(pv: PersistentVolume): FinalizerDecision {
   const has = hasFinalizer(pv, PV_PROTECTION_FINALIZER);
   if (pv.metadata?.deletionTimestamp) {
     if (!has) return { kind: 'none' };
-    return pv.status?.phase === 'Bound' ? { kind: 'keep', usedBy: [pv.spec?.claimRef ? `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}` : ''] } : { kind: 'remove' };
+    return pv.status?.phase === 'Bound'
+      ? {
+          kind: 'keep',
+          usedBy: [pv.spec?.claimRef ? `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}` : ''],
+        }
+      : { kind: 'remove' };
   }
   return has ? { kind: 'none' } : { kind: 'add' };
 }
 
 /** The object's finalizer list after applying a decision (a fresh array). */
-export function applyFinalizerDecision(finalizers: readonly string[] | undefined, finalizer: string, d: FinalizerDecision): string[] {
+export function applyFinalizerDecision(
+  finalizers: readonly string[] | undefined,
+  finalizer: string,
+  d: FinalizerDecision,
+): string[] {
   const cur = [...(finalizers ?? [])];
   if (d.kind === 'add' && !cur.includes(finalizer)) return [...cur, finalizer];
   if (d.kind === 'remove') return cur.filter((f) => f !== finalizer);

@@ -5,7 +5,14 @@
  */
 import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { isPodActive, isPodAvailable, isPodReady, msUntilAvailable, newControllerRef, podsToDelete } from '../../kube/workloads.js';
+import {
+  isPodActive,
+  isPodAvailable,
+  isPodReady,
+  msUntilAvailable,
+  newControllerRef,
+  podsToDelete,
+} from '../../kube/workloads.js';
 import { claimObjects, type Claimed } from '../refmanager.js';
 
 /** kube's BurstReplicas: at most this many pods created or deleted in one sync. */
@@ -35,12 +42,23 @@ function templateLabelsMatch(rs: ReplicaSet, p: Pod): boolean {
 }
 
 /** calculateStatus: counts over the active pods, and the ReplicaFailure condition from a manage error. */
-export function replicaSetStatus(rs: ReplicaSet, active: readonly Pod[], nowMs: number, manageError?: { reason: string; message: string; now: string }): ReplicaSetStatus {
+export function replicaSetStatus(
+  rs: ReplicaSet,
+  active: readonly Pod[],
+  nowMs: number,
+  manageError?: { reason: string; message: string; now: string },
+): ReplicaSetStatus {
   const minReady = rs.spec?.minReadySeconds ?? 0;
   const conditions: ReplicaSetCondition[] = (rs.status?.conditions ?? []).filter((c) => c.type !== 'ReplicaFailure');
   const prev = (rs.status?.conditions ?? []).find((c) => c.type === 'ReplicaFailure');
   if (manageError) {
-    conditions.push({ type: 'ReplicaFailure', status: 'True', reason: manageError.reason, message: manageError.message, lastTransitionTime: prev?.status === 'True' ? prev.lastTransitionTime : manageError.now });
+    conditions.push({
+      type: 'ReplicaFailure',
+      status: 'True',
+      reason: manageError.reason,
+      message: manageError.message,
+      lastTransitionTime: prev?.status === 'True' ? prev.lastTransitionTime : manageError.now,
+    });
   }
   const status: ReplicaSetStatus = {
     replicas: active.length,
@@ -54,17 +72,34 @@ export function replicaSetStatus(rs: ReplicaSet, active: readonly Pod[], nowMs: 
 }
 
 /** syncReplicaSet's decisions at `nowMs`; `related` are the pods of its sibling ReplicaSets (same Deployment), for the deletion ranks. */
-export function planReplicaSet(rs: ReplicaSet, pods: readonly Pod[], nowMs: number, related: readonly Pod[] = []): ReplicaSetPlan {
+export function planReplicaSet(
+  rs: ReplicaSet,
+  pods: readonly Pod[],
+  nowMs: number,
+  related: readonly Pod[] = [],
+): ReplicaSetPlan {
   const { owned, adopt, release } = claimPods(rs, pods);
   const active = owned.filter(isPodActive);
   const want = rs.spec?.replicas ?? 1;
   const deleting = !!rs.metadata?.deletionTimestamp;
   const diff = active.length - want;
   const create = !deleting && diff < 0 ? Math.min(-diff, BURST_REPLICAS) : 0;
-  const del = !deleting && diff > 0 ? podsToDelete(active, Math.min(diff, BURST_REPLICAS), nowMs, [...active, ...related.filter(isPodActive)]) : [];
-  const waits = active.map((p) => msUntilAvailable(p, rs.spec?.minReadySeconds ?? 0, nowMs)).filter((x): x is number => x !== undefined);
+  const del =
+    !deleting && diff > 0
+      ? podsToDelete(active, Math.min(diff, BURST_REPLICAS), nowMs, [...active, ...related.filter(isPodActive)])
+      : [];
+  const waits = active
+    .map((p) => msUntilAvailable(p, rs.spec?.minReadySeconds ?? 0, nowMs))
+    .filter((x): x is number => x !== undefined);
   const status = replicaSetStatus(rs, active, nowMs);
-  return { adopt, release, create, delete: del, status, ...(waits.length ? { requeueAfterMs: Math.min(...waits) } : {}) };
+  return {
+    adopt,
+    release,
+    create,
+    delete: del,
+    status,
+    ...(waits.length ? { requeueAfterMs: Math.min(...waits) } : {}),
+  };
 }
 
 /** GetPodFromTemplate: a pod of the template, named `<rs>-<random>`, controlled by the ReplicaSet. */

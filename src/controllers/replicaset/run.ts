@@ -6,7 +6,15 @@
 import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { matchesLabels } from '../../api/selectors.js';
-import { newController, newEventRecorder, objectOf, watch, type Enqueuer, type RestClient, type Tombstone } from '../../client/index.js';
+import {
+  newController,
+  newEventRecorder,
+  objectOf,
+  watch,
+  type Enqueuer,
+  type RestClient,
+  type Tombstone,
+} from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { controllerRefOf, isPodActive, newControllerRef, slowStartBatches } from '../../kube/workloads.js';
 import { NotFoundError, toStowageError } from '../../util/errors.js';
@@ -42,7 +50,10 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
     const ref = controllerRefOf(p);
     const ns = p.metadata?.namespace ?? '';
     if (ref) return ref.kind === 'ReplicaSet' ? [`${ns}/${ref.name}`] : [];
-    return replicaSets.lister.list(ns).filter((rs) => matchesLabels(selectorOf(rs), p.metadata?.labels)).map(metaNamespaceKey);
+    return replicaSets.lister
+      .list(ns)
+      .filter((rs) => matchesLabels(selectorOf(rs), p.metadata?.labels))
+      .map(metaNamespaceKey);
   };
   const onPod = (q: Enqueuer<string>) => ({
     onAdd: (p: Pod) => ownersOf(p).forEach((k) => q.add(k)),
@@ -55,10 +66,7 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
     workers: o.workers ?? 2,
     metrics: o.metrics,
     log,
-    sources: [
-      watch(replicaSets, queueOwnKey),
-      watch(pods, onPod),
-    ],
+    sources: [watch(replicaSets, queueOwnKey), watch(pods, onPod)],
     reconcile: async (key) => {
       const [ns, name] = splitNamespacedKey(key);
       const rs = replicaSets.lister.get(ns, name);
@@ -78,7 +86,11 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
           if (plan.delete.length > 0) await deletePods(rs, key, plan.delete);
         } catch (e) {
           const err = toStowageError(e);
-          manageError = { reason: plan.create > 0 ? 'FailedCreate' : 'FailedDelete', message: err.message, now: metaTime(now) };
+          manageError = {
+            reason: plan.create > 0 ? 'FailedCreate' : 'FailedDelete',
+            message: err.message,
+            now: metaTime(now),
+          };
           await writeStatus(rs, replicaSetStatus(rs, activeOwned(rs), now, manageError));
           throw e;
         }
@@ -92,21 +104,34 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
   const siblingPods = (rs: ReplicaSet): Pod[] => {
     const owner = controllerRefOf(rs)?.uid;
     if (!owner) return [];
-    return replicaSets.byIndex(CONTROLLER_UID_INDEX, owner).filter((x) => x.metadata?.uid !== rs.metadata?.uid).flatMap((x) => pods.byIndex(CONTROLLER_UID_INDEX, x.metadata?.uid ?? ''));
+    return replicaSets
+      .byIndex(CONTROLLER_UID_INDEX, owner)
+      .filter((x) => x.metadata?.uid !== rs.metadata?.uid)
+      .flatMap((x) => pods.byIndex(CONTROLLER_UID_INDEX, x.metadata?.uid ?? ''));
   };
-  const activeOwned = (rs: ReplicaSet): Pod[] => pods.lister.list(rs.metadata?.namespace).filter((p) => controllerRefOf(p)?.uid === rs.metadata?.uid && isPodActive(p));
+  const activeOwned = (rs: ReplicaSet): Pod[] =>
+    pods.lister
+      .list(rs.metadata?.namespace)
+      .filter((p) => controllerRefOf(p)?.uid === rs.metadata?.uid && isPodActive(p));
 
   async function adoptAndRelease(rs: ReplicaSet, adopt: readonly Pod[], release: readonly Pod[]): Promise<void> {
     const ns = rs.metadata?.namespace;
-    await patchClaimed({ owned: [], adopt: [...adopt], release: [...release] }, newControllerRef(rs, 'apps/v1', 'ReplicaSet'), (name, body) => podsApi.patch(name, 'strategic', body, { namespace: ns }));
+    await patchClaimed(
+      { owned: [], adopt: [...adopt], release: [...release] },
+      newControllerRef(rs, 'apps/v1', 'ReplicaSet'),
+      (name, body) => podsApi.patch(name, 'strategic', body, { namespace: ns }),
+    );
   }
 
   async function createPods(rs: ReplicaSet, key: string, count: number): Promise<void> {
     for (const size of slowStartBatches(count)) {
-      const results = await Promise.allSettled(Array.from({ length: size }, () => podsApi.create(podFromTemplate(rs), { namespace: rs.metadata?.namespace })));
+      const results = await Promise.allSettled(
+        Array.from({ length: size }, () => podsApi.create(podFromTemplate(rs), { namespace: rs.metadata?.namespace })),
+      );
       const created = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       expectations.expect(key, { created: created.map((p) => p.metadata?.name ?? '') }, Date.now());
-      for (const p of created) recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${p.metadata?.name ?? ''}`);
+      for (const p of created)
+        recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${p.metadata?.name ?? ''}`);
       const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed.length) {
         const msg = toStowageError(failed[0]!.reason).message;
@@ -117,7 +142,14 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
   }
 
   async function deletePods(rs: ReplicaSet, key: string, victims: readonly Pod[]): Promise<void> {
-    const results = await Promise.allSettled(victims.map((p) => podsApi.delete(p.metadata!.name!, { namespace: p.metadata?.namespace, preconditions: { uid: p.metadata?.uid } })));
+    const results = await Promise.allSettled(
+      victims.map((p) =>
+        podsApi.delete(p.metadata!.name!, {
+          namespace: p.metadata?.namespace,
+          preconditions: { uid: p.metadata?.uid },
+        }),
+      ),
+    );
     let firstError: unknown;
     results.forEach((r, i) => {
       const p = victims[i]!;
@@ -147,4 +179,3 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
     await recorder.close();
   }
 }
-

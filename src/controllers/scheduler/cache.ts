@@ -6,7 +6,20 @@
  */
 import { POD_CLAIM_INDEX, POD_NODE_INDEX, podClaimKeys } from '../informers.js';
 import type { Lister } from '../../client/index.js';
-import { isTerminal, nameOf, podKey, type ClusterView, type CSIDriver, type CSINode, type CSIStorageCapacity, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from './types.js';
+import {
+  isTerminal,
+  nameOf,
+  podKey,
+  type ClusterView,
+  type CSIDriver,
+  type CSINode,
+  type CSIStorageCapacity,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+  type StorageClass,
+} from './types.js';
 
 /**
  * A pod this scheduler placed. `binding`: API writes in flight (volumes or the pod binding);
@@ -40,7 +53,13 @@ export class SchedulerCache {
 
   constructor(private readonly src: SchedulerSources) {}
 
-  assume(pod: Pod, node: string, phase: AssumedPod['phase'], deadline: number, claimVersions: Readonly<Record<string, number>> = {}): void {
+  assume(
+    pod: Pod,
+    node: string,
+    phase: AssumedPod['phase'],
+    deadline: number,
+    claimVersions: Readonly<Record<string, number>> = {},
+  ): void {
     const copy = structuredClone(pod);
     copy.spec = { ...(copy.spec ?? { containers: [] }), nodeName: node };
     this.assumed.set(podKey(pod), { pod: copy, node, phase, deadline, claimVersions });

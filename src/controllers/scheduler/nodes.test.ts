@@ -23,13 +23,23 @@ describe('nodeFilter', () => {
     p.spec!.nodeSelector = { disk: 'ssd' };
     expect(nodeFilter(p, node('n1'))?.reasons).toEqual(["node(s) didn't match Pod's node affinity/selector"]);
     expect(nodeFilter(p, node('n1', { disk: 'ssd' }))).toBeNull();
-    expect(nodeFilter(pod('p', []), node('n1', {}, { unschedulable: true }))?.reasons).toEqual(['node(s) were unschedulable']);
+    expect(nodeFilter(pod('p', []), node('n1', {}, { unschedulable: true }))?.reasons).toEqual([
+      'node(s) were unschedulable',
+    ]);
   });
 });
 
 describe('topologyTermsMatch', () => {
   it('ORs terms and ANDs expressions; no terms match everywhere', () => {
-    const terms = [{ matchLabelExpressions: [{ key: 'zone', values: ['a'] }, { key: 'rack', values: ['1'] }] }, { matchLabelExpressions: [{ key: 'zone', values: ['b'] }] }];
+    const terms = [
+      {
+        matchLabelExpressions: [
+          { key: 'zone', values: ['a'] },
+          { key: 'rack', values: ['1'] },
+        ],
+      },
+      { matchLabelExpressions: [{ key: 'zone', values: ['b'] }] },
+    ];
     expect(topologyTermsMatch(terms, { zone: 'a', rack: '1' })).toBe(true);
     expect(topologyTermsMatch(terms, { zone: 'a' })).toBe(false);
     expect(topologyTermsMatch(terms, { zone: 'b' })).toBe(true);

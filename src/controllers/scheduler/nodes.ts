@@ -16,16 +16,22 @@ export { tolerates };
 
 function effectiveTaints(n: Node): Taint[] {
   const taints = [...(n.spec?.taints ?? [])];
-  if (!isNodeReady(n) && !taints.some((t) => t.key === TAINT_NOT_READY)) taints.push({ key: TAINT_NOT_READY, effect: 'NoSchedule' });
+  if (!isNodeReady(n) && !taints.some((t) => t.key === TAINT_NOT_READY))
+    taints.push({ key: TAINT_NOT_READY, effect: 'NoSchedule' });
   return taints;
 }
 
 export { nodeSelectorTermsMatch };
 
 /** StorageClass allowedTopologies (v1helper.MatchTopologySelectorTerms): none = everywhere. */
-export function topologyTermsMatch(terms: readonly TopologySelectorTerm[] | undefined, labels: Readonly<Record<string, string>>): boolean {
+export function topologyTermsMatch(
+  terms: readonly TopologySelectorTerm[] | undefined,
+  labels: Readonly<Record<string, string>>,
+): boolean {
   if (!terms || terms.length === 0) return true;
-  return terms.some((t) => (t.matchLabelExpressions ?? []).every((e) => labels[e.key] !== undefined && e.values.includes(labels[e.key]!)));
+  return terms.some((t) =>
+    (t.matchLabelExpressions ?? []).every((e) => labels[e.key] !== undefined && e.values.includes(labels[e.key]!)),
+  );
 }
 
 export function podNodeAffinityMatches(p: Pod, n: Node): boolean {
@@ -38,13 +44,19 @@ export function podNodeAffinityMatches(p: Pod, n: Node): boolean {
 /** The first failing non-volume filter for a pod on a node, in kube-scheduler's plugin order; null = passes. */
 export function nodeFilter(p: Pod, n: Node): NodeFailure | null {
   const tolerations = p.spec?.tolerations ?? [];
-  if (n.spec?.unschedulable && !tolerations.some((t) => tolerates(t, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' }))) {
+  if (
+    n.spec?.unschedulable &&
+    !tolerations.some((t) => tolerates(t, { key: TAINT_UNSCHEDULABLE, effect: 'NoSchedule' }))
+  ) {
     return { code: 'UnschedulableAndUnresolvable', reasons: [REASONS.nodeUnschedulable] };
   }
   for (const taint of effectiveTaints(n)) {
     if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
     if (tolerations.some((t) => tolerates(t, taint))) continue;
-    return { code: 'UnschedulableAndUnresolvable', reasons: [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`] };
+    return {
+      code: 'UnschedulableAndUnresolvable',
+      reasons: [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`],
+    };
   }
   if (!podNodeAffinityMatches(p, n)) return { code: 'UnschedulableAndUnresolvable', reasons: [REASONS.nodeAffinity] };
   return null;

@@ -21,10 +21,18 @@ describe('withScheduledCondition', () => {
   it('adds, keeps the transition time on message change, and is a no-op when equal', () => {
     const p = pod('p', []);
     const c1 = withScheduledCondition(p, { status: 'False', reason: 'Unschedulable', message: 'm1' }, now);
-    expect(c1).toEqual([{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'm1', lastTransitionTime: now }]);
+    expect(c1).toEqual([
+      { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'm1', lastTransitionTime: now },
+    ]);
     const p2: Pod = { ...p, status: { conditions: c1! } };
-    expect(withScheduledCondition(p2, { status: 'False', reason: 'Unschedulable', message: 'm1' }, '2026-01-02T00:00:00Z')).toBeNull();
-    const c2 = withScheduledCondition(p2, { status: 'False', reason: 'Unschedulable', message: 'm2' }, '2026-01-02T00:00:00Z');
+    expect(
+      withScheduledCondition(p2, { status: 'False', reason: 'Unschedulable', message: 'm1' }, '2026-01-02T00:00:00Z'),
+    ).toBeNull();
+    const c2 = withScheduledCondition(
+      p2,
+      { status: 'False', reason: 'Unschedulable', message: 'm2' },
+      '2026-01-02T00:00:00Z',
+    );
     expect(c2?.[0]?.lastTransitionTime).toBe(now);
     const c3 = withScheduledCondition(p2, { status: 'True' }, '2026-01-03T00:00:00Z');
     expect(c3?.[0]).toMatchObject({ status: 'True', lastTransitionTime: '2026-01-03T00:00:00Z' });

@@ -6,7 +6,15 @@ import { referenceTo } from '../../client/events.js';
 import { metaTime } from '../../util/metatime.js';
 import type { PodCondition } from 'kubernetes-types/core/v1.js';
 import type { Clock } from '../../util/backoff.js';
-import { ANN_BOUND_BY_CONTROLLER, DEFAULT_SCHEDULER_NAME, isTerminal, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod } from './types.js';
+import {
+  ANN_BOUND_BY_CONTROLLER,
+  DEFAULT_SCHEDULER_NAME,
+  isTerminal,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+} from './types.js';
 
 /** Should this scheduler place the pod at all? */
 export function isPodToSchedule(p: Pod, schedulerName: string): boolean {
@@ -18,7 +26,8 @@ export function isPodToSchedule(p: Pod, schedulerName: string): boolean {
 
 /** Did anything the filters look at change between two versions of a node? */
 export function nodeSchedulingChanged(a: Node, b: Node): boolean {
-  const ready = (n: Node): boolean => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  const ready = (n: Node): boolean =>
+    (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
   return (
     ready(a) !== ready(b) ||
     Boolean(a.spec?.unschedulable) !== Boolean(b.spec?.unschedulable) ||
@@ -28,7 +37,11 @@ export function nodeSchedulingChanged(a: Node, b: Node): boolean {
 }
 
 /** The pod's conditions with PodScheduled set; null when nothing would change. */
-export function withScheduledCondition(p: Pod, c: Pick<PodCondition, 'status' | 'reason' | 'message'>, nowIso: string): PodCondition[] | null {
+export function withScheduledCondition(
+  p: Pod,
+  c: Pick<PodCondition, 'status' | 'reason' | 'message'>,
+  nowIso: string,
+): PodCondition[] | null {
   const conds = p.status?.conditions ?? [];
   const cur = conds.find((x) => x.type === 'PodScheduled');
   if (cur && cur.status === c.status && cur.reason === c.reason && cur.message === c.message) return null;
@@ -50,7 +63,10 @@ export function nowIso(clock: Clock): string {
 /** The PV as AssumePodVolumes pre-binds it (volume.GetBindVolumeToClaim): claimRef with uid, bound-by-controller. */
 export function preboundVolume(volume: PersistentVolume, claim: PersistentVolumeClaim): PersistentVolume {
   const next = structuredClone(volume);
-  next.metadata = { ...(next.metadata ?? {}), annotations: { ...(next.metadata?.annotations ?? {}), [ANN_BOUND_BY_CONTROLLER]: 'yes' } };
+  next.metadata = {
+    ...(next.metadata ?? {}),
+    annotations: { ...(next.metadata?.annotations ?? {}), [ANN_BOUND_BY_CONTROLLER]: 'yes' },
+  };
   next.spec = {
     ...(next.spec ?? {}),
     claimRef: referenceTo(claim, 'PersistentVolumeClaim'),

@@ -7,9 +7,15 @@ import { isVolumeBoundToClaim } from '../persistentvolume/match.js';
 import { ANN_SELECTED_NODE, podClaimNames, type ClusterView, type Pod } from './types.js';
 import { isClaimFullyBound } from './volumes.js';
 
-export type VolumeBindingState = { readonly kind: 'bound' } | { readonly kind: 'waiting' } | { readonly kind: 'undone'; readonly reason: string };
+export type VolumeBindingState =
+  { readonly kind: 'bound' } | { readonly kind: 'waiting' } | { readonly kind: 'undone'; readonly reason: string };
 
-export function volumeBindingState(pod: Pod, node: string, view: ClusterView, claimVersions: Readonly<Record<string, number>> = {}): VolumeBindingState {
+export function volumeBindingState(
+  pod: Pod,
+  node: string,
+  view: ClusterView,
+  claimVersions: Readonly<Record<string, number>> = {},
+): VolumeBindingState {
   const ns = pod.metadata?.namespace ?? '';
   let waiting = false;
   for (const name of podClaimNames(pod)) {
@@ -20,7 +26,8 @@ export function volumeBindingState(pod: Pod, node: string, view: ClusterView, cl
     if (Number(c.metadata?.resourceVersion ?? 0) < (claimVersions[`${ns}/${name}`] ?? 0)) continue; // informer behind our own write
     const selected = c.metadata?.annotations?.[ANN_SELECTED_NODE];
     if (selected === node) continue;
-    if (selected !== undefined) return { kind: 'undone', reason: `selected node of claim ${name} changed to ${selected}` };
+    if (selected !== undefined)
+      return { kind: 'undone', reason: `selected node of claim ${name} changed to ${selected}` };
     if ((c.spec?.volumeName ?? '') !== '') continue; // the PV controller is completing a bind
     if (view.volumes().some((v) => isVolumeBoundToClaim(v, c))) continue;
     return { kind: 'undone', reason: `selectedNode annotation reset for PVC "${name}"` };

@@ -26,7 +26,16 @@ import { SchedulerCache } from './cache.js';
 import { schedulePod } from './schedule.js';
 import { volumeBindingState } from './prebind.js';
 import { isPodToSchedule, nodeSchedulingChanged, nowIso, preboundVolume, withScheduledCondition } from './policy.js';
-import { ANN_SELECTED_NODE, DEFAULT_SCHEDULER_NAME, isTerminal, nameOf, podKey, type PersistentVolume, type PersistentVolumeClaim, type Pod } from './types.js';
+import {
+  ANN_SELECTED_NODE,
+  DEFAULT_SCHEDULER_NAME,
+  isTerminal,
+  nameOf,
+  podKey,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+} from './types.js';
 
 const log = newLogger('scheduler');
 const BINDING_CONCURRENCY = 32; // API writes of binding cycles in flight; half the in-process client's sockets
@@ -96,14 +105,27 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     },
   }));
   const onCluster = { onAdd: retryUnschedulable, onUpdate: retryUnschedulable, onDelete: retryUnschedulable };
-  const clusterEvents = [watch(classes, () => onCluster), watch(csiNodes, () => onCluster), watch(csiDrivers, () => onCluster), watch(capacities, () => onCluster)];
+  const clusterEvents = [
+    watch(classes, () => onCluster),
+    watch(csiNodes, () => onCluster),
+    watch(csiDrivers, () => onCluster),
+    watch(capacities, () => onCluster),
+  ];
   // Heartbeats rewrite node status every few seconds; only changes that can make a pod fit count (kube's queueing hints).
-  const nodeEvents = watch(nodes, () => ({ onAdd: retryUnschedulable, onDelete: retryUnschedulable, onUpdate: (a, b) => (nodeSchedulingChanged(a, b) ? retryUnschedulable() : undefined) }));
+  const nodeEvents = watch(nodes, () => ({
+    onAdd: retryUnschedulable,
+    onDelete: retryUnschedulable,
+    onUpdate: (a, b) => (nodeSchedulingChanged(a, b) ? retryUnschedulable() : undefined),
+  }));
   const onVolume = (v: PersistentVolume): void => {
     cache.observeVolume(volumes.lister.get(nameOf(v)), nameOf(v));
     retryUnschedulable();
   };
-  const volumeEvents = watch(volumes, () => ({ onAdd: onVolume, onUpdate: (_, v) => onVolume(v), onDelete: (x) => onVolume(objectOf(x)) }));
+  const volumeEvents = watch(volumes, () => ({
+    onAdd: onVolume,
+    onUpdate: (_, v) => onVolume(v),
+    onDelete: (x) => onVolume(objectOf(x)),
+  }));
   // A claim event wakes the pods waiting on that claim only: with many pods in PreBind at once
   // (a burst of WaitForFirstConsumer claims), waking all of them on every claim write is quadratic.
   const onClaim = (c: PersistentVolumeClaim): void => {
@@ -113,7 +135,11 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     }
     retryUnschedulable();
   };
-  const claimEvents = watch(claims, () => ({ onAdd: onClaim, onUpdate: (_, c) => onClaim(c), onDelete: (x) => onClaim(objectOf(x)) }));
+  const claimEvents = watch(claims, () => ({
+    onAdd: onClaim,
+    onUpdate: (_, c) => onClaim(c),
+    onDelete: (x) => onClaim(objectOf(x)),
+  }));
 
   const setCondition = async (p: Pod, c: Pick<PodCondition, 'status' | 'reason' | 'message'>): Promise<void> => {
     const conds = withScheduledCondition(p, c, nowIso(clock));
@@ -122,7 +148,12 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     const cond = conds.find((x) => x.type === 'PodScheduled');
     // Fields the new condition lacks are deleted explicitly: a strategic merge would keep the old ones.
     const patch = { reason: null, message: null, ...cond };
-    await podApi.patchStatus(nameOf(p), 'strategic', { status: { conditions: [patch] } }, { namespace: p.metadata?.namespace });
+    await podApi.patchStatus(
+      nameOf(p),
+      'strategic',
+      { status: { conditions: [patch] } },
+      { namespace: p.metadata?.namespace },
+    );
   };
 
   const stillAssumed = (key: string, p: Pod): boolean => cache.assumedPod(key)?.pod.metadata?.uid === p.metadata?.uid;
@@ -130,7 +161,12 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   const bindPod = async (p: Pod, node: string): Promise<void> => {
     const ns = p.metadata?.namespace ?? '';
     const name = nameOf(p);
-    const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: ns, uid: p.metadata?.uid }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
+    const binding = {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name, namespace: ns, uid: p.metadata?.uid },
+      target: { apiVersion: 'v1', kind: 'Node', name: node },
+    };
     try {
       await client.http.json({ method: 'POST', path: objectPath(KINDS.Pod, name, ns, 'binding'), body: binding });
     } catch (e) {
@@ -146,13 +182,20 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
   };
 
   /** The API half of BindPodVolumes: write the pre-bound PVs, hand the rest to provisioning. */
-  const writeVolumes = async (node: string, prebound: readonly PersistentVolume[], provisions: readonly PersistentVolumeClaim[]): Promise<Record<string, number>> => {
+  const writeVolumes = async (
+    node: string,
+    prebound: readonly PersistentVolume[],
+    provisions: readonly PersistentVolumeClaim[],
+  ): Promise<Record<string, number>> => {
     const written: Record<string, number> = {};
     for (const pv of prebound) cache.assumeVolume(await pvApi.update(pv));
     for (const claim of provisions) {
       if (claim.metadata?.annotations?.[ANN_SELECTED_NODE] === node) continue;
       const next = structuredClone(claim);
-      next.metadata = { ...(next.metadata ?? {}), annotations: { ...(next.metadata?.annotations ?? {}), [ANN_SELECTED_NODE]: node } };
+      next.metadata = {
+        ...(next.metadata ?? {}),
+        annotations: { ...(next.metadata?.annotations ?? {}), [ANN_SELECTED_NODE]: node },
+      };
       const stored = await pvcApi.update(next);
       written[`${claim.metadata?.namespace}/${nameOf(claim)}`] = Number(stored.metadata?.resourceVersion ?? 0);
     }
@@ -173,7 +216,11 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     );
 
   /** Reason Unschedulable for a fit error, SchedulerError for anything else (e.g. PreBind timing out), as kube. */
-  const fail = async (p: Pod, message: string, reason: 'Unschedulable' | 'SchedulerError' = 'Unschedulable'): Promise<void> => {
+  const fail = async (
+    p: Pod,
+    message: string,
+    reason: 'Unschedulable' | 'SchedulerError' = 'Unschedulable',
+  ): Promise<void> => {
     recorder.event(referenceTo(p, 'Pod'), 'Warning', 'FailedScheduling', message);
     await setCondition(p, { status: 'False', reason, message });
   };
@@ -187,13 +234,18 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
     }
     const assumed = cache.assumedPod(key);
     if (assumed && assumed.pod.metadata?.uid !== pod.metadata?.uid) cache.forget(key);
-    else if (assumed?.phase === 'bound' || assumed?.phase === 'binding') return; // the binding cycle requeues when it is done
+    else if (assumed?.phase === 'bound' || assumed?.phase === 'binding')
+      return; // the binding cycle requeues when it is done
     else if (assumed) {
       const st = volumeBindingState(pod, assumed.node, cache.view(), assumed.claimVersions);
       if (st.kind === 'bound') {
         const node = assumed.node;
         cache.assume(pod, node, 'binding', assumed.deadline);
-        await inBackground(key, () => bindPod(pod, node), () => undefined);
+        await inBackground(
+          key,
+          () => bindPod(pod, node),
+          () => undefined,
+        );
         return;
       }
       if (st.kind === 'waiting') {
@@ -201,7 +253,11 @@ export async function runScheduler(o: SchedulerOptions): Promise<void> {
         if (left > 0) return { requeueAfterMs: Math.min(left, retryMs) };
         cache.forget(key);
         unschedulable.add(key);
-        await fail(pod, `running PreBind plugin "VolumeBinding": binding volumes: timed out waiting for the condition`, 'SchedulerError');
+        await fail(
+          pod,
+          `running PreBind plugin "VolumeBinding": binding volumes: timed out waiting for the condition`,
+          'SchedulerError',
+        );
         return { requeueAfterMs: retryMs };
       }
       // The claim lost its pre-binding or selected node (e.g. the provisioner asked to reschedule): start over.

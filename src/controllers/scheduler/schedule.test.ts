@@ -15,7 +15,8 @@ function capacity(zone: string, cap: string, max?: string): CSIStorageCapacity {
     ...(max ? { maximumVolumeSize: max } : {}),
   };
 }
-const NOT_HELPFUL = (n: number, total: number): string => `preemption: 0/${total} nodes are available: ${n} Preemption is not helpful for scheduling..`;
+const NOT_HELPFUL = (n: number, total: number): string =>
+  `preemption: 0/${total} nodes are available: ${n} Preemption is not helpful for scheduling..`;
 
 interface Case {
   name: string;
@@ -36,13 +37,21 @@ const cases: Case[] = [
   },
   {
     name: 'bound PV with node affinity → that node',
-    world: { nodes: [node('n1'), node('n2')], claims: [claim('c', { bound: true, volumeName: 'pv' })], volumes: [volume('pv', { nodes: ['n2'], claim: 'c' })] },
+    world: {
+      nodes: [node('n1'), node('n2')],
+      claims: [claim('c', { bound: true, volumeName: 'pv' })],
+      volumes: [volume('pv', { nodes: ['n2'], claim: 'c' })],
+    },
     pod: pod('p', ['c']),
     node: 'n2',
   },
   {
     name: 'bound PV whose affinity no node satisfies',
-    world: { nodes: [node('n1'), node('n2')], claims: [claim('c', { bound: true, volumeName: 'pv' })], volumes: [volume('pv', { nodes: ['n9'], claim: 'c' })] },
+    world: {
+      nodes: [node('n1'), node('n2')],
+      claims: [claim('c', { bound: true, volumeName: 'pv' })],
+      volumes: [volume('pv', { nodes: ['n9'], claim: 'c' })],
+    },
     pod: pod('p', ['c']),
     message: `0/2 nodes are available: 2 node(s) had volume node affinity conflict. ${NOT_HELPFUL(2, 2)}`,
   },
@@ -54,27 +63,48 @@ const cases: Case[] = [
   },
   {
     name: 'WFFC claim + static PV on n2 only → n2, PV pre-bound',
-    world: { nodes: [node('n1'), node('n2')], classes: [storageClass('wffc', { provisioner: 'kubernetes.io/no-provisioner' })], claims: [claim('c')], volumes: [volume('pv', { nodes: ['n2'] })] },
+    world: {
+      nodes: [node('n1'), node('n2')],
+      classes: [storageClass('wffc', { provisioner: 'kubernetes.io/no-provisioner' })],
+      claims: [claim('c')],
+      volumes: [volume('pv', { nodes: ['n2'] })],
+    },
     pod: pod('p', ['c']),
     node: 'n2',
     bindings: [['c', 'pv']],
   },
   {
     name: 'WFFC static: the smallest fitting PV wins',
-    world: { nodes: [node('n1')], classes: [wffc], csiNodes: csi2, claims: [claim('c', { size: '2Gi' })], volumes: [volume('big', { size: '10Gi' }), volume('small', { size: '1Gi' }), volume('mid', { size: '5Gi' })] },
+    world: {
+      nodes: [node('n1')],
+      classes: [wffc],
+      csiNodes: csi2,
+      claims: [claim('c', { size: '2Gi' })],
+      volumes: [volume('big', { size: '10Gi' }), volume('small', { size: '1Gi' }), volume('mid', { size: '5Gi' })],
+    },
     pod: pod('p', ['c']),
     node: 'n1',
     bindings: [['c', 'mid']],
   },
   {
     name: 'WFFC without matching PV and no provisioner → bind conflict on every node',
-    world: { nodes: [node('n1'), node('n2')], classes: [storageClass('wffc', { provisioner: 'kubernetes.io/no-provisioner' })], claims: [claim('c')], volumes: [volume('pv', { nodes: ['n1'], size: '1Mi' })] },
+    world: {
+      nodes: [node('n1'), node('n2')],
+      classes: [storageClass('wffc', { provisioner: 'kubernetes.io/no-provisioner' })],
+      claims: [claim('c')],
+      volumes: [volume('pv', { nodes: ['n1'], size: '1Mi' })],
+    },
     pod: pod('p', ['c']),
     message: `0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. ${NOT_HELPFUL(2, 2)}`,
   },
   {
     name: 'WFFC provisioning restricted by allowedTopologies',
-    world: { nodes: [node('n1', { zone: 'a' }), node('n2', { zone: 'b' })], classes: [storageClass('wffc', { zones: ['b'] })], csiNodes: csi2, claims: [claim('c')] },
+    world: {
+      nodes: [node('n1', { zone: 'a' }), node('n2', { zone: 'b' })],
+      classes: [storageClass('wffc', { zones: ['b'] })],
+      csiNodes: csi2,
+      claims: [claim('c')],
+    },
     pod: pod('p', ['c']),
     node: 'n2',
     provisions: ['c'],
@@ -88,14 +118,27 @@ const cases: Case[] = [
   },
   {
     name: "WFFC provisioning needs the driver's topology keys as node labels",
-    world: { nodes: [node('n1'), node('n2', { 'topology.hostpath.csi/node': 'n2' })], classes: [wffc], csiNodes: [csiNode('n1', [{ topologyKeys: ['topology.hostpath.csi/node'] }]), csiNode('n2', [{ topologyKeys: ['topology.hostpath.csi/node'] }])], claims: [claim('c')] },
+    world: {
+      nodes: [node('n1'), node('n2', { 'topology.hostpath.csi/node': 'n2' })],
+      classes: [wffc],
+      csiNodes: [
+        csiNode('n1', [{ topologyKeys: ['topology.hostpath.csi/node'] }]),
+        csiNode('n2', [{ topologyKeys: ['topology.hostpath.csi/node'] }]),
+      ],
+      claims: [claim('c')],
+    },
     pod: pod('p', ['c']),
     node: 'n2',
     provisions: ['c'],
   },
   {
     name: 'claim already selected for another node',
-    world: { nodes: [node('n1'), node('n2')], classes: [wffc], csiNodes: csi2, claims: [claim('c', { selectedNode: 'n2' })] },
+    world: {
+      nodes: [node('n1'), node('n2')],
+      classes: [wffc],
+      csiNodes: csi2,
+      claims: [claim('c', { selectedNode: 'n2' })],
+    },
     pod: pod('p', ['c']),
     node: 'n2',
     provisions: ['c'],
@@ -118,7 +161,10 @@ const cases: Case[] = [
       nodes: [node('n1'), node('n2')],
       classes: [wffc],
       csiNodes: [csiNode('n1', [{ count: 1 }]), csiNode('n2', [{ count: 1 }])],
-      claims: [claim('old', { bound: true, volumeName: 'pv-old' }), claim('new', { bound: true, volumeName: 'pv-new' })],
+      claims: [
+        claim('old', { bound: true, volumeName: 'pv-old' }),
+        claim('new', { bound: true, volumeName: 'pv-new' }),
+      ],
       volumes: [volume('pv-old', { claim: 'old' }), volume('pv-new', { claim: 'new' })],
       pods: [pod('a', ['old'], { nodeName: 'n1' })],
     },
@@ -136,7 +182,8 @@ const cases: Case[] = [
       pods: [pod('a', ['old'], { nodeName: 'n1' })],
     },
     pod: pod('p', ['new']),
-    message: '0/1 nodes are available: 1 node(s) exceed max volume count. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..',
+    message:
+      '0/1 nodes are available: 1 node(s) exceed max volume count. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..',
   },
   {
     name: 'a volume already on the node does not count twice',
@@ -164,10 +211,15 @@ const cases: Case[] = [
   },
   {
     name: 'not-ready and cordoned nodes are explained',
-    world: { nodes: [node('n1', {}, { ready: false }), node('n2', {}, { unschedulable: true }), node('n3')], claims: [claim('c', { bound: true, volumeName: 'pv' })], volumes: [volume('pv', { nodes: ['n1'], claim: 'c' })] },
+    world: {
+      nodes: [node('n1', {}, { ready: false }), node('n2', {}, { unschedulable: true }), node('n3')],
+      claims: [claim('c', { bound: true, volumeName: 'pv' })],
+      volumes: [volume('pv', { nodes: ['n1'], claim: 'c' })],
+    },
     pod: pod('p', ['c']),
     message:
-      '0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) had volume node affinity conflict, 1 node(s) were unschedulable. ' + NOT_HELPFUL(3, 3),
+      '0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) had volume node affinity conflict, 1 node(s) were unschedulable. ' +
+      NOT_HELPFUL(3, 3),
   },
   {
     name: 'CSIStorageCapacity: only the node whose pool holds the request',
@@ -177,7 +229,11 @@ const cases: Case[] = [
       csiNodes: csi2,
       claims: [claim('c', { size: '1Gi' })],
       csiDrivers: [{ metadata: { name: 'hostpath.csi.k8s.io' }, spec: { storageCapacity: true } }],
-      capacities: [capacity('a', '500Mi'), capacity('b', '10Gi', '2Gi'), { ...capacity('b', '100Gi'), storageClassName: 'other' }],
+      capacities: [
+        capacity('a', '500Mi'),
+        capacity('b', '10Gi', '2Gi'),
+        { ...capacity('b', '100Gi'), storageClassName: 'other' },
+      ],
     },
     pod: pod('p', ['c']),
     node: 'n2',
@@ -198,7 +254,13 @@ const cases: Case[] = [
   },
   {
     name: 'CSIStorageCapacity ignored for drivers that did not opt in',
-    world: { nodes: [node('n1', { zone: 'a' })], classes: [wffc], csiNodes: csi2, claims: [claim('c', { size: '3Gi' })], capacities: [capacity('a', '1Mi')] },
+    world: {
+      nodes: [node('n1', { zone: 'a' })],
+      classes: [wffc],
+      csiNodes: csi2,
+      claims: [claim('c', { size: '3Gi' })],
+      capacities: [capacity('a', '1Mi')],
+    },
     pod: pod('p', ['c']),
     node: 'n1',
     provisions: ['c'],
@@ -221,14 +283,24 @@ describe('schedulePod', () => {
     expect(d.kind).toBe('fit');
     if (d.kind !== 'fit') return;
     expect(d.node).toBe(c.node);
-    expect(d.volumes.staticBindings.map((b) => [b.claim.metadata?.name, b.volume.metadata?.name])).toEqual(c.bindings ?? []);
+    expect(d.volumes.staticBindings.map((b) => [b.claim.metadata?.name, b.volume.metadata?.name])).toEqual(
+      c.bindings ?? [],
+    );
     expect(d.volumes.provisions.map((x) => x.metadata?.name)).toEqual(c.provisions ?? []);
   });
 
   it('two claims of one pod never get the same static PV', () => {
-    const w: World = { nodes: [node('n1')], classes: [storageClass('wffc', { provisioner: 'kubernetes.io/no-provisioner' })], claims: [claim('a'), claim('b')], volumes: [volume('pv1'), volume('pv2')] };
+    const w: World = {
+      nodes: [node('n1')],
+      classes: [storageClass('wffc', { provisioner: 'kubernetes.io/no-provisioner' })],
+      claims: [claim('a'), claim('b')],
+      volumes: [volume('pv1'), volume('pv2')],
+    };
     const d = schedulePod(pod('p', ['a', 'b']), viewOf(w));
-    expect(d.kind === 'fit' && d.volumes.staticBindings.map((b) => b.volume.metadata?.name).sort()).toEqual(['pv1', 'pv2']);
+    expect(d.kind === 'fit' && d.volumes.staticBindings.map((b) => b.volume.metadata?.name).sort()).toEqual([
+      'pv1',
+      'pv2',
+    ]);
     const one = schedulePod(pod('p', ['a', 'b']), viewOf({ ...w, volumes: [volume('pv1')] }));
     expect(one.kind).toBe('unschedulable');
   });
@@ -239,7 +311,13 @@ describe('fitErrorMessage', () => {
     expect(
       fitErrorMessage(3, null, [
         { code: 'UnschedulableAndUnresolvable', reasons: ["node(s) didn't find available persistent volumes to bind"] },
-        { code: 'UnschedulableAndUnresolvable', reasons: ['node(s) had volume node affinity conflict', "node(s) didn't find available persistent volumes to bind"] },
+        {
+          code: 'UnschedulableAndUnresolvable',
+          reasons: [
+            'node(s) had volume node affinity conflict',
+            "node(s) didn't find available persistent volumes to bind",
+          ],
+        },
         { code: 'Unschedulable', reasons: ['node(s) exceed max volume count'] },
       ]),
     ).toBe(
@@ -250,7 +328,14 @@ describe('fitErrorMessage', () => {
 
 describe('generic ephemeral volumes', () => {
   const p = pod('web', []);
-  p.spec!.volumes = [{ name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } }];
+  p.spec!.volumes = [
+    {
+      name: 'scratch',
+      ephemeral: {
+        volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+      },
+    },
+  ];
   it('waits for the ephemeral volume controller', () => {
     expect(schedulePod(p, viewOf({ nodes: [node('n1')] }))).toEqual({
       kind: 'unschedulable',
@@ -258,8 +343,13 @@ describe('generic ephemeral volumes', () => {
     });
   });
   it('refuses a claim of that name the pod does not own', () => {
-    const d = schedulePod(p, viewOf({ nodes: [node('n1')], classes: [wffc], csiNodes: csi2, claims: [claim('web-scratch')] }));
-    expect(d.kind === 'unschedulable' && d.message).toContain('PVC default/web-scratch was not created for pod default/web (pod is not owner)');
+    const d = schedulePod(
+      p,
+      viewOf({ nodes: [node('n1')], classes: [wffc], csiNodes: csi2, claims: [claim('web-scratch')] }),
+    );
+    expect(d.kind === 'unschedulable' && d.message).toContain(
+      'PVC default/web-scratch was not created for pod default/web (pod is not owner)',
+    );
   });
   it('schedules with the claim it owns', () => {
     const c = claim('web-scratch');

@@ -32,7 +32,10 @@ export function schedulePod(pod: Pod, view: ClusterView): ScheduleDecision {
 function histogram(entries: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const e of entries) counts.set(e, (counts.get(e) ?? 0) + 1);
-  return [...counts].map(([r, n]) => `${n} ${r}`).sort().join(', ');
+  return [...counts]
+    .map(([r, n]) => `${n} ${r}`)
+    .sort()
+    .join(', ');
 }
 
 /**
@@ -41,13 +44,21 @@ function histogram(entries: readonly string[]): string {
  * Stowage never preempts; the tail says what kube's DefaultPreemption would on a cluster without
  * lower-priority pods.
  */
-export function fitErrorMessage(numNodes: number, preFilterMessage: string | null, failures: readonly NodeFailure[]): string {
+export function fitErrorMessage(
+  numNodes: number,
+  preFilterMessage: string | null,
+  failures: readonly NodeFailure[],
+): string {
   if (numNodes === 0) return 'no nodes available to schedule pods';
   const head = `0/${numNodes} nodes are available:`;
   const body = preFilterMessage ?? histogram(failures.flatMap((f) => f.reasons));
   const verdicts = preFilterMessage
     ? Array.from({ length: numNodes }, () => 'Preemption is not helpful for scheduling')
-    : failures.map((f) => (f.code === 'UnschedulableAndUnresolvable' ? 'Preemption is not helpful for scheduling' : 'No preemption victims found for incoming pod'));
+    : failures.map((f) =>
+        f.code === 'UnschedulableAndUnresolvable'
+          ? 'Preemption is not helpful for scheduling'
+          : 'No preemption victims found for incoming pod',
+      );
   // The preemption message is itself a FitError text ending in "." and gets the separator's "." again:
   // Kubernetes really prints "..".
   return `${head} ${body}. preemption: ${head} ${histogram(verdicts)}..`;

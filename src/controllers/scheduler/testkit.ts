@@ -1,5 +1,18 @@
 /** Builders and an in-memory ClusterView for the scheduler's unit tests. */
-import { isTerminal, nameOf, podClaimNames, type ClusterView, type CSIDriver, type CSINode, type CSIStorageCapacity, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass } from './types.js';
+import {
+  isTerminal,
+  nameOf,
+  podClaimNames,
+  type ClusterView,
+  type CSIDriver,
+  type CSINode,
+  type CSIStorageCapacity,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+  type StorageClass,
+} from './types.js';
 
 export interface World {
   nodes?: Node[];
@@ -17,7 +30,8 @@ export function viewOf(w: World): ClusterView {
   return {
     nodes: () => w.nodes ?? [],
     podsOnNode: (n) => pods.filter((p) => p.spec?.nodeName === n),
-    assignedPodsUsingClaim: (ns, name) => pods.filter((p) => p.spec?.nodeName && p.metadata?.namespace === ns && podClaimNames(p).includes(name)),
+    assignedPodsUsingClaim: (ns, name) =>
+      pods.filter((p) => p.spec?.nodeName && p.metadata?.namespace === ns && podClaimNames(p).includes(name)),
     claim: (ns, name) => (w.claims ?? []).find((c) => c.metadata?.namespace === ns && nameOf(c) === name),
     volume: (name) => (w.volumes ?? []).find((v) => nameOf(v) === name),
     volumes: () => w.volumes ?? [],
@@ -28,7 +42,11 @@ export function viewOf(w: World): ClusterView {
   };
 }
 
-export function node(name: string, labels: Record<string, string> = {}, o: { ready?: boolean; unschedulable?: boolean } = {}): Node {
+export function node(
+  name: string,
+  labels: Record<string, string> = {},
+  o: { ready?: boolean; unschedulable?: boolean } = {},
+): Node {
   return {
     metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
     spec: o.unschedulable ? { unschedulable: true } : {},
@@ -47,7 +65,17 @@ export function pod(name: string, claims: string[], o: { nodeName?: string; uid?
   };
 }
 
-export function claim(name: string, o: { cls?: string; size?: string; modes?: string[]; volumeName?: string; bound?: boolean; selectedNode?: string } = {}): PersistentVolumeClaim {
+export function claim(
+  name: string,
+  o: {
+    cls?: string;
+    size?: string;
+    modes?: string[];
+    volumeName?: string;
+    bound?: boolean;
+    selectedNode?: string;
+  } = {},
+): PersistentVolumeClaim {
   const ann: Record<string, string> = {};
   if (o.bound) ann['pv.kubernetes.io/bind-completed'] = 'yes';
   if (o.selectedNode) ann['volume.kubernetes.io/selected-node'] = o.selectedNode;
@@ -63,7 +91,18 @@ export function claim(name: string, o: { cls?: string; size?: string; modes?: st
   };
 }
 
-export function volume(name: string, o: { cls?: string; size?: string; nodes?: string[]; claim?: string; driver?: string; handle?: string; modes?: string[] } = {}): PersistentVolume {
+export function volume(
+  name: string,
+  o: {
+    cls?: string;
+    size?: string;
+    nodes?: string[];
+    claim?: string;
+    driver?: string;
+    handle?: string;
+    modes?: string[];
+  } = {},
+): PersistentVolume {
   return {
     metadata: { name },
     spec: {
@@ -72,7 +111,15 @@ export function volume(name: string, o: { cls?: string; size?: string; nodes?: s
       accessModes: o.modes ?? ['ReadWriteOnce'],
       csi: { driver: o.driver ?? 'hostpath.csi.k8s.io', volumeHandle: o.handle ?? `h-${name}` },
       ...(o.nodes
-        ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: o.nodes }] }] } } }
+        ? {
+            nodeAffinity: {
+              required: {
+                nodeSelectorTerms: [
+                  { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: o.nodes }] },
+                ],
+              },
+            },
+          }
         : {}),
       ...(o.claim ? { claimRef: { namespace: 'default', name: o.claim, uid: `uid-${o.claim}` } } : {}),
     },
@@ -80,7 +127,10 @@ export function volume(name: string, o: { cls?: string; size?: string; nodes?: s
   };
 }
 
-export function storageClass(name: string, o: { wffc?: boolean; provisioner?: string; zones?: string[] } = {}): StorageClass {
+export function storageClass(
+  name: string,
+  o: { wffc?: boolean; provisioner?: string; zones?: string[] } = {},
+): StorageClass {
   return {
     metadata: { name },
     provisioner: o.provisioner ?? 'hostpath.csi.k8s.io',
@@ -89,7 +139,10 @@ export function storageClass(name: string, o: { wffc?: boolean; provisioner?: st
   };
 }
 
-export function csiNode(name: string, drivers: Array<{ name?: string; count?: number; topologyKeys?: string[] }>): CSINode {
+export function csiNode(
+  name: string,
+  drivers: Array<{ name?: string; count?: number; topologyKeys?: string[] }>,
+): CSINode {
   return {
     metadata: { name },
     spec: {

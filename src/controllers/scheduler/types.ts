@@ -7,7 +7,16 @@ import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kuberne
 import { podVolumeClaimName } from '../../kube/ephemeral.js';
 import type { CSIDriver, CSINode, CSIStorageCapacity, StorageClass } from 'kubernetes-types/storage/v1.js';
 
-export type { CSIDriver, CSINode, CSIStorageCapacity, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass };
+export type {
+  CSIDriver,
+  CSINode,
+  CSIStorageCapacity,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+};
 
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 export {
@@ -25,7 +34,8 @@ export const REASONS = {
   /** NodeAffinity (nodeSelector and required node affinity) */
   nodeAffinity: "node(s) didn't match Pod's node affinity/selector",
   /** VolumeRestrictions */
-  readWriteOncePodConflict: 'node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode',
+  readWriteOncePodConflict:
+    'node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode',
   /** NodeVolumeLimits */
   maxVolumeCount: 'node(s) exceed max volume count',
   /** VolumeBinding (binder.go ConflictReasons) */

@@ -38,7 +38,11 @@ export function isClaimFullyBound(c: PersistentVolumeClaim): boolean {
 }
 
 export type ClaimClassification =
-  | { readonly kind: 'ok'; readonly bound: readonly PersistentVolumeClaim[]; readonly delayed: readonly PersistentVolumeClaim[] }
+  | {
+      readonly kind: 'ok';
+      readonly bound: readonly PersistentVolumeClaim[];
+      readonly delayed: readonly PersistentVolumeClaim[];
+    }
   | { readonly kind: 'reject'; readonly message: string };
 
 /** VolumeBinding PreFilter (GetPodVolumes): bound claims, WaitForFirstConsumer claims to bind, or a whole-pod rejection. */
@@ -53,10 +57,13 @@ export function classifyClaims(pod: Pod, view: ClusterView): ClaimClassification
     if (!name) continue;
     const c = view.claim(ns, name);
     if (!c) {
-      const message = ephemeral ? `waiting for ephemeral volume controller to create the persistentvolumeclaim "${name}"` : `persistentvolumeclaim "${name}" not found`;
+      const message = ephemeral
+        ? `waiting for ephemeral volume controller to create the persistentvolumeclaim "${name}"`
+        : `persistentvolumeclaim "${name}" not found`;
       return { kind: 'reject', message };
     }
-    if (c.metadata?.deletionTimestamp) return { kind: 'reject', message: `persistentvolumeclaim "${name}" is being deleted` };
+    if (c.metadata?.deletionTimestamp)
+      return { kind: 'reject', message: `persistentvolumeclaim "${name}" is being deleted` };
     if (ephemeral && !isControlledBy(c, pod.metadata?.uid)) {
       return { kind: 'reject', message: claimNotForPodMessage(c, pod) };
     }
@@ -86,7 +93,9 @@ export function readWriteOncePodConflict(pod: Pod, view: ClusterView): boolean {
   for (const name of podClaimNames(pod)) {
     const c = view.claim(ns, name);
     if (!c?.spec?.accessModes?.includes('ReadWriteOncePod')) continue;
-    const others = view.assignedPodsUsingClaim(ns, name).filter((p) => p.metadata?.uid !== uid || nameOf(p) !== nameOf(pod));
+    const others = view
+      .assignedPodsUsingClaim(ns, name)
+      .filter((p) => p.metadata?.uid !== uid || nameOf(p) !== nameOf(pod));
     if (others.length > 0) return true;
   }
   return false;
@@ -119,7 +128,8 @@ export function podVolumeKeys(pod: Pod, view: ClusterView): Map<string, Set<stri
 /** Number of distinct attachable volumes used by pods on a node (for scoring). */
 export function volumesOnNode(node: string, view: ClusterView): number {
   const seen = new Set<string>();
-  for (const p of view.podsOnNode(node)) for (const [d, keys] of podVolumeKeys(p, view)) for (const k of keys) seen.add(`${d}/${k}`);
+  for (const p of view.podsOnNode(node))
+    for (const [d, keys] of podVolumeKeys(p, view)) for (const k of keys) seen.add(`${d}/${k}`);
   return seen.size;
 }
 
@@ -127,7 +137,8 @@ export function volumesOnNode(node: string, view: ClusterView): number {
 export function exceedsVolumeLimits(pod: Pod, node: Node, view: ClusterView): boolean {
   const csiNode = view.csiNode(nameOf(node));
   const limits = new Map<string, number>();
-  for (const d of csiNode?.spec?.drivers ?? []) if (d.allocatable?.count !== undefined) limits.set(d.name, d.allocatable.count);
+  for (const d of csiNode?.spec?.drivers ?? [])
+    if (d.allocatable?.count !== undefined) limits.set(d.name, d.allocatable.count);
   if (limits.size === 0) return false;
   const wanted = podVolumeKeys(pod, view);
   if (wanted.size === 0) return false;
@@ -160,7 +171,9 @@ export interface PodVolumes {
   readonly provisions: readonly PersistentVolumeClaim[];
 }
 
-export type FindResult = { readonly kind: 'fit'; readonly volumes: PodVolumes } | { readonly kind: 'conflict'; readonly reasons: readonly Reason[] };
+export type FindResult =
+  | { readonly kind: 'fit'; readonly volumes: PodVolumes }
+  | { readonly kind: 'conflict'; readonly reasons: readonly Reason[] };
 
 function capacityServes(cap: CSIStorageCapacity, cls: string, bytes: bigint, node: Node): boolean {
   if (cap.storageClassName !== cls) return false;
@@ -178,7 +191,13 @@ function capacityServes(cap: CSIStorageCapacity, cls: string, bytes: bigint, nod
  * hasEnoughCapacity: only for CSI drivers that opted in (CSIDriver storageCapacity: true), some
  * CSIStorageCapacity of the class must reach the node and hold the requested size.
  */
-export function hasEnoughCapacity(c: PersistentVolumeClaim, provisioner: string, clsName: string, node: Node, view: ClusterView): boolean {
+export function hasEnoughCapacity(
+  c: PersistentVolumeClaim,
+  provisioner: string,
+  clsName: string,
+  node: Node,
+  view: ClusterView,
+): boolean {
   const request = c.spec?.resources?.requests?.['storage'];
   if (request === undefined) return true;
   if (view.csiDriver(provisioner)?.spec?.storageCapacity !== true) return true;
@@ -253,7 +272,14 @@ export function findPodVolumes(
 }
 
 /** Volume filters in plugin order for one node: the failure, or the volume decisions when the node fits. */
-export function volumeFilter(pod: Pod, node: Node, rwopConflict: boolean, bound: readonly PersistentVolumeClaim[], delayed: readonly PersistentVolumeClaim[], view: ClusterView): NodeFailure | PodVolumes {
+export function volumeFilter(
+  pod: Pod,
+  node: Node,
+  rwopConflict: boolean,
+  bound: readonly PersistentVolumeClaim[],
+  delayed: readonly PersistentVolumeClaim[],
+  view: ClusterView,
+): NodeFailure | PodVolumes {
   if (rwopConflict) return { code: 'Unschedulable', reasons: [REASONS.readWriteOncePodConflict] };
   if (exceedsVolumeLimits(pod, node, view)) return { code: 'Unschedulable', reasons: [REASONS.maxVolumeCount] };
   const r = findPodVolumes(bound, delayed, node, view);

@@ -38,7 +38,11 @@ export type SetAction =
   | { readonly kind: 'createClaim'; readonly claim: PersistentVolumeClaim; readonly pod: string }
   | { readonly kind: 'createPod'; readonly pod: Pod }
   | { readonly kind: 'deletePod'; readonly pod: Pod; readonly why: 'condemned' | 'update' | 'failed' }
-  | { readonly kind: 'setClaimOwners'; readonly claim: PersistentVolumeClaim; readonly ownerReferences: NonNullable<PersistentVolumeClaim['metadata']>['ownerReferences'] };
+  | {
+      readonly kind: 'setClaimOwners';
+      readonly claim: PersistentVolumeClaim;
+      readonly ownerReferences: NonNullable<PersistentVolumeClaim['metadata']>['ownerReferences'];
+    };
 
 export interface SetDecision {
   readonly actions: readonly SetAction[];
@@ -126,7 +130,8 @@ function claimActions(s: SetState, pod: Pod | undefined, ordinal: number, scaled
     const have = s.claim(want.metadata?.name ?? '');
     if (!have) continue;
     const refs = claimOwnerReferences(s.set, have, pod, scaledDown);
-    if (JSON.stringify(refs) !== JSON.stringify(have.metadata?.ownerReferences ?? [])) out.push({ kind: 'setClaimOwners', claim: have, ownerReferences: refs });
+    if (JSON.stringify(refs) !== JSON.stringify(have.metadata?.ownerReferences ?? []))
+      out.push({ kind: 'setClaimOwners', claim: have, ownerReferences: refs });
   }
   return out;
 }
@@ -140,7 +145,10 @@ function createActions(s: SetState, ordinal: number): { actions: SetAction[]; bl
     const have = s.claim(want.metadata?.name ?? '');
     // A claim being deleted, or still owned by a pod that is gone, is not reused: wait until it is gone
     // (never replaced while it exists; PodClaimIsStale).
-    if (have && (have.metadata?.deletionTimestamp || (have.metadata?.ownerReferences ?? []).some((r) => r.kind === 'Pod'))) {
+    if (
+      have &&
+      (have.metadata?.deletionTimestamp || (have.metadata?.ownerReferences ?? []).some((r) => r.kind === 'Pod'))
+    ) {
       return { actions, blocked: true };
     }
     if (!have) {
@@ -198,7 +206,11 @@ export function decideStatefulSet(s: SetState): SetDecision {
       for (const want of podClaims(s.set, o)) {
         if (s.claim(want.metadata?.name ?? '')) continue;
         const refs = claimOwnerReferences(s.set, want, pod, false);
-        actions.push({ kind: 'createClaim', claim: { ...want, metadata: { ...want.metadata, ...(refs.length ? { ownerReferences: refs } : {}) } }, pod: pod.metadata?.name ?? '' });
+        actions.push({
+          kind: 'createClaim',
+          claim: { ...want, metadata: { ...want.metadata, ...(refs.length ? { ownerReferences: refs } : {}) } },
+          pod: pod.metadata?.name ?? '',
+        });
       }
     }
     if (monotonic && (isTerminating(pod) || !isRunningAndReady(pod))) return done();
@@ -211,7 +223,9 @@ export function decideStatefulSet(s: SetState): SetDecision {
   }
 
   // Scale down: the highest ordinal first; in OrderedReady one at a time, and only once the others are healthy.
-  const firstUnhealthy = [...[...replicas.entries()].sort((a, b) => a[0] - b[0]).map(([, p]) => p), ...condemned].find((p) => !isHealthy(p));
+  const firstUnhealthy = [...[...replicas.entries()].sort((a, b) => a[0] - b[0]).map(([, p]) => p), ...condemned].find(
+    (p) => !isHealthy(p),
+  );
   for (const p of condemned) {
     if (isTerminating(p)) {
       if (monotonic) return done();

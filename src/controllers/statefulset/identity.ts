@@ -6,7 +6,12 @@
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { PersistentVolumeClaim, Pod, PodTemplateSpec, Volume } from 'kubernetes-types/core/v1.js';
-import { CONTROLLER_REVISION_HASH_LABEL, newControllerRef, POD_INDEX_LABEL, STATEFULSET_POD_NAME_LABEL } from '../../kube/workloads.js';
+import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  newControllerRef,
+  POD_INDEX_LABEL,
+  STATEFULSET_POD_NAME_LABEL,
+} from '../../kube/workloads.js';
 
 const ORDINAL_RE = /^(.*)-([0-9]+)$/;
 
@@ -105,7 +110,11 @@ export function newPod(set: StatefulSet, template: PodTemplateSpec, revision: st
   };
 }
 
-type Owner = { readonly apiVersion: string; readonly kind: string; readonly metadata?: { readonly name?: string; readonly uid?: string } };
+type Owner = {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata?: { readonly name?: string; readonly uid?: string };
+};
 
 function refTo(o: Owner): OwnerReference {
   return { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata?.name ?? '', uid: o.metadata?.uid ?? '' };
@@ -117,7 +126,12 @@ function refTo(o: Owner): OwnerReference {
  * ordinal is wanted; whenScaled Delete → owned by its pod once the ordinal is scaled away (the
  * garbage collector then deletes the claim with the pod). Other owners stay as they are.
  */
-export function claimOwnerReferences(set: StatefulSet, claim: PersistentVolumeClaim, pod: Pod | undefined, scaledDown: boolean): OwnerReference[] {
+export function claimOwnerReferences(
+  set: StatefulSet,
+  claim: PersistentVolumeClaim,
+  pod: Pod | undefined,
+  scaledDown: boolean,
+): OwnerReference[] {
   const policy = set.spec?.persistentVolumeClaimRetentionPolicy ?? {};
   const deleteWithSet = policy.whenDeleted === 'Delete';
   const deleteOnScale = policy.whenScaled === 'Delete';

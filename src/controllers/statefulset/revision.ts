@@ -69,7 +69,10 @@ export function newRevision(set: StatefulSet, revision: number, collisionCount: 
 /** Revisions oldest first (history.SortControllerRevisions: by number, then creation, then name). */
 export function sortedRevisions(revisions: readonly ControllerRevision[]): ControllerRevision[] {
   return [...revisions].sort(
-    (a, b) => a.revision - b.revision || (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+    (a, b) =>
+      a.revision - b.revision ||
+      (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') ||
+      (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
   );
 }
 
@@ -93,7 +96,11 @@ export function planUpdateRevision(set: StatefulSet, owned: readonly ControllerR
 }
 
 /** The current revision: the one status names, else the update revision (a new set). */
-export function currentRevisionOf(set: StatefulSet, owned: readonly ControllerRevision[], update: ControllerRevision): ControllerRevision {
+export function currentRevisionOf(
+  set: StatefulSet,
+  owned: readonly ControllerRevision[],
+  update: ControllerRevision,
+): ControllerRevision {
   const name = set.status?.currentRevision;
   return owned.find((r) => r.metadata?.name === name) ?? update;
 }

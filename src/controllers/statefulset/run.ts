@@ -6,7 +6,14 @@
  */
 import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import { newController, newEventRecorder, objectOf, watch, type EventRecorder, type RestClient } from '../../client/index.js';
+import {
+  newController,
+  newEventRecorder,
+  objectOf,
+  watch,
+  type EventRecorder,
+  type RestClient,
+} from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
@@ -36,7 +43,6 @@ export interface StatefulSetControllerOptions {
   readonly workers?: number;
 }
 
-
 /** Runs the StatefulSet controller until `signal` aborts. */
 export async function runStatefulSetController(o: StatefulSetControllerOptions): Promise<void> {
   const { client } = o;
@@ -52,11 +58,26 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
    * Adopts the orphans `set` selects and releases what it no longer selects (pods named after the
    * set, or its revisions); returns what it controls then.
    */
-  const claim = <T extends Pod | ControllerRevision>(set: StatefulSet, ns: string, candidates: readonly T[], api: typeof podsApi | typeof revisionsApi, filter?: (o: T) => boolean): Promise<T[]> =>
-    claimAndPatch({ owner: set, ref: newControllerRef(set, 'apps/v1', 'StatefulSet'), candidates, filter, patch: (name, body) => api.patch(name, 'strategic', body, { namespace: ns }) });
+  const claim = <T extends Pod | ControllerRevision>(
+    set: StatefulSet,
+    ns: string,
+    candidates: readonly T[],
+    api: typeof podsApi | typeof revisionsApi,
+    filter?: (o: T) => boolean,
+  ): Promise<T[]> =>
+    claimAndPatch({
+      owner: set,
+      ref: newControllerRef(set, 'apps/v1', 'StatefulSet'),
+      candidates,
+      filter,
+      patch: (name, body) => api.patch(name, 'strategic', body, { namespace: ns }),
+    });
 
   /** Writes the update revision if needed; returns the revisions as they are after. */
-  const settleRevisions = async (set: StatefulSet, ns: string): Promise<{ owned: ControllerRevision[]; update: ControllerRevision } | undefined> => {
+  const settleRevisions = async (
+    set: StatefulSet,
+    ns: string,
+  ): Promise<{ owned: ControllerRevision[]; update: ControllerRevision } | undefined> => {
     const owned = sortedRevisions(await claim(set, ns, controllerRevisions.lister.list(ns), revisionsApi));
     const plan = planUpdateRevision(set, owned);
     switch (plan.kind) {
@@ -73,11 +94,20 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
         } catch (e) {
           if (!(e instanceof AlreadyExistsError)) throw e;
           const existing = await revisionsApi.get(plan.revision.metadata?.name ?? '', { namespace: ns });
-          if (sortedJson(existing.data) === sortedJson(plan.revision.data) && existing.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid)) {
-            return { owned: [...owned.filter((r) => r.metadata?.uid !== existing.metadata?.uid), existing], update: existing };
+          if (
+            sortedJson(existing.data) === sortedJson(plan.revision.data) &&
+            existing.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid)
+          ) {
+            return {
+              owned: [...owned.filter((r) => r.metadata?.uid !== existing.metadata?.uid), existing],
+              update: existing,
+            };
           }
           // A hash collision with another revision: count it so the next name differs.
-          await setsApi.updateStatus({ ...set, status: { replicas: 0, ...set.status, collisionCount: (set.status?.collisionCount ?? 0) + 1 } }, { namespace: ns });
+          await setsApi.updateStatus(
+            { ...set, status: { replicas: 0, ...set.status, collisionCount: (set.status?.collisionCount ?? 0) + 1 } },
+            { namespace: ns },
+          );
           return undefined;
         }
       default:
@@ -90,13 +120,24 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
    * Normal event on success, FailedCreate/FailedDelete with the error; a create that finds the
    * object there already, or a delete that finds it gone, is done.
    */
-  const write = async (set: StatefulSet, rec: EventRecorder, verb: 'create' | 'delete', what: { ok: string; failed: string }, run: () => Promise<unknown>): Promise<void> => {
+  const write = async (
+    set: StatefulSet,
+    rec: EventRecorder,
+    verb: 'create' | 'delete',
+    what: { ok: string; failed: string },
+    run: () => Promise<unknown>,
+  ): Promise<void> => {
     try {
       await run();
       rec.event(set, 'Normal', verb === 'create' ? 'SuccessfulCreate' : 'SuccessfulDelete', what.ok);
     } catch (e) {
       if (verb === 'create' ? e instanceof AlreadyExistsError : e instanceof NotFoundError) return;
-      rec.event(set, 'Warning', verb === 'create' ? 'FailedCreate' : 'FailedDelete', `${what.failed} failed error: ${toStowageError(e).message}`);
+      rec.event(
+        set,
+        'Warning',
+        verb === 'create' ? 'FailedCreate' : 'FailedDelete',
+        `${what.failed} failed error: ${toStowageError(e).message}`,
+      );
       throw e;
     }
   };
@@ -106,25 +147,41 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
     switch (a.kind) {
       case 'createClaim': {
         const claim = a.claim.metadata?.name ?? '';
-        const what = { ok: `create Claim ${claim} Pod ${a.pod} in StatefulSet ${setName} success`, failed: `create Claim ${claim} for Pod ${a.pod} in StatefulSet ${setName}` };
+        const what = {
+          ok: `create Claim ${claim} Pod ${a.pod} in StatefulSet ${setName} success`,
+          failed: `create Claim ${claim} for Pod ${a.pod} in StatefulSet ${setName}`,
+        };
         return write(set, rec, 'create', what, () => claimsApi.create(a.claim, { namespace: ns }));
       }
       case 'createPod': {
         const what = `create Pod ${a.pod.metadata?.name ?? ''} in StatefulSet ${setName}`;
-        await write(set, rec, 'create', { ok: `${what} successful`, failed: what }, () => podsApi.create(a.pod, { namespace: ns }));
+        await write(set, rec, 'create', { ok: `${what} successful`, failed: what }, () =>
+          podsApi.create(a.pod, { namespace: ns }),
+        );
         expectations.expect(metaNamespaceKey(set), { created: [a.pod.metadata?.name ?? ''] }, Date.now());
         return;
       }
       case 'deletePod': {
         const pod = a.pod.metadata?.name ?? '';
-        if (a.why === 'failed') rec.event(set, 'Warning', 'RecreatingFailedPod', `StatefulSet ${ns}/${setName} is recreating failed Pod ${pod}`);
+        if (a.why === 'failed')
+          rec.event(
+            set,
+            'Warning',
+            'RecreatingFailedPod',
+            `StatefulSet ${ns}/${setName} is recreating failed Pod ${pod}`,
+          );
         const what = `delete Pod ${pod} in StatefulSet ${setName}`;
-        await write(set, rec, 'delete', { ok: `${what} successful`, failed: what }, () => podsApi.delete(pod, { namespace: ns, preconditions: { uid: a.pod.metadata?.uid } }));
+        await write(set, rec, 'delete', { ok: `${what} successful`, failed: what }, () =>
+          podsApi.delete(pod, { namespace: ns, preconditions: { uid: a.pod.metadata?.uid } }),
+        );
         expectations.expect(metaNamespaceKey(set), { deleted: [a.pod.metadata?.uid ?? ''] }, Date.now());
         return;
       }
       case 'setClaimOwners': {
-        const claim: PersistentVolumeClaim = { ...a.claim, metadata: { ...a.claim.metadata, ownerReferences: a.ownerReferences } };
+        const claim: PersistentVolumeClaim = {
+          ...a.claim,
+          metadata: { ...a.claim.metadata, ownerReferences: a.ownerReferences },
+        };
         if (!a.ownerReferences?.length) delete claim.metadata!.ownerReferences;
         try {
           await claimsApi.update(claim, { namespace: ns });
@@ -186,7 +243,11 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
       if (!revisions) return { requeueAfterMs: 1 }; // collisionCount raised: try the next name
       const current = currentRevisionOf(set, revisions.owned, revisions.update);
       // Pods named after the set (isMemberOf) may be adopted, and only they are kept, e.g. after `delete --cascade=orphan` and a re-create.
-      const members = pods.lister.list(ns).filter((p) => podOrdinal(set, p) >= 0 || p.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid));
+      const members = pods.lister
+        .list(ns)
+        .filter(
+          (p) => podOrdinal(set, p) >= 0 || p.metadata?.ownerReferences?.some((r) => r.uid === set.metadata?.uid),
+        );
       const owned = await claim(set, ns, members, podsApi, (p) => podOrdinal(set, p) >= 0);
       // Pods just created or deleted not in the cache yet: their events bring the set back.
       if (!expectations.satisfied(key, owned, Date.now())) return { requeueAfterMs: 1000 };
@@ -208,7 +269,11 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
           return; // the set changed meanwhile: its update event brings it back
         }
       }
-      const live = new Set([current.metadata?.name ?? '', revisions.update.metadata?.name ?? '', ...owned.map(podRevision)]);
+      const live = new Set([
+        current.metadata?.name ?? '',
+        revisions.update.metadata?.name ?? '',
+        ...owned.map(podRevision),
+      ]);
       for (const r of revisionsToDelete(set, revisions.owned, live)) {
         try {
           await revisionsApi.delete(r.metadata?.name ?? '', { namespace: ns });
@@ -216,7 +281,11 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
           if (!(e instanceof NotFoundError)) throw e;
         }
       }
-      log.debug('statefulset synced', { set: key, actions: decision.actions.length, ready: decision.status.readyReplicas });
+      log.debug('statefulset synced', {
+        set: key,
+        actions: decision.actions.length,
+        ready: decision.status.readyReplicas,
+      });
       if (decision.requeueAfterMs !== undefined) return { requeueAfterMs: decision.requeueAfterMs };
     },
   });

@@ -7,10 +7,19 @@ import { newPod } from './identity.js';
 export const NOW = Date.parse('2024-05-01T12:00:00Z');
 const T0 = '2024-05-01T11:00:00Z';
 
-export const OLD: RevisionRef = { name: 'web-old', template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'v1' }] } } };
-export const NEW: RevisionRef = { name: 'web-new', template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'v2' }] } } };
+export const OLD: RevisionRef = {
+  name: 'web-old',
+  template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'v1' }] } },
+};
+export const NEW: RevisionRef = {
+  name: 'web-new',
+  template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'v2' }] } },
+};
 
-export function set(spec: Partial<NonNullable<StatefulSet['spec']>> = {}, extra: Partial<StatefulSet> = {}): StatefulSet {
+export function set(
+  spec: Partial<NonNullable<StatefulSet['spec']>> = {},
+  extra: Partial<StatefulSet> = {},
+): StatefulSet {
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -23,7 +32,12 @@ export function set(spec: Partial<NonNullable<StatefulSet['spec']>> = {}, extra:
       podManagementPolicy: 'OrderedReady',
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
-      volumeClaimTemplates: [{ metadata: { name: 'www' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+      volumeClaimTemplates: [
+        {
+          metadata: { name: 'www' },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+        },
+      ],
       ...spec,
     },
     ...extra,
@@ -44,10 +58,18 @@ export function pod(s: StatefulSet, ordinal: number, state: PodState = 'ready', 
   };
 }
 
-export function claim(name: string, extra: Partial<NonNullable<PersistentVolumeClaim['metadata']>> = {}): PersistentVolumeClaim {
+export function claim(
+  name: string,
+  extra: Partial<NonNullable<PersistentVolumeClaim['metadata']>> = {},
+): PersistentVolumeClaim {
   return { metadata: { name, namespace: 'ns', uid: `claim-${name}`, ...extra }, spec: {} };
 }
 
-export function state(s: StatefulSet, pods: Pod[], claims: PersistentVolumeClaim[] = [], current: RevisionRef = NEW): SetState {
+export function state(
+  s: StatefulSet,
+  pods: Pod[],
+  claims: PersistentVolumeClaim[] = [],
+  current: RevisionRef = NEW,
+): SetState {
   return { set: s, current, update: NEW, pods, claim: (n) => claims.find((c) => c.metadata?.name === n), now: NOW };
 }

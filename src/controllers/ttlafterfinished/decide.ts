@@ -5,11 +5,14 @@
  */
 import type { Job } from 'kubernetes-types/batch/v1.js';
 
-export type TtlDecision = { readonly kind: 'none' } | { readonly kind: 'delete' } | { readonly kind: 'wait'; readonly ms: number };
+export type TtlDecision =
+  { readonly kind: 'none' } | { readonly kind: 'delete' } | { readonly kind: 'wait'; readonly ms: number };
 
 /** When the Job finished (ms since epoch), or undefined while it runs. */
 export function finishedAt(job: Job): number | undefined {
-  const c = (job.status?.conditions ?? []).find((x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True');
+  const c = (job.status?.conditions ?? []).find(
+    (x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True',
+  );
   if (!c) return undefined;
   const t = Date.parse(c.lastTransitionTime ?? '');
   return Number.isNaN(t) ? undefined : t;

@@ -22,7 +22,6 @@ export interface TtlControllerOptions {
   readonly metrics?: MetricsRegistry;
 }
 
-
 /** Runs the TTL-after-finished controller until `signal` aborts. */
 export async function runTtlAfterFinishedController(o: TtlControllerOptions): Promise<void> {
   const { jobs } = o.informers ?? newControllerInformers(o.client);
@@ -34,7 +33,8 @@ export async function runTtlAfterFinishedController(o: TtlControllerOptions): Pr
     sources: [
       watch(jobs, (q) => {
         const onJob = (j: Job): void => {
-          if (j.spec?.ttlSecondsAfterFinished !== undefined && j.spec.ttlSecondsAfterFinished !== null) q.add(metaNamespaceKey(j));
+          if (j.spec?.ttlSecondsAfterFinished !== undefined && j.spec.ttlSecondsAfterFinished !== null)
+            q.add(metaNamespaceKey(j));
         };
         return { onAdd: onJob, onUpdate: (_, j) => onJob(j) };
       }),
@@ -53,7 +53,11 @@ export async function runTtlAfterFinishedController(o: TtlControllerOptions): Pr
           try {
             // Foreground, as upstream: the Job stays (deleting) until its pods are gone. The resourceVersion
             // precondition stands in for upstream's fresh GET: a Job whose TTL changed since read is not deleted.
-            await jobsApi.delete(name, { namespace: ns, propagationPolicy: 'Foreground', preconditions: { uid: job.metadata?.uid, resourceVersion: job.metadata?.resourceVersion } });
+            await jobsApi.delete(name, {
+              namespace: ns,
+              propagationPolicy: 'Foreground',
+              preconditions: { uid: job.metadata?.uid, resourceVersion: job.metadata?.resourceVersion },
+            });
             log.info('deleted a finished job whose TTL expired', { job: key });
           } catch (e) {
             // Gone, or changed since read (its update event brings it back with the new TTL).

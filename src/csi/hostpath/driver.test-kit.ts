@@ -11,7 +11,13 @@ import { parseState, STATE_FILE, type DriverStateData } from './state.js';
 
 export const MiB = 1024 * 1024;
 
-const silent: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent };
+const silent: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  child: () => silent,
+};
 
 export interface TestDriver {
   readonly d: HostpathDriver;
@@ -26,7 +32,15 @@ export interface TestDriver {
 export async function openTestDriver(config: Partial<HostpathConfig> = {}): Promise<TestDriver> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'stowage-hp-unit-'));
   const stateDir = path.join(dir, 'state');
-  const full: HostpathConfig = { driverName: 'hostpath.test', nodeId: 'n1', stateDir, enableAttach: false, maxVolumesPerNode: 0, capacityBytes: undefined, ...config };
+  const full: HostpathConfig = {
+    driverName: 'hostpath.test',
+    nodeId: 'n1',
+    stateDir,
+    enableAttach: false,
+    maxVolumesPerNode: 0,
+    capacityBytes: undefined,
+    ...config,
+  };
   const d = await HostpathDriver.open(full, silent);
   return {
     d,
@@ -41,7 +55,10 @@ export async function openTestDriver(config: Partial<HostpathConfig> = {}): Prom
   };
 }
 
-export const dirCap = (): VolumeCapability__Output => ({ mount: { fsType: '', mountFlags: [], volumeMountGroup: '' }, accessMode: { mode: 'SINGLE_NODE_WRITER' } });
+export const dirCap = (): VolumeCapability__Output => ({
+  mount: { fsType: '', mountFlags: [], volumeMountGroup: '' },
+  accessMode: { mode: 'SINGLE_NODE_WRITER' },
+});
 export const blockCap = (): VolumeCapability__Output => ({ block: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' } });
 
 export function createRequest(name: string, o: Partial<CreateVolumeRequest__Output> = {}): CreateVolumeRequest__Output {

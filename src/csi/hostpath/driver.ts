@@ -133,7 +133,8 @@ export class HostpathDriver {
       volumeContext: { 'hostpath.csi.stowage.io/kind': v.kind },
       accessibleTopology: this.config.sharedStorage ? [] : [this.topology()],
     };
-    if (v.contentSource?.kind === 'snapshot') out.contentSource = { snapshot: { snapshotId: v.contentSource.snapshotId } };
+    if (v.contentSource?.kind === 'snapshot')
+      out.contentSource = { snapshot: { snapshotId: v.contentSource.snapshotId } };
     if (v.contentSource?.kind === 'volume') out.contentSource = { volume: { volumeId: v.contentSource.volumeId } };
     return out;
   }
@@ -141,7 +142,10 @@ export class HostpathDriver {
   /** Abnormal when the backing directory or file has gone missing under us. */
   async condition(v: VolumeRecord): Promise<VolumeCondition> {
     if (await exists(this.volumePath(v.id))) return { abnormal: false, message: 'volume is healthy' };
-    return { abnormal: true, message: `backing ${dataLayout(v) === 'file' ? 'file' : 'directory'} ${this.volumePath(v.id)} is missing` };
+    return {
+      abnormal: true,
+      message: `backing ${dataLayout(v) === 'file' ? 'file' : 'directory'} ${this.volumePath(v.id)} is missing`,
+    };
   }
 
   /** Nodes the volume is published to: ControllerPublish records, else this node when node-published. */

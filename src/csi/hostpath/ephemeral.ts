@@ -20,13 +20,34 @@ export function isEphemeralPublish(ctx: Readonly<Record<string, string>> | undef
  * like CreateVolume, and lives until the NodeUnpublishVolume of its last target. Idempotent. Call
  * under the volume's lock.
  */
-export async function ensureEphemeralVolume(d: HostpathDriver, id: string, ctx: Readonly<Record<string, string>>): Promise<VolumeRecord> {
+export async function ensureEphemeralVolume(
+  d: HostpathDriver,
+  id: string,
+  ctx: Readonly<Record<string, string>>,
+): Promise<VolumeRecord> {
   const existing = d.volumes[id];
   if (existing && !existing.pending) return existing;
   const bytes = Number(bytesOf(ctx['size']) ?? BigInt(DEFAULT_EPHEMERAL_BYTES));
-  const rec: VolumeRecord = { id, name: id, kind: 'mount', capacityBytes: bytes, createdAtMs: Date.now(), parameters: {}, attachments: {}, staged: {}, published: {}, ephemeral: true };
+  const rec: VolumeRecord = {
+    id,
+    name: id,
+    kind: 'mount',
+    capacityBytes: bytes,
+    createdAtMs: Date.now(),
+    parameters: {},
+    attachments: {},
+    staged: {},
+    published: {},
+    ephemeral: true,
+  };
   const dst = d.volumePath(id);
-  await createUnderIntent(d, { rpc: 'CreateVolume', records: d.volumes, rec, make: () => createData('directory', dst, bytes), unmake: () => rm(dst, { recursive: true, force: true }) });
+  await createUnderIntent(d, {
+    rpc: 'CreateVolume',
+    records: d.volumes,
+    rec,
+    make: () => createData('directory', dst, bytes),
+    unmake: () => rm(dst, { recursive: true, force: true }),
+  });
   d.log.info('ephemeral volume created', { id, bytes });
   return rec;
 }

@@ -63,9 +63,11 @@ async function onPath(program: string): Promise<boolean> {
  * this driver knows how to grow, with its mkfs and grow tools installed.
  */
 export async function fsTypeUnsupportedReason(fsType: string, field: string): Promise<string | undefined> {
-  if (!isFsType(fsType)) return `${field} ${JSON.stringify(fsType)} is not supported (supported: ${Object.keys(FS_TYPES).join(', ')})`;
+  if (!isFsType(fsType))
+    return `${field} ${JSON.stringify(fsType)} is not supported (supported: ${Object.keys(FS_TYPES).join(', ')})`;
   for (const program of [`mkfs.${fsType}`, ...FS_TYPES[fsType].tools]) {
-    if (!(await onPath(program))) return `${field} ${fsType} is not supported on this node: ${program} is not installed`;
+    if (!(await onPath(program)))
+      return `${field} ${fsType} is not supported on this node: ${program} is not installed`;
   }
   return undefined;
 }
@@ -133,7 +135,9 @@ export async function growMounted(device: string, mountPoint: string, fsType: Fs
   } catch (e) {
     // The kernel's online resize (EXT4_IOC_RESIZE_FS) needs CAP_SYS_RESOURCE; a sandbox may drop it.
     if (e instanceof MountError && /permission denied/i.test(e.stderr)) {
-      throw failedPrecondition(`online resize of ${fsType} on ${device} was refused by the kernel (it needs CAP_SYS_RESOURCE); the filesystem grows at its next staging`);
+      throw failedPrecondition(
+        `online resize of ${fsType} on ${device} was refused by the kernel (it needs CAP_SYS_RESOURCE); the filesystem grows at its next staging`,
+      );
     }
     throw e;
   }

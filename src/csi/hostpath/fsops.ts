@@ -41,7 +41,8 @@ export async function growFile(p: string, bytes: number): Promise<void> {
  */
 export async function removeData(p: string): Promise<void> {
   const mounted = await mountsUnder(p);
-  if (mounted.length > 0) throw failedPrecondition(`${p} still has mounts: ${mounted.map((m) => m.mountPoint).join(', ')}`);
+  if (mounted.length > 0)
+    throw failedPrecondition(`${p} still has mounts: ${mounted.map((m) => m.mountPoint).join(', ')}`);
   await rm(p, { recursive: true, force: true });
 }
 

@@ -17,8 +17,14 @@ export function pluginCapabilities(sharedStorage = false): PluginCapability[] {
 export function identityHandlers(d: HostpathDriver): IdentityHandlers {
   const log = d.log;
   return {
-    GetPluginInfo: unary(log, 'GetPluginInfo', async () => ({ name: d.config.driverName, vendorVersion: VENDOR_VERSION, manifest: {} })),
-    GetPluginCapabilities: unary(log, 'GetPluginCapabilities', async () => ({ capabilities: pluginCapabilities(d.config.sharedStorage === true) })),
+    GetPluginInfo: unary(log, 'GetPluginInfo', async () => ({
+      name: d.config.driverName,
+      vendorVersion: VENDOR_VERSION,
+      manifest: {},
+    })),
+    GetPluginCapabilities: unary(log, 'GetPluginCapabilities', async () => ({
+      capabilities: pluginCapabilities(d.config.sharedStorage === true),
+    })),
     Probe: unary(log, 'Probe', async () => ({ ready: { value: true } })),
   };
 }

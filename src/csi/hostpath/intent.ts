@@ -33,23 +33,43 @@ interface Intended {
  */
 export async function createUnderIntent<R extends Intended>(
   d: HostpathDriver,
-  o: { rpc: 'CreateVolume' | 'CreateSnapshot'; records: Record<string, R>; rec: R; make: () => Promise<void>; unmake: () => Promise<void> },
+  o: {
+    rpc: 'CreateVolume' | 'CreateSnapshot';
+    records: Record<string, R>;
+    rec: R;
+    make: () => Promise<void>;
+    unmake: () => Promise<void>;
+  },
 ): Promise<void> {
   const { rec, records } = o;
   rec.pending = 'create';
-  await commit(d, () => (records[rec.id] = rec), () => delete records[rec.id]);
+  await commit(
+    d,
+    () => (records[rec.id] = rec),
+    () => delete records[rec.id],
+  );
   crashPoint(`${o.rpc}:intent`);
   try {
     await o.make();
   } catch (e) {
     await o
       .unmake()
-      .then(() => commit(d, () => delete records[rec.id], () => (records[rec.id] = rec)))
+      .then(() =>
+        commit(
+          d,
+          () => delete records[rec.id],
+          () => (records[rec.id] = rec),
+        ),
+      )
       .catch((x: unknown) => d.log.warn(`rolling back a failed ${o.rpc} failed`, { id: rec.id, error: String(x) }));
     throw e;
   }
   crashPoint(`${o.rpc}:data`);
-  await commit(d, () => delete rec.pending, () => (rec.pending = 'create'));
+  await commit(
+    d,
+    () => delete rec.pending,
+    () => (rec.pending = 'create'),
+  );
   crashPoint(`${o.rpc}:settled`);
 }
 
@@ -64,11 +84,19 @@ export async function deleteUnderIntent<R extends Intended>(
 ): Promise<void> {
   const { rec, records } = o;
   if (!rec.pending) {
-    await commit(d, () => (rec.pending = 'delete'), () => delete rec.pending);
+    await commit(
+      d,
+      () => (rec.pending = 'delete'),
+      () => delete rec.pending,
+    );
     crashPoint(`${o.rpc}:intent`);
   }
   await o.remove();
   crashPoint(`${o.rpc}:data-removed`);
-  await commit(d, () => delete records[rec.id], () => (records[rec.id] = rec));
+  await commit(
+    d,
+    () => delete records[rec.id],
+    () => (records[rec.id] = rec),
+  );
   crashPoint(`${o.rpc}:settled`);
 }

@@ -6,7 +6,18 @@ import { blockCap, createRequest, MiB, openTestDriver, type TestDriver } from '.
 import { recover } from './recover.js';
 import { STATE_FILE, type VolumeRecord } from './state.js';
 
-const record = (id: string, o: Partial<VolumeRecord> = {}): VolumeRecord => ({ id, name: `n-${id}`, kind: 'mount', capacityBytes: MiB, createdAtMs: 1, parameters: {}, attachments: {}, staged: {}, published: {}, ...o });
+const record = (id: string, o: Partial<VolumeRecord> = {}): VolumeRecord => ({
+  id,
+  name: `n-${id}`,
+  kind: 'mount',
+  capacityBytes: MiB,
+  createdAtMs: 1,
+  parameters: {},
+  attachments: {},
+  staged: {},
+  published: {},
+  ...o,
+});
 
 describe('recover (start-up after a crash)', () => {
   let t: TestDriver;
@@ -17,7 +28,15 @@ describe('recover (start-up after a crash)', () => {
     const live = (await createVolume(t.d, createRequest('live'))).volume!.volumeId!;
     t.d.volumes.c = record('c', { pending: 'create' });
     t.d.volumes.x = record('x', { pending: 'delete' });
-    t.d.snapshots.s = { id: 's', pending: 'create', name: 'snap', sourceVolumeId: live, kind: 'mount', sizeBytes: MiB, createdAtMs: 1 };
+    t.d.snapshots.s = {
+      id: 's',
+      pending: 'create',
+      name: 'snap',
+      sourceVolumeId: live,
+      kind: 'mount',
+      sizeBytes: MiB,
+      createdAtMs: 1,
+    };
     await t.d.store.save();
     for (const id of ['c', 'x', 'stray']) await mkdir(path.join(t.d.volumePath(id), 'half'), { recursive: true });
     await mkdir(t.d.snapshotPath('s'));

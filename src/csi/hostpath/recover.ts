@@ -31,11 +31,18 @@ export async function recover(d: HostpathDriver): Promise<void> {
   for (const v of Object.values(d.volumes).filter((x) => x.pending)) {
     await attempt(`settling volume intent ${v.pending}`, { id: v.id, name: v.name }, async () => {
       await finishDelete(d, v);
-      d.log.info(v.pending === 'create' ? 'start-up: rolled back an unfinished CreateVolume' : 'start-up: finished a DeleteVolume', { id: v.id, name: v.name });
+      d.log.info(
+        v.pending === 'create'
+          ? 'start-up: rolled back an unfinished CreateVolume'
+          : 'start-up: finished a DeleteVolume',
+        { id: v.id, name: v.name },
+      );
     });
   }
   for (const s of Object.values(d.snapshots).filter((x) => x.pending)) {
-    await attempt(`settling snapshot intent ${s.pending}`, { id: s.id, name: s.name }, async () => finishSnapshotDelete(d, s));
+    await attempt(`settling snapshot intent ${s.pending}`, { id: s.id, name: s.name }, async () =>
+      finishSnapshotDelete(d, s),
+    );
   }
   if (d.store.loaded) await removeUnnamed(d);
   for (const v of d.liveVolumes()) {

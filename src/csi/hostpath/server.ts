@@ -131,7 +131,8 @@ function validateOptions(o: HostpathDriverOptions): HostpathConfig {
   if (!o.nodeId) throw new Error('hostpath driver: nodeId is required');
   if (!o.stateDir) throw new Error('hostpath driver: stateDir is required');
   const max = o.maxVolumesPerNode ?? 0;
-  if (!Number.isSafeInteger(max) || max < 0) throw new Error(`hostpath driver: maxVolumesPerNode must be a non-negative integer, got ${max}`);
+  if (!Number.isSafeInteger(max) || max < 0)
+    throw new Error(`hostpath driver: maxVolumesPerNode must be a non-negative integer, got ${max}`);
   if (o.capacityBytes !== undefined && (!Number.isSafeInteger(o.capacityBytes) || o.capacityBytes <= 0)) {
     throw new Error(`hostpath driver: capacityBytes must be a positive integer, got ${o.capacityBytes}`);
   }
@@ -169,9 +170,16 @@ export async function startHostpathDriver(o: HostpathDriverOptions): Promise<Run
   // After the socket check (a live driver there owns this state) and before serving.
   await recover(driver);
   await new Promise<void>((resolve, reject) => {
-    server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+    server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) =>
+      err ? reject(err) : resolve(),
+    );
   });
-  log.info('listening', { socket: socketPath, driver: config.driverName, node: config.nodeId, attach: config.enableAttach });
+  log.info('listening', {
+    socket: socketPath,
+    driver: config.driverName,
+    node: config.nodeId,
+    attach: config.enableAttach,
+  });
 
   const done = new Promise<void>((resolve) => {
     const stop = (): void => {

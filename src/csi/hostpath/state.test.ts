@@ -14,7 +14,17 @@ describe('StateStore', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'stowage-hp-state-'));
     const a = await StateStore.open(dir);
     expect(a.data).toEqual({ version: 1, volumes: {}, snapshots: {} });
-    a.data.volumes.v1 = { id: 'v1', name: 'n', kind: 'block', capacityBytes: 4096, createdAtMs: 1, parameters: {}, attachments: {}, staged: {}, published: { '/t': { targetPath: '/t', readOnly: true, stagingPath: '/s', mountFlags: [] } } };
+    a.data.volumes.v1 = {
+      id: 'v1',
+      name: 'n',
+      kind: 'block',
+      capacityBytes: 4096,
+      createdAtMs: 1,
+      parameters: {},
+      attachments: {},
+      staged: {},
+      published: { '/t': { targetPath: '/t', readOnly: true, stagingPath: '/s', mountFlags: [] } },
+    };
     // Concurrent saves serialize; the last one on disk includes every change.
     await Promise.all([a.save(), a.save(), a.save()]);
     expect(await readdir(dir)).toEqual([STATE_FILE]);
@@ -30,17 +40,28 @@ describe('StateStore', () => {
   });
 
   it.each([
-    { name: 'volume id mismatch', text: '{"version":1,"volumes":{"a":{"id":"b","name":"x","kind":"mount","capacityBytes":1}},"snapshots":{}}' },
-    { name: 'unknown kind', text: '{"version":1,"volumes":{"a":{"id":"a","name":"x","kind":"tape","capacityBytes":1}},"snapshots":{}}' },
+    {
+      name: 'volume id mismatch',
+      text: '{"version":1,"volumes":{"a":{"id":"b","name":"x","kind":"mount","capacityBytes":1}},"snapshots":{}}',
+    },
+    {
+      name: 'unknown kind',
+      text: '{"version":1,"volumes":{"a":{"id":"a","name":"x","kind":"tape","capacityBytes":1}},"snapshots":{}}',
+    },
     { name: 'bad snapshot', text: '{"version":1,"volumes":{},"snapshots":{"s":{"id":"s"}}}' },
     { name: 'not JSON', text: 'garbage' },
-    { name: 'non-string fsType', text: '{"version":1,"volumes":{"a":{"id":"a","name":"x","kind":"mount","capacityBytes":1,"fsType":4}},"snapshots":{}}' },
+    {
+      name: 'non-string fsType',
+      text: '{"version":1,"volumes":{"a":{"id":"a","name":"x","kind":"mount","capacityBytes":1,"fsType":4}},"snapshots":{}}',
+    },
   ])('parseState rejects $name', ({ text }) => {
     expect(() => parseState(text)).toThrow();
   });
 
   it('loads a state file from before filesystem volumes: a record without fsType is a directory volume', () => {
-    const st = parseState('{"version":1,"volumes":{"a":{"id":"a","name":"x","kind":"mount","capacityBytes":1}},"snapshots":{}}');
+    const st = parseState(
+      '{"version":1,"volumes":{"a":{"id":"a","name":"x","kind":"mount","capacityBytes":1}},"snapshots":{}}',
+    );
     expect(st.volumes.a!.fsType).toBeUndefined();
     expect(dataLayout(st.volumes.a!)).toBe('directory');
     expect(dataLayout({ kind: 'mount', fsType: 'ext4' })).toBe('file');

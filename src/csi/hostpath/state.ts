@@ -95,17 +95,32 @@ export function parseState(text: string): DriverStateData {
     throw new Error('hostpath state: not a version 1 state file');
   }
   for (const [id, v] of Object.entries(raw.volumes)) {
-    if (!isRecord(v) || v.id !== id || typeof v.name !== 'string' || !ACCESS_KINDS.includes(v.kind as AccessKind) || typeof v.capacityBytes !== 'number' || (v.fsType !== undefined && typeof v.fsType !== 'string')) {
+    if (
+      !isRecord(v) ||
+      v.id !== id ||
+      typeof v.name !== 'string' ||
+      !ACCESS_KINDS.includes(v.kind as AccessKind) ||
+      typeof v.capacityBytes !== 'number' ||
+      (v.fsType !== undefined && typeof v.fsType !== 'string')
+    ) {
       throw new Error(`hostpath state: bad volume record ${id}`);
     }
-    if (v.pending !== undefined && !PENDING.includes(v.pending as Pending)) throw new Error(`hostpath state: bad volume record ${id}`);
+    if (v.pending !== undefined && !PENDING.includes(v.pending as Pending))
+      throw new Error(`hostpath state: bad volume record ${id}`);
     v.attachments = isRecord(v.attachments) ? v.attachments : {};
     v.staged = isRecord(v.staged) ? v.staged : {};
     v.published = isRecord(v.published) ? v.published : {};
     v.parameters = isRecord(v.parameters) ? v.parameters : {};
   }
   for (const [id, s] of Object.entries(raw.snapshots)) {
-    if (!isRecord(s) || s.id !== id || typeof s.name !== 'string' || typeof s.sourceVolumeId !== 'string' || (s.fsType !== undefined && typeof s.fsType !== 'string') || (s.pending !== undefined && !PENDING.includes(s.pending as Pending))) {
+    if (
+      !isRecord(s) ||
+      s.id !== id ||
+      typeof s.name !== 'string' ||
+      typeof s.sourceVolumeId !== 'string' ||
+      (s.fsType !== undefined && typeof s.fsType !== 'string') ||
+      (s.pending !== undefined && !PENDING.includes(s.pending as Pending))
+    ) {
       throw new Error(`hostpath state: bad snapshot record ${id}`);
     }
   }

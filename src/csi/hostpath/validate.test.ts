@@ -2,7 +2,15 @@ import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import type { VolumeCapability__Output } from '../proto/types.js';
 import { CsiStatusError } from './errors.js';
-import { capacityCompatible, chooseCapacity, DEFAULT_VOLUME_BYTES, paginate, parseCapability, parseCreateCapabilities, topologyAllows } from './validate.js';
+import {
+  capacityCompatible,
+  chooseCapacity,
+  DEFAULT_VOLUME_BYTES,
+  paginate,
+  parseCapability,
+  parseCreateCapabilities,
+  topologyAllows,
+} from './validate.js';
 
 const range = (requiredBytes: number, limitBytes = 0) => ({ requiredBytes, limitBytes });
 const code = (fn: () => unknown): number | undefined => {
@@ -14,7 +22,11 @@ const code = (fn: () => unknown): number | undefined => {
   }
 };
 const mountCap = (mode: string): VolumeCapability__Output =>
-  ({ mount: { fsType: '', mountFlags: [], volumeMountGroup: '' }, accessMode: { mode }, accessType: 'mount' }) as VolumeCapability__Output;
+  ({
+    mount: { fsType: '', mountFlags: [], volumeMountGroup: '' },
+    accessMode: { mode },
+    accessType: 'mount',
+  }) as VolumeCapability__Output;
 
 describe('chooseCapacity', () => {
   it.each([
@@ -44,9 +56,16 @@ describe('chooseCapacity', () => {
 describe('capabilities', () => {
   it('parses mount and block, rejects missing pieces with INVALID_ARGUMENT', () => {
     expect(parseCapability(mountCap('SINGLE_NODE_WRITER'), 'c').kind).toBe('mount');
-    expect(parseCapability({ block: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' }, accessType: 'block' } as VolumeCapability__Output, 'c').kind).toBe('block');
+    expect(
+      parseCapability(
+        { block: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' }, accessType: 'block' } as VolumeCapability__Output,
+        'c',
+      ).kind,
+    ).toBe('block');
     expect(code(() => parseCapability(null, 'volume_capability'))).toBe(status.INVALID_ARGUMENT);
-    expect(code(() => parseCapability({ accessMode: { mode: 'SINGLE_NODE_WRITER' } } as VolumeCapability__Output, 'c'))).toBe(status.INVALID_ARGUMENT);
+    expect(
+      code(() => parseCapability({ accessMode: { mode: 'SINGLE_NODE_WRITER' } } as VolumeCapability__Output, 'c')),
+    ).toBe(status.INVALID_ARGUMENT);
     expect(code(() => parseCapability(mountCap('UNKNOWN'), 'c'))).toBe(status.INVALID_ARGUMENT);
   });
   it('refuses multi-node modes at create time', () => {
@@ -61,12 +80,20 @@ describe('topologyAllows', () => {
   it.each([
     { name: 'no requirement', req: null, want: true },
     { name: 'requisite names us', req: { requisite: [{ segments: { [k]: 'n1' } }], preferred: [] }, want: true },
-    { name: 'requisite names another node', req: { requisite: [{ segments: { [k]: 'n2' } }], preferred: [] }, want: false },
+    {
+      name: 'requisite names another node',
+      req: { requisite: [{ segments: { [k]: 'n2' } }], preferred: [] },
+      want: false,
+    },
   ])('$name', ({ req, want }) => expect(topologyAllows(req, k, 'n1')).toBe(want));
 });
 
 describe('paginate', () => {
-  const ids = ['00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-000000000003'];
+  const ids = [
+    '00000000-0000-0000-0000-000000000001',
+    '00000000-0000-0000-0000-000000000002',
+    '00000000-0000-0000-0000-000000000003',
+  ];
   it('pages by max_entries and continues after the token', () => {
     const p1 = paginate(ids, 2, '');
     expect(p1).toEqual({ ids: ids.slice(0, 2), nextToken: ids[1] });

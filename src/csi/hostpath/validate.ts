@@ -41,11 +41,18 @@ export function parseCapability(cap: VolumeCapability__Output | null | undefined
   if (!cap) throw missing(field);
   const mode = cap.accessMode?.mode;
   if (!mode || mode === 'UNKNOWN') throw invalidArgument(`${field}.access_mode is required`);
-  if (!(ACCESS_MODES as readonly string[]).includes(mode)) throw invalidArgument(`${field}.access_mode ${String(mode)} is unknown`);
+  if (!(ACCESS_MODES as readonly string[]).includes(mode))
+    throw invalidArgument(`${field}.access_mode ${String(mode)} is unknown`);
   if (cap.block && cap.mount) throw invalidArgument(`${field}: access_type must be one of block or mount`);
-  if (cap.accessType === 'block' || cap.block) return { kind: 'block', mode: mode as AccessModeName, fsType: '', mountFlags: [] };
+  if (cap.accessType === 'block' || cap.block)
+    return { kind: 'block', mode: mode as AccessModeName, fsType: '', mountFlags: [] };
   if (cap.accessType === 'mount' || cap.mount) {
-    return { kind: 'mount', mode: mode as AccessModeName, fsType: cap.mount?.fsType ?? '', mountFlags: cap.mount?.mountFlags ?? [] };
+    return {
+      kind: 'mount',
+      mode: mode as AccessModeName,
+      fsType: cap.mount?.fsType ?? '',
+      mountFlags: cap.mount?.mountFlags ?? [],
+    };
   }
   throw invalidArgument(`${field}.access_type (block or mount) is required`);
 }
@@ -64,7 +71,8 @@ export function parseCreateCapabilities(caps: readonly VolumeCapability__Output[
     const why = unsupportedReason(p);
     if (why) throw invalidArgument(why);
   }
-  if (new Set(parsed.map((p) => p.kind)).size > 1) throw invalidArgument('volume_capabilities mix block and mount access types');
+  if (new Set(parsed.map((p) => p.kind)).size > 1)
+    throw invalidArgument('volume_capabilities mix block and mount access types');
   return parsed;
 }
 
@@ -82,18 +90,29 @@ export function roundUp(n: number, to: number): number {
  * The capacity to allocate for a capacity_range. OUT_OF_RANGE when the range is empty
  * (required > limit) or larger than the driver's whole capacity (`maxBytes`).
  */
-export function chooseCapacity(range: CapacityRange__Output | null | undefined, maxBytes: number | undefined, minimum = 0): number {
+export function chooseCapacity(
+  range: CapacityRange__Output | null | undefined,
+  maxBytes: number | undefined,
+  minimum = 0,
+): number {
   const required = Number(range?.requiredBytes ?? 0);
   const limit = Number(range?.limitBytes ?? 0);
-  if (!Number.isSafeInteger(required) || required < 0) throw invalidArgument('capacity_range.required_bytes must not be negative');
-  if (!Number.isSafeInteger(limit) || limit < 0) throw invalidArgument('capacity_range.limit_bytes must not be negative');
-  if (limit > 0 && required > limit) throw outOfRange(`capacity_range.required_bytes ${required} exceeds limit_bytes ${limit}`);
+  if (!Number.isSafeInteger(required) || required < 0)
+    throw invalidArgument('capacity_range.required_bytes must not be negative');
+  if (!Number.isSafeInteger(limit) || limit < 0)
+    throw invalidArgument('capacity_range.limit_bytes must not be negative');
+  if (limit > 0 && required > limit)
+    throw outOfRange(`capacity_range.required_bytes ${required} exceeds limit_bytes ${limit}`);
   const want = Math.max(required, minimum);
-  if (limit > 0 && want > limit) throw outOfRange(`capacity_range.limit_bytes ${limit} is smaller than the ${minimum} bytes needed (the source's size or the filesystem's minimum)`);
+  if (limit > 0 && want > limit)
+    throw outOfRange(
+      `capacity_range.limit_bytes ${limit} is smaller than the ${minimum} bytes needed (the source's size or the filesystem's minimum)`,
+    );
   let size = want > 0 ? roundUp(want, CAPACITY_ALIGN) : DEFAULT_VOLUME_BYTES;
   // Rounding (or the default) must not break the caller's limit; limit >= want here.
   if (limit > 0 && size > limit) size = limit;
-  if (maxBytes !== undefined && size > maxBytes) throw outOfRange(`${size} bytes exceeds the driver's total capacity of ${maxBytes} bytes`);
+  if (maxBytes !== undefined && size > maxBytes)
+    throw outOfRange(`${size} bytes exceeds the driver's total capacity of ${maxBytes} bytes`);
   return size;
 }
 
@@ -109,7 +128,11 @@ export function capacityCompatible(capacity: number, range: CapacityRange__Outpu
  * topologies carries our segment value (a topology without our key says nothing about us and is
  * not a match).
  */
-export function topologyAllows(req: TopologyRequirement__Output | null | undefined, key: string, nodeId: string): boolean {
+export function topologyAllows(
+  req: TopologyRequirement__Output | null | undefined,
+  key: string,
+  nodeId: string,
+): boolean {
   const all = [...(req?.requisite ?? []), ...(req?.preferred ?? [])];
   if (all.length === 0) return true;
   return all.some((t) => t.segments?.[key] === nodeId);
@@ -122,7 +145,11 @@ const TOKEN_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$
  * deleted last entry does not invalidate the token and nothing is listed twice. A token that is
  * not one of our ids → ABORTED (the spec's code for an invalid starting_token).
  */
-export function paginate(sortedIds: readonly string[], maxEntries: number, startingToken: string): { ids: string[]; nextToken: string } {
+export function paginate(
+  sortedIds: readonly string[],
+  maxEntries: number,
+  startingToken: string,
+): { ids: string[]; nextToken: string } {
   if (maxEntries < 0) throw invalidArgument('max_entries must not be negative');
   let start = 0;
   if (startingToken !== '') {

@@ -10,14 +10,21 @@ import { dataLayout, type VolumeRecord } from './state.js';
  * device of its file: removing the data then would destroy what is mounted, and detaching a
  * mounted loop device only marks it for autoclear.
  */
-export async function refuseMountedData(d: HostpathDriver, v: Pick<VolumeRecord, 'id' | 'kind' | 'fsType'>): Promise<void> {
+export async function refuseMountedData(
+  d: HostpathDriver,
+  v: Pick<VolumeRecord, 'id' | 'kind' | 'fsType'>,
+): Promise<void> {
   const p = d.volumePath(v.id);
   const inside = await mountsUnder(p);
-  if (inside.length > 0) throw failedPrecondition(`${p} still has mounts: ${inside.map((m) => m.mountPoint).join(', ')}`);
+  if (inside.length > 0)
+    throw failedPrecondition(`${p} still has mounts: ${inside.map((m) => m.mountPoint).join(', ')}`);
   if (dataLayout(v) !== 'file' || !(await exists(p))) return;
   for (const dev of await findLoopByBackingFile(p)) {
     const m = await mountsOfSource(dev);
-    if (m.length > 0) throw failedPrecondition(`volume ${v.id} is still mounted from ${dev} at ${m.map((x) => x.mountPoint).join(', ')}`);
+    if (m.length > 0)
+      throw failedPrecondition(
+        `volume ${v.id} is still mounted from ${dev} at ${m.map((x) => x.mountPoint).join(', ')}`,
+      );
   }
 }
 
@@ -26,7 +33,10 @@ export async function refuseMountedData(d: HostpathDriver, v: Pick<VolumeRecord,
  * left by a crash: one would pin the deleted file). Refuses while anything is mounted from it
  * (refuseMountedData). Missing is success.
  */
-export async function removeVolumeData(d: HostpathDriver, v: Pick<VolumeRecord, 'id' | 'kind' | 'fsType'>): Promise<void> {
+export async function removeVolumeData(
+  d: HostpathDriver,
+  v: Pick<VolumeRecord, 'id' | 'kind' | 'fsType'>,
+): Promise<void> {
   await refuseMountedData(d, v);
   const file = d.volumePath(v.id);
   if (dataLayout(v) === 'file' && (await exists(file))) {
@@ -54,7 +64,11 @@ export async function releaseUnusedLoops(d: HostpathDriver, v: VolumeRecord): Pr
     // Detaching a mounted device only marks it for autoclear, hiding the leak: leave it and say so.
     const m = await mountsOfSource(dev);
     if (m.length > 0) {
-      d.log.warn('loop device still mounted; not detached', { volume: v.id, device: dev, mounts: m.map((x) => x.mountPoint).join(', ') });
+      d.log.warn('loop device still mounted; not detached', {
+        volume: v.id,
+        device: dev,
+        mounts: m.map((x) => x.mountPoint).join(', '),
+      });
       return;
     }
     await detachLoop(dev);

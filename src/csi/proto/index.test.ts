@@ -10,13 +10,30 @@ describe('proto loading', () => {
     const v1 = csiProto().csi.v1;
     expect(Object.keys(v1.Identity.service).sort()).toEqual(['GetPluginCapabilities', 'GetPluginInfo', 'Probe']);
     expect(Object.keys(v1.Controller.service).sort()).toEqual([
-      'ControllerExpandVolume', 'ControllerGetCapabilities', 'ControllerGetVolume', 'ControllerModifyVolume',
-      'ControllerPublishVolume', 'ControllerUnpublishVolume', 'CreateSnapshot', 'CreateVolume', 'DeleteSnapshot',
-      'DeleteVolume', 'GetCapacity', 'ListSnapshots', 'ListVolumes', 'ValidateVolumeCapabilities',
+      'ControllerExpandVolume',
+      'ControllerGetCapabilities',
+      'ControllerGetVolume',
+      'ControllerModifyVolume',
+      'ControllerPublishVolume',
+      'ControllerUnpublishVolume',
+      'CreateSnapshot',
+      'CreateVolume',
+      'DeleteSnapshot',
+      'DeleteVolume',
+      'GetCapacity',
+      'ListSnapshots',
+      'ListVolumes',
+      'ValidateVolumeCapabilities',
     ]);
     expect(Object.keys(v1.Node.service).sort()).toEqual([
-      'NodeExpandVolume', 'NodeGetCapabilities', 'NodeGetInfo', 'NodeGetVolumeStats', 'NodePublishVolume',
-      'NodeStageVolume', 'NodeUnpublishVolume', 'NodeUnstageVolume',
+      'NodeExpandVolume',
+      'NodeGetCapabilities',
+      'NodeGetInfo',
+      'NodeGetVolumeStats',
+      'NodePublishVolume',
+      'NodeStageVolume',
+      'NodeUnpublishVolume',
+      'NodeUnstageVolume',
     ]);
     expect(v1.Node.service.NodePublishVolume.path).toBe('/csi.v1.Node/NodePublishVolume');
   });
@@ -31,12 +48,16 @@ describe('proto loading', () => {
   it.each([
     {
       name: 'NodePublishVolumeRequest target_path=4 readonly=6',
-      encode: () => csiProto().csi.v1.Node.service.NodePublishVolume.requestSerialize({ targetPath: 'x', readonly: true }),
+      encode: () =>
+        csiProto().csi.v1.Node.service.NodePublishVolume.requestSerialize({ targetPath: 'x', readonly: true }),
       want: [0x22, 0x01, 0x78, 0x30, 0x01],
     },
     {
       name: 'Volume capacity_bytes=1 volume_id=2',
-      encode: () => csiProto().csi.v1.Controller.service.CreateVolume.responseSerialize({ volume: { capacityBytes: 5, volumeId: 'v' } }),
+      encode: () =>
+        csiProto().csi.v1.Controller.service.CreateVolume.responseSerialize({
+          volume: { capacityBytes: 5, volumeId: 'v' },
+        }),
       want: [0x0a, 0x05, 0x08, 0x05, 0x12, 0x01, 0x76],
     },
     {
@@ -46,7 +67,10 @@ describe('proto loading', () => {
     },
     {
       name: 'PluginInfo supported_versions=4',
-      encode: () => registrationProto().pluginregistration.Registration.service.GetInfo.responseSerialize({ supportedVersions: ['1.0.0'] }),
+      encode: () =>
+        registrationProto().pluginregistration.Registration.service.GetInfo.responseSerialize({
+          supportedVersions: ['1.0.0'],
+        }),
       want: [0x22, 0x05, ...Buffer.from('1.0.0')],
     },
   ])('$name', ({ encode, want }) => {
@@ -55,7 +79,10 @@ describe('proto loading', () => {
 
   it('decodes with camelCase fields, string enums, defaults and oneof names', () => {
     const m = csiProto().csi.v1.Node.service.NodeStageVolume;
-    const bytes = m.requestSerialize({ volumeId: 'v', volumeCapability: { mount: { fsType: 'ext4' }, accessMode: { mode: 1 } } });
+    const bytes = m.requestSerialize({
+      volumeId: 'v',
+      volumeCapability: { mount: { fsType: 'ext4' }, accessMode: { mode: 1 } },
+    });
     const got = m.requestDeserialize(bytes);
     expect(got.volumeId).toBe('v');
     expect(got.stagingTargetPath).toBe('');

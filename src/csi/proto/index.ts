@@ -90,4 +90,3 @@ export function csiServices(): {
 export function registrationService(): grpc.ServiceDefinition {
   return registrationProto().pluginregistration.Registration.service;
 }
-

@@ -27,7 +27,8 @@ export async function serveHealthz(endpoint: string, check: HealthCheck): Promis
         if (r.ok) res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
         else res.writeHead(503, { 'content-type': 'text/plain' }).end(`${r.reason}\n`);
       },
-      (e: unknown) => res.writeHead(503, { 'content-type': 'text/plain' }).end(`${e instanceof Error ? e.message : String(e)}\n`),
+      (e: unknown) =>
+        res.writeHead(503, { 'content-type': 'text/plain' }).end(`${e instanceof Error ? e.message : String(e)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

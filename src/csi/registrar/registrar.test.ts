@@ -13,7 +13,9 @@ describe('parseHostPort', () => {
 
 describe('pluginInfo', () => {
   it('is what node-driver-registrar returns from GetInfo', () => {
-    expect(pluginInfo({ driverName: 'd.example.com', kubeletRegistrationPath: '/var/lib/kubelet/plugins/d/csi.sock' })).toEqual({
+    expect(
+      pluginInfo({ driverName: 'd.example.com', kubeletRegistrationPath: '/var/lib/kubelet/plugins/d/csi.sock' }),
+    ).toEqual({
       type: 'CSIPlugin',
       name: 'd.example.com',
       endpoint: '/var/lib/kubelet/plugins/d/csi.sock',

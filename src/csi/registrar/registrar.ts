@@ -78,13 +78,16 @@ export async function runRegistrar(o: RegistrarOptions): Promise<void> {
     refused.catch(() => undefined); // observed below; avoid an unhandled rejection on abort
 
     const server = new grpc.Server();
-    server.addService(registrationService(), registrationHandlers({
-      driverName,
-      kubeletRegistrationPath: o.kubeletRegistrationPath,
-      probeFile: join(dirname(o.kubeletRegistrationPath), 'registration'),
-      log,
-      onRefused: (reason) => refuse(reason),
-    }));
+    server.addService(
+      registrationService(),
+      registrationHandlers({
+        driverName,
+        kubeletRegistrationPath: o.kubeletRegistrationPath,
+        probeFile: join(dirname(o.kubeletRegistrationPath), 'registration'),
+        log,
+        onRefused: (reason) => refuse(reason),
+      }),
+    );
     cleanups.push(() => removeSocket(socketPath));
     // forceShutdown: the refusing NotifyRegistrationStatus is cancelled, never answered (upstream exits).
     cleanups.push(() => server.forceShutdown());
@@ -119,7 +122,8 @@ export function healthCheck(socketPath: string, csi: CsiClient, timeoutMs: numbe
     try {
       if (!(await csi.isReady({ timeoutMs }))) return { ok: false, reason: 'CSI driver reports not ready' };
     } catch (e) {
-      if (!(e instanceof CsiError && e.grpcCodeName === 'UNIMPLEMENTED')) return { ok: false, reason: `CSI driver not answering: ${String(e instanceof Error ? e.message : e)}` };
+      if (!(e instanceof CsiError && e.grpcCodeName === 'UNIMPLEMENTED'))
+        return { ok: false, reason: `CSI driver not answering: ${String(e instanceof Error ? e.message : e)}` };
       try {
         await csi.getPluginInfo({ timeoutMs });
       } catch (e2) {

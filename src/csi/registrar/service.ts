@@ -20,19 +20,30 @@ export interface RegistrationServiceOptions {
 }
 
 export function pluginInfo(o: Pick<RegistrationServiceOptions, 'driverName' | 'kubeletRegistrationPath'>): PluginInfo {
-  return { type: 'CSIPlugin', name: o.driverName, endpoint: o.kubeletRegistrationPath, supportedVersions: [...SUPPORTED_VERSIONS] };
+  return {
+    type: 'CSIPlugin',
+    name: o.driverName,
+    endpoint: o.kubeletRegistrationPath,
+    supportedVersions: [...SUPPORTED_VERSIONS],
+  };
 }
 
 export function registrationHandlers(o: RegistrationServiceOptions): RegistrationHandlers {
   return {
     GetInfo: (_call, cb) => {
       o.log.info('received GetInfo call from the kubelet');
-      writeFile(o.probeFile, '').then(
-        () => undefined,
-        (e: unknown) => o.log.warn('could not touch registration probe file', { file: o.probeFile, error: String(e) }),
-      ).finally(() => cb(null, pluginInfo(o)));
+      writeFile(o.probeFile, '')
+        .then(
+          () => undefined,
+          (e: unknown) =>
+            o.log.warn('could not touch registration probe file', { file: o.probeFile, error: String(e) }),
+        )
+        .finally(() => cb(null, pluginInfo(o)));
     },
-    NotifyRegistrationStatus: (call: grpc.ServerUnaryCall<{ pluginRegistered: boolean; error: string }, RegistrationStatusResponse>, cb) => {
+    NotifyRegistrationStatus: (
+      call: grpc.ServerUnaryCall<{ pluginRegistered: boolean; error: string }, RegistrationStatusResponse>,
+      cb,
+    ) => {
       const { pluginRegistered, error } = call.request;
       if (pluginRegistered) {
         o.log.info('plugin registered by the kubelet', { driver: o.driverName });

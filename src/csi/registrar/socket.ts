@@ -10,7 +10,9 @@ export async function bindPrivateSocket(server: grpc.Server, path: string): Prom
   const old = process.umask(0o077);
   try {
     await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+      server.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (err, port) =>
+        err ? reject(err) : resolve(port),
+      ),
     );
   } finally {
     process.umask(old);

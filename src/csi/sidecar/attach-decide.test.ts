@@ -6,9 +6,19 @@ import { pvCapability } from './capabilities.js';
 
 const D = 'd.example.com';
 const F = 'external-attacher/d-example-com';
-const va = (o: { attacher?: string; fins?: string[]; attached?: boolean; deleting?: boolean; pv?: string | null } = {}): VolumeAttachment => ({
-  metadata: { name: 'va', finalizers: o.fins ?? [], ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
-  spec: { attacher: o.attacher ?? D, nodeName: 'n1', source: o.pv === null ? {} : { persistentVolumeName: o.pv ?? 'pv1' } },
+const va = (
+  o: { attacher?: string; fins?: string[]; attached?: boolean; deleting?: boolean; pv?: string | null } = {},
+): VolumeAttachment => ({
+  metadata: {
+    name: 'va',
+    finalizers: o.fins ?? [],
+    ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+  },
+  spec: {
+    attacher: o.attacher ?? D,
+    nodeName: 'n1',
+    source: o.pv === null ? {} : { persistentVolumeName: o.pv ?? 'pv1' },
+  },
   ...(o.attached !== undefined ? { status: { attached: o.attached } } : {}),
 });
 
@@ -45,7 +55,10 @@ describe('pvCapability', () => {
     { modes: ['ReadWriteOnce', 'ReadOnlyMany'], want: 'SINGLE_NODE_WRITER' },
     { modes: ['ReadWriteMany', 'ReadOnlyMany'], want: 'MULTI_NODE_MULTI_WRITER' },
   ])('$modes → $want', ({ modes, want }) => {
-    const cap = pvCapability({ spec: { accessModes: modes, csi: { driver: D, volumeHandle: 'h', fsType: 'xfs' }, mountOptions: ['a'] } }, false);
+    const cap = pvCapability(
+      { spec: { accessModes: modes, csi: { driver: D, volumeHandle: 'h', fsType: 'xfs' }, mountOptions: ['a'] } },
+      false,
+    );
     expect(cap.accessMode?.mode).toBe(want);
     expect(cap.mount).toEqual({ fsType: 'xfs', mountFlags: ['a'] });
   });

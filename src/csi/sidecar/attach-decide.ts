@@ -32,7 +32,12 @@ export function decideAttachment(va: VolumeAttachment, driver: string, finalizer
  * the volume handle needed for ControllerUnpublish cannot disappear. Once the PV is being deleted
  * and nothing of ours references it, the finalizer goes.
  */
-export function pvFinalizerAction(pv: PersistentVolume, driver: string, finalizer: string, referenced: boolean): 'add' | 'remove' | 'none' {
+export function pvFinalizerAction(
+  pv: PersistentVolume,
+  driver: string,
+  finalizer: string,
+  referenced: boolean,
+): 'add' | 'remove' | 'none' {
   const has = (pv.metadata?.finalizers ?? []).includes(finalizer);
   if (pv.spec?.csi?.driver !== driver) return 'none';
   if (referenced && !has && !pv.metadata?.deletionTimestamp) return 'add';

@@ -31,7 +31,10 @@ export function newAttacher(ctx: SidecarContext): Attacher {
   const pvApi = () => ctx.client.resource('PersistentVolume');
 
   const setFinalizers = async <T extends { metadata?: { finalizers?: string[] } }>(
-    api: { get(n: string, o: { signal: AbortSignal }): Promise<T>; update(o: T, w: { signal: AbortSignal }): Promise<T> },
+    api: {
+      get(n: string, o: { signal: AbortSignal }): Promise<T>;
+      update(o: T, w: { signal: AbortSignal }): Promise<T>;
+    },
     name: string,
     change: (f: string[]) => string[],
     signal: AbortSignal,
@@ -59,7 +62,8 @@ export function newAttacher(ctx: SidecarContext): Attacher {
   const patchStatus = (name: string, status: Record<string, unknown>, signal: AbortSignal): Promise<VolumeAttachment> =>
     vaApi().patchStatus(name, 'merge', { status }, { signal });
 
-  const csiNodeId = (nodeName: string): string | undefined => informers.csiNodes.lister.get(nodeName)?.spec?.drivers?.find((d) => d.name === driver)?.nodeID || undefined;
+  const csiNodeId = (nodeName: string): string | undefined =>
+    informers.csiNodes.lister.get(nodeName)?.spec?.drivers?.find((d) => d.name === driver)?.nodeID || undefined;
   const nodeIdOf = (nodeName: string): string => {
     const id = csiNodeId(nodeName);
     if (!id) throw new NotFoundError(`CSINode ${nodeName} does not contain driver ${driver}`);
@@ -68,7 +72,8 @@ export function newAttacher(ctx: SidecarContext): Attacher {
 
   const pvOf = async (name: string, signal: AbortSignal): Promise<PersistentVolume> => {
     const pv = informers.volumes.lister.get(name) ?? (await pvApi().get(name, { signal }));
-    if (pv.spec?.csi?.driver !== driver) throw new Error(`persistentvolume ${name} is not a CSI volume of driver ${driver}`);
+    if (pv.spec?.csi?.driver !== driver)
+      throw new Error(`persistentvolume ${name} is not a CSI volume of driver ${driver}`);
     return pv;
   };
 
@@ -87,7 +92,10 @@ export function newAttacher(ctx: SidecarContext): Attacher {
       }
       const csi = pv.spec!.csi!;
       const secretRef = csi.controllerPublishSecretRef?.name
-        ? { name: csi.controllerPublishSecretRef.name, namespace: csi.controllerPublishSecretRef.namespace ?? 'default' }
+        ? {
+            name: csi.controllerPublishSecretRef.name,
+            namespace: csi.controllerPublishSecretRef.namespace ?? 'default',
+          }
         : undefined;
       const r = await ctx.csi.controllerPublishVolume(
         {
@@ -100,7 +108,11 @@ export function newAttacher(ctx: SidecarContext): Attacher {
         },
         { signal, timeoutMs: ctx.csiTimeoutMs },
       );
-      await patchStatus(name, { attached: true, attachmentMetadata: { ...r.publishContext }, attachError: null }, signal);
+      await patchStatus(
+        name,
+        { attached: true, attachmentMetadata: { ...r.publishContext }, attachError: null },
+        signal,
+      );
       log.info('attached', { va: name, pv: pvName, node: nodeName });
     } catch (e) {
       if (signal.aborted) throw e;
@@ -108,9 +120,15 @@ export function newAttacher(ctx: SidecarContext): Attacher {
       // repeat of one that succeeded (a reconcile on a cache that has not seen attached=true yet,
       // or a new leader's), and a failed repeat must not mark an attached volume detached.
       // `attached: false` is written only where the attacher never wrote the field.
-      const fresh = await vaApi().get(name, { signal }).catch(() => undefined);
+      const fresh = await vaApi()
+        .get(name, { signal })
+        .catch(() => undefined);
       const attachError = { time: now(), message: errorMessage(e) };
-      await patchStatus(name, fresh?.status?.attached === undefined ? { attached: false, attachError } : { attachError }, signal).catch(() => undefined);
+      await patchStatus(
+        name,
+        fresh?.status?.attached === undefined ? { attached: false, attachError } : { attachError },
+        signal,
+      ).catch(() => undefined);
       throw e;
     }
   };
@@ -129,7 +147,10 @@ export function newAttacher(ctx: SidecarContext): Attacher {
           const pv = await pvOf(pvName, signal);
           const csi = pv.spec!.csi!;
           const secretRef = csi.controllerPublishSecretRef?.name
-            ? { name: csi.controllerPublishSecretRef.name, namespace: csi.controllerPublishSecretRef.namespace ?? 'default' }
+            ? {
+                name: csi.controllerPublishSecretRef.name,
+                namespace: csi.controllerPublishSecretRef.namespace ?? 'default',
+              }
             : undefined;
           await ctx.csi.controllerUnpublishVolume(
             { volumeId: csi.volumeHandle, nodeId, secrets: await fetchSecrets(ctx, secretRef, signal) },
@@ -138,13 +159,17 @@ export function newAttacher(ctx: SidecarContext): Attacher {
         }
       } catch (e) {
         if (signal.aborted) throw e;
-        await patchStatus(name, { detachError: { time: now(), message: errorMessage(e) } }, signal).catch(() => undefined);
+        await patchStatus(name, { detachError: { time: now(), message: errorMessage(e) } }, signal).catch(
+          () => undefined,
+        );
         throw e;
       }
     }
-    await patchStatus(name, { attached: false, attachmentMetadata: null, detachError: null }, signal).catch((e: unknown) => {
-      if (!(e instanceof NotFoundError)) throw e;
-    });
+    await patchStatus(name, { attached: false, attachmentMetadata: null, detachError: null }, signal).catch(
+      (e: unknown) => {
+        if (!(e instanceof NotFoundError)) throw e;
+      },
+    );
     await setFinalizers(vaApi(), name, remove, signal);
     log.info('detached', { va: name, pv: pvName, node: nodeName });
   };
@@ -154,7 +179,12 @@ export function newAttacher(ctx: SidecarContext): Attacher {
     if (!pv || !canPublish) return;
     const referenced = informers.attachments.lister
       .list()
-      .some((va) => va.spec?.attacher === driver && va.spec.source?.persistentVolumeName === name && (va.metadata?.finalizers ?? []).includes(finalizer));
+      .some(
+        (va) =>
+          va.spec?.attacher === driver &&
+          va.spec.source?.persistentVolumeName === name &&
+          (va.metadata?.finalizers ?? []).includes(finalizer),
+      );
     const action = pvFinalizerAction(pv, driver, finalizer, referenced);
     if (action === 'remove') await setFinalizers(pvApi(), name, remove, signal);
   };

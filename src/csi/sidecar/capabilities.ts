@@ -55,7 +55,10 @@ function parseModes(modes: readonly string[]): AccessMode[] {
 
 /** CreateVolume's volume_capabilities: one per access mode of the claim. */
 export function provisionCapabilities(i: CapabilityInput): VolumeCapability[] {
-  return parseModes(i.accessModes).map((m) => ({ ...accessType(i), accessMode: { mode: csiAccessMode(m, i.singleNodeMultiWriter) } }));
+  return parseModes(i.accessModes).map((m) => ({
+    ...accessType(i),
+    accessMode: { mode: csiAccessMode(m, i.singleNodeMultiWriter) },
+  }));
 }
 
 /**

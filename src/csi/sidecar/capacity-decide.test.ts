@@ -3,12 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { capacityKeyString, desiredCapacities, isOurs, keyOfObject, newCapacityObject } from './capacity-decide.js';
 
 const D = 'd';
-const cls = (name: string, mode: string, provisioner = D): StorageClass => ({ metadata: { name }, provisioner, volumeBindingMode: mode });
+const cls = (name: string, mode: string, provisioner = D): StorageClass => ({
+  metadata: { name },
+  provisioner,
+  volumeBindingMode: mode,
+});
 const segs = [{ zone: 'a' }, { zone: 'b' }];
 
 describe('desiredCapacities', () => {
   it('WaitForFirstConsumer classes of this driver × segments', () => {
-    const got = desiredCapacities([cls('late', 'WaitForFirstConsumer'), cls('now', 'Immediate'), cls('other', 'WaitForFirstConsumer', 'x')], segs, D, false);
+    const got = desiredCapacities(
+      [cls('late', 'WaitForFirstConsumer'), cls('now', 'Immediate'), cls('other', 'WaitForFirstConsumer', 'x')],
+      segs,
+      D,
+      false,
+    );
     expect(got.map(capacityKeyString)).toEqual(['late|[["zone","a"]]', 'late|[["zone","b"]]']);
   });
   it('Immediate classes too when asked', () => {

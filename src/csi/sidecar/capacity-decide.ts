@@ -18,11 +18,20 @@ export interface CapacityKey {
 }
 
 export function capacityKeyString(k: CapacityKey): string {
-  return `${k.className}|${JSON.stringify(Object.keys(k.segment).sort().map((x) => [x, k.segment[x]]))}`;
+  return `${k.className}|${JSON.stringify(
+    Object.keys(k.segment)
+      .sort()
+      .map((x) => [x, k.segment[x]]),
+  )}`;
 }
 
 /** The pairs to track: this driver's classes (WaitForFirstConsumer only, unless `immediateToo`) × segments. */
-export function desiredCapacities(classes: readonly StorageClass[], segments: readonly Segments[], driver: string, immediateToo: boolean): CapacityKey[] {
+export function desiredCapacities(
+  classes: readonly StorageClass[],
+  segments: readonly Segments[],
+  driver: string,
+  immediateToo: boolean,
+): CapacityKey[] {
   const out: CapacityKey[] = [];
   for (const cls of classes) {
     if (cls.provisioner !== driver || !cls.metadata?.name) continue;
@@ -43,7 +52,13 @@ export function isOurs(o: CSIStorageCapacity, driver: string): boolean {
 }
 
 /** A new object for a key (the API server names it from generateName). */
-export function newCapacityObject(k: CapacityKey, driver: string, namespace: string, capacity: string, maximumVolumeSize?: string): CSIStorageCapacity {
+export function newCapacityObject(
+  k: CapacityKey,
+  driver: string,
+  namespace: string,
+  capacity: string,
+  maximumVolumeSize?: string,
+): CSIStorageCapacity {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'CSIStorageCapacity',

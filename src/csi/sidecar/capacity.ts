@@ -5,7 +5,14 @@
 import type { CSIStorageCapacity } from 'kubernetes-types/storage/v1.js';
 import { NotFoundError } from '../../util/errors.js';
 import { errorMessage, type SidecarContext } from './context.js';
-import { capacityKeyString, desiredCapacities, isOurs, keyOfObject, newCapacityObject, type CapacityKey } from './capacity-decide.js';
+import {
+  capacityKeyString,
+  desiredCapacities,
+  isOurs,
+  keyOfObject,
+  newCapacityObject,
+  type CapacityKey,
+} from './capacity-decide.js';
 import { bytesOf, bytesQuantity } from '../../kube/quantity.js';
 import { driverParameters } from './secrets.js';
 import { driverTopologyKeys, nodeSegments, type Segments } from './topology.js';
@@ -46,11 +53,16 @@ export function newCapacityTracker(ctx: SidecarContext, o: CapacityOptions): Cap
     if (!ctx.controllerCaps.has('GET_CAPACITY')) return;
     const classes = ctx.informers.classes.lister.list();
     const want = desiredCapacities(classes, driverSegments(ctx), ctx.driver, o.immediateToo ?? false);
-    const existing = (await api().list({ namespace: o.namespace, labelSelector: `csi.storage.k8s.io/drivername=${ctx.driver}`, signal })).items.filter((x) => isOurs(x, ctx.driver));
+    const existing = (
+      await api().list({ namespace: o.namespace, labelSelector: `csi.storage.k8s.io/drivername=${ctx.driver}`, signal })
+    ).items.filter((x) => isOurs(x, ctx.driver));
     const byKey = new Map<string, CSIStorageCapacity>();
     for (const x of existing) {
       const k = capacityKeyString(keyOfObject(x));
-      if (byKey.has(k)) await api().delete(x.metadata?.name ?? '', { namespace: o.namespace, signal }).catch(() => undefined); // a duplicate
+      if (byKey.has(k))
+        await api()
+          .delete(x.metadata?.name ?? '', { namespace: o.namespace, signal })
+          .catch(() => undefined); // a duplicate
       else byKey.set(k, x);
     }
     const wanted = new Set(want.map(capacityKeyString));
@@ -62,10 +74,21 @@ export function newCapacityTracker(ctx: SidecarContext, o: CapacityOptions): Cap
           if (!(e instanceof NotFoundError)) throw e;
         });
     }
-    for (const key of want) await syncOne(key, byKey.get(capacityKeyString(key)), classes.find((c) => c.metadata?.name === key.className)?.parameters ?? {}, signal);
+    for (const key of want)
+      await syncOne(
+        key,
+        byKey.get(capacityKeyString(key)),
+        classes.find((c) => c.metadata?.name === key.className)?.parameters ?? {},
+        signal,
+      );
   };
 
-  const syncOne = async (key: CapacityKey, current: CSIStorageCapacity | undefined, params: Record<string, string>, signal: AbortSignal): Promise<void> => {
+  const syncOne = async (
+    key: CapacityKey,
+    current: CSIStorageCapacity | undefined,
+    params: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<void> => {
     let parameters: Record<string, string>;
     try {
       parameters = driverParameters(params);
@@ -73,7 +96,10 @@ export function newCapacityTracker(ctx: SidecarContext, o: CapacityOptions): Cap
       ctx.log.warn('class not tracked for capacity', { class: key.className, error: errorMessage(e) });
       return;
     }
-    const r = await ctx.csi.getCapacity({ parameters, accessibleTopology: { segments: { ...key.segment } } }, { signal, timeoutMs: ctx.csiTimeoutMs });
+    const r = await ctx.csi.getCapacity(
+      { parameters, accessibleTopology: { segments: { ...key.segment } } },
+      { signal, timeoutMs: ctx.csiTimeoutMs },
+    );
     const capacity = bytesQuantity(BigInt(r.availableCapacity || 0));
     const max = r.maximumVolumeSize ? bytesQuantity(BigInt(r.maximumVolumeSize.value || 0)) : undefined;
     if (!current) {

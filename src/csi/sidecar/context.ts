@@ -35,12 +35,19 @@ export interface SidecarContext {
 }
 
 /** Reads a Secret named by a reference and turns it into CSI secrets. */
-export async function fetchSecrets(ctx: SidecarContext, ref: SecretRef | undefined, signal: AbortSignal): Promise<Record<string, string>> {
+export async function fetchSecrets(
+  ctx: SidecarContext,
+  ref: SecretRef | undefined,
+  signal: AbortSignal,
+): Promise<Record<string, string>> {
   if (!ref) return {};
-  const s: Secret = await ctx.client.resource('Secret').get(ref.name, { namespace: ref.namespace, signal }).catch((e: unknown) => {
-    // Secrets are not watched: one created later is only found by retrying.
-    throw e instanceof NotFoundError ? new UnavailableError(e.message, { cause: e }) : e;
-  });
+  const s: Secret = await ctx.client
+    .resource('Secret')
+    .get(ref.name, { namespace: ref.namespace, signal })
+    .catch((e: unknown) => {
+      // Secrets are not watched: one created later is only found by retrying.
+      throw e instanceof NotFoundError ? new UnavailableError(e.message, { cause: e }) : e;
+    });
   return secretData(s.data);
 }
 

@@ -16,7 +16,8 @@ export type VolumeDecision =
  * whether the volume goes with it).
  */
 export function decideVolume(pv: PersistentVolume, driver: string): VolumeDecision {
-  if (pv.metadata?.annotations?.[ANN_PROVISIONED_BY] !== driver) return { kind: 'skip', why: 'not provisioned by this driver' };
+  if (pv.metadata?.annotations?.[ANN_PROVISIONED_BY] !== driver)
+    return { kind: 'skip', why: 'not provisioned by this driver' };
   const csi = pv.spec?.csi;
   if (!csi || csi.driver !== driver) return { kind: 'skip', why: 'not a CSI volume of this driver' };
   const policy = pv.spec?.persistentVolumeReclaimPolicy ?? 'Retain';
@@ -32,5 +33,9 @@ export function decideVolume(pv: PersistentVolume, driver: string): VolumeDecisi
 
 /** A VolumeAttachment still holding the PV (deleting an attached volume would pull it from under a node). */
 export function attachmentOf(pvName: string, vas: readonly VolumeAttachment[]): VolumeAttachment | undefined {
-  return vas.find((va) => va.spec?.source?.persistentVolumeName === pvName && (va.status?.attached || (va.metadata?.finalizers ?? []).length > 0));
+  return vas.find(
+    (va) =>
+      va.spec?.source?.persistentVolumeName === pvName &&
+      (va.status?.attached || (va.metadata?.finalizers ?? []).length > 0),
+  );
 }

@@ -62,7 +62,8 @@ export function newDeleter(ctx: SidecarContext, o: { recorder: EventRecorder }):
     if (d.kind === 'skip') return;
     if (d.kind === 'delete') {
       try {
-        if (!ctx.controllerCaps.has('CREATE_DELETE_VOLUME')) throw new Error(`driver ${driver} does not support CREATE_DELETE_VOLUME`);
+        if (!ctx.controllerCaps.has('CREATE_DELETE_VOLUME'))
+          throw new Error(`driver ${driver} does not support CREATE_DELETE_VOLUME`);
         const va = attachmentOf(name, informers.attachments.lister.list());
         if (va) throw new Error(`persistentvolume ${name} is still attached to node ${va.spec?.nodeName ?? ''}`);
         const secrets = await fetchSecrets(ctx, secretRef(pv), signal);

@@ -3,7 +3,12 @@
  * each, so that every user-visible string lives in one place.
  */
 
-export { ANN_STORAGE_PROVISIONER, ANN_BETA_STORAGE_PROVISIONER, ANN_SELECTED_NODE, ANN_PROVISIONED_BY } from '../../kube/names.js';
+export {
+  ANN_STORAGE_PROVISIONER,
+  ANN_BETA_STORAGE_PROVISIONER,
+  ANN_SELECTED_NODE,
+  ANN_PROVISIONED_BY,
+} from '../../kube/names.js';
 // external-provisioner records where the provisioner secret was, so that DeleteVolume can get it
 // after the StorageClass is gone.
 export const ANN_DELETION_SECRET_NAME = 'volume.kubernetes.io/provisioner-deletion-secret-name';

@@ -7,10 +7,31 @@ import { provisionCapabilities } from './capabilities.js';
 import { decideVolume } from './delete-decide.js';
 
 const D = 'hostpath.csi.stowage.io';
-const cls = (extra: Partial<StorageClass> = {}): StorageClass => ({ metadata: { name: 'fast' }, provisioner: D, ...extra });
-const pvc = (extra: { anns?: Record<string, string>; spec?: Partial<NonNullable<PersistentVolumeClaim['spec']>>; status?: PersistentVolumeClaim['status']; name?: string } = {}): PersistentVolumeClaim => ({
-  metadata: { name: extra.name ?? 'c', namespace: 'ns', uid: `uid-${extra.name ?? 'c'}`, annotations: { 'volume.kubernetes.io/storage-provisioner': D, ...extra.anns } },
-  spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Gi' } }, ...extra.spec },
+const cls = (extra: Partial<StorageClass> = {}): StorageClass => ({
+  metadata: { name: 'fast' },
+  provisioner: D,
+  ...extra,
+});
+const pvc = (
+  extra: {
+    anns?: Record<string, string>;
+    spec?: Partial<NonNullable<PersistentVolumeClaim['spec']>>;
+    status?: PersistentVolumeClaim['status'];
+    name?: string;
+  } = {},
+): PersistentVolumeClaim => ({
+  metadata: {
+    name: extra.name ?? 'c',
+    namespace: 'ns',
+    uid: `uid-${extra.name ?? 'c'}`,
+    annotations: { 'volume.kubernetes.io/storage-provisioner': D, ...extra.anns },
+  },
+  spec: {
+    accessModes: ['ReadWriteOnce'],
+    storageClassName: 'fast',
+    resources: { requests: { storage: '1Gi' } },
+    ...extra.spec,
+  },
   ...(extra.status ? { status: extra.status } : {}),
 });
 
@@ -24,18 +45,31 @@ describe('names', () => {
 describe('decideClaim', () => {
   const none = () => false;
   it.each([
-    { name: 'another provisioner', claim: pvc({ anns: { 'volume.kubernetes.io/storage-provisioner': 'other' } }), c: cls(), want: 'skip' },
+    {
+      name: 'another provisioner',
+      claim: pvc({ anns: { 'volume.kubernetes.io/storage-provisioner': 'other' } }),
+      c: cls(),
+      want: 'skip',
+    },
     { name: 'already bound', claim: pvc({ spec: { volumeName: 'pv1' } }), c: cls(), want: 'skip' },
     { name: 'no class', claim: pvc(), c: undefined, want: 'waitForClass' },
     { name: 'WFFC without node', claim: pvc(), c: cls({ volumeBindingMode: 'WaitForFirstConsumer' }), want: 'skip' },
-    { name: 'WFFC with node', claim: pvc({ anns: { 'volume.kubernetes.io/selected-node': 'n1' } }), c: cls({ volumeBindingMode: 'WaitForFirstConsumer' }), want: 'provision' },
+    {
+      name: 'WFFC with node',
+      claim: pvc({ anns: { 'volume.kubernetes.io/selected-node': 'n1' } }),
+      c: cls({ volumeBindingMode: 'WaitForFirstConsumer' }),
+      want: 'provision',
+    },
     { name: 'Immediate', claim: pvc(), c: cls(), want: 'provision' },
   ])('$name → $want', ({ claim, c, want }) => expect(decideClaim(claim, D, c, none).kind).toBe(want));
   it('an existing PV for the claim means done (crash recovery)', () => {
     expect(decideClaim(pvc(), D, cls(), (n) => n === 'pvc-uid-c').kind).toBe('skip');
   });
   it('the beta class annotation wins over spec.storageClassName, as in the PV controller (GetPersistentVolumeClaimClass)', () => {
-    const claim = pvc({ anns: { 'volume.beta.kubernetes.io/storage-class': 'gold' }, spec: { storageClassName: 'fast' } });
+    const claim = pvc({
+      anns: { 'volume.beta.kubernetes.io/storage-class': 'gold' },
+      spec: { storageClassName: 'fast' },
+    });
     expect(decideClaim(claim, D, undefined, none)).toEqual({ kind: 'waitForClass', className: 'gold' });
   });
 });
@@ -45,12 +79,23 @@ describe('capabilities', () => {
     { modes: ['ReadWriteOnce'], snmw: false, want: ['SINGLE_NODE_WRITER'] },
     { modes: ['ReadWriteOnce'], snmw: true, want: ['SINGLE_NODE_MULTI_WRITER'] },
     { modes: ['ReadWriteOncePod'], snmw: true, want: ['SINGLE_NODE_SINGLE_WRITER'] },
-    { modes: ['ReadOnlyMany', 'ReadWriteMany'], snmw: false, want: ['MULTI_NODE_READER_ONLY', 'MULTI_NODE_MULTI_WRITER'] },
+    {
+      modes: ['ReadOnlyMany', 'ReadWriteMany'],
+      snmw: false,
+      want: ['MULTI_NODE_READER_ONLY', 'MULTI_NODE_MULTI_WRITER'],
+    },
   ])('$modes (snmw=$snmw)', ({ modes, snmw, want }) => {
-    expect(provisionCapabilities({ accessModes: modes, singleNodeMultiWriter: snmw }).map((c) => c.accessMode?.mode)).toEqual(want);
+    expect(
+      provisionCapabilities({ accessModes: modes, singleNodeMultiWriter: snmw }).map((c) => c.accessMode?.mode),
+    ).toEqual(want);
   });
   it('block claims get a block access type, no fsType', () => {
-    const p = planProvision({ claim: pvc({ spec: { volumeMode: 'Block' } }), cls: cls({ parameters: { 'csi.storage.k8s.io/fstype': 'xfs' } }), pvName: 'pvc-x', singleNodeMultiWriter: false });
+    const p = planProvision({
+      claim: pvc({ spec: { volumeMode: 'Block' } }),
+      cls: cls({ parameters: { 'csi.storage.k8s.io/fstype': 'xfs' } }),
+      pvName: 'pvc-x',
+      singleNodeMultiWriter: false,
+    });
     expect(p.request.volumeCapabilities?.[0]).toEqual({ block: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' } });
     expect(p.fsType).toBe('');
   });
@@ -61,7 +106,12 @@ describe('planProvision', () => {
     const p = planProvision({
       claim: pvc({ spec: { resources: { requests: { storage: '1Gi' }, limits: { storage: '2Gi' } } } }),
       cls: cls({
-        parameters: { 'csi.storage.k8s.io/fstype': 'ext4', 'csi.storage.k8s.io/node-stage-secret-name': 'st', 'csi.storage.k8s.io/node-stage-secret-namespace': '${pvc.namespace}', x: 'y' },
+        parameters: {
+          'csi.storage.k8s.io/fstype': 'ext4',
+          'csi.storage.k8s.io/node-stage-secret-name': 'st',
+          'csi.storage.k8s.io/node-stage-secret-namespace': '${pvc.namespace}',
+          x: 'y',
+        },
         mountOptions: ['ro'],
       }),
       pvName: 'pvc-uid-c',
@@ -72,26 +122,64 @@ describe('planProvision', () => {
     expect(p.request.parameters).toEqual({ x: 'y' });
     expect(p.request.volumeCapabilities?.[0]?.mount).toEqual({ fsType: 'ext4', mountFlags: ['ro'] });
     expect(p.refs).toEqual({ nodeStage: { name: 'st', namespace: 'ns' } });
-    const pv = buildPv({ claim: pvc(), cls: cls({ reclaimPolicy: 'Retain' }), driver: D, plan: p, pvName: 'pvc-uid-c', volume: { volumeId: 'v1', capacityBytes: 0, volumeContext: { a: 'b' }, contentSource: null, accessibleTopology: [] } });
+    const pv = buildPv({
+      claim: pvc(),
+      cls: cls({ reclaimPolicy: 'Retain' }),
+      driver: D,
+      plan: p,
+      pvName: 'pvc-uid-c',
+      volume: {
+        volumeId: 'v1',
+        capacityBytes: 0,
+        volumeContext: { a: 'b' },
+        contentSource: null,
+        accessibleTopology: [],
+      },
+    });
     expect(pv.spec?.capacity?.storage).toBe('1Gi'); // 0 from the driver = the request
-    expect(pv.spec?.csi).toEqual({ driver: D, volumeHandle: 'v1', volumeAttributes: { a: 'b' }, fsType: 'ext4', nodeStageSecretRef: { name: 'st', namespace: 'ns' } });
+    expect(pv.spec?.csi).toEqual({
+      driver: D,
+      volumeHandle: 'v1',
+      volumeAttributes: { a: 'b' },
+      fsType: 'ext4',
+      nodeStageSecretRef: { name: 'st', namespace: 'ns' },
+    });
     expect(pv.spec?.persistentVolumeReclaimPolicy).toBe('Retain');
     expect(pv.spec?.nodeAffinity).toBeUndefined();
     expect(() =>
-      buildPv({ claim: pvc(), cls: cls(), driver: D, plan: p, pvName: 'x', volume: { volumeId: 'v1', capacityBytes: 1000, volumeContext: {}, contentSource: null, accessibleTopology: [] } }),
+      buildPv({
+        claim: pvc(),
+        cls: cls(),
+        driver: D,
+        plan: p,
+        pvName: 'x',
+        volume: { volumeId: 'v1', capacityBytes: 1000, volumeContext: {}, contentSource: null, accessibleTopology: [] },
+      }),
     ).toThrow(/less than requested/);
   });
 });
 
 it('extra create metadata names the claim and the PV', () => {
-  const p = planProvision({ claim: pvc(), cls: cls({ parameters: { a: '1' } }), pvName: 'pvc-x', singleNodeMultiWriter: false, extraCreateMetadata: true });
-  expect(p.request.parameters).toEqual({ a: '1', 'csi.storage.k8s.io/pvc/name': 'c', 'csi.storage.k8s.io/pvc/namespace': 'ns', 'csi.storage.k8s.io/pv/name': 'pvc-x' });
+  const p = planProvision({
+    claim: pvc(),
+    cls: cls({ parameters: { a: '1' } }),
+    pvName: 'pvc-x',
+    singleNodeMultiWriter: false,
+    extraCreateMetadata: true,
+  });
+  expect(p.request.parameters).toEqual({
+    a: '1',
+    'csi.storage.k8s.io/pvc/name': 'c',
+    'csi.storage.k8s.io/pvc/namespace': 'ns',
+    'csi.storage.k8s.io/pv/name': 'pvc-x',
+  });
 });
 
 describe('cloneSource', () => {
   const srcPv: PersistentVolume = { metadata: { name: 'pv-src' }, spec: { csi: { driver: D, volumeHandle: 'h-src' } } };
   const bound = pvc({ name: 'src', spec: { volumeName: 'pv-src' }, status: { phase: 'Bound' } });
-  const dst = (extra: Partial<NonNullable<PersistentVolumeClaim['spec']>> = {}) => pvc({ name: 'dst', spec: { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' }, ...extra } });
+  const dst = (extra: Partial<NonNullable<PersistentVolumeClaim['spec']>> = {}) =>
+    pvc({ name: 'dst', spec: { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' }, ...extra } });
   const look = (c: PersistentVolumeClaim | undefined) => (_ns: string, _n: string) => c;
   it('names the source volume', () => {
     expect(cloneSource(dst(), look(bound), () => srcPv, D)).toEqual({ volume: { volumeId: 'h-src' } });
@@ -100,13 +188,25 @@ describe('cloneSource', () => {
     { name: 'missing source', c: dst(), src: undefined, msg: /not found/ },
     { name: 'unbound source', c: dst(), src: pvc({ name: 'src' }), msg: /not yet bound/ },
     { name: 'other class', c: dst({ storageClassName: 'slow' }), src: bound, msg: /same storage class/ },
-    { name: 'smaller', c: dst({ resources: { requests: { storage: '1Mi' } } }), src: bound, msg: /greater than or equal/ },
-    { name: 'snapshot', c: pvc({ spec: { dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 's' } } }), src: bound, msg: /not supported/ },
+    {
+      name: 'smaller',
+      c: dst({ resources: { requests: { storage: '1Mi' } } }),
+      src: bound,
+      msg: /greater than or equal/,
+    },
+    {
+      name: 'snapshot',
+      c: pvc({ spec: { dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 's' } } }),
+      src: bound,
+      msg: /not supported/,
+    },
   ])('refuses $name', ({ c, src, msg }) => expect(() => cloneSource(c, look(src), () => srcPv, D)).toThrow(msg));
 });
 
 describe('decideVolume', () => {
-  const pv = (extra: { phase?: string; policy?: string; deleting?: boolean; fins?: string[]; by?: string } = {}): PersistentVolume => ({
+  const pv = (
+    extra: { phase?: string; policy?: string; deleting?: boolean; fins?: string[]; by?: string } = {},
+  ): PersistentVolume => ({
     metadata: {
       name: 'p',
       annotations: { 'pv.kubernetes.io/provisioned-by': extra.by ?? D },
@@ -122,14 +222,19 @@ describe('decideVolume', () => {
     { name: 'Bound', v: pv({ phase: 'Bound' }), want: 'skip' },
     { name: 'other provisioner', v: pv({ by: 'x' }), want: 'skip' },
     { name: 'deleted by the user, Delete', v: pv({ phase: 'Bound', deleting: true }), want: 'delete' },
-    { name: 'deleted by the user, Retain', v: pv({ phase: 'Bound', policy: 'Retain', deleting: true }), want: 'removeFinalizer' },
+    {
+      name: 'deleted by the user, Retain',
+      v: pv({ phase: 'Bound', policy: 'Retain', deleting: true }),
+      want: 'removeFinalizer',
+    },
     { name: 'deleted, finalizer already gone', v: pv({ deleting: true, fins: [] }), want: 'skip' },
   ])('$name → $want', ({ v, want }) => expect(decideVolume(v, D).kind).toBe(want));
 });
 
 describe('cloneSourceInUse', () => {
   const src = pvc({ name: 'src', spec: { volumeName: 'pv-src' }, status: { phase: 'Bound' } });
-  const clone = (extra: Partial<NonNullable<PersistentVolumeClaim['spec']>> = {}) => pvc({ name: 'dst', spec: { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' }, ...extra } });
+  const clone = (extra: Partial<NonNullable<PersistentVolumeClaim['spec']>> = {}) =>
+    pvc({ name: 'dst', spec: { dataSource: { kind: 'PersistentVolumeClaim', name: 'src' }, ...extra } });
   it.each([
     { name: 'a pending clone', others: [clone()], want: true },
     { name: 'a bound clone', others: [clone({ volumeName: 'pv2' })], want: false },

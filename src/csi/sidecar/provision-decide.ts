@@ -21,7 +21,14 @@ import {
 } from './names.js';
 import { claimClass } from '../../kube/class.js';
 import { bytesOf, bytesQuantity } from '../../kube/quantity.js';
-import { FSTYPE_PARAM, driverParameters, resolveSecretRef, type SecretKind, type SecretRef, type TemplateContext } from './secrets.js';
+import {
+  FSTYPE_PARAM,
+  driverParameters,
+  resolveSecretRef,
+  type SecretKind,
+  type SecretRef,
+  type TemplateContext,
+} from './secrets.js';
 import { nodeAffinityFrom } from './topology.js';
 
 export type ClaimDecision =
@@ -50,7 +57,8 @@ export function decideClaim(
   if (!cls) return { kind: 'waitForClass', className };
   if (cls.provisioner !== driver) return { kind: 'skip', why: `class ${className} belongs to ${cls.provisioner}` };
   const selectedNode = anns[ANN_SELECTED_NODE];
-  if (cls.volumeBindingMode === 'WaitForFirstConsumer' && !selectedNode) return { kind: 'skip', why: 'waiting for a selected node' };
+  if (cls.volumeBindingMode === 'WaitForFirstConsumer' && !selectedNode)
+    return { kind: 'skip', why: 'waiting for a selected node' };
   return { kind: 'provision', cls, pvName, ...(selectedNode ? { selectedNode } : {}) };
 }
 
@@ -112,7 +120,10 @@ export function planProvision(i: PlanInput): ProvisionPlan {
   const provisionerSecret = ref('provisioner');
   const request: CreateVolumeRequest = {
     name: i.pvName,
-    capacityRange: { requiredBytes: requestBytes.toString(), ...(limitBytes !== undefined ? { limitBytes: limitBytes.toString() } : {}) },
+    capacityRange: {
+      requiredBytes: requestBytes.toString(),
+      ...(limitBytes !== undefined ? { limitBytes: limitBytes.toString() } : {}),
+    },
     volumeCapabilities: provisionCapabilities({
       accessModes: claim.spec?.accessModes ?? [],
       volumeMode: claim.spec?.volumeMode,
@@ -123,7 +134,11 @@ export function planProvision(i: PlanInput): ProvisionPlan {
     parameters: {
       ...driverParameters(params),
       ...(i.extraCreateMetadata
-        ? { [PARAM_PVC_NAME]: claim.metadata?.name ?? '', [PARAM_PVC_NAMESPACE]: claim.metadata?.namespace ?? '', [PARAM_PV_NAME]: i.pvName }
+        ? {
+            [PARAM_PVC_NAME]: claim.metadata?.name ?? '',
+            [PARAM_PVC_NAMESPACE]: claim.metadata?.namespace ?? '',
+            [PARAM_PV_NAME]: i.pvName,
+          }
         : {}),
     },
     ...(i.contentSource ? { volumeContentSource: i.contentSource } : {}),
@@ -146,7 +161,9 @@ export function cloneSource(
   const ds = claim.spec?.dataSourceRef ?? claim.spec?.dataSource;
   if (!ds) return undefined;
   if ((ds.apiGroup ?? '') !== '' || ds.kind !== 'PersistentVolumeClaim') {
-    throw new InvalidError(`data source ${ds.apiGroup ? ds.apiGroup + '/' : ''}${ds.kind} is not supported by this provisioner (only PersistentVolumeClaim)`);
+    throw new InvalidError(
+      `data source ${ds.apiGroup ? ds.apiGroup + '/' : ''}${ds.kind} is not supported by this provisioner (only PersistentVolumeClaim)`,
+    );
   }
   const ns = claim.metadata?.namespace ?? '';
   const refNs = 'namespace' in ds && typeof ds.namespace === 'string' ? ds.namespace : ns;
@@ -154,7 +171,8 @@ export function cloneSource(
   const src = lookupClaim(ns, ds.name);
   if (!src) throw new InvalidError(`error getting PVC ${ns}/${ds.name} (specified as data source): not found`);
   if (src.metadata?.deletionTimestamp) throw new InvalidError(`the source PVC ${ds.name} is being deleted`);
-  if (src.status?.phase !== 'Bound' || !src.spec?.volumeName) throw new InvalidError(`the PVC ${ds.name} is not yet bound to a PV, cannot clone it`);
+  if (src.status?.phase !== 'Bound' || !src.spec?.volumeName)
+    throw new InvalidError(`the PVC ${ds.name} is not yet bound to a PV, cannot clone it`);
   if (claimClass(src) !== claimClass(claim)) {
     throw new InvalidError('the source PVC and destination PVCs must be in the same storage class for cloning');
   }
@@ -163,14 +181,17 @@ export function cloneSource(
   }
   const srcBytes = bytesOf(src.spec.resources?.requests?.storage) ?? 0n;
   const dstBytes = bytesOf(claim.spec?.resources?.requests?.storage) ?? 0n;
-  if (dstBytes < srcBytes) throw new InvalidError('new PVC request must be greater than or equal in size to the specified PVC data source');
+  if (dstBytes < srcBytes)
+    throw new InvalidError('new PVC request must be greater than or equal in size to the specified PVC data source');
   const pv = lookupPv(src.spec.volumeName);
   if (!pv?.spec?.csi) throw new InvalidError(`the source PVC ${ds.name} is not bound to a CSI volume`);
-  if (pv.spec.csi.driver !== driver) throw new InvalidError(`the source PVC ${ds.name} is on driver ${pv.spec.csi.driver}, not ${driver}`);
+  if (pv.spec.csi.driver !== driver)
+    throw new InvalidError(`the source PVC ${ds.name} is on driver ${pv.spec.csi.driver}, not ${driver}`);
   return { volume: { volumeId: pv.spec.csi.volumeHandle } };
 }
 
-const toRef = (r: SecretRef | undefined): SecretReference | undefined => (r ? { name: r.name, namespace: r.namespace } : undefined);
+const toRef = (r: SecretRef | undefined): SecretReference | undefined =>
+  r ? { name: r.name, namespace: r.namespace } : undefined;
 
 /** The PV for a created volume. Its capacity is what the driver answered (or the request when it said 0). */
 export function buildPv(o: {
@@ -235,7 +256,11 @@ export function cloneSourceName(claim: PersistentVolumeClaim): string | undefine
  * Whether a clone source may lose its cloning-protection finalizer: no claim of this driver that
  * clones it is still waiting for its volume (unbound and not being deleted).
  */
-export function cloneSourceInUse(source: PersistentVolumeClaim, sameNamespace: readonly PersistentVolumeClaim[], driver: string): boolean {
+export function cloneSourceInUse(
+  source: PersistentVolumeClaim,
+  sameNamespace: readonly PersistentVolumeClaim[],
+  driver: string,
+): boolean {
   const name = source.metadata?.name;
   return sameNamespace.some((c) => {
     if (c.metadata?.uid === source.metadata?.uid || cloneSourceName(c) !== name) return false;

@@ -20,13 +20,22 @@ const claim: PersistentVolumeClaim = {
 const cls: StorageClass = { metadata: { name: 'sc' }, provisioner: D };
 
 function lister<T>(items: Record<string, T>) {
-  return { lister: { get: (a: string, b?: string) => items[b === undefined ? a : `${a}/${b}`], list: () => Object.values(items) } };
+  return {
+    lister: {
+      get: (a: string, b?: string) => items[b === undefined ? a : `${a}/${b}`],
+      list: () => Object.values(items),
+    },
+  };
 }
 
 function setup(createPv: (pv: PersistentVolume) => Promise<PersistentVolume>, getPv?: () => Promise<PersistentVolume>) {
   const events: string[] = [];
   const calls: string[] = [];
-  const recorder: EventRecorder = { event: (_o, _t, reason, message) => void events.push(`${reason}: ${message}`), flush: async () => undefined, close: async () => undefined };
+  const recorder: EventRecorder = {
+    event: (_o, _t, reason, message) => void events.push(`${reason}: ${message}`),
+    flush: async () => undefined,
+    close: async () => undefined,
+  };
   const resources: Record<string, unknown> = {
     PersistentVolume: {
       get: async () => {
@@ -43,7 +52,15 @@ function setup(createPv: (pv: PersistentVolume) => Promise<PersistentVolume>, ge
   const csi = {
     createVolume: async (r: T.CreateVolumeRequest) => {
       calls.push(`CreateVolume ${r.name}`);
-      return { volume: { volumeId: 'vol-1', capacityBytes: 1 << 20, volumeContext: {}, contentSource: null, accessibleTopology: [] } };
+      return {
+        volume: {
+          volumeId: 'vol-1',
+          capacityBytes: 1 << 20,
+          volumeContext: {},
+          contentSource: null,
+          accessibleTopology: [],
+        },
+      };
     },
     deleteVolume: async (r: T.DeleteVolumeRequest) => {
       calls.push(`DeleteVolume ${r.volumeId}`);
@@ -64,10 +81,21 @@ function setup(createPv: (pv: PersistentVolume) => Promise<PersistentVolume>, ge
       nodes: lister({}),
       attachments: lister({}),
     },
-    log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => ctx.log },
+    log: {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+      child: () => ctx.log,
+    },
     csiTimeoutMs: 1000,
   } as unknown as SidecarContext;
-  const p = newProvisioner(ctx, { recorder, saveAttempts: 3, saveRetryDelayMs: 0, clock: { now: () => 0, sleep: async () => undefined } });
+  const p = newProvisioner(ctx, {
+    recorder,
+    saveAttempts: 3,
+    saveRetryDelayMs: 0,
+    clock: { now: () => 0, sleep: async () => undefined },
+  });
   return { p, events, calls };
 }
 

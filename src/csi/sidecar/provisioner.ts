@@ -13,8 +13,22 @@ import { CsiError } from '../client.js';
 import type { TopologyRequirement } from '../proto/types.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
 import { ANN_SELECTED_NODE, CLONE_FINALIZER, REASONS, provisionerIdentity } from './names.js';
-import { buildPv, cloneSource, cloneSourceInUse, cloneSourceName, decideClaim, planProvision, type ProvisionPlan } from './provision-decide.js';
-import { accessibilityRequirements, allowedTopologySegments, driverTopologyKeys, nodeSegments, type Segments } from './topology.js';
+import {
+  buildPv,
+  cloneSource,
+  cloneSourceInUse,
+  cloneSourceName,
+  decideClaim,
+  planProvision,
+  type ProvisionPlan,
+} from './provision-decide.js';
+import {
+  accessibilityRequirements,
+  allowedTopologySegments,
+  driverTopologyKeys,
+  nodeSegments,
+  type Segments,
+} from './topology.js';
 import { claimClass } from '../../kube/class.js';
 import { splitNamespacedKey } from '../../kube/keys.js';
 
@@ -42,7 +56,11 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
   const rec = o.recorder;
   const identity = provisionerIdentity(driver, Date.now(), Math.floor(Math.random() * 10_000));
 
-  const topologyFor = (claim: PersistentVolumeClaim, cls: StorageClass, selectedNode: string | undefined): TopologyRequirement | undefined => {
+  const topologyFor = (
+    claim: PersistentVolumeClaim,
+    cls: StorageClass,
+    selectedNode: string | undefined,
+  ): TopologyRequirement | undefined => {
     if (!ctx.topologyAware) return undefined;
     const cluster: Segments[] = [];
     for (const cn of informers.csiNodes.lister.list()) {
@@ -62,7 +80,10 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
       const node = informers.nodes.lister.get(selectedNode);
       if (!node) throw new UnavailableError(`failed to get target node: node "${selectedNode}" not found`);
       const keys = driverTopologyKeys(informers.csiNodes.lister.get(selectedNode), driver);
-      if (keys === undefined) throw new UnavailableError(`driver ${driver} is not registered on the selected node "${selectedNode}" (no CSINode entry)`);
+      if (keys === undefined)
+        throw new UnavailableError(
+          `driver ${driver} is not registered on the selected node "${selectedNode}" (no CSINode entry)`,
+        );
       try {
         selected = nodeSegments(node, keys);
       } catch (e) {
@@ -82,12 +103,26 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
     const ns = claim.metadata?.namespace ?? '';
     await ctx.client
       .resource('PersistentVolumeClaim')
-      .patch(claim.metadata?.name ?? '', 'merge', { metadata: { annotations: { [ANN_SELECTED_NODE]: null } } }, { namespace: ns, signal })
-      .catch((e: unknown) => log.warn('could not clear the selected node', { claim: `${ns}/${claim.metadata?.name ?? ''}`, error: errorMessage(e) }));
+      .patch(
+        claim.metadata?.name ?? '',
+        'merge',
+        { metadata: { annotations: { [ANN_SELECTED_NODE]: null } } },
+        { namespace: ns, signal },
+      )
+      .catch((e: unknown) =>
+        log.warn('could not clear the selected node', {
+          claim: `${ns}/${claim.metadata?.name ?? ''}`,
+          error: errorMessage(e),
+        }),
+      );
   };
 
   /** Saves the PV, retrying; true when it (or our earlier copy of it) is stored. */
-  const savePv = async (pv: PersistentVolume, claimUid: string, signal: AbortSignal): Promise<{ ok: true } | { ok: false; error: unknown }> => {
+  const savePv = async (
+    pv: PersistentVolume,
+    claimUid: string,
+    signal: AbortSignal,
+  ): Promise<{ ok: true } | { ok: false; error: unknown }> => {
     let last: unknown;
     for (let attempt = 1; attempt <= saveAttempts; attempt++) {
       if (signal.aborted) throw signal.reason;
@@ -103,7 +138,11 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
         last = e;
         if (e instanceof StowageError && !e.retryable) break;
         if (signal.aborted) throw signal.reason;
-        log.warn('saving the provisioned PV failed; retrying', { pv: pv.metadata?.name, attempt, error: errorMessage(e) });
+        log.warn('saving the provisioned PV failed; retrying', {
+          pv: pv.metadata?.name,
+          attempt,
+          error: errorMessage(e),
+        });
         if (attempt < saveAttempts) await clock.sleep(saveDelay, signal);
       }
     }
@@ -117,7 +156,10 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
     if (!c) return;
     const fins = c.metadata?.finalizers ?? [];
     if (fins.includes(CLONE_FINALIZER) === want) return;
-    c.metadata = { ...c.metadata, finalizers: want ? [...fins, CLONE_FINALIZER] : fins.filter((f) => f !== CLONE_FINALIZER) };
+    c.metadata = {
+      ...c.metadata,
+      finalizers: want ? [...fins, CLONE_FINALIZER] : fins.filter((f) => f !== CLONE_FINALIZER),
+    };
     await api.update(c, { signal });
   };
 
@@ -126,7 +168,10 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
     const claim = informers.claims.lister.get(ns, name);
     if (!claim) return;
     // A clone source is protected only while a clone of it still waits for its volume.
-    if ((claim.metadata?.finalizers ?? []).includes(CLONE_FINALIZER) && !cloneSourceInUse(claim, informers.claims.lister.list(ns), driver)) {
+    if (
+      (claim.metadata?.finalizers ?? []).includes(CLONE_FINALIZER) &&
+      !cloneSourceInUse(claim, informers.claims.lister.list(ns), driver)
+    ) {
       await setCloneFinalizer(ns, name, false, signal);
     }
     const className = claimClass(claim);
@@ -149,22 +194,37 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
       throw new NotFoundError(`class ${d.className} of claim ${key} not found`); // not retried: a class add re-enqueues
     }
     // The informer may lag behind our own write of a moment ago: ask the server before creating.
-    const existing = await ctx.client.resource('PersistentVolume').get(d.pvName, { signal }).catch((e: unknown) => {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
-    });
+    const existing = await ctx.client
+      .resource('PersistentVolume')
+      .get(d.pvName, { signal })
+      .catch((e: unknown) => {
+        if (e instanceof NotFoundError) return undefined;
+        throw e;
+      });
     if (existing) return;
 
     rec.event(claim, 'Normal', REASONS.Provisioning, `External provisioner is provisioning volume for claim "${key}"`);
     const failed = (e: unknown): void =>
-      rec.event(claim, 'Warning', REASONS.ProvisioningFailed, `failed to provision volume with StorageClass "${d.cls.metadata?.name ?? ''}": ${errorMessage(e)}`);
+      rec.event(
+        claim,
+        'Warning',
+        REASONS.ProvisioningFailed,
+        `failed to provision volume with StorageClass "${d.cls.metadata?.name ?? ''}": ${errorMessage(e)}`,
+      );
 
     let plan: ProvisionPlan;
     let secrets: Record<string, string>;
     try {
-      if (!ctx.controllerCaps.has('CREATE_DELETE_VOLUME')) throw new InvalidError(`driver ${driver} does not support CREATE_DELETE_VOLUME`);
-      const contentSource = cloneSource(claim, (n, c) => informers.claims.lister.get(n, c), (n) => informers.volumes.lister.get(n), driver);
-      if (contentSource && !ctx.controllerCaps.has('CLONE_VOLUME')) throw new InvalidError(`driver ${driver} does not support cloning (CLONE_VOLUME)`);
+      if (!ctx.controllerCaps.has('CREATE_DELETE_VOLUME'))
+        throw new InvalidError(`driver ${driver} does not support CREATE_DELETE_VOLUME`);
+      const contentSource = cloneSource(
+        claim,
+        (n, c) => informers.claims.lister.get(n, c),
+        (n) => informers.volumes.lister.get(n),
+        driver,
+      );
+      if (contentSource && !ctx.controllerCaps.has('CLONE_VOLUME'))
+        throw new InvalidError(`driver ${driver} does not support cloning (CLONE_VOLUME)`);
       const topology = topologyFor(claim, d.cls, d.selectedNode);
       plan = planProvision({
         claim,
@@ -191,7 +251,8 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
     } catch (e) {
       if (signal.aborted) throw e;
       failed(e);
-      if (d.selectedNode && e instanceof CsiError && e.grpcCodeName === 'RESOURCE_EXHAUSTED') await reschedule(claim, signal);
+      if (d.selectedNode && e instanceof CsiError && e.grpcCodeName === 'RESOURCE_EXHAUSTED')
+        await reschedule(claim, signal);
       throw e;
     }
     // Stopped between CreateVolume and the PV write: the restarted sidecar repeats CreateVolume
@@ -212,19 +273,36 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
       // the PV may have been stored after all (a reply lost to an API server crash), and deleting
       // the volume would leave that PV without one. The retry repeats CreateVolume (idempotent by
       // name, the same volume back) and saves the PV again, for as long as it takes.
-      rec.event(claim, 'Warning', REASONS.ProvisioningFailed, `Error creating provisioned PV object for claim ${key}: ${errorMessage(saved.error)}. Will retry.`);
+      rec.event(
+        claim,
+        'Warning',
+        REASONS.ProvisioningFailed,
+        `Error creating provisioned PV object for claim ${key}: ${errorMessage(saved.error)}. Will retry.`,
+      );
       const cause = saved.error instanceof Error ? saved.error : new Error(errorMessage(saved.error));
-      throw cause instanceof StowageError && cause.retryable ? cause : new UnavailableError(`saving PV ${d.pvName}: ${errorMessage(cause)}`, { cause });
+      throw cause instanceof StowageError && cause.retryable
+        ? cause
+        : new UnavailableError(`saving PV ${d.pvName}: ${errorMessage(cause)}`, { cause });
     }
     log.info('provisioned', { claim: key, pv: d.pvName, volumeId: volume.volumeId });
     rec.event(claim, 'Normal', REASONS.ProvisioningSucceeded, `Successfully provisioned volume ${d.pvName}`);
   };
 
-  const deleteCreated = async (volumeId: string, secrets: Record<string, string>, claim: PersistentVolumeClaim, signal: AbortSignal): Promise<void> => {
+  const deleteCreated = async (
+    volumeId: string,
+    secrets: Record<string, string>,
+    claim: PersistentVolumeClaim,
+    signal: AbortSignal,
+  ): Promise<void> => {
     try {
       await ctx.csi.deleteVolume({ volumeId, secrets }, { signal, timeoutMs: ctx.csiTimeoutMs });
     } catch (e) {
-      rec.event(claim, 'Warning', REASONS.ProvisioningCleanupFailed, `Error cleaning provisioned volume for claim: ${errorMessage(e)}. Please delete manually.`);
+      rec.event(
+        claim,
+        'Warning',
+        REASONS.ProvisioningCleanupFailed,
+        `Error cleaning provisioned volume for claim: ${errorMessage(e)}. Please delete manually.`,
+      );
     }
   };
 

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { decideResize, isInfeasible, withConditions } from './resize-decide.js';
 
 const D = 'd';
-const claim = (request: string, status: Partial<NonNullable<PersistentVolumeClaim['status']>> = {}): PersistentVolumeClaim => ({
+const claim = (
+  request: string,
+  status: Partial<NonNullable<PersistentVolumeClaim['status']>> = {},
+): PersistentVolumeClaim => ({
   metadata: { name: 'c', namespace: 'ns', uid: 'u1' },
   spec: { volumeName: 'pv1', resources: { requests: { storage: request } } },
   status: { phase: 'Bound', capacity: { storage: '1Gi' }, ...status },
@@ -22,34 +25,51 @@ describe('decideResize', () => {
     { name: 'unbound', c: { ...claim('2Gi'), status: { phase: 'Pending' } }, p: pv('1Gi'), want: { kind: 'skip' } },
     {
       name: 'infeasible, same request',
-      c: claim('5Gi', { allocatedResources: { storage: '5Gi' }, allocatedResourceStatuses: { storage: 'ControllerResizeFailed' } }),
+      c: claim('5Gi', {
+        allocatedResources: { storage: '5Gi' },
+        allocatedResourceStatuses: { storage: 'ControllerResizeFailed' },
+      }),
       p: pv('1Gi'),
       want: { kind: 'skip' },
     },
     {
       name: 'infeasible, lowered request → new attempt',
-      c: claim('3Gi', { allocatedResources: { storage: '5Gi' }, allocatedResourceStatuses: { storage: 'ControllerResizeFailed' } }),
+      c: claim('3Gi', {
+        allocatedResources: { storage: '5Gi' },
+        allocatedResourceStatuses: { storage: 'ControllerResizeFailed' },
+      }),
       p: pv('1Gi'),
       want: { kind: 'expand', bytes: 3n * Gi, pvBytes: Gi },
     },
     {
       name: 'lowered back to the current size → abandon',
-      c: claim('1Gi', { allocatedResources: { storage: '5Gi' }, allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' } }),
+      c: claim('1Gi', {
+        allocatedResources: { storage: '5Gi' },
+        allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' },
+      }),
       p: pv('1Gi'),
       want: { kind: 'abandon', pvBytes: Gi },
     },
     {
       name: 'PV grown but the status write was lost → finish by expanding to the PV size',
-      c: claim('2Gi', { allocatedResources: { storage: '2Gi' }, allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' } }),
+      c: claim('2Gi', {
+        allocatedResources: { storage: '2Gi' },
+        allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' },
+      }),
       p: pv('2Gi'),
       want: { kind: 'expand', bytes: 2n * Gi, pvBytes: 2n * Gi },
     },
-    { name: 'node expansion pending is the node\'s', c: claim('2Gi', { allocatedResourceStatuses: { storage: 'NodeResizePending' } }), p: pv('2Gi'), want: { kind: 'skip' } },
+    {
+      name: "node expansion pending is the node's",
+      c: claim('2Gi', { allocatedResourceStatuses: { storage: 'NodeResizePending' } }),
+      p: pv('2Gi'),
+      want: { kind: 'skip' },
+    },
   ])('$name', ({ c, p, want }) => expect(decideResize(c, p, D)).toMatchObject(want));
 });
 
 describe('withConditions', () => {
-  it('replaces resize conditions and keeps a True condition\'s transition time', () => {
+  it("replaces resize conditions and keeps a True condition's transition time", () => {
     const cur = [
       { type: 'Resizing', status: 'True', lastTransitionTime: 't0' },
       { type: 'Other', status: 'True' },

@@ -3,7 +3,11 @@
  * `status.allocatedResources` holds the size the controller is working towards, and
  * `status.allocatedResourceStatuses.storage` where that work stands.
  */
-import type { PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimCondition } from 'kubernetes-types/core/v1.js';
+import type {
+  PersistentVolume,
+  PersistentVolumeClaim,
+  PersistentVolumeClaimCondition,
+} from 'kubernetes-types/core/v1.js';
 import { bytesOf } from '../../kube/quantity.js';
 
 // v1.30 names (1.31 renamed the *Failed states *Infeasible), as the API server validates them.
@@ -19,7 +23,8 @@ export type ResizeStatus = (typeof RESIZE_STATUSES)[number];
 export const CONDITION_RESIZING = 'Resizing';
 export const CONDITION_FS_RESIZE_PENDING = 'FileSystemResizePending';
 export const CONDITION_CONTROLLER_RESIZE_ERROR = 'ControllerResizeError';
-export const FS_RESIZE_PENDING_MESSAGE = 'Waiting for user to (re-)start a pod to finish file system resize of volume on node.';
+export const FS_RESIZE_PENDING_MESSAGE =
+  'Waiting for user to (re-)start a pod to finish file system resize of volume on node.';
 
 export type ResizeDecision =
   | { kind: 'skip'; why: string }
@@ -28,11 +33,16 @@ export type ResizeDecision =
   /** The user lowered the request back to what the volume already has: forget the failed expansion. */
   | { kind: 'abandon'; pvBytes: bigint };
 
-export function decideResize(claim: PersistentVolumeClaim, pv: PersistentVolume | undefined, driver: string): ResizeDecision {
+export function decideResize(
+  claim: PersistentVolumeClaim,
+  pv: PersistentVolume | undefined,
+  driver: string,
+): ResizeDecision {
   if (claim.status?.phase !== 'Bound' || !claim.spec?.volumeName) return { kind: 'skip', why: 'not bound' };
   if (!pv) return { kind: 'skip', why: 'volume not known yet' };
   if (pv.spec?.csi?.driver !== driver) return { kind: 'skip', why: 'not a volume of this driver' };
-  if (pv.spec.claimRef?.uid && pv.spec.claimRef.uid !== claim.metadata?.uid) return { kind: 'skip', why: 'volume bound to another claim' };
+  if (pv.spec.claimRef?.uid && pv.spec.claimRef.uid !== claim.metadata?.uid)
+    return { kind: 'skip', why: 'volume bound to another claim' };
   const request = bytesOf(claim.spec.resources?.requests?.storage);
   const pvBytes = bytesOf(pv.spec.capacity?.storage);
   if (request === undefined || pvBytes === undefined) return { kind: 'skip', why: 'no sizes' };
@@ -41,7 +51,8 @@ export function decideResize(claim: PersistentVolumeClaim, pv: PersistentVolume 
   const controllerPending = rs === 'ControllerResizeInProgress' || rs === 'ControllerResizeFailed';
   if (request > pvBytes) {
     // Retrying an infeasible size cannot help; a different request (up or down) is a new attempt.
-    if (rs === 'ControllerResizeFailed' && allocated === request) return { kind: 'skip', why: 'infeasible; waiting for a new request' };
+    if (rs === 'ControllerResizeFailed' && allocated === request)
+      return { kind: 'skip', why: 'infeasible; waiting for a new request' };
     return { kind: 'expand', bytes: request, pvBytes };
   }
   if (controllerPending) {

@@ -37,8 +37,17 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
   const rec = o.recorder;
   const claimsApi = () => ctx.client.resource('PersistentVolumeClaim');
 
-  const patchClaimStatus = (claim: PersistentVolumeClaim, status: Record<string, unknown>, signal: AbortSignal): Promise<PersistentVolumeClaim> =>
-    claimsApi().patchStatus(claim.metadata?.name ?? '', 'merge', { status }, { namespace: claim.metadata?.namespace, signal });
+  const patchClaimStatus = (
+    claim: PersistentVolumeClaim,
+    status: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<PersistentVolumeClaim> =>
+    claimsApi().patchStatus(
+      claim.metadata?.name ?? '',
+      'merge',
+      { status },
+      { namespace: claim.metadata?.namespace, signal },
+    );
 
   const growPv = async (name: string, bytes: bigint, signal: AbortSignal): Promise<void> => {
     const api = ctx.client.resource('PersistentVolume');
@@ -49,10 +58,16 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
   };
 
   /** ControllerExpandVolume, or for a node-only driver the trivial resizer (the node does it all). */
-  const expandOnDriver = async (pv: PersistentVolume, bytes: bigint, signal: AbortSignal): Promise<{ bytes: bigint; nodeExpansion: boolean }> => {
+  const expandOnDriver = async (
+    pv: PersistentVolume,
+    bytes: bigint,
+    signal: AbortSignal,
+  ): Promise<{ bytes: bigint; nodeExpansion: boolean }> => {
     if (ctx.nodeOnlyExpansion) return { bytes, nodeExpansion: true };
     const csi = pv.spec!.csi!;
-    const ref = csi.controllerExpandSecretRef?.name ? { name: csi.controllerExpandSecretRef.name, namespace: csi.controllerExpandSecretRef.namespace ?? 'default' } : undefined;
+    const ref = csi.controllerExpandSecretRef?.name
+      ? { name: csi.controllerExpandSecretRef.name, namespace: csi.controllerExpandSecretRef.namespace ?? 'default' }
+      : undefined;
     const r = await ctx.csi.controllerExpandVolume(
       {
         volumeId: csi.volumeHandle,
@@ -70,7 +85,8 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
     const [ns, name] = splitNamespacedKey(key);
     const cached = informers.claims.lister.get(ns, name);
     if (!cached) return;
-    if (decideResize(cached, informers.volumes.lister.get(cached.spec?.volumeName ?? ''), driver).kind === 'skip') return;
+    if (decideResize(cached, informers.volumes.lister.get(cached.spec?.volumeName ?? ''), driver).kind === 'skip')
+      return;
     // The cache may trail our own last writes (status, PV capacity); acting on it would repeat an
     // expansion whose idempotent answer no longer says whether the node must finish it. Decide
     // again on fresh objects.
@@ -80,7 +96,10 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
     };
     const claim = await claimsApi().get(name, { namespace: ns, signal }).catch(gone);
     if (!claim) return;
-    const pv = await ctx.client.resource('PersistentVolume').get(claim.spec?.volumeName ?? '', { signal }).catch(gone);
+    const pv = await ctx.client
+      .resource('PersistentVolume')
+      .get(claim.spec?.volumeName ?? '', { signal })
+      .catch(gone);
     const d = decideResize(claim, pv, driver);
     if (d.kind === 'skip' || !pv) return;
     const pvName = pv.metadata?.name ?? '';
@@ -104,7 +123,10 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
       {
         allocatedResources: { storage: target },
         allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' },
-        conditions: withConditions(claim.status?.conditions, RESIZE_CONDITIONS, { type: CONDITION_RESIZING, nowIso: nowIso() }),
+        conditions: withConditions(claim.status?.conditions, RESIZE_CONDITIONS, {
+          type: CONDITION_RESIZING,
+          nowIso: nowIso(),
+        }),
       },
       signal,
     );
@@ -123,26 +145,39 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
         current,
         {
           allocatedResourceStatuses: { storage: infeasible ? 'ControllerResizeFailed' : 'ControllerResizeInProgress' },
-          conditions: withConditions(current.status?.conditions, RESIZE_CONDITIONS, { type: CONDITION_CONTROLLER_RESIZE_ERROR, message: msg, nowIso: nowIso() }),
+          conditions: withConditions(current.status?.conditions, RESIZE_CONDITIONS, {
+            type: CONDITION_CONTROLLER_RESIZE_ERROR,
+            message: msg,
+            nowIso: nowIso(),
+          }),
         },
         signal,
-      ).catch((pe: unknown) => log.warn('could not record the resize failure', { claim: key, error: errorMessage(pe) }));
+      ).catch((pe: unknown) =>
+        log.warn('could not record the resize failure', { claim: key, error: errorMessage(pe) }),
+      );
       // Infeasible: the same size will fail again; a changed request re-enqueues the claim.
       if (infeasible) throw new InvalidError(msg, [], { cause: e });
       throw e;
     }
 
     await growPv(pvName, newBytes, signal);
-    current = (await claimsApi().get(name, { namespace: ns, signal }).catch((e: unknown) => {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
-    })) ?? current;
+    current =
+      (await claimsApi()
+        .get(name, { namespace: ns, signal })
+        .catch((e: unknown) => {
+          if (e instanceof NotFoundError) return undefined;
+          throw e;
+        })) ?? current;
     if (nodeExpansion) {
       await patchClaimStatus(
         current,
         {
           allocatedResourceStatuses: { storage: 'NodeResizePending' },
-          conditions: withConditions(current.status?.conditions, RESIZE_CONDITIONS, { type: CONDITION_FS_RESIZE_PENDING, message: FS_RESIZE_PENDING_MESSAGE, nowIso: nowIso() }),
+          conditions: withConditions(current.status?.conditions, RESIZE_CONDITIONS, {
+            type: CONDITION_FS_RESIZE_PENDING,
+            message: FS_RESIZE_PENDING_MESSAGE,
+            nowIso: nowIso(),
+          }),
         },
         signal,
       );

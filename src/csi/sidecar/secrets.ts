@@ -11,7 +11,14 @@ import { InvalidError } from '../../util/errors.js';
 
 const PREFIX = 'csi.storage.k8s.io/';
 
-export const SECRET_KINDS = ['provisioner', 'controllerPublish', 'nodeStage', 'nodePublish', 'controllerExpand', 'nodeExpand'] as const;
+export const SECRET_KINDS = [
+  'provisioner',
+  'controllerPublish',
+  'nodeStage',
+  'nodePublish',
+  'controllerExpand',
+  'nodeExpand',
+] as const;
 export type SecretKind = (typeof SECRET_KINDS)[number];
 
 const PARAM_STEM: Readonly<Record<SecretKind, string>> = {
@@ -44,7 +51,8 @@ export function driverParameters(params: Readonly<Record<string, string>>): Reco
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(params)) {
     if (!k.startsWith(PREFIX)) out[k] = v;
-    else if (!RESERVED_PARAMS.has(k)) throw new InvalidError(`found unknown parameter key "${k}" with reserved namespace ${PREFIX}`);
+    else if (!RESERVED_PARAMS.has(k))
+      throw new InvalidError(`found unknown parameter key "${k}" with reserved namespace ${PREFIX}`);
   }
   return out;
 }
@@ -70,7 +78,10 @@ function resolveTemplate(tpl: string, field: Field, kind: SecretKind, ctx: Templ
   return tpl.replace(/\$\{([^}]*)\}/g, (whole, expr: string) => {
     const e = expr.trim();
     const need = (v: string | undefined): string => {
-      if (v === undefined) throw new InvalidError(`${kind} secret ${field} template ${JSON.stringify(tpl)}: ${whole} cannot be resolved here`);
+      if (v === undefined)
+        throw new InvalidError(
+          `${kind} secret ${field} template ${JSON.stringify(tpl)}: ${whole} cannot be resolved here`,
+        );
       return v;
     };
     if (e === 'pv.name') return ctx.pvName;
@@ -78,7 +89,9 @@ function resolveTemplate(tpl: string, field: Field, kind: SecretKind, ctx: Templ
     if (field === 'name' && e === 'pvc.name') return need(ctx.pvcName);
     const ann = /^pvc\.annotations\['([^']+)'\]$/.exec(e);
     if (field === 'name' && kind !== 'provisioner' && ann) return need(ctx.pvcAnnotations?.[ann[1]!]);
-    throw new InvalidError(`${kind} secret ${field} template ${JSON.stringify(tpl)} uses ${whole}, which is not allowed there`);
+    throw new InvalidError(
+      `${kind} secret ${field} template ${JSON.stringify(tpl)} uses ${whole}, which is not allowed there`,
+    );
   });
 }
 
@@ -86,21 +99,31 @@ function resolveTemplate(tpl: string, field: Field, kind: SecretKind, ctx: Templ
  * The secret a class names for `kind`, templates resolved; undefined when the class names none.
  * Throws InvalidError for half a reference, a bad template, or an invalid resolved name.
  */
-export function resolveSecretRef(kind: SecretKind, params: Readonly<Record<string, string>>, ctx: TemplateContext): SecretRef | undefined {
+export function resolveSecretRef(
+  kind: SecretKind,
+  params: Readonly<Record<string, string>>,
+  ctx: TemplateContext,
+): SecretRef | undefined {
   const keys = secretParamKeys(kind);
   const nameTpl = params[keys.name];
   const nsTpl = params[keys.namespace];
   if (nameTpl === undefined && nsTpl === undefined) return undefined;
   if (nameTpl === undefined || nsTpl === undefined) {
-    throw new InvalidError(`either name and namespace for ${kind} secrets specified, both must be specified (${keys.name}, ${keys.namespace})`);
+    throw new InvalidError(
+      `either name and namespace for ${kind} secrets specified, both must be specified (${keys.name}, ${keys.namespace})`,
+    );
   }
   const namespace = resolveTemplate(nsTpl, 'namespace', kind, ctx);
   if (!DNS1123_LABEL.test(namespace) || namespace.length > 63) {
-    throw new InvalidError(`${kind} secret namespace ${JSON.stringify(namespace)} (from ${JSON.stringify(nsTpl)}) is not a valid namespace name`);
+    throw new InvalidError(
+      `${kind} secret namespace ${JSON.stringify(namespace)} (from ${JSON.stringify(nsTpl)}) is not a valid namespace name`,
+    );
   }
   const name = resolveTemplate(nameTpl, 'name', kind, ctx);
   if (!DNS1123_SUBDOMAIN.test(name) || name.length > 253) {
-    throw new InvalidError(`${kind} secret name ${JSON.stringify(name)} (from ${JSON.stringify(nameTpl)}) is not a valid secret name`);
+    throw new InvalidError(
+      `${kind} secret name ${JSON.stringify(name)} (from ${JSON.stringify(nameTpl)}) is not a valid secret name`,
+    );
   }
   return { name, namespace };
 }

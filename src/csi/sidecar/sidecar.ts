@@ -105,8 +105,11 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
     log.info('serving CSI driver', { driver, controllerCapabilities: [...controllerCaps].join(',') });
 
     const resyncMs = o.resyncMs ?? 60_000;
-    const inf = <K extends 'PersistentVolumeClaim' | 'PersistentVolume' | 'StorageClass' | 'CSINode' | 'Node' | 'VolumeAttachment'>(k: K) =>
-      informerFor(o.client, k, { resyncMs, log: log.child(`informer/${k}`) });
+    const inf = <
+      K extends 'PersistentVolumeClaim' | 'PersistentVolume' | 'StorageClass' | 'CSINode' | 'Node' | 'VolumeAttachment',
+    >(
+      k: K,
+    ) => informerFor(o.client, k, { resyncMs, log: log.child(`informer/${k}`) });
     const ctx: SidecarContext = {
       client: o.client,
       csi,
@@ -154,8 +157,21 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
     // say) would be wrong, not just late.
     const all = reads<string>(...Object.values(I));
     const controllers: Array<Controller<string>> = [];
-    const controller = (name: string, n: number, sources: ReadonlyArray<Source<string>>, reconcile: ReconcileFn<string>): Controller<string> => {
-      const c = newController<string>({ name, workers: n, rateLimit, metrics: o.metrics, log: log.child(name), sources: [...sources, all], reconcile: retryingCsiFailures(reconcile) });
+    const controller = (
+      name: string,
+      n: number,
+      sources: ReadonlyArray<Source<string>>,
+      reconcile: ReconcileFn<string>,
+    ): Controller<string> => {
+      const c = newController<string>({
+        name,
+        workers: n,
+        rateLimit,
+        metrics: o.metrics,
+        log: log.child(name),
+        sources: [...sources, all],
+        reconcile: retryingCsiFailures(reconcile),
+      });
       controllers.push(c);
       return c;
     };
@@ -187,7 +203,8 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
           }),
           watch(I.classes, (q) => ({
             onAdd: (cls) => {
-              for (const c of I.claims.lister.list()) if (claimClass(c) === cls.metadata?.name) q.add(metaNamespaceKey(c));
+              for (const c of I.claims.lister.list())
+                if (claimClass(c) === cls.metadata?.name) q.add(metaNamespaceKey(c));
             },
           })),
           // A PV deleted under a claim still pending (e.g. by a failed save) lets the claim be provisioned again.
@@ -246,7 +263,8 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
           // An attachment waiting for the driver to register on its node is retried when it does.
           watch(I.csiNodes, (q) => {
             const addNode = (cn: CSINode): void => {
-              for (const va of I.attachments.lister.list()) if (va.spec?.nodeName === cn.metadata?.name && !va.status?.attached) addVa(q, va);
+              for (const va of I.attachments.lister.list())
+                if (va.spec?.nodeName === cn.metadata?.name && !va.status?.attached) addVa(q, va);
             };
             return { onAdd: addNode, onUpdate: (_, cn) => addNode(cn) };
           }),
@@ -280,7 +298,10 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
 
     if (o.capacity) {
       const pollMs = o.capacity.pollMs ?? 60_000; // external-provisioner's --capacity-poll-interval default
-      const tracker = newCapacityTracker(as(COMPONENTS.provisioner), { namespace: o.capacity.namespace ?? 'kube-system', immediateToo: o.capacity.immediateToo ?? false });
+      const tracker = newCapacityTracker(as(COMPONENTS.provisioner), {
+        namespace: o.capacity.namespace ?? 'kube-system',
+        immediateToo: o.capacity.immediateToo ?? false,
+      });
       const poke = (q: { add(k: string): void }): void => q.add('capacity');
       const capacity = controller(
         'capacity',
@@ -319,7 +340,9 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
  * can run with one active. Every API write and every Controller* call passes the lease gate; losing
  * the lease rejects with LeaderElectionLostError (the supervisor restarts the process).
  */
-export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { election?: LeaderElectionConfig; driverName?: string }): Promise<void> {
+export async function runCsiSidecarWithLeaderElection(
+  o: CsiSidecarOptions & { election?: LeaderElectionConfig; driverName?: string },
+): Promise<void> {
   // The Lease is per driver: without a name given, ask the driver before campaigning.
   const leaseName_ = o.election?.leaseName ?? leaseName(o.driverName ?? (await driverNameOf(o)));
   const log = o.log ?? newLogger('csi-sidecar');
@@ -329,7 +352,11 @@ export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { e
     signal: o.signal,
     log,
     work: async ({ client, gate, signal }) => {
-      const csi = new CsiClient({ endpoint: o.csi?.endpoint ?? o.csiAddress ?? '', log: log.child('csi'), controllerGate: gate });
+      const csi = new CsiClient({
+        endpoint: o.csi?.endpoint ?? o.csiAddress ?? '',
+        log: log.child('csi'),
+        controllerGate: gate,
+      });
       try {
         await runCsiSidecar({ ...o, client, csi, signal });
       } finally {
@@ -340,7 +367,8 @@ export async function runCsiSidecarWithLeaderElection(o: CsiSidecarOptions & { e
 }
 
 async function driverNameOf(o: CsiSidecarOptions): Promise<string> {
-  const csi = o.csi ?? new CsiClient({ endpoint: o.csiAddress ?? '', log: (o.log ?? newLogger('csi-sidecar')).child('csi') });
+  const csi =
+    o.csi ?? new CsiClient({ endpoint: o.csiAddress ?? '', log: (o.log ?? newLogger('csi-sidecar')).child('csi') });
   try {
     await csi.connect({ signal: o.signal });
     return (await csi.getPluginInfo({ signal: o.signal })).name;

@@ -15,7 +15,11 @@ import { InvalidError } from '../../util/errors.js';
 export type Segments = Readonly<Record<string, string>>;
 
 function canonical(s: Segments): string {
-  return JSON.stringify(Object.keys(s).sort().map((k) => [k, s[k]]));
+  return JSON.stringify(
+    Object.keys(s)
+      .sort()
+      .map((k) => [k, s[k]]),
+  );
 }
 
 function dedupSorted(list: readonly Segments[]): Segments[] {
@@ -80,7 +84,9 @@ export function accessibilityRequirements(i: TopologyInput): TopologyRequirement
   if (i.allowed.length > 0) {
     requisite = dedupSorted(i.allowed);
     if (i.selected && !requisite.some((r) => containsAll(i.selected!, r))) {
-      throw new InvalidError(`topology ${canonical(i.selected)} of selected node "${i.selectedNode ?? ''}" is not in allowed topologies`);
+      throw new InvalidError(
+        `topology ${canonical(i.selected)} of selected node "${i.selectedNode ?? ''}" is not in allowed topologies`,
+      );
     }
   } else {
     requisite = dedupSorted(i.selected ? [...i.cluster, i.selected] : i.cluster);
@@ -98,7 +104,9 @@ export function accessibilityRequirements(i: TopologyInput): TopologyRequirement
 }
 
 /** PV node affinity from CreateVolume's accessible_topology: any of the topologies (OR of terms). */
-export function nodeAffinityFrom(accessible: readonly { segments?: Record<string, string> | null }[] | undefined): VolumeNodeAffinity | undefined {
+export function nodeAffinityFrom(
+  accessible: readonly { segments?: Record<string, string> | null }[] | undefined,
+): VolumeNodeAffinity | undefined {
   const terms = (accessible ?? [])
     .map((t) => Object.entries(t.segments ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))
     .filter((e) => e.length > 0)

@@ -18,7 +18,18 @@ export interface HostInfo {
 }
 
 // Node's process.arch → the Go names Kubernetes labels use (kubernetes.io/arch).
-const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64', mips: 'mips', mipsel: 'mipsle' };
+const GO_ARCH: Readonly<Record<string, string>> = {
+  x64: 'amd64',
+  ia32: '386',
+  arm64: 'arm64',
+  arm: 'arm',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+  loong64: 'loong64',
+  mips: 'mips',
+  mipsel: 'mipsle',
+};
 
 export function goArch(nodeArch: string): string {
   return GO_ARCH[nodeArch] ?? nodeArch;

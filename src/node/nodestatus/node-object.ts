@@ -32,17 +32,54 @@ export function missingLabels(node: Node, want: Readonly<Record<string, string>>
 export { microTime };
 
 const CONDITIONS: ReadonlyArray<{ type: string; status: 'True' | 'False'; reason: string; message: string }> = [
-  { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'node agent has sufficient memory available' },
-  { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'node agent has no disk pressure' },
-  { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'node agent has sufficient PID available' },
+  {
+    type: 'MemoryPressure',
+    status: 'False',
+    reason: 'KubeletHasSufficientMemory',
+    message: 'node agent has sufficient memory available',
+  },
+  {
+    type: 'DiskPressure',
+    status: 'False',
+    reason: 'KubeletHasNoDiskPressure',
+    message: 'node agent has no disk pressure',
+  },
+  {
+    type: 'PIDPressure',
+    status: 'False',
+    reason: 'KubeletHasSufficientPID',
+    message: 'node agent has sufficient PID available',
+  },
   { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'stowage node agent is posting ready status' },
 ];
 
 /** The runtime condition: a node without a runtime mounts pods' volumes but runs no containers, and says so. */
-function runtimeCondition(r: ContainerRuntimeInfo): { type: string; status: 'True' | 'False'; reason: string; message: string } {
-  if (r.kind === 'none') return { type: RUNTIME_CONDITION, status: 'True', reason: 'NoContainerRuntime', message: 'no container runtime: pods get their volumes mounted but their containers do not run' };
-  if (r.down !== undefined) return { type: RUNTIME_CONDITION, status: 'True', reason: 'ContainerRuntimeDown', message: `container runtime ${runtimeVersionString(r)} at ${r.endpoint} is down: ${r.down}` };
-  return { type: RUNTIME_CONDITION, status: 'False', reason: 'ContainerRuntimeConnected', message: `container runtime ${runtimeVersionString(r)} at ${r.endpoint}` };
+function runtimeCondition(r: ContainerRuntimeInfo): {
+  type: string;
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+} {
+  if (r.kind === 'none')
+    return {
+      type: RUNTIME_CONDITION,
+      status: 'True',
+      reason: 'NoContainerRuntime',
+      message: 'no container runtime: pods get their volumes mounted but their containers do not run',
+    };
+  if (r.down !== undefined)
+    return {
+      type: RUNTIME_CONDITION,
+      status: 'True',
+      reason: 'ContainerRuntimeDown',
+      message: `container runtime ${runtimeVersionString(r)} at ${r.endpoint} is down: ${r.down}`,
+    };
+  return {
+    type: RUNTIME_CONDITION,
+    status: 'False',
+    reason: 'ContainerRuntimeConnected',
+    message: `container runtime ${runtimeVersionString(r)} at ${r.endpoint}`,
+  };
 }
 
 /** The node's HTTPS endpoint (the kubelet's daemon endpoint). */
@@ -51,19 +88,36 @@ export interface NodeEndpoint {
 }
 
 // The kubelet's Ready condition while its runtime does not answer (its runtimeState error text).
-const RUNTIME_DOWN_READY = { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime is down' } as const;
+const RUNTIME_DOWN_READY = {
+  type: 'Ready',
+  status: 'False',
+  reason: 'KubeletNotReady',
+  message: 'container runtime is down',
+} as const;
 
 /**
  * The status the agent reports. A condition keeps its lastTransitionTime while its status is
  * unchanged; lastHeartbeatTime is always now.
  */
-export function nodeStatus(o: { current?: NodeStatus; host: HostInfo; nodeName: string; kubeletVersion: string; nowMs: number; runtime?: ContainerRuntimeInfo; endpoint?: NodeEndpoint }): NodeStatus {
+export function nodeStatus(o: {
+  current?: NodeStatus;
+  host: HostInfo;
+  nodeName: string;
+  kubeletVersion: string;
+  nowMs: number;
+  runtime?: ContainerRuntimeInfo;
+  endpoint?: NodeEndpoint;
+}): NodeStatus {
   const now = metaTime(o.nowMs);
   const runtimeDown = o.runtime?.kind === 'cri' && o.runtime.down !== undefined;
   const base = CONDITIONS.map((c) => (c.type === 'Ready' && runtimeDown ? RUNTIME_DOWN_READY : c));
   const conditions: NodeCondition[] = [...base, ...(o.runtime ? [runtimeCondition(o.runtime)] : [])].map((c) => {
     const prev = o.current?.conditions?.find((x) => x.type === c.type);
-    return { ...c, lastHeartbeatTime: now, lastTransitionTime: prev?.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : now };
+    return {
+      ...c,
+      lastHeartbeatTime: now,
+      lastTransitionTime: prev?.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : now,
+    };
   });
   const resources = {
     cpu: String(o.host.cpus),
@@ -110,6 +164,19 @@ export function newLease(node: Node, nowMs: number, durationSeconds = LEASE_DURA
 }
 
 /** The lease renewed now (holder and duration reasserted). */
-export function renewedLease(lease: Lease, nodeName: string, nowMs: number, durationSeconds = LEASE_DURATION_SECONDS): Lease {
-  return { ...lease, spec: { ...lease.spec, holderIdentity: nodeName, leaseDurationSeconds: durationSeconds, renewTime: microTime(nowMs) } };
+export function renewedLease(
+  lease: Lease,
+  nodeName: string,
+  nowMs: number,
+  durationSeconds = LEASE_DURATION_SECONDS,
+): Lease {
+  return {
+    ...lease,
+    spec: {
+      ...lease.spec,
+      holderIdentity: nodeName,
+      leaseDurationSeconds: durationSeconds,
+      renewTime: microTime(nowMs),
+    },
+  };
 }

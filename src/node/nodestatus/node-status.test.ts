@@ -9,7 +9,18 @@ import type { HostInfo } from './host.js';
 import { startNodeStatus } from './node-status.js';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
-const host: HostInfo = { hostname: 'n1', os: 'linux', arch: 'amd64', kernelVersion: '6.1', osImage: 'Linux', internalIP: undefined, cpus: 2, memoryBytes: 1 << 30, machineID: 'm', bootID: 'b' };
+const host: HostInfo = {
+  hostname: 'n1',
+  os: 'linux',
+  arch: 'amd64',
+  kernelVersion: '6.1',
+  osImage: 'Linux',
+  internalIP: undefined,
+  cpus: 2,
+  memoryBytes: 1 << 30,
+  machineID: 'm',
+  bootID: 'b',
+};
 
 /** An API with a Node and its Lease, counting writes; `failLease` failures of the next lease updates. */
 function fakeApi() {
@@ -48,8 +59,18 @@ function fakeApi() {
       },
     },
   };
-  const client = { resource: (k: string) => resources[k], http: { json: async () => ({ gitVersion: 'v1.31.0' }) } } as unknown as RestClient;
-  return { client, node: () => node, setNode: (n: Node) => (node = n), counts, failNextLeaseUpdates: (n: number) => (failLease = n), conflictNextLeaseUpdate: () => (conflictLease = true) };
+  const client = {
+    resource: (k: string) => resources[k],
+    http: { json: async () => ({ gitVersion: 'v1.31.0' }) },
+  } as unknown as RestClient;
+  return {
+    client,
+    node: () => node,
+    setNode: (n: Node) => (node = n),
+    counts,
+    failNextLeaseUpdates: (n: number) => (failLease = n),
+    conflictNextLeaseUpdate: () => (conflictLease = true),
+  };
 }
 
 describe('node status heartbeat', () => {
@@ -57,7 +78,10 @@ describe('node status heartbeat', () => {
     const api = fakeApi();
     const clock = new FakeClock();
     const stop = new AbortController();
-    const ns = await startNodeStatus({ client: api.client, nodeName: 'n1', host, clock, log: quiet, leaseRenewMs: 10_000, statusPeriodMs: 60_000 }, stop.signal);
+    const ns = await startNodeStatus(
+      { client: api.client, nodeName: 'n1', host, clock, log: quiet, leaseRenewMs: 10_000, statusPeriodMs: 60_000 },
+      stop.signal,
+    );
     await flushMicrotasks();
     expect(api.counts).toEqual({ statusWrites: 1, leaseUpdates: 0, leaseReads: 1 });
     await clock.advance(10_000);
@@ -88,7 +112,10 @@ describe('node status heartbeat', () => {
     const api = fakeApi();
     const clock = new FakeClock();
     const stop = new AbortController();
-    const ns = await startNodeStatus({ client: api.client, nodeName: 'n1', host, clock, log: quiet, leaseRenewMs: 10_000, statusPeriodMs: 60_000 }, stop.signal);
+    const ns = await startNodeStatus(
+      { client: api.client, nodeName: 'n1', host, clock, log: quiet, leaseRenewMs: 10_000, statusPeriodMs: 60_000 },
+      stop.signal,
+    );
     await flushMicrotasks();
     api.conflictNextLeaseUpdate();
     await clock.advance(10_000);
@@ -102,13 +129,33 @@ describe('node status heartbeat', () => {
     const api = fakeApi();
     const clock = new FakeClock();
     const stop = new AbortController();
-    const ns = await startNodeStatus({ client: api.client, nodeName: 'n1', host, clock, log: quiet, leaseRenewMs: 10_000, statusPeriodMs: 60_000, statusCheckMs: 2_000 }, stop.signal);
+    const ns = await startNodeStatus(
+      {
+        client: api.client,
+        nodeName: 'n1',
+        host,
+        clock,
+        log: quiet,
+        leaseRenewMs: 10_000,
+        statusPeriodMs: 60_000,
+        statusCheckMs: 2_000,
+      },
+      stop.signal,
+    );
     await flushMicrotasks();
     expect(api.counts.statusWrites).toBe(1);
     await clock.advance(4_000);
     expect(api.counts.statusWrites).toBe(1); // Ready True as written: nothing to report before the report period
     const n = api.node();
-    api.setNode({ ...n, status: { ...n.status, conditions: n.status?.conditions?.map((c) => (c.type === 'Ready' ? { ...c, status: 'Unknown', reason: 'NodeStatusUnknown' } : c)) } });
+    api.setNode({
+      ...n,
+      status: {
+        ...n.status,
+        conditions: n.status?.conditions?.map((c) =>
+          c.type === 'Ready' ? { ...c, status: 'Unknown', reason: 'NodeStatusUnknown' } : c,
+        ),
+      },
+    });
     await clock.advance(2_000);
     expect(api.counts.statusWrites).toBe(2);
     expect(api.node().status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });

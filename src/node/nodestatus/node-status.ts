@@ -8,7 +8,15 @@ import { newLogger, type Logger } from '../../util/log.js';
 import { newLoop } from '../../util/loop.js';
 import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH } from '../../kube/names.js';
 import { gatherHostInfo, type HostInfo } from './host.js';
-import { LEASE_DURATION_SECONDS, NODE_LEASE_NAMESPACE, missingLabels, newLease, nodeLabels, nodeStatus, renewedLease } from './node-object.js';
+import {
+  LEASE_DURATION_SECONDS,
+  NODE_LEASE_NAMESPACE,
+  missingLabels,
+  newLease,
+  nodeLabels,
+  nodeStatus,
+  renewedLease,
+} from './node-object.js';
 import type { ContainerRuntimeInfo } from '../runtime/info.js';
 import type { NodeEndpoint } from './node-object.js';
 
@@ -94,7 +102,15 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e;
       try {
-        current = await nodes.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: o.nodeName, labels, annotations: { ...NODE_ANNOTATIONS } }, spec: {} }, { signal: stopped });
+        current = await nodes.create(
+          {
+            apiVersion: 'v1',
+            kind: 'Node',
+            metadata: { name: o.nodeName, labels, annotations: { ...NODE_ANNOTATIONS } },
+            spec: {},
+          },
+          { signal: stopped },
+        );
         log.info('node created', { node: o.nodeName });
       } catch (e2) {
         if (!(e2 instanceof AlreadyExistsError)) throw e2;
@@ -102,11 +118,20 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
       }
     }
     const missing = missingLabels(current, labels);
-    if (missing) current = await nodes.patch(o.nodeName, 'merge', { metadata: { labels: missing } }, { signal: stopped });
+    if (missing)
+      current = await nodes.patch(o.nodeName, 'merge', { metadata: { labels: missing } }, { signal: stopped });
   };
 
   const writeStatus = async (): Promise<void> => {
-    const status = nodeStatus({ current: current.status, host, nodeName: o.nodeName, kubeletVersion: version, nowMs: clock.now(), runtime, endpoint: o.endpoint });
+    const status = nodeStatus({
+      current: current.status,
+      host,
+      nodeName: o.nodeName,
+      kubeletVersion: version,
+      nowMs: clock.now(),
+      runtime,
+      endpoint: o.endpoint,
+    });
     reportedAtMs = clock.now();
     try {
       current = await nodes.patchStatus(o.nodeName, 'merge', { status }, { signal: stopped });
@@ -126,7 +151,8 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
       if (!(e instanceof NotFoundError)) throw e;
     }
     const ready = live?.status?.conditions?.find((c) => c.type === 'Ready');
-    if (live && ready?.status === 'True' && clock.now() - reportedAtMs < (o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS)) return;
+    if (live && ready?.status === 'True' && clock.now() - reportedAtMs < (o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS))
+      return;
     if (live) current = live;
     await writeStatus();
   };
@@ -170,7 +196,9 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
 
   const ensureNamespace = async (): Promise<void> => {
     try {
-      await o.client.resource('Namespace').create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NODE_LEASE_NAMESPACE } }, { signal: stopped });
+      await o.client
+        .resource('Namespace')
+        .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NODE_LEASE_NAMESPACE } }, { signal: stopped });
     } catch (e) {
       // Exists already (the API server creates it), or a node identity may not create namespaces:
       // either way the lease create below tells whether it can be written.
@@ -180,7 +208,7 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
 
   /** Runs `f` until it succeeds, with backoff; false when stopped first. */
   const untilDone = async (what: string, f: () => Promise<void>): Promise<boolean> => {
-    for (let failures = 0; !stopped.aborted; ) {
+    for (let failures = 0; !stopped.aborted;) {
       try {
         await f();
         return true;
@@ -217,13 +245,24 @@ export async function startNodeStatus(o: NodeStatusOptions, signal: AbortSignal)
         if (!stopped.aborted) throw e; // cut short by stop: not a failure to retry or report
       }
     };
-    const loop = newLoop({ name: key, body: () => void exec.run(key, key, write), periodMs, runAtStart: false, clock, log });
+    const loop = newLoop({
+      name: key,
+      body: () => void exec.run(key, key, write),
+      periodMs,
+      runAtStart: false,
+      clock,
+      log,
+    });
     exec.onChange((c) => c.kind === 'retryDue' && c.key === key && loop.trigger());
     return loop.run(stopped);
   };
   const loops = Promise.all([
     every(o.leaseRenewMs ?? leaseSeconds * 250, 'renew_node_lease', renewLease),
-    every(Math.min(o.statusCheckMs ?? DEFAULT_STATUS_CHECK_MS, o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS), 'update_node_status', checkStatus),
+    every(
+      Math.min(o.statusCheckMs ?? DEFAULT_STATUS_CHECK_MS, o.statusPeriodMs ?? DEFAULT_STATUS_PERIOD_MS),
+      'update_node_status',
+      checkStatus,
+    ),
   ]);
   // A runtime change is written at once; when a write is in flight (with the old value) or backing
   // off, it is written again as soon as that one settles.

@@ -59,19 +59,43 @@ export async function startPluginManager(o: PluginManagerOptions): Promise<Plugi
   const clock = o.clock ?? realClock;
   const dsw = newDesiredStateOfWorld(clock);
   const asw = newActualStateOfWorld();
-  const executor: OperationExecutor = newOperationExecutor({ backoff: o.backoff ?? DEFAULT_BACKOFF, clock, log: log.child('executor') });
+  const executor: OperationExecutor = newOperationExecutor({
+    backoff: o.backoff ?? DEFAULT_BACKOFF,
+    clock,
+    log: log.child('executor'),
+  });
   // One writer of the Node's metadata for the CSI handler and the status reporter: edits made at
   // the same moment (20 drivers registering) become one update instead of a conflict storm.
   const nodeBatcher = newNodeBatcher(o.client, o.nodeName);
-  const reporter = newPluginStatusReporter({ node: nodeBatcher, nodeName: o.nodeName, executor, recorder: o.recorder, clock });
+  const reporter = newPluginStatusReporter({
+    node: nodeBatcher,
+    nodeName: o.nodeName,
+    executor,
+    recorder: o.recorder,
+    clock,
+  });
   const csi = newCsiPluginHandler({
     nodeInfo: newNodeInfoManager({ client: o.client, nodeName: o.nodeName, nodeBatcher, log: log.child('nodeinfo') }),
     nodeGetInfoTimeoutMs: o.nodeGetInfoTimeoutMs,
     clock,
     log: log.child('csi'),
   });
-  const operations = newPluginOperations({ asw, handlers: { CSIPlugin: csi }, observer: reporter, dialTimeoutMs: o.dialTimeoutMs, log: log.child('operations') });
-  const loop = newReconcilerLoop({ dsw, asw, executor, operations, clock, periodMs: o.reconcilePeriodMs, log: log.child('reconciler') });
+  const operations = newPluginOperations({
+    asw,
+    handlers: { CSIPlugin: csi },
+    observer: reporter,
+    dialTimeoutMs: o.dialTimeoutMs,
+    log: log.child('operations'),
+  });
+  const loop = newReconcilerLoop({
+    dsw,
+    asw,
+    executor,
+    operations,
+    clock,
+    periodMs: o.reconcilePeriodMs,
+    log: log.child('reconciler'),
+  });
   const watcher = newPluginWatcher({
     dir: o.registryDir,
     dsw,
@@ -95,10 +119,17 @@ export async function startPluginManager(o: PluginManagerOptions): Promise<Plugi
     try {
       await csi.pruneStale(stopping.signal);
     } catch (e) {
-      if (!stopping.signal.aborted) log.warn('could not remove stale CSI drivers from the node', { error: toStowageError(e).message });
+      if (!stopping.signal.aborted)
+        log.warn('could not remove stale CSI drivers from the node', { error: toStowageError(e).message });
     }
   })();
-  const healthDone = runHealthMonitor({ target: csi, sink: reporter, periodMs: o.healthPeriodMs, clock, signal: stopping.signal });
+  const healthDone = runHealthMonitor({
+    target: csi,
+    sink: reporter,
+    periodMs: o.healthPeriodMs,
+    clock,
+    signal: stopping.signal,
+  });
   log.info('plugin manager started', { registry: o.registryDir });
 
   let stopped: Promise<void> | undefined;

@@ -22,13 +22,18 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function startFakeRuntime(runtime: grpc.UntypedServiceImplementation, image: grpc.UntypedServiceImplementation = {}): Promise<string> {
+async function startFakeRuntime(
+  runtime: grpc.UntypedServiceImplementation,
+  image: grpc.UntypedServiceImplementation = {},
+): Promise<string> {
   const socket = join(dir, 'cri.sock');
   server = new grpc.Server();
   server.addService(criServices().runtime, runtime);
   server.addService(criServices().image, image);
   await new Promise<void>((resolve, reject) =>
-    server?.bindAsync(`unix://${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+    server?.bindAsync(`unix://${socket}`, grpc.ServerCredentials.createInsecure(), (err) =>
+      err ? reject(err) : resolve(),
+    ),
   );
   return `unix://${socket}`;
 }
@@ -48,12 +53,18 @@ describe('cri.proto field numbers (those of the CRI API)', () => {
     },
     {
       name: 'PodSandboxConfig linux=8 > security_context=2 > namespace_options=1 > network=1 NODE',
-      encode: () => rt().RunPodSandbox.requestSerialize({ config: { linux: { securityContext: { namespaceOptions: { network: 'NODE' } } } } }),
+      encode: () =>
+        rt().RunPodSandbox.requestSerialize({
+          config: { linux: { securityContext: { namespaceOptions: { network: 'NODE' } } } },
+        }),
       want: [0x0a, 0x08, 0x42, 0x06, 0x12, 0x04, 0x0a, 0x02, 0x08, 0x02],
     },
     {
       name: 'ContainerConfig working_dir=5, Mount container_path=1 readonly=3 inside mounts=7',
-      encode: () => rt().CreateContainer.requestSerialize({ config: { workingDir: 'w', mounts: [{ containerPath: 'p', readonly: true }] } }),
+      encode: () =>
+        rt().CreateContainer.requestSerialize({
+          config: { workingDir: 'w', mounts: [{ containerPath: 'p', readonly: true }] },
+        }),
       want: [0x12, 0x0a, 0x2a, 0x01, 0x77, 0x3a, 0x05, 0x0a, 0x01, 0x70, 0x18, 0x01],
     },
   ])('$name', ({ encode, want }) => {
@@ -64,7 +75,12 @@ describe('cri.proto field numbers (those of the CRI API)', () => {
 describe('CriClient', () => {
   it('calls the runtime and records each call with what it was about', async () => {
     const endpoint = await startFakeRuntime({
-      Version: handler(() => ({ version: '0.1.0', runtimeName: 'fake', runtimeVersion: '1.0', runtimeApiVersion: 'v1' })),
+      Version: handler(() => ({
+        version: '0.1.0',
+        runtimeName: 'fake',
+        runtimeVersion: '1.0',
+        runtimeApiVersion: 'v1',
+      })),
       StartContainer: handler(() => ({})),
     });
     client = new CriClient({ endpoint });
@@ -87,14 +103,26 @@ describe('CriClient', () => {
     client = new CriClient({ endpoint });
     const err = await client.containerStatus('c9').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CriError);
-    expect(err).toMatchObject({ code: 'NotFound', grpcCodeName: 'NOT_FOUND', retryable: false, details: 'container "c9" not found' });
-    expect(client.trace().at(-1)).toMatchObject({ method: '/runtime.v1.RuntimeService/ContainerStatus', containerId: 'c9', code: 'NOT_FOUND' });
+    expect(err).toMatchObject({
+      code: 'NotFound',
+      grpcCodeName: 'NOT_FOUND',
+      retryable: false,
+      details: 'container "c9" not found',
+    });
+    expect(client.trace().at(-1)).toMatchObject({
+      method: '/runtime.v1.RuntimeService/ContainerStatus',
+      containerId: 'c9',
+      code: 'NOT_FOUND',
+    });
   });
 
   it('gives up at the deadline with DEADLINE_EXCEEDED', async () => {
-    const endpoint = await startFakeRuntime({}, {
-      PullImage: (() => undefined) as grpc.handleUnaryCall<unknown, unknown>, // never answers
-    });
+    const endpoint = await startFakeRuntime(
+      {},
+      {
+        PullImage: (() => undefined) as grpc.handleUnaryCall<unknown, unknown>, // never answers
+      },
+    );
     client = new CriClient({ endpoint, timeouts: { image: 200 } });
     const err = await client.pullImage({ image: { image: 'busybox' } }).catch((e: unknown) => e);
     expect(err).toMatchObject({ grpcCodeName: 'DEADLINE_EXCEEDED', retryable: true });

@@ -70,7 +70,9 @@ export class CriClient {
       await waitReady(this.client, timeoutMs, signal);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
-      throw new CriError('connect', grpc.status.UNAVAILABLE, `${this.endpoint} not ready after ${timeoutMs} ms`, { cause: e });
+      throw new CriError('connect', grpc.status.UNAVAILABLE, `${this.endpoint} not ready after ${timeoutMs} ms`, {
+        cause: e,
+      });
     }
   }
 
@@ -103,7 +105,11 @@ export class CriClient {
     return this.call('runtime', this.rt.StartContainer, { containerId }, o);
   }
   /** Stops with `timeoutSeconds` of grace before SIGKILL; the deadline covers the grace (as the kubelet's does). */
-  stopContainer(containerId: string, timeoutSeconds: number, o?: CriCallOptions): Promise<T.StopContainerResponse__Output> {
+  stopContainer(
+    containerId: string,
+    timeoutSeconds: number,
+    o?: CriCallOptions,
+  ): Promise<T.StopContainerResponse__Output> {
     const timeoutMs = o?.timeoutMs ?? this.timeouts.runtime + timeoutSeconds * 1000;
     return this.call('runtime', this.rt.StopContainer, { containerId, timeout: timeoutSeconds }, { ...o, timeoutMs });
   }
@@ -117,9 +123,19 @@ export class CriClient {
     return this.call('runtime', this.rt.ContainerStatus, { containerId }, o);
   }
   /** Runs `cmd` in the container; `timeoutSeconds` 0 = no limit on the runtime's side. */
-  execSync(containerId: string, cmd: readonly string[], timeoutSeconds: number, o?: CriCallOptions): Promise<T.ExecSyncResponse__Output> {
+  execSync(
+    containerId: string,
+    cmd: readonly string[],
+    timeoutSeconds: number,
+    o?: CriCallOptions,
+  ): Promise<T.ExecSyncResponse__Output> {
     const timeoutMs = o?.timeoutMs ?? this.timeouts.runtime + timeoutSeconds * 1000;
-    return this.call('runtime', this.rt.ExecSync, { containerId, cmd: [...cmd], timeout: timeoutSeconds }, { ...o, timeoutMs });
+    return this.call(
+      'runtime',
+      this.rt.ExecSync,
+      { containerId, cmd: [...cmd], timeout: timeoutSeconds },
+      { ...o, timeoutMs },
+    );
   }
 
   /** Prepares a streaming exec; the answer is a URL on the runtime's streaming server. */
@@ -163,17 +179,36 @@ export class CriClient {
     return this.defs.ImageService.service;
   }
 
-  private async call<Req, Res>(kind: CriCallKind, def: AnyMethod<Req, Res>, req: Req, o?: CriCallOptions): Promise<Res> {
+  private async call<Req, Res>(
+    kind: CriCallKind,
+    def: AnyMethod<Req, Res>,
+    req: Req,
+    o?: CriCallOptions,
+  ): Promise<Res> {
     const startMs = Date.now();
     const t0 = performance.now();
     const subject = { ...subjectOf(req) };
     try {
       const res = await unary(this.client, def, req, o?.timeoutMs ?? this.timeouts[kind], o?.signal, toCriError);
-      this.ring.push({ method: def.path, ...subject, ...subjectOf(res), startMs, durationMs: performance.now() - t0, code: 'OK' });
+      this.ring.push({
+        method: def.path,
+        ...subject,
+        ...subjectOf(res),
+        startMs,
+        durationMs: performance.now() - t0,
+        code: 'OK',
+      });
       return res;
     } catch (e) {
       const err = toCriError(def.path, e);
-      this.ring.push({ method: def.path, ...subject, startMs, durationMs: performance.now() - t0, code: grpcCodeName(err.grpcCode), error: err.details });
+      this.ring.push({
+        method: def.path,
+        ...subject,
+        startMs,
+        durationMs: performance.now() - t0,
+        code: grpcCodeName(err.grpcCode),
+        error: err.details,
+      });
       throw err;
     }
   }

@@ -7,20 +7,25 @@ const pod: Pod = {
   metadata: { name: 'p', namespace: 'ns', uid: 'u1', labels: { app: 'web' } },
   spec: {
     nodeName: 'n1',
-    containers: [{
-      name: 'c',
-      image: 'reg/busybox:1',
-      command: ['sh', '-c'],
-      args: ['echo $(GREETING) $$(NOT) $(MISSING)'],
-      workingDir: '/data',
-      env: [
-        { name: 'NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-        { name: 'GREETING', value: 'hello $(NAME)' },
-        { name: 'APP', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
-        { name: 'IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-      ],
-      volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true }, { name: 'data', mountPath: '/sub', subPath: 'a/b' }],
-    }],
+    containers: [
+      {
+        name: 'c',
+        image: 'reg/busybox:1',
+        command: ['sh', '-c'],
+        args: ['echo $(GREETING) $$(NOT) $(MISSING)'],
+        workingDir: '/data',
+        env: [
+          { name: 'NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          { name: 'GREETING', value: 'hello $(NAME)' },
+          { name: 'APP', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
+          { name: 'IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+        ],
+        volumeMounts: [
+          { name: 'data', mountPath: '/data', readOnly: true },
+          { name: 'data', mountPath: '/sub', subPath: 'a/b' },
+        ],
+      },
+    ],
   },
 };
 const src = { hostIPs: ['10.0.0.5'], configMap: () => undefined, secret: () => undefined };
@@ -28,7 +33,17 @@ const src = { hostIPs: ['10.0.0.5'], configMap: () => undefined, secret: () => u
 describe('container config', () => {
   it('builds the CRI container: command/args expanded, mounts at their mountPath from the given host paths, labels, log path', () => {
     const c = pod.spec!.containers[0]!;
-    const cfg = containerConfig({ pod, container: c, attempt: 2, imageRef: 'sha256:abc', env: containerEnv(pod, c, src).env, mounts: new Map([[0, '/host/data'], [1, '/host/subpaths/1']]) });
+    const cfg = containerConfig({
+      pod,
+      container: c,
+      attempt: 2,
+      imageRef: 'sha256:abc',
+      env: containerEnv(pod, c, src).env,
+      mounts: new Map([
+        [0, '/host/data'],
+        [1, '/host/subpaths/1'],
+      ]),
+    });
     expect(cfg.args).toEqual(['echo hello p $(NOT) $(MISSING)']);
     expect(cfg.workingDir).toBe('/data');
     expect(cfg.mounts).toEqual([
@@ -41,16 +56,38 @@ describe('container config', () => {
   });
 
   it('block volumes become CRI devices at their devicePath; the security context and fsGroup/supplementalGroups pass through', () => {
-    const p: Pod = { ...pod, spec: { ...pod.spec!, securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [3000] } } };
+    const p: Pod = {
+      ...pod,
+      spec: { ...pod.spec!, securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [3000] } },
+    };
     const c = {
       name: 'c',
       volumeDevices: [{ name: 'raw', devicePath: '/dev/xvda' }],
-      securityContext: { runAsGroup: 1500, readOnlyRootFilesystem: true, privileged: false, capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] } },
+      securityContext: {
+        runAsGroup: 1500,
+        readOnlyRootFilesystem: true,
+        privileged: false,
+        capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] },
+      },
     };
-    const cfg = containerConfig({ pod: p, container: c, attempt: 0, imageRef: 'sha256:abc', env: new Map(), mounts: new Map(), devices: new Map([[0, '/var/lib/kubelet/pods/u1/volumeDevices/raw']]) });
-    expect(cfg.devices).toEqual([{ containerPath: '/dev/xvda', hostPath: '/var/lib/kubelet/pods/u1/volumeDevices/raw', permissions: 'mrw' }]);
+    const cfg = containerConfig({
+      pod: p,
+      container: c,
+      attempt: 0,
+      imageRef: 'sha256:abc',
+      env: new Map(),
+      mounts: new Map(),
+      devices: new Map([[0, '/var/lib/kubelet/pods/u1/volumeDevices/raw']]),
+    });
+    expect(cfg.devices).toEqual([
+      { containerPath: '/dev/xvda', hostPath: '/var/lib/kubelet/pods/u1/volumeDevices/raw', permissions: 'mrw' },
+    ]);
     expect(cfg.linux?.securityContext).toMatchObject({
-      runAsUser: { value: 1000 }, runAsGroup: { value: 1500 }, readonlyRootfs: true, privileged: false, supplementalGroups: [2000, 3000],
+      runAsUser: { value: 1000 },
+      runAsGroup: { value: 1500 },
+      readonlyRootfs: true,
+      privileged: false,
+      supplementalGroups: [2000, 3000],
       capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: ['ALL'] },
     });
   });
@@ -76,8 +113,14 @@ describe('container config', () => {
   it.each<{ resources: ResourceRequirements; want: object }>([
     { resources: {}, want: { cpuShares: 2 } },
     { resources: { requests: { cpu: '250m' } }, want: { cpuShares: 256 } },
-    { resources: { limits: { cpu: '1', memory: '64Mi' } }, want: { cpuShares: 1024, cpuPeriod: 100_000, cpuQuota: 100_000, memoryLimitInBytes: 67_108_864 } },
-    { resources: { requests: { cpu: '100m' }, limits: { cpu: '5m' } }, want: { cpuShares: 102, cpuPeriod: 100_000, cpuQuota: 1_000 } },
+    {
+      resources: { limits: { cpu: '1', memory: '64Mi' } },
+      want: { cpuShares: 1024, cpuPeriod: 100_000, cpuQuota: 100_000, memoryLimitInBytes: 67_108_864 },
+    },
+    {
+      resources: { requests: { cpu: '100m' }, limits: { cpu: '5m' } },
+      want: { cpuShares: 102, cpuPeriod: 100_000, cpuQuota: 1_000 },
+    },
   ])('resources $resources → $want', ({ resources, want }) => {
     expect(linuxResources({ name: 'c', resources })).toEqual(want);
   });

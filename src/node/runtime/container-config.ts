@@ -27,7 +27,12 @@ export function containerLogPath(container: string, attempt: number): string {
 
 export function podLabels(pod: Pod): Record<string, string> {
   const m = pod.metadata ?? {};
-  return { ...(m.labels ?? {}), [LABEL_POD_NAME]: m.name ?? '', [LABEL_POD_NAMESPACE]: m.namespace ?? 'default', [LABEL_POD_UID]: m.uid ?? '' };
+  return {
+    ...(m.labels ?? {}),
+    [LABEL_POD_NAME]: m.name ?? '',
+    [LABEL_POD_NAMESPACE]: m.namespace ?? 'default',
+    [LABEL_POD_UID]: m.uid ?? '',
+  };
 }
 
 /** The sandbox: on the host's network (pods share the node's network and its address). */
@@ -74,10 +79,24 @@ export function containerConfig(o: {
       containerPath: m.mountPath,
       hostPath: o.mounts.get(i) ?? '',
       readonly: m.readOnly === true,
-      propagation: m.mountPropagation === 'HostToContainer' ? 'PROPAGATION_HOST_TO_CONTAINER' : m.mountPropagation === 'Bidirectional' ? 'PROPAGATION_BIDIRECTIONAL' : 'PROPAGATION_PRIVATE',
+      propagation:
+        m.mountPropagation === 'HostToContainer'
+          ? 'PROPAGATION_HOST_TO_CONTAINER'
+          : m.mountPropagation === 'Bidirectional'
+            ? 'PROPAGATION_BIDIRECTIONAL'
+            : 'PROPAGATION_PRIVATE',
     })),
-    devices: (c.volumeDevices ?? []).map((d, i) => ({ containerPath: d.devicePath, hostPath: o.devices?.get(i) ?? '', permissions: 'mrw' })),
-    labels: { [LABEL_POD_NAME]: o.pod.metadata?.name ?? '', [LABEL_POD_NAMESPACE]: o.pod.metadata?.namespace ?? 'default', [LABEL_POD_UID]: o.pod.metadata?.uid ?? '', [LABEL_CONTAINER_NAME]: c.name },
+    devices: (c.volumeDevices ?? []).map((d, i) => ({
+      containerPath: d.devicePath,
+      hostPath: o.devices?.get(i) ?? '',
+      permissions: 'mrw',
+    })),
+    labels: {
+      [LABEL_POD_NAME]: o.pod.metadata?.name ?? '',
+      [LABEL_POD_NAMESPACE]: o.pod.metadata?.namespace ?? 'default',
+      [LABEL_POD_UID]: o.pod.metadata?.uid ?? '',
+      [LABEL_CONTAINER_NAME]: c.name,
+    },
     annotations: { 'io.kubernetes.container.restartCount': String(o.attempt) },
     logPath: containerLogPath(c.name, o.attempt),
     stdin: c.stdin === true,
@@ -92,7 +111,14 @@ export function containerConfig(o: {
         ...(runAsGroup !== undefined ? { runAsGroup: { value: runAsGroup } } : {}),
         supplementalGroups: [...(psc?.fsGroup !== undefined ? [psc.fsGroup] : []), ...(psc?.supplementalGroups ?? [])],
         namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' },
-        ...(sc?.capabilities ? { capabilities: { addCapabilities: sc.capabilities.add ?? [], dropCapabilities: sc.capabilities.drop ?? [] } } : {}),
+        ...(sc?.capabilities
+          ? {
+              capabilities: {
+                addCapabilities: sc.capabilities.add ?? [],
+                dropCapabilities: sc.capabilities.drop ?? [],
+              },
+            }
+          : {}),
       },
     },
   };
@@ -117,14 +143,17 @@ export function linuxResources(c: Container): T.LinuxContainerResources {
   const mem = lim['memory'] !== undefined ? Number(quantityValue(lim['memory'])) : 0;
   return {
     cpuShares: Math.max(MIN_SHARES, Math.floor((cpuReq * SHARES_PER_CPU) / 1000)),
-    ...(cpuLim > 0 ? { cpuPeriod: QUOTA_PERIOD_US, cpuQuota: Math.max(MIN_QUOTA_US, Math.floor((cpuLim * QUOTA_PERIOD_US) / 1000)) } : {}),
+    ...(cpuLim > 0
+      ? { cpuPeriod: QUOTA_PERIOD_US, cpuQuota: Math.max(MIN_QUOTA_US, Math.floor((cpuLim * QUOTA_PERIOD_US) / 1000)) }
+      : {}),
     ...(mem > 0 ? { memoryLimitInBytes: mem } : {}),
   };
 }
 
 /** The kubelet's default pull policy: Always for `:latest` or no tag, IfNotPresent otherwise. */
 export function pullPolicyOf(c: Container): 'Always' | 'IfNotPresent' | 'Never' {
-  if (c.imagePullPolicy === 'Always' || c.imagePullPolicy === 'IfNotPresent' || c.imagePullPolicy === 'Never') return c.imagePullPolicy;
+  if (c.imagePullPolicy === 'Always' || c.imagePullPolicy === 'IfNotPresent' || c.imagePullPolicy === 'Never')
+    return c.imagePullPolicy;
   const image = c.image ?? '';
   if (image.includes('@')) return 'IfNotPresent';
   const lastSlash = image.lastIndexOf('/');

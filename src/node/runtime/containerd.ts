@@ -79,7 +79,8 @@ state = ${q(join(dir, 'state'))}
 export async function startEmbeddedContainerd(o: EmbeddedContainerdOptions): Promise<EmbeddedContainerd> {
   const log = o.log ?? newLogger('containerd');
   const missing = missingRuntimePrograms();
-  if (missing.length > 0) throw new Error(`cannot start the embedded container runtime: ${missing.join(' and ')} not on PATH`);
+  if (missing.length > 0)
+    throw new Error(`cannot start the embedded container runtime: ${missing.join(' and ')} not on PATH`);
   ensureDir(o.dir, 0o711);
   const adopted = await adoptRunning(o.dir);
   if (adopted) {

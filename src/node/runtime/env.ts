@@ -56,35 +56,57 @@ function fieldValue(pod: Pod, fieldPath: string, hostIPs: readonly string[]): st
   const ann = /^metadata\.annotations\['(.+)'\]$/.exec(fieldPath);
   if (ann) return m.annotations?.[ann[1]!] ?? '';
   switch (fieldPath) {
-    case 'metadata.name': return m.name ?? '';
-    case 'metadata.namespace': return m.namespace ?? '';
-    case 'metadata.uid': return m.uid ?? '';
-    case 'spec.nodeName': return pod.spec?.nodeName ?? '';
-    case 'spec.serviceAccountName': return pod.spec?.serviceAccountName ?? '';
+    case 'metadata.name':
+      return m.name ?? '';
+    case 'metadata.namespace':
+      return m.namespace ?? '';
+    case 'metadata.uid':
+      return m.uid ?? '';
+    case 'spec.nodeName':
+      return pod.spec?.nodeName ?? '';
+    case 'spec.serviceAccountName':
+      return pod.spec?.serviceAccountName ?? '';
     case 'status.hostIP':
-    case 'status.podIP': return hostIPs[0] ?? '';
+    case 'status.podIP':
+      return hostIPs[0] ?? '';
     // The plural fields are comma-joined, as the kubelet writes them.
     case 'status.hostIPs':
-    case 'status.podIPs': return hostIPs.join(',');
-    default: throw new ContainerConfigError(`unsupported fieldRef ${fieldPath}`);
+    case 'status.podIPs':
+      return hostIPs.join(',');
+    default:
+      throw new ContainerConfigError(`unsupported fieldRef ${fieldPath}`);
   }
 }
 
-const RESOURCE_FIELDS = ['limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage'] as const;
+const RESOURCE_FIELDS = [
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+] as const;
 
 /**
  * The kubelet's ExtractContainerResourceValue: the quantity divided by the divisor, rounded up
  * (cpu in millis, the others in units). A limit the container does not set is the node's
  * allocatable; a request it does not set defaults to its limit (API defaulting), else 0.
  */
-export function resourceFieldValue(pod: Pod, self: Container, ref: { containerName?: string; resource: string; divisor?: string | number }, allocatable?: NodeAllocatable): string {
-  const c = ref.containerName ? [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((x) => x.name === ref.containerName) : self;
+export function resourceFieldValue(
+  pod: Pod,
+  self: Container,
+  ref: { containerName?: string; resource: string; divisor?: string | number },
+  allocatable?: NodeAllocatable,
+): string {
+  const c = ref.containerName
+    ? [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((x) => x.name === ref.containerName)
+    : self;
   if (!c) throw new ContainerConfigError(`container ${ref.containerName} not found in pod`);
   const field = RESOURCE_FIELDS.find((f) => f === ref.resource);
   if (!field) throw new ContainerConfigError(`unsupported container resource : ${ref.resource}`);
   const [kind, name] = field.split('.') as ['limits' | 'requests', 'cpu' | 'memory' | 'ephemeral-storage'];
   const limit = c.resources?.limits?.[name] ?? allocatable?.[name];
-  const q = kind === 'limits' ? limit : c.resources?.requests?.[name] ?? c.resources?.limits?.[name];
+  const q = kind === 'limits' ? limit : (c.resources?.requests?.[name] ?? c.resources?.limits?.[name]);
   const divisor = quantityNanos(ref.divisor ?? '1');
   if (divisor <= 0n) throw new ContainerConfigError(`invalid divisor ${String(ref.divisor)} for ${ref.resource}`);
   const n = quantityNanos(q);
@@ -121,7 +143,11 @@ export function containerEnv(pod: Pod, c: Container, src: EnvSources): Container
       if (!validEnvName(name)) invalid.push(name);
       else env.set(name, v);
     }
-    if (invalid.length > 0) invalidKeys.push({ source: `${f.configMapRef ? 'configMap' : 'secret'} ${ns}/${ref.name ?? ''}`, keys: invalid.sort() });
+    if (invalid.length > 0)
+      invalidKeys.push({
+        source: `${f.configMapRef ? 'configMap' : 'secret'} ${ns}/${ref.name ?? ''}`,
+        keys: invalid.sort(),
+      });
   }
   for (const e of (c.env ?? []) as EnvVar[]) {
     const from = e.valueFrom;
@@ -137,20 +163,29 @@ export function containerEnv(pod: Pod, c: Container, src: EnvSources): Container
   return { env, invalidKeys };
 }
 
-function keyOf(kind: 'ConfigMap' | 'Secret', get: EnvSources['configMap'], ns: string, r: { name?: string; key: string; optional?: boolean }): string | undefined {
+function keyOf(
+  kind: 'ConfigMap' | 'Secret',
+  get: EnvSources['configMap'],
+  ns: string,
+  r: { name?: string; key: string; optional?: boolean },
+): string | undefined {
   const data = get(ns, r.name ?? '');
   if (!data) {
     if (r.optional === true) return undefined;
     throw new ContainerConfigError(`${kind.toLowerCase()} "${r.name ?? ''}" not found`);
   }
   const v = data[r.key];
-  if (v === undefined && r.optional !== true) throw new ContainerConfigError(`couldn't find key ${r.key} in ${kind} ${ns}/${r.name ?? ''}`);
+  if (v === undefined && r.optional !== true)
+    throw new ContainerConfigError(`couldn't find key ${r.key} in ${kind} ${ns}/${r.name ?? ''}`);
   return v;
 }
 
 /** A volumeMount's subPathExpr expanded with the container's env; the result must stay inside the volume. */
 export function expandSubPathExpr(expr: string, env: ReadonlyMap<string, string>): string {
   const out = expandVars(expr, env);
-  if (out.startsWith('/') || out.split('/').includes('..')) throw new ContainerConfigError(`failed to prepare subPath for volumeMount: subPathExpr ${expr} expands to ${out}, which is not a relative path inside the volume`);
+  if (out.startsWith('/') || out.split('/').includes('..'))
+    throw new ContainerConfigError(
+      `failed to prepare subPath for volumeMount: subPathExpr ${expr} expands to ${out}, which is not a relative path inside the volume`,
+    );
   return out;
 }

@@ -3,14 +3,31 @@ import { runtimeDownReason, watchRuntimeHealth } from './health.js';
 import { realClock } from '../../util/backoff.js';
 
 const status = (ready: boolean | undefined) => ({
-  status: { conditions: ready === undefined ? [] : [{ type: 'RuntimeReady', status: ready, reason: ready ? '' : 'ContainerdNotReady', message: ready ? '' : 'shutting down' }, { type: 'NetworkReady', status: false, reason: 'NoCNI', message: '' }] },
+  status: {
+    conditions:
+      ready === undefined
+        ? []
+        : [
+            {
+              type: 'RuntimeReady',
+              status: ready,
+              reason: ready ? '' : 'ContainerdNotReady',
+              message: ready ? '' : 'shutting down',
+            },
+            { type: 'NetworkReady', status: false, reason: 'NoCNI', message: '' },
+          ],
+  },
   info: {},
 });
 
 describe('runtime health', () => {
   it.each([
     { name: 'ready (NetworkReady false does not matter: host network)', r: { ok: status(true) }, want: undefined },
-    { name: 'not ready', r: { ok: status(false) }, want: 'RuntimeReady=false reason:ContainerdNotReady message:shutting down' },
+    {
+      name: 'not ready',
+      r: { ok: status(false) },
+      want: 'RuntimeReady=false reason:ContainerdNotReady message:shutting down',
+    },
     { name: 'no RuntimeReady', r: { ok: status(undefined) }, want: 'the runtime did not report RuntimeReady' },
     { name: 'call failed', r: { error: new Error('connect ECONNREFUSED') }, want: 'connect ECONNREFUSED' },
   ])('$name', ({ r, want }) => {
@@ -29,7 +46,13 @@ describe('runtime health', () => {
         return a ?? status(true);
       }),
     };
-    await watchRuntimeHealth({ cri, clock: realClock, signal: stop.signal, periodMs: 1, onChange: (d) => changes.push(d) });
+    await watchRuntimeHealth({
+      cri,
+      clock: realClock,
+      signal: stop.signal,
+      periodMs: 1,
+      onChange: (d) => changes.push(d),
+    });
     expect(changes).toEqual(['gone', undefined]);
   });
 });

@@ -21,7 +21,13 @@ export function runtimeDownReason(r: { ok: T.StatusResponse__Output } | { error:
  * Checks the runtime every `periodMs` until `signal` aborts; `onChange` gets the new down reason
  * (undefined when it is up again) each time it changes. The first check is reported only if down.
  */
-export async function watchRuntimeHealth(o: { cri: Pick<CriClient, 'status'>; clock: Clock; signal: AbortSignal; periodMs?: number; onChange: (down: string | undefined) => void }): Promise<void> {
+export async function watchRuntimeHealth(o: {
+  cri: Pick<CriClient, 'status'>;
+  clock: Clock;
+  signal: AbortSignal;
+  periodMs?: number;
+  onChange: (down: string | undefined) => void;
+}): Promise<void> {
   const period = o.periodMs ?? RUNTIME_HEALTH_PERIOD_MS;
   let last: string | undefined;
   while (!o.signal.aborted) {

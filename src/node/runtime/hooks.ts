@@ -17,12 +17,18 @@ export function hookFailureMessage(pod: Pod, c: Container, h: LifecycleHandler, 
     const cmd = h.exec.command ?? [];
     return `Exec lifecycle hook ([${cmd.join(' ')}]) for Container ${JSON.stringify(c.name)} in Pod ${JSON.stringify(podDescription(pod))} failed - error: command '${cmd.join(' ')}' exited with non-zero status, message: ${JSON.stringify(out.output)}`;
   }
-  if (h.httpGet) return `HTTP lifecycle hook (${h.httpGet.path ?? ''}) for Container ${JSON.stringify(c.name)} in Pod ${JSON.stringify(podDescription(pod))} failed - error: ${out.output}`;
+  if (h.httpGet)
+    return `HTTP lifecycle hook (${h.httpGet.path ?? ''}) for Container ${JSON.stringify(c.name)} in Pod ${JSON.stringify(podDescription(pod))} failed - error: ${out.output}`;
   return `Lifecycle hook for Container ${JSON.stringify(c.name)} in Pod ${JSON.stringify(podDescription(pod))} failed - error: ${out.output}`;
 }
 
 /** Runs the hook; `timeoutSeconds` 0 = no limit (postStart), the grace period for preStop. Undefined = success. */
-export async function runHook(pod: Pod, h: LifecycleHandler, t: HandlerTarget, timeoutSeconds: number): Promise<string | undefined> {
+export async function runHook(
+  pod: Pod,
+  h: LifecycleHandler,
+  t: HandlerTarget,
+  timeoutSeconds: number,
+): Promise<string | undefined> {
   const out = await runHandler(h, t, timeoutSeconds);
   return out.result === 'success' ? undefined : hookFailureMessage(pod, t.container, h, out);
 }

@@ -24,7 +24,13 @@ export interface ImageManager {
   forget(uid: string): void;
 }
 
-export function newImageManager(o: { cri: CriClient; client: RestClient; recorder: EventRecorder; clock: Clock; signal: AbortSignal }): ImageManager {
+export function newImageManager(o: {
+  cri: CriClient;
+  client: RestClient;
+  recorder: EventRecorder;
+  clock: Clock;
+  signal: AbortSignal;
+}): ImageManager {
   const { clock, signal } = o;
   const backoff = new Map<string, { failures: number; untilMs: number }>();
 
@@ -104,7 +110,13 @@ export function newImageManager(o: { cri: CriClient; client: RestClient; recorde
         missing.push(ref.name);
       }
     }
-    if (missing.length > 0) o.recorder.event(pod, 'Warning', 'FailedToRetrieveImagePullSecret', `Unable to retrieve some image pull secrets (${missing.join(', ')}); attempting to pull the image may not succeed.`);
+    if (missing.length > 0)
+      o.recorder.event(
+        pod,
+        'Warning',
+        'FailedToRetrieveImagePullSecret',
+        `Unable to retrieve some image pull secrets (${missing.join(', ')}); attempting to pull the image may not succeed.`,
+      );
     return out;
   };
 

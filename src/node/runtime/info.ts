@@ -23,7 +23,10 @@ export function runtimeVersionString(r: ContainerRuntimeInfo): string {
 }
 
 /** Connects to the runtime at `endpoint` and reads its name and version; rejects with a CriError when it does not answer. */
-export async function connectRuntime(endpoint: string, timeoutMs = 10_000): Promise<{ client: CriClient; info: ContainerRuntimeInfo }> {
+export async function connectRuntime(
+  endpoint: string,
+  timeoutMs = 10_000,
+): Promise<{ client: CriClient; info: ContainerRuntimeInfo }> {
   const client = new CriClient({ endpoint });
   try {
     await client.connect(timeoutMs);

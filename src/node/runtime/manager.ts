@@ -20,7 +20,13 @@ import { newLogger, type Logger } from '../../util/log.js';
 import { newLoop } from '../../util/loop.js';
 import type { CriClient } from './client.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, sandboxConfig } from './container-config.js';
-import { ContainerConfigError, containerEnv, expandSubPathExpr, referencedObjects, type NodeAllocatable } from './env.js';
+import {
+  ContainerConfigError,
+  containerEnv,
+  expandSubPathExpr,
+  referencedObjects,
+  type NodeAllocatable,
+} from './env.js';
 import { podDescription, runHook } from './hooks.js';
 import { computePodActions, crashLoopDelayOf, latestOf, type ContainerInfo, type RuntimePod } from './pod-actions.js';
 import { changedPods, nextSyncDelayMs, relistFingerprints } from './pleg.js';
@@ -107,7 +113,15 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const waiting = new Map<string, Map<string, Waiting>>();
   const images = newImageManager({ cri: o.cri, client: o.client, recorder: o.recorder, clock, signal });
   const lastStatus = new Map<string, string>();
-  const prober = newProber({ cri: o.cri, podIP: o.hostIP, recorder: o.recorder, clock, signal, log: log.child('prober'), onChange: (uid) => wake(uid) });
+  const prober = newProber({
+    cri: o.cri,
+    podIP: o.hostIP,
+    recorder: o.recorder,
+    clock,
+    signal,
+    log: log.child('prober'),
+    onChange: (uid) => wake(uid),
+  });
 
   const readRuntimePod = async (uid: string): Promise<RuntimePod> => {
     const sandboxes = await o.cri.listPodSandbox({ labelSelector: { [LABEL_POD_UID]: uid } }, { signal });
@@ -132,7 +146,14 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
         sandboxId: c.podSandboxId,
         name: c.labels[LABEL_CONTAINER_NAME] ?? c.metadata?.name ?? '',
         attempt: c.metadata?.attempt ?? 0,
-        state: st.state === 'CONTAINER_RUNNING' ? 'running' : st.state === 'CONTAINER_EXITED' ? 'exited' : st.state === 'CONTAINER_CREATED' ? 'created' : 'unknown',
+        state:
+          st.state === 'CONTAINER_RUNNING'
+            ? 'running'
+            : st.state === 'CONTAINER_EXITED'
+              ? 'exited'
+              : st.state === 'CONTAINER_CREATED'
+                ? 'created'
+                : 'unknown',
         exitCode: st.exitCode,
         reason: st.reason === 'Completed' || st.reason === 'Error' ? '' : st.reason,
         message: st.message,
@@ -146,25 +167,43 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
       containers.push(info);
     }
     return {
-      sandboxes: sandboxes.map((s) => ({ id: s.id, ready: s.state === 'SANDBOX_READY', attempt: s.metadata?.attempt ?? 0, createdAtMs: Math.floor(s.createdAt / 1e6) })),
+      sandboxes: sandboxes.map((s) => ({
+        id: s.id,
+        ready: s.state === 'SANDBOX_READY',
+        attempt: s.metadata?.attempt ?? 0,
+        createdAtMs: Math.floor(s.createdAt / 1e6),
+      })),
       containers,
     };
   };
 
-  const isActive = (rt: RuntimePod): boolean => rt.sandboxes.some((s) => s.ready) || rt.containers.some((c) => c.state === 'running' || c.state === 'created');
+  const isActive = (rt: RuntimePod): boolean =>
+    rt.sandboxes.some((s) => s.ready) || rt.containers.some((c) => c.state === 'running' || c.state === 'created');
 
   /**
    * The kubelet's killContainer: the preStop hook (running containers, within the grace period),
    * then SIGTERM with what is left of the grace (at least 2 s), then SIGKILL by the runtime.
    */
-  const killContainer = async (pod: Pod | undefined, c: ContainerInfo, graceSeconds: number, message: string): Promise<void> => {
-    const spec = [...(pod?.spec?.containers ?? []), ...(pod?.spec?.initContainers ?? [])].find((x) => x.name === c.name);
+  const killContainer = async (
+    pod: Pod | undefined,
+    c: ContainerInfo,
+    graceSeconds: number,
+    message: string,
+  ): Promise<void> => {
+    const spec = [...(pod?.spec?.containers ?? []), ...(pod?.spec?.initContainers ?? [])].find(
+      (x) => x.name === c.name,
+    );
     if (pod) o.recorder.event(pod, 'Normal', 'Killing', message);
     let grace = graceSeconds;
     const preStop = spec?.lifecycle?.preStop;
     if (pod && spec && preStop && c.state === 'running' && grace > 0) {
       const t0 = clock.now();
-      const failed = await runHook(pod, preStop, { cri: o.cri, containerId: c.id, container: spec, podIP: o.hostIP, signal }, grace);
+      const failed = await runHook(
+        pod,
+        preStop,
+        { cri: o.cri, containerId: c.id, container: spec, podIP: o.hostIP, signal },
+        grace,
+      );
       if (failed !== undefined) o.recorder.event(pod, 'Warning', 'FailedPreStopHook', failed);
       grace = Math.max(MIN_GRACE_AFTER_PRESTOP_S, grace - Math.floor((clock.now() - t0) / 1000));
     }
@@ -175,7 +214,9 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   const killPod = async (pod: Pod | undefined, rt: RuntimePod, remove: boolean): Promise<void> => {
     const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
     await Promise.all(
-      rt.containers.filter((c) => c.state === 'running' || c.state === 'created').map((c) => killContainer(pod, c, grace, `Stopping container ${c.name}`)),
+      rt.containers
+        .filter((c) => c.state === 'running' || c.state === 'created')
+        .map((c) => killContainer(pod, c, grace, `Stopping container ${c.name}`)),
     );
     for (const s of rt.sandboxes) await o.cri.stopPodSandbox(s.id, { signal });
     if (!remove) return;
@@ -193,7 +234,15 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     return (pod.spec?.volumes ?? []).every((v) => mounted.has(v.name));
   };
 
-  const startContainer = async (pod: Pod, sandboxId: string, name: string, init: boolean, attempt: number, sandboxAttempt: number, w: Map<string, Waiting>): Promise<void> => {
+  const startContainer = async (
+    pod: Pod,
+    sandboxId: string,
+    name: string,
+    init: boolean,
+    attempt: number,
+    sandboxAttempt: number,
+    w: Map<string, Waiting>,
+  ): Promise<void> => {
     const spec = (init ? pod.spec?.initContainers : pod.spec?.containers)?.find((c) => c.name === name);
     if (!spec) return;
     const uid = pod.metadata?.uid ?? '';
@@ -211,7 +260,13 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
         ...(o.allocatable ? { allocatable: o.allocatable } : {}),
       });
       env = r.env;
-      for (const bad of r.invalidKeys) o.recorder.event(pod, 'Warning', 'InvalidEnvironmentVariableNames', `Keys [${bad.keys.join(', ')}] from the EnvFrom ${bad.source} were skipped since they are considered invalid environment variable names.`);
+      for (const bad of r.invalidKeys)
+        o.recorder.event(
+          pod,
+          'Warning',
+          'InvalidEnvironmentVariableNames',
+          `Keys [${bad.keys.join(', ')}] from the EnvFrom ${bad.source} were skipped since they are considered invalid environment variable names.`,
+        );
       const mounted = o.volumes.mounted(uid);
       for (const [i, m] of (spec.volumeMounts ?? []).entries()) {
         const host = mounted.get(m.name);
@@ -220,8 +275,17 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
           // subPathExpr needs the container's env, so it is expanded and bound here, at container
           // start, as the kubelet's makeMounts does; the volume manager's teardown unbinds it.
           const target = o.volumes.subPathDir(uid, m.name, name, i);
-          await mountSubPath({ volumeRoot: host, subPath: expandSubPathExpr(m.subPathExpr, env), target, readOnly: m.readOnly === true }).catch((e: unknown) => {
-            throw e instanceof ContainerConfigError ? e : new ContainerConfigError(`failed to prepare subPath for volumeMount "${m.name}" of container "${name}": ${String(e)}`);
+          await mountSubPath({
+            volumeRoot: host,
+            subPath: expandSubPathExpr(m.subPathExpr, env),
+            target,
+            readOnly: m.readOnly === true,
+          }).catch((e: unknown) => {
+            throw e instanceof ContainerConfigError
+              ? e
+              : new ContainerConfigError(
+                  `failed to prepare subPath for volumeMount "${m.name}" of container "${name}": ${String(e)}`,
+                );
           });
           mounts.set(i, target);
         } else mounts.set(i, m.subPath ? o.volumes.subPathDir(uid, m.name, name, i) : host);
@@ -239,7 +303,11 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     }
     await mkdir(join(podLogDir(o.rootDir, pod), name), { recursive: true, mode: 0o755 });
     const { containerId } = await o.cri.createContainer(
-      { podSandboxId: sandboxId, sandboxConfig: sandboxConfig(pod, sandboxAttempt, o.rootDir), config: containerConfig({ pod, container: spec, attempt, imageRef, env, mounts, devices }) },
+      {
+        podSandboxId: sandboxId,
+        sandboxConfig: sandboxConfig(pod, sandboxAttempt, o.rootDir),
+        config: containerConfig({ pod, container: spec, attempt, imageRef, env, mounts, devices }),
+      },
       { signal },
     );
     o.recorder.event(pod, 'Normal', 'Created', `Created container ${name}`);
@@ -247,7 +315,12 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     o.recorder.event(pod, 'Normal', 'Started', `Started container ${name}`);
     const postStart = spec.lifecycle?.postStart;
     if (postStart) {
-      const failed = await runHook(pod, postStart, { cri: o.cri, containerId, container: spec, podIP: o.hostIP, signal }, 0);
+      const failed = await runHook(
+        pod,
+        postStart,
+        { cri: o.cri, containerId, container: spec, podIP: o.hostIP, signal },
+        0,
+      );
       if (failed !== undefined) {
         // The kubelet kills a container whose postStart hook failed; its restart policy decides what next.
         o.recorder.event(pod, 'Warning', 'FailedPostStartHook', failed);
@@ -258,12 +331,15 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
   };
 
   /** The configMaps' and secrets' data (secrets decoded) the container's env and envFrom read; absent ones stay absent. */
-  const referencedData = async (pod: Pod, spec: Container): Promise<{ configMaps: Map<string, Record<string, string>>; secrets: Map<string, Record<string, string>> }> => {
+  const referencedData = async (
+    pod: Pod,
+    spec: Container,
+  ): Promise<{ configMaps: Map<string, Record<string, string>>; secrets: Map<string, Record<string, string>> }> => {
     const ns = pod.metadata?.namespace ?? 'default';
     const configMaps = new Map<string, Record<string, string>>();
     const secrets = new Map<string, Record<string, string>>();
     const refs = referencedObjects(spec);
-    const absentIsUndefined = async <T,>(get: () => Promise<T>): Promise<T | undefined> => {
+    const absentIsUndefined = async <T>(get: () => Promise<T>): Promise<T | undefined> => {
       try {
         return await get();
       } catch (err) {
@@ -286,12 +362,22 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     const uid = pod.metadata?.uid ?? '';
     const sandboxId = [...rt.sandboxes].filter((s) => s.ready).sort((a, b) => b.createdAtMs - a.createdAtMs)[0]?.id;
     prober.update(pod, rt, sandboxId); // the workers see the containers this status reports
-    const status = runtimePodStatus({ pod, rt, waiting: w, sandboxId, hostIP: o.hostIP, nowMs: clock.now(), probes: (spec, id, running) => prober.status(pod, spec, id, running) });
+    const status = runtimePodStatus({
+      pod,
+      rt,
+      waiting: w,
+      sandboxId,
+      hostIP: o.hostIP,
+      nowMs: clock.now(),
+      probes: (spec, id, running) => prober.status(pod, spec, id, running),
+    });
     const { conditions: _c, ...comparable } = status;
     const fingerprint = JSON.stringify(comparable);
     if (lastStatus.get(uid) === fingerprint) return;
     try {
-      await o.client.resource('Pod').patchStatus(pod.metadata?.name ?? '', 'merge', { status }, { namespace: pod.metadata?.namespace, signal });
+      await o.client
+        .resource('Pod')
+        .patchStatus(pod.metadata?.name ?? '', 'merge', { status }, { namespace: pod.metadata?.namespace, signal });
       lastStatus.set(uid, fingerprint);
     } catch (e) {
       if (!(toStowageError(e) instanceof NotFoundError)) throw e;
@@ -303,7 +389,8 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     const uid = pod.metadata?.uid ?? '';
     const rt = await readRuntimePod(uid);
     if (pod.metadata?.deletionTimestamp) prober.removePod(uid);
-    else prober.update(pod, rt, rt.sandboxes.filter((s) => s.ready).sort((x, y) => y.createdAtMs - x.createdAtMs)[0]?.id);
+    else
+      prober.update(pod, rt, rt.sandboxes.filter((s) => s.ready).sort((x, y) => y.createdAtMs - x.createdAtMs)[0]?.id);
     const a = computePodActions(pod, rt, clock.now(), prober.unhealthy(uid));
     const w = new Map<string, Waiting>();
     if (a.killPod) await killPod(pod, rt, a.removePod);
@@ -313,27 +400,49 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
       // The kubelet reports the pod as soon as it has it: containers waiting (ContainerCreating, or
       // PodInitializing behind init containers) while the volumes are being mounted.
       await writeStatus(pod, now, new Map());
-      return nextSyncDelayMs({ waitingForVolumes: true, waitingReasons: [], backoffLeftMs: [], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
+      return nextSyncDelayMs({
+        waitingForVolumes: true,
+        waitingReasons: [],
+        backoffLeftMs: [],
+        resyncMs: RESYNC_MS,
+        retryMs: RETRY_MS,
+      });
     }
     let sandboxId = a.sandboxId;
     if (a.createSandbox) {
       await mkdir(podLogDir(o.rootDir, pod), { recursive: true, mode: 0o755 });
       o.activePods.set(uid, true); // before the sandbox exists: the volumes must stay from here on
-      sandboxId = (await o.cri.runPodSandbox({ config: sandboxConfig(pod, a.sandboxAttempt, o.rootDir) }, { signal })).podSandboxId;
+      sandboxId = (await o.cri.runPodSandbox({ config: sandboxConfig(pod, a.sandboxAttempt, o.rootDir) }, { signal }))
+        .podSandboxId;
     }
     for (const [name, leftMs] of a.backingOff) {
       const c = latestOf(rt.containers, name);
       const message = `back-off ${duration(c ? crashLoopDelayOf(rt.containers, c) : 0)} restarting failed container=${name} pod=${podDescription(pod)}`;
       w.set(name, { reason: 'CrashLoopBackOff', message });
-      if (leftMs > 0) o.recorder.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDescription(pod)}`);
+      if (leftMs > 0)
+        o.recorder.event(
+          pod,
+          'Warning',
+          'BackOff',
+          `Back-off restarting failed container ${name} in pod ${podDescription(pod)}`,
+        );
     }
-    for (const k of a.kill) await killContainer(pod, k.container, k.graceSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30, k.message);
-    if (sandboxId !== undefined) for (const s of a.start) await startContainer(pod, sandboxId, s.name, s.init, s.attempt, a.sandboxAttempt, w);
+    for (const k of a.kill)
+      await killContainer(pod, k.container, k.graceSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30, k.message);
+    if (sandboxId !== undefined)
+      for (const s of a.start) await startContainer(pod, sandboxId, s.name, s.init, s.attempt, a.sandboxAttempt, w);
     const after = await readRuntimePod(uid);
     o.activePods.set(uid, isActive(after));
     waiting.set(uid, w);
-    if (!pod.metadata?.deletionTimestamp && (after.sandboxes.length > 0 || w.size > 0)) await writeStatus(pod, after, w);
-    return nextSyncDelayMs({ waitingForVolumes: false, waitingReasons: [...w.values()].map((x) => x.reason), backoffLeftMs: [...a.backingOff.values(), ...images.backoffLeftMs(uid)], resyncMs: RESYNC_MS, retryMs: RETRY_MS });
+    if (!pod.metadata?.deletionTimestamp && (after.sandboxes.length > 0 || w.size > 0))
+      await writeStatus(pod, after, w);
+    return nextSyncDelayMs({
+      waitingForVolumes: false,
+      waitingReasons: [...w.values()].map((x) => x.reason),
+      backoffLeftMs: [...a.backingOff.values(), ...images.backoffLeftMs(uid)],
+      resyncMs: RESYNC_MS,
+      retryMs: RETRY_MS,
+    });
   };
 
   /** A pod the API no longer has: its containers and sandbox go. */
@@ -366,7 +475,10 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     log,
     body: async () => {
       if (!pods.hasSynced()) return;
-      const [sandboxes, containers] = await Promise.all([o.cri.listPodSandbox(undefined, { signal }), o.cri.listContainers(undefined, { signal })]);
+      const [sandboxes, containers] = await Promise.all([
+        o.cri.listPodSandbox(undefined, { signal }),
+        o.cri.listContainers(undefined, { signal }),
+      ]);
       const relisted = relistFingerprints(sandboxes, containers);
       for (const uid of changedPods(lastRelist, relisted)) dirty.add(uid);
       lastRelist = relisted;
@@ -384,15 +496,21 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
         });
         if (started === 'started') dirty.delete(uid);
       }
-      for (const uid of new Set([...relisted.keys(), ...o.activePods.uids()])) if (!live.has(uid)) exec.run(podKey(uid), 'cleanup_pod', () => cleanupOrphan(uid));
+      for (const uid of new Set([...relisted.keys(), ...o.activePods.uids()]))
+        if (!live.has(uid)) exec.run(podKey(uid), 'cleanup_pod', () => cleanupOrphan(uid));
       for (const uid of [...dueAt.keys()]) if (!live.has(uid)) dueAt.delete(uid);
       for (const uid of [...dirty]) if (!live.has(uid)) dirty.delete(uid); // orphans are cleaned up every tick anyway
     },
   });
   const uidOf = (p: Pod): string => p.metadata?.uid ?? '';
-  pods.addEventHandler({ onAdd: (p) => wake(uidOf(p)), onUpdate: (_old, p) => wake(uidOf(p)), onDelete: () => loop.trigger() });
+  pods.addEventHandler({
+    onAdd: (p) => wake(uidOf(p)),
+    onUpdate: (_old, p) => wake(uidOf(p)),
+    onDelete: () => loop.trigger(),
+  });
   exec.onChange((c) => {
-    const uid = typeof c.key === 'string' && c.key.startsWith('pod-sync/') ? c.key.slice('pod-sync/'.length) : undefined;
+    const uid =
+      typeof c.key === 'string' && c.key.startsWith('pod-sync/') ? c.key.slice('pod-sync/'.length) : undefined;
     if (uid === undefined) return;
     if (c.kind === 'retryDue') wake(uid);
     else if (dirty.has(uid)) loop.trigger();

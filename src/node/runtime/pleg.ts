@@ -39,7 +39,13 @@ export function changedPods(prev: ReadonlyMap<string, string>, next: ReadonlyMap
 const BACKOFF_REASONS = new Set(['CrashLoopBackOff', 'ErrImagePull', 'ImagePullBackOff']);
 
 /** When a pod's next sync is due without any event (the kubelet's pod worker requeue). */
-export function nextSyncDelayMs(o: { waitingForVolumes: boolean; waitingReasons: readonly string[]; backoffLeftMs: readonly number[]; resyncMs: number; retryMs: number }): number {
+export function nextSyncDelayMs(o: {
+  waitingForVolumes: boolean;
+  waitingReasons: readonly string[];
+  backoffLeftMs: readonly number[];
+  resyncMs: number;
+  retryMs: number;
+}): number {
   // Waiting for volumes or on a config error: nothing in the runtime will change to wake the pod,
   // so it is retried on a short period. Crash-loop and image-pull backoffs wake it when they end.
   if (o.waitingForVolumes || o.waitingReasons.some((r) => !BACKOFF_REASONS.has(r))) return o.retryMs;

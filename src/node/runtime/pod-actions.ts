@@ -94,7 +94,8 @@ export function crashLoopDelayOf(containers: readonly ContainerInfo[], c: Contai
   let since = 0;
   for (const x of containers) {
     const stable = x.startedAtMs > 0 && x.finishedAtMs - x.startedAtMs > 2 * KUBELET_BACKOFF.capMs;
-    if (x.name === c.name && x.sandboxId === c.sandboxId && x.attempt <= c.attempt && stable) since = Math.max(since, x.attempt);
+    if (x.name === c.name && x.sandboxId === c.sandboxId && x.attempt <= c.attempt && stable)
+      since = Math.max(since, x.attempt);
   }
   return crashLoopDelayMs(c.attempt - since);
 }
@@ -113,7 +114,10 @@ export function latestOf(containers: readonly ContainerInfo[], name: string): Co
 export function previousOf(containers: readonly ContainerInfo[], name: string): ContainerInfo | undefined {
   const latest = latestOf(containers, name);
   if (!latest) return undefined;
-  return latestOf(containers.filter((c) => c.id !== latest.id), name);
+  return latestOf(
+    containers.filter((c) => c.id !== latest.id),
+    name,
+  );
 }
 
 export function restartPolicyOf(pod: Pod): 'Always' | 'OnFailure' | 'Never' {
@@ -156,11 +160,25 @@ const running = (c: ContainerInfo | undefined): boolean => c?.state === 'running
  * What to do now. `finished` is the pod's phase already being Succeeded or Failed (nothing runs
  * again); `nowMs` is compared with containers' finish times for the crash-loop backoff.
  */
-export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number, unhealthy: Unhealthy = new Map()): PodActions {
-  const none = { killPod: false, removePod: false, createSandbox: false, sandboxAttempt: 0, start: [], backingOff: new Map<string, number>(), kill: [] };
+export function computePodActions(
+  pod: Pod,
+  rt: RuntimePod,
+  nowMs: number,
+  unhealthy: Unhealthy = new Map(),
+): PodActions {
+  const none = {
+    killPod: false,
+    removePod: false,
+    createSandbox: false,
+    sandboxAttempt: 0,
+    start: [],
+    backingOff: new Map<string, number>(),
+    kill: [],
+  };
   const phase = pod.status?.phase;
   if (pod.metadata?.deletionTimestamp) return { ...none, killPod: true, removePod: true };
-  if (phase === 'Succeeded' || phase === 'Failed') return { ...none, killPod: rt.sandboxes.some((s) => s.ready) || rt.containers.some(running) };
+  if (phase === 'Succeeded' || phase === 'Failed')
+    return { ...none, killPod: rt.sandboxes.some((s) => s.ready) || rt.containers.some(running) };
 
   const sandbox = liveSandbox(rt);
   const policy = restartPolicyOf(pod);
@@ -172,8 +190,17 @@ export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number, unhea
     // The kubelet does not make a new sandbox for a Never pod whose containers have already run.
     const ran = rt.containers.some((c) => c.state === 'exited');
     if (ran && policy === 'Never') return { ...none, killPod: rt.containers.some(running) };
-    const start = inits.length > 0 ? [{ name: inits[0]!.name, init: true, attempt: 0 }] : containers.map((c) => ({ name: c.name, init: false, attempt: 0 }));
-    return { ...none, killPod: rt.sandboxes.length > 0 || rt.containers.length > 0, createSandbox: true, sandboxAttempt: lastAttempt + 1, start };
+    const start =
+      inits.length > 0
+        ? [{ name: inits[0]!.name, init: true, attempt: 0 }]
+        : containers.map((c) => ({ name: c.name, init: false, attempt: 0 }));
+    return {
+      ...none,
+      killPod: rt.sandboxes.length > 0 || rt.containers.length > 0,
+      createSandbox: true,
+      sandboxAttempt: lastAttempt + 1,
+      start,
+    };
   }
 
   const inSandbox = rt.containers.filter((c) => c.sandboxId === sandbox.id);
@@ -191,7 +218,13 @@ export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number, unhea
   // Init containers, one at a time, in order.
   for (const ic of inits) {
     const c = latestOf(inSandbox, ic.name);
-    if (!c) return { ...none, sandboxId: sandbox.id, sandboxAttempt: sandbox.attempt, start: [{ name: ic.name, init: true, attempt: 0 }] };
+    if (!c)
+      return {
+        ...none,
+        sandboxId: sandbox.id,
+        sandboxAttempt: sandbox.attempt,
+        start: [{ name: ic.name, init: true, attempt: 0 }],
+      };
     if (running(c)) return { ...none, sandboxId: sandbox.id, sandboxAttempt: sandbox.attempt };
     if (c.exitCode === 0) continue;
     if (policy === 'Never') return { ...none, killPod: true, sandboxId: sandbox.id, sandboxAttempt: sandbox.attempt };
@@ -210,13 +243,18 @@ export function computePodActions(pod: Pod, rt: RuntimePod, nowMs: number, unhea
       // backoff: the container did not exit) unless the pod never restarts.
       const again = policy !== 'Never';
       const grace = (probe === 'liveness' ? spec.livenessProbe : spec.startupProbe)?.terminationGracePeriodSeconds;
-      kill.push({ container: c, message: `Container ${spec.name} failed ${probe} probe${again ? ', will be restarted' : ''}`, ...(grace !== undefined ? { graceSeconds: grace } : {}) });
+      kill.push({
+        container: c,
+        message: `Container ${spec.name} failed ${probe} probe${again ? ', will be restarted' : ''}`,
+        ...(grace !== undefined ? { graceSeconds: grace } : {}),
+      });
       if (again) start.push({ name: spec.name, init: false, attempt: c.attempt + 1 });
     }
   }
   const wanted = new Set(containers.map((c) => c.name));
   for (const c of inSandbox) {
-    if (running(c) && !wanted.has(c.name) && !inits.some((i) => i.name === c.name)) kill.push({ container: c, message: `Stopping container ${c.name}` });
+    if (running(c) && !wanted.has(c.name) && !inits.some((i) => i.name === c.name))
+      kill.push({ container: c, message: `Stopping container ${c.name}` });
   }
   return { ...none, sandboxId: sandbox.id, sandboxAttempt: sandbox.attempt, start, backingOff, kill };
 }

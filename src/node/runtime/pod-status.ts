@@ -4,7 +4,16 @@
  */
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 import { metaTime } from '../../util/metatime.js';
-import { initDone, initFailed, latestOf, previousOf, restartPolicyOf, shouldRestart, type ContainerInfo, type RuntimePod } from './pod-actions.js';
+import {
+  initDone,
+  initFailed,
+  latestOf,
+  previousOf,
+  restartPolicyOf,
+  shouldRestart,
+  type ContainerInfo,
+  type RuntimePod,
+} from './pod-actions.js';
 
 /** Why a container is waiting, as the last sync found (image pulls, crash-loop backoff, config errors). */
 export interface Waiting {
@@ -30,16 +39,33 @@ function terminated(c: ContainerInfo): ContainerState {
 }
 
 /** A running container's `started` and `ready` from its probes; without probes both follow running. */
-export type ProbeStatus = (spec: Container, containerId: string, running: boolean) => { started: boolean; ready: boolean };
+export type ProbeStatus = (
+  spec: Container,
+  containerId: string,
+  running: boolean,
+) => { started: boolean; ready: boolean };
 
 const noProbes: ProbeStatus = (_s, _id, running) => ({ started: running, ready: running });
 
-function containerStatus(pod: Pod, spec: Container, rt: RuntimePod, waiting: ReadonlyMap<string, Waiting>, sandboxId: string | undefined, notStarted: string, probes: ProbeStatus): ContainerStatus {
+function containerStatus(
+  pod: Pod,
+  spec: Container,
+  rt: RuntimePod,
+  waiting: ReadonlyMap<string, Waiting>,
+  sandboxId: string | undefined,
+  notStarted: string,
+  probes: ProbeStatus,
+): ContainerStatus {
   const all = rt.containers;
   const latest = latestOf(all, spec.name);
   const prev = previousOf(all, spec.name);
   const w = waiting.get(spec.name);
-  const base = { name: spec.name, image: spec.image ?? '', imageID: latest?.imageRef ?? '', restartCount: latest?.attempt ?? 0 };
+  const base = {
+    name: spec.name,
+    image: spec.image ?? '',
+    imageID: latest?.imageRef ?? '',
+    restartCount: latest?.attempt ?? 0,
+  };
   let state: ContainerState;
   let lastState: ContainerState = {};
   if (latest?.state === 'running') {
@@ -82,7 +108,11 @@ export interface PodStatusInput {
 }
 
 /** The kubelet's getPhase over the containers' statuses. */
-export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], rt: RuntimePod): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
+export function podPhase(
+  pod: Pod,
+  statuses: readonly ContainerStatus[],
+  rt: RuntimePod,
+): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
   if (initFailed(pod, rt)) return 'Failed';
   if (!initDone(pod, rt)) return 'Pending';
   let running = 0;
@@ -111,7 +141,14 @@ export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], rt: Run
   return 'Pending';
 }
 
-function condition(pod: Pod, type: string, ok: boolean, nowIso: string, reason?: string, message?: string): PodCondition {
+function condition(
+  pod: Pod,
+  type: string,
+  ok: boolean,
+  nowIso: string,
+  reason?: string,
+  message?: string,
+): PodCondition {
   const prev = pod.status?.conditions?.find((c) => c.type === type);
   const status = ok ? 'True' : 'False';
   return {
@@ -131,23 +168,38 @@ export function runtimePodStatus(i: PodStatusInput): Record<string, unknown> {
   // containers run, ContainerCreating after.
   const initialized = initDone(pod, rt);
   const notStarted = initialized ? 'ContainerCreating' : 'PodInitializing';
-  const initPod = { ...pod, spec: { ...pod.spec!, restartPolicy: restartPolicyOf(pod) === 'Always' ? 'OnFailure' : restartPolicyOf(pod) } };
-  const initStatuses = (pod.spec?.initContainers ?? []).map((c) => containerStatus(initPod, c, rt, i.waiting, i.sandboxId, 'PodInitializing', noProbes))
+  const initPod = {
+    ...pod,
+    spec: { ...pod.spec!, restartPolicy: restartPolicyOf(pod) === 'Always' ? 'OnFailure' : restartPolicyOf(pod) },
+  };
+  const initStatuses = (pod.spec?.initContainers ?? [])
+    .map((c) => containerStatus(initPod, c, rt, i.waiting, i.sandboxId, 'PodInitializing', noProbes))
     // An init container that completed is ready: it will not run again (kubelet_pods.go).
     .map((s) => (s.state?.terminated?.exitCode === 0 ? { ...s, ready: true } : s));
-  const statuses = (pod.spec?.containers ?? []).map((c) => containerStatus(pod, c, rt, i.waiting, i.sandboxId, notStarted, i.probes ?? noProbes));
+  const statuses = (pod.spec?.containers ?? []).map((c) =>
+    containerStatus(pod, c, rt, i.waiting, i.sandboxId, notStarted, i.probes ?? noProbes),
+  );
   const phase = podPhase(pod, statuses, rt);
   const allReady = statuses.length > 0 && statuses.every((s) => s.ready);
   const finished = phase === 'Succeeded' || phase === 'Failed';
   const notReadyReason = finished ? 'PodCompleted' : 'ContainersNotReady';
   const unready = statuses.filter((c) => !c.ready).map((c) => c.name);
   const notReadyMessage = finished ? undefined : `containers with unready status: [${unready.join(' ')}]`;
-  const incomplete = initStatuses.filter((c) => !c.state?.terminated || c.state.terminated.exitCode !== 0).map((c) => c.name);
+  const incomplete = initStatuses
+    .filter((c) => !c.state?.terminated || c.state.terminated.exitCode !== 0)
+    .map((c) => c.name);
   // In the kubelet's order (PodScheduled, the scheduler's, kept last); PodReadyToStartContainers
   // says the sandbox is up.
   const conditions = [
     condition(pod, 'PodReadyToStartContainers', i.sandboxId !== undefined, nowIso),
-    condition(pod, 'Initialized', initialized, nowIso, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`),
+    condition(
+      pod,
+      'Initialized',
+      initialized,
+      nowIso,
+      'ContainersNotInitialized',
+      `containers with incomplete status: [${incomplete.join(' ')}]`,
+    ),
     condition(pod, 'Ready', allReady && !finished, nowIso, notReadyReason, notReadyMessage),
     condition(pod, 'ContainersReady', allReady && !finished, nowIso, notReadyReason, notReadyMessage),
     condition(pod, 'PodScheduled', true, nowIso),

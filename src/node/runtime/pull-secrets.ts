@@ -44,11 +44,18 @@ function hostMatches(pattern: string, host: string): boolean {
   const pParts = ph!.split('.');
   const hParts = hh!.split('.');
   if (pParts.length !== hParts.length) return false;
-  return pParts.every((p, i) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^.]*')}$`).test(hParts[i]!));
+  return pParts.every((p, i) =>
+    new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^.]*')}$`).test(hParts[i]!),
+  );
 }
 
 function parseEntries(type: string, data: Readonly<Record<string, string>>): Array<[string, DockerAuthEntry]> {
-  const raw = type === 'kubernetes.io/dockerconfigjson' ? data['.dockerconfigjson'] : type === 'kubernetes.io/dockercfg' ? data['.dockercfg'] : undefined;
+  const raw =
+    type === 'kubernetes.io/dockerconfigjson'
+      ? data['.dockerconfigjson']
+      : type === 'kubernetes.io/dockercfg'
+        ? data['.dockercfg']
+        : undefined;
   if (raw === undefined) return [];
   let parsed: unknown;
   try {
@@ -59,7 +66,9 @@ function parseEntries(type: string, data: Readonly<Record<string, string>>): Arr
   if (typeof parsed !== 'object' || parsed === null) return [];
   const auths = type === 'kubernetes.io/dockerconfigjson' ? (parsed as { auths?: unknown }).auths : parsed;
   if (typeof auths !== 'object' || auths === null) return [];
-  return Object.entries(auths as Record<string, unknown>).flatMap(([k, v]) => (typeof v === 'object' && v !== null ? [[k, v as DockerAuthEntry] as [string, DockerAuthEntry]] : []));
+  return Object.entries(auths as Record<string, unknown>).flatMap(([k, v]) =>
+    typeof v === 'object' && v !== null ? [[k, v as DockerAuthEntry] as [string, DockerAuthEntry]] : [],
+  );
 }
 
 /** A pull secret: its type and decoded data. */
@@ -88,7 +97,14 @@ export function pullAuths(image: string, secrets: readonly PullSecret[]): T.Auth
         specificity: k.path.length * 1000 + k.host.length,
         // No serverAddress: containerd would parse it as a URL and drop credentials on a mismatch;
         // the match is made here, by the keyring's rules.
-        auth: { username, password, auth: e.auth ?? '', serverAddress: '', identityToken: e.identitytoken ?? '', registryToken: e.registrytoken ?? '' },
+        auth: {
+          username,
+          password,
+          auth: e.auth ?? '',
+          serverAddress: '',
+          identityToken: e.identitytoken ?? '',
+          registryToken: e.registrytoken ?? '',
+        },
       });
     }
   }

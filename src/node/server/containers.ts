@@ -17,13 +17,22 @@ export class NodeRequestError extends Error {
 /** The kubelet's container check before logs and exec: a name the pod's spec does not have is 404. */
 export function mustHaveContainer(pod: Pod, container: string): void {
   const spec = pod.spec;
-  const names = [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...(spec?.ephemeralContainers ?? [])].map((c) => c.name);
-  if (!names.includes(container)) throw new NodeRequestError(`container "${container}" not found in pod "${pod.metadata?.name ?? ''}"`, 404);
+  const names = [
+    ...(spec?.containers ?? []),
+    ...(spec?.initContainers ?? []),
+    ...(spec?.ephemeralContainers ?? []),
+  ].map((c) => c.name);
+  if (!names.includes(container))
+    throw new NodeRequestError(`container "${container}" not found in pod "${pod.metadata?.name ?? ''}"`, 404);
 }
 
 function statusOf(pod: Pod, container: string): ContainerStatus | undefined {
   const s = pod.status ?? {};
-  return [...(s.containerStatuses ?? []), ...(s.initContainerStatuses ?? []), ...(s.ephemeralContainerStatuses ?? [])].find((c) => c.name === container);
+  return [
+    ...(s.containerStatuses ?? []),
+    ...(s.initContainerStatuses ?? []),
+    ...(s.ephemeralContainerStatuses ?? []),
+  ].find((c) => c.name === container);
 }
 
 /** `containerd://<id>` → `<id>`. */
@@ -41,7 +50,8 @@ export function logContainerId(pod: Pod, container: string, previous: boolean): 
   const { waiting, running, terminated } = cs.state ?? {};
   const terminatedMsg = `container "${container}" in pod "${name}" is terminated`;
   if (previous) {
-    if (!last?.containerID) throw new NodeRequestError(`previous terminated container "${container}" in pod "${name}" not found`);
+    if (!last?.containerID)
+      throw new NodeRequestError(`previous terminated container "${container}" in pod "${name}" not found`);
     return runtimeId(last.containerID);
   }
   if (running && cs.containerID) return runtimeId(cs.containerID);
@@ -56,7 +66,12 @@ export function logContainerId(pod: Pod, container: string, previous: boolean): 
     return runtimeId(last.containerID);
   }
   if (waiting) {
-    const why = waiting.reason === 'ErrImagePull' ? "image can't be pulled" : waiting.reason === 'ImagePullBackOff' ? 'trying and failing to pull image' : waiting.reason ?? '';
+    const why =
+      waiting.reason === 'ErrImagePull'
+        ? "image can't be pulled"
+        : waiting.reason === 'ImagePullBackOff'
+          ? 'trying and failing to pull image'
+          : (waiting.reason ?? '');
     throw new NodeRequestError(`container "${container}" in pod "${name}" is waiting to start: ${why}`);
   }
   throw new NodeRequestError(`container "${container}" in pod "${name}" is waiting to start - no logs yet`);

@@ -53,7 +53,14 @@ export class ChannelSocket {
  * Joins the client's WebSocket to the runtime's streaming URL until either side ends. Any failure
  * to reach the runtime is reported on channel 3.
  */
-export async function bridgeToRuntime(o: { ws: Duplex; head: Buffer; protocol: ChannelProtocol; url: string; opts: StreamOptions; log: Logger }): Promise<void> {
+export async function bridgeToRuntime(o: {
+  ws: Duplex;
+  head: Buffer;
+  protocol: ChannelProtocol;
+  url: string;
+  opts: StreamOptions;
+  log: Logger;
+}): Promise<void> {
   const client = new ChannelSocket(o.ws);
   let up;
   try {
@@ -88,7 +95,13 @@ export async function bridgeToRuntime(o: { ws: Duplex; head: Buffer; protocol: C
     },
   });
   // The error stream first (the runtime waits for it), then the ones asked for.
-  const want: Record<(typeof STREAM_TYPES)[number], boolean> = { error: true, stdin: o.opts.stdin, stdout: o.opts.stdout, stderr: o.opts.stderr, resize: o.opts.tty };
+  const want: Record<(typeof STREAM_TYPES)[number], boolean> = {
+    error: true,
+    stdin: o.opts.stdin,
+    stdout: o.opts.stdout,
+    stderr: o.opts.stderr,
+    resize: o.opts.tty,
+  };
   const idOf: Partial<Record<(typeof STREAM_TYPES)[number], number>> = {};
   for (const t of STREAM_TYPES) {
     if (!want[t]) continue;

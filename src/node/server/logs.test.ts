@@ -17,7 +17,9 @@ describe('CRI log lines', () => {
     expect(parseCriLine(line(`${T1} stdout P `))?.partial).toBe(true);
     expect(parseCriLine(line(`${T1} stdout F`))?.content.length).toBe(0);
   });
-  it.each(['garbage', `${T1} stdin F x`, 'yesterday stdout F x'])('refuses %j', (s) => expect(parseCriLine(line(s))).toBeUndefined());
+  it.each(['garbage', `${T1} stdin F x`, 'yesterday stdout F x'])('refuses %j', (s) =>
+    expect(parseCriLine(line(s))).toBeUndefined(),
+  );
   it.each([
     ['2026-01-02T03:04:05.100000000Z', '2026-01-02T03:04:05.1Z'],
     ['2026-01-02T03:04:05.000000000Z', '2026-01-02T03:04:05Z'],
@@ -31,10 +33,12 @@ describe('LogFormatter', () => {
     return lines.map((l) => f.format(line(l)).toString()).join('');
   };
   const file = [`${T1} stdout P hel`, `${T1} stdout F lo`, `${T2} stderr F oops`];
-  it('joins partial pieces and merges both streams', () => expect(run({ timestamps: false }, file)).toBe('hello\noops\n'));
+  it('joins partial pieces and merges both streams', () =>
+    expect(run({ timestamps: false }, file)).toBe('hello\noops\n'));
   it('stamps the first piece of a line only', () =>
     expect(run({ timestamps: true }, file)).toBe('2026-01-02T03:04:05.1Z hello\n2026-01-02T03:04:06Z oops\n'));
-  it('drops entries before sinceTime', () => expect(run({ timestamps: false, sinceMs: Date.parse(T2) }, file)).toBe('oops\n'));
+  it('drops entries before sinceTime', () =>
+    expect(run({ timestamps: false, sinceMs: Date.parse(T2) }, file)).toBe('oops\n'));
   it('cuts the output at limitBytes', () => {
     const f = new LogFormatter({ timestamps: false, limitBytes: 7 });
     expect(file.map((l) => f.format(line(l)).toString()).join('')).toBe('hello\no');
@@ -59,7 +63,12 @@ describe('reading a log file', () => {
     const off = await tailStartOffset(f, size, n);
     await f.close();
     const got: Buffer[] = [];
-    await streamContainerLog(path, { follow: false, timestamps: false, tailLines: n }, { write: async (b) => void got.push(b), signal: new AbortController().signal }, async () => false);
+    await streamContainerLog(
+      path,
+      { follow: false, timestamps: false, tailLines: n },
+      { write: async (b) => void got.push(b), signal: new AbortController().signal },
+      async () => false,
+    );
     expect(Buffer.concat(got).toString()).toBe(want);
     expect(off).toBeLessThanOrEqual(size);
   });

@@ -136,7 +136,13 @@ export interface LogSink {
  * file grows until `running()` says the container stopped (checked on every change and every
  * `recheckMs`), the limit is spent or the reader leaves.
  */
-export async function streamContainerLog(path: string, r: LogRequest, sink: LogSink, running: () => Promise<boolean>, recheckMs = 1_000): Promise<void> {
+export async function streamContainerLog(
+  path: string,
+  r: LogRequest,
+  sink: LogSink,
+  running: () => Promise<boolean>,
+  recheckMs = 1_000,
+): Promise<void> {
   const f = await open(path, 'r');
   let watcher: FSWatcher | undefined;
   try {

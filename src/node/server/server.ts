@@ -64,8 +64,13 @@ function authorized(req: IncomingMessage): { ok: true } | { ok: false; code: 401
 }
 
 /** `/containerLogs/<ns>/<pod>/<container>`, `/exec/<ns>/<pod>/<container>`, `/attach/…`. */
-function route(pathname: string): { kind: 'containerLogs' | 'exec' | 'attach'; namespace: string; pod: string; container: string } | undefined {
-  const segs = pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+function route(
+  pathname: string,
+): { kind: 'containerLogs' | 'exec' | 'attach'; namespace: string; pod: string; container: string } | undefined {
+  const segs = pathname
+    .split('/')
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s));
   const [kind, namespace, pod, container] = segs;
   if (segs.length !== 4 || (kind !== 'containerLogs' && kind !== 'exec' && kind !== 'attach')) return undefined;
   return { kind, namespace: namespace!, pod: pod!, container: container! };
@@ -80,13 +85,25 @@ function logRequest(q: URLSearchParams): LogRequest {
     timestamps: q.get('timestamps') === 'true',
     tailLines: num('tailLines'),
     limitBytes: num('limitBytes'),
-    sinceMs: sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime ? Date.parse(sinceTime) : undefined,
+    sinceMs:
+      sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime ? Date.parse(sinceTime) : undefined,
   };
 }
 
 export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer> {
-  const serving = issueLeaf({ commonName: `${o.hosts[0] ?? 'node'}@stowage`, hosts: o.hosts, usage: 'server', validDays: 365 });
-  const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: o.clientCaPem, requestCert: true, rejectUnauthorized: false });
+  const serving = issueLeaf({
+    commonName: `${o.hosts[0] ?? 'node'}@stowage`,
+    hosts: o.hosts,
+    usage: 'server',
+    validDays: 365,
+  });
+  const server: Server = createServer({
+    cert: serving.certPem,
+    key: serving.keyPem,
+    ca: o.clientCaPem,
+    requestCert: true,
+    rejectUnauthorized: false,
+  });
 
   /** The pod with `container` in its spec, as the kubelet finds it among its own pods: 404 otherwise. */
   const pod = async (namespace: string, name: string, container: string): Promise<Pod> => {
@@ -96,26 +113,41 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     return p;
   };
   const runtime = (): CriClient => {
-    if (!o.cri) throw new NodeRequestError('this node runs no container runtime: pods get their volumes but their containers do not run');
+    if (!o.cri)
+      throw new NodeRequestError(
+        'this node runs no container runtime: pods get their volumes but their containers do not run',
+      );
     return o.cri;
   };
 
-  async function serveLogs(req: IncomingMessage, res: ServerResponse, r: { namespace: string; pod: string; container: string }, q: URLSearchParams): Promise<void> {
+  async function serveLogs(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: { namespace: string; pod: string; container: string },
+    q: URLSearchParams,
+  ): Promise<void> {
     const p = await pod(r.namespace, r.pod, r.container);
     const cri = runtime();
     const id = logContainerId(p, r.container, q.get('previous') === 'true');
     const st = (await cri.containerStatus(id)).status;
     const path = st?.logPath ?? '';
-    if (!path || !(await logFileExists(path))) throw new NodeRequestError(`failed to get container status "${id}": log file of container "${r.container}" not found`);
+    if (!path || !(await logFileExists(path)))
+      throw new NodeRequestError(
+        `failed to get container status "${id}": log file of container "${r.container}" not found`,
+      );
     const ctl = new AbortController();
     res.on('close', () => ctl.abort());
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     res.flushHeaders();
-    const running = async (): Promise<boolean> => (await cri.containerStatus(id).catch(() => undefined))?.status?.state === 'CONTAINER_RUNNING';
+    const running = async (): Promise<boolean> =>
+      (await cri.containerStatus(id).catch(() => undefined))?.status?.state === 'CONTAINER_RUNNING';
     await streamContainerLog(
       path,
       logRequest(q),
-      { signal: ctl.signal, write: (b) => new Promise<void>((resolve) => (res.write(b) ? resolve() : res.once('drain', () => resolve()))) },
+      {
+        signal: ctl.signal,
+        write: (b) => new Promise<void>((resolve) => (res.write(b) ? resolve() : res.once('drain', () => resolve()))),
+      },
       running,
     );
     res.end();
@@ -128,7 +160,8 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     if (url.pathname === '/healthz') return sendText(res, 200, 'ok');
     const r = route(url.pathname);
     if (!r) return sendText(res, 404, '404 page not found');
-    if (r.kind !== 'containerLogs') return sendText(res, 400, 'exec and attach need a WebSocket upgrade (v5.channel.k8s.io or v4.channel.k8s.io)');
+    if (r.kind !== 'containerLogs')
+      return sendText(res, 400, 'exec and attach need a WebSocket upgrade (v5.channel.k8s.io or v4.channel.k8s.io)');
     serveLogs(req, res, r, url.searchParams).catch((e: unknown) => {
       const msg = e instanceof Error ? e.message : String(e);
       if (res.headersSent) return void res.end();
@@ -142,7 +175,9 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     socket.on('close', () => upgraded.delete(socket));
     socket.on('error', () => socket.destroy());
     const refuse = (code: number, text: string): void => {
-      socket.end(`HTTP/1.1 ${code} ${code === 401 ? 'Unauthorized' : code === 403 ? 'Forbidden' : code === 404 ? 'Not Found' : 'Bad Request'}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${text}\n`);
+      socket.end(
+        `HTTP/1.1 ${code} ${code === 401 ? 'Unauthorized' : code === 403 ? 'Forbidden' : code === 404 ? 'Not Found' : 'Bad Request'}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${text}\n`,
+      );
     };
     const auth = authorized(req);
     if (!auth.ok) return refuse(auth.code, auth.text);
@@ -165,8 +200,21 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
         const id = runningContainerId(p, r.container);
         const res =
           r.kind === 'exec'
-            ? await cri.exec({ containerId: id, cmd: url.searchParams.getAll('command'), tty: opts.tty, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr })
-            : await cri.attach({ containerId: id, tty: opts.tty, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr });
+            ? await cri.exec({
+                containerId: id,
+                cmd: url.searchParams.getAll('command'),
+                tty: opts.tty,
+                stdin: opts.stdin,
+                stdout: opts.stdout,
+                stderr: opts.stderr,
+              })
+            : await cri.attach({
+                containerId: id,
+                tty: opts.tty,
+                stdin: opts.stdin,
+                stdout: opts.stdout,
+                stderr: opts.stderr,
+              });
         await bridgeToRuntime({ ws: socket, head, protocol, url: res.url, opts, log: o.log });
       } catch (e) {
         new ChannelSocket(socket).finish(failureStatus(e instanceof Error ? e.message : String(e)));

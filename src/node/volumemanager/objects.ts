@@ -57,8 +57,17 @@ const ABSENT_TTL_MS = 500;
 const ATTACHMENT_TTL_MS = 250;
 
 /** GET caches for a node credential; CSIDrivers (which every node may list) stay an informer. */
-export function nodeScopedObjects(o: { client: RestClient; clock: Clock; onChange: () => void; signal: AbortSignal; log: Logger }): VolumeObjects {
-  const cache = <K extends 'PersistentVolumeClaim' | 'PersistentVolume' | 'ConfigMap' | 'Secret' | 'VolumeAttachment'>(kind: K, ttlMs: number) =>
+export function nodeScopedObjects(o: {
+  client: RestClient;
+  clock: Clock;
+  onChange: () => void;
+  signal: AbortSignal;
+  log: Logger;
+}): VolumeObjects {
+  const cache = <K extends 'PersistentVolumeClaim' | 'PersistentVolume' | 'ConfigMap' | 'Secret' | 'VolumeAttachment'>(
+    kind: K,
+    ttlMs: number,
+  ) =>
     newGetCache<KindMap[K]>({
       kind,
       fetch: (namespace, name, signal) => o.client.resource(kind).get(name, { namespace, signal }),

@@ -92,7 +92,16 @@ export type CsiAccessMode =
   | 'SINGLE_NODE_SINGLE_WRITER'
   | 'SINGLE_NODE_MULTI_WRITER';
 
-export const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'] as const;
+export const HOST_PATH_TYPES = [
+  '',
+  'DirectoryOrCreate',
+  'Directory',
+  'FileOrCreate',
+  'File',
+  'Socket',
+  'CharDevice',
+  'BlockDevice',
+] as const;
 export type HostPathType = (typeof HOST_PATH_TYPES)[number];
 
 export interface EmptyDirSpec {

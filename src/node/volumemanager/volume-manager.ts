@@ -104,15 +104,28 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   // Object changes re-run the populator (set below, once the loop exists).
   let objectsChanged = (): void => {};
   const objects: VolumeObjects = o.nodeScopedReads
-    ? nodeScopedObjects({ client: o.client, clock, onChange: () => objectsChanged(), signal, log: log.child('objects') })
+    ? nodeScopedObjects({
+        client: o.client,
+        clock,
+        onChange: () => objectsChanged(),
+        signal,
+        log: log.child('objects'),
+      })
     : informerObjects(o.client);
   const informers: Array<Informer<unknown>> = [pods as Informer<unknown>, ...objects.informers];
 
   const backoff = { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs };
   const exec: OperationExecutor = newOperationExecutor({ backoff, clock, log: log.child('executor') });
 
-  const durations = o.metrics?.histogram('storage_operation_duration_seconds', 'Storage operation duration', ['operation_name', 'volume_plugin', 'status']);
-  const total = o.metrics?.gauge('volume_manager_total_volumes', 'Number of volumes in Volume Manager', ['plugin_name', 'state']);
+  const durations = o.metrics?.histogram('storage_operation_duration_seconds', 'Storage operation duration', [
+    'operation_name',
+    'volume_plugin',
+    'status',
+  ]);
+  const total = o.metrics?.gauge('volume_manager_total_volumes', 'Number of volumes in Volume Manager', [
+    'plugin_name',
+    'state',
+  ]);
   if (total) {
     total.collect = (g) => {
       g.reset();
@@ -150,7 +163,13 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     ...(o.runtimeActive ? { runtimeActive: o.runtimeActive } : {}),
   });
   const inUse = new VolumesInUseReporter(o.client, o.nodeName, exec);
-  const status = new PodStatusWriter(o.client, exec, o.hostIP, o.volumeOnly ? { recorder, nodeName: o.nodeName } : undefined, o.runtimeActive);
+  const status = new PodStatusWriter(
+    o.client,
+    exec,
+    o.hostIP,
+    o.volumeOnly ? { recorder, nodeName: o.nodeName } : undefined,
+    o.runtimeActive,
+  );
 
   const reconstructed = await reconstructActualState({ rootDir: o.rootDir, asw, log });
   if (reconstructed > 0) log.info('actual state reconstructed from disk', { volumes: reconstructed });
@@ -159,11 +178,15 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const sweep = (): void => {
     if (!populator.hasPopulatedOnce() || clock.now() - lastSweep < ORPHAN_SWEEP_MS) return;
     const live = new Set(pods.lister.list().map((p) => p.metadata?.uid ?? ''));
-    const keep = (uid: PodUid): boolean => live.has(uid) || dsw.podExists(uid) || asw.mountedVolumesForPod(uid).length > 0;
-    if (exec.run(ORPHAN_SWEEP_KEY, 'cleanup_orphaned_pod_dirs', async () => {
-      const removed = await cleanupOrphanedPodDirs({ rootDir: o.rootDir, keep, log });
-      if (removed.length) log.info('orphaned pod directories removed', { pods: removed.join(',') });
-    }) === 'started') lastSweep = clock.now();
+    const keep = (uid: PodUid): boolean =>
+      live.has(uid) || dsw.podExists(uid) || asw.mountedVolumesForPod(uid).length > 0;
+    if (
+      exec.run(ORPHAN_SWEEP_KEY, 'cleanup_orphaned_pod_dirs', async () => {
+        const removed = await cleanupOrphanedPodDirs({ rootDir: o.rootDir, keep, log });
+        if (removed.length) log.info('orphaned pod directories removed', { pods: removed.join(',') });
+      }) === 'started'
+    )
+      lastSweep = clock.now();
   };
 
   // Object changes re-run the populator; operation and write completions only the reconciler.
@@ -200,7 +223,8 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
     populateDue = true;
     loop.trigger();
   };
-  for (const inf of informers) inf.addEventHandler({ onAdd: objectsChanged, onUpdate: objectsChanged, onDelete: objectsChanged });
+  for (const inf of informers)
+    inf.addEventHandler({ onAdd: objectsChanged, onUpdate: objectsChanged, onDelete: objectsChanged });
   exec.onChange(loop.trigger);
 
   const runs = runInformers(signal, informers, log);

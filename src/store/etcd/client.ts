@@ -81,13 +81,19 @@ export interface EtcdWatch {
 /** etcd's "required revision has been compacted" refusal of a Range. */
 export class CompactedError extends ExpiredError {}
 
-const LOADER_OPTIONS: protoLoader.Options = { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true };
+const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: false,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
 
 function protoFile(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   if (existsSync(join(here, 'etcd.proto'))) return join(here, 'etcd.proto');
   // From dist/ (tsc copies no .proto): walk up to the package root and use the source file.
-  for (let dir = here; ; ) {
+  for (let dir = here; ;) {
     const candidate = join(dir, 'src', 'store', 'etcd', 'etcd.proto');
     if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
     const parent = dirname(dir);
@@ -143,7 +149,12 @@ const headerRevision = (r: unknown): number => (isWire(r) && isWire(r.header) ? 
 
 function parseKv(x: unknown): EtcdKeyValue | undefined {
   if (!isWire(x)) return undefined;
-  return { key: text(x.key), value: text(x.value), createRevision: num(x.createRevision), modRevision: num(x.modRevision) };
+  return {
+    key: text(x.key),
+    value: text(x.value),
+    createRevision: num(x.createRevision),
+    modRevision: num(x.modRevision),
+  };
 }
 const parseKvs = (x: unknown): EtcdKeyValue[] => list(x).flatMap((k) => parseKv(k) ?? []);
 
@@ -208,9 +219,10 @@ export class EtcdClient {
 
   constructor(o: EtcdClientOptions) {
     const { target, secure } = grpcTarget(o.endpoints);
-    const creds = secure || o.tls?.ca
-      ? grpc.credentials.createSsl(o.tls?.ca ?? null, o.tls?.key ?? null, o.tls?.cert ?? null)
-      : grpc.credentials.createInsecure();
+    const creds =
+      secure || o.tls?.ca
+        ? grpc.credentials.createSsl(o.tls?.ca ?? null, o.tls?.key ?? null, o.tls?.cert ?? null)
+        : grpc.credentials.createInsecure();
     this.client = new grpc.Client(target, creds, {
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 2_000,
@@ -235,7 +247,10 @@ export class EtcdClient {
     return res;
   }
 
-  async range(o: { key: string; rangeEnd?: Buffer; limit?: number; revision?: number; countOnly?: boolean }, timeoutMs?: number): Promise<RangeReply> {
+  async range(
+    o: { key: string; rangeEnd?: Buffer; limit?: number; revision?: number; countOnly?: boolean },
+    timeoutMs?: number,
+  ): Promise<RangeReply> {
     const req = {
       key: enc(o.key),
       rangeEnd: o.rangeEnd,
@@ -255,11 +270,19 @@ export class EtcdClient {
       success: success.map(requestOp),
       failure: failure.map(requestOp),
     });
-    return { revision: headerRevision(r), succeeded: r.succeeded === true, results: list(r.responses).map(responseKvs) };
+    return {
+      revision: headerRevision(r),
+      succeeded: r.succeeded === true,
+      results: list(r.responses).map(responseKvs),
+    };
   }
 
   /** kube's compaction handshake: put `key` if its version equals `version`, else read it. */
-  async txnVersion(key: string, version: number, value: string): Promise<{ succeeded: boolean; revision: number; version: number }> {
+  async txnVersion(
+    key: string,
+    version: number,
+    value: string,
+  ): Promise<{ succeeded: boolean; revision: number; version: number }> {
     const r = await this.unary(this.m.txn, {
       compare: [{ result: 'EQUAL', target: 'VERSION', key: enc(key), version }],
       success: [requestOp({ kind: 'put', key, value })],
@@ -292,7 +315,11 @@ export class EtcdClient {
     call.on('data', (res: unknown) => {
       if (ended || !isWire(res)) return;
       const compactRevision = num(res.compactRevision);
-      if (compactRevision > 0) return end(new ExpiredError(`etcd: watch from compacted revision ${o.startRevision} (compacted at ${compactRevision})`), compactRevision);
+      if (compactRevision > 0)
+        return end(
+          new ExpiredError(`etcd: watch from compacted revision ${o.startRevision} (compacted at ${compactRevision})`),
+          compactRevision,
+        );
       if (res.canceled === true) return end(new UnavailableError(`etcd: watch cancelled: ${text(res.cancelReason)}`));
       const events = list(res.events).flatMap((e) => parseEvent(e) ?? []);
       h.onEvents(headerRevision(res), events);
@@ -302,7 +329,15 @@ export class EtcdClient {
     });
     call.on('error', (err: grpc.ServiceError) => end(toStoreError(err)));
     call.on('end', () => end(new UnavailableError('etcd: watch stream ended')));
-    call.write({ createRequest: { key: enc(o.key), rangeEnd: o.rangeEnd, startRevision: o.startRevision, prevKv: true, progressNotify: true } });
+    call.write({
+      createRequest: {
+        key: enc(o.key),
+        rangeEnd: o.rangeEnd,
+        startRevision: o.startRevision,
+        prevKv: true,
+        progressNotify: true,
+      },
+    });
     return {
       cancel: () => {
         if (ended) return;

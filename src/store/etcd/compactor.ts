@@ -18,7 +18,11 @@ export interface Compactor {
  * One round: `expectedVersion` is the key's version this server last saw, `rev` the revision to
  * compact to (0 = only record). Returns the version and revision to use next round.
  */
-export async function compactRound(client: EtcdClient, expectedVersion: number, rev: number): Promise<{ version: number; rev: number; compacted: boolean }> {
+export async function compactRound(
+  client: EtcdClient,
+  expectedVersion: number,
+  rev: number,
+): Promise<{ version: number; rev: number; compacted: boolean }> {
   const r = await client.txnVersion(COMPACT_REV_KEY, expectedVersion, String(rev));
   if (!r.succeeded) return { version: r.version, rev: r.revision, compacted: false };
   if (rev === 0) return { version: expectedVersion + 1, rev: r.revision, compacted: false };
@@ -26,7 +30,11 @@ export async function compactRound(client: EtcdClient, expectedVersion: number, 
   return { version: expectedVersion + 1, rev: r.revision, compacted: true };
 }
 
-export function startCompactor(o: { client: EtcdClient; intervalMs: number; onCompacted: (rev: number) => void }): Compactor {
+export function startCompactor(o: {
+  client: EtcdClient;
+  intervalMs: number;
+  onCompacted: (rev: number) => void;
+}): Compactor {
   let version = 0;
   let rev = 0;
   let running = false;

@@ -12,7 +12,9 @@ import { EtcdClient } from './client.js';
 /** Undefined when an `etcd` binary runs here; otherwise the reason tests needing it skip. */
 export const etcdMissing: string | undefined = ((): string | undefined => {
   const r = spawnSync('etcd', ['--version'], { stdio: 'ignore' });
-  return r.status === 0 ? undefined : 'no `etcd` binary on PATH (Debian package etcd-server; .ci/run installs it as root)';
+  return r.status === 0
+    ? undefined
+    : 'no `etcd` binary on PATH (Debian package etcd-server; .ci/run installs it as root)';
 })();
 
 export interface EtcdMember {
@@ -37,7 +39,6 @@ export interface EtcdProcess extends EtcdMember {
   stop(): Promise<void>;
 }
 
-
 async function waitServing(endpoint: string, child: ChildProcess, ca?: Buffer): Promise<void> {
   let exitCode: number | null | undefined;
   const exited = new Promise<never>((_, reject) =>
@@ -56,7 +57,8 @@ async function waitServing(endpoint: string, child: ChildProcess, ca?: Buffer): 
         await Promise.race([client.range({ key: 'health', countOnly: true }), exited]);
         return;
       } catch (e) {
-        if (exitCode !== undefined || attempt >= 20 || !/leader changed|no leader|timed out/.test((e as Error).message)) throw e;
+        if (exitCode !== undefined || attempt >= 20 || !/leader changed|no leader|timed out/.test((e as Error).message))
+          throw e;
       }
     }
   } finally {
@@ -72,29 +74,47 @@ export interface EtcdTlsFiles {
 }
 
 /** `tls`: clients connect over https with that serving certificate (no client certificates). */
-export async function startEtcdCluster(size: number, tls?: EtcdTlsFiles): Promise<EtcdCluster & { readonly root: string }> {
+export async function startEtcdCluster(
+  size: number,
+  tls?: EtcdTlsFiles,
+): Promise<EtcdCluster & { readonly root: string }> {
   const scheme = tls ? 'https' : 'http';
   const ca = tls ? readFileSync(tls.caFile) : undefined;
   const root = mkdtempSync(join(tmpdir(), 'stowage-etcd-'));
   const specs = [];
   for (let i = 0; i < size; i++) {
     const [clientPort, peerPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
-    specs.push({ name: `m${i}`, endpoint: `${scheme}://127.0.0.1:${clientPort}`, peer: `http://127.0.0.1:${peerPort}` });
+    specs.push({
+      name: `m${i}`,
+      endpoint: `${scheme}://127.0.0.1:${clientPort}`,
+      peer: `http://127.0.0.1:${peerPort}`,
+    });
   }
   const initialCluster = specs.map((m) => `${m.name}=${m.peer}`).join(',');
   const members = specs.map((m): EtcdMember => {
     const args = [
-      '--name', m.name,
-      '--data-dir', join(root, m.name),
-      '--listen-client-urls', m.endpoint,
-      '--advertise-client-urls', m.endpoint,
-      '--listen-peer-urls', m.peer,
-      '--initial-advertise-peer-urls', m.peer,
-      '--initial-cluster', initialCluster,
-      '--initial-cluster-token', basename(root),
-      '--logger', 'zap',
-      '--log-outputs', 'stderr',
-      '--log-level', 'error',
+      '--name',
+      m.name,
+      '--data-dir',
+      join(root, m.name),
+      '--listen-client-urls',
+      m.endpoint,
+      '--advertise-client-urls',
+      m.endpoint,
+      '--listen-peer-urls',
+      m.peer,
+      '--initial-advertise-peer-urls',
+      m.peer,
+      '--initial-cluster',
+      initialCluster,
+      '--initial-cluster-token',
+      basename(root),
+      '--logger',
+      'zap',
+      '--log-outputs',
+      'stderr',
+      '--log-level',
+      'error',
       ...(tls ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile] : []),
     ];
     let child: ChildProcess | undefined;

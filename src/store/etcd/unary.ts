@@ -78,7 +78,13 @@ export class UnaryChannel {
       } catch (e) {
         if (!mayRetry(e, s.connected, o.repeatable ?? false) || (s.connected && ++resent > MAX_RETRIES)) throw e;
         const left = deadline - Date.now();
-        if (left <= 0) throw s.connected ? e : new UnaryCallError(DEADLINE_EXCEEDED, `Deadline exceeded waiting for a connection (${(e as UnaryCallError).details})`);
+        if (left <= 0)
+          throw s.connected
+            ? e
+            : new UnaryCallError(
+                DEADLINE_EXCEEDED,
+                `Deadline exceeded waiting for a connection (${(e as UnaryCallError).details})`,
+              );
         await new Promise((r) => setTimeout(r, Math.min(s.connected ? retryWaitMs() : RECONNECT_DELAY_MS, left)));
       }
     }
@@ -94,7 +100,10 @@ export class UnaryChannel {
     const cur = this.session;
     if (cur && !cur.h2.closed && !cur.h2.destroyed) return cur;
     const origin = this.origins[this.nextEndpoint++ % this.origins.length]!;
-    const h2 = http2.connect(origin, origin.startsWith('https:') ? { ca: this.tls?.ca, cert: this.tls?.cert, key: this.tls?.key } : {});
+    const h2 = http2.connect(
+      origin,
+      origin.startsWith('https:') ? { ca: this.tls?.ca, cert: this.tls?.cert, key: this.tls?.key } : {},
+    );
     const s: Session = { h2, connected: false, lastHeardMs: Date.now() };
     h2.once('connect', () => (s.connected = true));
     h2.on('error', () => undefined); // surfaced on the streams
@@ -138,13 +147,16 @@ export class UnaryChannel {
         clearTimeout(timer);
         f();
       };
-      const timer = setTimeout(() => {
-        settle(() => reject(new UnaryCallError(DEADLINE_EXCEEDED, 'Deadline exceeded')));
-        stream.close(http2.constants.NGHTTP2_CANCEL);
-        // Nothing heard on the session since this call began: the member is gone or hung; the
-        // next call connects afresh (to the next endpoint), as grpc-js's keepalive would make it.
-        if (s.lastHeardMs < startedMs) s.h2.destroy();
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          settle(() => reject(new UnaryCallError(DEADLINE_EXCEEDED, 'Deadline exceeded')));
+          stream.close(http2.constants.NGHTTP2_CANCEL);
+          // Nothing heard on the session since this call began: the member is gone or hung; the
+          // next call connects afresh (to the next endpoint), as grpc-js's keepalive would make it.
+          if (s.lastHeardMs < startedMs) s.h2.destroy();
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       const statusFrom = (h: http2.IncomingHttpHeaders): void => {
         const st = h['grpc-status'];
         if (typeof st === 'string') status = st;
@@ -165,11 +177,17 @@ export class UnaryChannel {
       stream.on('close', () =>
         settle(() => {
           if (status === undefined) {
-            return reject(new UnaryCallError(UNAVAILABLE, httpStatus ? `HTTP ${httpStatus} without a gRPC status` : 'stream closed without an answer'));
+            return reject(
+              new UnaryCallError(
+                UNAVAILABLE,
+                httpStatus ? `HTTP ${httpStatus} without a gRPC status` : 'stream closed without an answer',
+              ),
+            );
           }
           if (status !== '0') return reject(new UnaryCallError(Number(status), statusMessage));
           const body = Buffer.concat(chunks);
-          if (body.length < 5 || body[0] !== 0) return reject(new UnaryCallError(INTERNAL, 'malformed or compressed reply'));
+          if (body.length < 5 || body[0] !== 0)
+            return reject(new UnaryCallError(INTERNAL, 'malformed or compressed reply'));
           const len = body.readUInt32BE(1);
           if (body.length < 5 + len) return reject(new UnaryCallError(INTERNAL, 'truncated reply'));
           resolve(body.subarray(5, 5 + len));

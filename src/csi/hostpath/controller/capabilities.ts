@@ -1,4 +1,8 @@
-import type { ControllerGetCapabilitiesResponse, ControllerModifyVolumeResponse, ControllerServiceCapability } from '../../proto/types.js';
+import type {
+  ControllerGetCapabilitiesResponse,
+  ControllerModifyVolumeResponse,
+  ControllerServiceCapability,
+} from '../../proto/types.js';
 import type { HostpathDriver } from '../driver.js';
 import { unimplemented } from '../errors.js';
 

@@ -13,7 +13,8 @@ export function checkKind(v: VolumeRecord, kind: AccessKind, field: string): voi
  */
 export async function requestedFsType(caps: readonly ParsedCapability[]): Promise<string> {
   const types = new Set(caps.map((c) => c.fsType).filter((t) => t !== ''));
-  if (types.size > 1) throw invalidArgument(`volume_capabilities ask for different mount.fs_type values: ${[...types].join(', ')}`);
+  if (types.size > 1)
+    throw invalidArgument(`volume_capabilities ask for different mount.fs_type values: ${[...types].join(', ')}`);
   const i = caps.findIndex((c) => c.fsType !== '');
   if (i < 0) return '';
   const why = await fsTypeUnsupportedReason(caps[i]!.fsType, `volume_capabilities[${i}].mount.fs_type`);
@@ -22,10 +23,15 @@ export async function requestedFsType(caps: readonly ParsedCapability[]): Promis
 }
 
 /** Why a volume cannot be used with this capability's fs_type (ValidateVolumeCapabilities, GetCapacity). */
-export async function fsTypeMismatch(c: ParsedCapability, field: string, v?: VolumeRecord): Promise<string | undefined> {
+export async function fsTypeMismatch(
+  c: ParsedCapability,
+  field: string,
+  v?: VolumeRecord,
+): Promise<string | undefined> {
   if (c.fsType === '') return undefined;
   const why = await fsTypeUnsupportedReason(c.fsType, field);
   if (why || !v) return why;
-  if (v.fsType !== c.fsType) return `volume ${v.id} ${v.fsType ? `has a ${v.fsType} filesystem` : 'is a directory volume without a filesystem'}, not ${c.fsType}`;
+  if (v.fsType !== c.fsType)
+    return `volume ${v.id} ${v.fsType ? `has a ${v.fsType} filesystem` : 'is a directory volume without a filesystem'}, not ${c.fsType}`;
   return undefined;
 }

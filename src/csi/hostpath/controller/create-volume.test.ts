@@ -31,7 +31,9 @@ describe('createVolume', () => {
     t = await openTestDriver();
     const src = (await createVolume(t.d, createRequest('src'))).volume!.volumeId!;
     await rm(t.d.volumePath(src), { recursive: true }); // cp of a missing source fails
-    await expect(createVolume(t.d, createRequest('clone', { volumeContentSource: { volume: { volumeId: src } } }))).rejects.toThrow();
+    await expect(
+      createVolume(t.d, createRequest('clone', { volumeContentSource: { volume: { volumeId: src } } })),
+    ).rejects.toThrow();
     expect(Object.values((await t.onDisk()).volumes).map((v) => v.name)).toEqual(['src']);
     expect(Object.values(t.d.volumes).map((v) => v.name)).toEqual(['src']);
     expect(await readdir(path.join(t.stateDir, 'volumes'))).toEqual([]);
@@ -39,7 +41,10 @@ describe('createVolume', () => {
 
   it('reserves capacity while creating: the intent counts against the limit', async () => {
     t = await openTestDriver({ capacityBytes: 12 * MiB });
-    const both = await Promise.allSettled([createVolume(t.d, createRequest('a')), createVolume(t.d, createRequest('b'))]);
+    const both = await Promise.allSettled([
+      createVolume(t.d, createRequest('a')),
+      createVolume(t.d, createRequest('b')),
+    ]);
     expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(t.d.allocatedBytes()).toBe(8 * MiB);
   });

@@ -30,12 +30,17 @@ export async function createVolume(d: HostpathDriver, req: CreateVolumeRequest__
       if (existing.kind !== kind) throw alreadyExists(`volume ${req.name} exists as a ${existing.kind} volume`);
       // An empty fs_type with a content source takes the source's filesystem.
       if (fsType ? existing.fsType !== fsType : existing.fsType && !existing.contentSource) {
-        throw alreadyExists(`volume ${req.name} exists ${existing.fsType ? `with a ${existing.fsType} filesystem` : 'as a directory volume'}`);
+        throw alreadyExists(
+          `volume ${req.name} exists ${existing.fsType ? `with a ${existing.fsType} filesystem` : 'as a directory volume'}`,
+        );
       }
       if (!capacityCompatible(existing.capacityBytes, req.capacityRange)) {
-        throw alreadyExists(`volume ${req.name} exists with ${existing.capacityBytes} bytes, outside the requested range`);
+        throw alreadyExists(
+          `volume ${req.name} exists with ${existing.capacityBytes} bytes, outside the requested range`,
+        );
       }
-      if (!sameSource(existing.contentSource, source)) throw alreadyExists(`volume ${req.name} exists with a different content source`);
+      if (!sameSource(existing.contentSource, source))
+        throw alreadyExists(`volume ${req.name} exists with a different content source`);
       return { volume: d.toCsiVolume(existing) };
     }
     const want: Wanted = { req, kind, fsType, source };
@@ -60,9 +65,12 @@ interface Wanted {
 
 async function create(d: HostpathDriver, { req, kind, fsType, source }: Wanted, src?: Source): Promise<VolumeRecord> {
   const { config } = d;
-  if (src && src.kind !== kind) throw invalidArgument(`volume_content_source is a ${src.kind} source, the request asks for ${kind}`);
+  if (src && src.kind !== kind)
+    throw invalidArgument(`volume_content_source is a ${src.kind} source, the request asks for ${kind}`);
   if (src && fsType && src.fsType !== fsType) {
-    throw invalidArgument(`volume_content_source ${src.fsType ? `has a ${src.fsType} filesystem` : 'is a directory volume'}, the request asks for mount.fs_type ${fsType}`);
+    throw invalidArgument(
+      `volume_content_source ${src.fsType ? `has a ${src.fsType} filesystem` : 'is a directory volume'}, the request asks for mount.fs_type ${fsType}`,
+    );
   }
   // A clone or restore keeps the source's filesystem (the copy is of its device's bytes).
   const volFsType = src ? src.fsType : fsType;
@@ -71,7 +79,9 @@ async function create(d: HostpathDriver, { req, kind, fsType, source }: Wanted, 
   const fsMin = isFsType(volFsType) ? minimumBytes(volFsType) : 0;
   const size = chooseCapacity(req.capacityRange, config.capacityBytes, Math.max(src?.bytes ?? 0, fsMin));
   if (config.capacityBytes !== undefined && d.allocatedBytes() + size > config.capacityBytes) {
-    throw resourceExhausted(`not enough capacity: ${size} bytes asked, ${config.capacityBytes - d.allocatedBytes()} free`);
+    throw resourceExhausted(
+      `not enough capacity: ${size} bytes asked, ${config.capacityBytes - d.allocatedBytes()} free`,
+    );
   }
   const id = randomUUID();
   const rec: VolumeRecord = {
@@ -107,6 +117,13 @@ async function create(d: HostpathDriver, { req, kind, fsType, source }: Wanted, 
     },
     unmake: () => rm(dst, { recursive: true, force: true }),
   });
-  d.log.info('volume created', { id, name: req.name, kind, fsType: volFsType, bytes: size, source: source ? JSON.stringify(source) : '' });
+  d.log.info('volume created', {
+    id,
+    name: req.name,
+    kind,
+    fsType: volFsType,
+    bytes: size,
+    source: source ? JSON.stringify(source) : '',
+  });
   return rec;
 }

@@ -5,7 +5,12 @@ import { blockCap, createRequest, MiB, openTestDriver, type TestDriver } from '.
 import { createVolume } from './create-volume.js';
 import { controllerExpandVolume } from './expand-volume.js';
 
-const grow = (volumeId: string, bytes: number): ControllerExpandVolumeRequest__Output => ({ volumeId, capacityRange: { requiredBytes: bytes, limitBytes: 0 }, secrets: {}, volumeCapability: null });
+const grow = (volumeId: string, bytes: number): ControllerExpandVolumeRequest__Output => ({
+  volumeId,
+  capacityRange: { requiredBytes: bytes, limitBytes: 0 },
+  secrets: {},
+  volumeCapability: null,
+});
 
 describe('controllerExpandVolume', () => {
   let t: TestDriver;
@@ -14,10 +19,16 @@ describe('controllerExpandVolume', () => {
   it('a file volume: records the size, grows the file, and says the node must expand — on a repeat too', async () => {
     t = await openTestDriver();
     const id = (await createVolume(t.d, createRequest('b', { volumeCapabilities: [blockCap()] }))).volume!.volumeId!;
-    expect(await controllerExpandVolume(t.d, grow(id, 16 * MiB))).toEqual({ capacityBytes: 16 * MiB, nodeExpansionRequired: true });
+    expect(await controllerExpandVolume(t.d, grow(id, 16 * MiB))).toEqual({
+      capacityBytes: 16 * MiB,
+      nodeExpansionRequired: true,
+    });
     expect((await t.onDisk()).volumes[id]!.capacityBytes).toBe(16 * MiB);
     expect((await stat(t.d.volumePath(id))).size).toBe(16 * MiB);
-    expect(await controllerExpandVolume(t.d, grow(id, 16 * MiB))).toEqual({ capacityBytes: 16 * MiB, nodeExpansionRequired: true });
+    expect(await controllerExpandVolume(t.d, grow(id, 16 * MiB))).toEqual({
+      capacityBytes: 16 * MiB,
+      nodeExpansionRequired: true,
+    });
   });
 
   it('a repeat grows a file a crash left at its old size after the new size was recorded', async () => {
@@ -31,7 +42,13 @@ describe('controllerExpandVolume', () => {
   it('a directory volume has nothing for the node to grow; a smaller request never shrinks', async () => {
     t = await openTestDriver();
     const id = (await createVolume(t.d, createRequest('d'))).volume!.volumeId!;
-    expect(await controllerExpandVolume(t.d, grow(id, 32 * MiB))).toEqual({ capacityBytes: 32 * MiB, nodeExpansionRequired: false });
-    expect(await controllerExpandVolume(t.d, grow(id, 8 * MiB))).toEqual({ capacityBytes: 32 * MiB, nodeExpansionRequired: false });
+    expect(await controllerExpandVolume(t.d, grow(id, 32 * MiB))).toEqual({
+      capacityBytes: 32 * MiB,
+      nodeExpansionRequired: false,
+    });
+    expect(await controllerExpandVolume(t.d, grow(id, 8 * MiB))).toEqual({
+      capacityBytes: 32 * MiB,
+      nodeExpansionRequired: false,
+    });
   });
 });

@@ -13,13 +13,17 @@ import { checkKind } from './checks.js';
  * grown after; the file is grown to the recorded size on every call (a no-op once it is) and at
  * start-up, so a crash in between is finished by the retry or the restart, never lost.
  */
-export async function controllerExpandVolume(d: HostpathDriver, req: ControllerExpandVolumeRequest__Output): Promise<ControllerExpandVolumeResponse> {
+export async function controllerExpandVolume(
+  d: HostpathDriver,
+  req: ControllerExpandVolumeRequest__Output,
+): Promise<ControllerExpandVolumeResponse> {
   if (!req.volumeId) throw missing('volume_id');
   if (!req.capacityRange) throw missing('capacity_range');
   const { config } = d;
   return d.locks.run(`vol:${req.volumeId}`, async () => {
     const v = d.getVolume(req.volumeId);
-    if (req.volumeCapability) checkKind(v, parseCapability(req.volumeCapability, 'volume_capability').kind, 'volume_capability');
+    if (req.volumeCapability)
+      checkKind(v, parseCapability(req.volumeCapability, 'volume_capability').kind, 'volume_capability');
     const size = chooseCapacity(req.capacityRange, config.capacityBytes);
     const layout = dataLayout(v);
     // Never shrink; a smaller request is already satisfied.
@@ -28,7 +32,11 @@ export async function controllerExpandVolume(d: HostpathDriver, req: ControllerE
         throw resourceExhausted(`not enough capacity to grow volume ${v.id} to ${size} bytes`);
       }
       const before = v.capacityBytes;
-      await commit(d, () => (v.capacityBytes = size), () => (v.capacityBytes = before));
+      await commit(
+        d,
+        () => (v.capacityBytes = size),
+        () => (v.capacityBytes = before),
+      );
       crashPoint('ControllerExpandVolume:recorded');
       d.log.info('volume expanded', { id: v.id, bytes: size });
     } else if (layout === 'directory') {

@@ -10,9 +10,12 @@ export async function getCapacity(d: HostpathDriver, req: GetCapacityRequest__Ou
   if (segs && segs[TOPOLOGY_KEY] !== undefined && segs[TOPOLOGY_KEY] !== config.nodeId) return { availableCapacity: 0 };
   for (const [i, c] of req.volumeCapabilities.entries()) {
     const p = parseCapability(c, `volume_capabilities[${i}]`);
-    if (unsupportedReason(p) || (await fsTypeMismatch(p, `volume_capabilities[${i}].mount.fs_type`))) return { availableCapacity: 0 };
+    if (unsupportedReason(p) || (await fsTypeMismatch(p, `volume_capabilities[${i}].mount.fs_type`)))
+      return { availableCapacity: 0 };
   }
   const available =
-    config.capacityBytes !== undefined ? Math.max(0, config.capacityBytes - d.allocatedBytes()) : (await filesystemStats(config.stateDir)).availableBytes;
+    config.capacityBytes !== undefined
+      ? Math.max(0, config.capacityBytes - d.allocatedBytes())
+      : (await filesystemStats(config.stateDir)).availableBytes;
   return { availableCapacity: available, maximumVolumeSize: { value: available } };
 }

@@ -31,7 +31,10 @@ function toCsiSnapshot(s: SnapshotRecord): Snapshot {
   };
 }
 
-export async function createSnapshot(d: HostpathDriver, req: CreateSnapshotRequest__Output): Promise<CreateSnapshotResponse> {
+export async function createSnapshot(
+  d: HostpathDriver,
+  req: CreateSnapshotRequest__Output,
+): Promise<CreateSnapshotResponse> {
   if (!req.name) throw missing('name');
   if (!req.sourceVolumeId) throw missing('source_volume_id');
   return d.locks.run(`sname:${req.name}`, async () => {
@@ -45,7 +48,15 @@ export async function createSnapshot(d: HostpathDriver, req: CreateSnapshotReque
     return d.locks.run(`vol:${req.sourceVolumeId}`, async () => {
       const v = d.getVolume(req.sourceVolumeId);
       const id = randomUUID();
-      const rec: SnapshotRecord = { id, name: req.name, sourceVolumeId: v.id, kind: v.kind, ...(v.fsType ? { fsType: v.fsType } : {}), sizeBytes: v.capacityBytes, createdAtMs: Date.now() };
+      const rec: SnapshotRecord = {
+        id,
+        name: req.name,
+        sourceVolumeId: v.id,
+        kind: v.kind,
+        ...(v.fsType ? { fsType: v.fsType } : {}),
+        sizeBytes: v.capacityBytes,
+        createdAtMs: Date.now(),
+      };
       await createUnderIntent(d, {
         rpc: 'CreateSnapshot',
         records: d.snapshots,
@@ -64,7 +75,10 @@ export async function createSnapshot(d: HostpathDriver, req: CreateSnapshotReque
 }
 
 /** DeleteSnapshot; an unknown snapshot is already deleted. Intent, copy removed, record dropped. */
-export async function deleteSnapshot(d: HostpathDriver, req: DeleteSnapshotRequest__Output): Promise<DeleteSnapshotResponse> {
+export async function deleteSnapshot(
+  d: HostpathDriver,
+  req: DeleteSnapshotRequest__Output,
+): Promise<DeleteSnapshotResponse> {
   if (!req.snapshotId) throw missing('snapshot_id');
   return d.locks.run(`snap:${req.snapshotId}`, async () => {
     const s = d.snapshots[req.snapshotId];
@@ -76,10 +90,18 @@ export async function deleteSnapshot(d: HostpathDriver, req: DeleteSnapshotReque
 
 /** Deletes under an intent: the copy, then the record. Also how start-up settles an intent. */
 export async function finishSnapshotDelete(d: HostpathDriver, s: SnapshotRecord): Promise<void> {
-  await deleteUnderIntent(d, { rpc: 'DeleteSnapshot', records: d.snapshots, rec: s, remove: () => rm(d.snapshotPath(s.id), { recursive: true, force: true }) });
+  await deleteUnderIntent(d, {
+    rpc: 'DeleteSnapshot',
+    records: d.snapshots,
+    rec: s,
+    remove: () => rm(d.snapshotPath(s.id), { recursive: true, force: true }),
+  });
 }
 
-export async function listSnapshots(d: HostpathDriver, req: ListSnapshotsRequest__Output): Promise<ListSnapshotsResponse> {
+export async function listSnapshots(
+  d: HostpathDriver,
+  req: ListSnapshotsRequest__Output,
+): Promise<ListSnapshotsResponse> {
   let all = d.liveSnapshots();
   if (req.snapshotId) all = all.filter((s) => s.id === req.snapshotId);
   if (req.sourceVolumeId) all = all.filter((s) => s.sourceVolumeId === req.sourceVolumeId);

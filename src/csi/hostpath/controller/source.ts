@@ -40,10 +40,24 @@ export function resolveSource(d: HostpathDriver, src: ContentSource): Source {
   if (src.kind === 'snapshot') {
     const s = d.snapshot(src.snapshotId);
     if (!s) throw notFound(`source snapshot ${src.snapshotId} does not exist`);
-    return { path: d.snapshotPath(s.id), kind: s.kind, fsType: s.fsType ?? '', bytes: s.sizeBytes, lock: `snap:${s.id}`, mounted: [] };
+    return {
+      path: d.snapshotPath(s.id),
+      kind: s.kind,
+      fsType: s.fsType ?? '',
+      bytes: s.sizeBytes,
+      lock: `snap:${s.id}`,
+      mounted: [],
+    };
   }
   const v = d.volume(src.volumeId);
   if (!v) throw notFound(`source volume ${src.volumeId} does not exist`);
   const mounted = v.fsType ? Object.keys(v.staged) : [];
-  return { path: d.volumePath(v.id), kind: v.kind, fsType: v.fsType ?? '', bytes: v.capacityBytes, lock: `vol:${v.id}`, mounted };
+  return {
+    path: d.volumePath(v.id),
+    kind: v.kind,
+    fsType: v.fsType ?? '',
+    bytes: v.capacityBytes,
+    lock: `vol:${v.id}`,
+    mounted,
+  };
 }

@@ -1,10 +1,16 @@
-import type { ValidateVolumeCapabilitiesRequest__Output, ValidateVolumeCapabilitiesResponse } from '../../proto/types.js';
+import type {
+  ValidateVolumeCapabilitiesRequest__Output,
+  ValidateVolumeCapabilitiesResponse,
+} from '../../proto/types.js';
 import type { HostpathDriver } from '../driver.js';
 import { missing } from '../errors.js';
 import { parseCapability, unsupportedReason } from '../validate.js';
 import { fsTypeMismatch } from './checks.js';
 
-export async function validateVolumeCapabilities(d: HostpathDriver, req: ValidateVolumeCapabilitiesRequest__Output): Promise<ValidateVolumeCapabilitiesResponse> {
+export async function validateVolumeCapabilities(
+  d: HostpathDriver,
+  req: ValidateVolumeCapabilitiesRequest__Output,
+): Promise<ValidateVolumeCapabilitiesResponse> {
   if (!req.volumeId) throw missing('volume_id');
   if (req.volumeCapabilities.length === 0) throw missing('volume_capabilities');
   const v = d.getVolume(req.volumeId);
@@ -15,7 +21,12 @@ export async function validateVolumeCapabilities(d: HostpathDriver, req: Validat
     if (why) return { message: why };
   }
   return {
-    confirmed: { volumeContext: req.volumeContext, volumeCapabilities: req.volumeCapabilities, parameters: req.parameters, mutableParameters: req.mutableParameters },
+    confirmed: {
+      volumeContext: req.volumeContext,
+      volumeCapabilities: req.volumeCapabilities,
+      parameters: req.parameters,
+      mutableParameters: req.mutableParameters,
+    },
     message: '',
   };
 }

@@ -2,7 +2,13 @@ import type { NodeGetCapabilitiesResponse, NodeGetInfoResponse, NodeServiceCapab
 import type { HostpathDriver } from '../driver.js';
 
 export function nodeCapabilities(): NodeServiceCapability[] {
-  const types = ['STAGE_UNSTAGE_VOLUME', 'GET_VOLUME_STATS', 'EXPAND_VOLUME', 'SINGLE_NODE_MULTI_WRITER', 'VOLUME_CONDITION'] as const;
+  const types = [
+    'STAGE_UNSTAGE_VOLUME',
+    'GET_VOLUME_STATS',
+    'EXPAND_VOLUME',
+    'SINGLE_NODE_MULTI_WRITER',
+    'VOLUME_CONDITION',
+  ] as const;
   return types.map((type) => ({ rpc: { type } }));
 }
 

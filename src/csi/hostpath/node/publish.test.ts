@@ -13,7 +13,16 @@ describe.skipIf(notRoot)('nodePublishVolume of an ephemeral (inline) volume (roo
   afterEach(async () => t?.close());
 
   const publish = (volumeId: string, targetPath: string, volumeContext: Record<string, string>) =>
-    nodePublishVolume(t.d, { volumeId, targetPath, stagingTargetPath: '', volumeCapability: dirCap(), readonly: false, publishContext: {}, secrets: {}, volumeContext });
+    nodePublishVolume(t.d, {
+      volumeId,
+      targetPath,
+      stagingTargetPath: '',
+      volumeCapability: dirCap(),
+      readonly: false,
+      publishContext: {},
+      secrets: {},
+      volumeContext,
+    });
 
   it('creates the volume on the fly without staging, durably; deletes it at the last unpublish', async () => {
     t = await openTestDriver();
@@ -37,6 +46,8 @@ describe.skipIf(notRoot)('nodePublishVolume of an ephemeral (inline) volume (roo
   it('a persistent volume still needs staging', async () => {
     t = await openTestDriver();
     const volumeId = (await createVolume(t.d, createRequest('v'))).volume!.volumeId!;
-    await expect(publish(volumeId, path.join(t.stateDir, '..', 't'), {})).rejects.toThrow(/staging_target_path is required/);
+    await expect(publish(volumeId, path.join(t.stateDir, '..', 't'), {})).rejects.toThrow(
+      /staging_target_path is required/,
+    );
   });
 });

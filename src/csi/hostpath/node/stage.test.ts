@@ -15,7 +15,14 @@ describe.skipIf(notRoot)('nodeStageVolume / nodeUnstageVolume (root: bind mounts
     t = await openTestDriver();
     const volumeId = (await createVolume(t.d, createRequest('v'))).volume!.volumeId!;
     const staging = path.join(t.stateDir, '..', 'staging');
-    const req = { volumeId, stagingTargetPath: staging, volumeCapability: dirCap(), publishContext: {}, secrets: {}, volumeContext: {} };
+    const req = {
+      volumeId,
+      stagingTargetPath: staging,
+      volumeCapability: dirCap(),
+      publishContext: {},
+      secrets: {},
+      volumeContext: {},
+    };
     await nodeStageVolume(t.d, req);
     await nodeStageVolume(t.d, req);
     expect(Object.keys((await t.onDisk()).volumes[volumeId]!.staged)).toEqual([staging]);

@@ -2,7 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { attachLoop } from '../../../mount/loop.js';
 import { bindMount, unmountAll } from '../../../mount/mount.js';
-import type { NodeStageVolumeRequest__Output, NodeStageVolumeResponse, NodeUnstageVolumeRequest__Output, NodeUnstageVolumeResponse } from '../../proto/types.js';
+import type {
+  NodeStageVolumeRequest__Output,
+  NodeStageVolumeResponse,
+  NodeUnstageVolumeRequest__Output,
+  NodeUnstageVolumeResponse,
+} from '../../proto/types.js';
 import { crashPoint } from '../crash.js';
 import type { HostpathDriver } from '../driver.js';
 import { alreadyExists, failedPrecondition, missing } from '../errors.js';
@@ -11,7 +16,10 @@ import { commit } from '../intent.js';
 import { releaseUnusedLoops } from '../volume-data.js';
 import { checkUsable, mountFilesystem, stagingState } from './staging.js';
 
-export async function nodeStageVolume(d: HostpathDriver, req: NodeStageVolumeRequest__Output): Promise<NodeStageVolumeResponse> {
+export async function nodeStageVolume(
+  d: HostpathDriver,
+  req: NodeStageVolumeRequest__Output,
+): Promise<NodeStageVolumeResponse> {
   if (!req.volumeId) throw missing('volume_id');
   if (!req.stagingTargetPath) throw missing('staging_target_path');
   const cap = parseCapability(req.volumeCapability, 'volume_capability');
@@ -21,7 +29,9 @@ export async function nodeStageVolume(d: HostpathDriver, req: NodeStageVolumeReq
     const v = d.getVolume(req.volumeId);
     checkUsable(v, cap);
     if (d.config.enableAttach && !v.attachments[d.config.nodeId]) {
-      throw failedPrecondition(`volume ${v.id} is not published to node ${d.config.nodeId} (ControllerPublishVolume first)`);
+      throw failedPrecondition(
+        `volume ${v.id} is not published to node ${d.config.nodeId} (ControllerPublishVolume first)`,
+      );
     }
     const src = d.volumePath(v.id);
     if (v.kind === 'mount') {
@@ -42,14 +52,21 @@ export async function nodeStageVolume(d: HostpathDriver, req: NodeStageVolumeReq
       crashPoint('NodeStageVolume:loop-attached');
     }
     if (!v.staged[staging]) {
-      await commit(d, () => (v.staged[staging] = { stagingPath: staging }), () => delete v.staged[staging]);
+      await commit(
+        d,
+        () => (v.staged[staging] = { stagingPath: staging }),
+        () => delete v.staged[staging],
+      );
       crashPoint('NodeStageVolume:recorded');
     }
     return {};
   });
 }
 
-export async function nodeUnstageVolume(d: HostpathDriver, req: NodeUnstageVolumeRequest__Output): Promise<NodeUnstageVolumeResponse> {
+export async function nodeUnstageVolume(
+  d: HostpathDriver,
+  req: NodeUnstageVolumeRequest__Output,
+): Promise<NodeUnstageVolumeResponse> {
   if (!req.volumeId) throw missing('volume_id');
   if (!req.stagingTargetPath) throw missing('staging_target_path');
   const staging = path.resolve(req.stagingTargetPath);
@@ -59,7 +76,11 @@ export async function nodeUnstageVolume(d: HostpathDriver, req: NodeUnstageVolum
     crashPoint('NodeUnstageVolume:unmounted');
     const rec = v.staged[staging];
     if (rec) {
-      await commit(d, () => delete v.staged[staging], () => (v.staged[staging] = rec));
+      await commit(
+        d,
+        () => delete v.staged[staging],
+        () => (v.staged[staging] = rec),
+      );
       crashPoint('NodeUnstageVolume:recorded');
     }
     await releaseUnusedLoops(d, v);

@@ -5,7 +5,16 @@ import { findMount, mountsOfSource } from '../../../mount/mountinfo.js';
 import { crashPoint } from '../crash.js';
 import type { HostpathDriver } from '../driver.js';
 import { failedPrecondition } from '../errors.js';
-import { formatDevice, growMounted, growsOnlyMounted, growUnmounted, isFsType, openPristineRoot, probeFsType, type FsType } from '../filesystem.js';
+import {
+  formatDevice,
+  growMounted,
+  growsOnlyMounted,
+  growUnmounted,
+  isFsType,
+  openPristineRoot,
+  probeFsType,
+  type FsType,
+} from '../filesystem.js';
 import { exists } from '../fsops.js';
 import type { VolumeRecord } from '../state.js';
 import { unsupportedReason, type ParsedCapability } from '../validate.js';
@@ -28,17 +37,21 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
 // Spec (NodeStage/NodePublish "Exceeds capabilities"): a capability the volume does not have
 // is FAILED_PRECONDITION, whether the access type or the access mode is wrong.
 export function checkUsable(v: VolumeRecord, cap: ParsedCapability): void {
-  if (cap.kind !== v.kind) throw failedPrecondition(`volume_capability: volume ${v.id} is a ${v.kind} volume, not ${cap.kind}`);
+  if (cap.kind !== v.kind)
+    throw failedPrecondition(`volume_capability: volume ${v.id} is a ${v.kind} volume, not ${cap.kind}`);
   const why = unsupportedReason(cap);
   if (why) throw failedPrecondition(why);
   // A directory volume ignores fs_type, as it always has (a PV may name one from its class).
   if (v.fsType && cap.fsType && cap.fsType !== v.fsType) {
-    throw failedPrecondition(`volume_capability.mount.fs_type: volume ${v.id} has a ${v.fsType} filesystem, not ${cap.fsType}`);
+    throw failedPrecondition(
+      `volume_capability.mount.fs_type: volume ${v.id} has a ${v.fsType} filesystem, not ${cap.fsType}`,
+    );
   }
 }
 
 export function fsTypeOf(v: VolumeRecord): FsType {
-  if (!v.fsType || !isFsType(v.fsType)) throw failedPrecondition(`volume ${v.id} has no filesystem this driver can mount (${v.fsType ?? 'none'})`);
+  if (!v.fsType || !isFsType(v.fsType))
+    throw failedPrecondition(`volume ${v.id} has no filesystem this driver can mount (${v.fsType ?? 'none'})`);
   return v.fsType;
 }
 
@@ -46,7 +59,11 @@ export function fsTypeOf(v: VolumeRecord): FsType {
  * What is mounted at `staging`: nothing, this volume (its directory bound there, or its
  * filesystem from its loop device), or something else.
  */
-export async function stagingState(d: HostpathDriver, v: VolumeRecord, staging: string): Promise<'none' | 'ours' | 'other'> {
+export async function stagingState(
+  d: HostpathDriver,
+  v: VolumeRecord,
+  staging: string,
+): Promise<'none' | 'ours' | 'other'> {
   const src = d.volumePath(v.id);
   // The staging path showing the volume's own directory can only be our bind mount: no need to
   // read the mount table (thousands of lines on a busy node) for the common re-check.
@@ -64,7 +81,12 @@ export async function stagingState(d: HostpathDriver, v: VolumeRecord, staging: 
  * (one of another type is refused); a filesystem smaller than its device (a clone grown past
  * its source, an expansion while not staged or interrupted before NodeExpandVolume) is grown.
  */
-export async function mountFilesystem(d: HostpathDriver, v: VolumeRecord, staging: string, mountFlags: readonly string[]): Promise<void> {
+export async function mountFilesystem(
+  d: HostpathDriver,
+  v: VolumeRecord,
+  staging: string,
+  mountFlags: readonly string[],
+): Promise<void> {
   const fsType = fsTypeOf(v);
   const file = d.volumePath(v.id);
   const dev = await attachLoop(file);
@@ -88,7 +110,9 @@ export async function mountFilesystem(d: HostpathDriver, v: VolumeRecord, stagin
     if (growsOnlyMounted(fsType)) await growMounted(dev, staging, fsType);
   } catch (e) {
     // Leave no device behind that no staging record accounts for.
-    await releaseUnusedLoops(d, v).catch((x: unknown) => d.log.warn('releasing loop device failed', { volume: v.id, error: String(x) }));
+    await releaseUnusedLoops(d, v).catch((x: unknown) =>
+      d.log.warn('releasing loop device failed', { volume: v.id, error: String(x) }),
+    );
     throw e;
   }
 }
@@ -98,7 +122,12 @@ export async function mountFilesystem(d: HostpathDriver, v: VolumeRecord, stagin
  * survives but the bind mount does not; publishing the bare staging directory would hand the
  * workload an empty directory instead of its data, so the staging mount is re-created first.
  */
-export async function ensureStaged(d: HostpathDriver, v: VolumeRecord, staging: string, mountFlags: readonly string[]): Promise<void> {
+export async function ensureStaged(
+  d: HostpathDriver,
+  v: VolumeRecord,
+  staging: string,
+  mountFlags: readonly string[],
+): Promise<void> {
   const state = await stagingState(d, v, staging);
   if (state === 'other') throw failedPrecondition(`staging_target_path ${staging} has another mount`);
   if (state === 'ours') return;

@@ -4,7 +4,10 @@ import type { HostpathDriver } from '../driver.js';
 import { missing, notFound } from '../errors.js';
 import { directoryUsage, exists, filesystemStats } from '../fsops.js';
 
-export async function nodeGetVolumeStats(d: HostpathDriver, req: NodeGetVolumeStatsRequest__Output): Promise<NodeGetVolumeStatsResponse> {
+export async function nodeGetVolumeStats(
+  d: HostpathDriver,
+  req: NodeGetVolumeStatsRequest__Output,
+): Promise<NodeGetVolumeStatsResponse> {
   if (!req.volumeId) throw missing('volume_id');
   if (!req.volumePath) throw missing('volume_path');
   const v = d.getVolume(req.volumeId);
@@ -14,7 +17,8 @@ export async function nodeGetVolumeStats(d: HostpathDriver, req: NodeGetVolumeSt
   let usage: VolumeUsage[];
   if (v.fsType) {
     // The volume's own filesystem: statfs of the path is the truth, overhead and all.
-    if (!(await isMountPoint(req.volumePath))) throw notFound(`volume_path ${req.volumePath} is not a mount of volume ${v.id}`);
+    if (!(await isMountPoint(req.volumePath)))
+      throw notFound(`volume_path ${req.volumePath} is not a mount of volume ${v.id}`);
     const fs = await filesystemStats(req.volumePath);
     usage = [
       { unit: 'BYTES', total: fs.totalBytes, used: fs.usedBytes, available: fs.availableBytes },

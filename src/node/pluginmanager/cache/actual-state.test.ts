@@ -5,7 +5,12 @@ import { socketPathOf, type RegisteredPlugin } from './types.js';
 
 const A = socketPathOf('/reg/a-reg.sock');
 const plugin = (over: Partial<RegisteredPlugin> = {}): RegisteredPlugin => ({
-  socketPath: A, timestamp: 10, type: 'CSIPlugin', name: 'a.csi', endpoint: '/plugins/a/csi.sock', ...over,
+  socketPath: A,
+  timestamp: 10,
+  type: 'CSIPlugin',
+  name: 'a.csi',
+  endpoint: '/plugins/a/csi.sock',
+  ...over,
 });
 
 describe('actual state of world', () => {

@@ -12,7 +12,12 @@ describe('desired state of world', () => {
     dsw.addOrUpdatePlugin(A);
     dsw.addOrUpdatePlugin(B);
     expect(dsw.isAdded(A)).toBe(true);
-    expect(dsw.pluginsToRegister().map((p) => p.socketPath).sort()).toEqual([A, B]);
+    expect(
+      dsw
+        .pluginsToRegister()
+        .map((p) => p.socketPath)
+        .sort(),
+    ).toEqual([A, B]);
     dsw.removePlugin(A);
     expect(dsw.isAdded(A)).toBe(false);
     expect(dsw.pluginsToRegister().map((p) => p.socketPath)).toEqual([B]);

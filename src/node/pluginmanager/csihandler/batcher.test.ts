@@ -26,7 +26,9 @@ function fakeStore(o: { conflicts?: number; initial?: Obj } = {}) {
   };
   return { access, log, get: () => obj };
 }
-const add = (s: string) => (cur: Obj | undefined): Obj => ({ rv: cur?.rv ?? 0, items: [...(cur?.items ?? []), s] });
+const add =
+  (s: string) =>
+  (cur: Obj | undefined): Obj => ({ rv: cur?.rv ?? 0, items: [...(cur?.items ?? []), s] });
 
 describe('object batcher', () => {
   it('applies edits waiting together in one read and one write', async () => {

@@ -98,9 +98,10 @@ export function newObjectBatcher<T>(access: ObjectAccess<T>): ObjectBatcher<T> {
   };
 
   return {
-    apply: (m) => new Promise<T | undefined>((resolve, reject) => {
-      queue.push({ m, resolve, reject });
-      if (!running) void drain();
-    }),
+    apply: (m) =>
+      new Promise<T | undefined>((resolve, reject) => {
+        queue.push({ m, resolve, reject });
+        if (!running) void drain();
+      }),
   };
 }

@@ -47,7 +47,9 @@ export function newCsiPluginHandler(o: CsiPluginHandlerOptions): CsiPluginHandle
   const validatePlugin = (p: PluginRegistration): void => {
     const v = highestSupportedV1(p.versions);
     if (!v) {
-      throw new PluginRefusedError(`CSI driver ${p.name} supports none of the CSI versions this node speaks (1.x); it offered [${p.versions.join(', ')}]`);
+      throw new PluginRefusedError(
+        `CSI driver ${p.name} supports none of the CSI versions this node speaks (1.x); it offered [${p.versions.join(', ')}]`,
+      );
     }
     const existing = registry.getDriver(p.name);
     if (existing && existing.socketPath !== p.socketPath) {
@@ -65,17 +67,25 @@ export function newCsiPluginHandler(o: CsiPluginHandlerOptions): CsiPluginHandle
   const registerPlugin = async (p: PluginRegistration, signal: AbortSignal): Promise<void> => {
     const v = highestSupportedV1(p.versions);
     if (!v) throw new PluginRefusedError(`CSI driver ${p.name}: no 1.x version`);
-    const previous = registry.set({ name: p.name, endpoint: p.endpoint, highestSupportedVersion: v.text, socketPath: p.socketPath });
+    const previous = registry.set({
+      name: p.name,
+      endpoint: p.endpoint,
+      highestSupportedVersion: v.text,
+      socketPath: p.socketPath,
+    });
     const csi = new CsiClient({ endpoint: p.endpoint, log });
     try {
       const info = await csi.nodeGetInfo({ timeoutMs, signal });
       if (info.nodeId === '') throw new InvalidError(`CSI driver ${p.name}: NodeGetInfo returned an empty node_id`);
-      await o.nodeInfo.installDriver({
-        driver: p.name,
-        nodeId: info.nodeId,
-        topology: info.accessibleTopology?.segments ?? {},
-        maxVolumesPerNode: info.maxVolumesPerNode,
-      }, signal);
+      await o.nodeInfo.installDriver(
+        {
+          driver: p.name,
+          nodeId: info.nodeId,
+          topology: info.accessibleTopology?.segments ?? {},
+          maxVolumesPerNode: info.maxVolumesPerNode,
+        },
+        signal,
+      );
     } catch (e) {
       registry.restore(p.name, previous);
       csi.close();
@@ -94,10 +104,18 @@ export function newCsiPluginHandler(o: CsiPluginHandlerOptions): CsiPluginHandle
     live.get(p.name)?.close();
     live.delete(p.name);
     try {
-      await retryWithBackoff(() => o.nodeInfo.uninstallDriver(p.name, signal), { attempts: UNINSTALL_ATTEMPTS, policy: DEFAULT_BACKOFF, clock, signal });
+      await retryWithBackoff(() => o.nodeInfo.uninstallDriver(p.name, signal), {
+        attempts: UNINSTALL_ATTEMPTS,
+        policy: DEFAULT_BACKOFF,
+        clock,
+        signal,
+      });
     } catch (e) {
       if (signal.aborted) return;
-      log.error('could not remove the CSI driver from the Node and CSINode', { driver: p.name, error: toStowageError(e).message });
+      log.error('could not remove the CSI driver from the Node and CSINode', {
+        driver: p.name,
+        error: toStowageError(e).message,
+      });
     }
   };
 

@@ -3,18 +3,48 @@ import type { Node } from 'kubernetes-types/core/v1.js';
 import type { CSINode } from 'kubernetes-types/storage/v1.js';
 import { InvalidError } from '../../../util/errors.js';
 import {
-  ANN_CSI_NODE_ID, attachLimitKey, csiNodeDriver, withCsiNodeDriver, withNodeId, withTopologyLabels, withoutCsiNodeDriver,
+  ANN_CSI_NODE_ID,
+  attachLimitKey,
+  csiNodeDriver,
+  withCsiNodeDriver,
+  withNodeId,
+  withTopologyLabels,
+  withoutCsiNodeDriver,
 } from './node-updates.js';
 
 const node: Node = { metadata: { name: 'n1', uid: 'uid-1' } };
 
 describe('node id annotation', () => {
-  it.each<{ name: string; ann: Record<string, string> | undefined; driver: string; id: string | undefined; want: Record<string, string> | undefined }>([
+  it.each<{
+    name: string;
+    ann: Record<string, string> | undefined;
+    driver: string;
+    id: string | undefined;
+    want: Record<string, string> | undefined;
+  }>([
     { name: 'first driver', ann: undefined, driver: 'a', id: 'x', want: { [ANN_CSI_NODE_ID]: '{"a":"x"}' } },
-    { name: 'merged with others, keys sorted', ann: { [ANN_CSI_NODE_ID]: '{"b":"y"}', other: '1' }, driver: 'a', id: 'x', want: { [ANN_CSI_NODE_ID]: '{"a":"x","b":"y"}', other: '1' } },
+    {
+      name: 'merged with others, keys sorted',
+      ann: { [ANN_CSI_NODE_ID]: '{"b":"y"}', other: '1' },
+      driver: 'a',
+      id: 'x',
+      want: { [ANN_CSI_NODE_ID]: '{"a":"x","b":"y"}', other: '1' },
+    },
     { name: 'unchanged', ann: { [ANN_CSI_NODE_ID]: '{"a":"x"}' }, driver: 'a', id: 'x', want: undefined },
-    { name: 'removing one of two', ann: { [ANN_CSI_NODE_ID]: '{"a":"x","b":"y"}' }, driver: 'a', id: undefined, want: { [ANN_CSI_NODE_ID]: '{"b":"y"}' } },
-    { name: 'removing the last deletes the annotation', ann: { [ANN_CSI_NODE_ID]: '{"a":"x"}', other: '1' }, driver: 'a', id: undefined, want: { other: '1' } },
+    {
+      name: 'removing one of two',
+      ann: { [ANN_CSI_NODE_ID]: '{"a":"x","b":"y"}' },
+      driver: 'a',
+      id: undefined,
+      want: { [ANN_CSI_NODE_ID]: '{"b":"y"}' },
+    },
+    {
+      name: 'removing the last deletes the annotation',
+      ann: { [ANN_CSI_NODE_ID]: '{"a":"x"}', other: '1' },
+      driver: 'a',
+      id: undefined,
+      want: { other: '1' },
+    },
     { name: 'removing an absent driver', ann: {}, driver: 'a', id: undefined, want: undefined },
   ])('$name', ({ ann, driver, id, want }) => {
     expect(withNodeId(ann, driver, id)).toEqual(want);
@@ -28,7 +58,9 @@ describe('node id annotation', () => {
 
 describe('topology labels', () => {
   it('adds missing labels and reports which', () => {
-    expect(withTopologyLabels({ 'kubernetes.io/hostname': 'n1', zone: 'z1' }, { zone: 'z1', 'topo/node': 'n1' })).toEqual({
+    expect(
+      withTopologyLabels({ 'kubernetes.io/hostname': 'n1', zone: 'z1' }, { zone: 'z1', 'topo/node': 'n1' }),
+    ).toEqual({
       labels: { 'kubernetes.io/hostname': 'n1', zone: 'z1', 'topo/node': 'n1' },
       added: ['topo/node'],
     });
@@ -57,7 +89,15 @@ describe('CSINode drivers', () => {
   });
 
   it('replaces a driver of the same name, keeps others, and skips a no-op', () => {
-    const cur: CSINode = { metadata: { name: 'n1' }, spec: { drivers: [{ name: 'b', nodeID: 'y' }, { name: 'a', nodeID: 'old' }] } };
+    const cur: CSINode = {
+      metadata: { name: 'n1' },
+      spec: {
+        drivers: [
+          { name: 'b', nodeID: 'y' },
+          { name: 'a', nodeID: 'old' },
+        ],
+      },
+    };
     expect(withCsiNodeDriver(cur, node, entry)?.spec.drivers).toEqual([{ name: 'b', nodeID: 'y' }, entry]);
     const same: CSINode = { metadata: { name: 'n1' }, spec: { drivers: [entry] } };
     expect(withCsiNodeDriver(same, node, entry)).toBeUndefined();

@@ -66,7 +66,8 @@ export function withTopologyLabels(
   for (const [k, v] of Object.entries(segments)) {
     const cur = labels?.[k];
     if (cur === undefined) added.push(k);
-    else if (cur !== v) throw new InvalidError(`topology label ${k}=${v} collides with the node's existing label ${k}=${cur}`);
+    else if (cur !== v)
+      throw new InvalidError(`topology label ${k}=${v} collides with the node's existing label ${k}=${cur}`);
   }
   if (added.length === 0) return undefined;
   const out = { ...labels };
@@ -80,7 +81,10 @@ export function withCsiNodeDriver(csinode: CSINode | undefined, node: Node, entr
   const base: CSINode = csinode ?? {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'CSINode',
-    metadata: { name: nodeName, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid: node.metadata?.uid ?? '' }] },
+    metadata: {
+      name: nodeName,
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid: node.metadata?.uid ?? '' }],
+    },
     spec: { drivers: [] },
   };
   const drivers = base.spec.drivers ?? [];
@@ -97,16 +101,23 @@ export function withoutCsiNodeDriver(csinode: CSINode, driver: string): CSINode 
 }
 
 /** The CSINode driver entry from NodeGetInfo: allocatable only when the driver states a limit. */
-export function csiNodeDriver(driver: string, nodeId: string, topologyKeys: readonly string[], maxVolumesPerNode: number): CSINodeDriver {
+export function csiNodeDriver(
+  driver: string,
+  nodeId: string,
+  topologyKeys: readonly string[],
+  maxVolumesPerNode: number,
+): CSINodeDriver {
   const entry: CSINodeDriver = { name: driver, nodeID: nodeId, topologyKeys: [...topologyKeys].sort() };
   if (maxVolumesPerNode > 0) entry.allocatable = { count: maxVolumesPerNode };
   return entry;
 }
 
 function sameDriver(a: CSINodeDriver, b: CSINodeDriver): boolean {
-  return a.nodeID === b.nodeID &&
+  return (
+    a.nodeID === b.nodeID &&
     JSON.stringify([...(a.topologyKeys ?? [])].sort()) === JSON.stringify([...(b.topologyKeys ?? [])].sort()) &&
-    (a.allocatable?.count ?? undefined) === (b.allocatable?.count ?? undefined);
+    (a.allocatable?.count ?? undefined) === (b.allocatable?.count ?? undefined)
+  );
 }
 
 function sortKeys(o: Record<string, string>): Record<string, string> {

@@ -34,16 +34,32 @@ function memory<T>(initial: T | undefined, o: { failWrites?: boolean | number } 
   };
 }
 
-const node = (): Node => ({ metadata: { name: 'n1', uid: 'u1', labels: { 'kubernetes.io/hostname': 'n1' }, annotations: { [ANN_CSI_NODE_ID]: '{"other.csi":"o"}' } } });
+const node = (): Node => ({
+  metadata: {
+    name: 'n1',
+    uid: 'u1',
+    labels: { 'kubernetes.io/hostname': 'n1' },
+    annotations: { [ANN_CSI_NODE_ID]: '{"other.csi":"o"}' },
+  },
+});
 const info = { driver: 'a.csi', nodeId: 'id-a', topology: { 'topology.a/zone': 'z1' }, maxVolumesPerNode: 0 };
 
 describe('node info manager', () => {
   it('installs: annotation merged, topology label added, CSINode created with an owner', async () => {
     const n = memory<Node>(node());
     const c = memory<CSINode>(undefined);
-    const m = newNodeInfoManager({ client, nodeName: 'n1', nodeBatcher: n.batcher, csiNodeBatcher: c.batcher, log: quiet });
+    const m = newNodeInfoManager({
+      client,
+      nodeName: 'n1',
+      nodeBatcher: n.batcher,
+      csiNodeBatcher: c.batcher,
+      log: quiet,
+    });
     await m.installDriver(info, signal);
-    expect(JSON.parse(n.get()?.metadata?.annotations?.[ANN_CSI_NODE_ID] ?? '')).toEqual({ 'other.csi': 'o', 'a.csi': 'id-a' });
+    expect(JSON.parse(n.get()?.metadata?.annotations?.[ANN_CSI_NODE_ID] ?? '')).toEqual({
+      'other.csi': 'o',
+      'a.csi': 'id-a',
+    });
     expect(n.get()?.metadata?.labels).toEqual({ 'kubernetes.io/hostname': 'n1', 'topology.a/zone': 'z1' });
     expect(c.get()?.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Node', name: 'n1', uid: 'u1' });
     expect(c.get()?.spec.drivers).toEqual([{ name: 'a.csi', nodeID: 'id-a', topologyKeys: ['topology.a/zone'] }]);
@@ -55,7 +71,14 @@ describe('node info manager', () => {
     const c = memory<CSINode>(undefined, { failWrites: true });
     const slept: number[] = [];
     const clock = { now: () => 0, sleep: async (ms: number) => void slept.push(ms) };
-    const m = newNodeInfoManager({ client, nodeName: 'n1', nodeBatcher: n.batcher, csiNodeBatcher: c.batcher, log: quiet, clock });
+    const m = newNodeInfoManager({
+      client,
+      nodeName: 'n1',
+      nodeBatcher: n.batcher,
+      csiNodeBatcher: c.batcher,
+      log: quiet,
+      clock,
+    });
     await expect(m.installDriver(info, signal)).rejects.toThrow('etcd is down');
     expect(c.writeFailures()).toBe(4);
     expect(slept).toEqual([10, 50, 250]);
@@ -67,16 +90,32 @@ describe('node info manager', () => {
     const n = memory<Node>(node());
     const c = memory<CSINode>(undefined, { failWrites: 2 });
     const clock = { now: () => 0, sleep: async () => undefined };
-    const m = newNodeInfoManager({ client, nodeName: 'n1', nodeBatcher: n.batcher, csiNodeBatcher: c.batcher, log: quiet, clock });
+    const m = newNodeInfoManager({
+      client,
+      nodeName: 'n1',
+      nodeBatcher: n.batcher,
+      csiNodeBatcher: c.batcher,
+      log: quiet,
+      clock,
+    });
     await m.installDriver(info, signal);
     expect(c.get()?.spec.drivers?.map((x) => x.name)).toEqual(['a.csi']);
-    expect(JSON.parse(n.get()?.metadata?.annotations?.[ANN_CSI_NODE_ID] ?? '')).toEqual({ 'other.csi': 'o', 'a.csi': 'id-a' });
+    expect(JSON.parse(n.get()?.metadata?.annotations?.[ANN_CSI_NODE_ID] ?? '')).toEqual({
+      'other.csi': 'o',
+      'a.csi': 'id-a',
+    });
   });
 
   it('refuses when the Node is missing, writing nothing', async () => {
     const n = memory<Node>(undefined);
     const c = memory<CSINode>(undefined);
-    const m = newNodeInfoManager({ client, nodeName: 'n1', nodeBatcher: n.batcher, csiNodeBatcher: c.batcher, log: quiet });
+    const m = newNodeInfoManager({
+      client,
+      nodeName: 'n1',
+      nodeBatcher: n.batcher,
+      csiNodeBatcher: c.batcher,
+      log: quiet,
+    });
     await expect(m.installDriver(info, signal)).rejects.toThrow(/does not exist/);
     expect(c.get()).toBeUndefined();
   });
@@ -84,7 +123,13 @@ describe('node info manager', () => {
   it('uninstalls: CSINode entry and annotation key go, the annotation with its last key', async () => {
     const n = memory<Node>(node());
     const c = memory<CSINode>(undefined);
-    const m = newNodeInfoManager({ client, nodeName: 'n1', nodeBatcher: n.batcher, csiNodeBatcher: c.batcher, log: quiet });
+    const m = newNodeInfoManager({
+      client,
+      nodeName: 'n1',
+      nodeBatcher: n.batcher,
+      csiNodeBatcher: c.batcher,
+      log: quiet,
+    });
     await m.installDriver(info, signal);
     await m.uninstallDriver('a.csi', signal);
     expect(c.get()?.spec.drivers).toEqual([]);
@@ -96,7 +141,10 @@ describe('node info manager', () => {
   it('replaces a changed entry by removing it first (CSINode entries are immutable)', async () => {
     const n = memory<Node>(node());
     const writes: CSINode[] = [];
-    let obj: CSINode | undefined = { metadata: { name: 'n1' }, spec: { drivers: [{ name: 'a.csi', nodeID: 'old', topologyKeys: ['topology.a/zone'] }] } };
+    let obj: CSINode | undefined = {
+      metadata: { name: 'n1' },
+      spec: { drivers: [{ name: 'a.csi', nodeID: 'old', topologyKeys: ['topology.a/zone'] }] },
+    };
     const csiNodeBatcher = newObjectBatcher<CSINode>({
       get: async () => structuredClone(obj),
       write: async (next) => {

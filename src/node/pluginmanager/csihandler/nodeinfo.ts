@@ -7,7 +7,13 @@ import { realClock, type BackoffPolicy, type Clock } from '../../../util/backoff
 import { newObjectBatcher, type ObjectBatcher } from './batcher.js';
 import { retryWithBackoff } from './retry.js';
 import {
-  attachLimitKey, csiNodeDriver, parseNodeIds, withCsiNodeDriver, withNodeId, withTopologyLabels, withoutCsiNodeDriver,
+  attachLimitKey,
+  csiNodeDriver,
+  parseNodeIds,
+  withCsiNodeDriver,
+  withNodeId,
+  withTopologyLabels,
+  withoutCsiNodeDriver,
 } from './node-updates.js';
 
 /**
@@ -104,9 +110,20 @@ class Manager implements NodeInfoManager {
       const cur = this.requireNode(c);
       const annotations = withNodeId(cur.metadata?.annotations, d.driver, d.nodeId);
       const labels = withTopologyLabels(cur.metadata?.labels, d.topology);
-      undo = { prevNodeId: parseNodeIds(cur.metadata?.annotations)[d.driver], annotated: annotations !== undefined, addedLabels: labels?.added ?? [] };
+      undo = {
+        prevNodeId: parseNodeIds(cur.metadata?.annotations)[d.driver],
+        annotated: annotations !== undefined,
+        addedLabels: labels?.added ?? [],
+      };
       if (!annotations && !labels) return undefined;
-      return { ...cur, metadata: { ...cur.metadata, annotations: annotations ?? cur.metadata?.annotations, labels: labels?.labels ?? cur.metadata?.labels } };
+      return {
+        ...cur,
+        metadata: {
+          ...cur.metadata,
+          annotations: annotations ?? cur.metadata?.annotations,
+          labels: labels?.labels ?? cur.metadata?.labels,
+        },
+      };
     });
     const node = this.requireNode(written);
     try {
@@ -127,14 +144,25 @@ class Manager implements NodeInfoManager {
           await this.csinode.apply(add);
         }
       };
-      await retryWithBackoff(writeEntry, { attempts: CSINODE_UPDATE_ATTEMPTS, policy: CSINODE_UPDATE_BACKOFF, clock: this.clock, signal });
+      await retryWithBackoff(writeEntry, {
+        attempts: CSINODE_UPDATE_ATTEMPTS,
+        policy: CSINODE_UPDATE_BACKOFF,
+        clock: this.clock,
+        signal,
+      });
     } catch (e) {
-      if (undo.annotated || undo.addedLabels.length > 0) await this.undoNode(d, undo.prevNodeId, undo.annotated, undo.addedLabels);
+      if (undo.annotated || undo.addedLabels.length > 0)
+        await this.undoNode(d, undo.prevNodeId, undo.annotated, undo.addedLabels);
       throw e;
     }
   }
 
-  private async undoNode(d: DriverNodeInfo, prevNodeId: string | undefined, annotated: boolean, addedLabels: string[]): Promise<void> {
+  private async undoNode(
+    d: DriverNodeInfo,
+    prevNodeId: string | undefined,
+    annotated: boolean,
+    addedLabels: string[],
+  ): Promise<void> {
     try {
       await this.node.apply((c) => {
         if (!c) return undefined;
@@ -146,16 +174,16 @@ class Manager implements NodeInfoManager {
         return { ...c, metadata: { ...c.metadata, annotations: annotations ?? c.metadata?.annotations, labels } };
       });
     } catch (e) {
-      this.log.error('could not undo a half-written driver registration on the Node', { driver: d.driver, error: toStowageError(e).message });
+      this.log.error('could not undo a half-written driver registration on the Node', {
+        driver: d.driver,
+        error: toStowageError(e).message,
+      });
     }
   }
 
   async installedDrivers(signal: AbortSignal): Promise<string[]> {
     signal.throwIfAborted();
-    const [csinode, node] = await Promise.all([
-      this.csinode.apply(() => undefined),
-      this.node.apply(() => undefined),
-    ]);
+    const [csinode, node] = await Promise.all([this.csinode.apply(() => undefined), this.node.apply(() => undefined)]);
     const names = new Set((csinode?.spec.drivers ?? []).map((d) => d.name));
     for (const k of Object.keys(parseNodeIds(node?.metadata?.annotations))) names.add(k);
     return [...names].sort();
@@ -170,7 +198,14 @@ class Manager implements NodeInfoManager {
     });
     const key = attachLimitKey(driver);
     if (node?.status?.capacity?.[key] !== undefined || node?.status?.allocatable?.[key] !== undefined) {
-      await this.client.resource('Node').patchStatus(this.nodeName, 'merge', { status: { capacity: { [key]: null }, allocatable: { [key]: null } } }, { signal });
+      await this.client
+        .resource('Node')
+        .patchStatus(
+          this.nodeName,
+          'merge',
+          { status: { capacity: { [key]: null }, allocatable: { [key]: null } } },
+          { signal },
+        );
     }
   }
 }

@@ -44,7 +44,10 @@ export function newPluginStatusReporter(o: {
   const write = async (): Promise<void> => {
     while (dirty && !closed) {
       dirty = false;
-      const value = statuses.size === 0 ? undefined : JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a.localeCompare(b))));
+      const value =
+        statuses.size === 0
+          ? undefined
+          : JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a.localeCompare(b))));
       try {
         await o.node.apply((cur) => {
           if (!cur) throw new NotFoundError(`node ${o.nodeName} does not exist (yet)`);

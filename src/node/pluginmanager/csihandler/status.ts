@@ -56,42 +56,87 @@ export type Transition =
  * second socket does not hide a working registration from another one; `since` moves only when
  * the state changes.
  */
-export function transition(driver: string, prev: PluginStatus | undefined, s: StatusSignal, nowIso: string): Transition {
+export function transition(
+  driver: string,
+  prev: PluginStatus | undefined,
+  s: StatusSignal,
+  nowIso: string,
+): Transition {
   const since = (state: PluginState): string => (prev?.state === state ? prev.since : nowIso);
   switch (s.kind) {
     case 'registered': {
-      const event: StatusEvent = { type: 'Normal', reason: PLUGIN_EVENT_REASONS.registered, message: `CSI driver ${driver} registered (endpoint ${s.endpoint}, registration socket ${s.socket})` };
+      const event: StatusEvent = {
+        type: 'Normal',
+        reason: PLUGIN_EVENT_REASONS.registered,
+        message: `CSI driver ${driver} registered (endpoint ${s.endpoint}, registration socket ${s.socket})`,
+      };
       if (prev?.state === 'registered' && prev.socket === s.socket) return { kind: 'unchanged' };
       return { kind: 'set', status: { state: 'registered', since: since('registered'), socket: s.socket }, event };
     }
     case 'failed': {
       if (prev && prev.state !== 'failing' && prev.socket !== s.socket) return { kind: 'unchanged' };
-      if (prev?.state === 'failing' && prev.reason === s.reason && prev.socket === s.socket) return { kind: 'unchanged' };
+      if (prev?.state === 'failing' && prev.reason === s.reason && prev.socket === s.socket)
+        return { kind: 'unchanged' };
       // A refused node-driver-registrar exits and leaves its socket behind: the retries then only
       // find a dead socket, and the reason it was refused is what the user needs to see.
-      if (s.unreachable && prev?.state === 'failing' && !prev.unreachable && prev.socket === s.socket) return { kind: 'unchanged' };
-      const event: StatusEvent = { type: 'Warning', reason: PLUGIN_EVENT_REASONS.failing, message: `CSI driver ${driver}: ${s.reason}` };
-      const status: PluginStatus = { state: 'failing', reason: s.reason, since: since('failing'), socket: s.socket, ...(s.unreachable ? { unreachable: true } : {}) };
+      if (s.unreachable && prev?.state === 'failing' && !prev.unreachable && prev.socket === s.socket)
+        return { kind: 'unchanged' };
+      const event: StatusEvent = {
+        type: 'Warning',
+        reason: PLUGIN_EVENT_REASONS.failing,
+        message: `CSI driver ${driver}: ${s.reason}`,
+      };
+      const status: PluginStatus = {
+        state: 'failing',
+        reason: s.reason,
+        since: since('failing'),
+        socket: s.socket,
+        ...(s.unreachable ? { unreachable: true } : {}),
+      };
       return { kind: 'set', status, event };
     }
     case 'unhealthy': {
       if (!prev || prev.state === 'failing') return { kind: 'unchanged' };
-      if (prev.state === 'unhealthy') return prev.reason === s.reason ? { kind: 'unchanged' } : { kind: 'set', status: { ...prev, reason: s.reason } };
-      const event: StatusEvent = { type: 'Warning', reason: PLUGIN_EVENT_REASONS.unhealthy, message: `CSI driver ${driver} is registered but not healthy: ${s.reason}` };
-      return { kind: 'set', status: { state: 'unhealthy', reason: s.reason, since: nowIso, socket: prev.socket }, event };
+      if (prev.state === 'unhealthy')
+        return prev.reason === s.reason
+          ? { kind: 'unchanged' }
+          : { kind: 'set', status: { ...prev, reason: s.reason } };
+      const event: StatusEvent = {
+        type: 'Warning',
+        reason: PLUGIN_EVENT_REASONS.unhealthy,
+        message: `CSI driver ${driver} is registered but not healthy: ${s.reason}`,
+      };
+      return {
+        kind: 'set',
+        status: { state: 'unhealthy', reason: s.reason, since: nowIso, socket: prev.socket },
+        event,
+      };
     }
     case 'healthy': {
       if (prev?.state !== 'unhealthy') return { kind: 'unchanged' };
-      const event: StatusEvent = { type: 'Normal', reason: PLUGIN_EVENT_REASONS.recovered, message: `CSI driver ${driver} is answering again` };
+      const event: StatusEvent = {
+        type: 'Normal',
+        reason: PLUGIN_EVENT_REASONS.recovered,
+        message: `CSI driver ${driver} is answering again`,
+      };
       return { kind: 'set', status: { state: 'registered', since: nowIso, socket: prev.socket }, event };
     }
     case 'deregistered': {
       if (!prev || prev.socket !== s.socket) return { kind: 'unchanged' };
-      return { kind: 'delete', event: { type: 'Normal', reason: PLUGIN_EVENT_REASONS.deregistered, message: `CSI driver ${driver} deregistered (registration socket ${s.socket} removed or replaced)` } };
+      return {
+        kind: 'delete',
+        event: {
+          type: 'Normal',
+          reason: PLUGIN_EVENT_REASONS.deregistered,
+          message: `CSI driver ${driver} deregistered (registration socket ${s.socket} removed or replaced)`,
+        },
+      };
     }
     case 'socketRemoved':
       // A stale socket cleaned up is no news; a refusal stays visible until the driver registers.
-      return prev?.state === 'failing' && prev.unreachable && prev.socket === s.socket ? { kind: 'delete' } : { kind: 'unchanged' };
+      return prev?.state === 'failing' && prev.unreachable && prev.socket === s.socket
+        ? { kind: 'delete' }
+        : { kind: 'unchanged' };
   }
 }
 
@@ -105,7 +150,11 @@ export function parseStatusAnnotation(raw: string | undefined): Record<string, P
     for (const [k, s] of Object.entries(v)) {
       if (typeof s !== 'object' || s === null) continue;
       const r = s as Record<string, unknown>;
-      if (typeof r.state === 'string' && (PLUGIN_STATES as readonly string[]).includes(r.state) && typeof r.since === 'string') {
+      if (
+        typeof r.state === 'string' &&
+        (PLUGIN_STATES as readonly string[]).includes(r.state) &&
+        typeof r.since === 'string'
+      ) {
         out[k] = {
           state: r.state as PluginState,
           since: r.since,

@@ -48,11 +48,15 @@ async function serve(info: PluginInfo): Promise<SocketPath> {
       cb(null, {});
     },
   });
-  await new Promise<void>((resolve, reject) => server?.bindAsync(`unix://${p}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? reject(e) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    server?.bindAsync(`unix://${p}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? reject(e) : resolve())),
+  );
   return socketPathOf(p);
 }
 
-function fakeHandler(o: { register?: () => Promise<void>; validate?: () => void } = {}): PluginHandler & { log: string[] } {
+function fakeHandler(
+  o: { register?: () => Promise<void>; validate?: () => void } = {},
+): PluginHandler & { log: string[] } {
   const log: string[] = [];
   return {
     log,
@@ -71,7 +75,13 @@ function fakeHandler(o: { register?: () => Promise<void>; validate?: () => void 
 }
 
 const signal = new AbortController().signal;
-const csi = (over: Partial<PluginInfo> = {}): PluginInfo => ({ type: 'CSIPlugin', name: 'd.csi', endpoint: '/plugins/d/csi.sock', supportedVersions: ['1.0.0'], ...over });
+const csi = (over: Partial<PluginInfo> = {}): PluginInfo => ({
+  type: 'CSIPlugin',
+  name: 'd.csi',
+  endpoint: '/plugins/d/csi.sock',
+  supportedVersions: ['1.0.0'],
+  ...over,
+});
 
 describe('register and unregister operations', () => {
   it('registers: validate, add to actual state BEFORE the handler, register, notify true', async () => {
@@ -80,22 +90,48 @@ describe('register and unregister operations', () => {
     const ops = newPluginOperations({ asw, handlers: { CSIPlugin: h }, observer, log: quiet });
     await ops.register({ socketPath: sock, timestamp: 7 }, signal);
     expect(h.log).toEqual(['validate d.csi /plugins/d/csi.sock', 'register d.csi inAsw=true']);
-    expect(asw.get(sock)).toEqual({ socketPath: sock, timestamp: 7, type: 'CSIPlugin', name: 'd.csi', endpoint: '/plugins/d/csi.sock' });
+    expect(asw.get(sock)).toEqual({
+      socketPath: sock,
+      timestamp: 7,
+      type: 'CSIPlugin',
+      name: 'd.csi',
+      endpoint: '/plugins/d/csi.sock',
+    });
     expect(notified).toEqual([{ pluginRegistered: true, error: '' }]);
   });
 
   it('an empty endpoint becomes the registration socket itself', async () => {
     const sock = await serve(csi({ endpoint: '' }));
     const h = fakeHandler();
-    await newPluginOperations({ asw, handlers: { CSIPlugin: h }, log: quiet }).register({ socketPath: sock, timestamp: 1 }, signal);
+    await newPluginOperations({ asw, handlers: { CSIPlugin: h }, log: quiet }).register(
+      { socketPath: sock, timestamp: 1 },
+      signal,
+    );
     expect(asw.get(sock)?.endpoint).toBe(sock);
   });
 
   it.each([
-    { name: 'a type without handler', info: csi({ type: 'DevicePlugin' }), validate: undefined, want: 'no handler registered for plugin type: DevicePlugin' },
-    { name: 'an unknown type', info: csi({ type: 'Banana' }), validate: undefined, want: 'no handler registered for plugin type: Banana' },
+    {
+      name: 'a type without handler',
+      info: csi({ type: 'DevicePlugin' }),
+      validate: undefined,
+      want: 'no handler registered for plugin type: DevicePlugin',
+    },
+    {
+      name: 'an unknown type',
+      info: csi({ type: 'Banana' }),
+      validate: undefined,
+      want: 'no handler registered for plugin type: Banana',
+    },
     { name: 'an empty name', info: csi({ name: '' }), validate: undefined, want: 'reported an empty name' },
-    { name: 'a validation refusal', info: csi(), validate: () => { throw new PluginRefusedError('too old'); }, want: 'too old' },
+    {
+      name: 'a validation refusal',
+      info: csi(),
+      validate: () => {
+        throw new PluginRefusedError('too old');
+      },
+      want: 'too old',
+    },
   ])('refuses $name and tells the plugin', async ({ info, validate, want }) => {
     const sock = await serve(info);
     const h = fakeHandler({ validate });
@@ -109,7 +145,11 @@ describe('register and unregister operations', () => {
 
   it('a failing handler leaves the actual state as it was and the plugin is told', async () => {
     const sock = await serve(csi());
-    const h = fakeHandler({ register: async () => { throw new Error('NodeGetInfo: INTERNAL'); } });
+    const h = fakeHandler({
+      register: async () => {
+        throw new Error('NodeGetInfo: INTERNAL');
+      },
+    });
     const ops = newPluginOperations({ asw, handlers: { CSIPlugin: h }, observer, log: quiet });
     await expect(ops.register({ socketPath: sock, timestamp: 1 }, signal)).rejects.toThrow('NodeGetInfo');
     expect(asw.registeredPlugins()).toEqual([]);
@@ -117,8 +157,16 @@ describe('register and unregister operations', () => {
   });
 
   it('a socket nobody answers on is unreachable (retryable)', async () => {
-    const ops = newPluginOperations({ asw, handlers: { CSIPlugin: fakeHandler() }, observer, dialTimeoutMs: 500, log: quiet });
-    const err = await ops.register({ socketPath: socketPathOf(join(dir, 'none-reg.sock')), timestamp: 1 }, signal).catch((e: unknown) => e);
+    const ops = newPluginOperations({
+      asw,
+      handlers: { CSIPlugin: fakeHandler() },
+      observer,
+      dialTimeoutMs: 500,
+      log: quiet,
+    });
+    const err = await ops
+      .register({ socketPath: socketPathOf(join(dir, 'none-reg.sock')), timestamp: 1 }, signal)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PluginUnreachableError);
     expect((err as PluginUnreachableError).retryable).toBe(true);
   });

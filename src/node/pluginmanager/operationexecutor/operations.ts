@@ -32,8 +32,13 @@ export function newPluginOperations(o: PluginOperationsOptions): PluginOperation
       await client.notifyRegistrationStatus({ pluginRegistered: ok, error }, { timeoutMs: NOTIFY_TIMEOUT_MS });
     } catch (e) {
       // node-driver-registrar exits when refused, before answering: UNAVAILABLE is the normal reply.
-      if (ok) log.warn('plugin did not acknowledge its registration', { socket: client.endpoint, error: toStowageError(e).message });
-      else log.debug('refused plugin did not acknowledge', { socket: client.endpoint, error: toStowageError(e).message });
+      if (ok)
+        log.warn('plugin did not acknowledge its registration', {
+          socket: client.endpoint,
+          error: toStowageError(e).message,
+        });
+      else
+        log.debug('refused plugin did not acknowledge', { socket: client.endpoint, error: toStowageError(e).message });
     }
   };
 
@@ -41,13 +46,17 @@ export function newPluginOperations(o: PluginOperationsOptions): PluginOperation
     const client = new RegistrationClient(d.socketPath, dialTimeoutMs);
     let name = guessName(d.socketPath);
     let type: string | undefined;
-    const fail = (reason: string, unreachable = false): void => o.observer?.failed({ socketPath: d.socketPath, type, name }, reason, unreachable);
+    const fail = (reason: string, unreachable = false): void =>
+      o.observer?.failed({ socketPath: d.socketPath, type, name }, reason, unreachable);
     try {
       let info;
       try {
         info = await client.getInfo({ timeoutMs: dialTimeoutMs, signal });
       } catch (e) {
-        const err = new PluginUnreachableError(`registration socket ${d.socketPath} is not answering: ${toStowageError(e).message}`, { cause: e });
+        const err = new PluginUnreachableError(
+          `registration socket ${d.socketPath} is not answering: ${toStowageError(e).message}`,
+          { cause: e },
+        );
         fail(err.message, true);
         throw err;
       }
@@ -60,7 +69,8 @@ export function newPluginOperations(o: PluginOperationsOptions): PluginOperation
       if (info.name === '') return await refuse(`plugin at ${d.socketPath} reported an empty name`);
       name = info.name;
       const handler = isPluginType(info.type) ? o.handlers[info.type] : undefined;
-      if (!isPluginType(info.type) || !handler) return await refuse(`no handler registered for plugin type: ${info.type}`);
+      if (!isPluginType(info.type) || !handler)
+        return await refuse(`no handler registered for plugin type: ${info.type}`);
       const reg: PluginRegistration = {
         socketPath: d.socketPath,
         type: info.type,
@@ -73,7 +83,13 @@ export function newPluginOperations(o: PluginOperationsOptions): PluginOperation
       } catch (e) {
         return await refuse(toStowageError(e).message);
       }
-      const registered: RegisteredPlugin = { socketPath: d.socketPath, timestamp: d.timestamp, type: reg.type, name: reg.name, endpoint: reg.endpoint };
+      const registered: RegisteredPlugin = {
+        socketPath: d.socketPath,
+        timestamp: d.timestamp,
+        type: reg.type,
+        name: reg.name,
+        endpoint: reg.endpoint,
+      };
       // In the actual state before the handler runs: a delete arriving meanwhile becomes a
       // deregistration once this operation ends, instead of being lost.
       o.asw.addPlugin(registered);

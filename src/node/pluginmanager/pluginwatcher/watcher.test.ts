@@ -25,7 +25,11 @@ function listen(p: string): Promise<void> {
     s.listen(p, () => resolve());
   });
 }
-const paths = (): string[] => dsw.pluginsToRegister().map((p) => p.socketPath).sort();
+const paths = (): string[] =>
+  dsw
+    .pluginsToRegister()
+    .map((p) => p.socketPath)
+    .sort();
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'stowage-watch-'));
@@ -42,7 +46,14 @@ afterEach(async () => {
 });
 
 async function start(): Promise<void> {
-  watcher = newPluginWatcher({ dir: reg, dsw, onChange: () => changes++, onRemoved: (p) => removed.push(p), rescanPeriodMs: 0, log: quiet });
+  watcher = newPluginWatcher({
+    dir: reg,
+    dsw,
+    onChange: () => changes++,
+    onRemoved: (p) => removed.push(p),
+    rescanPeriodMs: 0,
+    log: quiet,
+  });
   await watcher.start();
 }
 

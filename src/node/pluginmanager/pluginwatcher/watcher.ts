@@ -87,7 +87,14 @@ class Watcher implements PluginWatcher {
   }
 
   private async rescanLoop(period: number): Promise<void> {
-    const loop = newLoop({ name: 'plugin registry rescan', body: () => this.rescan(), periodMs: period, runAtStart: false, clock: this.o.clock ?? realClock, log: this.log });
+    const loop = newLoop({
+      name: 'plugin registry rescan',
+      body: () => this.rescan(),
+      periodMs: period,
+      runAtStart: false,
+      clock: this.o.clock ?? realClock,
+      log: this.log,
+    });
     await loop.run(this.stopped.signal);
   }
 

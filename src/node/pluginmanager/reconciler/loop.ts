@@ -45,14 +45,21 @@ export function newReconcilerLoop(o: {
       // The timestamp is part of the name: a re-created socket is a new operation, not a retry,
       // so it is not held back by the old socket's backoff.
       const name = `${op.kind}@${p.timestamp}`;
-      const r = op.kind === 'register'
-        ? o.executor.run(p.socketPath, name, (s) => o.operations.register(op.plugin, s))
-        : o.executor.run(p.socketPath, name, (s) => o.operations.unregister(op.plugin, s));
+      const r =
+        op.kind === 'register'
+          ? o.executor.run(p.socketPath, name, (s) => o.operations.register(op.plugin, s))
+          : o.executor.run(p.socketPath, name, (s) => o.operations.unregister(op.plugin, s));
       if (r === 'started') log.debug(`${op.kind} started`, { socket: p.socketPath });
     }
   };
 
-  const loop = newLoop({ name: 'plugin reconciler', body: pass, periodMs: o.periodMs ?? DEFAULT_RECONCILE_PERIOD_MS, clock: o.clock ?? realClock, log });
+  const loop = newLoop({
+    name: 'plugin reconciler',
+    body: pass,
+    periodMs: o.periodMs ?? DEFAULT_RECONCILE_PERIOD_MS,
+    clock: o.clock ?? realClock,
+    log,
+  });
 
   const run = async (signal: AbortSignal): Promise<void> => {
     const unsubscribe = o.executor.onChange(loop.trigger);

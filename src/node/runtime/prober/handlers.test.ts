@@ -10,7 +10,11 @@ let port: number;
 let closedPort: number;
 
 beforeAll(async () => {
-  server = createServer((req, res) => res.writeHead(req.url === '/ok' ? 200 : req.url === '/moved' ? 302 : 500, { Location: '/ok' }).end(req.headers['user-agent']));
+  server = createServer((req, res) =>
+    res
+      .writeHead(req.url === '/ok' ? 200 : req.url === '/moved' ? 302 : 500, { Location: '/ok' })
+      .end(req.headers['user-agent']),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
   const other = createServer();
@@ -40,19 +44,34 @@ describe('probe and hook handlers', () => {
   });
 
   it('httpGet and tcpSocket to a closed port fail with the dial error', async () => {
-    expect((await runHandler({ httpGet: { path: '/', port: closedPort } }, target(), 1)).output).toBe(`Get "http://127.0.0.1:${closedPort}/": dial tcp 127.0.0.1:${closedPort}: connect: connection refused`);
-    expect(await runHandler({ tcpSocket: { port: closedPort } }, target(), 1)).toEqual({ result: 'failure', output: `dial tcp 127.0.0.1:${closedPort}: connect: connection refused` });
+    expect((await runHandler({ httpGet: { path: '/', port: closedPort } }, target(), 1)).output).toBe(
+      `Get "http://127.0.0.1:${closedPort}/": dial tcp 127.0.0.1:${closedPort}: connect: connection refused`,
+    );
+    expect(await runHandler({ tcpSocket: { port: closedPort } }, target(), 1)).toEqual({
+      result: 'failure',
+      output: `dial tcp 127.0.0.1:${closedPort}: connect: connection refused`,
+    });
     expect((await runHandler({ tcpSocket: { port } }, target(), 1)).result).toBe('success');
   });
 
   it('exec: exit 0 succeeds, other codes fail with the output, a runtime timeout says so', async () => {
-    const exec = (exitCode: number) => target(async () => ({ stdout: Buffer.from('out '), stderr: Buffer.from('err'), exitCode }));
-    expect(await runHandler({ exec: { command: ['true'] } }, exec(0), 1)).toEqual({ result: 'success', output: 'out err' });
-    expect(await runHandler({ exec: { command: ['false'] } }, exec(1), 1)).toEqual({ result: 'failure', output: 'out err' });
+    const exec = (exitCode: number) =>
+      target(async () => ({ stdout: Buffer.from('out '), stderr: Buffer.from('err'), exitCode }));
+    expect(await runHandler({ exec: { command: ['true'] } }, exec(0), 1)).toEqual({
+      result: 'success',
+      output: 'out err',
+    });
+    expect(await runHandler({ exec: { command: ['false'] } }, exec(1), 1)).toEqual({
+      result: 'failure',
+      output: 'out err',
+    });
     const slow = target(async () => {
       throw new CriError('/runtime.v1.RuntimeService/ExecSync', grpc.status.DEADLINE_EXCEEDED, 'timeout 1s exceeded');
     });
-    expect(await runHandler({ exec: { command: ['sleep', '9'] } }, slow, 1)).toEqual({ result: 'failure', output: 'command "sleep 9" timed out' });
+    expect(await runHandler({ exec: { command: ['sleep', '9'] } }, slow, 1)).toEqual({
+      result: 'failure',
+      output: 'command "sleep 9" timed out',
+    });
   });
 
   it('ports by number, numeric string or the container port name', () => {

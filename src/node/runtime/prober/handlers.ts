@@ -63,7 +63,8 @@ async function runExec(cmd: readonly string[], t: HandlerTarget, timeoutSeconds:
     const output = Buffer.concat([Buffer.from(r.stdout), Buffer.from(r.stderr)]).toString('utf8');
     return r.exitCode === 0 ? { result: 'success', output } : { result: 'failure', output };
   } catch (e) {
-    if (e instanceof CriError && e.grpcCode === grpc.status.DEADLINE_EXCEEDED) return { result: 'failure', output: `command ${JSON.stringify(cmd.join(' '))} timed out` };
+    if (e instanceof CriError && e.grpcCode === grpc.status.DEADLINE_EXCEEDED)
+      return { result: 'failure', output: `command ${JSON.stringify(cmd.join(' '))} timed out` };
     return { result: 'failure', output: e instanceof Error ? e.message : String(e) };
   }
 }
@@ -73,7 +74,11 @@ function hostPort(host: string, port: number): string {
 }
 
 /** Runs `f` on the resolved port; a port name the container does not have is a failure. */
-function withPort(port: number | string, c: Container, f: (port: number) => Promise<HandlerOutcome>): Promise<HandlerOutcome> {
+function withPort(
+  port: number | string,
+  c: Container,
+  f: (port: number) => Promise<HandlerOutcome>,
+): Promise<HandlerOutcome> {
   let n: number;
   try {
     n = resolvePort(port, c);
@@ -93,24 +98,37 @@ function runHttpGet(g: HTTPGetAction, port: number, t: HandlerTarget, timeoutSec
   const request = scheme === 'https' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     // The kubelet does not verify a probe's certificate.
-    const req = request(url, { method: 'GET', headers, timeout: timeoutSeconds * 1000, rejectUnauthorized: false, signal: t.signal }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (b: Buffer) => {
-        if (size < 10 * 1024) chunks.push(b); // the kubelet reads at most 10 KiB of the body
-        size += b.length;
-      });
-      res.on('end', () => {
-        const code = res.statusCode ?? 0;
-        const body = Buffer.concat(chunks).toString('utf8').slice(0, 10 * 1024);
-        // 2xx and 3xx succeed (a redirect elsewhere is only a warning for the kubelet).
-        resolve(code >= 200 && code < 400 ? { result: 'success', output: body } : { result: 'failure', output: `HTTP probe failed with statuscode: ${code}` });
-      });
-      res.on('error', (e) => resolve({ result: 'failure', output: `Get "${url}": ${e.message}` }));
-    });
+    const req = request(
+      url,
+      { method: 'GET', headers, timeout: timeoutSeconds * 1000, rejectUnauthorized: false, signal: t.signal },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (b: Buffer) => {
+          if (size < 10 * 1024) chunks.push(b); // the kubelet reads at most 10 KiB of the body
+          size += b.length;
+        });
+        res.on('end', () => {
+          const code = res.statusCode ?? 0;
+          const body = Buffer.concat(chunks)
+            .toString('utf8')
+            .slice(0, 10 * 1024);
+          // 2xx and 3xx succeed (a redirect elsewhere is only a warning for the kubelet).
+          resolve(
+            code >= 200 && code < 400
+              ? { result: 'success', output: body }
+              : { result: 'failure', output: `HTTP probe failed with statuscode: ${code}` },
+          );
+        });
+        res.on('error', (e) => resolve({ result: 'failure', output: `Get "${url}": ${e.message}` }));
+      },
+    );
     req.on('timeout', () => {
       req.destroy();
-      resolve({ result: 'failure', output: `Get "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)` });
+      resolve({
+        result: 'failure',
+        output: `Get "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+      });
     });
     req.on('error', (e) => resolve({ result: 'failure', output: `Get "${url}": ${dialError(e, host, port)}` }));
     req.end();

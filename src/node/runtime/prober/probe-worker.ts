@@ -66,7 +66,13 @@ export type Tick =
   | { readonly kind: 'probe'; readonly state: WorkerState };
 
 /** Whether this tick probes (kubelet's doProbe up to running the prober). */
-export function decideTick(kind: ProbeKind, timing: ProbeTiming, s: WorkerState | undefined, c: ContainerView | undefined, nowMs: number): Tick {
+export function decideTick(
+  kind: ProbeKind,
+  timing: ProbeTiming,
+  s: WorkerState | undefined,
+  c: ContainerView | undefined,
+  nowMs: number,
+): Tick {
   if (!c) return { kind: 'wait' };
   let state = s && s.containerId === c.id ? s : newWorkerState(kind, c.id);
   const replaced = state !== s;
@@ -77,7 +83,11 @@ export function decideTick(kind: ProbeKind, timing: ProbeTiming, s: WorkerState 
     return s?.result === state.result && !replaced ? { kind: 'wait' } : { kind: 'set', state };
   }
   // Liveness and readiness wait for the startup probe; the startup probe stops once it passed.
-  if ((kind !== 'startup' && !c.started) || (kind === 'startup' && c.started) || nowMs - c.startedAtMs < timing.initialDelaySeconds * 1000) {
+  if (
+    (kind !== 'startup' && !c.started) ||
+    (kind === 'startup' && c.started) ||
+    nowMs - c.startedAtMs < timing.initialDelaySeconds * 1000
+  ) {
     return replaced ? { kind: 'set', state } : { kind: 'wait' };
   }
   return { kind: 'probe', state };
@@ -101,7 +111,13 @@ export function probeTitle(kind: ProbeKind): string {
 }
 
 /** A container's `started` and `ready` from its cached results (the kubelet's UpdatePodStatus). */
-export function containerProbeStatus(o: { running: boolean; hasStartup: boolean; hasReadiness: boolean; startup: CachedResult | undefined; readiness: CachedResult | undefined }): { started: boolean; ready: boolean } {
+export function containerProbeStatus(o: {
+  running: boolean;
+  hasStartup: boolean;
+  hasReadiness: boolean;
+  startup: CachedResult | undefined;
+  readiness: CachedResult | undefined;
+}): { started: boolean; ready: boolean } {
   if (!o.running) return { started: false, ready: false };
   const started = !o.hasStartup || o.startup === 'success';
   const ready = started && (!o.hasReadiness || o.readiness === 'success');

@@ -11,8 +11,17 @@ import type { CriClient } from '../client.js';
 import { latestOf, type RuntimePod, type Unhealthy } from '../pod-actions.js';
 import { runHandler } from './handlers.js';
 import {
-  PROBE_KINDS, applyOutcome, containerProbeStatus, decideTick, initialResult, probeTiming, probeTitle,
-  type CachedResult, type ContainerView, type ProbeKind, type WorkerState,
+  PROBE_KINDS,
+  applyOutcome,
+  containerProbeStatus,
+  decideTick,
+  initialResult,
+  probeTiming,
+  probeTitle,
+  type CachedResult,
+  type ContainerView,
+  type ProbeKind,
+  type WorkerState,
 } from './probe-worker.js';
 
 export interface ProberOptions {
@@ -74,7 +83,10 @@ export function newProber(o: ProberOptions): Prober {
     const v = views.get(uid);
     const spec = v?.pod.spec?.containers?.find((c) => c.name === name);
     if (!v || !spec) return undefined;
-    const latest = latestOf(v.rt.containers.filter((c) => c.sandboxId === v.sandboxId), name);
+    const latest = latestOf(
+      v.rt.containers.filter((c) => c.sandboxId === v.sandboxId),
+      name,
+    );
     if (!latest) return undefined;
     const running = latest.state === 'running';
     const started = spec.startupProbe === undefined || resultOf(uid, name, 'startup', latest.id) === 'success';
@@ -95,11 +107,16 @@ export function newProber(o: ProberOptions): Prober {
       if (before !== t.state.result) o.onChange(uid);
       return;
     }
-    const out = await runHandler(probe, { cri: o.cri, containerId: found.view.id, container: found.spec, podIP: o.podIP, signal: w.abort.signal }, timing.timeoutSeconds);
+    const out = await runHandler(
+      probe,
+      { cri: o.cri, containerId: found.view.id, container: found.spec, podIP: o.podIP, signal: w.abort.signal },
+      timing.timeoutSeconds,
+    );
     if (w.abort.signal.aborted) return;
     // The container may have been replaced while the probe ran: its outcome is about the old one.
     if (viewOf(uid, w.container)?.view.id !== found.view.id) return;
-    if (out.result === 'failure') o.recorder.event(v.pod, 'Warning', 'Unhealthy', `${probeTitle(w.kind)} probe failed: ${out.output}`);
+    if (out.result === 'failure')
+      o.recorder.event(v.pod, 'Warning', 'Unhealthy', `${probeTitle(w.kind)} probe failed: ${out.output}`);
     w.state = applyOutcome(w.kind, timing, t.state, out.result);
     if (before !== w.state.result) o.onChange(uid);
   };
@@ -107,7 +124,15 @@ export function newProber(o: ProberOptions): Prober {
   const startWorker = (uid: string, c: Container, kind: ProbeKind, probe: Probe): Worker => {
     const abort = new AbortController();
     const signal = AbortSignal.any([o.signal, abort.signal]);
-    const w: Worker = { key: `${uid}/${c.name}/${kind}`, kind, container: c.name, probeJson: JSON.stringify(probe), abort, done: Promise.resolve(), poke: () => undefined };
+    const w: Worker = {
+      key: `${uid}/${c.name}/${kind}`,
+      kind,
+      container: c.name,
+      probeJson: JSON.stringify(probe),
+      abort,
+      done: Promise.resolve(),
+      poke: () => undefined,
+    };
     const periodMs = probeTiming(probe).periodSeconds * 1000;
     w.done = (async () => {
       while (!signal.aborted) {
@@ -161,7 +186,8 @@ export function newProber(o: ProberOptions): Prober {
       const uid = pod.metadata?.uid ?? '';
       // The kubelet runs a readiness probe at once when a running container's readiness is still
       // undetermined, instead of waiting out its period.
-      if (running && c.readinessProbe && resultOf(uid, c.name, 'readiness', containerId) !== 'success') workers.get(`${uid}/${c.name}/readiness`)?.poke();
+      if (running && c.readinessProbe && resultOf(uid, c.name, 'readiness', containerId) !== 'success')
+        workers.get(`${uid}/${c.name}/readiness`)?.poke();
       return containerProbeStatus({
         running,
         hasStartup: c.startupProbe !== undefined,

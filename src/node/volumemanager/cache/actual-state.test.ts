@@ -19,7 +19,11 @@ describe('ActualStateOfWorld', () => {
     expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toEqual({ kind: 'attached', deviceState: 'Unmounted' });
     a.markDeviceMounted(vol('h1'), '/g', 'Mounted');
     a.markVolumeMounted(mounted('a', 'h1'));
-    expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toMatchObject({ kind: 'mounted', state: 'Mounted', deviceState: 'Mounted' });
+    expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toMatchObject({
+      kind: 'mounted',
+      state: 'Mounted',
+      deviceState: 'Mounted',
+    });
     expect(a.unmountedDevices()).toEqual([]);
     expect(a.markVolumeDetached(vol('h1'))).toBe(false);
     a.markVolumeUnmounted(pod('a').uid, vol('h1'));
@@ -31,8 +35,14 @@ describe('ActualStateOfWorld', () => {
   });
 
   it.each([
-    { name: 'device mount before attach', act: (a: ReturnType<typeof newActualStateOfWorld>) => a.markDeviceMounted(vol('h'), '/g', 'Mounted') },
-    { name: 'pod mount before attach', act: (a: ReturnType<typeof newActualStateOfWorld>) => a.markVolumeMounted(mounted('a', 'h')) },
+    {
+      name: 'device mount before attach',
+      act: (a: ReturnType<typeof newActualStateOfWorld>) => a.markDeviceMounted(vol('h'), '/g', 'Mounted'),
+    },
+    {
+      name: 'pod mount before attach',
+      act: (a: ReturnType<typeof newActualStateOfWorld>) => a.markVolumeMounted(mounted('a', 'h')),
+    },
   ])('refuses $name', ({ act }) => {
     expect(() => act(newActualStateOfWorld())).toThrow(/not attached/);
   });
@@ -44,7 +54,11 @@ describe('ActualStateOfWorld', () => {
     a.markVolumeMounted(mounted('b', 'h1'));
     a.markRemountRequired(pod('a').uid);
     a.markResizeRequired(pod('b').uid, vol('h1'), true);
-    expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toMatchObject({ state: 'Uncertain', remountRequired: true, resizeRequired: false });
+    expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toMatchObject({
+      state: 'Uncertain',
+      remountRequired: true,
+      resizeRequired: false,
+    });
     expect(a.podVolumeStatus(pod('b').uid, vol('h1'))).toMatchObject({ remountRequired: false, resizeRequired: true });
     a.markVolumeMounted(mounted('a', 'h1'));
     expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toMatchObject({ state: 'Mounted', remountRequired: false });
@@ -58,7 +72,11 @@ describe('ActualStateOfWorld', () => {
     a.markVolumeMounted(mounted('a', 'h2'));
     a.markVolumeMounted(mounted('b', 'h2'));
     a.markVolumeMounted(mounted('b', 'h3'));
-    const names = (p: string): string[] => a.mountedVolumesForPod(pod(p).uid).map((m) => m.volume).sort();
+    const names = (p: string): string[] =>
+      a
+        .mountedVolumesForPod(pod(p).uid)
+        .map((m) => m.volume)
+        .sort();
     expect(names('a')).toEqual([vol('h1'), vol('h2')]);
     expect(names('b')).toEqual([vol('h2'), vol('h3')]);
     expect(names('c')).toEqual([]);

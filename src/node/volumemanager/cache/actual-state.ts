@@ -35,7 +35,13 @@ export interface AttachedVolume {
 export type PodVolumeStatus =
   | { readonly kind: 'notAttached' }
   | { readonly kind: 'attached'; readonly deviceState: DeviceMountState }
-  | { readonly kind: 'mounted'; readonly deviceState: DeviceMountState; readonly state: MountState; readonly remountRequired: boolean; readonly resizeRequired: boolean };
+  | {
+      readonly kind: 'mounted';
+      readonly deviceState: DeviceMountState;
+      readonly state: MountState;
+      readonly remountRequired: boolean;
+      readonly resizeRequired: boolean;
+    };
 
 /**
  * What this node has actually attached, staged and published. Written by operations (on success
@@ -81,9 +87,14 @@ interface Entry {
 
 const NOT_ATTACHED: PodVolumeStatus = Object.freeze({ kind: 'notAttached' });
 const DEVICE_STATES: readonly DeviceMountState[] = ['Mounted', 'Uncertain', 'Unmounted'];
-const ATTACHED = Object.fromEntries(DEVICE_STATES.map((d) => [d, Object.freeze({ kind: 'attached', deviceState: d })])) as Record<DeviceMountState, PodVolumeStatus>;
+const ATTACHED = Object.fromEntries(
+  DEVICE_STATES.map((d) => [d, Object.freeze({ kind: 'attached', deviceState: d })]),
+) as Record<DeviceMountState, PodVolumeStatus>;
 const SETTLED = Object.fromEntries(
-  DEVICE_STATES.map((d) => [d, Object.freeze({ kind: 'mounted', deviceState: d, state: 'Mounted', remountRequired: false, resizeRequired: false })]),
+  DEVICE_STATES.map((d) => [
+    d,
+    Object.freeze({ kind: 'mounted', deviceState: d, state: 'Mounted', remountRequired: false, resizeRequired: false }),
+  ]),
 ) as Record<DeviceMountState, PodVolumeStatus>;
 
 class Asw implements ActualStateOfWorld {
@@ -163,11 +174,24 @@ class Asw implements ActualStateOfWorld {
     if (!p) return ATTACHED[e.deviceState];
     // The settled case, by far the most common on a busy node, allocates nothing.
     if (p.state === 'Mounted' && !p.remountRequired && !p.resizeRequired) return SETTLED[e.deviceState];
-    return { kind: 'mounted', deviceState: e.deviceState, state: p.state, remountRequired: p.remountRequired, resizeRequired: p.resizeRequired };
+    return {
+      kind: 'mounted',
+      deviceState: e.deviceState,
+      state: p.state,
+      remountRequired: p.remountRequired,
+      resizeRequired: p.resizeRequired,
+    };
   }
 
   private view(name: VolumeName, e: Entry): AttachedVolume {
-    return { volume: name, spec: e.spec, devicePath: e.devicePath, deviceMountPath: e.deviceMountPath, deviceState: e.deviceState, pods: [...e.pods.values()] };
+    return {
+      volume: name,
+      spec: e.spec,
+      devicePath: e.devicePath,
+      deviceMountPath: e.deviceMountPath,
+      deviceState: e.deviceState,
+      pods: [...e.pods.values()],
+    };
   }
 
   attachedVolume(volume: VolumeName): AttachedVolume | undefined {

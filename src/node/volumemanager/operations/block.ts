@@ -30,23 +30,41 @@ function blockCapability(spec: VolumeSpec): VolumeCapability {
   return { block: {}, accessMode: { mode: csiOf(spec).accessMode } };
 }
 
-const ignore = (codes: string[]) => (e: NodeJS.ErrnoException): void => {
-  if (!e.code || !codes.includes(e.code)) throw e;
-};
+const ignore =
+  (codes: string[]) =>
+  (e: NodeJS.ErrnoException): void => {
+    if (!e.code || !codes.includes(e.code)) throw e;
+  };
 
 /** SetUpDevice: stage to the block staging directory when the driver stages. */
 export async function blockMountDevice(ctx: OperationContext, t: VolumeToMount, signal: AbortSignal): Promise<void> {
   const c = csiOf(t.spec);
   const client = ctx.csi.get(c.driver);
   const staging = blockStagingPath(ctx.rootDir, t.spec.specName);
-  await writeVolData(blockVolDataPath(ctx.rootDir, t.spec.specName), { driverName: c.driver, volumeHandle: c.volumeHandle });
+  await writeVolData(blockVolDataPath(ctx.rootDir, t.spec.specName), {
+    driverName: c.driver,
+    volumeHandle: c.volumeHandle,
+  });
   if (!(await client.nodeCapabilities()).has('STAGE_UNSTAGE_VOLUME')) {
     ctx.asw.markDeviceMounted(t.volume, '', 'Mounted');
     return;
   }
   await mkdir(staging, { recursive: true, mode: 0o750 });
   try {
-    await ctx.limiter.run(CALL_PRIORITY.stage, () => client.nodeStageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging, volumeCapability: blockCapability(t.spec), volumeContext: { ...c.volumeAttributes } }, { signal }), signal);
+    await ctx.limiter.run(
+      CALL_PRIORITY.stage,
+      () =>
+        client.nodeStageVolume(
+          {
+            volumeId: c.volumeHandle,
+            stagingTargetPath: staging,
+            volumeCapability: blockCapability(t.spec),
+            volumeContext: { ...c.volumeAttributes },
+          },
+          { signal },
+        ),
+      signal,
+    );
   } catch (e) {
     // A block staging leaves no mount to look at: only the gRPC code tells whether it may have happened.
     if (e instanceof CsiError && e.uncertain) ctx.asw.markDeviceMounted(t.volume, staging, 'Uncertain');
@@ -67,19 +85,25 @@ export async function blockSetUp(ctx: OperationContext, t: VolumeToMount, signal
   const mounted = { volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, hostPath: link };
   await mkdir(path.dirname(publish), { recursive: true, mode: 0o750 });
   try {
-    await ctx.limiter.run(CALL_PRIORITY.publish, () => client.nodePublishVolume(
-      {
-        volumeId: c.volumeHandle,
-        ...(staged ? { stagingTargetPath: blockStagingPath(ctx.rootDir, t.spec.specName) } : {}),
-        targetPath: publish,
-        volumeCapability: blockCapability(t.spec),
-        readonly: t.spec.readOnly,
-        volumeContext: { ...c.volumeAttributes },
-      },
-      { signal },
-    ), signal);
+    await ctx.limiter.run(
+      CALL_PRIORITY.publish,
+      () =>
+        client.nodePublishVolume(
+          {
+            volumeId: c.volumeHandle,
+            ...(staged ? { stagingTargetPath: blockStagingPath(ctx.rootDir, t.spec.specName) } : {}),
+            targetPath: publish,
+            volumeCapability: blockCapability(t.spec),
+            readonly: t.spec.readOnly,
+            volumeContext: { ...c.volumeAttributes },
+          },
+          { signal },
+        ),
+      signal,
+    );
   } catch (e) {
-    if ((e instanceof CsiError && e.uncertain) || (await isMountPoint(publish))) ctx.asw.markVolumeMounted({ ...mounted, state: 'Uncertain' });
+    if ((e instanceof CsiError && e.uncertain) || (await isMountPoint(publish)))
+      ctx.asw.markVolumeMounted({ ...mounted, state: 'Uncertain' });
     throw e;
   }
   // Marked Uncertain until every step below is done: a failure midway is then undone by TearDown or finished by SetUp again.
@@ -104,7 +128,10 @@ export async function blockTearDown(ctx: OperationContext, m: MountedPod, signal
   const c = csiOf(m.spec);
   const globalMap = path.join(blockGlobalMapPath(ctx.rootDir, m.spec.specName), m.pod.uid);
   const publish = blockPublishPath(ctx.rootDir, m.spec.specName, m.pod.uid);
-  const exists = await lstat(globalMap).then(() => true, () => false);
+  const exists = await lstat(globalMap).then(
+    () => true,
+    () => false,
+  );
   if (exists) {
     for (const dev of await findLoopByBackingFile(globalMap)) await detachLoop(dev);
     await unmountAll(globalMap);
@@ -114,7 +141,11 @@ export async function blockTearDown(ctx: OperationContext, m: MountedPod, signal
   await rmdir(path.dirname(m.hostPath)).catch(ignore(['ENOENT', 'ENOTEMPTY']));
   await rmdir(path.dirname(path.dirname(m.hostPath))).catch(ignore(['ENOENT', 'ENOTEMPTY']));
   const client = ctx.csi.get(c.driver);
-  await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnpublishVolume({ volumeId: c.volumeHandle, targetPath: publish }, { signal }), signal);
+  await ctx.limiter.run(
+    CALL_PRIORITY.teardown,
+    () => client.nodeUnpublishVolume({ volumeId: c.volumeHandle, targetPath: publish }, { signal }),
+    signal,
+  );
   if (await isMountPoint(publish)) throw new Error(`${publish} is still mounted after NodeUnpublishVolume`);
   await rm(publish, { force: true });
   await rmdir(path.dirname(publish)).catch(ignore(['ENOENT', 'ENOTEMPTY']));
@@ -128,7 +159,11 @@ export async function blockUnmountDevice(ctx: OperationContext, v: AttachedVolum
   const staging = blockStagingPath(ctx.rootDir, v.spec.specName);
   if ((await client.nodeCapabilities()).has('STAGE_UNSTAGE_VOLUME')) {
     try {
-      await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }), signal);
+      await ctx.limiter.run(
+        CALL_PRIORITY.teardown,
+        () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }),
+        signal,
+      );
     } catch (e) {
       if (!(await goneFromDriver(e, staging))) throw e;
     }

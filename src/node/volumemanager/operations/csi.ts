@@ -12,7 +12,14 @@ import type { CsiSource, VolumeSpec } from '../types.js';
 import { attachRequired, type OperationContext } from './context.js';
 import { CALL_PRIORITY } from './limiter.js';
 import { applyFsGroup } from './fsgroup.js';
-import { attachmentName, csiPublishPath, deviceMountPath, deviceVolDataPath, subPathDir, VOL_DATA_FILE } from './paths.js';
+import {
+  attachmentName,
+  csiPublishPath,
+  deviceMountPath,
+  deviceVolDataPath,
+  subPathDir,
+  VOL_DATA_FILE,
+} from './paths.js';
 import { writeVolData } from './voldata.js';
 
 function csiOf(spec: VolumeSpec): CsiSource {
@@ -73,7 +80,9 @@ export async function csiVerifyAttached(ctx: OperationContext, t: VolumeToMount)
     const name = attachmentName(c.volumeHandle, c.driver, ctx.nodeName);
     const va = ctx.api.volumeAttachment(name);
     if (!va?.status?.attached) {
-      throw new UnavailableError(`volume "${t.spec.specName}" is not attached to node ${ctx.nodeName} yet (VolumeAttachment ${name}${va ? ' not attached' : ' not found'})`);
+      throw new UnavailableError(
+        `volume "${t.spec.specName}" is not attached to node ${ctx.nodeName} yet (VolumeAttachment ${name}${va ? ' not attached' : ' not found'})`,
+      );
     }
   }
   ctx.asw.markVolumeAttached(t.volume, t.spec, '');
@@ -92,10 +101,21 @@ export async function csiMountDevice(ctx: OperationContext, t: VolumeToMount, si
   await writeVolData(deviceVolDataPath(staging), { driverName: c.driver, volumeHandle: c.volumeHandle });
   await mkdir(staging, { recursive: true, mode: 0o750 });
   try {
-    await ctx.limiter.run(CALL_PRIORITY.stage, () => client.nodeStageVolume(
-      { volumeId: c.volumeHandle, publishContext: publishContext(ctx, c), stagingTargetPath: staging, volumeCapability: capability(t.spec), volumeContext: { ...c.volumeAttributes } },
-      { signal },
-    ), signal);
+    await ctx.limiter.run(
+      CALL_PRIORITY.stage,
+      () =>
+        client.nodeStageVolume(
+          {
+            volumeId: c.volumeHandle,
+            publishContext: publishContext(ctx, c),
+            stagingTargetPath: staging,
+            volumeCapability: capability(t.spec),
+            volumeContext: { ...c.volumeAttributes },
+          },
+          { signal },
+        ),
+      signal,
+    );
   } catch (e) {
     if (await uncertain(e, staging)) ctx.asw.markDeviceMounted(t.volume, staging, 'Uncertain');
     else {
@@ -127,7 +147,10 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
     volumeHandle: c.volumeHandle,
     driverName: c.driver,
     nodeName: ctx.nodeName,
-    attachmentID: attachRequired(ctx.api, c.driver) && !t.spec.ephemeral ? attachmentName(c.volumeHandle, c.driver, ctx.nodeName) : '',
+    attachmentID:
+      attachRequired(ctx.api, c.driver) && !t.spec.ephemeral
+        ? attachmentName(c.volumeHandle, c.driver, ctx.nodeName)
+        : '',
     volumeLifecycleMode: t.spec.ephemeral ? 'Ephemeral' : 'Persistent',
     outerSpecName: t.outerSpecName,
   });
@@ -146,18 +169,23 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
   }
   const mounted = { volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, hostPath: target };
   try {
-    await ctx.limiter.run(CALL_PRIORITY.publish, () => client.nodePublishVolume(
-      {
-        volumeId: c.volumeHandle,
-        publishContext: publishContext(ctx, c),
-        ...(staged ? { stagingTargetPath: deviceMountPath(ctx.rootDir, c.driver, c.volumeHandle) } : {}),
-        targetPath: target,
-        volumeCapability: capability(t.spec),
-        readonly: t.spec.readOnly,
-        volumeContext,
-      },
-      { signal },
-    ), signal);
+    await ctx.limiter.run(
+      CALL_PRIORITY.publish,
+      () =>
+        client.nodePublishVolume(
+          {
+            volumeId: c.volumeHandle,
+            publishContext: publishContext(ctx, c),
+            ...(staged ? { stagingTargetPath: deviceMountPath(ctx.rootDir, c.driver, c.volumeHandle) } : {}),
+            targetPath: target,
+            volumeCapability: capability(t.spec),
+            readonly: t.spec.readOnly,
+            volumeContext,
+          },
+          { signal },
+        ),
+      signal,
+    );
   } catch (e) {
     if (await uncertain(e, target)) ctx.asw.markVolumeMounted({ ...mounted, state: 'Uncertain' });
     else {
@@ -169,11 +197,20 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
   ctx.asw.markVolumeMounted({ ...mounted, state: 'Mounted' });
   try {
     const policy = driverObj?.spec.fsGroupPolicy ?? 'ReadWriteOnceWithFSType';
-    if (t.fsGroup !== undefined && !t.spec.readOnly && (policy === 'File' || (policy === 'ReadWriteOnceWithFSType' && c.fsType !== ''))) {
+    if (
+      t.fsGroup !== undefined &&
+      !t.spec.readOnly &&
+      (policy === 'File' || (policy === 'ReadWriteOnceWithFSType' && c.fsType !== ''))
+    ) {
       await applyFsGroup(target, t.fsGroup, { ...(t.fsGroupChangePolicy ? { policy: t.fsGroupChangePolicy } : {}) });
     }
     for (const sp of t.subPaths) {
-      await mountSubPath({ volumeRoot: target, subPath: sp.subPath, target: subPathDir(ctx.rootDir, t.pod.uid, t.outerSpecName, sp.container, sp.index), readOnly: sp.readOnly || t.spec.readOnly });
+      await mountSubPath({
+        volumeRoot: target,
+        subPath: sp.subPath,
+        target: subPathDir(ctx.rootDir, t.pod.uid, t.outerSpecName, sp.container, sp.index),
+        readOnly: sp.readOnly || t.spec.readOnly,
+      });
     }
   } catch (e) {
     // Published but not usable: Uncertain makes the reconciler run SetUp again (publish is idempotent).
@@ -195,7 +232,11 @@ export async function csiTearDown(ctx: OperationContext, m: MountedPod, signal: 
   await cleanSubPaths(subPathDir(ctx.rootDir, m.pod.uid, m.outerSpecName));
   const client = ctx.csi.get(c.driver);
   const target = m.hostPath;
-  await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnpublishVolume({ volumeId: c.volumeHandle, targetPath: target }, { signal }), signal);
+  await ctx.limiter.run(
+    CALL_PRIORITY.teardown,
+    () => client.nodeUnpublishVolume({ volumeId: c.volumeHandle, targetPath: target }, { signal }),
+    signal,
+  );
   if (await isMountPoint(target)) throw new Error(`${target} is still mounted after NodeUnpublishVolume`);
   await removePodVolumeDir(target);
   ctx.asw.markVolumeUnmounted(m.pod.uid, m.volume);
@@ -208,7 +249,11 @@ export async function csiUnmountDevice(ctx: OperationContext, v: AttachedVolume,
   const client = ctx.csi.get(c.driver);
   if ((await nodeCaps(client)).has('STAGE_UNSTAGE_VOLUME')) {
     try {
-      await ctx.limiter.run(CALL_PRIORITY.teardown, () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }), signal);
+      await ctx.limiter.run(
+        CALL_PRIORITY.teardown,
+        () => client.nodeUnstageVolume({ volumeId: c.volumeHandle, stagingTargetPath: staging }, { signal }),
+        signal,
+      );
     } catch (e) {
       if (!(await goneFromDriver(e, staging))) throw e;
     }
@@ -228,7 +273,9 @@ export async function csiExpand(ctx: OperationContext, t: VolumeToMount, signal:
       {
         volumeId: c.volumeHandle,
         volumePath: csiPublishPath(ctx.rootDir, t.pod.uid, t.spec.specName),
-        ...(caps.has('STAGE_UNSTAGE_VOLUME') ? { stagingTargetPath: deviceMountPath(ctx.rootDir, c.driver, c.volumeHandle) } : {}),
+        ...(caps.has('STAGE_UNSTAGE_VOLUME')
+          ? { stagingTargetPath: deviceMountPath(ctx.rootDir, c.driver, c.volumeHandle) }
+          : {}),
         capacityRange: { requiredBytes: t.spec.capacityBytes ?? 0 },
         volumeCapability: capability(t.spec),
       },
@@ -238,7 +285,12 @@ export async function csiExpand(ctx: OperationContext, t: VolumeToMount, signal:
   if (t.spec.claim && t.spec.capacity) {
     await ctx.client
       .resource('PersistentVolumeClaim')
-      .patchStatus(t.spec.claim.name, 'merge', { status: { capacity: { storage: t.spec.capacity } } }, { namespace: t.spec.claim.namespace, signal });
+      .patchStatus(
+        t.spec.claim.name,
+        'merge',
+        { status: { capacity: { storage: t.spec.capacity } } },
+        { namespace: t.spec.claim.namespace, signal },
+      );
   }
   ctx.asw.markResizeRequired(t.pod.uid, t.volume, false);
 }

@@ -38,17 +38,30 @@ export type ExecutableOp = Exclude<ReconcileOp, { kind: 'markDetached' }>;
  * failures are logged by the executor.
  */
 export function generate(ctx: OperationContext, op: ExecutableOp, durations?: Histogram): GeneratedOperation {
-  const wrap = (key: GeneratedOperation['key'], name: string, spec: VolumeSpec, body: (s: AbortSignal) => Promise<void>, fail?: Failure): GeneratedOperation => ({
+  const wrap = (
+    key: GeneratedOperation['key'],
+    name: string,
+    spec: VolumeSpec,
+    body: (s: AbortSignal) => Promise<void>,
+    fail?: Failure,
+  ): GeneratedOperation => ({
     key,
     name,
     run: async (signal) => {
       const t0 = performance.now();
       try {
         await body(signal);
-        durations?.observe({ operation_name: name, volume_plugin: pluginLabel(spec), status: 'success' }, (performance.now() - t0) / 1000);
+        durations?.observe(
+          { operation_name: name, volume_plugin: pluginLabel(spec), status: 'success' },
+          (performance.now() - t0) / 1000,
+        );
       } catch (e) {
-        durations?.observe({ operation_name: name, volume_plugin: pluginLabel(spec), status: 'fail-unknown' }, (performance.now() - t0) / 1000);
-        if (fail?.pod && !signal.aborted) ctx.recorder.event(podReference(fail.pod), 'Warning', fail.reason, fail.message(e));
+        durations?.observe(
+          { operation_name: name, volume_plugin: pluginLabel(spec), status: 'fail-unknown' },
+          (performance.now() - t0) / 1000,
+        );
+        if (fail?.pod && !signal.aborted)
+          ctx.recorder.event(podReference(fail.pod), 'Warning', fail.reason, fail.message(e));
         throw e;
       }
     },
@@ -58,10 +71,20 @@ export function generate(ctx: OperationContext, op: ExecutableOp, durations?: Hi
     case 'verifyAttached': {
       const t = op.toMount;
       const plugin = pluginFor(t.spec);
-      return wrap({ volume: op.volume }, 'verify_controller_attached_volume', t.spec, async (s) => {
-        if (plugin.verifyAttached) await plugin.verifyAttached(ctx, t, s);
-        else ctx.asw.markVolumeAttached(t.volume, t.spec, '');
-      }, { pod: t.pod, reason: 'FailedAttachVolume', message: (e) => `AttachVolume.Attach failed for volume "${t.spec.specName}" : ${why(e)}` });
+      return wrap(
+        { volume: op.volume },
+        'verify_controller_attached_volume',
+        t.spec,
+        async (s) => {
+          if (plugin.verifyAttached) await plugin.verifyAttached(ctx, t, s);
+          else ctx.asw.markVolumeAttached(t.volume, t.spec, '');
+        },
+        {
+          pod: t.pod,
+          reason: 'FailedAttachVolume',
+          message: (e) => `AttachVolume.Attach failed for volume "${t.spec.specName}" : ${why(e)}`,
+        },
+      );
     }
     case 'mountDevice': {
       const t = op.toMount;
@@ -72,7 +95,11 @@ export function generate(ctx: OperationContext, op: ExecutableOp, durations?: Hi
         if (plugin.mountDevice) await plugin.mountDevice(ctx, t, s);
         else ctx.asw.markDeviceMounted(t.volume, '', 'Mounted');
       };
-      return wrap({ volume: op.volume }, 'mount_device', t.spec, body, { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
+      return wrap({ volume: op.volume }, 'mount_device', t.spec, body, {
+        pod: t.pod,
+        reason,
+        message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}`,
+      });
     }
     case 'setUp': {
       const t = op.toMount;
@@ -80,19 +107,45 @@ export function generate(ctx: OperationContext, op: ExecutableOp, durations?: Hi
       const body = (s: AbortSignal): Promise<void> => plugin.setUp(ctx, t, s);
       const reason = t.spec.mode === 'Block' ? 'FailedMapVolume' : 'FailedMount';
       const verb = t.spec.mode === 'Block' ? 'MapVolume.SetUpDevice' : 'MountVolume.SetUp';
-      return wrap({ volume: op.volume, pod: op.pod }, t.spec.mode === 'Block' ? 'map_volume' : 'volume_mount', t.spec, body, { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` });
+      return wrap(
+        { volume: op.volume, pod: op.pod },
+        t.spec.mode === 'Block' ? 'map_volume' : 'volume_mount',
+        t.spec,
+        body,
+        { pod: t.pod, reason, message: (e) => `${verb} failed for volume "${t.spec.specName}" : ${why(e)}` },
+      );
     }
     case 'expand': {
       const t = op.toMount;
-      return wrap({ volume: op.volume, pod: op.pod }, 'volume_fs_resize', t.spec, async (s) => {
-        await csiExpand(ctx, t, s);
-        ctx.recorder.event(podReference(t.pod), 'Normal', 'VolumeResizeSuccessful', `MountVolume.NodeExpandVolume succeeded for volume "${t.spec.specName}"`);
-      }, { pod: t.pod, reason: 'VolumeResizeFailed', message: (e) => `MountVolume.NodeExpandVolume failed for volume "${t.spec.specName}" : ${why(e)}` });
+      return wrap(
+        { volume: op.volume, pod: op.pod },
+        'volume_fs_resize',
+        t.spec,
+        async (s) => {
+          await csiExpand(ctx, t, s);
+          ctx.recorder.event(
+            podReference(t.pod),
+            'Normal',
+            'VolumeResizeSuccessful',
+            `MountVolume.NodeExpandVolume succeeded for volume "${t.spec.specName}"`,
+          );
+        },
+        {
+          pod: t.pod,
+          reason: 'VolumeResizeFailed',
+          message: (e) => `MountVolume.NodeExpandVolume failed for volume "${t.spec.specName}" : ${why(e)}`,
+        },
+      );
     }
     case 'unmountVolume': {
       const m = op.mounted;
       const plugin = pluginFor(m.spec);
-      return wrap({ volume: op.volume, pod: op.pod }, m.spec.mode === 'Block' ? 'unmap_volume' : 'volume_unmount', m.spec, (s) => plugin.tearDown(ctx, m, s));
+      return wrap(
+        { volume: op.volume, pod: op.pod },
+        m.spec.mode === 'Block' ? 'unmap_volume' : 'volume_unmount',
+        m.spec,
+        (s) => plugin.tearDown(ctx, m, s),
+      );
     }
     case 'unmountDevice': {
       const v = op.attached;

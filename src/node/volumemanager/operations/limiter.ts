@@ -13,10 +13,14 @@ export class PriorityLimiter {
   async run<T>(priority: number, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (this.running >= this.max) {
       await new Promise<void>((resolve, reject) => {
-        const w = { priority, seq: this.seq++, start: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        } };
+        const w = {
+          priority,
+          seq: this.seq++,
+          start: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+        };
         const onAbort = (): void => {
           const i = this.waiting.indexOf(w);
           if (i >= 0) this.waiting.splice(i, 1);
@@ -31,7 +35,8 @@ export class PriorityLimiter {
       return await fn();
     } finally {
       const next = this.waiting.shift();
-      if (next) next.start(); // the slot passes on
+      if (next)
+        next.start(); // the slot passes on
       else this.running--;
     }
   }

@@ -55,7 +55,13 @@ export function podSubPathsDir(root: string, uid: PodUid): string {
 }
 
 /** `<root>/pods/<uid>/volume-subpaths/<volume>/<container>/<index>`. */
-export function subPathDir(root: string, uid: PodUid, outerSpecName: string, container?: string, index?: number): string {
+export function subPathDir(
+  root: string,
+  uid: PodUid,
+  outerSpecName: string,
+  container?: string,
+  index?: number,
+): string {
   const base = path.join(podSubPathsDir(root, uid), outerSpecName);
   if (container === undefined) return base;
   return index === undefined ? path.join(base, container) : path.join(base, container, String(index));

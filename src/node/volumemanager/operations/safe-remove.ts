@@ -16,7 +16,8 @@ export async function removeTreeSafely(dir: string): Promise<void> {
     throw e;
   }
   const mounts = await mountsUnder(dir, await readMountInfo());
-  if (mounts.length > 0) throw new Error(`refusing to remove ${dir}: ${mounts.map((m) => m.mountPoint).join(', ')} still mounted`);
+  if (mounts.length > 0)
+    throw new Error(`refusing to remove ${dir}: ${mounts.map((m) => m.mountPoint).join(', ')} still mounted`);
   if (!root.isDirectory()) return unlink(dir);
   const walk = async (p: string): Promise<void> => {
     for (const name of await readdir(p)) {

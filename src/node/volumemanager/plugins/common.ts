@@ -14,7 +14,8 @@ export function quantityOrUndefined(q: string | undefined): number | undefined {
 
 /** resource.PodLimits for memory: the containers' limits summed, or an init container's if larger; 0 when none. */
 export function podMemoryLimitBytes(pod: Pod): number {
-  const lim = (c: { resources?: { limits?: Record<string, string> } }): number => quantityOrUndefined(c.resources?.limits?.['memory']) ?? 0;
+  const lim = (c: { resources?: { limits?: Record<string, string> } }): number =>
+    quantityOrUndefined(c.resources?.limits?.['memory']) ?? 0;
   const sum = (pod.spec?.containers ?? []).reduce((a, c) => a + lim(c), 0);
   return Math.max(sum, ...(pod.spec?.initContainers ?? []).map(lim));
 }
@@ -32,8 +33,18 @@ export function memoryVolumeBytes(pod: Pod, sizeLimit?: number, nodeBytes: numbe
 }
 
 /** Each container's subPath of the volume, bind-mounted under `volume-subpaths/` (opened without following symlinks out). */
-export async function setUpSubPaths(ctx: OperationContext, t: VolumeToMount, volumeRoot: string, readOnly = false): Promise<void> {
+export async function setUpSubPaths(
+  ctx: OperationContext,
+  t: VolumeToMount,
+  volumeRoot: string,
+  readOnly = false,
+): Promise<void> {
   for (const sp of t.subPaths) {
-    await mountSubPath({ volumeRoot, subPath: sp.subPath, target: subPathDir(ctx.rootDir, t.pod.uid, t.outerSpecName, sp.container, sp.index), readOnly: sp.readOnly || readOnly });
+    await mountSubPath({
+      volumeRoot,
+      subPath: sp.subPath,
+      target: subPathDir(ctx.rootDir, t.pod.uid, t.outerSpecName, sp.container, sp.index),
+      readOnly: sp.readOnly || readOnly,
+    });
   }
 }

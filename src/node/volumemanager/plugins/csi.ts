@@ -2,7 +2,15 @@ import path from 'node:path';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
 import { blockMountDevice, blockSetUp, blockTearDown, blockUnmountDevice } from '../operations/block.js';
 import { csiMountDevice, csiSetUp, csiTearDown, csiUnmountDevice, csiVerifyAttached } from '../operations/csi.js';
-import { blockVolDataPath, blockStagingPath, deviceMountPath, podDeviceDir, podPluginDir, sha256Hex, VOL_DATA_FILE } from '../operations/paths.js';
+import {
+  blockVolDataPath,
+  blockStagingPath,
+  deviceMountPath,
+  podDeviceDir,
+  podPluginDir,
+  sha256Hex,
+  VOL_DATA_FILE,
+} from '../operations/paths.js';
 import { readVolData } from '../operations/voldata.js';
 import { csiAccessMode } from '../populator/access-mode.js';
 import { csiVolumeName, type VolumeMode, type VolumeSpec } from '../types.js';
@@ -19,17 +27,32 @@ const goQuoted = (modes: readonly string[]): string => `[${modes.map((m) => JSON
 export function ephemeralRefusal(driver: string, obj: CSIDriver | undefined): string | undefined {
   if (!obj) return `volume mode "Ephemeral" not supported by driver ${driver} (no CSIDriver object)`;
   const modes = obj.spec.volumeLifecycleModes ?? ['Persistent'];
-  return modes.includes('Ephemeral') ? undefined : `volume mode "Ephemeral" not supported by driver ${driver} (only supports ${goQuoted(modes)})`;
+  return modes.includes('Ephemeral')
+    ? undefined
+    : `volume mode "Ephemeral" not supported by driver ${driver} (only supports ${goQuoted(modes)})`;
 }
 
-export function csiSpecFor(specName: string, driver: string, handle: string, ephemeral: boolean, block = false): VolumeSpec {
+export function csiSpecFor(
+  specName: string,
+  driver: string,
+  handle: string,
+  ephemeral: boolean,
+  block = false,
+): VolumeSpec {
   return {
     plugin: PLUGIN,
     specName,
     mode: block ? 'Block' : 'Filesystem',
     readOnly: false,
     ...(ephemeral ? { ephemeral } : {}),
-    csi: { driver, volumeHandle: handle, fsType: '', mountOptions: [], volumeAttributes: {}, accessMode: 'SINGLE_NODE_WRITER' },
+    csi: {
+      driver,
+      volumeHandle: handle,
+      fsType: '',
+      mountOptions: [],
+      volumeAttributes: {},
+      accessMode: 'SINGLE_NODE_WRITER',
+    },
   };
 }
 
@@ -57,7 +80,14 @@ export const csiPlugin: VolumePlugin = {
           mode: 'Filesystem',
           readOnly: c.readOnly === true,
           ephemeral: true,
-          csi: { driver: c.driver, volumeHandle: handle, fsType: c.fsType ?? '', mountOptions: [], volumeAttributes: { ...(c.volumeAttributes ?? {}) }, accessMode: 'SINGLE_NODE_WRITER' },
+          csi: {
+            driver: c.driver,
+            volumeHandle: handle,
+            fsType: c.fsType ?? '',
+            mountOptions: [],
+            volumeAttributes: { ...(c.volumeAttributes ?? {}) },
+            accessMode: 'SINGLE_NODE_WRITER',
+          },
         },
       };
     }
@@ -110,29 +140,49 @@ export const csiPlugin: VolumePlugin = {
     for (const specName of await listDir(csiDir)) {
       const data = await readVolData(path.join(csiDir, specName, VOL_DATA_FILE));
       if (!data) {
-        log.warn('pod volume without a usable vol_data.json; left for orphan cleanup', { dir: path.join(csiDir, specName) });
+        log.warn('pod volume without a usable vol_data.json; left for orphan cleanup', {
+          dir: path.join(csiDir, specName),
+        });
         continue;
       }
       const ephemeral = data.volumeLifecycleMode === 'Ephemeral';
       const spec = csiSpecFor(specName, data.driverName, data.volumeHandle, ephemeral);
       const name = csiVolumeName(data.driverName, data.volumeHandle);
       asw.markVolumeAttached(name, spec, '');
-      if (!ephemeral) asw.markDeviceMounted(name, deviceMountPath(rootDir, data.driverName, data.volumeHandle), 'Uncertain');
-      asw.markVolumeMounted({ volume: name, pod, outerSpecName: data.outerSpecName ?? specName, spec, state: 'Uncertain', hostPath: path.join(csiDir, specName, 'mount') });
+      if (!ephemeral)
+        asw.markDeviceMounted(name, deviceMountPath(rootDir, data.driverName, data.volumeHandle), 'Uncertain');
+      asw.markVolumeMounted({
+        volume: name,
+        pod,
+        outerSpecName: data.outerSpecName ?? specName,
+        spec,
+        state: 'Uncertain',
+        hostPath: path.join(csiDir, specName, 'mount'),
+      });
       n++;
     }
     // Block: the pod's device symlinks, with driver and handle from the global vol_data.json.
     for (const specName of await listDir(podDeviceDir(rootDir, uid))) {
       const data = await readVolData(blockVolDataPath(rootDir, specName));
       if (!data) {
-        log.warn('block volume without a usable vol_data.json; left for orphan cleanup', { pod: uid, volume: specName });
+        log.warn('block volume without a usable vol_data.json; left for orphan cleanup', {
+          pod: uid,
+          volume: specName,
+        });
         continue;
       }
       const spec = csiSpecFor(specName, data.driverName, data.volumeHandle, false, true);
       const name = csiVolumeName(data.driverName, data.volumeHandle);
       asw.markVolumeAttached(name, spec, '');
       asw.markDeviceMounted(name, blockStagingPath(rootDir, specName), 'Uncertain');
-      asw.markVolumeMounted({ volume: name, pod, outerSpecName: specName, spec, state: 'Uncertain', hostPath: path.join(podDeviceDir(rootDir, uid), specName) });
+      asw.markVolumeMounted({
+        volume: name,
+        pod,
+        outerSpecName: specName,
+        spec,
+        state: 'Uncertain',
+        hostPath: path.join(podDeviceDir(rootDir, uid), specName),
+      });
       n++;
     }
     return n;

@@ -50,7 +50,10 @@ export const emptyDirPlugin: VolumePlugin = {
   resolve(src, env) {
     const v = src.volume;
     const e = v.emptyDir ?? {};
-    const emptyDir: EmptyDirSpec = e.medium === 'Memory' ? { medium: 'Memory', sizeBytes: memoryVolumeBytes(env.pod, quantityOrUndefined(e.sizeLimit)) } : { medium: '' };
+    const emptyDir: EmptyDirSpec =
+      e.medium === 'Memory'
+        ? { medium: 'Memory', sizeBytes: memoryVolumeBytes(env.pod, quantityOrUndefined(e.sizeLimit)) }
+        : { medium: '' };
     return {
       volume: volumeName(`${PLUGIN}/${env.ref.uid}-${v.name}`),
       pluginIsAttachable: false,
@@ -62,9 +65,17 @@ export const emptyDirPlugin: VolumePlugin = {
     const dir = podVolumeDir(ctx.rootDir, t.pod.uid, PLUGIN, t.spec.specName);
     await setUpVolumeDir(dir, t.spec.emptyDir?.medium === 'Memory' ? t.spec.emptyDir : undefined);
     // The kubelet sets an emptyDir's ownership to the pod's fsGroup (group rw, setgid directories).
-    if (t.fsGroup !== undefined) await applyFsGroup(dir, t.fsGroup, { ...(t.fsGroupChangePolicy ? { policy: t.fsGroupChangePolicy } : {}) });
+    if (t.fsGroup !== undefined)
+      await applyFsGroup(dir, t.fsGroup, { ...(t.fsGroupChangePolicy ? { policy: t.fsGroupChangePolicy } : {}) });
     await setUpSubPaths(ctx, t, dir);
-    ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: dir });
+    ctx.asw.markVolumeMounted({
+      volume: t.volume,
+      pod: t.pod,
+      outerSpecName: t.outerSpecName,
+      spec: t.spec,
+      state: 'Mounted',
+      hostPath: dir,
+    });
   },
   tearDown: (ctx, m) => tearDownVolumeDir(ctx, m),
   async reconstruct({ rootDir, asw }, uid) {
@@ -74,10 +85,23 @@ export const emptyDirPlugin: VolumePlugin = {
       const dir = path.join(base, specName);
       const onTmpfs = (await findMount(dir))?.mountPoint === dir;
       const name = volumeName(`${PLUGIN}/${uid}-${specName}`);
-      const spec = { plugin: PLUGIN, specName, mode: 'Filesystem', readOnly: false, emptyDir: { medium: onTmpfs ? 'Memory' : '' } } as const;
+      const spec = {
+        plugin: PLUGIN,
+        specName,
+        mode: 'Filesystem',
+        readOnly: false,
+        emptyDir: { medium: onTmpfs ? 'Memory' : '' },
+      } as const;
       asw.markVolumeAttached(name, spec, '');
       // Uncertain: SetUp runs again when the pod still wants it (idempotent, remounts its subPaths).
-      asw.markVolumeMounted({ volume: name, pod: { uid, namespace: '', name: '' }, outerSpecName: specName, spec, state: 'Uncertain', hostPath: dir });
+      asw.markVolumeMounted({
+        volume: name,
+        pod: { uid, namespace: '', name: '' },
+        outerSpecName: specName,
+        spec,
+        state: 'Uncertain',
+        hostPath: dir,
+      });
       n++;
     }
     return n;

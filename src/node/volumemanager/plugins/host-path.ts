@@ -63,7 +63,8 @@ export function validHostPath(p: string): string | undefined {
   return undefined;
 }
 
-const asType = (t: string | undefined): HostPathType | undefined => ((HOST_PATH_TYPES as readonly string[]).includes(t ?? '') ? ((t ?? '') as HostPathType) : undefined);
+const asType = (t: string | undefined): HostPathType | undefined =>
+  (HOST_PATH_TYPES as readonly string[]).includes(t ?? '') ? ((t ?? '') as HostPathType) : undefined;
 
 /** hostPath pod volumes and hostPath PVs: the host path itself, nothing mounted under pods/. */
 export const hostPathPlugin: VolumePlugin = {
@@ -73,7 +74,10 @@ export const hostPathPlugin: VolumePlugin = {
     const hp = src.kind === 'pv' ? src.pv.spec!.hostPath! : src.volume.hostPath!;
     const specName = src.kind === 'pv' ? (src.pv.metadata?.name ?? '') : src.volume.name;
     const type = asType(hp.type);
-    if (type === undefined) return { problem: `MountVolume.SetUp failed for volume "${specName}" : invalid HostPath type "${hp.type ?? ''}"` };
+    if (type === undefined)
+      return {
+        problem: `MountVolume.SetUp failed for volume "${specName}" : invalid HostPath type "${hp.type ?? ''}"`,
+      };
     const bad = validHostPath(hp.path);
     if (bad) return { problem: `MountVolume.SetUp failed for volume "${specName}" : ${bad}` };
     return {
@@ -93,7 +97,14 @@ export const hostPathPlugin: VolumePlugin = {
     if (type === '' && (await kindOf(p)) === undefined) await mkdir(p, { recursive: true, mode: 0o755 });
     // subPaths stay inside what the path resolves to (symlinks under it may not lead out).
     await setUpSubPaths(ctx, t, p);
-    ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: p });
+    ctx.asw.markVolumeMounted({
+      volume: t.volume,
+      pod: t.pod,
+      outerSpecName: t.outerSpecName,
+      spec: t.spec,
+      state: 'Mounted',
+      hostPath: p,
+    });
   },
   async tearDown(ctx, m) {
     await cleanSubPaths(subPathDir(ctx.rootDir, m.pod.uid, m.outerSpecName));

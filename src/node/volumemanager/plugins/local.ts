@@ -33,11 +33,18 @@ export const localPlugin: VolumePlugin = {
     const pvName = src.pv.metadata?.name ?? '';
     const p = src.pv.spec!.local!.path;
     const bad = validHostPath(p);
-    if (bad) return { problem: `MountVolume.SetUp failed for volume "${pvName}" : ${bad.replace('hostPath', 'local path')}` };
+    if (bad)
+      return { problem: `MountVolume.SetUp failed for volume "${pvName}" : ${bad.replace('hostPath', 'local path')}` };
     return {
       volume: volumeName(`${PLUGIN}/${pvName}`),
       pluginIsAttachable: false,
-      spec: { plugin: PLUGIN, specName: pvName, mode: src.pv.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem', readOnly: src.volume.persistentVolumeClaim?.readOnly === true, hostPath: p },
+      spec: {
+        plugin: PLUGIN,
+        specName: pvName,
+        mode: src.pv.spec?.volumeMode === 'Block' ? 'Block' : 'Filesystem',
+        readOnly: src.volume.persistentVolumeClaim?.readOnly === true,
+        hostPath: p,
+      },
     };
   },
   requiresDeviceMount: () => false,
@@ -60,7 +67,14 @@ export const localPlugin: VolumePlugin = {
         }
         await symlink(p, link);
       }
-      ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: link });
+      ctx.asw.markVolumeMounted({
+        volume: t.volume,
+        pod: t.pod,
+        outerSpecName: t.outerSpecName,
+        spec: t.spec,
+        state: 'Mounted',
+        hostPath: link,
+      });
       return;
     }
     if (!st.isDirectory()) throw new InvalidError(`local volume ${t.spec.specName}: ${p} is not a directory`);
@@ -68,7 +82,14 @@ export const localPlugin: VolumePlugin = {
     await mkdir(dir, { recursive: true, mode: 0o750 });
     if ((await findMount(dir))?.mountPoint !== dir) await bindMount(p, dir, { readOnly: t.spec.readOnly });
     await setUpSubPaths(ctx, t, dir, t.spec.readOnly);
-    ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: dir });
+    ctx.asw.markVolumeMounted({
+      volume: t.volume,
+      pod: t.pod,
+      outerSpecName: t.outerSpecName,
+      spec: t.spec,
+      state: 'Mounted',
+      hostPath: dir,
+    });
   },
   async tearDown(ctx, m) {
     await cleanSubPaths(subPathDir(ctx.rootDir, m.pod.uid, m.outerSpecName));
@@ -85,8 +106,16 @@ export const localPlugin: VolumePlugin = {
     let n = 0;
     const pod = { uid, namespace: '', name: '' };
     const found = [
-      ...(await listDir(podPluginDir(rootDir, uid, PLUGIN))).map((pv) => ({ pv, hostPath: podVolumeDir(rootDir, uid, PLUGIN, pv), mode: 'Filesystem' as const })),
-      ...(await listDir(path.dirname(localDeviceLink(rootDir, uid, 'x')))).map((pv) => ({ pv, hostPath: localDeviceLink(rootDir, uid, pv), mode: 'Block' as const })),
+      ...(await listDir(podPluginDir(rootDir, uid, PLUGIN))).map((pv) => ({
+        pv,
+        hostPath: podVolumeDir(rootDir, uid, PLUGIN, pv),
+        mode: 'Filesystem' as const,
+      })),
+      ...(await listDir(path.dirname(localDeviceLink(rootDir, uid, 'x')))).map((pv) => ({
+        pv,
+        hostPath: localDeviceLink(rootDir, uid, pv),
+        mode: 'Block' as const,
+      })),
     ];
     for (const f of found) {
       const name = volumeName(`${PLUGIN}/${f.pv}`);

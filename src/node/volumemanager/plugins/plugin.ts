@@ -9,7 +9,12 @@ import type { PluginName, PodRef, PodUid, VolumeSpec } from '../types.js';
 /** What a plugin is asked to serve: a pod's inline volume, or the PV a pod's claim is bound to. */
 export type SpecSource =
   | { readonly kind: 'inline'; readonly volume: Volume }
-  | { readonly kind: 'pv'; readonly pv: PersistentVolume; readonly claim: PersistentVolumeClaim; readonly volume: Volume };
+  | {
+      readonly kind: 'pv';
+      readonly pv: PersistentVolume;
+      readonly claim: PersistentVolumeClaim;
+      readonly volume: Volume;
+    };
 
 /** What resolving needs besides the source: the pod (downward API, memory limit) and cached objects. */
 export interface ResolveEnv {
@@ -18,7 +23,10 @@ export interface ResolveEnv {
   readonly lookups: PopulatorLookups;
 }
 
-export type ResolvedVolume = Omit<PodVolumeInput, 'pod' | 'outerSpecName' | 'subPaths' | 'fsGroup' | 'fsGroupChangePolicy' | 'serviceAccountName'> & {
+export type ResolvedVolume = Omit<
+  PodVolumeInput,
+  'pod' | 'outerSpecName' | 'subPaths' | 'fsGroup' | 'fsGroupChangePolicy' | 'serviceAccountName'
+> & {
   readonly resizeNeeded?: boolean;
   readonly requiresRepublish?: boolean;
 };

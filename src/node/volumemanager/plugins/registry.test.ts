@@ -4,7 +4,12 @@ import type { SpecSource } from './plugin.js';
 import { findPluginBySpec } from './registry.js';
 
 const inline = (v: Omit<Volume, 'name'>): SpecSource => ({ kind: 'inline', volume: { name: 'v', ...v } });
-const pv = (spec: PersistentVolume['spec']): SpecSource => ({ kind: 'pv', pv: { metadata: { name: 'pv' }, spec }, claim: { metadata: { name: 'c' } }, volume: { name: 'v', persistentVolumeClaim: { claimName: 'c' } } });
+const pv = (spec: PersistentVolume['spec']): SpecSource => ({
+  kind: 'pv',
+  pv: { metadata: { name: 'pv' }, spec },
+  claim: { metadata: { name: 'c' } },
+  volume: { name: 'v', persistentVolumeClaim: { claimName: 'c' } },
+});
 const name = (s: SpecSource): string => {
   const m = findPluginBySpec(s);
   return 'plugin' in m ? m.plugin.name : 'none' in m ? 'none' : `many:${m.many.join(',')}`;
@@ -21,7 +26,10 @@ describe('findPluginBySpec: one place picks the plugin', () => {
     { src: inline({ projected: { sources: [] } }), want: 'kubernetes.io/projected' },
     { src: inline({ csi: { driver: 'd' } }), want: 'kubernetes.io/csi' },
     { src: inline({ gitRepo: { repository: 'r' } }), want: 'none' },
-    { src: inline({ emptyDir: {}, hostPath: { path: '/x' } }), want: 'many:kubernetes.io/empty-dir,kubernetes.io/host-path' },
+    {
+      src: inline({ emptyDir: {}, hostPath: { path: '/x' } }),
+      want: 'many:kubernetes.io/empty-dir,kubernetes.io/host-path',
+    },
     { src: pv({ csi: { driver: 'd', volumeHandle: 'h' } }), want: 'kubernetes.io/csi' },
     { src: pv({ hostPath: { path: '/x' } }), want: 'kubernetes.io/host-path' },
     { src: pv({ local: { path: '/x' } }), want: 'kubernetes.io/local-volume' },

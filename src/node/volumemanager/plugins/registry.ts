@@ -18,7 +18,8 @@ export const VOLUME_PLUGINS: Readonly<Record<PluginName, VolumePlugin>> = {
   'kubernetes.io/projected': projectedPlugin,
 };
 
-export type PluginMatch = { readonly plugin: VolumePlugin } | { readonly none: true } | { readonly many: readonly PluginName[] };
+export type PluginMatch =
+  { readonly plugin: VolumePlugin } | { readonly none: true } | { readonly many: readonly PluginName[] };
 
 /**
  * kubelet FindPluginBySpec: the one place that decides which plugin serves a volume. Every plugin

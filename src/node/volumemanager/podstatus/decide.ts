@@ -17,7 +17,8 @@ export type PodAction =
 
 function hostPaths(mounted: readonly MountedPod[]): string {
   const o: Record<string, string> = {};
-  for (const m of [...mounted].sort((a, b) => a.outerSpecName.localeCompare(b.outerSpecName))) o[m.outerSpecName] = m.hostPath;
+  for (const m of [...mounted].sort((a, b) => a.outerSpecName.localeCompare(b.outerSpecName)))
+    o[m.outerSpecName] = m.hostPath;
   return JSON.stringify(o);
 }
 
@@ -32,8 +33,15 @@ function hostIPFields(hostIP: string | undefined): Record<string, unknown> {
  * start), on the node's address (`hostIP`). A terminating pod is deleted once the node holds no
  * volume of it. Pure.
  */
-export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount: number, nowIso: string, hostIP?: string): PodAction {
-  if (pod.metadata?.deletionTimestamp) return mounted.length === 0 && desiredCount === 0 ? { kind: 'delete' } : { kind: 'none' };
+export function decidePod(
+  pod: Pod,
+  mounted: readonly MountedPod[],
+  desiredCount: number,
+  nowIso: string,
+  hostIP?: string,
+): PodAction {
+  if (pod.metadata?.deletionTimestamp)
+    return mounted.length === 0 && desiredCount === 0 ? { kind: 'delete' } : { kind: 'none' };
   const phase = pod.status?.phase;
   if (phase === 'Succeeded' || phase === 'Failed') return { kind: 'none' };
   const names = (pod.spec?.volumes ?? []).map((v) => v.name);
@@ -64,7 +72,13 @@ export function decidePod(pod: Pod, mounted: readonly MountedPod[], desiredCount
   return {
     kind: 'running',
     ...(wantAnnotation !== undefined ? { annotation } : {}),
-    status: { phase: 'Running', ...hostIPFields(hostIP), conditions, containerStatuses, startTime: pod.status?.startTime ?? nowIso },
+    status: {
+      phase: 'Running',
+      ...hostIPFields(hostIP),
+      conditions,
+      containerStatuses,
+      startTime: pod.status?.startTime ?? nowIso,
+    },
   };
 }
 
@@ -88,10 +102,19 @@ function creating(pod: Pod, nowIso: string, hostIP: string | undefined): PodActi
   const containers = pod.spec?.containers ?? [];
   const statuses = pod.status?.containerStatuses ?? [];
   const written = (pod.status?.conditions ?? []).some((c) => c.type === 'Initialized' && c.status === 'True');
-  if (written && containers.every((c) => statuses.some((s) => s.name === c.name && s.state?.waiting?.reason === CREATING))) return { kind: 'none' };
+  if (
+    written &&
+    containers.every((c) => statuses.some((s) => s.name === c.name && s.state?.waiting?.reason === CREATING))
+  )
+    return { kind: 'none' };
   const names = containers.map((c) => c.name).join(' ');
-  const prev = (type: string, status: string): string => pod.status?.conditions?.find((c) => c.type === type && c.status === status)?.lastTransitionTime ?? nowIso;
-  const notReady = { status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${names}]` };
+  const prev = (type: string, status: string): string =>
+    pod.status?.conditions?.find((c) => c.type === type && c.status === status)?.lastTransitionTime ?? nowIso;
+  const notReady = {
+    status: 'False',
+    reason: 'ContainersNotReady',
+    message: `containers with unready status: [${names}]`,
+  };
   return {
     kind: 'creating',
     status: {
@@ -103,7 +126,15 @@ function creating(pod: Pod, nowIso: string, hostIP: string | undefined): PodActi
         { type: 'ContainersReady', ...notReady, lastTransitionTime: prev('ContainersReady', 'False') },
         { type: 'Ready', ...notReady, lastTransitionTime: prev('Ready', 'False') },
       ],
-      containerStatuses: containers.map((c) => ({ name: c.name, image: c.image ?? '', imageID: '', ready: false, started: false, restartCount: 0, state: { waiting: { reason: CREATING } } })),
+      containerStatuses: containers.map((c) => ({
+        name: c.name,
+        image: c.image ?? '',
+        imageID: '',
+        ready: false,
+        started: false,
+        restartCount: 0,
+        state: { waiting: { reason: CREATING } },
+      })),
       startTime: pod.status?.startTime ?? nowIso,
     },
   };

@@ -11,7 +11,11 @@ import { PodStatusWriter } from './writer.js';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 // No volumes: decidePod asks for Running at once.
-const pod = (rv: string): Pod => ({ metadata: { name: 'a', namespace: 'default', uid: 'uid-a', resourceVersion: rv }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, status: { phase: 'Pending' } });
+const pod = (rv: string): Pod => ({
+  metadata: { name: 'a', namespace: 'default', uid: 'uid-a', resourceVersion: rv },
+  spec: { containers: [{ name: 'c', image: 'busybox' }] },
+  status: { phase: 'Pending' },
+});
 
 function setup(answers: Array<Error | undefined>, runtimeActive?: (uid: string) => boolean) {
   const clock = new FakeClock();
@@ -80,7 +84,10 @@ describe('pod status writer', () => {
     const t = setup([], () => active);
     await t.sync(pod('1'));
     expect(t.patches).toEqual([{ metadata: { annotations: { 'volumes.stowage.io/host-paths': '{}' } } }]);
-    const terminating: Pod = { ...pod('2'), metadata: { ...pod('2').metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } };
+    const terminating: Pod = {
+      ...pod('2'),
+      metadata: { ...pod('2').metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
+    };
     await t.sync(terminating);
     expect(t.deletes()).toBe(0);
     active = false;

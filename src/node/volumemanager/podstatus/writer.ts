@@ -84,11 +84,17 @@ export class PodStatusWriter {
       }
       // One write: pods/status keeps the metadata it is sent (as Kubernetes' pod status strategy does).
       const patch: Record<string, unknown> = {};
-      if (action.kind === 'running' && action.annotation !== undefined) patch['metadata'] = { annotations: { [HOST_PATHS_ANNOTATION]: action.annotation } };
+      if (action.kind === 'running' && action.annotation !== undefined)
+        patch['metadata'] = { annotations: { [HOST_PATHS_ANNOTATION]: action.annotation } };
       if (action.status) patch['status'] = action.status;
       await pods.patchStatus(name, 'merge', patch, { namespace });
       if (action.status && this.volumeOnly) {
-        this.volumeOnly.recorder.event(podReference(podRefOf(pod)), 'Warning', CONTAINERS_NOT_RUN, containersNotRunMessage(this.volumeOnly.nodeName));
+        this.volumeOnly.recorder.event(
+          podReference(podRefOf(pod)),
+          'Warning',
+          CONTAINERS_NOT_RUN,
+          containersNotRunMessage(this.volumeOnly.nodeName),
+        );
       }
     } catch (e) {
       // The pod is gone: nothing left to write, and no reason to keep a backoff for it.

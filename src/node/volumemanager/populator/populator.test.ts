@@ -8,11 +8,32 @@ import { podUid } from '../types.js';
 import { newPopulator } from './populator.js';
 
 function setup(o: { requiresRepublish?: boolean; configMaps?: Map<string, ConfigMap> } = {}) {
-  const claims = new Map<string, PersistentVolumeClaim>([['c', { metadata: { name: 'c', namespace: 'ns', uid: 'cu' }, spec: { volumeName: 'pv' }, status: { phase: 'Bound', capacity: { storage: '1Gi' } } }]]);
-  const pv: PersistentVolume = { metadata: { name: 'pv' }, spec: { capacity: { storage: '1Gi' }, claimRef: { uid: 'cu' }, csi: { driver: 'd', volumeHandle: 'h' } } };
-  let pods: Pod[] = [{ metadata: { name: 'p', namespace: 'ns', uid: 'pu' }, spec: { containers: [], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }] } }];
+  const claims = new Map<string, PersistentVolumeClaim>([
+    [
+      'c',
+      {
+        metadata: { name: 'c', namespace: 'ns', uid: 'cu' },
+        spec: { volumeName: 'pv' },
+        status: { phase: 'Bound', capacity: { storage: '1Gi' } },
+      },
+    ],
+  ]);
+  const pv: PersistentVolume = {
+    metadata: { name: 'pv' },
+    spec: { capacity: { storage: '1Gi' }, claimRef: { uid: 'cu' }, csi: { driver: 'd', volumeHandle: 'h' } },
+  };
+  let pods: Pod[] = [
+    {
+      metadata: { name: 'p', namespace: 'ns', uid: 'pu' },
+      spec: { containers: [], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }] },
+    },
+  ];
   const events: string[] = [];
-  const recorder: EventRecorder = { event: (_o, _t, reason, message) => void events.push(`${reason}: ${message}`), flush: async () => undefined, close: async () => undefined };
+  const recorder: EventRecorder = {
+    event: (_o, _t, reason, message) => void events.push(`${reason}: ${message}`),
+    flush: async () => undefined,
+    close: async () => undefined,
+  };
   let synced = false;
   const dsw = newDesiredStateOfWorld();
   const asw = newActualStateOfWorld();
@@ -22,7 +43,16 @@ function setup(o: { requiresRepublish?: boolean; configMaps?: Map<string, Config
     asw,
     republishMs: 60_000,
     pods: () => pods,
-    lookups: { claim: (_ns, n) => claims.get(n), volume: (n) => (n === 'pv' ? pv : undefined), configMap: (_ns, n) => o.configMaps?.get(n), secret: () => undefined, csiDriver: () => ({ metadata: { name: 'd' }, spec: { attachRequired: false, requiresRepublish: o.requiresRepublish } }) },
+    lookups: {
+      claim: (_ns, n) => claims.get(n),
+      volume: (n) => (n === 'pv' ? pv : undefined),
+      configMap: (_ns, n) => o.configMaps?.get(n),
+      secret: () => undefined,
+      csiDriver: () => ({
+        metadata: { name: 'd' },
+        spec: { attachRequired: false, requiresRepublish: o.requiresRepublish },
+      }),
+    },
     recorder,
     clock,
     synced: () => synced,
@@ -47,7 +77,10 @@ describe('populator', () => {
   it('a live pod keeps its volume when its claim starts being deleted (never unmount a running pod)', () => {
     const t = setup();
     t.populator.populate();
-    t.claims.set('c', { ...t.claims.get('c')!, metadata: { ...t.claims.get('c')!.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } });
+    t.claims.set('c', {
+      ...t.claims.get('c')!,
+      metadata: { ...t.claims.get('c')!.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
+    });
     t.populator.populate();
     expect(t.dsw.podVolumeExists(podUid('pu'), t.dsw.volumeNames()[0]!)).toBe(true);
     expect(t.events).toEqual([]);
@@ -67,7 +100,9 @@ describe('populator', () => {
       await t.clock.advance(100);
     }
     expect(at).toEqual([500, 1_500, 3_500, 7_500]); // 0.5 s, then 1, 2, 4 s apart
-    t.setPods([{ metadata: { name: 'p', namespace: 'ns', uid: 'pu', deletionTimestamp: 'x' }, spec: { containers: [] } }]);
+    t.setPods([
+      { metadata: { name: 'p', namespace: 'ns', uid: 'pu', deletionTimestamp: 'x' }, spec: { containers: [] } },
+    ]);
     t.populator.populate();
     expect(t.dsw.pods()).toEqual([]);
   });
@@ -77,7 +112,14 @@ describe('populator', () => {
     t.populator.populate();
     const [v] = t.dsw.volumesToMount();
     t.asw.markVolumeAttached(v!.volume, v!.spec, '');
-    t.asw.markVolumeMounted({ volume: v!.volume, pod: v!.pod, outerSpecName: 'data', spec: v!.spec, state: 'Mounted', hostPath: '/x' });
+    t.asw.markVolumeMounted({
+      volume: v!.volume,
+      pod: v!.pod,
+      outerSpecName: 'data',
+      spec: v!.spec,
+      state: 'Mounted',
+      hostPath: '/x',
+    });
     t.populator.populate();
     await t.clock.advance(59_000);
     t.populator.populate();
@@ -90,11 +132,23 @@ describe('populator', () => {
   it('configMap volumes: a changed object flags the mounted volume for SetUp again; a vanished one keeps it and is reported', () => {
     const configMaps = new Map<string, ConfigMap>([['cm', { metadata: { name: 'cm' }, data: { a: '1' } }]]);
     const t = setup({ configMaps });
-    t.setPods([{ metadata: { name: 'p', namespace: 'ns', uid: 'pu' }, spec: { containers: [], volumes: [{ name: 'cfg', configMap: { name: 'cm' } }] } }]);
+    t.setPods([
+      {
+        metadata: { name: 'p', namespace: 'ns', uid: 'pu' },
+        spec: { containers: [], volumes: [{ name: 'cfg', configMap: { name: 'cm' } }] },
+      },
+    ]);
     t.populator.populate();
     const [v] = t.dsw.volumesToMount();
     t.asw.markVolumeAttached(v!.volume, v!.spec, '');
-    t.asw.markVolumeMounted({ volume: v!.volume, pod: v!.pod, outerSpecName: 'cfg', spec: v!.spec, state: 'Mounted', hostPath: '/x' });
+    t.asw.markVolumeMounted({
+      volume: v!.volume,
+      pod: v!.pod,
+      outerSpecName: 'cfg',
+      spec: v!.spec,
+      state: 'Mounted',
+      hostPath: '/x',
+    });
     t.populator.populate();
     expect(t.asw.podVolumeStatus(v!.pod.uid, v!.volume)).toMatchObject({ remountRequired: false });
     configMaps.set('cm', { metadata: { name: 'cm' }, data: { a: '2' } });
@@ -116,7 +170,8 @@ describe('populator', () => {
     expect(t.events.filter((e) => e.startsWith('FailedMount: Unable'))).toEqual([]);
     await t.clock.advance(1_000);
     t.populator.populate();
-    const summary = 'FailedMount: Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: timed out waiting for the condition';
+    const summary =
+      'FailedMount: Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[data]: timed out waiting for the condition';
     expect(t.events.filter((e) => e.startsWith('FailedMount: Unable'))).toEqual([summary]);
     await t.clock.advance(123_000);
     t.populator.populate();

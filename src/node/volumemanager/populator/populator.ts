@@ -86,7 +86,8 @@ class DswPopulator implements Populator {
       const resolved = new Map(r.volumes.map((v) => [v.outerSpecName, v.volume]));
       for (const cur of dsw.volumesForPod(ref.uid)) {
         const now = resolved.get(cur.outerSpecName);
-        if (!inSpec.has(cur.outerSpecName) || (now !== undefined && now !== cur.volume)) dsw.deletePodFromVolume(ref.uid, cur.volume);
+        if (!inSpec.has(cur.outerSpecName) || (now !== undefined && now !== cur.volume))
+          dsw.deletePodFromVolume(ref.uid, cur.volume);
       }
       let written: Map<VolumeName, string | undefined> | undefined;
       for (const { resizeNeeded, requiresRepublish, ...v } of r.volumes) {
@@ -97,8 +98,10 @@ class DswPopulator implements Populator {
           written ??= new Map(asw.mountedVolumesForPod(ref.uid).map((m) => [m.volume, m.spec.payload?.digest]));
           if (written.get(v.volume) !== v.spec.payload.digest) asw.markRemountRequired(ref.uid, v.volume);
         }
-        if (resizeNeeded && st.kind === 'mounted' && !st.resizeRequired) asw.markResizeRequired(ref.uid, v.volume, true);
-        if (requiresRepublish && st.kind === 'mounted' && st.state === 'Mounted' && !st.remountRequired) this.republishIfDue(ref.uid, v.volume);
+        if (resizeNeeded && st.kind === 'mounted' && !st.resizeRequired)
+          asw.markResizeRequired(ref.uid, v.volume, true);
+        if (requiresRepublish && st.kind === 'mounted' && st.state === 'Mounted' && !st.remountRequired)
+          this.republishIfDue(ref.uid, v.volume);
       }
       // A volume already set up for the pod stays; its problem is not news (the kubelet skips processed
       // pods) — except for configMap/secret/downwardAPI/projected volumes, whose SetUp the kubelet
@@ -106,8 +109,12 @@ class DswPopulator implements Populator {
       const kept = new Map(dsw.volumesForPod(ref.uid).map((v) => [v.outerSpecName, v.spec.payload !== undefined]));
       // A missing object may only be one not fetched yet (GET lookups): no news until they answered.
       if (this.o.lookupsAnswered?.() === false) continue;
-      for (const p of r.problems) if (kept.get(p.outerSpecName) !== false) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
-      this.reportWaitTimeout(pod, r.problems.map((p) => p.outerSpecName));
+      for (const p of r.problems)
+        if (kept.get(p.outerSpecName) !== false) this.report(pod, `${ref.uid}/${p.outerSpecName}`, p.reason, p.message);
+      this.reportWaitTimeout(
+        pod,
+        r.problems.map((p) => p.outerSpecName),
+      );
     }
   }
 
@@ -120,7 +127,12 @@ class DswPopulator implements Populator {
     const now = this.o.clock.now();
     const since = this.waitingSince.get(ref.uid) ?? now;
     this.waitingSince.set(ref.uid, since);
-    const mounted = new Set(this.o.asw.mountedVolumesForPod(ref.uid).filter((m) => m.state === 'Mounted').map((m) => m.outerSpecName));
+    const mounted = new Set(
+      this.o.asw
+        .mountedVolumesForPod(ref.uid)
+        .filter((m) => m.state === 'Mounted')
+        .map((m) => m.outerSpecName),
+    );
     const expected = (pod.spec?.volumes ?? []).map((v) => v.name);
     const unmounted = expected.filter((n) => !mounted.has(n)).sort();
     if (unmounted.length === 0) {
@@ -140,7 +152,8 @@ class DswPopulator implements Populator {
   }
 
   private findAndRemoveDeletedPods(live: Set<PodUid>): void {
-    for (const uid of this.o.dsw.pods()) if (!live.has(uid) && this.o.runtimeActive?.(uid) !== true) this.o.dsw.deletePod(uid);
+    for (const uid of this.o.dsw.pods())
+      if (!live.has(uid) && this.o.runtimeActive?.(uid) !== true) this.o.dsw.deletePod(uid);
     for (const k of [...this.reported.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.reported.delete(k);
     for (const k of [...this.publishedAt.keys()]) if (!live.has(k.split('/')[0] as PodUid)) this.publishedAt.delete(k);
     for (const uid of [...this.waitingSince.keys()]) if (!live.has(uid)) this.waitingSince.delete(uid);

@@ -22,12 +22,18 @@ export interface VolumeProblem {
 }
 
 export interface ResolvedPod {
-  readonly volumes: ReadonlyArray<PodVolumeInput & { readonly resizeNeeded: boolean; readonly requiresRepublish?: boolean }>;
+  readonly volumes: ReadonlyArray<
+    PodVolumeInput & { readonly resizeNeeded: boolean; readonly requiresRepublish?: boolean }
+  >;
   readonly problems: readonly VolumeProblem[];
 }
 
 export function podRefOf(pod: Pod): PodRef {
-  return { uid: podUid(pod.metadata?.uid ?? ''), namespace: pod.metadata?.namespace ?? 'default', name: pod.metadata?.name ?? '' };
+  return {
+    uid: podUid(pod.metadata?.uid ?? ''),
+    namespace: pod.metadata?.namespace ?? 'default',
+    name: pod.metadata?.name ?? '',
+  };
 }
 
 /** Pods whose volumes must not be (or stay) mounted: terminated or being deleted. */
@@ -38,10 +44,22 @@ export function podIsTerminating(pod: Pod): boolean {
 
 export { csiAccessMode } from './access-mode.js';
 
-const SUPPORTED = 'persistentVolumeClaim (csi, hostPath and local PVs), csi, emptyDir, hostPath, configMap, secret, downwardAPI and projected';
+const SUPPORTED =
+  'persistentVolumeClaim (csi, hostPath and local PVs), csi, emptyDir, hostPath, configMap, secret, downwardAPI and projected';
 
 function sourceName(o: object): string {
-  const skip = ['name', 'capacity', 'accessModes', 'claimRef', 'persistentVolumeReclaimPolicy', 'storageClassName', 'mountOptions', 'volumeMode', 'nodeAffinity', 'volumeAttributesClassName'];
+  const skip = [
+    'name',
+    'capacity',
+    'accessModes',
+    'claimRef',
+    'persistentVolumeReclaimPolicy',
+    'storageClassName',
+    'mountOptions',
+    'volumeMode',
+    'nodeAffinity',
+    'volumeAttributesClassName',
+  ];
   return Object.keys(o).find((k) => !skip.includes(k)) ?? 'none';
 }
 
@@ -49,7 +67,8 @@ function subPathsFor(pod: Pod, outer: string): SubPathMount[] {
   const out: SubPathMount[] = [];
   for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
     (c.volumeMounts ?? []).forEach((m, index) => {
-      if (m.name === outer && m.subPath) out.push({ container: c.name, index, subPath: m.subPath, readOnly: m.readOnly === true });
+      if (m.name === outer && m.subPath)
+        out.push({ container: c.name, index, subPath: m.subPath, readOnly: m.readOnly === true });
     });
   }
   return out;
@@ -64,13 +83,22 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
   const ns = ref.namespace;
   const fsGroup = pod.spec?.securityContext?.fsGroup;
   const policy = pod.spec?.securityContext?.fsGroupChangePolicy;
-  const fsGroupChangePolicy: 'Always' | 'OnRootMismatch' | undefined = policy === 'Always' || policy === 'OnRootMismatch' ? policy : undefined;
+  const fsGroupChangePolicy: 'Always' | 'OnRootMismatch' | undefined =
+    policy === 'Always' || policy === 'OnRootMismatch' ? policy : undefined;
   const volumes: Array<PodVolumeInput & { resizeNeeded: boolean; requiresRepublish?: boolean }> = [];
   const problems: VolumeProblem[] = [];
-  const problem = (outer: string, message: string): void => void problems.push({ outerSpecName: outer, reason: 'FailedMount', message });
+  const problem = (outer: string, message: string): void =>
+    void problems.push({ outerSpecName: outer, reason: 'FailedMount', message });
   for (const v of pod.spec?.volumes ?? []) {
     const sa = pod.spec?.serviceAccountName;
-    const base = { pod: ref, outerSpecName: v.name, subPaths: subPathsFor(pod, v.name), ...(fsGroup !== undefined ? { fsGroup } : {}), ...(fsGroupChangePolicy ? { fsGroupChangePolicy } : {}), ...(sa !== undefined ? { serviceAccountName: sa } : {}) };
+    const base = {
+      pod: ref,
+      outerSpecName: v.name,
+      subPaths: subPathsFor(pod, v.name),
+      ...(fsGroup !== undefined ? { fsGroup } : {}),
+      ...(fsGroupChangePolicy ? { fsGroupChangePolicy } : {}),
+      ...(sa !== undefined ? { serviceAccountName: sa } : {}),
+    };
     let src: SpecSource;
     // A generic ephemeral volume is its claim <pod>-<volume>, which the pod must control.
     const claimName = podVolumeClaimName(pod, v);
@@ -110,8 +138,16 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
     } else src = { kind: 'inline', volume: v };
     const match = findPluginBySpec(src);
     if ('none' in match) {
-      const what = src.kind === 'pv' ? `PersistentVolume ${src.pv.metadata?.name ?? ''} has an unsupported source (${sourceName(src.pv.spec ?? {})})` : `volume "${v.name}" has an unsupported source (${sourceName(v)})`;
-      problem(v.name, src.kind === 'pv' ? `volume "${v.name}": ${what}; Stowage mounts ${SUPPORTED}` : `${what}; Stowage mounts ${SUPPORTED}`);
+      const what =
+        src.kind === 'pv'
+          ? `PersistentVolume ${src.pv.metadata?.name ?? ''} has an unsupported source (${sourceName(src.pv.spec ?? {})})`
+          : `volume "${v.name}" has an unsupported source (${sourceName(v)})`;
+      problem(
+        v.name,
+        src.kind === 'pv'
+          ? `volume "${v.name}": ${what}; Stowage mounts ${SUPPORTED}`
+          : `${what}; Stowage mounts ${SUPPORTED}`,
+      );
       continue;
     }
     if ('many' in match) {
@@ -124,7 +160,12 @@ export function resolvePodVolumes(pod: Pod, l: PopulatorLookups): ResolvedPod {
       continue;
     }
     const { resizeNeeded, requiresRepublish, ...rest } = r;
-    volumes.push({ ...base, ...rest, resizeNeeded: resizeNeeded ?? false, ...(requiresRepublish ? { requiresRepublish } : {}) });
+    volumes.push({
+      ...base,
+      ...rest,
+      resizeNeeded: resizeNeeded ?? false,
+      ...(requiresRepublish ? { requiresRepublish } : {}),
+    });
   }
   return { volumes, problems };
 }

@@ -41,7 +41,10 @@ describe('volumesInUse reporter', () => {
     expect(reported()).toEqual([false]);
     await clock.advance(1);
     await pass();
-    expect(written).toEqual([['kubernetes.io/csi/hostpath.csi.k8s.io^h1'], ['kubernetes.io/csi/hostpath.csi.k8s.io^h1']]);
+    expect(written).toEqual([
+      ['kubernetes.io/csi/hostpath.csi.k8s.io^h1'],
+      ['kubernetes.io/csi/hostpath.csi.k8s.io^h1'],
+    ]);
     expect(reported()).toEqual([false]); // marked on the pass after the write
     await pass();
     expect(reported()).toEqual([true]);

@@ -42,6 +42,8 @@ export class VolumesInUseReporter {
   }
 
   private async write(names: readonly VolumeName[]): Promise<void> {
-    await this.client.resource('Node').patchStatus(this.nodeName, 'merge', { status: { volumesInUse: names.length ? names : null } });
+    await this.client
+      .resource('Node')
+      .patchStatus(this.nodeName, 'merge', { status: { volumesInUse: names.length ? names : null } });
   }
 }

@@ -5,27 +5,70 @@ import { csiSpec, pod, vol, want } from '../testing/fixtures.js';
 import { reconcile } from './reconcile.js';
 
 type Setup = (d: DesiredStateOfWorld, a: ActualStateOfWorld) => void;
-const attached = (h: string, device: 'Mounted' | 'Uncertain' | 'Unmounted' = 'Mounted'): Setup => (_d, a) => {
-  a.markVolumeAttached(vol(h), csiSpec(h), '');
-  if (device !== 'Unmounted') a.markDeviceMounted(vol(h), `/g/${h}`, device);
-};
-const mounted = (p: string, h: string, state: 'Mounted' | 'Uncertain' = 'Mounted'): Setup => (_d, a) =>
-  a.markVolumeMounted({ volume: vol(h), pod: pod(p), outerSpecName: 'data', spec: csiSpec(h), state, hostPath: '/p' });
-const wants = (p: string, h: string, o: Parameters<typeof want>[2] = {}): Setup => (d) => d.addPodToVolume(want(p, h, o));
+const attached =
+  (h: string, device: 'Mounted' | 'Uncertain' | 'Unmounted' = 'Mounted'): Setup =>
+  (_d, a) => {
+    a.markVolumeAttached(vol(h), csiSpec(h), '');
+    if (device !== 'Unmounted') a.markDeviceMounted(vol(h), `/g/${h}`, device);
+  };
+const mounted =
+  (p: string, h: string, state: 'Mounted' | 'Uncertain' = 'Mounted'): Setup =>
+  (_d, a) =>
+    a.markVolumeMounted({
+      volume: vol(h),
+      pod: pod(p),
+      outerSpecName: 'data',
+      spec: csiSpec(h),
+      state,
+      hostPath: '/p',
+    });
+const wants =
+  (p: string, h: string, o: Parameters<typeof want>[2] = {}): Setup =>
+  (d) =>
+    d.addPodToVolume(want(p, h, o));
 
 const cases: Array<{ name: string; setup: Setup[]; populated?: boolean; want: string[] }> = [
   { name: 'new pod → verify attached', setup: [wants('a', 'h')], want: ['verifyAttached h'] },
-  { name: 'attachable not yet reported in use → wait', setup: [wants('a', 'h', { pluginIsAttachable: true })], want: [] },
+  {
+    name: 'attachable not yet reported in use → wait',
+    setup: [wants('a', 'h', { pluginIsAttachable: true })],
+    want: [],
+  },
   { name: 'attached → mount device', setup: [wants('a', 'h'), attached('h', 'Unmounted')], want: ['mountDevice h'] },
-  { name: 'two pods, one device mount', setup: [wants('a', 'h'), wants('b', 'h'), attached('h', 'Unmounted')], want: ['mountDevice h'] },
-  { name: 'device mounted → set up each pod', setup: [wants('a', 'h'), wants('b', 'h'), attached('h')], want: ['setUp h uid-a', 'setUp h uid-b'] },
-  { name: 'device uncertain → mount device again', setup: [wants('a', 'h'), attached('h', 'Uncertain'), mounted('a', 'h')], want: ['mountDevice h'] },
-  { name: 'pod mount uncertain → set up again', setup: [wants('a', 'h'), attached('h'), mounted('a', 'h', 'Uncertain')], want: ['setUp h uid-a remount'] },
+  {
+    name: 'two pods, one device mount',
+    setup: [wants('a', 'h'), wants('b', 'h'), attached('h', 'Unmounted')],
+    want: ['mountDevice h'],
+  },
+  {
+    name: 'device mounted → set up each pod',
+    setup: [wants('a', 'h'), wants('b', 'h'), attached('h')],
+    want: ['setUp h uid-a', 'setUp h uid-b'],
+  },
+  {
+    name: 'device uncertain → mount device again',
+    setup: [wants('a', 'h'), attached('h', 'Uncertain'), mounted('a', 'h')],
+    want: ['mountDevice h'],
+  },
+  {
+    name: 'pod mount uncertain → set up again',
+    setup: [wants('a', 'h'), attached('h'), mounted('a', 'h', 'Uncertain')],
+    want: ['setUp h uid-a remount'],
+  },
   { name: 'all mounted → nothing', setup: [wants('a', 'h'), attached('h'), mounted('a', 'h')], want: [] },
   { name: 'pod gone → unmount volume', setup: [attached('h'), mounted('a', 'h')], want: ['unmountVolume h uid-a'] },
-  { name: 'pod gone before first pass → nothing torn down', setup: [attached('h'), mounted('a', 'h')], populated: false, want: [] },
+  {
+    name: 'pod gone before first pass → nothing torn down',
+    setup: [attached('h'), mounted('a', 'h')],
+    populated: false,
+    want: [],
+  },
   { name: 'no pods, not desired → unmount device', setup: [attached('h')], want: ['unmountDevice h'] },
-  { name: 'device still wanted → kept', setup: [wants('b', 'h'), attached('h'), mounted('a', 'h')], want: ['unmountVolume h uid-a', 'setUp h uid-b'] },
+  {
+    name: 'device still wanted → kept',
+    setup: [wants('b', 'h'), attached('h'), mounted('a', 'h')],
+    want: ['unmountVolume h uid-a', 'setUp h uid-b'],
+  },
   { name: 'device unmounted, not desired → forget', setup: [attached('h', 'Unmounted')], want: ['markDetached h'] },
   {
     name: 'order: unmounts, mounts, device unmounts',
@@ -34,12 +77,20 @@ const cases: Array<{ name: string; setup: Setup[]; populated?: boolean; want: st
   },
   {
     name: 'resize required → expand',
-    setup: [wants('a', 'h'), attached('h'), mounted('a', 'h'), (_d, a) => a.markResizeRequired(pod('a').uid, vol('h'), true)],
+    setup: [
+      wants('a', 'h'),
+      attached('h'),
+      mounted('a', 'h'),
+      (_d, a) => a.markResizeRequired(pod('a').uid, vol('h'), true),
+    ],
     want: ['expand h uid-a'],
   },
   {
     name: 'emptyDir needs no device mount',
-    setup: [wants('a', 'e', { spec: { ...csiSpec('e'), plugin: 'kubernetes.io/empty-dir', csi: undefined } }), (_d, a) => a.markVolumeAttached(vol('e'), csiSpec('e'), '')],
+    setup: [
+      wants('a', 'e', { spec: { ...csiSpec('e'), plugin: 'kubernetes.io/empty-dir', csi: undefined } }),
+      (_d, a) => a.markVolumeAttached(vol('e'), csiSpec('e'), ''),
+    ],
     want: ['setUp e uid-a'],
   },
 ];

@@ -9,7 +9,13 @@ export type ReconcileOp =
   | { readonly kind: 'unmountVolume'; readonly volume: VolumeName; readonly pod: PodUid; readonly mounted: MountedPod }
   | { readonly kind: 'verifyAttached'; readonly volume: VolumeName; readonly toMount: VolumeToMount }
   | { readonly kind: 'mountDevice'; readonly volume: VolumeName; readonly toMount: VolumeToMount }
-  | { readonly kind: 'setUp'; readonly volume: VolumeName; readonly pod: PodUid; readonly toMount: VolumeToMount; readonly remount: boolean }
+  | {
+      readonly kind: 'setUp';
+      readonly volume: VolumeName;
+      readonly pod: PodUid;
+      readonly toMount: VolumeToMount;
+      readonly remount: boolean;
+    }
   | { readonly kind: 'expand'; readonly volume: VolumeName; readonly pod: PodUid; readonly toMount: VolumeToMount }
   | { readonly kind: 'unmountDevice'; readonly volume: VolumeName; readonly attached: AttachedVolume }
   | { readonly kind: 'markDetached'; readonly volume: VolumeName };
@@ -38,7 +44,8 @@ export function reconcile(dsw: DswView, asw: AswView, populatedOnce: boolean): R
 function unmountVolumes(dsw: DswView, asw: AswView): ReconcileOp[] {
   const out: ReconcileOp[] = [];
   for (const m of asw.mountedPods()) {
-    if (!dsw.podVolumeExists(m.pod.uid, m.volume)) out.push({ kind: 'unmountVolume', volume: m.volume, pod: m.pod.uid, mounted: m });
+    if (!dsw.podVolumeExists(m.pod.uid, m.volume))
+      out.push({ kind: 'unmountVolume', volume: m.volume, pod: m.pod.uid, mounted: m });
   }
   return out;
 }

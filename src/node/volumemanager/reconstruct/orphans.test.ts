@@ -29,7 +29,10 @@ describe.skipIf(notRoot)('orphaned pod directories (root: real tmpfs)', () => {
   it('unmounts the pod’s own tmpfs volumes, then removes the directory', async () => {
     const r = root();
     const uid = podUid('u1');
-    for (const [plugin, name] of [['kubernetes.io/empty-dir', 'cache'], ['kubernetes.io/secret', 'creds']] as const) {
+    for (const [plugin, name] of [
+      ['kubernetes.io/empty-dir', 'cache'],
+      ['kubernetes.io/secret', 'creds'],
+    ] as const) {
       const dir = podVolumeDir(r, uid, plugin, name);
       mkdirSync(dir, { recursive: true });
       await mount('tmpfs', dir, 'tmpfs', ['size=1m']);

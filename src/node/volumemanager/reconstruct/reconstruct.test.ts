@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newActualStateOfWorld } from '../cache/actual-state.js';
-import { blockVolDataPath, csiPublishPath, deviceMountPath, deviceVolDataPath, podDeviceDir, podVolumeDir } from '../operations/paths.js';
+import {
+  blockVolDataPath,
+  csiPublishPath,
+  deviceMountPath,
+  deviceVolDataPath,
+  podDeviceDir,
+  podVolumeDir,
+} from '../operations/paths.js';
 import { newLogger } from '../../../util/log.js';
 import { podUid } from '../types.js';
 import { reconstructActualState } from './reconstruct.js';
@@ -31,7 +38,15 @@ describe('reconstructActualState', () => {
     const uid = podUid('u1');
     const target = csiPublishPath(r, uid, 'pv1');
     mkdirSync(target, { recursive: true });
-    json(path.join(path.dirname(target), 'vol_data.json'), { specVolID: 'pv1', driverName: 'd', volumeHandle: 'h1', nodeName: 'n', attachmentID: '', volumeLifecycleMode: 'Persistent', outerSpecName: 'data' });
+    json(path.join(path.dirname(target), 'vol_data.json'), {
+      specVolID: 'pv1',
+      driverName: 'd',
+      volumeHandle: 'h1',
+      nodeName: 'n',
+      attachmentID: '',
+      volumeLifecycleMode: 'Persistent',
+      outerSpecName: 'data',
+    });
     mkdirSync(podVolumeDir(r, uid, 'kubernetes.io/csi', 'broken'), { recursive: true });
     mkdirSync(podVolumeDir(r, uid, 'kubernetes.io/empty-dir', 'scratch'), { recursive: true });
     // a staging left without a pod
@@ -44,9 +59,21 @@ describe('reconstructActualState', () => {
     const asw = newActualStateOfWorld();
     expect(await reconstructActualState({ rootDir: r, asw, log })).toBe(3);
     const byName = Object.fromEntries(asw.attachedVolumes().map((v) => [v.volume, v]));
-    expect(Object.keys(byName).sort()).toEqual(['kubernetes.io/csi/d^h1', 'kubernetes.io/csi/d^h2', 'kubernetes.io/csi/d^hb', `kubernetes.io/empty-dir/u1-scratch`]);
-    expect(byName['kubernetes.io/csi/d^h1']).toMatchObject({ deviceState: 'Uncertain', deviceMountPath: deviceMountPath(r, 'd', 'h1') });
-    expect(byName['kubernetes.io/csi/d^h1']?.pods[0]).toMatchObject({ state: 'Uncertain', outerSpecName: 'data', hostPath: target });
+    expect(Object.keys(byName).sort()).toEqual([
+      'kubernetes.io/csi/d^h1',
+      'kubernetes.io/csi/d^h2',
+      'kubernetes.io/csi/d^hb',
+      `kubernetes.io/empty-dir/u1-scratch`,
+    ]);
+    expect(byName['kubernetes.io/csi/d^h1']).toMatchObject({
+      deviceState: 'Uncertain',
+      deviceMountPath: deviceMountPath(r, 'd', 'h1'),
+    });
+    expect(byName['kubernetes.io/csi/d^h1']?.pods[0]).toMatchObject({
+      state: 'Uncertain',
+      outerSpecName: 'data',
+      hostPath: target,
+    });
     expect(byName['kubernetes.io/csi/d^h2']).toMatchObject({ deviceState: 'Uncertain', pods: [] });
     expect(byName['kubernetes.io/csi/d^hb']?.spec.mode).toBe('Block');
     expect(byName['kubernetes.io/empty-dir/u1-scratch']?.pods[0]?.state).toBe('Uncertain');
@@ -62,7 +89,10 @@ describe('reconstructActualState', () => {
     symlinkSync('/dev/loop0', path.join(r, 'pods', uid, 'volumeDevices', 'kubernetes.io~local-volume', 'pv-raw'));
     const asw = newActualStateOfWorld();
     expect(await reconstructActualState({ rootDir: r, asw, log })).toBe(4);
-    const got = asw.mountedPods().map((m) => [m.volume, m.spec.plugin, m.spec.mode, m.state]).sort();
+    const got = asw
+      .mountedPods()
+      .map((m) => [m.volume, m.spec.plugin, m.spec.mode, m.state])
+      .sort();
     expect(got).toEqual([
       ['kubernetes.io/configmap/u2-cfg', 'kubernetes.io/configmap', 'Filesystem', 'Uncertain'],
       ['kubernetes.io/local-volume/pv-local', 'kubernetes.io/local-volume', 'Filesystem', 'Uncertain'],

@@ -3,14 +3,26 @@ import path from 'node:path';
 import type { Logger } from '../../../util/log.js';
 import { isMountPoint } from '../../../mount/mountinfo.js';
 import type { ActualStateOfWorld } from '../cache/actual-state.js';
-import { blockStagingPath, blockVolDataPath, csiPluginDir, deviceMountPath, deviceVolDataPath, podsDir, VOL_DATA_FILE } from '../operations/paths.js';
+import {
+  blockStagingPath,
+  blockVolDataPath,
+  csiPluginDir,
+  deviceMountPath,
+  deviceVolDataPath,
+  podsDir,
+  VOL_DATA_FILE,
+} from '../operations/paths.js';
 import { readVolData } from '../operations/voldata.js';
 import { csiSpecFor } from '../plugins/csi.js';
 import { listDir } from '../plugins/fsutil.js';
 import { VOLUME_PLUGINS } from '../plugins/registry.js';
 import { csiVolumeName, podUid } from '../types.js';
 
-const exists = (p: string): Promise<boolean> => access(p).then(() => true, () => false);
+const exists = (p: string): Promise<boolean> =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Rebuilds the actual state after a restart: each plugin reconstructs its volumes of each pod
@@ -19,7 +31,11 @@ const exists = (p: string): Promise<boolean> => access(p).then(() => true, () =>
  * mount) and an unwanted one is torn down; the reconciler does neither before the populator's
  * first full pass. Returns how many (volume, pod) pairs were reconstructed.
  */
-export async function reconstructActualState(o: { rootDir: string; asw: ActualStateOfWorld; log: Logger }): Promise<number> {
+export async function reconstructActualState(o: {
+  rootDir: string;
+  asw: ActualStateOfWorld;
+  log: Logger;
+}): Promise<number> {
   const { rootDir, asw, log } = o;
   let n = 0;
   for (const uidStr of await listDir(podsDir(rootDir))) {
@@ -47,7 +63,11 @@ export async function reconstructActualState(o: { rootDir: string; asw: ActualSt
       if (asw.attachedVolume(name)) continue;
       const staging = deviceMountPath(rootDir, raw.driverName, raw.volumeHandle);
       if (!(await exists(deviceVolDataPath(staging))) && !(await isMountPoint(staging))) continue;
-      asw.markVolumeAttached(name, csiSpecFor(`staged-${hash.slice(0, 12)}`, raw.driverName, raw.volumeHandle, false), '');
+      asw.markVolumeAttached(
+        name,
+        csiSpecFor(`staged-${hash.slice(0, 12)}`, raw.driverName, raw.volumeHandle, false),
+        '',
+      );
       asw.markDeviceMounted(name, staging, 'Uncertain');
     }
   }

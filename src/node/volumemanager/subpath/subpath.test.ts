@@ -43,7 +43,12 @@ describe.skipIf(notRoot)('subPath mounts (root: real bind mounts)', () => {
 
   it('bind-mounts a directory, a file and a new directory; read-only honoured', async () => {
     await mountSubPath({ volumeRoot: vol, subPath: 'app/conf', target: path.join(subs, 'c1', '0'), readOnly: false });
-    await mountSubPath({ volumeRoot: vol, subPath: 'app/conf/x.txt', target: path.join(subs, 'c1', '1'), readOnly: true });
+    await mountSubPath({
+      volumeRoot: vol,
+      subPath: 'app/conf/x.txt',
+      target: path.join(subs, 'c1', '1'),
+      readOnly: true,
+    });
     await mountSubPath({ volumeRoot: vol, subPath: 'new/dir', target: path.join(subs, 'c2', '0'), readOnly: false });
     await mountSubPath({ volumeRoot: vol, subPath: 'app/conf', target: path.join(subs, 'c1', '0'), readOnly: false }); // idempotent
     expect(readFileSync(path.join(subs, 'c1', '0', 'x.txt'), 'utf8')).toBe('inside');
@@ -54,13 +59,20 @@ describe.skipIf(notRoot)('subPath mounts (root: real bind mounts)', () => {
   });
 
   it.each(['escape', 'escape/secret', 'app/rel/secret', 'secretlink'])('refuses the symlink escape %s', async (sp) => {
-    await expect(mountSubPath({ volumeRoot: vol, subPath: sp, target: path.join(subs, 'evil', '0'), readOnly: false })).rejects.toThrow(SubPathError);
+    await expect(
+      mountSubPath({ volumeRoot: vol, subPath: sp, target: path.join(subs, 'evil', '0'), readOnly: false }),
+    ).rejects.toThrow(SubPathError);
     expect(await mountsUnder(path.join(subs, 'evil'))).toEqual([]);
   });
 
   it('follows a symlink that stays inside the volume (configMap keys are links into ..data)', async () => {
     symlinkSync('app/conf', path.join(vol, 'inlink'));
-    await mountSubPath({ volumeRoot: vol, subPath: 'inlink/x.txt', target: path.join(subs, 'c3', '0'), readOnly: false });
+    await mountSubPath({
+      volumeRoot: vol,
+      subPath: 'inlink/x.txt',
+      target: path.join(subs, 'c3', '0'),
+      readOnly: false,
+    });
     expect(readFileSync(path.join(subs, 'c3', '0'), 'utf8')).toBe('inside');
   });
 

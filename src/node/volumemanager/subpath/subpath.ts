@@ -45,7 +45,10 @@ export function resolveSubPathWithin(volumeRoot: string, subPath: string): { roo
   } catch {
     throw new SubPathError(`subPath ${subPath}: ${parts.slice(0, i).join('/')} is a dangling symbolic link`);
   }
-  if (!within(existing, root)) throw new SubPathError(`subPath ${subPath} passes a symbolic link that resolves to ${existing}, outside the volume; refusing to follow it`);
+  if (!within(existing, root))
+    throw new SubPathError(
+      `subPath ${subPath} passes a symbolic link that resolves to ${existing}, outside the volume; refusing to follow it`,
+    );
   const rel = path.relative(root, path.join(existing, ...parts.slice(i)));
   if (rel === '') throw new SubPathError(`subPath ${subPath} names the volume root`);
   return { root, subPath: rel };
@@ -73,7 +76,9 @@ export function openSubPathNoFollow(volumeRoot: string, subPath: string): number
           mkdirSync(child, { mode: 0o750 });
           next = openSync(child, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_DIRECTORY);
         } else if (code === 'ELOOP' || code === 'ENOTDIR') {
-          throw new SubPathError(`subPath ${subPath}: ${parts.slice(0, i + 1).join('/')} is a symbolic link or not a directory; refusing to follow it out of the volume`);
+          throw new SubPathError(
+            `subPath ${subPath}: ${parts.slice(0, i + 1).join('/')} is a symbolic link or not a directory; refusing to follow it out of the volume`,
+          );
         } else throw e;
       }
       closeSync(fd);
@@ -91,7 +96,12 @@ export function openSubPathNoFollow(volumeRoot: string, subPath: string): number
  * source is resolved once: a configMap subPath keeps the file of that moment (updates swap `..data`).
  * Idempotent: an existing mount at `target` is kept.
  */
-export async function mountSubPath(o: { volumeRoot: string; subPath: string; target: string; readOnly: boolean }): Promise<void> {
+export async function mountSubPath(o: {
+  volumeRoot: string;
+  subPath: string;
+  target: string;
+  readOnly: boolean;
+}): Promise<void> {
   if (await isMountPoint(o.target)) return;
   // Resolved first (symlinks inside the volume allowed), then opened without following any link:
   // a link swapped in between resolving and opening fails instead of leading out.

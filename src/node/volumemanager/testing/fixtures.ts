@@ -8,7 +8,14 @@ export function csiSpec(handle: string, o: Partial<VolumeSpec> = {}): VolumeSpec
     specName: `pv-${handle}`,
     mode: 'Filesystem',
     readOnly: false,
-    csi: { driver: 'hostpath.csi.k8s.io', volumeHandle: handle, fsType: '', mountOptions: [], volumeAttributes: {}, accessMode: 'SINGLE_NODE_WRITER' },
+    csi: {
+      driver: 'hostpath.csi.k8s.io',
+      volumeHandle: handle,
+      fsType: '',
+      mountOptions: [],
+      volumeAttributes: {},
+      accessMode: 'SINGLE_NODE_WRITER',
+    },
     ...o,
   };
 }
@@ -22,5 +29,12 @@ export function pod(name: string): PodRef {
 }
 
 export function want(p: string, handle: string, o: Partial<PodVolumeInput> = {}): PodVolumeInput {
-  return { pod: pod(p), volume: vol(handle), outerSpecName: 'data', spec: csiSpec(handle), pluginIsAttachable: false, ...o };
+  return {
+    pod: pod(p),
+    volume: vol(handle),
+    outerSpecName: 'data',
+    spec: csiSpec(handle),
+    pluginIsAttachable: false,
+    ...o,
+  };
 }

@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/pluginregistration.proto
 
+export interface InfoRequest {}
 
-export interface InfoRequest {
-}
-
-export interface InfoRequest__Output {
-}
+export interface InfoRequest__Output {}

@@ -1,12 +1,11 @@
 // Original file: src/csi/proto/pluginregistration.proto
 
-
 export interface RegistrationStatus {
-  'pluginRegistered'?: (boolean);
-  'error'?: (string);
+  pluginRegistered?: boolean;
+  error?: string;
 }
 
 export interface RegistrationStatus__Output {
-  'pluginRegistered': (boolean);
-  'error': (string);
+  pluginRegistered: boolean;
+  error: string;
 }

@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/pluginregistration.proto
 
+export interface RegistrationStatusResponse {}
 
-export interface RegistrationStatusResponse {
-}
-
-export interface RegistrationStatusResponse__Output {
-}
+export interface RegistrationStatusResponse__Output {}

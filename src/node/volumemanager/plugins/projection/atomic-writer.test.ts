@@ -20,7 +20,9 @@ const timestamped = (d: string): string[] => readdirSync(d).filter((n) => n.star
 describe('writePayloadAtomically', () => {
   it('lays out ..<timestamp>, ..data and one link per top-level path, at the modes asked', async () => {
     const d = vol();
-    expect(await writePayloadAtomically(d, [f('a', '1'), f('conf/x.yaml', '2', 0o400)], new Date('2026-01-02T03:04:05Z'))).toBe(true);
+    expect(
+      await writePayloadAtomically(d, [f('a', '1'), f('conf/x.yaml', '2', 0o400)], new Date('2026-01-02T03:04:05Z')),
+    ).toBe(true);
     const [ts] = timestamped(d);
     expect(ts).toMatch(/^\.\.2026_01_02_03_04_05\./);
     expect(readlinkSync(path.join(d, DATA_LINK))).toBe(ts);

@@ -1,4 +1,16 @@
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, symlink, unlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  symlink,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { removeTreeSafely } from '../../operations/safe-remove.js';
 import type { PayloadFile } from '../../types.js';
@@ -35,10 +47,13 @@ async function sameContent(dir: string, files: readonly PayloadFile[]): Promise<
     if (missing(e)) return false;
     throw e;
   }
-  return have.size === files.length && files.every((f) => {
-    const h = have.get(f.path);
-    return h !== undefined && h.mode === f.mode && h.data.equals(f.data);
-  });
+  return (
+    have.size === files.length &&
+    files.every((f) => {
+      const h = have.get(f.path);
+      return h !== undefined && h.mode === f.mode && h.data.equals(f.data);
+    })
+  );
 }
 
 const topLevel = (p: string): string => p.split('/')[0]!;
@@ -50,7 +65,11 @@ const topLevel = (p: string): string => p.split('/')[0]!;
  * write) are removed. A reader sees the old set of files or the new one, never a mix. Idempotent:
  * an unchanged payload writes nothing. Returns whether a new version was written.
  */
-export async function writePayloadAtomically(dir: string, files: readonly PayloadFile[], now: Date = new Date()): Promise<boolean> {
+export async function writePayloadAtomically(
+  dir: string,
+  files: readonly PayloadFile[],
+  now: Date = new Date(),
+): Promise<boolean> {
   for (const f of files) {
     const bad = validPayloadPath(f.path);
     if (bad) throw new PayloadError(bad);

@@ -3,22 +3,43 @@ import { describe, expect, it } from 'vitest';
 import { configMapFiles, downwardFiles, formatMap, PayloadError, secretFiles, type Files } from './payload.js';
 
 const pod: Pod = {
-  metadata: { name: 'p', namespace: 'ns', uid: 'u1', labels: { zone: 'a', app: 'web' }, annotations: { note: 'say "hi"' } },
-  spec: { containers: [{ name: 'c', resources: { limits: { memory: '64Mi', cpu: '500m' }, requests: { cpu: '250m' } } }] },
+  metadata: {
+    name: 'p',
+    namespace: 'ns',
+    uid: 'u1',
+    labels: { zone: 'a', app: 'web' },
+    annotations: { note: 'say "hi"' },
+  },
+  spec: {
+    containers: [{ name: 'c', resources: { limits: { memory: '64Mi', cpu: '500m' }, requests: { cpu: '250m' } } }],
+  },
 };
-const read = (out: Files): Record<string, string> => Object.fromEntries([...out.values()].map((f) => [f.path, `${f.data.toString()}|${f.mode.toString(8)}`]));
+const read = (out: Files): Record<string, string> =>
+  Object.fromEntries([...out.values()].map((f) => [f.path, `${f.data.toString()}|${f.mode.toString(8)}`]));
 
 describe('payload', () => {
   const l = {
-    configMap: (_ns: string, n: string) => (n === 'cm' ? { metadata: { name: 'cm' }, data: { a: 'A' }, binaryData: { bin: Buffer.from([1, 2]).toString('base64') } } : undefined),
-    secret: (_ns: string, n: string) => (n === 's' ? { metadata: { name: 's' }, data: { pw: Buffer.from('hunter2').toString('base64') } } : undefined),
+    configMap: (_ns: string, n: string) =>
+      n === 'cm'
+        ? { metadata: { name: 'cm' }, data: { a: 'A' }, binaryData: { bin: Buffer.from([1, 2]).toString('base64') } }
+        : undefined,
+    secret: (_ns: string, n: string) =>
+      n === 's' ? { metadata: { name: 's' }, data: { pw: Buffer.from('hunter2').toString('base64') } } : undefined,
   };
 
   it.each([
     { name: 'all keys at default mode', src: { name: 'cm' }, want: { a: 'A|644', bin: '\u0001\u0002|644' } },
-    { name: 'items at their paths', src: { name: 'cm', items: [{ key: 'a', path: 'x/y', mode: 0o600 }] }, want: { 'x/y': 'A|600' } },
+    {
+      name: 'items at their paths',
+      src: { name: 'cm', items: [{ key: 'a', path: 'x/y', mode: 0o600 }] },
+      want: { 'x/y': 'A|600' },
+    },
     { name: 'missing optional configMap → empty', src: { name: 'nope', optional: true }, want: {} },
-    { name: 'missing optional key → skipped', src: { name: 'cm', optional: true, items: [{ key: 'zz', path: 'z' }] }, want: {} },
+    {
+      name: 'missing optional key → skipped',
+      src: { name: 'cm', optional: true, items: [{ key: 'zz', path: 'z' }] },
+      want: {},
+    },
   ])('configMap: $name', ({ src, want }) => {
     const out: Files = new Map();
     configMapFiles(out, 'ns', src, 0o644, l);
@@ -27,7 +48,10 @@ describe('payload', () => {
 
   it.each([
     { src: { name: 'nope' }, error: 'configmap "nope" not found' },
-    { src: { name: 'cm', items: [{ key: 'zz', path: 'z' }] }, error: 'configmap references non-existent config key: zz' },
+    {
+      src: { name: 'cm', items: [{ key: 'zz', path: 'z' }] },
+      error: 'configmap references non-existent config key: zz',
+    },
     { src: { name: 'cm', items: [{ key: 'a', path: '../a' }] }, error: "invalid path: must not contain '..': ../a" },
   ])('configMap refused: $error', ({ src, error }) => {
     expect(() => configMapFiles(new Map(), 'ns', src, 0o644, l)).toThrow(new PayloadError(error));

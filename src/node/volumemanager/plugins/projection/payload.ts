@@ -32,7 +32,14 @@ const put = (out: Files, path: string, data: Buffer, mode: number): void => {
 };
 
 /** Keys → files: every key at its own name, or only the listed items at their paths (kubelet MakePayload). */
-function keyed(out: Files, kind: 'configmap' | 'secret', data: ReadonlyMap<string, Buffer>, items: readonly KeyToPath[] | undefined, defaultMode: number, optional: boolean): void {
+function keyed(
+  out: Files,
+  kind: 'configmap' | 'secret',
+  data: ReadonlyMap<string, Buffer>,
+  items: readonly KeyToPath[] | undefined,
+  defaultMode: number,
+  optional: boolean,
+): void {
   if (!items?.length) {
     for (const [k, v] of data) put(out, k, v, defaultMode);
     return;
@@ -41,13 +48,21 @@ function keyed(out: Files, kind: 'configmap' | 'secret', data: ReadonlyMap<strin
     const v = data.get(it.key);
     if (v === undefined) {
       if (optional) continue;
-      throw new PayloadError(`${kind === 'configmap' ? 'configmap' : 'secret'} references non-existent ${kind === 'configmap' ? 'config' : 'secret'} key: ${it.key}`);
+      throw new PayloadError(
+        `${kind === 'configmap' ? 'configmap' : 'secret'} references non-existent ${kind === 'configmap' ? 'config' : 'secret'} key: ${it.key}`,
+      );
     }
     put(out, it.path, v, it.mode ?? defaultMode);
   }
 }
 
-export function configMapFiles(out: Files, ns: string, src: { name?: string; items?: KeyToPath[]; optional?: boolean }, defaultMode: number, l: PayloadLookups): void {
+export function configMapFiles(
+  out: Files,
+  ns: string,
+  src: { name?: string; items?: KeyToPath[]; optional?: boolean },
+  defaultMode: number,
+  l: PayloadLookups,
+): void {
   const cm = l.configMap(ns, src.name ?? '');
   if (!cm) {
     if (src.optional) return;
@@ -59,7 +74,13 @@ export function configMapFiles(out: Files, ns: string, src: { name?: string; ite
   keyed(out, 'configmap', data, src.items, defaultMode, src.optional === true);
 }
 
-export function secretFiles(out: Files, ns: string, src: { name?: string; secretName?: string; items?: KeyToPath[]; optional?: boolean }, defaultMode: number, l: PayloadLookups): void {
+export function secretFiles(
+  out: Files,
+  ns: string,
+  src: { name?: string; secretName?: string; items?: KeyToPath[]; optional?: boolean },
+  defaultMode: number,
+  l: PayloadLookups,
+): void {
   const name = src.secretName ?? src.name ?? '';
   const s = l.secret(ns, name);
   if (!s) {
@@ -114,7 +135,12 @@ function resourceValue(pod: Pod, ref: { containerName?: string; resource: string
   return String((value + divisor - 1n) / divisor);
 }
 
-export function downwardFiles(out: Files, pod: Pod, items: readonly DownwardAPIVolumeFile[] | undefined, defaultMode: number): void {
+export function downwardFiles(
+  out: Files,
+  pod: Pod,
+  items: readonly DownwardAPIVolumeFile[] | undefined,
+  defaultMode: number,
+): void {
   for (const it of items ?? []) {
     let v: string;
     if (it.fieldRef) v = fieldValue(pod, it.fieldRef.fieldPath);
@@ -127,7 +153,8 @@ export function downwardFiles(out: Files, pod: Pod, items: readonly DownwardAPIV
 /** Digest of paths, modes and contents: equal digests mean nothing to write. */
 export function payloadDigest(files: readonly PayloadFile[]): string {
   const h = createHash('sha256');
-  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) h.update(`${f.path}\0${f.mode}\0${f.data.length}\0`).update(f.data);
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : 1)))
+    h.update(`${f.path}\0${f.mode}\0${f.data.length}\0`).update(f.data);
   return h.digest('hex');
 }
 

@@ -7,7 +7,15 @@ import { setUpVolumeDir, tearDownVolumeDir } from '../empty-dir.js';
 import { listDir } from '../fsutil.js';
 import type { ResolveEnv, VolumePlugin } from '../plugin.js';
 import { writePayloadAtomically } from './atomic-writer.js';
-import { configMapFiles, DEFAULT_MODE, downwardFiles, PayloadError, payloadDigest, secretFiles, type Files } from './payload.js';
+import {
+  configMapFiles,
+  DEFAULT_MODE,
+  downwardFiles,
+  PayloadError,
+  payloadDigest,
+  secretFiles,
+  type Files,
+} from './payload.js';
 
 type Kind = 'configMap' | 'secret' | 'downwardAPI' | 'projected';
 
@@ -32,7 +40,10 @@ function filesOf(kind: Kind, v: Volume, env: ResolveEnv): Files {
         if (s.configMap) configMapFiles(out, ns, s.configMap, mode, l);
         else if (s.secret) secretFiles(out, ns, s.secret, mode, l);
         else if (s.downwardAPI) downwardFiles(out, env.pod, s.downwardAPI.items, mode);
-        else throw new PayloadError(`projected source ${Object.keys(s).join(',')} is not supported by Stowage (configMap, secret and downwardAPI are)`);
+        else
+          throw new PayloadError(
+            `projected source ${Object.keys(s).join(',')} is not supported by Stowage (configMap, secret and downwardAPI are)`,
+          );
       }
       break;
     }
@@ -56,7 +67,8 @@ function projectionPlugin(name: PluginName, kind: Kind): VolumePlugin {
       try {
         files = filesOf(kind, src.volume, env);
       } catch (e) {
-        if (e instanceof PayloadError) return { problem: `MountVolume.SetUp failed for volume "${src.volume.name}" : ${e.message}` };
+        if (e instanceof PayloadError)
+          return { problem: `MountVolume.SetUp failed for volume "${src.volume.name}" : ${e.message}` };
         throw e;
       }
       const list = [...files.values()];
@@ -68,7 +80,12 @@ function projectionPlugin(name: PluginName, kind: Kind): VolumePlugin {
           specName: src.volume.name,
           mode: 'Filesystem',
           readOnly: true,
-          payload: { files: list, digest: payloadDigest(list), tmpfs, ...(tmpfs ? { tmpfsBytes: memoryVolumeBytes(env.pod) } : {}) },
+          payload: {
+            files: list,
+            digest: payloadDigest(list),
+            tmpfs,
+            ...(tmpfs ? { tmpfsBytes: memoryVolumeBytes(env.pod) } : {}),
+          },
         },
       };
     },
@@ -77,13 +94,27 @@ function projectionPlugin(name: PluginName, kind: Kind): VolumePlugin {
       const p = t.spec.payload;
       if (!p) throw new Error(`volume ${t.spec.specName} has no payload`);
       const dir = podVolumeDir(ctx.rootDir, t.pod.uid, name, t.spec.specName);
-      await setUpVolumeDir(dir, p.tmpfs ? { ...(p.tmpfsBytes !== undefined ? { sizeBytes: p.tmpfsBytes } : {}) } : undefined);
+      await setUpVolumeDir(
+        dir,
+        p.tmpfs ? { ...(p.tmpfsBytes !== undefined ? { sizeBytes: p.tmpfsBytes } : {}) } : undefined,
+      );
       await writePayloadAtomically(dir, p.files);
       // The kubelet's configMap/secret/projected/downwardAPI SetUp sets the volume's ownership to
       // the pod's fsGroup (read-only volumes: group read).
-      if (t.fsGroup !== undefined) await applyFsGroup(dir, t.fsGroup, { readOnly: true, ...(t.fsGroupChangePolicy ? { policy: t.fsGroupChangePolicy } : {}) });
+      if (t.fsGroup !== undefined)
+        await applyFsGroup(dir, t.fsGroup, {
+          readOnly: true,
+          ...(t.fsGroupChangePolicy ? { policy: t.fsGroupChangePolicy } : {}),
+        });
       await setUpSubPaths(ctx, t, dir, true); // containers see these volumes read-only
-      ctx.asw.markVolumeMounted({ volume: t.volume, pod: t.pod, outerSpecName: t.outerSpecName, spec: t.spec, state: 'Mounted', hostPath: dir });
+      ctx.asw.markVolumeMounted({
+        volume: t.volume,
+        pod: t.pod,
+        outerSpecName: t.outerSpecName,
+        spec: t.spec,
+        state: 'Mounted',
+        hostPath: dir,
+      });
     },
     tearDown: (ctx, m) => tearDownVolumeDir(ctx, m),
     async reconstruct({ rootDir, asw }, uid) {
@@ -93,7 +124,14 @@ function projectionPlugin(name: PluginName, kind: Kind): VolumePlugin {
         const spec = { plugin: name, specName, mode: 'Filesystem', readOnly: true } as const;
         asw.markVolumeAttached(v, spec, '');
         // Uncertain: rewritten (or torn down) once the populator has run — an interrupted update is finished then.
-        asw.markVolumeMounted({ volume: v, pod: { uid, namespace: '', name: '' }, outerSpecName: specName, spec, state: 'Uncertain', hostPath: podVolumeDir(rootDir, uid, name, specName) });
+        asw.markVolumeMounted({
+          volume: v,
+          pod: { uid, namespace: '', name: '' },
+          outerSpecName: specName,
+          spec,
+          state: 'Uncertain',
+          hostPath: podVolumeDir(rootDir, uid, name, specName),
+        });
         n++;
       }
       return n;

@@ -3,11 +3,11 @@
 import type { Long } from '@grpc/proto-loader';
 
 export interface CapacityRange {
-  'requiredBytes'?: (number | string | Long);
-  'limitBytes'?: (number | string | Long);
+  requiredBytes?: number | string | Long;
+  limitBytes?: number | string | Long;
 }
 
 export interface CapacityRange__Output {
-  'requiredBytes': (number);
-  'limitBytes': (number);
+  requiredBytes: number;
+  limitBytes: number;
 }

@@ -3,11 +3,11 @@
 import type { Long } from '@grpc/proto-loader';
 
 export interface ControllerExpandVolumeResponse {
-  'capacityBytes'?: (number | string | Long);
-  'nodeExpansionRequired'?: (boolean);
+  capacityBytes?: number | string | Long;
+  nodeExpansionRequired?: boolean;
 }
 
 export interface ControllerExpandVolumeResponse__Output {
-  'capacityBytes': (number);
-  'nodeExpansionRequired': (boolean);
+  capacityBytes: number;
+  nodeExpansionRequired: boolean;
 }

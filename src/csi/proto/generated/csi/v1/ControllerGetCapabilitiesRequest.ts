@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface ControllerGetCapabilitiesRequest {}
 
-export interface ControllerGetCapabilitiesRequest {
-}
-
-export interface ControllerGetCapabilitiesRequest__Output {
-}
+export interface ControllerGetCapabilitiesRequest__Output {}

@@ -1,10 +1,9 @@
 // Original file: src/csi/proto/csi.proto
 
-
 export interface ControllerGetVolumeRequest {
-  'volumeId'?: (string);
+  volumeId?: string;
 }
 
 export interface ControllerGetVolumeRequest__Output {
-  'volumeId': (string);
+  volumeId: string;
 }

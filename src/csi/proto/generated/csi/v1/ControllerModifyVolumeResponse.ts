@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface ControllerModifyVolumeResponse {}
 
-export interface ControllerModifyVolumeResponse {
-}
-
-export interface ControllerModifyVolumeResponse__Output {
-}
+export interface ControllerModifyVolumeResponse__Output {}

@@ -1,10 +1,9 @@
 // Original file: src/csi/proto/csi.proto
 
-
 export interface ControllerPublishVolumeResponse {
-  'publishContext'?: ({[key: string]: string});
+  publishContext?: { [key: string]: string };
 }
 
 export interface ControllerPublishVolumeResponse__Output {
-  'publishContext': ({[key: string]: string});
+  publishContext: { [key: string]: string };
 }

@@ -1,12 +1,11 @@
 // Original file: src/csi/proto/csi.proto
 
-
 export interface _csi_v1_ControllerServiceCapability_RPC {
-  'type'?: (_csi_v1_ControllerServiceCapability_RPC_Type);
+  type?: _csi_v1_ControllerServiceCapability_RPC_Type;
 }
 
 export interface _csi_v1_ControllerServiceCapability_RPC__Output {
-  'type': (_csi_v1_ControllerServiceCapability_RPC_Type__Output);
+  type: _csi_v1_ControllerServiceCapability_RPC_Type__Output;
 }
 
 // Original file: src/csi/proto/csi.proto
@@ -62,16 +61,17 @@ export type _csi_v1_ControllerServiceCapability_RPC_Type =
   | 'MODIFY_VOLUME'
   | 14
   | 'GET_SNAPSHOT'
-  | 15
+  | 15;
 
-export type _csi_v1_ControllerServiceCapability_RPC_Type__Output = typeof _csi_v1_ControllerServiceCapability_RPC_Type[keyof typeof _csi_v1_ControllerServiceCapability_RPC_Type]
+export type _csi_v1_ControllerServiceCapability_RPC_Type__Output =
+  (typeof _csi_v1_ControllerServiceCapability_RPC_Type)[keyof typeof _csi_v1_ControllerServiceCapability_RPC_Type];
 
 export interface ControllerServiceCapability {
-  'rpc'?: (_csi_v1_ControllerServiceCapability_RPC | null);
-  'type'?: "rpc";
+  rpc?: _csi_v1_ControllerServiceCapability_RPC | null;
+  type?: 'rpc';
 }
 
 export interface ControllerServiceCapability__Output {
-  'rpc'?: (_csi_v1_ControllerServiceCapability_RPC__Output | null);
-  'type'?: "rpc";
+  rpc?: _csi_v1_ControllerServiceCapability_RPC__Output | null;
+  type?: 'rpc';
 }

@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface ControllerUnpublishVolumeResponse {}
 
-export interface ControllerUnpublishVolumeResponse {
-}
-
-export interface ControllerUnpublishVolumeResponse__Output {
-}
+export interface ControllerUnpublishVolumeResponse__Output {}

@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface DeleteSnapshotResponse {}
 
-export interface DeleteSnapshotResponse {
-}
-
-export interface DeleteSnapshotResponse__Output {
-}
+export interface DeleteSnapshotResponse__Output {}

@@ -1,12 +1,11 @@
 // Original file: src/csi/proto/csi.proto
 
-
 export interface DeleteVolumeRequest {
-  'volumeId'?: (string);
-  'secrets'?: ({[key: string]: string});
+  volumeId?: string;
+  secrets?: { [key: string]: string };
 }
 
 export interface DeleteVolumeRequest__Output {
-  'volumeId': (string);
-  'secrets': ({[key: string]: string});
+  volumeId: string;
+  secrets: { [key: string]: string };
 }

@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface DeleteVolumeResponse {}
 
-export interface DeleteVolumeResponse {
-}
-
-export interface DeleteVolumeResponse__Output {
-}
+export interface DeleteVolumeResponse__Output {}

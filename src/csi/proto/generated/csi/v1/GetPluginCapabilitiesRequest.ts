@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface GetPluginCapabilitiesRequest {}
 
-export interface GetPluginCapabilitiesRequest {
-}
-
-export interface GetPluginCapabilitiesRequest__Output {
-}
+export interface GetPluginCapabilitiesRequest__Output {}

@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface GetPluginInfoRequest {}
 
-export interface GetPluginInfoRequest {
-}
-
-export interface GetPluginInfoRequest__Output {
-}
+export interface GetPluginInfoRequest__Output {}

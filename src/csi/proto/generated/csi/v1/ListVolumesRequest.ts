@@ -1,12 +1,11 @@
 // Original file: src/csi/proto/csi.proto
 
-
 export interface ListVolumesRequest {
-  'maxEntries'?: (number);
-  'startingToken'?: (string);
+  maxEntries?: number;
+  startingToken?: string;
 }
 
 export interface ListVolumesRequest__Output {
-  'maxEntries': (number);
-  'startingToken': (string);
+  maxEntries: number;
+  startingToken: string;
 }

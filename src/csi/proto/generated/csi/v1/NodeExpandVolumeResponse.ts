@@ -3,9 +3,9 @@
 import type { Long } from '@grpc/proto-loader';
 
 export interface NodeExpandVolumeResponse {
-  'capacityBytes'?: (number | string | Long);
+  capacityBytes?: number | string | Long;
 }
 
 export interface NodeExpandVolumeResponse__Output {
-  'capacityBytes': (number);
+  capacityBytes: number;
 }

@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface NodeGetCapabilitiesRequest {}
 
-export interface NodeGetCapabilitiesRequest {
-}
-
-export interface NodeGetCapabilitiesRequest__Output {
-}
+export interface NodeGetCapabilitiesRequest__Output {}

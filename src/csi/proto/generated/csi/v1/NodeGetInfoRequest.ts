@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface NodeGetInfoRequest {}
 
-export interface NodeGetInfoRequest {
-}
-
-export interface NodeGetInfoRequest__Output {
-}
+export interface NodeGetInfoRequest__Output {}

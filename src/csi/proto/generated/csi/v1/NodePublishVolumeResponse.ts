@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface NodePublishVolumeResponse {}
 
-export interface NodePublishVolumeResponse {
-}
-
-export interface NodePublishVolumeResponse__Output {
-}
+export interface NodePublishVolumeResponse__Output {}

@@ -1,12 +1,11 @@
 // Original file: src/csi/proto/csi.proto
 
-
 export interface _csi_v1_NodeServiceCapability_RPC {
-  'type'?: (_csi_v1_NodeServiceCapability_RPC_Type);
+  type?: _csi_v1_NodeServiceCapability_RPC_Type;
 }
 
 export interface _csi_v1_NodeServiceCapability_RPC__Output {
-  'type': (_csi_v1_NodeServiceCapability_RPC_Type__Output);
+  type: _csi_v1_NodeServiceCapability_RPC_Type__Output;
 }
 
 // Original file: src/csi/proto/csi.proto
@@ -35,16 +34,17 @@ export type _csi_v1_NodeServiceCapability_RPC_Type =
   | 'SINGLE_NODE_MULTI_WRITER'
   | 5
   | 'VOLUME_MOUNT_GROUP'
-  | 6
+  | 6;
 
-export type _csi_v1_NodeServiceCapability_RPC_Type__Output = typeof _csi_v1_NodeServiceCapability_RPC_Type[keyof typeof _csi_v1_NodeServiceCapability_RPC_Type]
+export type _csi_v1_NodeServiceCapability_RPC_Type__Output =
+  (typeof _csi_v1_NodeServiceCapability_RPC_Type)[keyof typeof _csi_v1_NodeServiceCapability_RPC_Type];
 
 export interface NodeServiceCapability {
-  'rpc'?: (_csi_v1_NodeServiceCapability_RPC | null);
-  'type'?: "rpc";
+  rpc?: _csi_v1_NodeServiceCapability_RPC | null;
+  type?: 'rpc';
 }
 
 export interface NodeServiceCapability__Output {
-  'rpc'?: (_csi_v1_NodeServiceCapability_RPC__Output | null);
-  'type'?: "rpc";
+  rpc?: _csi_v1_NodeServiceCapability_RPC__Output | null;
+  type?: 'rpc';
 }

@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface NodeStageVolumeResponse {}
 
-export interface NodeStageVolumeResponse {
-}
-
-export interface NodeStageVolumeResponse__Output {
-}
+export interface NodeStageVolumeResponse__Output {}

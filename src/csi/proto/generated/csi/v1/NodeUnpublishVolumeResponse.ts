@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface NodeUnpublishVolumeResponse {}
 
-export interface NodeUnpublishVolumeResponse {
-}
-
-export interface NodeUnpublishVolumeResponse__Output {
-}
+export interface NodeUnpublishVolumeResponse__Output {}

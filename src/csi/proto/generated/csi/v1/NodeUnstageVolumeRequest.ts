@@ -1,12 +1,11 @@
 // Original file: src/csi/proto/csi.proto
 
-
 export interface NodeUnstageVolumeRequest {
-  'volumeId'?: (string);
-  'stagingTargetPath'?: (string);
+  volumeId?: string;
+  stagingTargetPath?: string;
 }
 
 export interface NodeUnstageVolumeRequest__Output {
-  'volumeId': (string);
-  'stagingTargetPath': (string);
+  volumeId: string;
+  stagingTargetPath: string;
 }

@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface NodeUnstageVolumeResponse {}
 
-export interface NodeUnstageVolumeResponse {
-}
-
-export interface NodeUnstageVolumeResponse__Output {
-}
+export interface NodeUnstageVolumeResponse__Output {}

@@ -1,12 +1,11 @@
 // Original file: src/csi/proto/csi.proto
 
-
 export interface _csi_v1_PluginCapability_Service {
-  'type'?: (_csi_v1_PluginCapability_Service_Type);
+  type?: _csi_v1_PluginCapability_Service_Type;
 }
 
 export interface _csi_v1_PluginCapability_Service__Output {
-  'type': (_csi_v1_PluginCapability_Service_Type__Output);
+  type: _csi_v1_PluginCapability_Service_Type__Output;
 }
 
 // Original file: src/csi/proto/csi.proto
@@ -29,9 +28,10 @@ export type _csi_v1_PluginCapability_Service_Type =
   | 'GROUP_CONTROLLER_SERVICE'
   | 3
   | 'SNAPSHOT_METADATA_SERVICE'
-  | 4
+  | 4;
 
-export type _csi_v1_PluginCapability_Service_Type__Output = typeof _csi_v1_PluginCapability_Service_Type[keyof typeof _csi_v1_PluginCapability_Service_Type]
+export type _csi_v1_PluginCapability_Service_Type__Output =
+  (typeof _csi_v1_PluginCapability_Service_Type)[keyof typeof _csi_v1_PluginCapability_Service_Type];
 
 // Original file: src/csi/proto/csi.proto
 
@@ -41,32 +41,27 @@ export const _csi_v1_PluginCapability_VolumeExpansion_Type = {
   OFFLINE: 'OFFLINE',
 } as const;
 
-export type _csi_v1_PluginCapability_VolumeExpansion_Type =
-  | 'UNKNOWN'
-  | 0
-  | 'ONLINE'
-  | 1
-  | 'OFFLINE'
-  | 2
+export type _csi_v1_PluginCapability_VolumeExpansion_Type = 'UNKNOWN' | 0 | 'ONLINE' | 1 | 'OFFLINE' | 2;
 
-export type _csi_v1_PluginCapability_VolumeExpansion_Type__Output = typeof _csi_v1_PluginCapability_VolumeExpansion_Type[keyof typeof _csi_v1_PluginCapability_VolumeExpansion_Type]
+export type _csi_v1_PluginCapability_VolumeExpansion_Type__Output =
+  (typeof _csi_v1_PluginCapability_VolumeExpansion_Type)[keyof typeof _csi_v1_PluginCapability_VolumeExpansion_Type];
 
 export interface _csi_v1_PluginCapability_VolumeExpansion {
-  'type'?: (_csi_v1_PluginCapability_VolumeExpansion_Type);
+  type?: _csi_v1_PluginCapability_VolumeExpansion_Type;
 }
 
 export interface _csi_v1_PluginCapability_VolumeExpansion__Output {
-  'type': (_csi_v1_PluginCapability_VolumeExpansion_Type__Output);
+  type: _csi_v1_PluginCapability_VolumeExpansion_Type__Output;
 }
 
 export interface PluginCapability {
-  'service'?: (_csi_v1_PluginCapability_Service | null);
-  'volumeExpansion'?: (_csi_v1_PluginCapability_VolumeExpansion | null);
-  'type'?: "service"|"volumeExpansion";
+  service?: _csi_v1_PluginCapability_Service | null;
+  volumeExpansion?: _csi_v1_PluginCapability_VolumeExpansion | null;
+  type?: 'service' | 'volumeExpansion';
 }
 
 export interface PluginCapability__Output {
-  'service'?: (_csi_v1_PluginCapability_Service__Output | null);
-  'volumeExpansion'?: (_csi_v1_PluginCapability_VolumeExpansion__Output | null);
-  'type'?: "service"|"volumeExpansion";
+  service?: _csi_v1_PluginCapability_Service__Output | null;
+  volumeExpansion?: _csi_v1_PluginCapability_VolumeExpansion__Output | null;
+  type?: 'service' | 'volumeExpansion';
 }

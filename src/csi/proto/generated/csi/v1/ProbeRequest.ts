@@ -1,8 +1,5 @@
 // Original file: src/csi/proto/csi.proto
 
+export interface ProbeRequest {}
 
-export interface ProbeRequest {
-}
-
-export interface ProbeRequest__Output {
-}
+export interface ProbeRequest__Output {}

@@ -1,10 +1,9 @@
 // Original file: null
 
-
 export interface BoolValue {
-  'value'?: (boolean);
+  value?: boolean;
 }
 
 export interface BoolValue__Output {
-  'value': (boolean);
+  value: boolean;
 }

@@ -1,10 +1,9 @@
 // Original file: null
 
-
 export interface BytesValue {
-  'value'?: (Buffer | Uint8Array | string);
+  value?: Buffer | Uint8Array | string;
 }
 
 export interface BytesValue__Output {
-  'value': (Buffer);
+  value: Buffer;
 }

@@ -1,10 +1,9 @@
 // Original file: null
 
-
 export interface Int32Value {
-  'value'?: (number);
+  value?: number;
 }
 
 export interface Int32Value__Output {
-  'value': (number);
+  value: number;
 }

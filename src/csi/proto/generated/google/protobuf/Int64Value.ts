@@ -3,9 +3,9 @@
 import type { Long } from '@grpc/proto-loader';
 
 export interface Int64Value {
-  'value'?: (number | string | Long);
+  value?: number | string | Long;
 }
 
 export interface Int64Value__Output {
-  'value': (number);
+  value: number;
 }

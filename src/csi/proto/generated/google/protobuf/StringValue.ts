@@ -1,10 +1,9 @@
 // Original file: null
 
-
 export interface StringValue {
-  'value'?: (string);
+  value?: string;
 }
 
 export interface StringValue__Output {
-  'value': (string);
+  value: string;
 }

@@ -1,10 +1,9 @@
 // Original file: null
 
-
 export interface UInt32Value {
-  'value'?: (number);
+  value?: number;
 }
 
 export interface UInt32Value__Output {
-  'value': (number);
+  value: number;
 }

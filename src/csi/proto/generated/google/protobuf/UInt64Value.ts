@@ -3,9 +3,9 @@
 import type { Long } from '@grpc/proto-loader';
 
 export interface UInt64Value {
-  'value'?: (number | string | Long);
+  value?: number | string | Long;
 }
 
 export interface UInt64Value__Output {
-  'value': (number);
+  value: number;
 }

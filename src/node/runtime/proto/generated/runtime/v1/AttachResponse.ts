@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface AttachResponse {
-  'url'?: (string);
+  url?: string;
 }
 
 export interface AttachResponse__Output {
-  'url': (string);
+  url: string;
 }

@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface CreateContainerResponse {
-  'containerId'?: (string);
+  containerId?: string;
 }
 
 export interface CreateContainerResponse__Output {
-  'containerId': (string);
+  containerId: string;
 }

@@ -3,13 +3,13 @@
 import type { Long } from '@grpc/proto-loader';
 
 export interface ExecSyncRequest {
-  'containerId'?: (string);
-  'cmd'?: (string)[];
-  'timeout'?: (number | string | Long);
+  containerId?: string;
+  cmd?: string[];
+  timeout?: number | string | Long;
 }
 
 export interface ExecSyncRequest__Output {
-  'containerId': (string);
-  'cmd': (string)[];
-  'timeout': (number);
+  containerId: string;
+  cmd: string[];
+  timeout: number;
 }

@@ -1,14 +1,13 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface ExecSyncResponse {
-  'stdout'?: (Buffer | Uint8Array | string);
-  'stderr'?: (Buffer | Uint8Array | string);
-  'exitCode'?: (number);
+  stdout?: Buffer | Uint8Array | string;
+  stderr?: Buffer | Uint8Array | string;
+  exitCode?: number;
 }
 
 export interface ExecSyncResponse__Output {
-  'stdout': (Buffer);
-  'stderr': (Buffer);
-  'exitCode': (number);
+  stdout: Buffer;
+  stderr: Buffer;
+  exitCode: number;
 }

@@ -3,17 +3,17 @@
 import type { Long } from '@grpc/proto-loader';
 
 export interface LinuxContainerResources {
-  'cpuPeriod'?: (number | string | Long);
-  'cpuQuota'?: (number | string | Long);
-  'cpuShares'?: (number | string | Long);
-  'memoryLimitInBytes'?: (number | string | Long);
-  'oomScoreAdj'?: (number | string | Long);
+  cpuPeriod?: number | string | Long;
+  cpuQuota?: number | string | Long;
+  cpuShares?: number | string | Long;
+  memoryLimitInBytes?: number | string | Long;
+  oomScoreAdj?: number | string | Long;
 }
 
 export interface LinuxContainerResources__Output {
-  'cpuPeriod': (number);
-  'cpuQuota': (number);
-  'cpuShares': (number);
-  'memoryLimitInBytes': (number);
-  'oomScoreAdj': (number);
+  cpuPeriod: number;
+  cpuQuota: number;
+  cpuShares: number;
+  memoryLimitInBytes: number;
+  oomScoreAdj: number;
 }

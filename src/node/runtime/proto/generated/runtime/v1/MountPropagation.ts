@@ -7,11 +7,6 @@ export const MountPropagation = {
 } as const;
 
 export type MountPropagation =
-  | 'PROPAGATION_PRIVATE'
-  | 0
-  | 'PROPAGATION_HOST_TO_CONTAINER'
-  | 1
-  | 'PROPAGATION_BIDIRECTIONAL'
-  | 2
+  'PROPAGATION_PRIVATE' | 0 | 'PROPAGATION_HOST_TO_CONTAINER' | 1 | 'PROPAGATION_BIDIRECTIONAL' | 2;
 
-export type MountPropagation__Output = typeof MountPropagation[keyof typeof MountPropagation]
+export type MountPropagation__Output = (typeof MountPropagation)[keyof typeof MountPropagation];

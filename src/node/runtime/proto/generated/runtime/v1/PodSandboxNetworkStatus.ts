@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface PodSandboxNetworkStatus {
-  'ip'?: (string);
+  ip?: string;
 }
 
 export interface PodSandboxNetworkStatus__Output {
-  'ip': (string);
+  ip: string;
 }

@@ -5,10 +5,6 @@ export const PodSandboxState = {
   SANDBOX_NOTREADY: 'SANDBOX_NOTREADY',
 } as const;
 
-export type PodSandboxState =
-  | 'SANDBOX_READY'
-  | 0
-  | 'SANDBOX_NOTREADY'
-  | 1
+export type PodSandboxState = 'SANDBOX_READY' | 0 | 'SANDBOX_NOTREADY' | 1;
 
-export type PodSandboxState__Output = typeof PodSandboxState[keyof typeof PodSandboxState]
+export type PodSandboxState__Output = (typeof PodSandboxState)[keyof typeof PodSandboxState];

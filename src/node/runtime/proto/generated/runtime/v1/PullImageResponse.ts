@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface PullImageResponse {
-  'imageRef'?: (string);
+  imageRef?: string;
 }
 
 export interface PullImageResponse__Output {
-  'imageRef': (string);
+  imageRef: string;
 }

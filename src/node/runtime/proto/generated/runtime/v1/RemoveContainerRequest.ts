@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface RemoveContainerRequest {
-  'containerId'?: (string);
+  containerId?: string;
 }
 
 export interface RemoveContainerRequest__Output {
-  'containerId': (string);
+  containerId: string;
 }

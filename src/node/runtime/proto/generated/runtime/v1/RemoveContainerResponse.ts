@@ -1,8 +1,5 @@
 // Original file: src/node/runtime/proto/cri.proto
 
+export interface RemoveContainerResponse {}
 
-export interface RemoveContainerResponse {
-}
-
-export interface RemoveContainerResponse__Output {
-}
+export interface RemoveContainerResponse__Output {}

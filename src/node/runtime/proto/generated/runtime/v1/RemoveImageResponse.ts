@@ -1,8 +1,5 @@
 // Original file: src/node/runtime/proto/cri.proto
 
+export interface RemoveImageResponse {}
 
-export interface RemoveImageResponse {
-}
-
-export interface RemoveImageResponse__Output {
-}
+export interface RemoveImageResponse__Output {}

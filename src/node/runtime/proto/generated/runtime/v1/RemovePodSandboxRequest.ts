@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface RemovePodSandboxRequest {
-  'podSandboxId'?: (string);
+  podSandboxId?: string;
 }
 
 export interface RemovePodSandboxRequest__Output {
-  'podSandboxId': (string);
+  podSandboxId: string;
 }

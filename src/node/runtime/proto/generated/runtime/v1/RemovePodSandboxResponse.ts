@@ -1,8 +1,5 @@
 // Original file: src/node/runtime/proto/cri.proto
 
+export interface RemovePodSandboxResponse {}
 
-export interface RemovePodSandboxResponse {
-}
-
-export interface RemovePodSandboxResponse__Output {
-}
+export interface RemovePodSandboxResponse__Output {}

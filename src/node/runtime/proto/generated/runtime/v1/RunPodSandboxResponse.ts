@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface RunPodSandboxResponse {
-  'podSandboxId'?: (string);
+  podSandboxId?: string;
 }
 
 export interface RunPodSandboxResponse__Output {
-  'podSandboxId': (string);
+  podSandboxId: string;
 }

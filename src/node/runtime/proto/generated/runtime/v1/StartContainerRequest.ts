@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface StartContainerRequest {
-  'containerId'?: (string);
+  containerId?: string;
 }
 
 export interface StartContainerRequest__Output {
-  'containerId': (string);
+  containerId: string;
 }

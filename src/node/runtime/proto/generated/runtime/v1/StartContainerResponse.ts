@@ -1,8 +1,5 @@
 // Original file: src/node/runtime/proto/cri.proto
 
+export interface StartContainerResponse {}
 
-export interface StartContainerResponse {
-}
-
-export interface StartContainerResponse__Output {
-}
+export interface StartContainerResponse__Output {}

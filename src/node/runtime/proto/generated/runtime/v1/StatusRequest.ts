@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface StatusRequest {
-  'verbose'?: (boolean);
+  verbose?: boolean;
 }
 
 export interface StatusRequest__Output {
-  'verbose': (boolean);
+  verbose: boolean;
 }

@@ -3,11 +3,11 @@
 import type { Long } from '@grpc/proto-loader';
 
 export interface StopContainerRequest {
-  'containerId'?: (string);
-  'timeout'?: (number | string | Long);
+  containerId?: string;
+  timeout?: number | string | Long;
 }
 
 export interface StopContainerRequest__Output {
-  'containerId': (string);
-  'timeout': (number);
+  containerId: string;
+  timeout: number;
 }

@@ -1,8 +1,5 @@
 // Original file: src/node/runtime/proto/cri.proto
 
+export interface StopContainerResponse {}
 
-export interface StopContainerResponse {
-}
-
-export interface StopContainerResponse__Output {
-}
+export interface StopContainerResponse__Output {}

@@ -1,10 +1,9 @@
 // Original file: src/node/runtime/proto/cri.proto
 
-
 export interface StopPodSandboxRequest {
-  'podSandboxId'?: (string);
+  podSandboxId?: string;
 }
 
 export interface StopPodSandboxRequest__Output {
-  'podSandboxId': (string);
+  podSandboxId: string;
 }

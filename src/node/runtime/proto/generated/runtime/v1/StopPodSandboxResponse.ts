@@ -1,8 +1,5 @@
 // Original file: src/node/runtime/proto/cri.proto
 
+export interface StopPodSandboxResponse {}
 
-export interface StopPodSandboxResponse {
-}
-
-export interface StopPodSandboxResponse__Output {
-}
+export interface StopPodSandboxResponse__Output {}
