@@ -70,7 +70,7 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('generic ephemeral volume thro
       const env = { ...process.env, KUBECONFIG: kubeconfigPath, HOME: dataDir };
       const kubectl = async (...args: string[]): Promise<string> =>
         (await promisify(execFile)('kubectl', args, { env, timeout: 60_000 })).stdout;
-      const json = async (...args: string[]): Promise<any> => JSON.parse(await kubectl(...args, '-o', 'json')); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const json = async (...args: string[]): Promise<any> => JSON.parse(await kubectl(...args, '-o', 'json'));
       await expect
         .poll(async () => (await json('get', 'csinode', 'e2e').catch(() => ({}))).spec?.drivers?.length ?? 0, {
           timeout: 20_000,

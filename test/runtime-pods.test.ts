@@ -81,7 +81,7 @@ describe.skipIf(missing.length > 0)('pods on the embedded containerd', () => {
     const r = await api(t, 'POST', `${NS}/pods`, body);
     expect(r.status, r.text).toBe(201);
   };
-  const status = async (name: string): Promise<any> => (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status; // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
+  const status = async (name: string): Promise<any> => (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status;
 
   it('a pod writes to its claim; a second pod reads what it wrote', async () => {
     await claim('shared');

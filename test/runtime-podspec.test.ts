@@ -94,9 +94,9 @@ describe.skipIf(missing.length > 0)('pod spec on the embedded containerd', () =>
     expect(r.status, r.text).toBe(201);
   };
   const claim = (name: string): Promise<void> => c!.claim(name);
-  const status = async (name: string): Promise<any> => (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status; // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
+  const status = async (name: string): Promise<any> => (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status;
   const container = async (name: string, c = 'c'): Promise<any> =>
-    (await status(name))?.containerStatuses?.find((s: { name: string }) => s.name === c); // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
+    (await status(name))?.containerStatuses?.find((s: { name: string }) => s.name === c);
   const condition = async (name: string, type: string): Promise<string | undefined> =>
     (await status(name))?.conditions?.find((c: { type: string }) => c.type === type)?.status;
   const events = async (name: string): Promise<Array<{ reason: string; message: string }>> =>

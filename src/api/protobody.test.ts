@@ -42,6 +42,7 @@ describe('protobuf request bodies', () => {
           } catch (e) {
             return e;
           }
+          return undefined;
         })(),
       ).code,
     ).toBe(415);

@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   seen = [];
-  respond = (req, res, body) => json(res, 200, body ?? { kind: 'Thing', metadata: { name: 'x' }, items: [] });
+  respond = (_req, res, body) => json(res, 200, body ?? { kind: 'Thing', metadata: { name: 'x' }, items: [] });
 });
 
 describe('RestClient request shapes', () => {

@@ -1,5 +1,5 @@
 import { COMPONENTS, componentUserAgent } from '../kube/version.js';
-import { RestClient, runLeaderElected, type LeaderElectionConfig } from '../client/index.js';
+import { type RestClient, runLeaderElected, type LeaderElectionConfig } from '../client/index.js';
 import { childAbortController } from '../util/abort.js';
 import { toStowageError } from '../util/errors.js';
 import { newLogger } from '../util/log.js';

@@ -10,7 +10,7 @@ import {
   ConflictError,
   ExpiredError,
   NotFoundError,
-  StowageError,
+  type StowageError,
   UnavailableError,
 } from '../util/errors.js';
 import { newLogger } from '../util/log.js';

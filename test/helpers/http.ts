@@ -6,7 +6,7 @@ export interface RawResponse {
   readonly headers: Record<string, string | string[] | undefined>;
   readonly text: string;
   /** Parsed JSON body (undefined when not JSON). */
-  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience: bodies are asserted field by field
+  readonly body: any;
 }
 
 export interface Target {
@@ -56,7 +56,7 @@ export function api(
     headers['Content-Length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent }, (res) => readResponse(res).then(resolve, reject));
+    const req = request(url, { method, headers, agent }, (res) => void readResponse(res).then(resolve, reject));
     req.on('error', reject);
     if (payload !== undefined) req.write(payload);
     req.end();

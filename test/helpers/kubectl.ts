@@ -9,7 +9,7 @@ export interface Kubectl {
   /** Runs kubectl; resolves to its stdout, rejects when it fails. */
   kubectl(...args: string[]): Promise<string>;
   /** Runs kubectl with `-o json` and parses what it printed. */
-  json<T = any>(...args: string[]): Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read fields as they assert
+  json<T = any>(...args: string[]): Promise<T>;
 }
 
 /** kubectl for the `stowage up` whose data dir `dataDir()` returns (read at each call: set in beforeAll). */

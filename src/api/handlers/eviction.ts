@@ -14,7 +14,7 @@ import type { DeleteOptions } from '../registry.js';
 import { objectAt, strAt } from '../resources/corehelpers.js';
 import { budgetSelects } from '../resources/poddisruptionbudget.js';
 import type { KubeObject } from '../resources/types.js';
-import { ApiTooManyRequestsError, badRequest, forbidden, HttpError, successStatus } from '../status.js';
+import { ApiTooManyRequestsError, badRequest, forbidden, type HttpError, successStatus } from '../status.js';
 import { dryRun, type ResourceCall } from './request.js';
 
 const BUDGET_KIND = 'PodDisruptionBudget';

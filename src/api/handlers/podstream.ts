@@ -5,7 +5,7 @@
  * v5/v4.channel.k8s.io); SPDY upgrades (kubectl before 1.30) are translated (spdyexec.ts).
  */
 import { request as httpsRequest } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';

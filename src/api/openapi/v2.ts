@@ -5,7 +5,6 @@
  * JSON. Only `definitions` are filled: that is what kubectl's models are built from.
  */
 import { createHash } from 'node:crypto';
-import type { Schema } from '../resources/types.js';
 import {
   definitionClosure,
   definitionRoots,

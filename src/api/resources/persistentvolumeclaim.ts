@@ -407,7 +407,7 @@ export const persistentVolumeClaimResource: ResourceDef = baseResourceDef({
     ];
   },
   defaults: applyClaimDefaults,
-  prepareForCreate(pvc, ctx) {
+  prepareForCreate(pvc) {
     pvc.status = { phase: 'Pending' };
     dropDisabledSpecFields(pvc);
     const spec = ensureObject(pvc, 'spec');

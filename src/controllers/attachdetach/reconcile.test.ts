@@ -250,7 +250,7 @@ describe('desiredAttachments', () => {
     const nodes = o.nodes ?? [managed('n1'), managed('n2'), { metadata: { name: 'kubelet-managed' } }];
     return {
       pods,
-      claim: (ns, n) => claims.find((c) => c.metadata?.name === n),
+      claim: (_ns, n) => claims.find((c) => c.metadata?.name === n),
       volume: (n) => vols.find((v) => v.metadata?.name === n),
       csiDriver: (n) =>
         (o.drivers ?? [{ metadata: { name: 'noattach.csi' }, spec: { attachRequired: false } }]).find(

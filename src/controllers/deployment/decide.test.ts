@@ -160,7 +160,7 @@ describe('a RollingUpdate step', () => {
         },
       },
     });
-    expect(a!.kind === 'create' && a.rs.metadata!.ownerReferences).toEqual([
+    expect(a!.kind === 'create' && a!.rs.metadata!.ownerReferences).toEqual([
       {
         apiVersion: 'apps/v1',
         kind: 'Deployment',

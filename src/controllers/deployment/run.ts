@@ -5,7 +5,14 @@
  */
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import { matchesLabels } from '../../api/selectors.js';
-import { newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
+import {
+  newController,
+  newEventRecorder,
+  objectOf,
+  watch,
+  type RestClient,
+  type ReconcileResult,
+} from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { controllerRefOf, newControllerRef } from '../../kube/workloads.js';
 import { AlreadyExistsError, assertNever, toStowageError } from '../../util/errors.js';
@@ -69,7 +76,7 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
         },
       })),
     ],
-    reconcile: async (key) => {
+    reconcile: async (key): Promise<ReconcileResult | void> => {
       const [ns, name] = splitNamespacedKey(key);
       const d = deployments.lister.get(ns, name);
       if (!d) return;

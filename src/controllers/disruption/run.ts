@@ -8,7 +8,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { labelSelectorFromObject, matchesLabels } from '../../api/selectors.js';
-import { newController, objectOf, watch, type RestClient } from '../../client/index.js';
+import { newController, objectOf, watch, type RestClient, type ReconcileResult } from '../../client/index.js';
 import { budgetStatus, DISRUPTED_POD_TIMEOUT_MS } from '../../kube/disruption.js';
 import { splitNamespacedKey } from '../../kube/keys.js';
 import { newLogger } from '../../util/log.js';
@@ -56,7 +56,7 @@ export async function runDisruptionController(o: DisruptionControllerOptions): P
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
       }),
     ],
-    reconcile: async (key) => {
+    reconcile: async (key): Promise<ReconcileResult | void> => {
       const [ns, name] = splitNamespacedKey(key);
       const pdb = pdbs.lister.get(ns, name);
       if (!pdb) return;

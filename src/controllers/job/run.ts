@@ -5,7 +5,14 @@
  */
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
+import {
+  newController,
+  newEventRecorder,
+  objectOf,
+  watch,
+  type RestClient,
+  type ReconcileResult,
+} from '../../client/index.js';
 import { splitNamespacedKey } from '../../kube/keys.js';
 import { JOB_TRACKING_FINALIZER, newControllerRef } from '../../kube/workloads.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
@@ -113,7 +120,7 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
         return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
       }),
     ],
-    reconcile: async (key) => {
+    reconcile: async (key): Promise<ReconcileResult | void> => {
       if (key.startsWith(ORPHAN_POD)) {
         // A tracked pod no Job controls any more (orphaned, or its Job gone): nothing will count it.
         const [ns, name] = splitNamespacedKey(key.slice(ORPHAN_POD.length));

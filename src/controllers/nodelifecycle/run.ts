@@ -11,7 +11,15 @@
  * and the NoExecute taints through each zone's rate-limited queue. Any node event queues it.
  */
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import { every, newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
+import {
+  every,
+  newController,
+  newEventRecorder,
+  objectOf,
+  watch,
+  type RestClient,
+  type ReconcileResult,
+} from '../../client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../../kube/names.js';
 import { isPodActive } from '../../kube/workloads.js';
 import { realClock, type Clock } from '../../util/backoff.js';
@@ -188,7 +196,7 @@ export async function runNodeLifecycleController(o: NodeLifecycleOptions): Promi
         clock,
       ),
     ],
-    reconcile: async (key) => {
+    reconcile: async (key): Promise<ReconcileResult | void> => {
       if (key === ZONE_PASS) return zonePass();
       if (key) return reconcile(key);
     },

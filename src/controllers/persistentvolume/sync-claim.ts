@@ -79,7 +79,7 @@ export function isPodTerminated(pod: Pod): boolean {
 
 /** The event a WaitForFirstConsumer claim gets while it waits (emitEventForUnboundDelayBindingClaim). */
 export function delayBindingEvent(
-  claim: PersistentVolumeClaim,
+  _claim: PersistentVolumeClaim,
   pods: readonly Pod[],
 ): { reason: 'WaitForFirstConsumer' | 'WaitForPodScheduled'; message: string } {
   const unscheduled = pods.filter((p) => !isPodTerminated(p) && !p.spec?.nodeName).map((p) => p.metadata?.name ?? '');

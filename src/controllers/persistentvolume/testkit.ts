@@ -18,7 +18,7 @@ import {
   type Pod,
   type StorageClass,
 } from './types.js';
-import { ConflictError, NotFoundError, StowageError, UnavailableError } from '../../util/errors.js';
+import { ConflictError, NotFoundError, type StowageError, UnavailableError } from '../../util/errors.js';
 
 /** Deep-freeze: the controller must never mutate objects it did not create (cache and API results). */
 export function deepFreeze<T>(o: T): T {

@@ -14,6 +14,7 @@ import {
   type Enqueuer,
   type RestClient,
   type Tombstone,
+  type ReconcileResult,
 } from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { controllerRefOf, isPodActive, newControllerRef, slowStartBatches } from '../../kube/workloads.js';
@@ -67,7 +68,7 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
     metrics: o.metrics,
     log,
     sources: [watch(replicaSets, queueOwnKey), watch(pods, onPod)],
-    reconcile: async (key) => {
+    reconcile: async (key): Promise<ReconcileResult | void> => {
       const [ns, name] = splitNamespacedKey(key);
       const rs = replicaSets.lister.get(ns, name);
       if (!rs) {

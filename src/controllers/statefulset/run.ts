@@ -13,6 +13,7 @@ import {
   watch,
   type EventRecorder,
   type RestClient,
+  type ReconcileResult,
 } from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
@@ -232,7 +233,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
         },
       })),
     ],
-    reconcile: async (key) => {
+    reconcile: async (key): Promise<ReconcileResult | void> => {
       const [ns, name] = splitNamespacedKey(key);
       const set = statefulSets.lister.get(ns, name);
       if (!set) {

@@ -1,6 +1,6 @@
 import type { PersistentVolume, PersistentVolumeClaim, Node, Secret } from 'kubernetes-types/core/v1.js';
 import type { CSINode, StorageClass, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
-import type { EventRecorder, Informer, RestClient } from '../../client/index.js';
+import type { Informer, RestClient } from '../../client/index.js';
 import type { Logger } from '../../util/log.js';
 import type { CsiClient } from '../client.js';
 import type { ControllerCapabilityName } from '../proto/types.js';

@@ -121,7 +121,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   };
 
   async function serveLogs(
-    req: IncomingMessage,
+    _req: IncomingMessage,
     res: ServerResponse,
     r: { namespace: string; pod: string; container: string },
     q: URLSearchParams,
