@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+
 import { metaTime } from '../util/metatime.js';
+
 import type { Store } from '../store/store.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, type FieldCause } from '../util/errors.js';
+
 import {
   alreadyExists,
   ApiAlreadyExistsError,
@@ -13,6 +16,7 @@ import {
   pathNotFound,
   type ErrorSubject,
 } from './status.js';
+
 import type {
   AdmissionContext,
   KubeObject,
@@ -21,8 +25,11 @@ import type {
   SubresourceDef,
 } from './resources/types.js';
 import { decodeStored, WatchCache, type CachedObject } from './watchcache.js';
+
 import { finalizersOnDelete, sameFinalizerSet, type PropagationPolicy } from './gcfinalizers.js';
+
 import { fieldManagerScope, updateManagedFields, type FieldManagerScope } from './fieldmanager/fieldmanager.js';
+import { jsonEqual } from '../util/jsonequal.js';
 
 /**
  * How a write changes managedFields: an Update owned by `update` (kube names it from the
@@ -77,23 +84,6 @@ function nowIso(): string {
 
 function clone<T>(o: T): T {
   return structuredClone(o);
-}
-
-/** Deep JSON equality, ignoring key order. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  return ak.every((k) => jsonEqual(ao[k], bo[k]));
 }
 
 /** Serializes an object for the store: resourceVersion is the store's revision, never stored. */

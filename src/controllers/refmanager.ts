@@ -14,7 +14,7 @@ import {
   NOTHING,
   type LabelSelector,
   type LabelSelectorObject,
-} from '../api/selectors.js';
+} from '../kube/selectors.js';
 import { controllerRefOf } from '../kube/workloads.js';
 import { ConflictError, NotFoundError } from '../util/errors.js';
 

@@ -1,6 +1,7 @@
 /**
  * Kubernetes vocabulary shared by every component: well-known names, phases, quantities, the
- * class of a claim or volume, object keys, node-selector matching, disruption budgets. A leaf: imports nothing of ours.
+ * class of a claim or volume, object keys, node-selector matching, label and field selectors, name
+ * validation, disruption budgets. Imports only util/.
  */
 export * from './names.js';
 export * from './phases.js';
@@ -12,3 +13,5 @@ export * from './ephemeral.js';
 export * from './disruption.js';
 export * from './node.js';
 export * from './version.js';
+export * from './validation.js';
+export * from './selectors.js';

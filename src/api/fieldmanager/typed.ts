@@ -3,9 +3,10 @@
  * specifies, the comparison of two objects, the merge of an applied configuration into a live
  * object, and the removal of fields. Objects are plain JSON; absent and `undefined` are the same.
  */
-import { jsonEqual } from '../patch/index.js';
 import { FieldSet, pathString } from './fieldset.js';
+
 import { concrete, DEDUCED as DEDUCED_ELEM, type ListType, type MapType, type TypeNode } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 /** A resource request routed to its verb's handler. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Store } from '../../store/store.js';
-import { fieldSelectorExactValue, parseFieldSelector } from '../selectors.js';
+import { fieldSelectorExactValue, parseFieldSelector } from '../../kube/selectors.js';
 import { forbiddenFor, type Authorizer, type RequestAttributes, type UserInfo } from '../authz.js';
 import { negotiateResponse } from '../negotiation.js';
 import { badRequest, methodNotAllowed } from '../status.js';

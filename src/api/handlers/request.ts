@@ -12,7 +12,7 @@ import {
   matchesLabels,
   parseFieldSelector,
   parseLabelSelector,
-} from '../selectors.js';
+} from '../../kube/selectors.js';
 import { badRequest, invalid, pathNotFound } from '../status.js';
 import type { IncludeObject } from '../table.js';
 

@@ -6,9 +6,10 @@
  */
 import type { UserInfo } from '../authz.js';
 import type { KubeObject } from '../resources/types.js';
-import { jsonEqual } from '../registry.js';
 import { NODE_LEASE_NAMESPACE } from '../../kube/names.js';
+
 import { nodeIdentity } from './identity.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 export type AdmissionOperation = 'create' | 'update' | 'delete';
 

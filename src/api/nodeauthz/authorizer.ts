@@ -7,7 +7,7 @@
  */
 import type { Decision, RequestAttributes, ResourceRule, Rules, Authorizer } from '../authz.js';
 import { rulesAllow } from '../authz.js';
-import { fieldSelectorExactValue, parseFieldSelector } from '../selectors.js';
+import { fieldSelectorExactValue, parseFieldSelector } from '../../kube/selectors.js';
 import { NODE_LEASE_NAMESPACE } from '../../kube/names.js';
 import { hasPathToNode, type GraphSource, type VertexKind } from './graph.js';
 import { nodeIdentity } from './identity.js';

@@ -8,7 +8,7 @@ import { PatchNotApplicableError, type PatchMetaLookup } from './types.js';
 export { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from './jsonpatch.js';
 export { applyMergePatch } from './mergepatch.js';
 export { applyStrategicMergePatch, SMP_MESSAGES } from './strategic.js';
-export { jsonEqual, isJsonObject, type JsonObject, type JsonValue } from './json.js';
+export { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 export {
   PatchNotApplicableError,
   PATCH_NOT_APPLICABLE_MESSAGE,

@@ -78,21 +78,3 @@ export function kindOf(v: unknown, role: JsonRole): 'null' | 'boolean' | 'number
 function invalidJson(role: JsonRole, why: string): BadRequestError {
   return new BadRequestError(`invalid JSON ${role}: ${why}`);
 }
-
-/** Deep JSON equality; object key order does not matter, array order does. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  for (const k of ka) if (!hasOwn(b, k) || !jsonEqual(ra[k], rb[k])) return false;
-  return true;
-}

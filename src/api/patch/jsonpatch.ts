@@ -1,7 +1,10 @@
 import { BadRequestError } from '../../util/errors.js';
+
 import { ApiRequestEntityTooLargeError } from '../status.js';
-import { cloneJson, hasOwn, isJsonObject, jsonEqual, setKey, type JsonObject, type JsonValue } from './json.js';
+
+import { cloneJson, hasOwn, isJsonObject, setKey, type JsonObject, type JsonValue } from './json.js';
 import { PatchNotApplicableError } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 /** kube-apiserver's cap on operations in one JSON patch (answered 413 RequestEntityTooLarge). */
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;

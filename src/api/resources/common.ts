@@ -58,21 +58,6 @@ export function ensureObject(o: JsonObject, key: string): JsonObject {
   return fresh;
 }
 
-/** Deep JSON equality that ignores key order and undefined members (Semantic.DeepEqual for JSON). */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => deepEqual(x, b[i]));
-  }
-  const ao = a as JsonObject;
-  const bo = b as JsonObject;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => deepEqual(ao[k], bo[k]));
-}
-
 /**
  * Rewrites every quantity in a resource map (`{storage: "1.5Gi"}`) to its canonical text
  * (`1536Mi`), as a Kubernetes decode/encode round trip does. Unparseable values stay for

@@ -1,10 +1,15 @@
 import type { FieldCause } from '../../util/errors.js';
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
-import { configKeyErrors, decodeBase64, jsonEqual, MAX_DATA_SIZE, stringMapAt } from './corehelpers.js';
+
+import { configKeyErrors, decodeBase64, MAX_DATA_SIZE, stringMapAt } from './corehelpers.js';
 import { forbidden, invalid, tooLong } from './fielderrors.js';
+
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
+
 import type { KubeObject, ResourceDef } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 const IMMUTABLE_WHEN_SET = 'field is immutable when `immutable` is set';
 

@@ -1,11 +1,15 @@
 /** apps/v1 ControllerRevision: an immutable snapshot of a workload's template (ValidateControllerRevision). */
 import type { FieldCause } from '../../util/errors.js';
-import { jsonEqual } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
+
 import { FIELD_IMMUTABLE, invalid, required } from './fielderrors.js';
+
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+
 import { age, ageColumn, column, nameColumn } from './printing.js';
+
 import type { KubeObject } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 function validateRevision(o: KubeObject): FieldCause[] {
   const out: FieldCause[] = [];

@@ -36,22 +36,6 @@ export function ensureObject(obj: Record<string, unknown>, key: string): Record<
   return fresh;
 }
 
-/** Structural JSON equality (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => jsonEqual(x, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
-}
-
 /** Keeps `old`'s status on a main-resource update (kinds with a /status subresource). */
 export function keepStatus(obj: KubeObject, old: KubeObject): void {
   if (old.status === undefined) delete obj.status;

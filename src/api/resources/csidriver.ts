@@ -9,7 +9,6 @@ import {
   baseResourceDef,
   bool,
   column,
-  deepEqual,
   duplicate,
   ensureObject,
   invalid,
@@ -20,6 +19,7 @@ import {
   validateObjectMeta,
   validateObjectMetaUpdate,
 } from './common.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 const FS_GROUP_POLICIES = ['File', 'None', 'ReadWriteOnceWithFSType'];
 export const VOLUME_LIFECYCLE_MODES = ['Persistent', 'Ephemeral'] as const;
@@ -82,10 +82,10 @@ function validateUpdate(d: KubeObject, old: KubeObject): FieldCause[] {
   const spec = obj(d.spec) ?? {};
   const oldSpec = obj(old.spec) ?? {};
   // podInfoOnMount, fsGroupPolicy, tokenRequests, requiresRepublish, seLinuxMount may change (1.28+).
-  if (!deepEqual(spec.attachRequired ?? null, oldSpec.attachRequired ?? null)) {
+  if (!jsonEqual(spec.attachRequired ?? null, oldSpec.attachRequired ?? null)) {
     out.push(invalid('spec.attachedRequired', (spec.attachRequired as boolean | undefined) ?? null, FIELD_IMMUTABLE));
   }
-  if (!deepEqual(spec.volumeLifecycleModes ?? null, oldSpec.volumeLifecycleModes ?? null)) {
+  if (!jsonEqual(spec.volumeLifecycleModes ?? null, oldSpec.volumeLifecycleModes ?? null)) {
     const modes = (arr(spec.volumeLifecycleModes) ?? []).map((m) => JSON.stringify(m)).join(', ');
     out.push(
       invalid('spec.volumeLifecycleModes', { rendered: `[]storage.VolumeLifecycleMode{${modes}}` }, FIELD_IMMUTABLE),
@@ -149,7 +149,7 @@ export const csiDriverResource: ResourceDef = baseResourceDef({
   defaults: setDefaults,
   prepareForUpdate(d, old) {
     // Any spec change bumps the generation (starting from the unset 0).
-    if (!deepEqual(d.spec, old.spec)) d.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    if (!jsonEqual(d.spec, old.spec)) d.metadata.generation = (old.metadata.generation ?? 0) + 1;
   },
   validateCreate: (d) => [...validateObjectMeta(d.metadata, { namespaced: false }), ...validateSpec(d.spec)],
   validateUpdate: (d, old) => validateUpdate(d, old),

@@ -8,7 +8,6 @@ import {
   arr,
   baseResourceDef,
   column,
-  deepEqual,
   duplicate,
   invalid,
   isQualifiedName,
@@ -19,6 +18,7 @@ import {
   validateObjectMetaUpdate,
 } from './common.js';
 import { validateCSIDriverName } from './persistentvolume.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 /** The strategy validates with AllowLongNodeID, so node IDs may have up to 256 characters. */
 export const CSI_NODE_ID_MAX_LENGTH = 256;
@@ -65,7 +65,7 @@ function validateCSINodeUpdate(n: KubeObject, old: KubeObject): FieldCause[] {
   for (const od of arr(obj(old.spec)?.drivers) ?? []) {
     const oldDriver = obj(od) ?? {};
     for (const nd of newDrivers) {
-      if (nd.name === oldDriver.name && !deepEqual(nd, oldDriver))
+      if (nd.name === oldDriver.name && !jsonEqual(nd, oldDriver))
         out.push(invalid('CSINodeDriver', nd, FIELD_IMMUTABLE));
     }
   }

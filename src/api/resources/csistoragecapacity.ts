@@ -6,7 +6,6 @@ import {
   baseResourceDef,
   canonicalQuantity,
   column,
-  deepEqual,
   invalid,
   nameIsDNSSubdomain,
   str,
@@ -15,6 +14,7 @@ import {
   validateObjectMetaUpdate,
 } from './common.js';
 import { quantityText, validateQuantityField } from './persistentvolume.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 function validateCapacity(c: KubeObject): FieldCause[] {
   const out = validateObjectMeta(c.metadata, { namespaced: true });
@@ -30,7 +30,7 @@ function validateCapacity(c: KubeObject): FieldCause[] {
 function validateCapacityUpdate(c: KubeObject, old: KubeObject): FieldCause[] {
   const out = [...validateCapacity(c), ...validateObjectMetaUpdate(c.metadata, old.metadata)];
   // The inputs of CSI GetCapacity are immutable.
-  if (!deepEqual(c.nodeTopology ?? null, old.nodeTopology ?? null))
+  if (!jsonEqual(c.nodeTopology ?? null, old.nodeTopology ?? null))
     out.push(invalid('nodeTopology', c.nodeTopology ?? null, FIELD_IMMUTABLE));
   if ((c.storageClassName ?? '') !== (old.storageClassName ?? ''))
     out.push(invalid('storageClassName', str(c.storageClassName) ?? '', FIELD_IMMUTABLE));

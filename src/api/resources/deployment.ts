@@ -1,10 +1,14 @@
 /** apps/v1 Deployment: defaults and validation as kube's apps validation, kubectl's columns, status and scale subresources. */
 import type { FieldCause } from '../../util/errors.js';
-import { jsonEqual, objectAt } from './corehelpers.js';
+import { objectAt } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
+
 import { forbidden, invalid, notSupported } from './fielderrors.js';
+
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+
 import { validateIntOrPercent } from './poddisruptionbudget.js';
+
 import {
   applyTemplateDefaults,
   nonNegativeInt,
@@ -12,11 +16,17 @@ import {
   validateSelectorImmutable,
   validateWorkloadTemplate,
 } from './podtemplate.js';
+
 import { containersAndImages, selectorCell, wideWorkloadColumns } from './workloadprinting.js';
+
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
+
 import { validateReplicaStatus } from './replicaset.js';
+
 import { scaleSubresource } from './scale.js';
+
 import type { KubeObject } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 type Obj = Record<string, unknown>;
 const num = (v: unknown): number => (typeof v === 'number' ? v : 0);

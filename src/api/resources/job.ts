@@ -6,14 +6,22 @@ import {
   LEGACY_JOB_CONTROLLER_UID_LABEL,
   LEGACY_JOB_NAME_LABEL,
 } from '../../kube/workloads.js';
-import { ensureObject, jsonEqual, listAt, objectAt } from './corehelpers.js';
+
+import { ensureObject, listAt, objectAt } from './corehelpers.js';
 import { baseResourceDef, humanDuration } from './common.js';
+
 import { FIELD_IMMUTABLE, invalid, nonNegativeField, notSupported, required } from './fielderrors.js';
+
 import { isDNS1123Label, nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+
 import { applyTemplateDefaults, JOB_TEMPLATE_RULES, validateWorkloadTemplate } from './podtemplate.js';
+
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
+
 import { containersAndImages, selectorCell, wideWorkloadColumns } from './workloadprinting.js';
+
 import type { KubeObject } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 type Obj = Record<string, unknown>;
 

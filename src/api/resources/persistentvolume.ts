@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+
 import type { FieldCause } from '../../util/errors.js';
 import type { KubeObject, ResourceDef } from './types.js';
 import {
@@ -11,7 +12,6 @@ import {
   baseResourceDef,
   canonicalizeQuantities,
   column,
-  deepEqual,
   ensureObject,
   forbidden,
   formatQuantity,
@@ -37,7 +37,9 @@ import {
   ANN_MOUNT_OPTIONS as MOUNT_OPTIONS_ANNOTATION,
   PV_PROTECTION_FINALIZER,
 } from '../../kube/names.js';
+
 import { volumeClass } from '../../kube/class.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 export { BETA_STORAGE_CLASS_ANNOTATION };
 
@@ -382,7 +384,7 @@ function volumeSource(spec: JsonObject): JsonObject {
 function sourceDiff(oldSrc: JsonObject, newSrc: JsonObject): string {
   const lines = ['  core.PersistentVolumeSource{'];
   for (const k of PV_SOURCE_KEYS) {
-    if (deepEqual(oldSrc[k], newSrc[k])) continue;
+    if (jsonEqual(oldSrc[k], newSrc[k])) continue;
     if (oldSrc[k] !== undefined) lines.push(`- \t${k}: ${JSON.stringify(oldSrc[k])},`);
     if (newSrc[k] !== undefined) lines.push(`+ \t${k}: ${JSON.stringify(newSrc[k])},`);
   }
@@ -400,7 +402,7 @@ function validatePVUpdate(pv: KubeObject, old: KubeObject): FieldCause[] {
   const newCsi = obj(newSrc.csi);
   const oldCsi = obj(oldSrc.csi);
   if (newCsi && oldCsi && oldCsi.controllerExpandSecretRef === undefined) delete newCsi.controllerExpandSecretRef;
-  if (!deepEqual(newSrc, oldSrc)) {
+  if (!jsonEqual(newSrc, oldSrc)) {
     out.push(
       forbidden(
         'spec.persistentvolumesource',
@@ -408,13 +410,13 @@ function validatePVUpdate(pv: KubeObject, old: KubeObject): FieldCause[] {
       ),
     );
   }
-  if (!deepEqual(spec.volumeMode ?? null, oldSpec.volumeMode ?? null)) {
+  if (!jsonEqual(spec.volumeMode ?? null, oldSpec.volumeMode ?? null)) {
     out.push(invalid('volumeMode', (spec.volumeMode as string | undefined) ?? null, FIELD_IMMUTABLE));
   }
   if (
     oldSpec.nodeAffinity !== undefined &&
     oldSpec.nodeAffinity !== null &&
-    !deepEqual(spec.nodeAffinity ?? null, oldSpec.nodeAffinity)
+    !jsonEqual(spec.nodeAffinity ?? null, oldSpec.nodeAffinity)
   ) {
     out.push(
       invalid(

@@ -1,5 +1,6 @@
 import type { FieldCause } from '../../util/errors.js';
 import { forbidden as forbiddenStatus } from '../status.js';
+
 import type { AdmissionContext, KubeObject, ResourceDef } from './types.js';
 import {
   AGE_COLUMN,
@@ -12,7 +13,6 @@ import {
   canonicalizeQuantities,
   column,
   compareQuantities,
-  deepEqual,
   ensureObject,
   forbidden,
   invalid,
@@ -40,9 +40,13 @@ import {
   validateClassName,
   validateQuantityField,
 } from './persistentvolume.js';
+
 import { isDefaultStorageClass } from './storageclass.js';
+
 import { claimClass, claimHasClass } from '../../kube/class.js';
+
 import { PVC_PROTECTION_FINALIZER } from '../../kube/names.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 /** allocatedResourceStatuses values at v1.30. */
 const RESIZE_STATUSES = [
@@ -148,7 +152,7 @@ function specDiff(oldSpec: JsonObject, newSpec: JsonObject): string {
   const keys = [...new Set([...Object.keys(oldSpec), ...Object.keys(newSpec)])];
   const lines = ['  core.PersistentVolumeClaimSpec{'];
   for (const k of keys) {
-    if (deepEqual(oldSpec[k], newSpec[k])) continue;
+    if (jsonEqual(oldSpec[k], newSpec[k])) continue;
     if (oldSpec[k] !== undefined) lines.push(`- \t${k}: ${JSON.stringify(oldSpec[k])},`);
     if (newSpec[k] !== undefined) lines.push(`+ \t${k}: ${JSON.stringify(newSpec[k])},`);
   }
@@ -197,7 +201,7 @@ function validatePVCUpdate(pvc: KubeObject, old: KubeObject): FieldCause[] {
   }
   if (bound && !isNil(newSpec.volumeAttributesClassName))
     newSpec.volumeAttributesClassName = oldSpec.volumeAttributesClassName;
-  if (!deepEqual(newSpec, oldSpec)) {
+  if (!jsonEqual(newSpec, oldSpec)) {
     out.push(
       forbidden(
         'spec',
@@ -223,7 +227,7 @@ function validatePVCUpdate(pvc: KubeObject, old: KubeObject): FieldCause[] {
     }
   }
   const newMode = obj(pvc.spec)?.volumeMode ?? null;
-  if (!deepEqual(newMode, obj(old.spec)?.volumeMode ?? null))
+  if (!jsonEqual(newMode, obj(old.spec)?.volumeMode ?? null))
     out.push(invalid('volumeMode', newMode as string | null, FIELD_IMMUTABLE));
   return out;
 }

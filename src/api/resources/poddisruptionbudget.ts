@@ -6,7 +6,7 @@ import { invalid, notSupported } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
 import { age, ageColumn, column, nameColumn } from './printing.js';
 import { validateLabelSelector } from './selectorvalidation.js';
-import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../selectors.js';
+import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../../kube/selectors.js';
 import type { KubeObject } from './types.js';
 
 const EVICTION_POLICIES = ['AlwaysAllow', 'IfHealthyBudget'] as const;

@@ -4,7 +4,7 @@
  * template (ValidatePodTemplateSpecForReplicaSet/StatefulSet, validateJobSpec) as one function.
  */
 import type { FieldCause } from '../../util/errors.js';
-import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../selectors.js';
+import { labelSelectorFromObject, matchesLabels, type LabelSelectorObject } from '../../kube/selectors.js';
 import { objectAt } from './corehelpers.js';
 import { forbidden, invalid, nonNegativeField, notSupported, required, type RenderedValue } from './fielderrors.js';
 import { validateAnnotations, validateLabels } from './names.js';

@@ -1,10 +1,15 @@
 import type { FieldCause } from '../../util/errors.js';
-import { jsonEqual, listAt, objectAt, strAt } from './corehelpers.js';
+import { listAt, objectAt, strAt } from './corehelpers.js';
 import { duplicate, forbidden, invalid, notFound, notSupported, required } from './fielderrors.js';
+
 import { isDNS1123Label, isDNS1123Subdomain } from './names.js';
+
 import { POD_PHASES } from '../../kube/phases.js';
+
 import { compareQuantities, tryParseQuantity } from '../../kube/quantity.js';
+
 import type { KubeObject } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 /** Pod spec validation (ValidatePodSpec / ValidatePodUpdate / ValidatePodStatusUpdate), at Stowage's depth. */
 

@@ -5,7 +5,7 @@
  * `subresources: [scaleSubresource()]`; handlers/scale.ts serves get, update and patch.
  */
 import type { FieldCause } from '../../util/errors.js';
-import { formatLabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../selectors.js';
+import { formatLabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../../kube/selectors.js';
 import { objectAt } from './corehelpers.js';
 import { invalid } from './fielderrors.js';
 import type { GroupVersionKind, KubeObject, ScaleSubresource } from './types.js';

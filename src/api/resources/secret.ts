@@ -1,18 +1,15 @@
 import type { FieldCause } from '../../util/errors.js';
 import { patchMetaFor, schemaFor } from '../openapi/schemas.js';
-import {
-  configKeyErrors,
-  decodeBase64,
-  jsonEqual,
-  MAX_DATA_SIZE,
-  objectAt,
-  strAt,
-  stringMapAt,
-} from './corehelpers.js';
+
+import { configKeyErrors, decodeBase64, MAX_DATA_SIZE, objectAt, strAt, stringMapAt } from './corehelpers.js';
 import { FIELD_IMMUTABLE, forbidden, invalid, required, tooLong } from './fielderrors.js';
+
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+
 import { age, ageColumn, column, fieldDoc, nameColumn } from './printing.js';
+
 import type { KubeObject, ResourceDef } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 export const SECRET_TYPE_OPAQUE = 'Opaque';
 

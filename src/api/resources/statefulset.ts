@@ -1,15 +1,24 @@
 /** apps/v1 StatefulSet: defaults and validation as kube's apps strategy, kubectl's columns. */
 import { scaleSubresource } from './scale.js';
+
 import type { FieldCause } from '../../util/errors.js';
-import { jsonEqual, listAt, objectAt } from './corehelpers.js';
+import { listAt, objectAt } from './corehelpers.js';
 import { baseResourceDef } from './common.js';
+
 import { forbidden, invalid, nonNegativeField, notSupported, required } from './fielderrors.js';
+
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';
+
 import { applyClaimDefaults } from './persistentvolumeclaim.js';
+
 import { applyTemplateDefaults, STATEFULSET_TEMPLATE_RULES, validateWorkloadTemplate } from './podtemplate.js';
+
 import { age, ageColumn, column, nameColumn } from './printing.js';
+
 import { containersAndImages, wideWorkloadColumns } from './workloadprinting.js';
+
 import type { KubeObject } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 type Obj = Record<string, unknown>;
 

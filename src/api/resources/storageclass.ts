@@ -9,7 +9,6 @@ import {
   baseResourceDef,
   bool,
   column,
-  deepEqual,
   forbidden,
   invalid,
   isQualifiedName,
@@ -28,6 +27,7 @@ import {
   ANN_BETA_DEFAULT_CLASS as BETA_IS_DEFAULT_CLASS_ANNOTATION,
   ANN_DEFAULT_CLASS as IS_DEFAULT_CLASS_ANNOTATION,
 } from '../../kube/names.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 const SC_RECLAIM_POLICIES = ['Delete', 'Retain'];
 export const VOLUME_BINDING_MODES = ['Immediate', 'WaitForFirstConsumer'] as const;
@@ -62,7 +62,7 @@ function validateAllowedTopologies(v: unknown, field: string): FieldCause[] {
   const out: FieldCause[] = [];
   const seen: Array<Map<string, Set<string>>> = terms.map(() => new Map());
   const same = (a: Map<string, Set<string>>, b: Map<string, Set<string>>): boolean =>
-    a.size === b.size && [...a].every(([k, s]) => b.has(k) && deepEqual([...s].sort(), [...b.get(k)!].sort()));
+    a.size === b.size && [...a].every(([k, s]) => b.has(k) && jsonEqual([...s].sort(), [...b.get(k)!].sort()));
   terms.forEach((t, i) => {
     const { exprs, causes } = validateTopologySelectorTerm(t, `${field}[${i}]`);
     out.push(...causes);
@@ -93,13 +93,13 @@ function validateStorageClass(sc: KubeObject): FieldCause[] {
 
 function validateStorageClassUpdate(sc: KubeObject, old: KubeObject): FieldCause[] {
   const out = [...validateStorageClass(sc), ...validateObjectMetaUpdate(sc.metadata, old.metadata)];
-  if (!deepEqual(obj(sc.parameters) ?? {}, obj(old.parameters) ?? {}))
+  if (!jsonEqual(obj(sc.parameters) ?? {}, obj(old.parameters) ?? {}))
     out.push(forbidden('parameters', 'updates to parameters are forbidden.'));
   if ((sc.provisioner ?? '') !== (old.provisioner ?? ''))
     out.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
   if ((sc.reclaimPolicy ?? '') !== (old.reclaimPolicy ?? ''))
     out.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
-  if (!deepEqual(sc.volumeBindingMode ?? null, old.volumeBindingMode ?? null)) {
+  if (!jsonEqual(sc.volumeBindingMode ?? null, old.volumeBindingMode ?? null)) {
     out.push(invalid('volumeBindingMode', (sc.volumeBindingMode as string | undefined) ?? null, FIELD_IMMUTABLE));
   }
   return out;

@@ -8,7 +8,6 @@ import {
   baseResourceDef,
   bool,
   column,
-  deepEqual,
   forbidden,
   invalid,
   nameIsDNSSubdomain,
@@ -20,6 +19,7 @@ import {
   validateObjectMetaUpdate,
 } from './common.js';
 import { validateCSIDriverName, validatePersistentVolumeSpec } from './persistentvolume.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 const MAX_ATTACHMENT_METADATA_SIZE = 256 * 1024;
 const MAX_VOLUME_ERROR_MESSAGE = 1024;
@@ -75,7 +75,7 @@ function validateVA(va: KubeObject): FieldCause[] {
 function validateVAUpdate(va: KubeObject, old: KubeObject): FieldCause[] {
   const out = [...validateObjectMetaUpdate(va.metadata, old.metadata), ...validateVA(va)];
   // The spec is read-only once created.
-  if (!deepEqual(va.spec ?? {}, old.spec ?? {})) out.push(invalid('spec', va.spec ?? {}, FIELD_IMMUTABLE));
+  if (!jsonEqual(va.spec ?? {}, old.spec ?? {})) out.push(invalid('spec', va.spec ?? {}, FIELD_IMMUTABLE));
   return out;
 }
 

@@ -1,5 +1,5 @@
 /** The `-o wide` columns kube's printers give workloads: the template's containers and images (and a selector). */
-import { formatLabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../selectors.js';
+import { formatLabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../../kube/selectors.js';
 import { listAt, objectAt, strAt } from './corehelpers.js';
 import { column } from './printing.js';
 import type { KubeObject, TableColumn } from './types.js';

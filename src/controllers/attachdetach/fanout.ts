@@ -15,8 +15,7 @@ import {
 import { isControllerManaged, podTerminated } from './desired.js';
 import { nodeKey, pairKey } from './keys.js';
 import type { Node, Pod } from './types.js';
-
-export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+import { jsonEqual } from '../../util/jsonequal.js';
 
 /** A node change that can alter what is attached there: management, readiness, out-of-service taints, volumes in use. */
 export function attachFieldsChanged(a: Node, b: Node): boolean {
@@ -24,8 +23,8 @@ export function attachFieldsChanged(a: Node, b: Node): boolean {
     isControllerManaged(a) !== isControllerManaged(b) ||
     nodeReadyStatus(a) !== nodeReadyStatus(b) ||
     a.metadata?.deletionTimestamp !== b.metadata?.deletionTimestamp ||
-    !sameJson(a.spec?.taints, b.spec?.taints) ||
-    !sameJson(a.status?.volumesInUse, b.status?.volumesInUse)
+    !jsonEqual(a.spec?.taints, b.spec?.taints) ||
+    !jsonEqual(a.status?.volumesInUse, b.status?.volumesInUse)
   );
 }
 

@@ -16,7 +16,8 @@ import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { desiredAttachments, isControllerManaged } from './desired.js';
 import { attachEvents } from './events.js';
-import { attachFieldsChanged, newKeyFanout, sameJson } from './fanout.js';
+import { attachFieldsChanged, newKeyFanout } from './fanout.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 import { nodeKey, parseAttachKey } from './keys.js';
 import { hasOutOfServiceTaint, nodeLiveness, type NodeLiveness } from './nodehealth.js';
 import { reconcileAttachments, type AttachOp, type NodeState } from './reconcile.js';
@@ -282,7 +283,7 @@ export async function runAttachDetachController(o: AttachDetachOptions): Promise
           // A node turning not ready (or back) changes what a pod elsewhere waiting for its volumes is told.
           if (nodeReadyStatus(a) !== nodeReadyStatus(b)) fan.volumesOf(q, name);
           if (attachFieldsChanged(a, b)) fan.node(q, name);
-          else if (!sameJson(a.status?.volumesAttached, b.status?.volumesAttached)) q.add(nodeKey(name));
+          else if (!jsonEqual(a.status?.volumesAttached, b.status?.volumesAttached)) q.add(nodeKey(name));
         },
         onDelete: (x) => fan.node(q, objectOf(x).metadata?.name ?? ''),
       })),

@@ -4,7 +4,7 @@
  * ScalingReplicaSet events — and writes the revision annotation and the status.
  */
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
-import { matchesLabels } from '../../api/selectors.js';
+import { matchesLabels } from '../../kube/selectors.js';
 import {
   newController,
   newEventRecorder,

@@ -7,7 +7,7 @@
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
-import { labelSelectorFromObject, matchesLabels } from '../../api/selectors.js';
+import { labelSelectorFromObject, matchesLabels } from '../../kube/selectors.js';
 import { newController, objectOf, watch, type RestClient, type ReconcileResult } from '../../client/index.js';
 import { budgetStatus, DISRUPTED_POD_TIMEOUT_MS } from '../../kube/disruption.js';
 import { splitNamespacedKey } from '../../kube/keys.js';

@@ -14,7 +14,7 @@ import type {
   ServicePort,
 } from 'kubernetes-types/core/v1.js';
 import type { Endpoint, EndpointPort as SlicePort, EndpointSlice } from 'kubernetes-types/discovery/v1.js';
-import { matchesLabels, labelSelectorFromObject, NOTHING } from '../../api/selectors.js';
+import { matchesLabels, labelSelectorFromObject, NOTHING } from '../../kube/selectors.js';
 import { isPodReady, newControllerRef } from '../../kube/workloads.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';

@@ -7,12 +7,16 @@
 import type { Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { newController, objectOf, watch, type Enqueuer, type RestClient } from '../../client/index.js';
+
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
-import { jsonEqual } from '../../api/resources/corehelpers.js';
+
 import { newLogger } from '../../util/log.js';
+
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { ignoreNotFound } from '../refmanager.js';
+
 import { newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
+
 import {
   MANAGED_BY_LABEL,
   SERVICE_NAME_LABEL,
@@ -25,6 +29,7 @@ import {
   sliceContents,
   sliceLabels,
 } from './decide.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 const log = newLogger('endpoints');
 

@@ -5,8 +5,8 @@
  */
 import type { EndpointPort, Endpoints, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
-import { jsonEqual } from '../../api/resources/corehelpers.js';
 import { SERVICE_NAME_LABEL } from '../endpoints/decide.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 export const KUBERNETES_SERVICE_NAMESPACE = 'default';
 export const KUBERNETES_SERVICE_NAME = 'kubernetes';

@@ -22,6 +22,7 @@ import {
   type PvcPhase,
   type PvPhase,
 } from './types.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 
 export class BindError extends Error {}
 
@@ -116,8 +117,6 @@ export async function updateVolumePhaseWithEvent(
   return stored;
 }
 
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-
 /** updateClaimStatus: phase, and access modes + capacity copied from `volume` (or cleared without one). */
 export async function updateClaimStatus(
   c: SyncContext,
@@ -143,7 +142,7 @@ export async function updateClaimStatus(
       dirty = true;
     }
   } else {
-    if (!sameJson(claim.status?.accessModes, volume.spec?.accessModes)) {
+    if (!jsonEqual(claim.status?.accessModes ?? null, volume.spec?.accessModes ?? null)) {
       if (volume.spec?.accessModes) status.accessModes = [...volume.spec.accessModes];
       else delete status.accessModes;
       dirty = true;

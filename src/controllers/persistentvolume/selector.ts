@@ -1,6 +1,6 @@
 /** Claim label selectors through the shared matcher; a nil selector is handled by callers (matches all). */
 import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
-import { labelSelectorFromObject, matchesLabels } from '../../api/selectors.js';
+import { labelSelectorFromObject, matchesLabels } from '../../kube/selectors.js';
 
 export type LabelMatcher = (labels: Readonly<Record<string, string>> | undefined) => boolean;
 

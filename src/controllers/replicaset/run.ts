@@ -5,7 +5,7 @@
  */
 import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { matchesLabels } from '../../api/selectors.js';
+import { matchesLabels } from '../../kube/selectors.js';
 import {
   newController,
   newEventRecorder,

@@ -4,7 +4,7 @@
  */
 import { BadRequestError, InvalidError } from '../util/errors.js';
 import type { FieldCause } from '../util/errors.js';
-import { isQualifiedName, isValidLabelValue } from './resources/names.js';
+import { isQualifiedName, isValidLabelValue } from './validation.js';
 
 /** Problems with a label key (a qualified name: optional DNS-subdomain prefix + '/' + name); [] when valid. */
 export const validateLabelKey = isQualifiedName;
