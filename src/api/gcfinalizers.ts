@@ -5,10 +5,9 @@
  * an explicit choice the object keeps the finalizer it already has (a second delete does not
  * change an earlier decision); every kind served here defaults to Background.
  */
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../kube/names.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type PropagationPolicy } from '../kube/names.js';
 
-export const PROPAGATION_POLICIES = ['Orphan', 'Background', 'Foreground'] as const;
-export type PropagationPolicy = (typeof PROPAGATION_POLICIES)[number];
+export { PROPAGATION_POLICIES, type PropagationPolicy } from '../kube/names.js';
 
 export interface PropagationOptions {
   readonly propagationPolicy?: PropagationPolicy;

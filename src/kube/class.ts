@@ -35,7 +35,7 @@ export function volumeClass(volume: WithClass): string {
   return claimClass(volume);
 }
 
-/** A StorageClass marked default (the GA annotation, or the beta one) with the value "true". */
+/** `storageutil.IsDefaultAnnotation`: a StorageClass marked default (the GA annotation, or the beta one) with exactly "true". */
 export function isDefaultStorageClass(cls: WithClass): boolean {
   const a = cls.metadata?.annotations;
   return a?.[ANN_DEFAULT_CLASS] === 'true' || a?.[ANN_BETA_DEFAULT_CLASS] === 'true';

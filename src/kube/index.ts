@@ -15,3 +15,4 @@ export * from './node.js';
 export * from './version.js';
 export * from './validation.js';
 export * from './selectors.js';
+export * from './meta.js';

@@ -60,3 +60,7 @@ export const NODE_USER_PREFIX = 'system:node:';
 /** Who the API server is to node agents: kubeadm's name and group for its kubelet-client certificate. */
 export const KUBELET_CLIENT_CN = 'kube-apiserver-kubelet-client';
 export const KUBELET_CLIENT_ORG = 'system:masters';
+
+/** DeleteOptions.propagationPolicy: what happens to an object's dependents when it is deleted. */
+export const PROPAGATION_POLICIES = ['Orphan', 'Background', 'Foreground'] as const;
+export type PropagationPolicy = (typeof PROPAGATION_POLICIES)[number];

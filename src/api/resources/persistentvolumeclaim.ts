@@ -41,7 +41,7 @@ import {
   validateQuantityField,
 } from './persistentvolume.js';
 
-import { isDefaultStorageClass } from './storageclass.js';
+import { isDefaultStorageClass } from '../../kube/class.js';
 
 import { claimClass, claimHasClass } from '../../kube/class.js';
 

@@ -23,22 +23,13 @@ import {
   duplicate,
 } from './common.js';
 
-import {
-  ANN_BETA_DEFAULT_CLASS as BETA_IS_DEFAULT_CLASS_ANNOTATION,
-  ANN_DEFAULT_CLASS as IS_DEFAULT_CLASS_ANNOTATION,
-} from '../../kube/names.js';
+import { isDefaultStorageClass } from '../../kube/class.js';
 import { jsonEqual } from '../../util/jsonequal.js';
 
 const SC_RECLAIM_POLICIES = ['Delete', 'Retain'];
 export const VOLUME_BINDING_MODES = ['Immediate', 'WaitForFirstConsumer'] as const;
 const MAX_PARAMETERS = 512;
 const MAX_PARAMETERS_SIZE = 256 * 1024;
-
-/** `storageutil.IsDefaultAnnotation`: either annotation set to exactly "true". */
-export function isDefaultStorageClass(sc: KubeObject): boolean {
-  const a = sc.metadata.annotations ?? {};
-  return a[IS_DEFAULT_CLASS_ANNOTATION] === 'true' || a[BETA_IS_DEFAULT_CLASS_ANNOTATION] === 'true';
-}
 
 function validateParameters(params: unknown, field: string): FieldCause[] {
   const entries = Object.entries(obj(params) ?? {});

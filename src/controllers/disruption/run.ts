@@ -15,6 +15,7 @@ import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { newControllerInformers, type ControllerInformers } from '../informers.js';
+import { keyOf } from '../../kube/meta.js';
 
 const log = newLogger('disruption');
 
@@ -33,9 +34,6 @@ export function selectedPods(pdb: PodDisruptionBudget, pods: readonly Pod[]): Po
     (p) => p.metadata?.namespace === pdb.metadata?.namespace && matchesLabels(sel, p.metadata?.labels),
   );
 }
-
-const keyOf = (o: { metadata?: { namespace?: string; name?: string } }): string =>
-  `${o.metadata?.namespace}/${o.metadata?.name}`;
 
 /** Runs the disruption controller until `signal` aborts. */
 export async function runDisruptionController(o: DisruptionControllerOptions): Promise<void> {

@@ -6,7 +6,7 @@
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { KubeObjectLike } from '../../client/rest.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../kube/names.js';
-import type { PropagationPolicy } from '../../api/gcfinalizers.js';
+import type { PropagationPolicy } from '../../kube/names.js';
 
 /**
  * An owner as seen from a dependent: `solid` exists with the referenced uid and is not waiting

@@ -25,6 +25,7 @@ import {
   type EvictionLimits,
   type ZoneState,
 } from './zones.js';
+import { nameOf } from '../../kube/meta.js';
 
 const log = newLogger('nodelifecycle');
 
@@ -50,7 +51,6 @@ const revision = (n: Node): bigint => {
   const rv = n.metadata?.resourceVersion ?? '';
   return /^\d+$/.test(rv) ? BigInt(rv) : 0n;
 };
-const nameOf = (n: Node): string => n.metadata?.name ?? '';
 /** RecordNodeEvent's reference: the Node by name and uid. */
 const nodeRef = (n: Node): ObjectReference => ({
   apiVersion: 'v1',

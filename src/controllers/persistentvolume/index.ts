@@ -17,7 +17,6 @@ import {
   checkVolumeModeMismatches,
   compileClaimQuery,
   isVolumeBoundToClaim,
-  nameOf,
   possibleModeKeys,
   preferPrebound,
   volumeNodeAffinityMatches,
@@ -25,6 +24,7 @@ import {
 } from './match.js';
 import { SortedChunks } from './sorted.js';
 import { claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim } from './types.js';
+import { nameOf } from '../../kube/meta.js';
 
 interface Entry {
   /** Replaced in place when an update leaves every index key unchanged. */

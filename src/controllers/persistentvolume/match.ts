@@ -9,6 +9,7 @@ import { quantityNanos, quantityValue } from '../../kube/quantity.js';
 import { compileLabelSelector, type LabelMatcher } from './selector.js';
 import { ANN_BOUND_BY_CONTROLLER } from '../../kube/names.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim } from './types.js';
+import { nameOf } from '../../kube/meta.js';
 
 /** Canonical access-mode order of v1helper.GetAccessModesAsString. */
 const MODE_ORDER = [
@@ -191,8 +192,4 @@ export function findBestMatchLinear(
     if (found) return found;
   }
   return null;
-}
-
-export function nameOf(o: { metadata?: { name?: string } }): string {
-  return o.metadata?.name ?? '';
 }

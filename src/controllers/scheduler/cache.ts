@@ -8,7 +8,6 @@ import { POD_CLAIM_INDEX, POD_NODE_INDEX, podClaimKeys } from '../informers.js';
 import type { Lister } from '../../client/index.js';
 import {
   isTerminal,
-  nameOf,
   podKey,
   type ClusterView,
   type CSIDriver,
@@ -20,6 +19,7 @@ import {
   type Pod,
   type StorageClass,
 } from './types.js';
+import { nameOf } from '../../kube/meta.js';
 
 /**
  * A pod this scheduler placed. `binding`: API writes in flight (volumes or the pod binding);

@@ -30,12 +30,12 @@ import {
   ANN_SELECTED_NODE,
   DEFAULT_SCHEDULER_NAME,
   isTerminal,
-  nameOf,
   podKey,
   type PersistentVolume,
   type PersistentVolumeClaim,
   type Pod,
 } from './types.js';
+import { nameOf } from '../../kube/meta.js';
 
 const log = newLogger('scheduler');
 const BINDING_CONCURRENCY = 32; // API writes of binding cycles in flight; half the in-process client's sockets

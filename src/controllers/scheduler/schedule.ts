@@ -4,7 +4,8 @@
  */
 import { nodeFilter } from './nodes.js';
 import { classifyClaims, readWriteOncePodConflict, volumeFilter, volumesOnNode, type PodVolumes } from './volumes.js';
-import { nameOf, type ClusterView, type NodeFailure, type Pod } from './types.js';
+import { type ClusterView, type NodeFailure, type Pod } from './types.js';
+import { nameOf } from '../../kube/meta.js';
 
 export type ScheduleDecision =
   | { readonly kind: 'fit'; readonly node: string; readonly volumes: PodVolumes }

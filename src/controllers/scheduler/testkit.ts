@@ -1,7 +1,6 @@
 /** Builders and an in-memory ClusterView for the scheduler's unit tests. */
 import {
   isTerminal,
-  nameOf,
   podClaimNames,
   type ClusterView,
   type CSIDriver,
@@ -13,6 +12,7 @@ import {
   type Pod,
   type StorageClass,
 } from './types.js';
+import { nameOf } from '../../kube/meta.js';
 
 export interface World {
   nodes?: Node[];

@@ -79,10 +79,6 @@ export interface ClusterView {
   storageCapacities(): readonly CSIStorageCapacity[];
 }
 
-export function nameOf(o: { metadata?: { name?: string } }): string {
-  return o.metadata?.name ?? '';
-}
-
 export function podKey(p: Pod): string {
   return `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
 }

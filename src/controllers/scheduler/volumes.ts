@@ -18,7 +18,6 @@ import {
   ANN_SELECTED_NODE,
   MSG_UNBOUND_IMMEDIATE,
   REASONS,
-  nameOf,
   podClaimNames,
   type ClusterView,
   type CSIStorageCapacity,
@@ -29,6 +28,7 @@ import {
   type Pod,
   type Reason,
 } from './types.js';
+import { nameOf } from '../../kube/meta.js';
 
 const NOT_SUPPORTED_PROVISIONER = 'kubernetes.io/no-provisioner';
 
