@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RestClient } from '../client/index.js';
-import { ConflictError, NotFoundError, AlreadyExistsError } from '../util/errors.js';
+import { ConflictError, AlreadyExistsError, ignoreNotFound } from '../util/errors.js';
 import { Worker } from 'node:worker_threads';
 import type { FromHostpathWorker, HostpathWorkerData, ToHostpathWorker } from '../csi/hostpath/worker.js';
 import { DEFAULT_DRIVER_NAME } from '../csi/hostpath/driver.js';
@@ -183,7 +183,7 @@ async function ensureCsiDriver(client: RestClient, name: string, spec: { attachR
       // attachRequired and volumeLifecycleModes are immutable: replace the object.
       await api.delete(name);
     } catch (e) {
-      if (!(e instanceof NotFoundError)) throw e;
+      ignoreNotFound(e);
     }
     try {
       await api.create({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name }, spec: want });

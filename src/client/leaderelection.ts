@@ -137,12 +137,7 @@ export function apiLeaseLock(o: {
   const timeoutMs = o.timeoutMs ?? 5_000;
   return {
     get: async () => {
-      try {
-        return await leases.get(o.name, { namespace: ns, timeoutMs });
-      } catch (e) {
-        if (e instanceof NotFoundError) return undefined;
-        throw e;
-      }
+      return leases.getIfExists(o.name, { namespace: ns, timeoutMs });
     },
     create: async (spec) => {
       const lease: Lease = {

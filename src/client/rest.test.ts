@@ -237,6 +237,29 @@ describe('RestClient request shapes', () => {
       });
     await expect(pvs.getIfExists('x')).rejects.toThrow('forbidden');
   });
+
+  it('deleteIfExists and patchStatusIfExists: undefined for a 404, any other error thrown', async () => {
+    const pvs = client.resource('PersistentVolume');
+    const status = (code: number, reason: string) => ({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason,
+      code,
+      message: reason,
+    });
+    const methods: string[] = [];
+    respond = (q, res) => {
+      methods.push(`${q.method} ${q.url}`);
+      json(res, 404, status(404, 'NotFound'));
+    };
+    expect(await pvs.deleteIfExists('x')).toBeUndefined();
+    expect(await pvs.patchStatusIfExists('x', 'merge', { status: {} })).toBeUndefined();
+    expect(methods).toEqual(['DELETE /api/v1/persistentvolumes/x', 'PATCH /api/v1/persistentvolumes/x/status']);
+    respond = (_q, res) => json(res, 409, status(409, 'Conflict'));
+    await expect(pvs.deleteIfExists('x')).rejects.toThrow('Conflict');
+    await expect(pvs.patchStatusIfExists('x', 'merge', {})).rejects.toThrow('Conflict');
+  });
 });
 
 describe('RestClient watch', () => {

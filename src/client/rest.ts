@@ -1,5 +1,5 @@
 import type { ListMeta, ObjectMeta } from 'kubernetes-types/meta/v1.js';
-import { InternalError, NotFoundError } from '../util/errors.js';
+import { ignoreNotFound, InternalError } from '../util/errors.js';
 import { HttpTransport, type Query, type RestConfig } from './http.js';
 import {
   KINDS,
@@ -97,8 +97,12 @@ export interface ResourceClient<T extends KubeObjectLike> {
   updateStatus(obj: T, opts?: WriteOptions): Promise<T>;
   patch(name: string, type: PatchType, patch: unknown, opts?: PatchOptions): Promise<T>;
   patchStatus(name: string, type: PatchType, patch: unknown, opts?: WriteOptions): Promise<T>;
+  /** PATCH of /status, with undefined for an object that does not exist (404); every other error is thrown. */
+  patchStatusIfExists(name: string, type: PatchType, patch: unknown, opts?: WriteOptions): Promise<T | undefined>;
   /** Resolves with the object when the server returns it (e.g. pending finalizers), else undefined. */
   delete(name: string, opts?: DeleteOptions): Promise<T | undefined>;
+  /** DELETE where an object already gone is as good as deleted: a 404 resolves undefined. */
+  deleteIfExists(name: string, opts?: DeleteOptions): Promise<T | undefined>;
   deleteCollection(opts?: DeleteOptions & SelectorOptions): Promise<void>;
   /**
    * Streams watch events until the server ends the watch, `signal` aborts, or the consumer stops
@@ -180,13 +184,8 @@ class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
   }
 
   /** GET, with undefined for an object that does not exist (404 NotFound); every other error is thrown. */
-  async getIfExists(name: string, opts?: CallOptions): Promise<T | undefined> {
-    try {
-      return await this.get(name, opts);
-    } catch (e) {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
-    }
+  getIfExists(name: string, opts?: CallOptions): Promise<T | undefined> {
+    return this.get(name, opts).catch(ignoreNotFound);
   }
 
   async list(opts?: ListOptions): Promise<ObjectList<T>> {
@@ -243,12 +242,20 @@ class KindClient<T extends KubeObjectLike> implements ResourceClient<T> {
     return this.patch(name, type, patch, { ...opts, subresource: 'status' });
   }
 
+  patchStatusIfExists(name: string, type: PatchType, patch: unknown, opts?: WriteOptions): Promise<T | undefined> {
+    return this.patchStatus(name, type, patch, opts).catch(ignoreNotFound);
+  }
+
   async delete(name: string, opts?: DeleteOptions): Promise<T | undefined> {
     const v = await this.call('DELETE', objectPath(this.info, name, this.ns(opts?.namespace)), opts, {
       body: deleteBody(opts),
     });
     if (typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind !== 'Status') return v as T;
     return undefined;
+  }
+
+  deleteIfExists(name: string, opts?: DeleteOptions): Promise<T | undefined> {
+    return this.delete(name, opts).catch(ignoreNotFound);
   }
 
   async deleteCollection(opts?: DeleteOptions & SelectorOptions): Promise<void> {

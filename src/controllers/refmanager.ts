@@ -16,7 +16,7 @@ import {
   type LabelSelectorObject,
 } from '../kube/selectors.js';
 import { controllerRefOf } from '../kube/workloads.js';
-import { ConflictError, NotFoundError } from '../util/errors.js';
+import { ConflictError, ignoreNotFound } from '../util/errors.js';
 
 interface Claimable {
   readonly metadata?: {
@@ -107,7 +107,7 @@ export async function patchClaimed<T extends Claimable>(
     try {
       await patch(o.metadata?.name ?? '', adoptPatch(o, ref));
     } catch (e) {
-      if (!(e instanceof NotFoundError)) throw e;
+      ignoreNotFound(e);
       gone.add(o);
     }
   }
@@ -115,7 +115,7 @@ export async function patchClaimed<T extends Claimable>(
     try {
       await patch(o.metadata?.name ?? '', releasePatch(o, ref.uid));
     } catch (e) {
-      if (!(e instanceof NotFoundError) && !(e instanceof ConflictError)) throw e;
+      if (!(e instanceof ConflictError)) ignoreNotFound(e);
     }
   }
   return claimed.owned.filter((o) => !gone.has(o));
@@ -136,13 +136,4 @@ export async function claimAndPatch<T extends Claimable>(o: {
 export function controllerKey(o: Claimable, kind: string): string | undefined {
   const ref = controllerRefOf(o);
   return ref?.kind === kind ? `${o.metadata?.namespace ?? ''}/${ref.name}` : undefined;
-}
-
-/** Awaits a write whose object may be gone meanwhile (deleted: nothing left to do). */
-export async function ignoreNotFound(p: Promise<unknown>): Promise<void> {
-  try {
-    await p;
-  } catch (e) {
-    if (!(e instanceof NotFoundError)) throw e;
-  }
 }

@@ -99,6 +99,20 @@ export interface FieldCause {
   readonly field: string;
 }
 
+/** Whether `e` (anything caught) means "no such object": a NotFoundError, or an error that normalises to one. */
+export function isNotFound(e: unknown): boolean {
+  return e instanceof NotFoundError || (!(e instanceof StowageError) && toStowageError(e) instanceof NotFoundError);
+}
+
+/**
+ * For `.catch(ignoreNotFound)`: undefined when the object was not there (already deleted is as
+ * good as deleted), every other error rethrown.
+ */
+export function ignoreNotFound(e: unknown): undefined {
+  if (isNotFound(e)) return undefined;
+  throw e;
+}
+
 /** Anything unknown becomes Internal, with the original kept as `cause`. */
 export function toStowageError(e: unknown): StowageError {
   if (e instanceof StowageError) return e;

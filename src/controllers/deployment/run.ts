@@ -19,7 +19,7 @@ import { AlreadyExistsError, assertNever, toStowageError } from '../../util/erro
 import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { claimAndPatch, ignoreNotFound, selectorOf } from '../refmanager.js';
+import { claimAndPatch, selectorOf } from '../refmanager.js';
 import { CONTROLLER_UID_INDEX, newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
 import { planDeployment, type DeploymentAction } from './decide.js';
 import { REVISION_ANNOTATION, replicasOf, templatesEqualIgnoringHash } from './util.js';
@@ -167,9 +167,7 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
         return false;
       }
       case 'delete':
-        await ignoreNotFound(
-          rsApi.delete(a.rs.metadata!.name!, { namespace: ns, preconditions: { uid: a.rs.metadata?.uid } }),
-        );
+        await rsApi.deleteIfExists(a.rs.metadata!.name!, { namespace: ns, preconditions: { uid: a.rs.metadata?.uid } });
         log.info('deleted old replica set beyond the revision history limit', {
           deployment: metaNamespaceKey(d),
           replicaSet: a.rs.metadata?.name,

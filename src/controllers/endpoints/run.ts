@@ -13,7 +13,6 @@ import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { newLogger } from '../../util/log.js';
 
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { ignoreNotFound } from '../refmanager.js';
 
 import { newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
 
@@ -91,7 +90,7 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
       const [ns, name] = splitNamespacedKey(key);
       const svc = services.lister.get(ns, name);
       if (!svc) {
-        if (endpoints.lister.get(ns, name)) await ignoreNotFound(epApi.delete(name, { namespace: ns }));
+        if (endpoints.lister.get(ns, name)) await epApi.deleteIfExists(name, { namespace: ns });
         return;
       }
       if (!managesEndpoints(svc)) return;
@@ -124,8 +123,7 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
     const ns = svc.metadata?.namespace;
     const want = sliceContents(desiredSliceContent(svc, nsPods));
     const have = slicesOf(svc).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
-    for (const s of have.slice(want.length))
-      await ignoreNotFound(sliceApi.delete(s.metadata!.name!, { namespace: ns }));
+    for (const s of have.slice(want.length)) await sliceApi.deleteIfExists(s.metadata!.name!, { namespace: ns });
     for (const [i, content] of want.entries()) {
       const cur = have[i];
       if (!cur) {

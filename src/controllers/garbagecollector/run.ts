@@ -13,7 +13,7 @@ import { newInformer, objectOf, type Informer } from '../../client/informer.js';
 import { listerWatcherFor } from '../../client/reflector.js';
 import type { KubeObjectLike, RestClient } from '../../client/rest.js';
 import { realClock } from '../../util/backoff.js';
-import { NotFoundError, UnavailableError, toStowageError, assertNever } from '../../util/errors.js';
+import { NotFoundError, UnavailableError, toStowageError, assertNever, ignoreNotFound } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../kube/names.js';
@@ -256,7 +256,7 @@ async function deleteItem(
     });
     log.info('deleted object whose owners are gone', { item: item.key, propagationPolicy: policy });
   } catch (e) {
-    if (!(e instanceof NotFoundError)) throw e;
+    ignoreNotFound(e);
   }
 }
 
@@ -278,7 +278,7 @@ async function patchMeta(client: RestClient, item: GraphItem, meta: Record<strin
         { namespace: m?.namespace },
       );
   } catch (e) {
-    if (!(e instanceof NotFoundError)) throw e;
+    ignoreNotFound(e);
   }
 }
 

@@ -15,7 +15,6 @@ import { AlreadyExistsError, toStowageError, UnavailableError } from '../../util
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { SERVICE_NAME_LABEL } from '../endpoints/decide.js';
-import { ignoreNotFound } from '../refmanager.js';
 import {
   desiredEndpoints,
   desiredSlice,
@@ -100,7 +99,7 @@ export async function runKubernetesServiceController(o: KubernetesServiceOptions
         : endpoints.create(ep, { ...ns, signal }).catch(ignoreAlreadyExists));
     }
     for (const s of strayKubernetesSlices(cur.slices))
-      await ignoreNotFound(slices.delete(s.metadata?.name ?? '', { ...ns, signal }));
+      await slices.deleteIfExists(s.metadata?.name ?? '', { ...ns, signal });
     const curSlice = cur.slices.find((s) => strayKubernetesSlices([s]).length === 0);
     const slice = desiredSlice(curSlice, ips, o.securePort, reconcilePorts);
     if (slice)

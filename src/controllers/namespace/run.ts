@@ -7,7 +7,7 @@
  */
 import type { Namespace } from 'kubernetes-types/core/v1.js';
 import { KINDS, newController, objectPath, watch, type KindName, type RestClient } from '../../client/index.js';
-import { NotFoundError, UnavailableError } from '../../util/errors.js';
+import { NotFoundError, UnavailableError, ignoreNotFound } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { newControllerInformers, type ControllerInformers } from '../informers.js';
@@ -47,9 +47,7 @@ export async function runNamespaceController(o: NamespaceControllerOptions): Pro
       const items = (await api.list({ namespace, signal })).items;
       for (const obj of items) {
         if (obj.metadata?.deletionTimestamp) continue;
-        await api.delete(obj.metadata?.name ?? '', { namespace, signal }).catch((e: unknown) => {
-          if (!(e instanceof NotFoundError)) throw e;
-        });
+        await api.deleteIfExists(obj.metadata?.name ?? '', { namespace, signal });
       }
       // Count again: immediate deletions are gone now.
       if (items.length > 0) remaining += (await api.list({ namespace, signal })).items.length;
@@ -96,7 +94,7 @@ export async function runNamespaceController(o: NamespaceControllerOptions): Pro
           signal,
         });
       } catch (e) {
-        if (!(e instanceof NotFoundError)) throw e;
+        ignoreNotFound(e);
       }
     },
   });

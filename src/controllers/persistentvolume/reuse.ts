@@ -9,7 +9,7 @@
 import { clone, updateVolumePhase, volumeEvent } from './bind.js';
 import type { SyncContext } from './context.js';
 import { ANN_BOUND_BY_CONTROLLER, ANN_REUSE_RELEASED, REASONS, type PersistentVolume } from './types.js';
-import { NotFoundError } from '../../util/errors.js';
+import { ignoreNotFound } from '../../util/errors.js';
 
 export type ReuseDecision = { kind: 'none' } | { kind: 'check'; namespace: string; name: string; uid: string };
 
@@ -31,7 +31,7 @@ export async function maybeReuseReleased(c: SyncContext, volume: PersistentVolum
     const live = await c.fx.liveClaim(d.namespace, d.name);
     stillThere = live.metadata?.uid === d.uid;
   } catch (e) {
-    if (!(e instanceof NotFoundError)) throw e;
+    ignoreNotFound(e);
   }
   if (stillThere) {
     volumeEvent(

@@ -18,7 +18,7 @@ import {
 } from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { controllerRefOf, isPodActive, newControllerRef, slowStartBatches } from '../../kube/workloads.js';
-import { NotFoundError, toStowageError } from '../../util/errors.js';
+import { NotFoundError, toStowageError, ignoreNotFound } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { CONTROLLER_UID_INDEX, newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
@@ -167,11 +167,7 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
 
   async function writeStatus(rs: ReplicaSet, status: ReplicaSet['status']): Promise<void> {
     if (JSON.stringify(status) === JSON.stringify(rs.status ?? {})) return;
-    try {
-      await rsApi.updateStatus({ ...rs, status }, { namespace: rs.metadata?.namespace });
-    } catch (e) {
-      if (!(e instanceof NotFoundError)) throw e;
-    }
+    await rsApi.updateStatus({ ...rs, status }, { namespace: rs.metadata?.namespace }).catch(ignoreNotFound);
   }
 
   try {

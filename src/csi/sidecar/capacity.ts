@@ -3,7 +3,7 @@
  * answers, re-polling every `pollMs` and whenever classes or the driver's topology change.
  */
 import type { CSIStorageCapacity } from 'kubernetes-types/storage/v1.js';
-import { NotFoundError } from '../../util/errors.js';
+
 import { errorMessage, type SidecarContext } from './context.js';
 import {
   capacityKeyString,
@@ -68,11 +68,7 @@ export function newCapacityTracker(ctx: SidecarContext, o: CapacityOptions): Cap
     const wanted = new Set(want.map(capacityKeyString));
     for (const [k, x] of byKey) {
       if (wanted.has(k)) continue;
-      await api()
-        .delete(x.metadata?.name ?? '', { namespace: o.namespace, signal })
-        .catch((e: unknown) => {
-          if (!(e instanceof NotFoundError)) throw e;
-        });
+      await api().deleteIfExists(x.metadata?.name ?? '', { namespace: o.namespace, signal });
     }
     for (const key of want)
       await syncOne(

@@ -5,7 +5,7 @@
  */
 import type { PersistentVolume } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/index.js';
-import { NotFoundError } from '../../util/errors.js';
+import { ignoreNotFound } from '../../util/errors.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
 import { attachmentOf, decideVolume } from './delete-decide.js';
 import { ANN_DELETION_SECRET_NAME, ANN_DELETION_SECRET_NAMESPACE, PROVISIONER_FINALIZER, REASONS } from './names.js';
@@ -37,22 +37,13 @@ export function newDeleter(ctx: SidecarContext, o: { recorder: EventRecorder }):
 
   const removeFinalizer = async (name: string, signal: AbortSignal): Promise<PersistentVolume | undefined> => {
     const api = ctx.client.resource('PersistentVolume');
-    let pv: PersistentVolume;
-    try {
-      pv = await api.get(name, { signal });
-    } catch (e) {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
-    }
+    const pv = await api.getIfExists(name, { signal });
+    if (!pv) return undefined;
     const fins = pv.metadata?.finalizers ?? [];
     if (!fins.includes(PROVISIONER_FINALIZER)) return pv;
     pv.metadata = { ...pv.metadata, finalizers: fins.filter((f) => f !== PROVISIONER_FINALIZER) };
-    try {
-      return await api.update(pv, { signal }); // resourceVersion-checked: a Conflict is retried by the queue
-    } catch (e) {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
-    }
+    // resourceVersion-checked: a Conflict is retried by the queue.
+    return api.update(pv, { signal }).catch(ignoreNotFound);
   };
 
   const reconcile = async (name: string, signal: AbortSignal): Promise<void> => {
@@ -79,10 +70,7 @@ export function newDeleter(ctx: SidecarContext, o: { recorder: EventRecorder }):
     if (d.kind === 'delete' && left && !left.metadata?.deletionTimestamp) {
       await ctx.client
         .resource('PersistentVolume')
-        .delete(name, { signal, preconditions: { uid: left.metadata?.uid } })
-        .catch((e: unknown) => {
-          if (!(e instanceof NotFoundError)) throw e;
-        });
+        .deleteIfExists(name, { signal, preconditions: { uid: left.metadata?.uid } });
     }
   };
 
