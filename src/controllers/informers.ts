@@ -47,6 +47,34 @@ export function queueOwnKey<T extends { readonly metadata?: { readonly namespace
   };
 }
 
+/**
+ * A handler that maps each added, updated or deleted object to the keys of the objects it affects
+ * (its owner, the claims it uses, the budgets selecting it, ...) and queues them. With `includeOld`,
+ * an update also queues the old object's keys: a pod moved away from an owner or a selector must
+ * bring the one it left back too (kube's updatePod does this for controller references).
+ */
+export function mapToKeys<T>(
+  keysOf: (o: T) => Iterable<string> | string | undefined,
+  opts: { readonly includeOld?: boolean } = {},
+): (q: Enqueuer<string>) => EventHandler<T> {
+  return (q) => {
+    const queue = (...objs: T[]): void => {
+      const keys = new Set<string>();
+      for (const o of objs) {
+        const k = keysOf(o);
+        if (typeof k === 'string') keys.add(k);
+        else if (k) for (const x of k) keys.add(x);
+      }
+      for (const k of keys) q.add(k);
+    };
+    return {
+      onAdd: (o) => queue(o),
+      onUpdate: (old, o) => (opts.includeOld ? queue(old, o) : queue(o)),
+      onDelete: (x) => queue(objectOf(x)),
+    };
+  };
+}
+
 /** Index of pods by the claims they use (`ns/claim`), generic ephemeral claims included. */
 export const POD_CLAIM_INDEX = 'claims';
 

@@ -20,7 +20,13 @@ import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { claimAndPatch, selectorOf } from '../refmanager.js';
-import { CONTROLLER_UID_INDEX, newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
+import {
+  CONTROLLER_UID_INDEX,
+  newControllerInformers,
+  queueOwnKey,
+  type ControllerInformers,
+  mapToKeys,
+} from '../informers.js';
 import { planDeployment, type DeploymentAction } from './decide.js';
 import { REVISION_ANNOTATION, replicasOf, templatesEqualIgnoringHash } from './util.js';
 
@@ -59,11 +65,7 @@ export async function runDeploymentController(o: DeploymentControllerOptions): P
     log,
     sources: [
       watch(deployments, queueOwnKey),
-      watch(replicaSets, (q) => ({
-        onAdd: (rs) => ownersOf(rs).forEach((k) => q.add(k)),
-        onUpdate: (old, rs) => new Set([...ownersOf(old), ...ownersOf(rs)]).forEach((k) => q.add(k)),
-        onDelete: (x) => ownersOf(objectOf(x)).forEach((k) => q.add(k)),
-      })),
+      watch(replicaSets, mapToKeys(ownersOf, { includeOld: true })),
       // Recreate waits for the old pods to be gone: their deletion brings the Deployment back.
       watch(pods, (q) => ({
         onDelete: (x) => {

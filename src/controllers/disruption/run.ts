@@ -8,13 +8,13 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { labelSelectorFromObject, matchesLabels } from '../../kube/selectors.js';
-import { newController, objectOf, watch, type RestClient, type ReconcileResult } from '../../client/index.js';
+import { newController, watch, type RestClient, type ReconcileResult } from '../../client/index.js';
 import { budgetStatus, DISRUPTED_POD_TIMEOUT_MS } from '../../kube/disruption.js';
 import { splitNamespacedKey } from '../../kube/keys.js';
 import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { newControllerInformers, type ControllerInformers } from '../informers.js';
+import { newControllerInformers, type ControllerInformers, mapToKeys } from '../informers.js';
 import { keyOf } from '../../kube/meta.js';
 
 const log = newLogger('disruption');
@@ -47,12 +47,10 @@ export async function runDisruptionController(o: DisruptionControllerOptions): P
     log,
     sources: [
       watch(pdbs, (q) => ({ onAdd: (b) => q.add(keyOf(b)), onUpdate: (_, b) => q.add(keyOf(b)) })),
-      watch(pods, (q) => {
-        const onPod = (p: Pod): void => {
-          for (const b of pdbs.lister.list(p.metadata?.namespace)) q.add(keyOf(b));
-        };
-        return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
-      }),
+      watch(
+        pods,
+        mapToKeys((p: Pod) => pdbs.lister.list(p.metadata?.namespace).map(keyOf)),
+      ),
     ],
     reconcile: async (key): Promise<ReconcileResult | void> => {
       const [ns, name] = splitNamespacedKey(key);

@@ -6,7 +6,7 @@
  */
 import type { Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
-import { newController, objectOf, watch, type Enqueuer, type RestClient } from '../../client/index.js';
+import { newController, objectOf, watch, type RestClient } from '../../client/index.js';
 
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 
@@ -14,7 +14,7 @@ import { newLogger } from '../../util/log.js';
 
 import type { MetricsRegistry } from '../../util/metrics.js';
 
-import { newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
+import { newControllerInformers, queueOwnKey, type ControllerInformers, mapToKeys } from '../informers.js';
 
 import {
   MANAGED_BY_LABEL,
@@ -52,11 +52,7 @@ export async function runEndpointsController(o: EndpointsControllerOptions): Pro
       .list(p.metadata?.namespace ?? '')
       .filter((s) => selectedPods(s, [p]).length > 0)
       .map(metaNamespaceKey);
-  const onPod = (q: Enqueuer<string>) => ({
-    onAdd: (p: Pod) => servicesOf(p).forEach((k) => q.add(k)),
-    onUpdate: (old: Pod, p: Pod) => new Set([...servicesOf(old), ...servicesOf(p)]).forEach((k) => q.add(k)),
-    onDelete: (x: Parameters<typeof objectOf<Pod>>[0]) => servicesOf(objectOf(x)).forEach((k) => q.add(k)),
-  });
+  const onPod = mapToKeys(servicesOf, { includeOld: true });
   const slicesOf = (svc: { metadata?: { namespace?: string; name?: string } }): EndpointSlice[] =>
     endpointSlices.lister
       .list(svc.metadata?.namespace ?? '')

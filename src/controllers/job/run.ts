@@ -5,21 +5,20 @@
  */
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import {
-  newController,
-  newEventRecorder,
-  objectOf,
-  watch,
-  type RestClient,
-  type ReconcileResult,
-} from '../../client/index.js';
+import { newController, newEventRecorder, watch, type RestClient, type ReconcileResult } from '../../client/index.js';
 import { splitNamespacedKey } from '../../kube/keys.js';
 import { JOB_TRACKING_FINALIZER, newControllerRef } from '../../kube/workloads.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import { metaTime } from '../../util/metatime.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { CONTROLLER_UID_INDEX, newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
+import {
+  CONTROLLER_UID_INDEX,
+  newControllerInformers,
+  queueOwnKey,
+  type ControllerInformers,
+  mapToKeys,
+} from '../informers.js';
 import { newExpectations } from '../expectations.js';
 import { claimAndPatch, controllerKey } from '../refmanager.js';
 import { DEFAULT_JOB_BACKOFF, decideJob, newJobPod, type JobAction, type JobBackoff } from './decide.js';
@@ -110,15 +109,16 @@ export async function runJobController(o: JobControllerOptions): Promise<void> {
     log,
     sources: [
       watch(jobs, queueOwnKey),
-      watch(pods, (q) => {
-        const onPod = (p: Pod): void => {
-          const k = controllerKey(p, 'Job');
-          if (k) q.add(k);
-          else if (hasTrackingFinalizer(p))
-            q.add(`${ORPHAN_POD}${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
-        };
-        return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
-      }),
+      watch(
+        pods,
+        mapToKeys(
+          (p: Pod) =>
+            controllerKey(p, 'Job') ??
+            (hasTrackingFinalizer(p)
+              ? `${ORPHAN_POD}${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`
+              : undefined),
+        ),
+      ),
     ],
     reconcile: async (key): Promise<ReconcileResult | void> => {
       if (key.startsWith(ORPHAN_POD)) {

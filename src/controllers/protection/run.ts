@@ -4,9 +4,15 @@
  * requeues). Before removing the pvc-protection finalizer the pods are listed live from the API,
  * as upstream does: a pod not yet in the informer must not let a claim in use go.
  */
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import { newController, objectOf, watch, type RestClient } from '../../client/index.js';
-import { POD_CLAIM_INDEX, newControllerInformers, podClaimKeys, type ControllerInformers } from '../informers.js';
+import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import { newController, watch, type RestClient } from '../../client/index.js';
+import {
+  POD_CLAIM_INDEX,
+  newControllerInformers,
+  podClaimKeys,
+  type ControllerInformers,
+  mapToKeys,
+} from '../informers.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import {
@@ -53,12 +59,7 @@ export async function runProtectionControllers(o: ProtectionRunOptions): Promise
         };
         return { onAdd: onClaim, onUpdate: (_, c) => onClaim(c) };
       }),
-      watch(pods, (q) => {
-        const onPod = (p: Pod): void => {
-          for (const k of podClaimKeys(p)) q.add(k);
-        };
-        return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
-      }),
+      watch(pods, mapToKeys(podClaimKeys)),
     ],
     reconcile: async (key) => {
       const [ns, name] = splitNamespacedKey(key);

@@ -6,22 +6,19 @@
 import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { matchesLabels } from '../../kube/selectors.js';
-import {
-  newController,
-  newEventRecorder,
-  objectOf,
-  watch,
-  type Enqueuer,
-  type RestClient,
-  type Tombstone,
-  type ReconcileResult,
-} from '../../client/index.js';
+import { newController, newEventRecorder, watch, type RestClient, type ReconcileResult } from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { controllerRefOf, isPodActive, newControllerRef, slowStartBatches } from '../../kube/workloads.js';
 import { NotFoundError, toStowageError, ignoreNotFound } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { CONTROLLER_UID_INDEX, newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
+import {
+  CONTROLLER_UID_INDEX,
+  newControllerInformers,
+  queueOwnKey,
+  type ControllerInformers,
+  mapToKeys,
+} from '../informers.js';
 import { planReplicaSet, podFromTemplate, replicaSetStatus } from './decide.js';
 import { patchClaimed, selectorOf } from '../refmanager.js';
 import { newExpectations } from '../expectations.js';
@@ -56,11 +53,7 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
       .filter((rs) => matchesLabels(selectorOf(rs), p.metadata?.labels))
       .map(metaNamespaceKey);
   };
-  const onPod = (q: Enqueuer<string>) => ({
-    onAdd: (p: Pod) => ownersOf(p).forEach((k) => q.add(k)),
-    onUpdate: (old: Pod, p: Pod) => new Set([...ownersOf(old), ...ownersOf(p)]).forEach((k) => q.add(k)),
-    onDelete: (x: Pod | Tombstone<Pod>) => ownersOf(objectOf(x)).forEach((k) => q.add(k)),
-  });
+  const onPod = mapToKeys(ownersOf, { includeOld: true });
 
   const controller = newController<string>({
     name: 'replicaset',

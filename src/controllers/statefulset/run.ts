@@ -19,7 +19,7 @@ import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { newControllerInformers, queueOwnKey, type ControllerInformers } from '../informers.js';
+import { newControllerInformers, mapToKeys, queueOwnKey, type ControllerInformers } from '../informers.js';
 import { decideStatefulSet, type SetAction } from './decide.js';
 import { parseOrdinal, podOrdinal, podRevision } from './identity.js';
 import { claimAndPatch, controllerKey } from '../refmanager.js';
@@ -197,6 +197,15 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
     }
   };
 
+  /** The set a pod belongs to: its controller, or for an orphan the set it is named after (which may adopt it). */
+  const setOfPod = (p: Pod): string | undefined => {
+    const k = controllerKey(p, 'StatefulSet');
+    if (k || p.metadata?.ownerReferences?.some((r) => r.controller === true)) return k;
+    const parent = parseOrdinal(p.metadata?.name ?? '')?.parent;
+    const set = parent && statefulSets.lister.get(p.metadata?.namespace ?? '', parent);
+    return set ? metaNamespaceKey(set) : undefined;
+  };
+
   const controller = newController<string>({
     name: 'statefulset',
     workers: o.workers ?? 2,
@@ -204,19 +213,7 @@ export async function runStatefulSetController(o: StatefulSetControllerOptions):
     log,
     sources: [
       watch(statefulSets, queueOwnKey),
-      watch(pods, (q) => {
-        const onPod = (p: Pod): void => {
-          const k = controllerKey(p, 'StatefulSet');
-          if (k) q.add(k);
-          else if (!p.metadata?.ownerReferences?.some((r) => r.controller === true)) {
-            // An orphan named after a set may be adopted by it.
-            const parent = parseOrdinal(p.metadata?.name ?? '')?.parent;
-            const set = parent && statefulSets.lister.get(p.metadata?.namespace ?? '', parent);
-            if (set) q.add(metaNamespaceKey(set));
-          }
-        };
-        return { onAdd: onPod, onUpdate: (_, p) => onPod(p), onDelete: (p) => onPod(objectOf(p)) };
-      }),
+      watch(pods, mapToKeys(setOfPod)),
       watch(pvcs, (q) => {
         // A claim going away may unblock an ordinal waiting to be re-created.
         const onClaim = (c: PersistentVolumeClaim): void => {
