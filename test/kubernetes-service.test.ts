@@ -13,7 +13,7 @@ import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadKubeconfig, RestClient } from '../src/client/index.js';
 import { startControlPlane, type ControlPlane } from '../src/cli/controlplane.js';
-import { MASTER_LEASES_PREFIX, newStoreMasterLeases } from '../src/controllers/kubernetesservice/masterleases.js';
+import { MASTER_LEASES_PREFIX, newStoreMasterLeases } from '../src/api/kubernetesservice/masterleases.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import { openEtcdStore } from '../src/store/etcd.js';
 import { toEtcdKey } from '../src/store/etcd/keys.js';

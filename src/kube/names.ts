@@ -64,3 +64,6 @@ export const KUBELET_CLIENT_ORG = 'system:masters';
 /** DeleteOptions.propagationPolicy: what happens to an object's dependents when it is deleted. */
 export const PROPAGATION_POLICIES = ['Orphan', 'Background', 'Foreground'] as const;
 export type PropagationPolicy = (typeof PROPAGATION_POLICIES)[number];
+
+/** The label an EndpointSlice carries naming its Service (discovery.LabelServiceName). */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';

@@ -16,8 +16,8 @@ import type {
 import type { Endpoint, EndpointPort as SlicePort, EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { matchesLabels, labelSelectorFromObject, NOTHING } from '../../kube/selectors.js';
 import { isPodReady, newControllerRef } from '../../kube/workloads.js';
+import { SERVICE_NAME_LABEL } from '../../kube/names.js';
 
-export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
 export const SLICE_CONTROLLER_NAME = 'endpointslice-controller.k8s.io';
 export const HEADLESS_LABEL = 'service.kubernetes.io/headless';

@@ -18,7 +18,6 @@ import { newControllerInformers, queueOwnKey, type ControllerInformers, mapToKey
 
 import {
   MANAGED_BY_LABEL,
-  SERVICE_NAME_LABEL,
   SLICE_CONTROLLER_NAME,
   desiredEndpoints,
   desiredSliceContent,
@@ -29,6 +28,7 @@ import {
   sliceLabels,
 } from './decide.js';
 import { jsonEqual } from '../../util/jsonequal.js';
+import { SERVICE_NAME_LABEL } from '../../kube/names.js';
 
 const log = newLogger('endpoints');
 

@@ -14,7 +14,7 @@ import { realClock, type Clock } from '../../util/backoff.js';
 import { AlreadyExistsError, toStowageError, UnavailableError } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
-import { SERVICE_NAME_LABEL } from '../endpoints/decide.js';
+import { SERVICE_NAME_LABEL } from '../../kube/names.js';
 import {
   desiredEndpoints,
   desiredSlice,

@@ -5,7 +5,7 @@
  */
 import type { EndpointPort, Endpoints, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
-import { SERVICE_NAME_LABEL } from '../endpoints/decide.js';
+import { SERVICE_NAME_LABEL } from '../../kube/names.js';
 import { jsonEqual } from '../../util/jsonequal.js';
 
 export const KUBERNETES_SERVICE_NAMESPACE = 'default';

@@ -1,7 +1,7 @@
 import type { Endpoints } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { describe, expect, it } from 'vitest';
-import { firstServiceIp, parseCidr } from '../../api/resources/serviceip.js';
+import { firstServiceIp, parseCidr } from '../resources/serviceip.js';
 import {
   advertiseAddress,
   desiredEndpoints,
