@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { ResourceDef, Schema } from '../resources/types.js';
+import type { Schema } from '../resources/types.js';
 import { definitionNameFor, definitions } from './schemas.js';
 import { buildCreateOnlyPaths, buildPaths } from './paths.js';
 import { SCALE_KIND } from '../resources/scale.js';
+import type { OpenApiResource } from './resource.js';
 
-/** The ResourceDef fields the documents are built from. */
-export type OpenApiResource = Pick<
-  ResourceDef,
-  'group' | 'version' | 'kind' | 'plural' | 'namespaced' | 'hasStatus' | 'subresources'
-> &
-  Partial<Pick<ResourceDef, 'verbs'>>;
+export type { OpenApiResource } from './resource.js';
 
 /** A create-only virtual kind (the reviews): one POST operation, no List kind. */
 export function createOnly(r: OpenApiResource): boolean {

@@ -1,4 +1,4 @@
-import type { OpenApiResource } from './documents.js';
+import type { OpenApiResource } from './resource.js';
 import { SCALE_KIND } from '../resources/scale.js';
 import { definitionNameFor } from './schemas.js';
 

@@ -1,10 +1,18 @@
+import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
 import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../../../util/log.js';
 import type { ActualStateOfWorld, AttachedVolume, MountedPod } from '../cache/actual-state.js';
 import type { PodVolumeInput, VolumeToMount } from '../cache/desired-state.js';
 import type { OperationContext } from '../operations/context.js';
-import type { PopulatorLookups } from '../populator/resolve.js';
+import type { PayloadLookups } from './projection/payload.js';
 import type { PluginName, PodRef, PodUid, VolumeSpec } from '../types.js';
+
+/** Cached objects the populator resolves pod volumes against (and plugins read a spec's objects from). */
+export interface PopulatorLookups extends PayloadLookups {
+  claim(namespace: string, name: string): PersistentVolumeClaim | undefined;
+  volume(name: string): PersistentVolume | undefined;
+  csiDriver(name: string): CSIDriver | undefined;
+}
 
 /** What a plugin is asked to serve: a pod's inline volume, or the PV a pod's claim is bound to. */
 export type SpecSource =

@@ -1,18 +1,11 @@
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { claimNotForPodMessage, isControlledBy, podVolumeClaimName } from '../../../kube/ephemeral.js';
 import type { PodVolumeInput } from '../cache/desired-state.js';
-import { isRefusal, type SpecSource } from '../plugins/plugin.js';
-import type { PayloadLookups } from '../plugins/projection/payload.js';
+import { isRefusal, type PopulatorLookups, type SpecSource } from '../plugins/plugin.js';
 import { findPluginBySpec } from '../plugins/registry.js';
 import { podUid, type PodRef, type SubPathMount } from '../types.js';
 
-/** Cached objects the populator resolves pod volumes against. */
-export interface PopulatorLookups extends PayloadLookups {
-  claim(namespace: string, name: string): PersistentVolumeClaim | undefined;
-  volume(name: string): PersistentVolume | undefined;
-  csiDriver(name: string): CSIDriver | undefined;
-}
+export type { PopulatorLookups } from '../plugins/plugin.js';
 
 /** A pod volume that cannot be mounted yet (or ever): becomes a Warning event, the pod stays Pending. */
 export interface VolumeProblem {
