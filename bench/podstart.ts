@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ensureNodeToken } from '../src/cli/nodetoken.js';
-import { startTestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer } from '../src/cli/testing.test-kit.js';
 import type { RestClient } from '../src/client/rest.js';
 import { CsiClient } from '../src/csi/client.js';
 import { DEFAULT_DRIVER_NAME, startHostpathDriver } from '../src/csi/hostpath/index.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { CSINode } from 'kubernetes-types/storage/v1.js';
-import { startTestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer } from '../src/cli/testing.test-kit.js';
 import { RestClient } from '../src/client/rest.js';
 import { csiServices, registrationService } from '../src/csi/proto/index.js';
 import { startNodeAgent } from '../src/node/agent.js';

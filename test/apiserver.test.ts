@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { api, watchUntil } from './helpers/http.js';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';

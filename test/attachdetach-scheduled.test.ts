@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import type { RestClient } from '../src/client/index.js';
 import { runAttachDetachController } from '../src/controllers/attachdetach/run.js';
 import { ANN_CONTROLLER_MANAGED_ATTACH_DETACH, attachmentName } from '../src/controllers/attachdetach/types.js';

@@ -1,8 +1,8 @@
 import type { Event } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { newEventRecorder } from '../src/client/events.js';
-import { FakeClock } from '../src/client/fake-clock.js';
+import { FakeClock } from '../src/client/fake-clock.test-kit.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { RestClient } from '../src/client/rest.js';
 

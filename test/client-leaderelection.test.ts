@@ -1,6 +1,6 @@
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { LeaderElector, apiLeaseLock } from '../src/client/leaderelection.js';
 import { RestClient } from '../src/client/rest.js';

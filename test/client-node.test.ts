@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 
 /** The official JavaScript client's informer works against Stowage unchanged. */
 describe('@kubernetes/client-node informer', () => {

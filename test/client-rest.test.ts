@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { PersistentVolume } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { RestClient } from '../src/client/rest.js';
 import { retryOnConflict } from '../src/client/retry.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Event, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { vi } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { loadKubeconfig, RestClient } from '../src/client/index.js';
 import { CsiClient, type CallOptions } from '../src/csi/client.js';
 import { startHostpathDriver, TOPOLOGY_KEY, type RunningHostpathDriver } from '../src/csi/hostpath/index.js';

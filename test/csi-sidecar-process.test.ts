@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { loadKubeconfig, RestClient } from '../src/client/index.js';
 import { CsiClient } from '../src/csi/client.js';
 import { claim, DRIVER, eventually, NODE, quietLogger, storageClass, TOPOLOGY_KEY } from './csi-sidecar-kit.js';

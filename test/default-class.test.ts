@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDefaultStorageClass } from '../src/cli/defaultclass.js';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { built, isRoot } from './helpers/env.js';
 import { api } from './helpers/http.js';
 import { startUp } from './helpers/up.js';

@@ -1,6 +1,6 @@
 /** Several API servers on one real etcd behave as one (issue 17, item 3), and survive an etcd restart. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { openEtcdStore } from '../src/store/etcd.js';
 import { EtcdClient } from '../src/store/etcd/client.js';
 import { etcdMissing, startEtcd, type EtcdProcess } from '../src/store/etcd/etcd-process.test-kit.js';

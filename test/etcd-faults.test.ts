@@ -1,6 +1,6 @@
 /** The API on a 3-member etcd cluster under member loss and quorum loss (issue 17, item 5). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { openEtcdStore } from '../src/store/etcd.js';
 import { etcdMissing, startEtcdCluster, type EtcdCluster } from '../src/store/etcd/etcd-process.test-kit.js';
 import { api, watchUntil } from './helpers/http.js';

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { NotFoundError } from '../src/util/errors.js';
 import { hasKubectl } from './helpers/env.js';
 import { api } from './helpers/http.js';

@@ -5,7 +5,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { hasKubectl } from './helpers/env.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { api } from './helpers/http.js';
 
 const run = promisify(execFile);

@@ -13,7 +13,7 @@ import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed, vi } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../bench/chaos/fault-proxy.js';
 import { checkSteady, readDriverRecords } from '../bench/chaos/invariants.js';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { RestClient } from '../src/client/rest.js';
 import { BIN } from './helpers/env.js';

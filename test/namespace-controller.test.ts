@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import type { RestClient } from '../src/client/index.js';
 import { NotFoundError } from '../src/util/errors.js';
 import { until } from './scheduler-kit.js';

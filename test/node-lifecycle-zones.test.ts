@@ -7,8 +7,8 @@
  */
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
-import { FakeClock } from '../src/client/fake-clock.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
+import { FakeClock } from '../src/client/fake-clock.test-kit.js';
 import type { RestClient } from '../src/client/index.js';
 import { runNodeLifecycleController } from '../src/controllers/nodelifecycle/run.js';
 import { metaTime } from '../src/util/metatime.js';

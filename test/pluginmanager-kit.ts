@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Event, Node } from 'kubernetes-types/core/v1.js';
 import type { CSINode } from 'kubernetes-types/storage/v1.js';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { RestClient } from '../src/client/rest.js';
 import { registrationService } from '../src/csi/proto/index.js';
 import type { PluginInfo, RegistrationStatus } from '../src/csi/proto/types.js';

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { BIN, ROOT, built } from './helpers/env.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { api } from './helpers/http.js';
 
 const CONFORMANCE = resolve(ROOT, '..', 'shared', 'conformance', 'pv');

@@ -1,6 +1,6 @@
 import type { Event, PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import type { RestClient } from '../src/client/index.js';
 import { runScheduler } from '../src/controllers/scheduler/run.js';
 import { csiNode, readyNode, until } from './scheduler-kit.js';

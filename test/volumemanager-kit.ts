@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { expect, vi } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import type { RestClient } from '../src/client/index.js';
 import { CsiClient } from '../src/csi/client.js';
 import { startHostpathDriver, type RunningHostpathDriver } from '../src/csi/hostpath/index.js';

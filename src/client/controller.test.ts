@@ -3,7 +3,7 @@ import { ConflictError, InvalidError, NotFoundError } from '../util/errors.js';
 import { MetricsRegistry } from '../util/metrics.js';
 import { ObjectCache } from './cache.js';
 import { every, newController, reads, watch, CacheSyncTimeoutError, type ReconcileResult } from './controller.js';
-import { FakeClock, flushMicrotasks } from './fake-clock.js';
+import { FakeClock, flushMicrotasks } from './fake-clock.test-kit.js';
 import type { EventHandler, Informer } from './informer.js';
 
 interface Obj {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExpiredError, UnavailableError } from '../util/errors.js';
-import { FakeClock, flushMicrotasks } from './fake-clock.js';
+import { FakeClock, flushMicrotasks } from './fake-clock.test-kit.js';
 import { isTombstone, newInformer, waitForCacheSync, type Tombstone } from './informer.js';
 import type { ListerWatcher } from './reflector.js';
 import type { ObjectList } from './rest.js';

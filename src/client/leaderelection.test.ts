@@ -1,7 +1,7 @@
 import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
 import { describe, expect, it } from 'vitest';
 import { AlreadyExistsError, ConflictError, UnavailableError } from '../util/errors.js';
-import { FakeClock, flushMicrotasks } from './fake-clock.js';
+import { FakeClock, flushMicrotasks } from './fake-clock.test-kit.js';
 import {
   LeaderElector,
   NotLeaderError,

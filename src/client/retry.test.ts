@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../util/errors.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from './fake-clock.test-kit.js';
 import { retryOnConflict } from './retry.js';
 
 describe('retryOnConflict', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock, flushMicrotasks } from './fake-clock.js';
+import { FakeClock, flushMicrotasks } from './fake-clock.test-kit.js';
 import { newWorkQueue, rateLimitDelay, type GetResult } from './workqueue.js';
 
 const setup = (): { clock: FakeClock; q: ReturnType<typeof newWorkQueue<string>> } => {

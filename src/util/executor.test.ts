@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { FakeClock, flushMicrotasks } from '../client/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../client/fake-clock.test-kit.js';
 import type { Logger } from './log.js';
 import { newOperationExecutor, type ExecutorChange, type OpKey } from './executor.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newPvControllerCache } from './cache.js';
-import { pv, pvc } from './testkit.js';
+import { pv, pvc } from './fixtures.test-kit.js';
 import { claimKey } from './types.js';
 
 describe('PV controller cache: waiting claims', () => {

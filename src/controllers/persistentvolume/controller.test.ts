@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { handleClaimKey, handleVolumeKey, resync, type Requeue } from './controller.js';
-import { Kit, NS, pv, pvc } from './testkit.js';
+import { Kit, NS, pv, pvc } from './fixtures.test-kit.js';
 
 function queue(): Requeue & { volumes: string[]; claims: string[] } {
   const q = {

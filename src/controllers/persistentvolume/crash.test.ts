@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { syncClaim } from './sync-claim.js';
 import { syncVolume } from './sync-volume.js';
-import { Kit, NS, pv, pvc } from './testkit.js';
+import { Kit, NS, pv, pvc } from './fixtures.test-kit.js';
 import { DEFAULT_OPTIONS } from './types.js';
 import { UnavailableError } from '../../util/errors.js';
 

@@ -6,7 +6,7 @@ import {
   decideNoMatch,
   decideRequestedVolume,
 } from './decide.js';
-import { pv, pvc } from './testkit.js';
+import { pv, pvc } from './fixtures.test-kit.js';
 
 const BOUND = { 'pv.kubernetes.io/bind-completed': 'yes' };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newVolumeIndex } from './index.js';
 import { findBestMatchLinear, possibleModeKeys, accessModesKey } from './match.js';
-import { NS, pv, pvc } from './testkit.js';
+import { NS, pv, pvc } from './fixtures.test-kit.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim } from './types.js';
 import { seededRandom as rng } from '../../util/seeded-random.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderCollectorMetrics } from './metrics.js';
-import { pv, pvc } from './testkit.js';
+import { pv, pvc } from './fixtures.test-kit.js';
 
 describe('collector metrics', () => {
   it('counts volumes and claims by Kubernetes labels', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handleClaimKey, handleVolumeKey, type Requeue } from './controller.js';
-import { Kit, NS, pv, pvc, storageClass } from './testkit.js';
+import { Kit, NS, pv, pvc, storageClass } from './fixtures.test-kit.js';
 
 async function settle(k: Kit, seed: Array<['claim' | 'volume', string]>): Promise<void> {
   const queue: Array<['claim' | 'volume', string]> = [...seed];

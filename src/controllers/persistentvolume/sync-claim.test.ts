@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { syncClaim } from './sync-claim.js';
 import { externalProvisioningMessage } from './provision.js';
-import { Kit, NS, pv, pvc, storageClass } from './testkit.js';
+import { Kit, NS, pv, pvc, storageClass } from './fixtures.test-kit.js';
 import { ConflictError } from '../../util/errors.js';
 
 const BOUND_ANNS = { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' };

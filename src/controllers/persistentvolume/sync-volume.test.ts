@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { syncVolume } from './sync-volume.js';
 import { findDeleter } from './reclaim.js';
-import { Kit, NS, pv, pvc } from './testkit.js';
+import { Kit, NS, pv, pvc } from './fixtures.test-kit.js';
 
 const BOUND_ANNS = { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' };
 const BY_CTRL = { 'pv.kubernetes.io/bound-by-controller': 'yes' };

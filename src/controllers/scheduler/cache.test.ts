@@ -3,7 +3,7 @@ import type { Lister } from '../../client/index.js';
 import { POD_CLAIM_INDEX, POD_NODE_INDEX, podClaimKeys, podNodeKeys } from '../informers.js';
 import { SchedulerCache } from './cache.js';
 import { preboundVolume } from './policy.js';
-import { claim, pod, volume } from './testkit.js';
+import { claim, pod, volume } from './fixtures.test-kit.js';
 import type { KubeObjectLike } from '../../client/index.js';
 
 function lister<T extends KubeObjectLike>(items: T[], indexes: Record<string, (o: T) => string[]> = {}): Lister<T> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import { nodeFilter, tolerates, topologyTermsMatch } from './nodes.js';
-import { node, pod } from './testkit.js';
+import { node, pod } from './fixtures.test-kit.js';
 
 describe('tolerates', () => {
   const taint: Taint = { key: 'k', value: 'v', effect: 'NoSchedule' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isPodToSchedule, nodeSchedulingChanged, withScheduledCondition } from './policy.js';
-import { node, pod } from './testkit.js';
+import { node, pod } from './fixtures.test-kit.js';
 
 describe('isPodToSchedule', () => {
   const base = pod('p', []);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { volumeBindingState } from './prebind.js';
-import { claim, pod, viewOf, volume, type World } from './testkit.js';
+import { claim, pod, viewOf, volume, type World } from './fixtures.test-kit.js';
 
 describe('volumeBindingState', () => {
   it.each<{ name: string; world: World; versions?: Record<string, number>; want: string }>([

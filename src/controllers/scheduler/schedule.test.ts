@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fitErrorMessage, schedulePod } from './schedule.js';
 import type { CSIStorageCapacity } from './types.js';
-import { claim, csiNode, node, pod, storageClass, viewOf, volume, type World } from './testkit.js';
+import { claim, csiNode, node, pod, storageClass, viewOf, volume, type World } from './fixtures.test-kit.js';
 
 const wffc = storageClass('wffc');
 const immediate = storageClass('imm', { wffc: false });

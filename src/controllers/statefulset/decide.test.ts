@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decideStatefulSet, type SetAction } from './decide.js';
-import { claim, NEW, OLD, pod, set, state } from './testkit.js';
+import { claim, NEW, OLD, pod, set, state } from './fixtures.test-kit.js';
 
 /** Actions as short strings: `+claim www-web-0`, `+pod web-0@web-new`, `-pod web-2 (condemned)`, `owners www-web-2 Pod/web-2`. */
 function summary(actions: readonly SetAction[]): string[] {

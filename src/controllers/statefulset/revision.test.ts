@@ -8,7 +8,7 @@ import {
   revisionsToDelete,
   safeEncodeString,
 } from './revision.js';
-import { NEW, OLD, set } from './testkit.js';
+import { NEW, OLD, set } from './fixtures.test-kit.js';
 
 const withTemplate = (t = NEW.template) => set({ template: t });
 const rev = (n: number, t = NEW.template): ControllerRevision => ({

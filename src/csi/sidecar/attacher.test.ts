@@ -1,7 +1,7 @@
 import type { PersistentVolume } from 'kubernetes-types/core/v1.js';
 import type { CSINode, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../../cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../../cli/testing.test-kit.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
 import { RestClient } from '../../client/rest.js';
 import { newLogger } from '../../util/log.js';

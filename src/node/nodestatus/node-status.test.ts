@@ -1,7 +1,7 @@
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { FakeClock, flushMicrotasks } from '../../client/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../../client/fake-clock.test-kit.js';
 import type { RestClient } from '../../client/rest.js';
 import { ConflictError, UnavailableError } from '../../util/errors.js';
 import type { Logger } from '../../util/log.js';

@@ -1,5 +1,5 @@
-import { csiVolumeName, podUid, type PodRef, type VolumeName, type VolumeSpec } from '../types.js';
-import type { PodVolumeInput } from '../cache/desired-state.js';
+import { csiVolumeName, podUid, type PodRef, type VolumeName, type VolumeSpec } from './types.js';
+import type { PodVolumeInput } from './cache/desired-state.js';
 
 /** Test fixtures shared by the volume manager's unit tests. */
 export function csiSpec(handle: string, o: Partial<VolumeSpec> = {}): VolumeSpec {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { FakeClock } from '../../../client/fake-clock.js';
+import { FakeClock } from '../../../client/fake-clock.test-kit.js';
 import { newDesiredStateOfWorld } from './desired-state.js';
 import { socketPathOf } from './types.js';
 

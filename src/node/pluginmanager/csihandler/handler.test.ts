@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { handler, startFakeDriver, type FakeDriver } from '../../../csi/fake-driver.test-kit.js';
-import { FakeClock } from '../../../client/fake-clock.js';
+import { FakeClock } from '../../../client/fake-clock.test-kit.js';
 import { InvalidError } from '../../../util/errors.js';
 import type { Logger } from '../../../util/log.js';
 import { socketPathOf } from '../cache/types.js';

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { FakeClock, flushMicrotasks } from '../../../client/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../../../client/fake-clock.test-kit.js';
 import type { Logger } from '../../../util/log.js';
 import { newActualStateOfWorld } from '../cache/actual-state.js';
 import { newDesiredStateOfWorld } from '../cache/desired-state.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newActualStateOfWorld } from './actual-state.js';
-import { csiSpec, pod, vol } from '../testing/fixtures.js';
+import { csiSpec, pod, vol } from '../fixtures.test-kit.js';
 
 const mounted = (p: string, h: string, state: 'Mounted' | 'Uncertain' = 'Mounted') => ({
   volume: vol(h),

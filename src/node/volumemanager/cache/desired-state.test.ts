@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newDesiredStateOfWorld } from './desired-state.js';
-import { pod, vol, want } from '../testing/fixtures.js';
+import { pod, vol, want } from '../fixtures.test-kit.js';
 
 describe('DesiredStateOfWorld', () => {
   it('adds pods to volumes idempotently and keeps reportedInUse', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flushMicrotasks } from '../../../client/fake-clock.js';
+import { flushMicrotasks } from '../../../client/fake-clock.test-kit.js';
 import { PriorityLimiter } from './limiter.js';
 
 describe('PriorityLimiter', () => {

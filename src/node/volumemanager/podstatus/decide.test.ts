@@ -1,7 +1,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import type { MountedPod } from '../cache/actual-state.js';
-import { csiSpec, pod as ref, vol } from '../testing/fixtures.js';
+import { csiSpec, pod as ref, vol } from '../fixtures.test-kit.js';
 import { decidePod, HOST_PATHS_ANNOTATION } from './decide.js';
 
 const NOW = '2026-01-01T00:00:00Z';

@@ -1,6 +1,6 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../client/fake-clock.js';
+import { FakeClock } from '../../../client/fake-clock.test-kit.js';
 import type { RestClient } from '../../../client/rest.js';
 import { NotFoundError, UnavailableError } from '../../../util/errors.js';
 import { newOperationExecutor } from '../../../util/executor.js';

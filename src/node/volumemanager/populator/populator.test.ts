@@ -1,7 +1,7 @@
 import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import type { EventRecorder } from '../../../client/events.js';
-import { FakeClock } from '../../../client/fake-clock.js';
+import { FakeClock } from '../../../client/fake-clock.test-kit.js';
 import { newActualStateOfWorld } from '../cache/actual-state.js';
 import { newDesiredStateOfWorld } from '../cache/desired-state.js';
 import { podUid } from '../types.js';

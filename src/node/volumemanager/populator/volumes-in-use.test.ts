@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../client/fake-clock.js';
+import { FakeClock } from '../../../client/fake-clock.test-kit.js';
 import type { RestClient } from '../../../client/rest.js';
 import { UnavailableError } from '../../../util/errors.js';
 import { newOperationExecutor } from '../../../util/executor.js';
 import type { Logger } from '../../../util/log.js';
 import { newDesiredStateOfWorld } from '../cache/desired-state.js';
-import { want } from '../testing/fixtures.js';
+import { want } from '../fixtures.test-kit.js';
 import { VolumesInUseReporter } from './volumes-in-use.js';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newActualStateOfWorld, type ActualStateOfWorld } from '../cache/actual-state.js';
 import { newDesiredStateOfWorld, type DesiredStateOfWorld } from '../cache/desired-state.js';
-import { csiSpec, pod, vol, want } from '../testing/fixtures.js';
+import { csiSpec, pod, vol, want } from '../fixtures.test-kit.js';
 import { reconcile } from './reconcile.js';
 
 type Setup = (d: DesiredStateOfWorld, a: ActualStateOfWorld) => void;
