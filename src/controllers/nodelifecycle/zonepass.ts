@@ -59,32 +59,36 @@ const nodeRef = (n: Node): ObjectReference => ({
   uid: n.metadata?.uid,
 });
 
+/** The node collector's per-zone metrics, under kube's names. */
+function zoneMetrics(metrics: ZonePassOptions['metrics']) {
+  const zoneHealth = metrics.gauge(
+    'node_collector_zone_health',
+    'Gauge measuring percentage of healthy nodes per zone.',
+    ['zone'],
+  );
+  const zoneSize = metrics.gauge('node_collector_zone_size', 'Gauge measuring number of registered Nodes per zones.', [
+    'zone',
+  ]);
+  const unhealthyNodes = metrics.gauge(
+    'node_collector_unhealthy_nodes_in_zone',
+    'Gauge measuring number of not Ready Nodes per zones.',
+    ['zone'],
+  );
+  const evictionsTotal = metrics.counter(
+    'node_collector_evictions_total',
+    'Number of Node evictions that happened since current instance of NodeController started.',
+    ['zone'],
+  );
+  return { zoneHealth, zoneSize, unhealthyNodes, evictionsTotal };
+}
+
 /** The zone pass; each call is one pass, returning when to run again for the next token due. */
 export function newZonePass(o: ZonePassOptions): () => Promise<{ requeueAfterMs?: number }> {
   const { nodes, nodeApi, clock, limits } = o;
   let zoneStates: ReadonlyMap<string, ZoneState> = new Map();
   /** Per zone, created when the zone is first seen and kept (kube's zoneNoExecuteTainter). */
   const taintQueues = new Map<string, ZoneTaintQueue>();
-  const zoneHealth = o.metrics.gauge(
-    'node_collector_zone_health',
-    'Gauge measuring percentage of healthy nodes per zone.',
-    ['zone'],
-  );
-  const zoneSize = o.metrics.gauge(
-    'node_collector_zone_size',
-    'Gauge measuring number of registered Nodes per zones.',
-    ['zone'],
-  );
-  const unhealthyNodes = o.metrics.gauge(
-    'node_collector_unhealthy_nodes_in_zone',
-    'Gauge measuring number of not Ready Nodes per zones.',
-    ['zone'],
-  );
-  const evictionsTotal = o.metrics.counter(
-    'node_collector_evictions_total',
-    'Number of Node evictions that happened since current instance of NodeController started.',
-    ['zone'],
-  );
+  const { zoneHealth, zoneSize, unhealthyNodes, evictionsTotal } = zoneMetrics(o.metrics);
 
   const queueOf = (zone: string, now: number): ZoneTaintQueue => {
     let q = taintQueues.get(zone);

@@ -7,7 +7,7 @@
 import { metaTime } from '../../util/metatime.js';
 import type { PersistentVolume } from 'kubernetes-types/core/v1.js';
 import type { VolumeAttachment } from 'kubernetes-types/storage/v1.js';
-import { NotFoundError } from '../../util/errors.js';
+import { ignoreNotFound, NotFoundError } from '../../util/errors.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
 import { decideAttachment, pvFinalizerAction } from './attach-decide.js';
 import { pvCapability } from './capabilities.js';
@@ -23,6 +23,33 @@ function now(): string {
   return metaTime();
 }
 
+/** Sets an object's finalizers to `change(finalizers)`, resourceVersion-checked (a Conflict requeues); a missing object is left alone. */
+async function setFinalizers<T extends { metadata?: { finalizers?: string[] } }>(
+  api: {
+    get(n: string, o: { signal: AbortSignal }): Promise<T>;
+    update(o: T, w: { signal: AbortSignal }): Promise<T>;
+  },
+  name: string,
+  change: (f: string[]) => string[],
+  signal: AbortSignal,
+): Promise<void> {
+  const obj = await api.get(name, { signal }).catch(ignoreNotFound);
+  if (!obj) return;
+  const before = obj.metadata?.finalizers ?? [];
+  const after = change(before);
+  if (after.length === before.length && after.every((f, i) => f === before[i])) return;
+  obj.metadata = { ...obj.metadata, finalizers: after };
+  await api.update(obj, { signal }).catch(ignoreNotFound);
+}
+
+type CsiSource = NonNullable<NonNullable<PersistentVolume['spec']>['csi']>;
+
+/** The secret ControllerPublish and ControllerUnpublish get (its namespace defaults to "default"). */
+function publishSecretRef(csi: CsiSource): { name: string; namespace: string } | undefined {
+  const ref = csi.controllerPublishSecretRef;
+  return ref?.name ? { name: ref.name, namespace: ref.namespace ?? 'default' } : undefined;
+}
+
 export function newAttacher(ctx: SidecarContext): Attacher {
   const { informers, driver, log } = ctx;
   const finalizer = attacherFinalizer(driver);
@@ -30,32 +57,6 @@ export function newAttacher(ctx: SidecarContext): Attacher {
   const vaApi = () => ctx.client.resource('VolumeAttachment');
   const pvApi = () => ctx.client.resource('PersistentVolume');
 
-  const setFinalizers = async <T extends { metadata?: { finalizers?: string[] } }>(
-    api: {
-      get(n: string, o: { signal: AbortSignal }): Promise<T>;
-      update(o: T, w: { signal: AbortSignal }): Promise<T>;
-    },
-    name: string,
-    change: (f: string[]) => string[],
-    signal: AbortSignal,
-  ): Promise<void> => {
-    let obj: T;
-    try {
-      obj = await api.get(name, { signal });
-    } catch (e) {
-      if (e instanceof NotFoundError) return;
-      throw e;
-    }
-    const before = obj.metadata?.finalizers ?? [];
-    const after = change(before);
-    if (after.length === before.length && after.every((f, i) => f === before[i])) return;
-    obj.metadata = { ...obj.metadata, finalizers: after };
-    try {
-      await api.update(obj, { signal }); // resourceVersion-checked; Conflict → requeue
-    } catch (e) {
-      if (!(e instanceof NotFoundError)) throw e;
-    }
-  };
   const add = (f: string[]): string[] => (f.includes(finalizer) ? f : [...f, finalizer]);
   const remove = (f: string[]): string[] => f.filter((x) => x !== finalizer);
 
@@ -91,12 +92,7 @@ export function newAttacher(ctx: SidecarContext): Attacher {
         await vaApi().patch(name, 'merge', { metadata: { annotations: { [ANN_VA_NODE_ID]: nodeId } } }, { signal });
       }
       const csi = pv.spec!.csi!;
-      const secretRef = csi.controllerPublishSecretRef?.name
-        ? {
-            name: csi.controllerPublishSecretRef.name,
-            namespace: csi.controllerPublishSecretRef.namespace ?? 'default',
-          }
-        : undefined;
+      const secretRef = publishSecretRef(csi);
       const r = await ctx.csi.controllerPublishVolume(
         {
           volumeId: csi.volumeHandle,
@@ -146,12 +142,7 @@ export function newAttacher(ctx: SidecarContext): Attacher {
         } else {
           const pv = await pvOf(pvName, signal);
           const csi = pv.spec!.csi!;
-          const secretRef = csi.controllerPublishSecretRef?.name
-            ? {
-                name: csi.controllerPublishSecretRef.name,
-                namespace: csi.controllerPublishSecretRef.namespace ?? 'default',
-              }
-            : undefined;
+          const secretRef = publishSecretRef(csi);
           await ctx.csi.controllerUnpublishVolume(
             { volumeId: csi.volumeHandle, nodeId, secrets: await fetchSecrets(ctx, secretRef, signal) },
             { signal, timeoutMs: ctx.csiTimeoutMs },
@@ -166,9 +157,7 @@ export function newAttacher(ctx: SidecarContext): Attacher {
       }
     }
     await patchStatus(name, { attached: false, attachmentMetadata: null, detachError: null }, signal).catch(
-      (e: unknown) => {
-        if (!(e instanceof NotFoundError)) throw e;
-      },
+      ignoreNotFound,
     );
     await setFinalizers(vaApi(), name, remove, signal);
     log.info('detached', { va: name, pv: pvName, node: nodeName });

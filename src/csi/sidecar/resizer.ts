@@ -7,7 +7,7 @@
 import { metaTime } from '../../util/metatime.js';
 import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/index.js';
-import { InvalidError, NotFoundError } from '../../util/errors.js';
+import { InvalidError } from '../../util/errors.js';
 import { CsiError } from '../client.js';
 import { pvCapability } from './capabilities.js';
 import { errorMessage, fetchSecrets, type SidecarContext } from './context.js';
@@ -32,6 +32,39 @@ export interface Resizer {
 const nowIso = (): string => metaTime();
 const RESIZE_CONDITIONS = [CONDITION_RESIZING, CONDITION_FS_RESIZE_PENDING, CONDITION_CONTROLLER_RESIZE_ERROR];
 
+/** Raises the PV's capacity to `bytes` (never lowers it). */
+async function growPv(ctx: SidecarContext, name: string, bytes: bigint, signal: AbortSignal): Promise<void> {
+  const api = ctx.client.resource('PersistentVolume');
+  const pv = await api.get(name, { signal });
+  if ((bytesOf(pv.spec?.capacity?.storage) ?? 0n) >= bytes) return;
+  pv.spec = { ...pv.spec, capacity: { ...pv.spec?.capacity, storage: bytesQuantity(bytes) } };
+  await api.update(pv, { signal }); // resourceVersion-checked; a Conflict is retried by the queue
+}
+
+/** ControllerExpandVolume, or for a node-only driver the trivial resizer (the node does it all). */
+async function expandOnDriver(
+  ctx: SidecarContext,
+  pv: PersistentVolume,
+  bytes: bigint,
+  signal: AbortSignal,
+): Promise<{ bytes: bigint; nodeExpansion: boolean }> {
+  if (ctx.nodeOnlyExpansion) return { bytes, nodeExpansion: true };
+  const csi = pv.spec!.csi!;
+  const ref = csi.controllerExpandSecretRef?.name
+    ? { name: csi.controllerExpandSecretRef.name, namespace: csi.controllerExpandSecretRef.namespace ?? 'default' }
+    : undefined;
+  const r = await ctx.csi.controllerExpandVolume(
+    {
+      volumeId: csi.volumeHandle,
+      capacityRange: { requiredBytes: bytes.toString() },
+      secrets: await fetchSecrets(ctx, ref, signal),
+      volumeCapability: pvCapability(pv, ctx.controllerCaps.has('SINGLE_NODE_MULTI_WRITER')),
+    },
+    { signal, timeoutMs: ctx.csiTimeoutMs },
+  );
+  return { bytes: BigInt(r.capacityBytes || 0) || bytes, nodeExpansion: r.nodeExpansionRequired };
+}
+
 export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }): Resizer {
   const { informers, driver, log } = ctx;
   const rec = o.recorder;
@@ -49,37 +82,6 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
       { namespace: claim.metadata?.namespace, signal },
     );
 
-  const growPv = async (name: string, bytes: bigint, signal: AbortSignal): Promise<void> => {
-    const api = ctx.client.resource('PersistentVolume');
-    const pv = await api.get(name, { signal });
-    if ((bytesOf(pv.spec?.capacity?.storage) ?? 0n) >= bytes) return;
-    pv.spec = { ...pv.spec, capacity: { ...pv.spec?.capacity, storage: bytesQuantity(bytes) } };
-    await api.update(pv, { signal }); // resourceVersion-checked; a Conflict is retried by the queue
-  };
-
-  /** ControllerExpandVolume, or for a node-only driver the trivial resizer (the node does it all). */
-  const expandOnDriver = async (
-    pv: PersistentVolume,
-    bytes: bigint,
-    signal: AbortSignal,
-  ): Promise<{ bytes: bigint; nodeExpansion: boolean }> => {
-    if (ctx.nodeOnlyExpansion) return { bytes, nodeExpansion: true };
-    const csi = pv.spec!.csi!;
-    const ref = csi.controllerExpandSecretRef?.name
-      ? { name: csi.controllerExpandSecretRef.name, namespace: csi.controllerExpandSecretRef.namespace ?? 'default' }
-      : undefined;
-    const r = await ctx.csi.controllerExpandVolume(
-      {
-        volumeId: csi.volumeHandle,
-        capacityRange: { requiredBytes: bytes.toString() },
-        secrets: await fetchSecrets(ctx, ref, signal),
-        volumeCapability: pvCapability(pv, ctx.controllerCaps.has('SINGLE_NODE_MULTI_WRITER')),
-      },
-      { signal, timeoutMs: ctx.csiTimeoutMs },
-    );
-    return { bytes: BigInt(r.capacityBytes || 0) || bytes, nodeExpansion: r.nodeExpansionRequired };
-  };
-
   const reconcile = async (key: string, signal: AbortSignal): Promise<void> => {
     if (!ctx.controllerCaps.has('EXPAND_VOLUME') && !ctx.nodeOnlyExpansion) return;
     const [ns, name] = splitNamespacedKey(key);
@@ -90,16 +92,9 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
     // The cache may trail our own last writes (status, PV capacity); acting on it would repeat an
     // expansion whose idempotent answer no longer says whether the node must finish it. Decide
     // again on fresh objects.
-    const gone = (e: unknown): undefined => {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
-    };
-    const claim = await claimsApi().get(name, { namespace: ns, signal }).catch(gone);
+    const claim = await claimsApi().getIfExists(name, { namespace: ns, signal });
     if (!claim) return;
-    const pv = await ctx.client
-      .resource('PersistentVolume')
-      .get(claim.spec?.volumeName ?? '', { signal })
-      .catch(gone);
+    const pv = await ctx.client.resource('PersistentVolume').getIfExists(claim.spec?.volumeName ?? '', { signal });
     const d = decideResize(claim, pv, driver);
     if (d.kind === 'skip' || !pv) return;
     const pvName = pv.metadata?.name ?? '';
@@ -135,7 +130,7 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
     let newBytes: bigint;
     let nodeExpansion: boolean;
     try {
-      ({ bytes: newBytes, nodeExpansion } = await expandOnDriver(pv, d.bytes, signal));
+      ({ bytes: newBytes, nodeExpansion } = await expandOnDriver(ctx, pv, d.bytes, signal));
     } catch (e) {
       if (signal.aborted) throw e;
       const msg = `resize volume "${pvName}" by resizer "${driver}" failed: ${errorMessage(e)}`;
@@ -160,14 +155,8 @@ export function newResizer(ctx: SidecarContext, o: { recorder: EventRecorder }):
       throw e;
     }
 
-    await growPv(pvName, newBytes, signal);
-    current =
-      (await claimsApi()
-        .get(name, { namespace: ns, signal })
-        .catch((e: unknown) => {
-          if (e instanceof NotFoundError) return undefined;
-          throw e;
-        })) ?? current;
+    await growPv(ctx, pvName, newBytes, signal);
+    current = (await claimsApi().getIfExists(name, { namespace: ns, signal })) ?? current;
     if (nodeExpansion) {
       await patchClaimStatus(
         current,
