@@ -102,6 +102,72 @@ function nonResourceVerb(method: string): string {
   return method === 'HEAD' ? 'get' : method.toLowerCase();
 }
 
+/** What the exec/attach upgrade path needs of the server. */
+interface UpgradeDeps {
+  readonly registry: ApiRegistry;
+  readonly authorizer: Authorizer;
+  readonly podStreaming: PodStreaming;
+  readonly authenticate: (req: IncomingMessage) => UserInfo | undefined;
+}
+
+/** Listens on `port` at `address`, rejecting on the first error (a port in use). */
+function listen(server: Server, port: number, address: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** exec and attach: authenticated, authorized (create), checked, then relayed to the pod's node. */
+function serveUpgrade(d: UpgradeDeps, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  const url = new URL(req.url ?? '/', 'https://localhost');
+  const user = d.authenticate(req);
+  if (!user) throw new ApiUnauthorizedError('Unauthorized');
+  const segs = pathSegments(url.pathname);
+  if (segs[0] !== 'api' || segs[1] !== 'v1') throw pathNotFound();
+  const r = parseResourcePath(d.registry, '', 'v1', segs.slice(2), url.searchParams);
+  const sub = r.subresource;
+  if (r.storage.def.kind !== 'Pod' || r.name === undefined || (sub !== 'exec' && sub !== 'attach'))
+    throw badRequest('upgrade is served only on pods/exec and pods/attach');
+  authorizeStream(r, { authorizer: d.authorizer, user });
+  const pod = r.storage.mustGet(r.namespace, r.name).obj as Pod;
+  const container = podContainer(pod, url.searchParams.get('container') || undefined, 'exec');
+  if (isSpdyUpgrade(req)) {
+    if (!d.podStreaming.cert) throw new InternalError('this API server has no client certificate for node endpoints');
+    return relaySpdyPodStream({
+      req,
+      socket,
+      head,
+      pod,
+      path: nodeStreamPath(sub, pod, container, url.searchParams),
+      query: url.searchParams,
+      s: d.podStreaming,
+    });
+  }
+  relayPodStream({ req, socket, head, pod, container, subresource: sub, query: url.searchParams, s: d.podStreaming });
+}
+
+/** The client certificate's or bearer token's (a static token or a node's) user, in system:authenticated as every authenticated user is. */
+function authenticate(
+  o: Pick<ApiServerOptions, 'clientCaPem' | 'tokens'>,
+  secrets: ReturnType<ApiRegistry['byGroupVersionPlural']>,
+  req: IncomingMessage,
+): UserInfo | undefined {
+  const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+  const token = m?.[1]!.trim();
+  // kube-apiserver asks the x509 authenticator before the token ones.
+  const u =
+    (o.clientCaPem ? clientCertificateUser(req.socket) : undefined) ??
+    (token === undefined
+      ? undefined
+      : (o.tokens.get(token) ?? authenticateNodeToken(token, (ns, name) => secrets?.get(ns, name)?.obj)));
+  if (!u || u.groups.includes(AUTHENTICATED_GROUP)) return u;
+  return { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
+}
+
 /** Starts the Kubernetes-compatible API server over HTTPS. */
 export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const range = o.serviceClusterIpRange;
@@ -138,6 +204,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   );
 
   const secrets = registry.byGroupVersionPlural('', 'v1', 'secrets');
+  const authn = (req: IncomingMessage): UserInfo | undefined => authenticate(o, secrets, req);
+  const upgradeDeps: UpgradeDeps = { registry, authorizer, podStreaming, authenticate: authn };
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...DEFAULT_CONNECTION_LIMITS, ...o.limits };
   const inFlight = newInFlightLimiter(limits);
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -172,46 +240,17 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     socket.on('close', () => upgraded.delete(socket));
     socket.on('error', () => socket.destroy());
     try {
-      serveUpgrade(req, socket, head);
+      serveUpgrade(upgradeDeps, req, socket, head);
     } catch (e) {
       refuseUpgrade(socket, e);
     }
   };
   server.on('upgrade', onUpgrade);
 
-  /** exec and attach: authenticated, authorized (create), checked, then relayed to the pod's node. */
-  function serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'https://localhost');
-    const user = authenticate(req);
-    if (!user) throw new ApiUnauthorizedError('Unauthorized');
-    const segs = pathSegments(url.pathname);
-    if (segs[0] !== 'api' || segs[1] !== 'v1') throw pathNotFound();
-    const r = parseResourcePath(registry, '', 'v1', segs.slice(2), url.searchParams);
-    const sub = r.subresource;
-    if (r.storage.def.kind !== 'Pod' || r.name === undefined || (sub !== 'exec' && sub !== 'attach'))
-      throw badRequest('upgrade is served only on pods/exec and pods/attach');
-    authorizeStream(r, { authorizer, user });
-    const pod = r.storage.mustGet(r.namespace, r.name).obj as Pod;
-    const container = podContainer(pod, url.searchParams.get('container') || undefined, 'exec');
-    if (isSpdyUpgrade(req)) {
-      if (!podStreaming.cert) throw new InternalError('this API server has no client certificate for node endpoints');
-      return relaySpdyPodStream({
-        req,
-        socket,
-        head,
-        pod,
-        path: nodeStreamPath(sub, pod, container, url.searchParams),
-        query: url.searchParams,
-        s: podStreaming,
-      });
-    }
-    relayPodStream({ req, socket, head, pod, container, subresource: sub, query: url.searchParams, s: podStreaming });
-  }
-
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const match = router.match(req.method ?? 'GET', pathSegments(url.pathname));
-    const user = match?.route.public ? undefined : authenticate(req);
+    const user = match?.route.public ? undefined : authn(req);
     if (!match?.route.public && !user) {
       sendJson(res, 401, {
         kind: 'Status',
@@ -243,20 +282,6 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     await match.handler({ req, res, url, params: match.params, rest: match.rest, user });
   }
 
-  /** The client certificate's or bearer token's (a static token or a node's) user, in system:authenticated as every authenticated user is. */
-  function authenticate(req: IncomingMessage): UserInfo | undefined {
-    const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    const token = m?.[1]!.trim();
-    // kube-apiserver asks the x509 authenticator before the token ones.
-    const u =
-      (o.clientCaPem ? clientCertificateUser(req.socket) : undefined) ??
-      (token === undefined
-        ? undefined
-        : (o.tokens.get(token) ?? authenticateNodeToken(token, (ns, name) => secrets?.get(ns, name)?.obj)));
-    if (!u || u.groups.includes(AUTHENTICATED_GROUP)) return u;
-    return { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
-  }
-
   /** Records the request's metric labels; kube's verb is LIST or WATCH for collection reads. */
   function tagged(req: IncomingMessage, r: ResourceRequest): ResourceRequest {
     const method = req.method ?? 'GET';
@@ -272,13 +297,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     return r;
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.address, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, o.port, o.address);
   if (o.localSocketPath) {
     const path = o.localSocketPath;
     rmSync(path, { force: true });

@@ -19,9 +19,9 @@ import { whoAmIWhenReachable } from '../client/whoami.js';
 import { NODE_USER_PREFIX, NODES_GROUP } from '../kube/names.js';
 import { startVolumeManager, type VolumeManager } from './volumemanager/volume-manager.js';
 import type { MetricsRegistry } from '../util/metrics.js';
-import { connectRuntime, NO_RUNTIME, runtimeVersionString } from './runtime/info.js';
+import { connectRuntime, NO_RUNTIME, runtimeVersionString, type ContainerRuntimeInfo } from './runtime/info.js';
 import type { CriClient } from './runtime/client.js';
-import { ActivePods, startPodRuntimeManager, type PodRuntimeManager } from './runtime/manager.js';
+import { ActivePods, startPodRuntimeManager, type PodRuntimeManager, type PodVolumes } from './runtime/manager.js';
 import { watchRuntimeHealth } from './runtime/health.js';
 import { podUid } from './volumemanager/types.js';
 import { subPathDir } from './volumemanager/operations/paths.js';
@@ -98,30 +98,95 @@ export function nodeDirs(rootDir: string): NodeDirs {
   };
 }
 
-/** Starts the node agent: the Node exists and registered sockets are being registered on return. */
-export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
-  const log = o.log ?? newLogger('node');
-  const clock = o.clock ?? realClock;
-  // A node credential names its node: running as another node would have every write refused.
-  const me = await whoAmIWhenReachable(o.client, { clock, signal: o.signal, log });
-  if (me.groups.includes(NODES_GROUP) && me.username !== NODE_USER_PREFIX + o.nodeName) {
-    throw new Error(`the credential is ${me.username}'s, not node ${o.nodeName}'s`);
-  }
-  const dirs = nodeDirs(o.rootDir);
-  for (const d of [dirs.root, dirs.pluginsRegistry, dirs.plugins, dirs.pods])
-    await mkdir(d, { recursive: true, mode: 0o750 });
-  // The kubelet refuses to start when its runtime does not answer; so do we.
+/** Connects the container runtime when an endpoint is given, and says which (or that there is none). */
+async function connectRuntimeLogged(
+  o: Pick<NodeAgentOptions, 'containerRuntimeEndpoint' | 'noRuntimeAsked'>,
+  log: Logger,
+): Promise<Awaited<ReturnType<typeof connectRuntime>> | undefined> {
   const runtime =
     o.containerRuntimeEndpoint !== undefined ? await connectRuntime(o.containerRuntimeEndpoint) : undefined;
-  const runtimeInfo = runtime?.info ?? NO_RUNTIME;
   if (runtime)
     log.info('container runtime connected', {
       endpoint: runtime.client.endpoint,
-      runtime: runtimeVersionString(runtimeInfo),
+      runtime: runtimeVersionString(runtime.info),
     });
   else if (o.noRuntimeAsked)
     log.info('no container runtime, as asked: pods get their volumes but their containers do not run');
   else log.warn('no container runtime: pods get their volumes but their containers do not run');
+  return runtime;
+}
+
+/** The runtime went down (`down` says why) or came back: the Node's status and the events the kubelet records. */
+function onRuntimeHealth(
+  c: {
+    nodeName: string;
+    runtimeInfo: Extract<ContainerRuntimeInfo, { kind: 'cri' }>;
+    nodeStatus: NodeStatusManager;
+    recorder: EventRecorder;
+    log: Logger;
+  },
+  down: string | undefined,
+): void {
+  const { runtimeInfo, recorder, log } = c;
+  const nodeRef = { apiVersion: 'v1', kind: 'Node', name: c.nodeName, uid: c.nodeName };
+  c.nodeStatus.setRuntime({ ...runtimeInfo, ...(down !== undefined ? { down } : {}) });
+  if (down !== undefined) {
+    log.warn('container runtime is down', { endpoint: runtimeInfo.endpoint, error: down });
+    recorder.event(
+      nodeRef,
+      'Warning',
+      'ContainerRuntimeUnhealthy',
+      `container runtime ${runtimeVersionString(runtimeInfo)} at ${runtimeInfo.endpoint} is down: ${down}`,
+    );
+    recorder.event(nodeRef, 'Normal', 'NodeNotReady', `Node ${c.nodeName} status is now: NodeNotReady`);
+  } else {
+    log.info('container runtime is up again', { endpoint: runtimeInfo.endpoint });
+    recorder.event(nodeRef, 'Normal', 'NodeReady', `Node ${c.nodeName} status is now: NodeReady`);
+  }
+}
+
+/** The pod runtime's view of the volume manager: each pod's mounted volumes and subPath directories. */
+function podVolumes(vm: VolumeManager, rootDir: string): PodVolumes {
+  return {
+    mounted: (uid) =>
+      new Map(
+        vm.asw
+          .mountedVolumesForPod(podUid(uid))
+          .filter((m) => m.state === 'Mounted')
+          .map((m) => [m.outerSpecName, m.hostPath]),
+      ),
+    subPathDir: (uid, volume, container, index) => subPathDir(rootDir, podUid(uid), volume, container, index),
+  };
+}
+
+async function makeNodeDirs(dirs: NodeDirs): Promise<void> {
+  for (const d of [dirs.root, dirs.pluginsRegistry, dirs.plugins, dirs.pods])
+    await mkdir(d, { recursive: true, mode: 0o750 });
+}
+
+/** Who the credential is, once the API answers; a node credential must name this node (running as another node would have every write refused). */
+async function whoAmIForNode(
+  o: Pick<NodeAgentOptions, 'client' | 'signal' | 'nodeName'>,
+  clock: Clock,
+  log: Logger,
+): Promise<Awaited<ReturnType<typeof whoAmIWhenReachable>>> {
+  const me = await whoAmIWhenReachable(o.client, { clock, signal: o.signal, log });
+  if (me.groups.includes(NODES_GROUP) && me.username !== NODE_USER_PREFIX + o.nodeName) {
+    throw new Error(`the credential is ${me.username}'s, not node ${o.nodeName}'s`);
+  }
+  return me;
+}
+
+/** Starts the node agent: the Node exists and registered sockets are being registered on return. */
+export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
+  const log = o.log ?? newLogger('node');
+  const clock = o.clock ?? realClock;
+  const me = await whoAmIForNode(o, clock, log);
+  const dirs = nodeDirs(o.rootDir);
+  await makeNodeDirs(dirs);
+  // The kubelet refuses to start when its runtime does not answer; so do we.
+  const runtime = await connectRuntimeLogged(o, log);
+  const runtimeInfo = runtime?.info ?? NO_RUNTIME;
   const recorder = newEventRecorder({
     client: o.client,
     component: 'stowage-node',
@@ -220,47 +285,22 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       rootDir: dirs.root,
       hostIP: host.internalIP ?? '127.0.0.1',
       allocatable: { cpu: String(host.cpus), memory: String(host.memoryBytes) },
-      volumes: {
-        mounted: (uid) =>
-          new Map(
-            vm.asw
-              .mountedVolumesForPod(podUid(uid))
-              .filter((m) => m.state === 'Mounted')
-              .map((m) => [m.outerSpecName, m.hostPath]),
-          ),
-        subPathDir: (uid, volume, container, index) => subPathDir(dirs.root, podUid(uid), volume, container, index),
-      },
+      volumes: podVolumes(vm, dirs.root),
       activePods,
       recorder,
       signal: vmStop.signal,
       log: log.child('runtime'),
     });
   }
-  let runtimeHealth: Promise<void> | undefined;
-  if (runtime && runtimeInfo.kind === 'cri') {
-    const nodeRef = { apiVersion: 'v1', kind: 'Node', name: o.nodeName, uid: o.nodeName };
-    runtimeHealth = watchRuntimeHealth({
-      cri: runtime.client,
-      clock,
-      signal: vmStop.signal,
-      onChange: (down) => {
-        nodeStatus.setRuntime({ ...runtimeInfo, ...(down !== undefined ? { down } : {}) });
-        if (down !== undefined) {
-          log.warn('container runtime is down', { endpoint: runtimeInfo.endpoint, error: down });
-          recorder.event(
-            nodeRef,
-            'Warning',
-            'ContainerRuntimeUnhealthy',
-            `container runtime ${runtimeVersionString(runtimeInfo)} at ${runtimeInfo.endpoint} is down: ${down}`,
-          );
-          recorder.event(nodeRef, 'Normal', 'NodeNotReady', `Node ${o.nodeName} status is now: NodeNotReady`);
-        } else {
-          log.info('container runtime is up again', { endpoint: runtimeInfo.endpoint });
-          recorder.event(nodeRef, 'Normal', 'NodeReady', `Node ${o.nodeName} status is now: NodeReady`);
-        }
-      },
-    });
-  }
+  const runtimeHealth =
+    runtime && runtimeInfo.kind === 'cri'
+      ? watchRuntimeHealth({
+          cri: runtime.client,
+          clock,
+          signal: vmStop.signal,
+          onChange: (down) => onRuntimeHealth({ nodeName: o.nodeName, runtimeInfo, nodeStatus, recorder, log }, down),
+        })
+      : undefined;
   log.info('node agent started', { node: o.nodeName, root: o.rootDir });
 
   let stopping: Promise<void> | undefined;
