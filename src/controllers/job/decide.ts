@@ -115,6 +115,139 @@ function deletionOrder(a: Pod, b: Pod): number {
   return rank(a) - rank(b) || (b.metadata?.creationTimestamp ?? '').localeCompare(a.metadata?.creationTimestamp ?? '');
 }
 
+/**
+ * Indexed Jobs (`completions` given): the indexes that succeeded, each once; and with
+ * backoffLimitPerIndex, the indexes whose pods failed more than that many times (failed for good),
+ * with how often each index failed (each pod carries its index's count before it).
+ */
+function indexAccounting(
+  s: JobState,
+  completions: number | undefined,
+): { completed: Set<number>; failedIndexes: Set<number>; indexFailures: Map<number, number> } {
+  const { job } = s;
+  const completed = parseIndexes(job.status?.completedIndexes);
+  const failedIndexes = parseIndexes(job.status?.failedIndexes);
+  const indexFailures = new Map<number, number>();
+  if (completions === undefined) return { completed, failedIndexes, indexFailures };
+  for (const p of s.pods) {
+    const i = completionIndex(p);
+    if (isSucceeded(p) && i !== undefined && i < completions) completed.add(i);
+  }
+  const perIndex = job.spec?.backoffLimitPerIndex;
+  if (perIndex !== undefined && perIndex !== null) {
+    for (const p of s.pods) {
+      const i = completionIndex(p);
+      if (i === undefined || i >= completions || !isFailed(job, p) || failureVerdict(job, p).action === 'Ignore')
+        continue;
+      const n = indexFailureCount(p) + 1;
+      indexFailures.set(i, Math.max(indexFailures.get(i) ?? 0, n));
+      if (n > perIndex) failedIndexes.add(i);
+    }
+  }
+  return { completed, failedIndexes, indexFailures };
+}
+
+/** Indexed: a pod of an index already done or failed, out of range or held twice is surplus. */
+function splitByIndex(
+  allActive: readonly Pod[],
+  completions: number,
+  completed: ReadonlySet<number>,
+  failedIndexes: ReadonlySet<number>,
+): { active: Pod[]; surplus: Pod[] } {
+  const active: Pod[] = [];
+  const surplus: Pod[] = [];
+  const held = new Set<number>();
+  for (const p of allActive) {
+    const i = completionIndex(p);
+    if (i === undefined || i >= completions || completed.has(i) || failedIndexes.has(i) || held.has(i)) surplus.push(p);
+    else {
+      held.add(i);
+      active.push(p);
+    }
+  }
+  return { active, surplus };
+}
+
+/** The Failed or Complete condition the Job has earned now, if any (in kube's order of checks). */
+function finishedConditionOf(c: {
+  job: Job;
+  failureTarget: JobCondition | undefined;
+  start: number;
+  now: number;
+  nowIso: string;
+  indexed: boolean;
+  completed: ReadonlySet<number>;
+  failedIndexes: ReadonlySet<number>;
+  totalFailed: number;
+  totalSucceeded: number;
+  active: readonly Pod[];
+}): JobCondition | undefined {
+  const { job, failureTarget, start, nowIso, indexed, completed, failedIndexes, totalFailed, totalSucceeded, active } =
+    c;
+  const completions = job.spec?.completions;
+  const deadline = job.spec?.activeDeadlineSeconds;
+  const limit = job.spec?.backoffLimit ?? 6;
+  if (failureTarget) {
+    return condition('Failed', failureTarget.reason ?? 'PodFailurePolicy', failureTarget.message ?? '', nowIso);
+  } else if (deadline !== undefined && deadline !== null && !Number.isNaN(start) && c.now >= start + deadline * 1000) {
+    return condition('Failed', 'DeadlineExceeded', 'Job was active longer than specified deadline', nowIso);
+  } else if (typeof job.spec?.maxFailedIndexes === 'number' && failedIndexes.size > job.spec.maxFailedIndexes) {
+    return condition(
+      'Failed',
+      'MaxFailedIndexesExceeded',
+      'Job has exceeded the specified maximal number of failed indexes',
+      nowIso,
+    );
+  } else if (
+    indexed &&
+    typeof completions === 'number' &&
+    failedIndexes.size > 0 &&
+    completed.size + failedIndexes.size >= completions
+  ) {
+    return condition('Failed', 'FailedIndexes', 'Job has failed indexes', nowIso);
+  } else if (totalFailed > limit || pastBackoffLimitOnFailure(job, active)) {
+    return condition('Failed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', nowIso);
+  } else if (
+    completions !== undefined && completions !== null
+      ? totalSucceeded >= completions
+      : totalSucceeded > 0 && active.length === 0
+  ) {
+    return condition('Complete', '', '', nowIso);
+  }
+  return undefined;
+}
+
+/**
+ * Adds the pods that finished since the last status (still with their finalizer, not yet listed)
+ * to `uncounted`; returns the FailureTarget condition (kept, or set by a FailJob rule) and the
+ * failed pods the podFailurePolicy ignores.
+ */
+function recordNewlyFinished(
+  s: JobState,
+  storedUids: ReadonlySet<string>,
+  uncounted: { succeeded: string[]; failed: string[] },
+): { failureTarget: JobCondition | undefined; ignored: Pod[] } {
+  const { job, nowIso } = s;
+  let failureTarget = (job.status?.conditions ?? []).find((c) => c.type === 'FailureTarget' && c.status === 'True');
+  const ignored: Pod[] = [];
+  for (const p of s.pods) {
+    const uid = p.metadata?.uid ?? '';
+    if (!hasFinalizer(p) || storedUids.has(uid)) continue;
+    if (isSucceeded(p)) uncounted.succeeded.push(uid);
+    else if (isFailed(job, p)) {
+      const verdict = failureVerdict(job, p);
+      if (verdict.action === 'Ignore') {
+        ignored.push(p);
+        continue;
+      }
+      if (verdict.action === 'FailJob' && !failureTarget)
+        failureTarget = condition('FailureTarget', 'PodFailurePolicy', verdict.message, nowIso);
+      uncounted.failed.push(uid);
+    }
+  }
+  return { failureTarget, ignored };
+}
+
 /** What to do for the Job now (see the module comment). */
 export function decideJob(s: JobState): JobDecision {
   const { job, nowIso } = s;
@@ -143,66 +276,17 @@ export function decideJob(s: JobState): JobDecision {
   // Newly finished pods are recorded before anything else happens to them; a failure the
   // podFailurePolicy ignores is not counted (its finalizer just goes), one it says fails the Job
   // marks the Job FailureTarget.
-  let failureTarget = (prev.conditions ?? []).find((c) => c.type === 'FailureTarget' && c.status === 'True');
-  const ignored: Pod[] = [];
-  for (const p of s.pods) {
-    const uid = p.metadata?.uid ?? '';
-    if (!hasFinalizer(p) || storedUids.has(uid)) continue;
-    if (isSucceeded(p)) uncounted.succeeded.push(uid);
-    else if (isFailed(job, p)) {
-      const verdict = failureVerdict(job, p);
-      if (verdict.action === 'Ignore') {
-        ignored.push(p);
-        continue;
-      }
-      if (verdict.action === 'FailJob' && !failureTarget)
-        failureTarget = condition('FailureTarget', 'PodFailurePolicy', verdict.message, nowIso);
-      uncounted.failed.push(uid);
-    }
-  }
+  const { failureTarget, ignored } = recordNewlyFinished(s, storedUids, uncounted);
   if (release.length || ignored.length) actions.push({ kind: 'removeFinalizers', pods: [...release, ...ignored] });
 
   const completions = job.spec?.completions;
   const indexed = job.spec?.completionMode === 'Indexed' && typeof completions === 'number';
-  // Indexed: what counts is which indexes succeeded, each once.
-  const completed = parseIndexes(prev.completedIndexes);
-  if (indexed) {
-    for (const p of s.pods) {
-      const i = completionIndex(p);
-      if (isSucceeded(p) && i !== undefined && i < completions) completed.add(i);
-    }
-  }
-  // backoffLimitPerIndex (Indexed): an index whose pods failed more than that many times is failed
-  // for good; each pod carries how often its index failed before.
   const perIndex = indexed ? job.spec?.backoffLimitPerIndex : undefined;
-  const failedIndexes = parseIndexes(prev.failedIndexes);
-  const indexFailures = new Map<number, number>();
-  if (indexed && perIndex !== undefined && perIndex !== null) {
-    for (const p of s.pods) {
-      const i = completionIndex(p);
-      if (i === undefined || i >= completions || !isFailed(job, p) || failureVerdict(job, p).action === 'Ignore')
-        continue;
-      const n = indexFailureCount(p) + 1;
-      indexFailures.set(i, Math.max(indexFailures.get(i) ?? 0, n));
-      if (n > perIndex) failedIndexes.add(i);
-    }
-  }
+  const { completed, failedIndexes, indexFailures } = indexAccounting(s, indexed ? completions : undefined);
   const allActive = s.pods.filter(isPodActive);
-  // Indexed: a pod of an index already done or failed, out of range or held twice is surplus.
-  const surplus: Pod[] = [];
-  const active = indexed ? [] : allActive;
-  if (indexed) {
-    const held = new Set<number>();
-    for (const p of allActive) {
-      const i = completionIndex(p);
-      if (i === undefined || i >= completions || completed.has(i) || failedIndexes.has(i) || held.has(i))
-        surplus.push(p);
-      else {
-        held.add(i);
-        active.push(p);
-      }
-    }
-  }
+  const { active, surplus } = indexed
+    ? splitByIndex(allActive, completions, completed, failedIndexes)
+    : { active: allActive, surplus: [] };
   const terminating = s.pods.filter(
     (p) => !!p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed',
   );
@@ -232,47 +316,21 @@ export function decideJob(s: JobState): JobDecision {
     );
   }
 
-  const limit = job.spec?.backoffLimit ?? 6;
   const start = Date.parse(status.startTime ?? '');
   const deadline = job.spec?.activeDeadlineSeconds;
-  let finishedCondition: JobCondition | undefined;
-  if (failureTarget) {
-    finishedCondition = condition(
-      'Failed',
-      failureTarget.reason ?? 'PodFailurePolicy',
-      failureTarget.message ?? '',
-      nowIso,
-    );
-  } else if (deadline !== undefined && deadline !== null && !Number.isNaN(start) && s.now >= start + deadline * 1000) {
-    finishedCondition = condition(
-      'Failed',
-      'DeadlineExceeded',
-      'Job was active longer than specified deadline',
-      nowIso,
-    );
-  } else if (typeof job.spec?.maxFailedIndexes === 'number' && failedIndexes.size > job.spec.maxFailedIndexes) {
-    finishedCondition = condition(
-      'Failed',
-      'MaxFailedIndexesExceeded',
-      'Job has exceeded the specified maximal number of failed indexes',
-      nowIso,
-    );
-  } else if (indexed && failedIndexes.size > 0 && completed.size + failedIndexes.size >= completions) {
-    finishedCondition = condition('Failed', 'FailedIndexes', 'Job has failed indexes', nowIso);
-  } else if (totalFailed > limit || pastBackoffLimitOnFailure(job, active)) {
-    finishedCondition = condition(
-      'Failed',
-      'BackoffLimitExceeded',
-      'Job has reached the specified backoff limit',
-      nowIso,
-    );
-  } else if (
-    completions !== undefined && completions !== null
-      ? totalSucceeded >= completions
-      : totalSucceeded > 0 && active.length === 0
-  ) {
-    finishedCondition = condition('Complete', '', '', nowIso);
-  }
+  const finishedCondition = finishedConditionOf({
+    job,
+    failureTarget,
+    start,
+    now: s.now,
+    nowIso,
+    indexed,
+    completed,
+    failedIndexes,
+    totalFailed,
+    totalSucceeded,
+    active,
+  });
   if (!finishedCondition && deadline !== undefined && deadline !== null && !Number.isNaN(start))
     requeueAfterMs = start + deadline * 1000 - s.now;
 
