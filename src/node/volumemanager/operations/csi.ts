@@ -194,7 +194,9 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
     }
     throw e;
   }
-  ctx.asw.markVolumeMounted({ ...mounted, state: 'Mounted' });
+  // Published, not yet usable: Mounted only once fsGroup and subPaths are done, so that the pod
+  // never reads as Running with a subPath that is about to fail (pod status watches the ASW).
+  ctx.asw.markVolumeMounted({ ...mounted, state: 'Uncertain' });
   try {
     const policy = driverObj?.spec.fsGroupPolicy ?? 'ReadWriteOnceWithFSType';
     if (
@@ -217,6 +219,7 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
     ctx.asw.markVolumeMounted({ ...mounted, state: 'Uncertain' });
     throw e;
   }
+  ctx.asw.markVolumeMounted({ ...mounted, state: 'Mounted' });
 }
 
 async function removePodVolumeDir(target: string): Promise<void> {
