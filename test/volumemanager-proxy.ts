@@ -17,6 +17,8 @@ export interface ProxyControls {
   onUnstage?: () => void;
   unstageGate?: Promise<void>;
   readonly publishAt: number[];
+  /** When set, NodeStageVolume is delayed this many ms (asked per call) before forwarding. */
+  stageDelayMs?: () => number;
 }
 
 export interface Proxy {
@@ -38,6 +40,10 @@ export async function startProxy(o: { socket: string; upstream: string }): Promi
       controls.onUnstage?.();
       if (controls.unstageGate) await controls.unstageGate;
       return controls.unstageFaults.shift();
+    }
+    if (method === 'NodeStageVolume' && controls.stageDelayMs) {
+      const ms = controls.stageDelayMs();
+      if (ms > 0) return { kind: 'delay', ms };
     }
     if (method === 'NodePublishVolume') {
       controls.publishAt.push(Date.now());

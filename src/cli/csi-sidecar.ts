@@ -7,13 +7,14 @@ import { runCsiSidecar, runCsiSidecarWithLeaderElection } from '../csi/sidecar/s
 import { newLogger } from '../util/log.js';
 import { CliError } from './errors.js';
 import { parsePositiveDuration, positiveInt } from './flags.js';
-import { loadKubeconfigOrFail } from './kubeconfig.js';
+import { addServerFlag, loadKubeconfigWithServers } from './kubeconfig.js';
 import { addLeaderElectionTimingFlags, leaderElectionConfig } from './leaderflags.js';
 import { runUntilSignalled } from './signals.js';
 
 interface SidecarFlags {
   readonly csiAddress: string;
   readonly kubeconfig: string;
+  readonly server: string[];
   readonly leaderElection: boolean;
   readonly leaderElect: boolean;
   readonly workers: number;
@@ -56,11 +57,12 @@ export function sidecarCommand(program: Command): Command {
     .option('--no-provisioner', 'do not provision or delete volumes')
     .option('--no-attacher', 'do not attach or detach volumes')
     .option('--no-resizer', 'do not expand volumes');
+  addServerFlag(cmd);
   return addLeaderElectionTimingFlags(cmd, 'leader-election').action(async (f: SidecarFlags) => {
     const election = f.leaderElection || f.leaderElect ? leaderElectionConfig(f, 'leader-election') : undefined;
     // Its Lease is external-provisioner's; the attacher and resizer write with their own user agents.
     const cfg = {
-      ...(await loadKubeconfigOrFail(f.kubeconfig)),
+      ...(await loadKubeconfigWithServers(f.kubeconfig, f.server)),
       userAgent: componentUserAgent(COMPONENTS.provisioner),
     };
     const log = newLogger('csi-sidecar');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { isDNS1123Subdomain } from '../api/resources/names.js';
 import { kubeconfigYaml } from '../api/tls.js';
+import { parseServerList } from '../client/balancer.js';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { RestClient } from '../client/rest.js';
 import { nodeUserName } from '../api/nodeauthz/identity.js';
@@ -15,6 +16,39 @@ export async function loadKubeconfigOrFail(path: string): Promise<RestConfig> {
   } catch (e) {
     throw new CliError(`cannot load kubeconfig ${path}: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+/**
+ * `--server URL`, repeated or comma-separated: further API servers of the same cluster (same CA
+ * and credentials as the kubeconfig). Requests go to the kubeconfig's server first and fail over
+ * to these in order when it cannot be reached (client-side balancer, as the k3s agent's).
+ */
+export function addServerFlag(cmd: Command): Command {
+  return cmd.option(
+    '--server <url>',
+    "another API server to fail over to when the kubeconfig's cannot be reached (repeatable, or comma-separated; same CA and credentials)",
+    collect,
+    [],
+  );
+}
+
+/** The kubeconfig at `path` with the `--server` list as its failover servers. */
+export async function loadKubeconfigWithServers(path: string, servers: readonly string[] = []): Promise<RestConfig> {
+  const cfg = await loadKubeconfigOrFail(path);
+  const extra = parseServerList(servers);
+  for (const s of extra) {
+    let u: URL | undefined;
+    try {
+      u = new URL(s);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:'))
+      throw new CliError(`invalid --server ${JSON.stringify(s)}: must be an https:// URL`);
+  }
+  return extra.length ? { ...cfg, servers: extra } : cfg;
 }
 
 /** `stowage kubeconfig node <name>`: a kubeconfig whose credential is that node's own. */

@@ -2,7 +2,7 @@
 import { COMPONENTS, componentUserAgent } from '../kube/version.js';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { loadKubeconfig } from '../client/kubeconfig.js';
+import { addServerFlag, loadKubeconfigWithServers } from './kubeconfig.js';
 import { RestClient } from '../client/rest.js';
 import { runNodeAgent } from '../node/agent.js';
 import { DEFAULT_BACKOFF } from '../util/backoff.js';
@@ -19,6 +19,7 @@ export const DEFAULT_NODE_ROOT_DIR = '/var/lib/stowage/node';
 
 interface NodeFlags {
   readonly kubeconfig: string;
+  readonly server: string[];
   readonly nodeName: string;
   readonly rootDir: string;
   readonly backoffCap: number;
@@ -31,7 +32,7 @@ interface NodeFlags {
 }
 
 export function nodeCommand(program: Command): Command {
-  return program
+  const cmd = program
     .command('node')
     .description('run the node agent: the Node object, its lease, and the CSI plugin manager')
     .requiredOption('--kubeconfig <path>', "kubeconfig with the node's credentials")
@@ -68,40 +69,40 @@ export function nodeCommand(program: Command): Command {
       'how often the Node is read back and its status corrected',
       parsePositiveDuration,
       DEFAULT_STATUS_CHECK_MS,
-    )
-    .action(async (f: NodeFlags) => {
-      const port = Number(f.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new CliError(`invalid --port ${JSON.stringify(f.port)}: must be 0-65535`);
-      const config = await loadKubeconfig(f.kubeconfig);
-      const clientCaPem =
-        f.clientCaFile !== undefined
-          ? await readFile(f.clientCaFile, 'utf8').catch((e: NodeJS.ErrnoException) => {
-              throw new CliError(`cannot read --client-ca-file ${f.clientCaFile}: ${e.code ?? e.message}`);
-            })
-          : config.caPem;
-      if (!clientCaPem)
-        throw new CliError(
-          'the node endpoint needs a CA to authenticate the API server: give --client-ca-file or a kubeconfig with certificate-authority data',
-        );
-      const client = new RestClient({ ...config, userAgent: componentUserAgent(COMPONENTS.kubelet) });
-      try {
-        await runUntilSignalled((signal) =>
-          runNodeAgent({
-            client,
-            nodeName: f.nodeName,
-            rootDir: f.rootDir,
-            backoffCapMs: f.backoffCap,
-            signal,
-            log: newLogger('node'),
-            containerRuntimeEndpoint: f.containerRuntimeEndpoint,
-            server: { address: f.address, port, clientCaPem },
-            leaseDurationSeconds: f.nodeLeaseDurationSeconds,
-            statusCheckMs: f.nodeStatusUpdateFrequency,
-          }),
-        );
-      } finally {
-        client.close();
-      }
-    });
+    );
+  return addServerFlag(cmd).action(async (f: NodeFlags) => {
+    const port = Number(f.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new CliError(`invalid --port ${JSON.stringify(f.port)}: must be 0-65535`);
+    const config = await loadKubeconfigWithServers(f.kubeconfig, f.server);
+    const clientCaPem =
+      f.clientCaFile !== undefined
+        ? await readFile(f.clientCaFile, 'utf8').catch((e: NodeJS.ErrnoException) => {
+            throw new CliError(`cannot read --client-ca-file ${f.clientCaFile}: ${e.code ?? e.message}`);
+          })
+        : config.caPem;
+    if (!clientCaPem)
+      throw new CliError(
+        'the node endpoint needs a CA to authenticate the API server: give --client-ca-file or a kubeconfig with certificate-authority data',
+      );
+    const client = new RestClient({ ...config, userAgent: componentUserAgent(COMPONENTS.kubelet) });
+    try {
+      await runUntilSignalled((signal) =>
+        runNodeAgent({
+          client,
+          nodeName: f.nodeName,
+          rootDir: f.rootDir,
+          backoffCapMs: f.backoffCap,
+          signal,
+          log: newLogger('node'),
+          containerRuntimeEndpoint: f.containerRuntimeEndpoint,
+          server: { address: f.address, port, clientCaPem },
+          leaseDurationSeconds: f.nodeLeaseDurationSeconds,
+          statusCheckMs: f.nodeStatusUpdateFrequency,
+        }),
+      );
+    } finally {
+      client.close();
+    }
+  });
 }

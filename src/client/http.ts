@@ -3,12 +3,18 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { componentUserAgent } from '../kube/version.js';
 import { TimeoutError, UnavailableError, StowageError } from '../util/errors.js';
+import { canFailOver, ServerList } from './balancer.js';
 import { errorFromStatus, errorFromTransport } from './status.js';
 
 /** How to reach a Kubernetes-compatible API server. */
 export interface RestConfig {
   /** e.g. `https://127.0.0.1:6443` (http:// is accepted for tests and loopback). */
   readonly server: string;
+  /**
+   * Further API servers of the same cluster (same CA, same credentials), tried in order after
+   * `server` when it cannot be reached; the one that answered stays current (client-side balancer).
+   */
+  readonly servers?: readonly string[];
   /** Bearer token; may be left out when a client certificate authenticates instead. */
   readonly token?: string;
   /** Client certificate and key (PEM): x509 authentication, CN the user, O the groups. */
@@ -58,7 +64,7 @@ export interface HttpRequest {
 
 /** Low-level transport: keep-alive agents (requests, watches), JSON in and out, errors typed at this edge. */
 export class HttpTransport {
-  private readonly base: URL;
+  private readonly servers: ServerList;
   private readonly agent: http.Agent;
   /**
    * Watches hold their connection for as long as they run, so they get their own pool without a
@@ -70,8 +76,8 @@ export class HttpTransport {
   private readonly timeoutMs: number;
 
   constructor(private readonly cfg: RestConfig) {
-    this.base = new URL(cfg.server);
-    const secure = this.base.protocol === 'https:';
+    this.servers = new ServerList([cfg.server, ...(cfg.servers ?? []).filter((s) => s !== cfg.server)]);
+    const secure = this.servers.current().protocol === 'https:';
     this.mod = secure ? https : http;
     const maxSockets = cfg.maxSockets ?? 32;
     this.agent = secure
@@ -102,7 +108,7 @@ export class HttpTransport {
     const deadline = req.timeoutMs ?? this.timeoutMs;
     const d = withDeadline(req.signal, deadline);
     try {
-      const res = await this.send(req, d.signal);
+      const res = await this.sendAnywhere(req, d.signal);
       const text = await readBody(res);
       const parsed = parseJson(text);
       const code = res.statusCode ?? 0;
@@ -130,7 +136,7 @@ export class HttpTransport {
     const signal = req.signal;
     let res: IncomingMessage;
     try {
-      res = await this.send(req, d.signal, this.watchAgent);
+      res = await this.sendAnywhere(req, d.signal, this.watchAgent);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
       if (d.timedOut()) throw new TimeoutError(`${req.path}: no response headers within ${deadline} ms`, { cause: e });
@@ -161,8 +167,26 @@ export class HttpTransport {
     this.watchAgent.destroy();
   }
 
-  private send(req: HttpRequest, signal: AbortSignal, agent: http.Agent = this.agent): Promise<IncomingMessage> {
-    const url = new URL(req.path, this.base);
+  /** Sends to the current server, failing over to the next ones while they cannot be reached. */
+  private async sendAnywhere(
+    req: HttpRequest,
+    signal: AbortSignal,
+    agent: http.Agent = this.agent,
+  ): Promise<IncomingMessage> {
+    const attempts = this.cfg.socketPath ? 1 : this.servers.size;
+    for (let i = 1; ; i++) {
+      const base = this.servers.current();
+      try {
+        return await this.send(req, signal, agent, base);
+      } catch (e) {
+        if (signal.aborted || i >= attempts || !canFailOver(e, req.method)) throw e;
+        this.servers.failed(base);
+      }
+    }
+  }
+
+  private send(req: HttpRequest, signal: AbortSignal, agent: http.Agent, base: URL): Promise<IncomingMessage> {
+    const url = new URL(req.path, base);
     for (const [k, v] of Object.entries(req.query ?? {})) {
       if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     }

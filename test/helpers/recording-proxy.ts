@@ -23,12 +23,27 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-export async function startRecordingProxy(upstream: Target): Promise<RecordingProxy> {
+/**
+ * `delayMs`, when given, holds each request that many ms (asked per request) before forwarding it:
+ * a slow API server for one kind of request (the pod list after a restart, say).
+ */
+export async function startRecordingProxy(
+  upstream: Target,
+  o: { delayMs?: (method: string, path: string) => number } = {},
+): Promise<RecordingProxy> {
   const base = new URL(upstream.baseUrl);
   const agent = new https.Agent({ keepAlive: true, ca: upstream.caPem });
   const requests: RecordedRequest[] = [];
   const server = http.createServer((req, res) => {
     requests.push({ method: req.method ?? '', path: req.url ?? '', atMs: Date.now() });
+    const wait = o.delayMs?.(req.method ?? '', req.url ?? '') ?? 0;
+    if (wait > 0) {
+      req.pause();
+      const t = setTimeout(() => forward(req, res), wait);
+      res.on('close', () => clearTimeout(t));
+    } else forward(req, res);
+  });
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const up = https.request(
       {
         host: base.hostname,
@@ -47,7 +62,8 @@ export async function startRecordingProxy(upstream: Target): Promise<RecordingPr
     up.on('error', () => res.destroy());
     res.on('close', () => up.destroy());
     req.pipe(up);
-  });
+    req.resume();
+  };
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (s) => {
     sockets.add(s);

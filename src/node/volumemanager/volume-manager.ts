@@ -203,9 +203,12 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
       objects.passDone();
     }
     inUse.sync(dsw);
-    for (const op of reconcile(dsw, asw, populator.hasPopulatedOnce())) {
+    const adopted = (pod: PodUid, outer: string): boolean => populator.wantedUnresolved(pod, outer);
+    for (const op of reconcile(dsw, asw, populator.hasPopulatedOnce(), adopted)) {
       if (op.kind === 'markDetached') {
-        asw.markVolumeDetached(op.volume); // a cache update, not an effect
+        // A cache update, not an effect; never while an operation on the volume runs (the kubelet's
+        // IsOperationPending check): a NodeStage in flight would otherwise report to a forgotten volume.
+        if (!exec.isPending({ volume: op.volume })) asw.markVolumeDetached(op.volume);
         continue;
       }
       const g = generate(ctx, op, durations);

@@ -17,7 +17,7 @@ describe('ActualStateOfWorld', () => {
     expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toEqual({ kind: 'notAttached' });
     a.markVolumeAttached(vol('h1'), csiSpec('h1'), '');
     expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toEqual({ kind: 'attached', deviceState: 'Unmounted' });
-    a.markDeviceMounted(vol('h1'), '/g', 'Mounted');
+    a.markDeviceMounted(vol('h1'), csiSpec('h1'), '/g', 'Mounted');
     a.markVolumeMounted(mounted('a', 'h1'));
     expect(a.podVolumeStatus(pod('a').uid, vol('h1'))).toMatchObject({
       kind: 'mounted',
@@ -34,17 +34,25 @@ describe('ActualStateOfWorld', () => {
     expect(a.attachedVolumes()).toEqual([]);
   });
 
-  it.each([
-    {
-      name: 'device mount before attach',
-      act: (a: ReturnType<typeof newActualStateOfWorld>) => a.markDeviceMounted(vol('h'), '/g', 'Mounted'),
-    },
-    {
-      name: 'pod mount before attach',
-      act: (a: ReturnType<typeof newActualStateOfWorld>) => a.markVolumeMounted(mounted('a', 'h')),
-    },
-  ])('refuses $name', ({ act }) => {
-    expect(() => act(newActualStateOfWorld())).toThrow(/not attached/);
+  // A mount that happened is recorded whatever the attach state says (the volume's pod may have gone
+  // while NodeStage ran): device Uncertain, so that the reconciler unstages it when nothing wants it.
+  it('records a device mount of a volume not attached, device Uncertain', () => {
+    const a = newActualStateOfWorld();
+    a.markDeviceMounted(vol('h'), csiSpec('h'), '/g', 'Mounted');
+    expect(a.attachedVolume(vol('h'))).toMatchObject({ deviceState: 'Uncertain', deviceMountPath: '/g' });
+    expect(a.unmountedDevices().map((v) => v.volume)).toEqual([vol('h')]);
+    expect(a.markVolumeDetached(vol('h'))).toBe(false);
+  });
+
+  it('records a pod mount of a volume not attached, device Uncertain', () => {
+    const a = newActualStateOfWorld();
+    a.markVolumeMounted(mounted('a', 'h'));
+    expect(a.podVolumeStatus(pod('a').uid, vol('h'))).toMatchObject({
+      kind: 'mounted',
+      state: 'Mounted',
+      deviceState: 'Uncertain',
+    });
+    expect(a.mountedPods().map((m) => m.pod.uid)).toEqual([pod('a').uid]);
   });
 
   it('remount and resize flags are set per pod and cleared by a new mount', () => {

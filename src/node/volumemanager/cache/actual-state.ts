@@ -52,11 +52,19 @@ export interface ActualStateOfWorld {
   markVolumeAttached(volume: VolumeName, spec: VolumeSpec, devicePath: string): void;
   /** Removes the volume. Refused (returns false) while pods are mounted or the device is not Unmounted. */
   markVolumeDetached(volume: VolumeName): boolean;
-  /** Throws when the volume is not attached: a device is never mounted before attach is verified. */
-  markDeviceMounted(volume: VolumeName, deviceMountPath: string, state: MountState): void;
+  /**
+   * Records a device mount (staging) that happened or may have. Never refused: when the volume is
+   * no longer (or not yet) attached here — its pod went away while NodeStage ran — the volume is
+   * recorded anyway with the device `Uncertain` (the kubelet's rule), so that the reconciler finds
+   * it and unstages it when no pod wants it, or stages it again (idempotent) when one does.
+   */
+  markDeviceMounted(volume: VolumeName, spec: VolumeSpec, deviceMountPath: string, state: MountState): void;
   /** No-op when not attached. */
   markDeviceUnmounted(volume: VolumeName): void;
-  /** Throws when the volume is not attached. Re-marking replaces state and clears remount/resize flags. */
+  /**
+   * Re-marking replaces state and clears remount/resize flags. Never refused: a pod mount of a
+   * volume not attached here is recorded with the device `Uncertain`, so that it is torn down.
+   */
   markVolumeMounted(m: Omit<MountedPod, 'remountRequired' | 'resizeRequired'>): void;
   /** No-op when absent. */
   markVolumeUnmounted(pod: PodUid, volume: VolumeName): void;
@@ -120,16 +128,19 @@ class Asw implements ActualStateOfWorld {
     return true;
   }
 
-  private must(volume: VolumeName): Entry {
+  /** The volume's entry; a mount reported for a volume absent here re-creates it, device Uncertain. */
+  private forMount(volume: VolumeName, spec: VolumeSpec): { entry: Entry; wasAttached: boolean } {
     const e = this.volumes.get(volume);
-    if (!e) throw new Error(`volume ${volume} is not attached in the actual state`);
-    return e;
+    if (e) return { entry: e, wasAttached: true };
+    const entry: Entry = { spec, devicePath: '', deviceMountPath: '', deviceState: 'Uncertain', pods: new Map() };
+    this.volumes.set(volume, entry);
+    return { entry, wasAttached: false };
   }
 
-  markDeviceMounted(volume: VolumeName, deviceMountPath: string, state: MountState): void {
-    const e = this.must(volume);
-    e.deviceMountPath = deviceMountPath;
-    e.deviceState = state;
+  markDeviceMounted(volume: VolumeName, spec: VolumeSpec, deviceMountPath: string, state: MountState): void {
+    const { entry, wasAttached } = this.forMount(volume, spec);
+    entry.deviceMountPath = deviceMountPath;
+    entry.deviceState = wasAttached ? state : 'Uncertain';
   }
 
   markDeviceUnmounted(volume: VolumeName): void {
@@ -139,7 +150,7 @@ class Asw implements ActualStateOfWorld {
   }
 
   markVolumeMounted(m: Omit<MountedPod, 'remountRequired' | 'resizeRequired'>): void {
-    const e = this.must(m.volume);
+    const e = this.forMount(m.volume, m.spec).entry;
     e.pods.set(m.pod.uid, { ...m, pod: { ...m.pod }, remountRequired: false, resizeRequired: false });
     let s = this.byPod.get(m.pod.uid);
     if (!s) this.byPod.set(m.pod.uid, (s = new Set()));

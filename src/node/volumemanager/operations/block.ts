@@ -46,7 +46,7 @@ export async function blockMountDevice(ctx: OperationContext, t: VolumeToMount, 
     volumeHandle: c.volumeHandle,
   });
   if (!(await client.nodeCapabilities()).has('STAGE_UNSTAGE_VOLUME')) {
-    ctx.asw.markDeviceMounted(t.volume, '', 'Mounted');
+    ctx.asw.markDeviceMounted(t.volume, t.spec, '', 'Mounted');
     return;
   }
   await mkdir(staging, { recursive: true, mode: 0o750 });
@@ -67,11 +67,11 @@ export async function blockMountDevice(ctx: OperationContext, t: VolumeToMount, 
     );
   } catch (e) {
     // A block staging leaves no mount to look at: only the gRPC code tells whether it may have happened.
-    if (e instanceof CsiError && e.uncertain) ctx.asw.markDeviceMounted(t.volume, staging, 'Uncertain');
+    if (e instanceof CsiError && e.uncertain) ctx.asw.markDeviceMounted(t.volume, t.spec, staging, 'Uncertain');
     else ctx.asw.markDeviceUnmounted(t.volume);
     throw e;
   }
-  ctx.asw.markDeviceMounted(t.volume, staging, 'Mounted');
+  ctx.asw.markDeviceMounted(t.volume, t.spec, staging, 'Mounted');
 }
 
 /** MapPodDevice + MapBlockVolume: publish, bind into the global map dir, descriptor-lock loop, pod symlink. */

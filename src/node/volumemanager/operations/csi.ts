@@ -94,7 +94,7 @@ export async function csiMountDevice(ctx: OperationContext, t: VolumeToMount, si
   const client = ctx.csi.get(c.driver);
   const staging = deviceMountPath(ctx.rootDir, c.driver, c.volumeHandle);
   if (!(await nodeCaps(client)).has('STAGE_UNSTAGE_VOLUME')) {
-    ctx.asw.markDeviceMounted(t.volume, '', 'Mounted');
+    ctx.asw.markDeviceMounted(t.volume, t.spec, '', 'Mounted');
     return;
   }
   // vol_data.json first: a crash during staging leaves a record that reconstruction can act on.
@@ -117,14 +117,14 @@ export async function csiMountDevice(ctx: OperationContext, t: VolumeToMount, si
       signal,
     );
   } catch (e) {
-    if (await uncertain(e, staging)) ctx.asw.markDeviceMounted(t.volume, staging, 'Uncertain');
+    if (await uncertain(e, staging)) ctx.asw.markDeviceMounted(t.volume, t.spec, staging, 'Uncertain');
     else {
       ctx.asw.markDeviceUnmounted(t.volume);
       await cleanupDeviceDir(staging);
     }
     throw e;
   }
-  ctx.asw.markDeviceMounted(t.volume, staging, 'Mounted');
+  ctx.asw.markDeviceMounted(t.volume, t.spec, staging, 'Mounted');
 }
 
 async function cleanupDeviceDir(staging: string): Promise<void> {
@@ -194,7 +194,9 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
     }
     throw e;
   }
-  ctx.asw.markVolumeMounted({ ...mounted, state: 'Mounted' });
+  // Published, not yet usable: Mounted only once fsGroup and subPaths are done, so that the pod
+  // never reads as Running with a subPath that is about to fail (pod status watches the ASW).
+  ctx.asw.markVolumeMounted({ ...mounted, state: 'Uncertain' });
   try {
     const policy = driverObj?.spec.fsGroupPolicy ?? 'ReadWriteOnceWithFSType';
     if (
@@ -217,6 +219,7 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
     ctx.asw.markVolumeMounted({ ...mounted, state: 'Uncertain' });
     throw e;
   }
+  ctx.asw.markVolumeMounted({ ...mounted, state: 'Mounted' });
 }
 
 async function removePodVolumeDir(target: string): Promise<void> {

@@ -93,7 +93,7 @@ export function generate(ctx: OperationContext, op: ExecutableOp, durations?: Hi
       const plugin = pluginFor(t.spec);
       const body = async (s: AbortSignal): Promise<void> => {
         if (plugin.mountDevice) await plugin.mountDevice(ctx, t, s);
-        else ctx.asw.markDeviceMounted(t.volume, '', 'Mounted');
+        else ctx.asw.markDeviceMounted(t.volume, t.spec, '', 'Mounted');
       };
       return wrap({ volume: op.volume }, 'mount_device', t.spec, body, {
         pod: t.pod,

@@ -150,7 +150,7 @@ export const csiPlugin: VolumePlugin = {
       const name = csiVolumeName(data.driverName, data.volumeHandle);
       asw.markVolumeAttached(name, spec, '');
       if (!ephemeral)
-        asw.markDeviceMounted(name, deviceMountPath(rootDir, data.driverName, data.volumeHandle), 'Uncertain');
+        asw.markDeviceMounted(name, spec, deviceMountPath(rootDir, data.driverName, data.volumeHandle), 'Uncertain');
       asw.markVolumeMounted({
         volume: name,
         pod,
@@ -174,7 +174,7 @@ export const csiPlugin: VolumePlugin = {
       const spec = csiSpecFor(specName, data.driverName, data.volumeHandle, false, true);
       const name = csiVolumeName(data.driverName, data.volumeHandle);
       asw.markVolumeAttached(name, spec, '');
-      asw.markDeviceMounted(name, blockStagingPath(rootDir, specName), 'Uncertain');
+      asw.markDeviceMounted(name, spec, blockStagingPath(rootDir, specName), 'Uncertain');
       asw.markVolumeMounted({
         volume: name,
         pod,

@@ -7,7 +7,9 @@ import { newDesiredStateOfWorld } from '../cache/desired-state.js';
 import { podUid } from '../types.js';
 import { newPopulator } from './populator.js';
 
-function setup(o: { requiresRepublish?: boolean; configMaps?: Map<string, ConfigMap> } = {}) {
+function setup(
+  o: { requiresRepublish?: boolean; configMaps?: Map<string, ConfigMap>; onClaimAsked?: () => void } = {},
+) {
   const claims = new Map<string, PersistentVolumeClaim>([
     [
       'c',
@@ -44,7 +46,10 @@ function setup(o: { requiresRepublish?: boolean; configMaps?: Map<string, Config
     republishMs: 60_000,
     pods: () => pods,
     lookups: {
-      claim: (_ns, n) => claims.get(n),
+      claim: (_ns, n) => {
+        o.onClaimAsked?.();
+        return claims.get(n);
+      },
       volume: (n) => (n === 'pv' ? pv : undefined),
       configMap: (_ns, n) => o.configMaps?.get(n),
       secret: () => undefined,
@@ -57,7 +62,17 @@ function setup(o: { requiresRepublish?: boolean; configMaps?: Map<string, Config
     clock,
     synced: () => synced,
   });
-  return { claims, dsw, asw, populator, events, clock, setPods: (p: Pod[]) => (pods = p), sync: () => (synced = true) };
+  return {
+    claims,
+    dsw,
+    asw,
+    populator,
+    events,
+    clock,
+    setPods: (p: Pod[]) => (pods = p),
+    sync: () => (synced = true),
+    unsync: () => (synced = false),
+  };
 }
 
 describe('populator', () => {
@@ -72,6 +87,28 @@ describe('populator', () => {
     t.setPods([]);
     t.populator.populate();
     expect(t.dsw.volumeNames()).toEqual([]);
+  });
+
+  // sourcesReady, then a populated desired state: a pass whose on-demand lookups (a node's GETs) were
+  // first asked during the pass has not populated anything yet, whatever was synced before it.
+  it('a pass whose lookups were not answered yet does not count as populated; unresolved volumes are reported', () => {
+    let answered = false;
+    const unanswered: Array<() => void> = [];
+    const t = setup({ onClaimAsked: () => !answered && unanswered.forEach((f) => f()) });
+    unanswered.push(() => t.unsync());
+    t.claims.clear();
+    t.sync();
+    t.populator.populate();
+    expect(t.populator.hasPopulatedOnce()).toBe(false);
+    expect(t.populator.wantedUnresolved(podUid('pu'), 'data')).toBe(true);
+    answered = true;
+    t.sync();
+    t.populator.populate();
+    expect(t.populator.hasPopulatedOnce()).toBe(true);
+    expect(t.populator.wantedUnresolved(podUid('pu'), 'data')).toBe(true);
+    t.setPods([]);
+    t.populator.populate();
+    expect(t.populator.wantedUnresolved(podUid('pu'), 'data')).toBe(false);
   });
 
   it('a live pod keeps its volume when its claim starts being deleted (never unmount a running pod)', () => {

@@ -11,10 +11,18 @@ import { podIsTerminating, podRefOf, resolvePodVolumes, type PopulatorLookups } 
 export interface Populator {
   /**
    * One full pass, synchronous: findAndAddNewPods then findAndRemoveDeletedPods. Once a pass has
-   * run with every informer synced, hasPopulatedOnce() is true for good.
+   * run with every informer synced before it and every lookup it asked answered after it (the
+   * kubelet's sourcesReady, then a populated desired state), hasPopulatedOnce() is true for good.
    */
   populate(): void;
   hasPopulatedOnce(): boolean;
+  /**
+   * Whether a live pod (listed, not terminating) names `outerSpecName` in its spec while the
+   * volume is unresolved in the last pass (claim or volume not fetched yet, a lookup failing, a
+   * driver not known yet). Such a volume is adopted as it is mounted, never torn down: the kubelet
+   * removes a pod's volumes only with the pod.
+   */
+  wantedUnresolved(pod: PodUid, outerSpecName: string): boolean;
 }
 
 export interface PopulatorOptions {
@@ -52,6 +60,8 @@ const WAIT_FOR_MOUNT_MS = 123_000; // kubelet podAttachAndMountTimeout (2m3s), a
 
 class DswPopulator implements Populator {
   private populated = false;
+  /** `<pod uid>/<outerSpecName>` of live pods' volumes that did not resolve in the last pass. */
+  private unresolved = new Set<string>();
   private readonly reported = new Map<string, { message: string; atMs: number; times: number }>();
   /** pod → start of its current wait for all volumes to be mounted (the kubelet's WaitForAttachAndMount). */
   private readonly waitingSince = new Map<PodUid, number>();
@@ -64,12 +74,19 @@ class DswPopulator implements Populator {
     return this.populated;
   }
 
+  wantedUnresolved(pod: PodUid, outerSpecName: string): boolean {
+    return this.unresolved.has(`${pod}/${outerSpecName}`);
+  }
+
   populate(): void {
     const synced = this.o.synced();
     const live = new Set<PodUid>();
+    this.unresolved = new Set();
     this.findAndAddNewPods(live);
     this.findAndRemoveDeletedPods(live);
-    if (synced) this.populated = true;
+    // Checked again after the pass: lookups fetched on demand (a node's GETs) count as synced only
+    // once what this pass asked for has answered; an unanswered claim is not a removed volume.
+    if (synced && this.o.synced()) this.populated = true;
   }
 
   private findAndAddNewPods(live: Set<PodUid>): void {
@@ -89,6 +106,7 @@ class DswPopulator implements Populator {
         if (!inSpec.has(cur.outerSpecName) || (now !== undefined && now !== cur.volume))
           dsw.deletePodFromVolume(ref.uid, cur.volume);
       }
+      for (const p of r.problems) this.unresolved.add(`${ref.uid}/${p.outerSpecName}`);
       let written: Map<VolumeName, string | undefined> | undefined;
       for (const { resizeNeeded, requiresRepublish, ...v } of r.volumes) {
         dsw.addPodToVolume(v);

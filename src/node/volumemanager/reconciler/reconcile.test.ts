@@ -9,7 +9,7 @@ const attached =
   (h: string, device: 'Mounted' | 'Uncertain' | 'Unmounted' = 'Mounted'): Setup =>
   (_d, a) => {
     a.markVolumeAttached(vol(h), csiSpec(h), '');
-    if (device !== 'Unmounted') a.markDeviceMounted(vol(h), `/g/${h}`, device);
+    if (device !== 'Unmounted') a.markDeviceMounted(vol(h), csiSpec(h), `/g/${h}`, device);
   };
 const mounted =
   (p: string, h: string, state: 'Mounted' | 'Uncertain' = 'Mounted'): Setup =>
@@ -27,7 +27,13 @@ const wants =
   (d) =>
     d.addPodToVolume(want(p, h, o));
 
-const cases: Array<{ name: string; setup: Setup[]; populated?: boolean; want: string[] }> = [
+const cases: Array<{
+  name: string;
+  setup: Setup[];
+  populated?: boolean;
+  unresolved?: string[];
+  want: string[];
+}> = [
   { name: 'new pod → verify attached', setup: [wants('a', 'h')], want: ['verifyAttached h'] },
   {
     name: 'attachable not yet reported in use → wait',
@@ -63,6 +69,18 @@ const cases: Array<{ name: string; setup: Setup[]; populated?: boolean; want: st
     populated: false,
     want: [],
   },
+  {
+    name: 'live pod whose volume did not resolve yet → adopted, nothing torn down',
+    setup: [attached('h'), mounted('a', 'h')],
+    unresolved: ['uid-a/data'],
+    want: [],
+  },
+  {
+    name: 'another pod unresolved → this one unmounted',
+    setup: [attached('h'), mounted('a', 'h')],
+    unresolved: ['uid-b/data'],
+    want: ['unmountVolume h uid-a'],
+  },
   { name: 'no pods, not desired → unmount device', setup: [attached('h')], want: ['unmountDevice h'] },
   {
     name: 'device still wanted → kept',
@@ -96,11 +114,12 @@ const cases: Array<{ name: string; setup: Setup[]; populated?: boolean; want: st
 ];
 
 describe('reconcile', () => {
-  it.each(cases)('$name', ({ setup, populated, want: expected }) => {
+  it.each(cases)('$name', ({ setup, populated, unresolved, want: expected }) => {
     const d = newDesiredStateOfWorld();
     const a = newActualStateOfWorld();
     for (const s of setup) s(d, a);
-    const ops = reconcile(d, a, populated ?? true).map((o) => {
+    const wanted = new Set(unresolved ?? []);
+    const ops = reconcile(d, a, populated ?? true, (p, outer) => wanted.has(`${p}/${outer}`)).map((o) => {
       const h = o.volume.split('^')[1];
       switch (o.kind) {
         case 'setUp':

@@ -28,24 +28,35 @@ export function needsDeviceMount(spec: VolumeSpec): boolean {
   return pluginFor(spec).requiresDeviceMount(spec);
 }
 
+/** A live pod names this volume but it did not resolve yet: what is mounted for it is adopted. */
+export type WantedUnresolved = (pod: PodUid, outerSpecName: string) => boolean;
+
+const NONE_UNRESOLVED: WantedUnresolved = () => false;
+
 /**
  * The reconciler's decision, pure: in order, unmount volumes no pod wants, mount or attach-verify
  * what pods want, then unmount devices (unstage) and forget volumes nothing uses any more.
  * Unmounting first frees devices before new mounts of the same volume race them (kubelet order).
  * Nothing is torn down before the populator's first full pass: until then a volume absent from
- * the desired state may just not have been added yet (after a restart it is still in use).
+ * the desired state may just not have been added yet (after a restart it is still in use). Nor
+ * afterwards is a volume a live pod still names but that did not resolve (`wantedUnresolved`).
  */
-export function reconcile(dsw: DswView, asw: AswView, populatedOnce: boolean): ReconcileOp[] {
+export function reconcile(
+  dsw: DswView,
+  asw: AswView,
+  populatedOnce: boolean,
+  wantedUnresolved: WantedUnresolved = NONE_UNRESOLVED,
+): ReconcileOp[] {
   const mounts = mountOrAttach(dsw, asw);
   if (!populatedOnce) return mounts;
-  return [...unmountVolumes(dsw, asw), ...mounts, ...unmountDevices(dsw, asw)];
+  return [...unmountVolumes(dsw, asw, wantedUnresolved), ...mounts, ...unmountDevices(dsw, asw)];
 }
 
-function unmountVolumes(dsw: DswView, asw: AswView): ReconcileOp[] {
+function unmountVolumes(dsw: DswView, asw: AswView, wantedUnresolved: WantedUnresolved): ReconcileOp[] {
   const out: ReconcileOp[] = [];
   for (const m of asw.mountedPods()) {
-    if (!dsw.podVolumeExists(m.pod.uid, m.volume))
-      out.push({ kind: 'unmountVolume', volume: m.volume, pod: m.pod.uid, mounted: m });
+    if (dsw.podVolumeExists(m.pod.uid, m.volume) || wantedUnresolved(m.pod.uid, m.outerSpecName)) continue;
+    out.push({ kind: 'unmountVolume', volume: m.volume, pod: m.pod.uid, mounted: m });
   }
   return out;
 }

@@ -49,8 +49,9 @@ export async function reconstructActualState(o: {
     if (!data) continue;
     const name = csiVolumeName(data.driverName, data.volumeHandle);
     if (asw.attachedVolume(name)) continue;
-    asw.markVolumeAttached(name, csiSpecFor(specName, data.driverName, data.volumeHandle, false, true), '');
-    asw.markDeviceMounted(name, blockStagingPath(rootDir, specName), 'Uncertain');
+    const spec = csiSpecFor(specName, data.driverName, data.volumeHandle, false, true);
+    asw.markVolumeAttached(name, spec, '');
+    asw.markDeviceMounted(name, spec, blockStagingPath(rootDir, specName), 'Uncertain');
   }
   // Stagings no pod directory mentions (a crash between unpublish and unstage, or during staging).
   for (const driver of await listDir(csiPluginDir(rootDir))) {
@@ -63,12 +64,9 @@ export async function reconstructActualState(o: {
       if (asw.attachedVolume(name)) continue;
       const staging = deviceMountPath(rootDir, raw.driverName, raw.volumeHandle);
       if (!(await exists(deviceVolDataPath(staging))) && !(await isMountPoint(staging))) continue;
-      asw.markVolumeAttached(
-        name,
-        csiSpecFor(`staged-${hash.slice(0, 12)}`, raw.driverName, raw.volumeHandle, false),
-        '',
-      );
-      asw.markDeviceMounted(name, staging, 'Uncertain');
+      const spec = csiSpecFor(`staged-${hash.slice(0, 12)}`, raw.driverName, raw.volumeHandle, false);
+      asw.markVolumeAttached(name, spec, '');
+      asw.markDeviceMounted(name, spec, staging, 'Uncertain');
     }
   }
   return n;
