@@ -17,6 +17,9 @@ import {
   type EmbeddedContainerd,
 } from '../node/runtime/containerd.js';
 import { newLogger } from '../util/log.js';
+import { agentImagesDir } from './images.js';
+import { importStartupImages, socketOf } from '../node/runtime/image-import.js';
+import { SHIPPED_SANDBOX_IMAGE } from '../node/runtime/pause/image.js';
 
 const log = newLogger('up');
 
@@ -154,11 +157,17 @@ async function startRuntime(o: AllInOneOptions): Promise<EmbeddedContainerd | un
     );
     return undefined;
   }
-  return startEmbeddedContainerd({
-    dir: join(o.dataDir, 'containerd'),
-    sandboxImage: want.embedded,
-    log: log.child('containerd'),
+  const dir = join(o.dataDir, 'containerd');
+  const containerd = await startEmbeddedContainerd({ dir, sandboxImage: want.embedded, log: log.child('containerd') });
+  // Offline images before any pod: the shipped sandbox image and k3s' `<data-dir>/agent/images/`.
+  await importStartupImages({
+    socket: socketOf(containerd.endpoint),
+    workDir: dir,
+    imagesDir: agentImagesDir(o.dataDir),
+    shipSandbox: want.embedded === SHIPPED_SANDBOX_IMAGE,
+    log: log.child('images'),
   });
+  return containerd;
 }
 
 /** Creates or updates the CSIDriver object of a built-in driver. */

@@ -64,7 +64,7 @@ export function upCommand(program: Command): void {
     )
     .option(
       '--pod-infra-container-image <image>',
-      'the sandbox ("pause") image of the embedded containerd',
+      'the sandbox ("pause") image of the embedded containerd (default: the one Stowage ships and imports at start)',
       DEFAULT_SANDBOX_IMAGE,
     );
   addNodeLifecycleFlags(addEtcdFlags(addRequestLimitFlags(cmd))).action(async (o: UpOptions) => {
