@@ -8,6 +8,7 @@ import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-ty
 import { newController, objectOf, watch, type RestClient } from '../../client/index.js';
 import { POD_CLAIM_INDEX, newControllerInformers, podClaimKeys, type ControllerInformers } from '../informers.js';
 import { newLogger } from '../../util/log.js';
+import { NotFoundError, toStowageError } from '../../util/errors.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import {
   PV_PROTECTION_FINALIZER,
@@ -20,6 +21,20 @@ import {
 import { splitNamespacedKey } from '../../kube/keys.js';
 
 const log = newLogger('protection');
+
+/**
+ * The update, or false when the object is already gone: the informer lags the store, and an
+ * object deleted meanwhile needs no finalizer change (kube ignores a claim it cannot find too).
+ */
+export async function updateUnlessGone(update: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await update();
+    return true;
+  } catch (e) {
+    if (toStowageError(e) instanceof NotFoundError) return false;
+    throw e;
+  }
+}
 
 export interface ProtectionRunOptions {
   readonly client: RestClient;
@@ -73,7 +88,7 @@ export async function runProtectionControllers(o: ProtectionRunOptions): Promise
       if (d.kind !== 'add' && d.kind !== 'remove') return;
       const next = structuredClone(claim);
       next.metadata!.finalizers = applyFinalizerDecision(claim.metadata?.finalizers, PVC_PROTECTION_FINALIZER, d);
-      await pvcApi.update(next, { namespace: ns });
+      if (!(await updateUnlessGone(() => pvcApi.update(next, { namespace: ns })))) return;
       log.debug(`${d.kind === 'add' ? 'added' : 'removed'} pvc-protection finalizer`, { claim: key });
     },
   });
@@ -98,7 +113,7 @@ export async function runProtectionControllers(o: ProtectionRunOptions): Promise
       if (d.kind !== 'add' && d.kind !== 'remove') return;
       const next = structuredClone(pv);
       next.metadata!.finalizers = applyFinalizerDecision(pv.metadata?.finalizers, PV_PROTECTION_FINALIZER, d);
-      await pvApi.update(next);
+      await updateUnlessGone(() => pvApi.update(next));
     },
   });
   await Promise.all([claims.run(signal), volumes.run(signal)]);
