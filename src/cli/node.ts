@@ -10,7 +10,7 @@ import { newLogger } from '../util/log.js';
 import { readFile } from 'node:fs/promises';
 import { CliError } from './errors.js';
 import { DEFAULT_NODE_PORT } from '../node/server/server.js';
-import { parseDuration, parsePositiveDuration, positiveInt } from './flags.js';
+import { durationOption, parseDuration, positiveInt } from './flags.js';
 import { LEASE_DURATION_SECONDS } from '../node/nodestatus/node-object.js';
 import { DEFAULT_STATUS_CHECK_MS } from '../node/nodestatus/node-status.js';
 import { runUntilSignalled } from './signals.js';
@@ -41,11 +41,13 @@ export function nodeCommand(program: Command): Command {
       hostname().toLowerCase(),
     )
     .option('--root-dir <dir>', 'root of plugins_registry/, plugins/ and pods/', DEFAULT_NODE_ROOT_DIR)
-    .option(
-      '--backoff-cap <duration>',
-      'cap of the per-plugin registration retry backoff',
-      parseDuration,
-      DEFAULT_BACKOFF.capMs,
+    .addOption(
+      durationOption(
+        '--backoff-cap <duration>',
+        'cap of the per-plugin registration retry backoff',
+        DEFAULT_BACKOFF.capMs,
+        parseDuration,
+      ),
     )
     .option(
       '--container-runtime-endpoint <endpoint>',
@@ -63,11 +65,12 @@ export function nodeCommand(program: Command): Command {
       positiveInt,
       LEASE_DURATION_SECONDS,
     )
-    .option(
-      '--node-status-update-frequency <duration>',
-      'how often the Node is read back and its status corrected',
-      parsePositiveDuration,
-      DEFAULT_STATUS_CHECK_MS,
+    .addOption(
+      durationOption(
+        '--node-status-update-frequency <duration>',
+        'how often the Node is read back and its status corrected',
+        DEFAULT_STATUS_CHECK_MS,
+      ),
     )
     .action(async (f: NodeFlags) => {
       const port = Number(f.port);
