@@ -6,8 +6,8 @@
  * over plain HTTP on loopback; and a sandbox that cannot be created reads as on a cluster
  * (FailedCreatePodSandBox, ContainerCreating, PodReadyToStartContainers False).
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -53,14 +53,19 @@ describe.skipIf(missing.length > 0)('pods with no internet', () => {
       join(hosts, 'hosts.toml'),
       `server = "http://${registry.host}"\n[host."http://${registry.host}"]\n  capabilities = ["pull", "resolve"]\n`,
     );
-    up = await startUp(dataDir, NODE, ['--no-hostpath'], { runtime: true, stderr: 'inherit' });
+    up = await startUp(
+      dataDir,
+      NODE,
+      ['--no-hostpath', '--container-log-max-size', '4Ki', '--container-log-max-files', '3'],
+      { runtime: true, stderr: 'inherit' },
+    );
     t = up.target;
   }, 180_000);
   afterAll(async () => {
     await tearDownRuntimeUp({ up, dir, registry });
   }, 240_000);
 
-  const pod = async (name: string, image: string): Promise<void> => {
+  const pod = async (name: string, image: string, command?: string[]): Promise<void> => {
     const r = await api(t, 'POST', `${NS}/pods`, {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -68,7 +73,7 @@ describe.skipIf(missing.length > 0)('pods with no internet', () => {
       spec: {
         nodeName: NODE,
         terminationGracePeriodSeconds: 1,
-        containers: [{ name: 'c', image, imagePullPolicy: 'IfNotPresent' }],
+        containers: [{ name: 'c', image, imagePullPolicy: 'IfNotPresent', ...(command ? { command } : {}) }],
       },
     });
     expect(r.status, r.text).toBe(201);
@@ -112,6 +117,44 @@ describe.skipIf(missing.length > 0)('pods with no internet', () => {
     await pod('mirrored', 'registry.example.invalid/busybox:mirrored');
     await running('mirrored');
   }, 120_000);
+
+  it.skipIf(!hasKubectl)(
+    'container logs rotate at --container-log-max-size keeping --container-log-max-files; kubectl logs -f reads across',
+    async () => {
+      await pod('chatty', 'localhost/busybox:boot', [
+        'sh',
+        '-c',
+        'i=0; while true; do echo n$i; i=$((i+1)); sleep 0.05; done',
+      ]);
+      await running('chatty');
+      const uid = (await api(t, 'GET', `${NS}/pods/chatty`)).body.metadata.uid as string;
+      const logDir = join(dataDir, 'node', 'logs', 'pods', `default_chatty_${uid}`, 'c');
+      const { env } = kubectlIn(() => dataDir);
+      const follow = spawn('kubectl', ['logs', '-f', 'chatty'], { env: env(), stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      follow.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      try {
+        // Two rotations: the older rotated file is then compressed.
+        await expect
+          .poll(() => readdirSync(logDir).filter((n) => n.endsWith('.gz')).length, { timeout: 90_000, interval: 500 })
+          .toBeGreaterThan(0);
+        const files = readdirSync(logDir);
+        expect(files.length).toBeLessThanOrEqual(3);
+        expect(files).toContain('0.log');
+        const after = out.split('\n').length;
+        await expect.poll(() => out.split('\n').length, { timeout: 30_000 }).toBeGreaterThan(after + 20);
+      } finally {
+        follow.kill('SIGTERM');
+      }
+      const numbers = out
+        .trim()
+        .split('\n')
+        .map((l) => Number(l.slice(1)));
+      expect(numbers[0]).toBe(0);
+      expect(numbers).toEqual(numbers.map((_, i) => i)); // no line lost or repeated across the rotations
+    },
+    150_000,
+  );
 
   it('a sandbox that cannot be created: FailedCreatePodSandBox, ContainerCreating, PodReadyToStartContainers False', async () => {
     // The sandbox image gone from the runtime: containerd tries to pull it (localhost only) and fails.

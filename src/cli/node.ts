@@ -11,13 +11,14 @@ import { readFile } from 'node:fs/promises';
 import { CliError } from './errors.js';
 import { DEFAULT_NODE_PORT } from '../node/server/server.js';
 import { durationOption, parseDuration, positiveInt } from './flags.js';
+import { addContainerLogFlags, containerLogPolicy, type ContainerLogFlags } from './logflags.js';
 import { LEASE_DURATION_SECONDS } from '../node/nodestatus/node-object.js';
 import { DEFAULT_STATUS_CHECK_MS } from '../node/nodestatus/node-status.js';
 import { runUntilSignalled } from './signals.js';
 
 export const DEFAULT_NODE_ROOT_DIR = '/var/lib/stowage/node';
 
-interface NodeFlags {
+interface NodeFlags extends ContainerLogFlags {
   readonly kubeconfig: string;
   readonly nodeName: string;
   readonly rootDir: string;
@@ -31,8 +32,9 @@ interface NodeFlags {
 }
 
 export function nodeCommand(program: Command): Command {
-  return program
-    .command('node')
+  const cmd = program.command('node');
+  addContainerLogFlags(cmd);
+  return cmd
     .description('run the node agent: the Node object, its lease, and the CSI plugin manager')
     .requiredOption('--kubeconfig <path>', "kubeconfig with the node's credentials")
     .option(
@@ -101,6 +103,7 @@ export function nodeCommand(program: Command): Command {
             server: { address: f.address, port, clientCaPem },
             leaseDurationSeconds: f.nodeLeaseDurationSeconds,
             statusCheckMs: f.nodeStatusUpdateFrequency,
+            containerLogs: containerLogPolicy(f),
           }),
         );
       } finally {
