@@ -631,6 +631,7 @@ describe('paths and media types', () => {
         reason: 'NotFound',
         code: 404,
         message: 'the server could not find the requested resource',
+        details: {},
       });
     }
   });

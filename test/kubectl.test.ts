@@ -228,6 +228,18 @@ ${extra}`;
     expect(p.stdout).toContain('FIELD: port <IntOrString>');
   });
 
+  it('debug: without pods/ephemeralcontainers kubectl says ephemeral containers are disabled (it does not crash)', async () => {
+    const pod = file(
+      'dbg.yaml',
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: dbg}\nspec: {containers: [{name: c, image: busybox:1}]}\n',
+    );
+    expect((await kubectl('apply', '-f', pod)).code).toBe(0);
+    const r = await kubectl('debug', 'dbg', '--image=busybox:1');
+    expect(r.stderr).not.toContain('panic');
+    expect(r.stderr).toContain('ephemeral containers are disabled for this cluster');
+    expect(r.code).toBe(1);
+  });
+
   it('auth whoami and auth can-i (one check and --list) answer from the server', async () => {
     // kubectl 1.27 asks authentication.k8s.io v1alpha1 and v1beta1 only (v1 is GA from 1.28); Stowage serves v1.
     if (!bin.endsWith('kubectl.1.27')) {

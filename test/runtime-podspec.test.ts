@@ -280,6 +280,41 @@ describe.skipIf(missing.length > 0)('pod spec on the embedded containerd', () =>
     expect(readFileSync(join(hostDir, 'env', 'pods', 'envpod', 'pwd.txt'), 'utf8').trim()).toBe('/out');
   }, 120_000);
 
+  it('configMap, secret, downwardAPI and projected volumes are read-only in the container; emptyDir is not', async () => {
+    const r = await api(t, 'POST', `${NS}/configmaps`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'rocm' },
+      data: { k: 'v' },
+    });
+    expect(r.status, r.text).toBe(201);
+    const dirs = ['cm', 'sec', 'down', 'proj', 'scratch'];
+    const script = dirs
+      .map((d) => `if touch /${d}/new 2>/dev/null; then echo ${d}=rw; else echo ${d}=ro; fi`)
+      .join('; ');
+    await pod('ropod', `(${script}) > /out/ro.txt`, {
+      c: {
+        volumeMounts: [...dirs.map((d) => ({ name: d, mountPath: `/${d}` })), { name: 'out', mountPath: '/out' }],
+      },
+      spec: {
+        volumes: [
+          { name: 'cm', configMap: { name: 'rocm' } },
+          { name: 'sec', secret: { secretName: 'envsec', optional: true } },
+          { name: 'down', downwardAPI: { items: [{ path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } },
+          { name: 'proj', projected: { sources: [{ configMap: { name: 'rocm' } }] } },
+          { name: 'scratch', emptyDir: {} },
+          { name: 'out', hostPath: { path: join(hostDir, 'ro'), type: 'DirectoryOrCreate' } },
+        ],
+      },
+    });
+    await expect.poll(async () => (await status('ropod'))?.phase, { timeout: 90_000 }).toBe('Succeeded');
+    expect(
+      readFileSync(join(hostDir, 'ro', 'ro.txt'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toEqual(['cm=ro', 'sec=ro', 'down=ro', 'proj=ro', 'scratch=rw']);
+  }, 120_000);
+
   it('a block claim reaches the container as a device at its devicePath', async () => {
     const pvc = {
       apiVersion: 'v1',

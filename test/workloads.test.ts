@@ -114,6 +114,42 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('Deployments, ReplicaSets and 
     expect(slices.items[0].endpoints).toMatchObject([{ addresses: [node], conditions: { ready: true } }]);
   }, 180_000);
 
+  it('rollout undo of an applied Deployment (no resources) reuses the old ReplicaSet', async () => {
+    // kubectl's undo writes back the ReplicaSet's template marshalled from Go structs: it gains
+    // `resources: {}` and `creationTimestamp: null`, which kube's hash and EqualIgnoreHash ignore.
+    const file = join(dataDir, 'undo.yaml');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: {name: undo}',
+        'spec:',
+        '  replicas: 1',
+        '  selector: {matchLabels: {app: undo}}',
+        '  template:',
+        '    metadata: {labels: {app: undo}}',
+        '    spec:',
+        '      containers: [{name: c, image: registry.local/undo:1}]',
+        '',
+      ].join('\n'),
+    );
+    await kubectl('apply', '-f', file);
+    await kubectl('rollout', 'status', 'deployment/undo', '--timeout=60s');
+    const [first] = (await json('get', 'rs', '-l', 'app=undo')).items;
+    await kubectl('set', 'image', 'deployment/undo', 'c=registry.local/undo:2');
+    await kubectl('rollout', 'status', 'deployment/undo', '--timeout=60s');
+    await kubectl('rollout', 'undo', 'deployment/undo');
+    await kubectl('rollout', 'status', 'deployment/undo', '--timeout=60s');
+    const rss = (await json('get', 'rs', '-l', 'app=undo')).items as Array<{
+      metadata: { name: string; annotations: Record<string, string> };
+    }>;
+    expect(rss.map((rs) => rs.metadata.name).sort()).toHaveLength(2);
+    const reused = rss.find((rs) => rs.metadata.name === first.metadata.name);
+    expect(reused?.metadata.annotations['deployment.kubernetes.io/revision']).toBe('3');
+    expect(await images('app=undo')).toEqual(['registry.local/undo:1']);
+  }, 120_000);
+
   it('Recreate on a ReadWriteOnce claim: the new pod starts only after the old one is gone', async () => {
     const file = join(dataDir, 'db.yaml');
     writeFileSync(

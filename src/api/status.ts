@@ -161,7 +161,9 @@ export function notFound(s: ErrorSubject): ApiNotFoundError {
 
 /** A path the server does not serve (no resource, unknown group or version). */
 export function pathNotFound(): ApiNotFoundError {
-  return new ApiNotFoundError('the server could not find the requested resource');
+  // kube-apiserver's answer carries an empty `details` object; kubectl reads `details.name` on this
+  // 404 (`kubectl debug` without pods/ephemeralcontainers) and crashes when it is missing.
+  return new ApiNotFoundError('the server could not find the requested resource', {});
 }
 
 export function alreadyExists(s: ErrorSubject): ApiAlreadyExistsError {

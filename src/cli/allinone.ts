@@ -17,6 +17,10 @@ import {
   type EmbeddedContainerd,
 } from '../node/runtime/containerd.js';
 import { newLogger } from '../util/log.js';
+import { agentImagesDir } from './images.js';
+import { importStartupImages, socketOf } from '../node/runtime/image-import.js';
+import { SHIPPED_SANDBOX_IMAGE } from '../node/runtime/pause/image.js';
+import type { LogRotationPolicy } from '../node/runtime/log-rotation.js';
 
 const log = newLogger('up');
 
@@ -40,6 +44,8 @@ export interface AllInOneOptions {
    * image) when containerd and runc are on PATH, else none; or none.
    */
   readonly containerRuntime?: { readonly endpoint: string } | { readonly embedded: string } | 'none';
+  /** Container log rotation (default: the kubelet's 10Mi, 5 files). */
+  readonly containerLogs?: LogRotationPolicy;
   /** The cluster CA: the node endpoint (on a free port) accepts the API server's certificate from it. */
   readonly clusterCaPem?: string;
   /** Where the node endpoint listens (`up --address`; default loopback); a specific address is also the node's InternalIP. */
@@ -93,6 +99,7 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
       signal: agentStop.signal,
       containerRuntimeEndpoint: endpoint,
       noRuntimeAsked: o.containerRuntime === 'none',
+      ...(o.containerLogs ? { containerLogs: o.containerLogs } : {}),
       ...(o.clusterCaPem
         ? { server: { address: o.nodeAddress ?? '127.0.0.1', port: 0, clientCaPem: o.clusterCaPem } }
         : {}),
@@ -154,11 +161,17 @@ async function startRuntime(o: AllInOneOptions): Promise<EmbeddedContainerd | un
     );
     return undefined;
   }
-  return startEmbeddedContainerd({
-    dir: join(o.dataDir, 'containerd'),
-    sandboxImage: want.embedded,
-    log: log.child('containerd'),
+  const dir = join(o.dataDir, 'containerd');
+  const containerd = await startEmbeddedContainerd({ dir, sandboxImage: want.embedded, log: log.child('containerd') });
+  // Offline images before any pod: the shipped sandbox image and k3s' `<data-dir>/agent/images/`.
+  await importStartupImages({
+    socket: socketOf(containerd.endpoint),
+    workDir: dir,
+    imagesDir: agentImagesDir(o.dataDir),
+    shipSandbox: want.embedded === SHIPPED_SANDBOX_IMAGE,
+    log: log.child('images'),
   });
+  return containerd;
 }
 
 /** Creates or updates the CSIDriver object of a built-in driver. */

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_REGISTRAR_TIMEOUT_MS, runRegistrar } from '../csi/registrar/registrar.js';
 import { newLogger } from '../util/log.js';
-import { parseDuration } from './flags.js';
+import { durationOption, parseDuration } from './flags.js';
 import { runUntilSignalled } from './signals.js';
 
 interface RegistrarFlags {
@@ -24,7 +24,14 @@ export function registrarCommand(program: Command): Command {
       'kubelet plugin registry directory (e.g. /var/lib/kubelet/plugins_registry)',
     )
     .option('--http-endpoint <host:port>', 'serve /healthz here')
-    .option('--timeout <duration>', 'deadline for calls to the driver', parseDuration, DEFAULT_REGISTRAR_TIMEOUT_MS)
+    .addOption(
+      durationOption(
+        '--timeout <duration>',
+        'deadline for calls to the driver',
+        DEFAULT_REGISTRAR_TIMEOUT_MS,
+        parseDuration,
+      ),
+    )
     .action(async (f: RegistrarFlags) => {
       try {
         await runUntilSignalled((signal) =>

@@ -6,7 +6,7 @@ import { CsiClient } from '../csi/client.js';
 import { runCsiSidecar, runCsiSidecarWithLeaderElection } from '../csi/sidecar/sidecar.js';
 import { newLogger } from '../util/log.js';
 import { CliError } from './errors.js';
-import { parsePositiveDuration, positiveInt } from './flags.js';
+import { durationOption, positiveInt } from './flags.js';
 import { addServerFlag, loadKubeconfigWithServers } from './kubeconfig.js';
 import { addLeaderElectionTimingFlags, leaderElectionConfig } from './leaderflags.js';
 import { runUntilSignalled } from './signals.js';
@@ -44,7 +44,7 @@ export function sidecarCommand(program: Command): Command {
     )
     .option('--leader-elect', 'the same as --leader-election', false)
     .option('--workers <n>', 'workers per queue', positiveInt, 4)
-    .option('--timeout <duration>', 'timeout of each CSI call', parsePositiveDuration, 15_000)
+    .addOption(durationOption('--timeout <duration>', 'timeout of each CSI call', 15_000))
     .option(
       '--extra-create-metadata',
       'pass csi.storage.k8s.io/pvc/name, pvc/namespace and pv/name to CreateVolume',
@@ -52,7 +52,7 @@ export function sidecarCommand(program: Command): Command {
     )
     .option('--enable-capacity', 'publish CSIStorageCapacity objects from GetCapacity', false)
     .option('--capacity-namespace <ns>', 'namespace of the CSIStorageCapacity objects', 'kube-system')
-    .option('--capacity-poll-interval <duration>', 'how often GetCapacity is polled', parsePositiveDuration, 60_000)
+    .addOption(durationOption('--capacity-poll-interval <duration>', 'how often GetCapacity is polled', 60_000))
     .option('--capacity-for-immediate-binding', 'track Immediate classes too', false)
     .option('--no-provisioner', 'do not provision or delete volumes')
     .option('--no-attacher', 'do not attach or detach volumes')

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 
 /**
  * Parses a duration flag as Go's time.ParseDuration does for the upstream tools whose flags we
@@ -25,6 +25,28 @@ export function parsePositiveDuration(s: string): number {
   const ms = parseDuration(s);
   if (ms <= 0) throw new InvalidArgumentError('duration must be positive');
   return Math.round(ms);
+}
+
+/** Milliseconds as Go's time.Duration prints them (`500ms`, `15s`, `1m0s`, `1h0m0s`), as kube's --help shows defaults. */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1_000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1_000;
+  if (h > 0) return `${h}h${m}m${s}s`;
+  if (m > 0) return `${m}m${s}s`;
+  return `${s}s`;
+}
+
+/** A `<duration>` flag whose default --help shows as a Go duration; the value is milliseconds. */
+export function durationOption(
+  flags: string,
+  description: string,
+  defaultMs: number,
+  parse: (s: string) => number = parsePositiveDuration,
+): Option {
+  return new Option(flags, description).argParser(parse).default(defaultMs, formatDuration(defaultMs));
 }
 
 /** An integer flag that must be at least 1. */

@@ -3,6 +3,7 @@ import { controllersCommand } from './controllers.js';
 import { hostpathCommand } from './csi-hostpath.js';
 import { registrarCommand } from './csi-registrar.js';
 import { sidecarCommand } from './csi-sidecar.js';
+import { imagesCommand } from './images.js';
 import { kubeconfigCommand } from './kubeconfig.js';
 import { nodeCommand } from './node.js';
 import { CliError } from './errors.js';
@@ -19,6 +20,7 @@ registrarCommand(program);
 sidecarCommand(program);
 nodeCommand(program);
 kubeconfigCommand(program);
+imagesCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -10,14 +10,15 @@ import { newLogger } from '../util/log.js';
 import { readFile } from 'node:fs/promises';
 import { CliError } from './errors.js';
 import { DEFAULT_NODE_PORT } from '../node/server/server.js';
-import { parseDuration, parsePositiveDuration, positiveInt } from './flags.js';
+import { durationOption, parseDuration, positiveInt } from './flags.js';
+import { addContainerLogFlags, containerLogPolicy, type ContainerLogFlags } from './logflags.js';
 import { LEASE_DURATION_SECONDS } from '../node/nodestatus/node-object.js';
 import { DEFAULT_STATUS_CHECK_MS } from '../node/nodestatus/node-status.js';
 import { runUntilSignalled } from './signals.js';
 
 export const DEFAULT_NODE_ROOT_DIR = '/var/lib/stowage/node';
 
-interface NodeFlags {
+interface NodeFlags extends ContainerLogFlags {
   readonly kubeconfig: string;
   readonly server: string[];
   readonly nodeName: string;
@@ -32,8 +33,10 @@ interface NodeFlags {
 }
 
 export function nodeCommand(program: Command): Command {
-  const cmd = program
-    .command('node')
+  const cmd = program.command('node');
+  addContainerLogFlags(cmd);
+  addServerFlag(cmd);
+  return cmd
     .description('run the node agent: the Node object, its lease, and the CSI plugin manager')
     .requiredOption('--kubeconfig <path>', "kubeconfig with the node's credentials")
     .option(
@@ -42,11 +45,13 @@ export function nodeCommand(program: Command): Command {
       hostname().toLowerCase(),
     )
     .option('--root-dir <dir>', 'root of plugins_registry/, plugins/ and pods/', DEFAULT_NODE_ROOT_DIR)
-    .option(
-      '--backoff-cap <duration>',
-      'cap of the per-plugin registration retry backoff',
-      parseDuration,
-      DEFAULT_BACKOFF.capMs,
+    .addOption(
+      durationOption(
+        '--backoff-cap <duration>',
+        'cap of the per-plugin registration retry backoff',
+        DEFAULT_BACKOFF.capMs,
+        parseDuration,
+      ),
     )
     .option(
       '--container-runtime-endpoint <endpoint>',
@@ -64,45 +69,47 @@ export function nodeCommand(program: Command): Command {
       positiveInt,
       LEASE_DURATION_SECONDS,
     )
-    .option(
-      '--node-status-update-frequency <duration>',
-      'how often the Node is read back and its status corrected',
-      parsePositiveDuration,
-      DEFAULT_STATUS_CHECK_MS,
-    );
-  return addServerFlag(cmd).action(async (f: NodeFlags) => {
-    const port = Number(f.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535)
-      throw new CliError(`invalid --port ${JSON.stringify(f.port)}: must be 0-65535`);
-    const config = await loadKubeconfigWithServers(f.kubeconfig, f.server);
-    const clientCaPem =
-      f.clientCaFile !== undefined
-        ? await readFile(f.clientCaFile, 'utf8').catch((e: NodeJS.ErrnoException) => {
-            throw new CliError(`cannot read --client-ca-file ${f.clientCaFile}: ${e.code ?? e.message}`);
-          })
-        : config.caPem;
-    if (!clientCaPem)
-      throw new CliError(
-        'the node endpoint needs a CA to authenticate the API server: give --client-ca-file or a kubeconfig with certificate-authority data',
-      );
-    const client = new RestClient({ ...config, userAgent: componentUserAgent(COMPONENTS.kubelet) });
-    try {
-      await runUntilSignalled((signal) =>
-        runNodeAgent({
-          client,
-          nodeName: f.nodeName,
-          rootDir: f.rootDir,
-          backoffCapMs: f.backoffCap,
-          signal,
-          log: newLogger('node'),
-          containerRuntimeEndpoint: f.containerRuntimeEndpoint,
-          server: { address: f.address, port, clientCaPem },
-          leaseDurationSeconds: f.nodeLeaseDurationSeconds,
-          statusCheckMs: f.nodeStatusUpdateFrequency,
-        }),
-      );
-    } finally {
-      client.close();
-    }
-  });
+    .addOption(
+      durationOption(
+        '--node-status-update-frequency <duration>',
+        'how often the Node is read back and its status corrected',
+        DEFAULT_STATUS_CHECK_MS,
+      ),
+    )
+    .action(async (f: NodeFlags) => {
+      const port = Number(f.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new CliError(`invalid --port ${JSON.stringify(f.port)}: must be 0-65535`);
+      const config = await loadKubeconfigWithServers(f.kubeconfig, f.server);
+      const clientCaPem =
+        f.clientCaFile !== undefined
+          ? await readFile(f.clientCaFile, 'utf8').catch((e: NodeJS.ErrnoException) => {
+              throw new CliError(`cannot read --client-ca-file ${f.clientCaFile}: ${e.code ?? e.message}`);
+            })
+          : config.caPem;
+      if (!clientCaPem)
+        throw new CliError(
+          'the node endpoint needs a CA to authenticate the API server: give --client-ca-file or a kubeconfig with certificate-authority data',
+        );
+      const client = new RestClient({ ...config, userAgent: componentUserAgent(COMPONENTS.kubelet) });
+      try {
+        await runUntilSignalled((signal) =>
+          runNodeAgent({
+            client,
+            nodeName: f.nodeName,
+            rootDir: f.rootDir,
+            backoffCapMs: f.backoffCap,
+            signal,
+            log: newLogger('node'),
+            containerRuntimeEndpoint: f.containerRuntimeEndpoint,
+            server: { address: f.address, port, clientCaPem },
+            leaseDurationSeconds: f.nodeLeaseDurationSeconds,
+            statusCheckMs: f.nodeStatusUpdateFrequency,
+            containerLogs: containerLogPolicy(f),
+          }),
+        );
+      } finally {
+        client.close();
+      }
+    });
 }

@@ -4,10 +4,10 @@
  * rates and threshold; values that make no sense (a negative rate, a fraction above 1) are refused
  * with a one-line error.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { DEFAULT_NODE_MONITOR_GRACE_MS, DEFAULT_NODE_MONITOR_PERIOD_MS } from '../controllers/nodelifecycle/decide.js';
 import { DEFAULT_EVICTION_LIMITS, type EvictionLimits } from '../controllers/nodelifecycle/zones.js';
-import { boundedNumber, nonNegativeInt, parsePositiveDuration } from './flags.js';
+import { boundedNumber, durationOption, nonNegativeInt } from './flags.js';
 
 /** What commander parses from addNodeLifecycleFlags (durations in milliseconds). */
 export interface NodeLifecycleFlags {
@@ -27,10 +27,6 @@ export interface NodeLifecycleOptions {
 }
 
 /** A duration flag whose help shows its default as a duration (`40s`), not milliseconds. */
-function durationOption(flags: string, description: string, defaultMs: number): Option {
-  return new Option(flags, description).argParser(parsePositiveDuration).default(defaultMs, `${defaultMs / 1000}s`);
-}
-
 /** kube-controller-manager's zone eviction flags of the node lifecycle controller. */
 export function addEvictionLimitFlags(cmd: Command): Command {
   const d = DEFAULT_EVICTION_LIMITS;

@@ -11,12 +11,13 @@ import { prepareDataDir } from './datadir.js';
 import { CliError } from './errors.js';
 import { DEFAULT_SANDBOX_IMAGE } from '../node/runtime/containerd.js';
 import { runUntilSignalled } from './signals.js';
+import { addContainerLogFlags, containerLogPolicy, type ContainerLogFlags } from './logflags.js';
 import { addEtcdFlags, openStoreFromFlags, type EtcdFlags } from './storeflags.js';
 import { parseGoDuration, type RequestLimits } from '../api/limits.js';
 import { DEFAULT_SERVICE_CIDR, parseCidr } from '../api/resources/serviceip.js';
 import { addNodeLifecycleFlags, nodeLifecycleOptions, type NodeLifecycleFlags } from './nodelifecycleflags.js';
 
-export interface UpOptions extends EtcdFlags, RequestLimitFlags, NodeLifecycleFlags {
+export interface UpOptions extends EtcdFlags, RequestLimitFlags, NodeLifecycleFlags, Partial<ContainerLogFlags> {
   readonly address: string;
   readonly port: string;
   readonly dataDir: string;
@@ -64,10 +65,10 @@ export function upCommand(program: Command): void {
     )
     .option(
       '--pod-infra-container-image <image>',
-      'the sandbox ("pause") image of the embedded containerd',
+      'the sandbox ("pause") image of the embedded containerd (default: the one Stowage ships and imports at start)',
       DEFAULT_SANDBOX_IMAGE,
     );
-  addNodeLifecycleFlags(addEtcdFlags(addRequestLimitFlags(cmd))).action(async (o: UpOptions) => {
+  addContainerLogFlags(addNodeLifecycleFlags(addEtcdFlags(addRequestLimitFlags(cmd)))).action(async (o: UpOptions) => {
     await runUp(o);
   });
 }
@@ -170,6 +171,7 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
           : o.containerRuntime === false
             ? 'none'
             : { embedded: o.podInfraContainerImage ?? DEFAULT_SANDBOX_IMAGE },
+      containerLogs: containerLogPolicy(o),
     });
     return { store, plane, node: { ...node, stop: async () => (await node.stop(), closeClients()) } };
   } catch (e) {

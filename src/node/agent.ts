@@ -23,6 +23,7 @@ import { connectRuntime, NO_RUNTIME, runtimeVersionString, type ContainerRuntime
 import type { CriClient } from './runtime/client.js';
 import { ActivePods, startPodRuntimeManager, type PodRuntimeManager, type PodVolumes } from './runtime/manager.js';
 import { watchRuntimeHealth } from './runtime/health.js';
+import { DEFAULT_LOG_ROTATION, runContainerLogRotation, type LogRotationPolicy } from './runtime/log-rotation.js';
 import { podUid } from './volumemanager/types.js';
 import { subPathDir } from './volumemanager/operations/paths.js';
 import { startNodeServer, type NodeServer } from './server/server.js';
@@ -60,6 +61,8 @@ export interface NodeAgentOptions {
    * --client-ca-file); none when left out.
    */
   readonly server?: { readonly address: string; readonly port: number; readonly clientCaPem: string };
+  /** Container log rotation (the kubelet's containerLogMaxSize / containerLogMaxFiles); default 10Mi, 5. */
+  readonly containerLogs?: LogRotationPolicy;
 }
 
 /** The directories the agent keeps under its root, named as the kubelet's. */
@@ -292,6 +295,14 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       log: log.child('runtime'),
     });
   }
+  const logRotation = runtime
+    ? runContainerLogRotation({
+        cri: runtime.client,
+        policy: o.containerLogs ?? DEFAULT_LOG_ROTATION,
+        signal: vmStop.signal,
+        log: log.child('logs'),
+      })
+    : undefined;
   const runtimeHealth =
     runtime && runtimeInfo.kind === 'cri'
       ? watchRuntimeHealth({
@@ -309,6 +320,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       // Volumes stay mounted: a restarted agent reconstructs them and never unmounts a live pod's.
       vmStop.abort();
       await runtimeHealth;
+      await logRotation;
       await podRuntime?.stop();
       await volumeManager?.stop();
       await pluginManager.stop();

@@ -253,3 +253,30 @@ describe('operation executor: listeners, idle and close', () => {
     expect(ex.run({ volume: 'v2', pod: 'p1' }, 'x', ok)).toBe('alreadyRunning');
   });
 });
+
+describe('expected failures', () => {
+  it('are logged at debug, other failures at warn; both back off', async () => {
+    const lines: Array<[string, string]> = [];
+    const log: Logger = {
+      debug: (m) => lines.push(['debug', m]),
+      info: (m) => lines.push(['info', m]),
+      warn: (m) => lines.push(['warn', m]),
+      error: (m) => lines.push(['error', m]),
+      child: () => log,
+    };
+    const ex = newOperationExecutor({
+      backoff: policy,
+      clock: new FakeClock(),
+      log,
+      expected: (e) => e.message.startsWith('waiting'),
+    });
+    ex.run('/a', 'op', () => Promise.reject(new Error('waiting for a driver')));
+    ex.run('/b', 'op', () => Promise.reject(new Error('boom')));
+    await ex.idle();
+    expect(lines).toEqual([
+      ['debug', 'operation failed; will retry'],
+      ['warn', 'operation failed; will retry'],
+    ]);
+    expect(ex.run('/a', 'op', () => Promise.resolve())).toBe('backingOff');
+  });
+});

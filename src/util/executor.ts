@@ -53,10 +53,17 @@ export interface ExecutorOptions {
   readonly clock?: Clock;
   /** Failures are logged here (warn), with the delay before a retry is allowed. */
   readonly log?: Logger;
+  /** Failures that are expected states, not faults (e.g. a driver not registered yet): logged at debug. */
+  readonly expected?: (e: StowageError) => boolean;
 }
 
 export function newOperationExecutor(o: ExecutorOptions = {}): OperationExecutor {
-  return new Executor(o.backoff ?? DEFAULT_BACKOFF, o.clock ?? realClock, o.log ?? newLogger('operationexecutor'));
+  return new Executor(
+    o.backoff ?? DEFAULT_BACKOFF,
+    o.clock ?? realClock,
+    o.log ?? newLogger('operationexecutor'),
+    o.expected ?? (() => false),
+  );
 }
 
 interface Entry {
@@ -88,6 +95,7 @@ class Executor implements OperationExecutor {
     private readonly policy: BackoffPolicy,
     private readonly clock: Clock,
     private readonly log: Logger,
+    private readonly expected: (e: StowageError) => boolean,
   ) {
     // Every operation in flight and every backoff timer listens on this one signal: not a leak.
     setMaxListeners(0, this.stop.signal);
@@ -171,7 +179,7 @@ class Executor implements OperationExecutor {
       e.failures++;
       const delay = backoffDelay(this.policy, e.failures);
       e.retryAtMs = this.clock.now() + delay;
-      this.log.warn('operation failed; will retry', {
+      (this.expected(error) ? this.log.debug : this.log.warn).call(this.log, 'operation failed; will retry', {
         key: keyString(e.key),
         operation: name,
         failures: e.failures,

@@ -159,8 +159,8 @@ const APPLETS = [
   'httpd',
 ];
 
-/** A docker-archive tar (one layer: busybox and its applet links in /bin) with `cmd` as the default command. */
-export async function buildBusyboxArchive(work: string, cmd: readonly string[]): Promise<string> {
+/** A docker-archive tar (one layer: busybox and its applet links in /bin) with `cmd` as the default command, tagged `repoTag` when given. */
+export async function buildBusyboxArchive(work: string, cmd: readonly string[], repoTag?: string): Promise<string> {
   const rootfs = join(work, 'rootfs');
   mkdirSync(join(rootfs, 'bin'), { recursive: true });
   mkdirSync(join(rootfs, 'tmp'), { recursive: true });
@@ -178,7 +178,7 @@ export async function buildBusyboxArchive(work: string, cmd: readonly string[]):
   writeFileSync(join(work, 'config.json'), JSON.stringify(config));
   writeFileSync(
     join(work, 'manifest.json'),
-    JSON.stringify([{ Config: 'config.json', RepoTags: [], Layers: ['layer.tar'] }]),
+    JSON.stringify([{ Config: 'config.json', RepoTags: repoTag ? [repoTag] : [], Layers: ['layer.tar'] }]),
   );
   const archive = join(work, 'image.tar');
   await run('tar', ['-C', work, '-cf', archive, 'manifest.json', 'config.json', 'layer.tar']);

@@ -6,6 +6,9 @@
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { scaledIntOrPercent } from '../../kube/intorpercent.js';
+import { sortedJson } from '../../util/sortedjson.js';
+import { safeEncodeString } from '../statefulset/revision.js';
+import { semanticTemplate } from './semantic.js';
 
 export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
@@ -22,36 +25,27 @@ const ANNOTATIONS_TO_SKIP = new Set([
   'deprecated.deployment.rollback.to',
 ]);
 
-const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** FNV-32a of a string's UTF-8 bytes. */
-function fnv32a(s: string): number {
+/** FNV-32a over bytes. */
+function fnv32a(bytes: Uint8Array): number {
   let h = 0x811c9dc5;
-  for (const b of Buffer.from(s, 'utf8')) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
   return h >>> 0;
 }
 
-/** JSON with object keys sorted, so equal templates hash equally whatever their key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
 /**
- * controller.ComputeHash: FNV-32a of the template (and the collision count when set), its decimal
- * digits spelled in rand.SafeEncodeString's alphabet — the `pod-template-hash` label and ReplicaSet suffix.
+ * controller.ComputeHash: FNV-32a of the template and then, when set, of the collision count as
+ * kube writes it (8 bytes, the uint32 little-endian first), its decimal digits safe-encoded — the
+ * `pod-template-hash` label and ReplicaSet suffix. The template is hashed in its semantic form
+ * (./semantic.ts) so spellings kube's Go structs cannot tell apart hash equally.
  */
 export function templateHash(template: PodTemplateSpec | undefined, collisionCount?: number): string {
-  const h = fnv32a(canonical(template ?? {}) + (collisionCount !== undefined ? `#${collisionCount}` : ''));
-  return [...String(h)].map((c) => SAFE_ALPHABET[c.charCodeAt(0) % SAFE_ALPHABET.length]).join('');
+  const parts = [Buffer.from(sortedJson(semanticTemplate(template)), 'utf8')];
+  if (collisionCount !== undefined) {
+    const count = Buffer.alloc(8);
+    count.writeUInt32LE(collisionCount >>> 0, 0);
+    parts.push(count);
+  }
+  return safeEncodeString(String(fnv32a(Buffer.concat(parts))));
 }
 
 function withoutHash(t: PodTemplateSpec | undefined): PodTemplateSpec {
@@ -60,9 +54,9 @@ function withoutHash(t: PodTemplateSpec | undefined): PodTemplateSpec {
   return c;
 }
 
-/** EqualIgnoreHash: two templates equal but for the pod-template-hash label. */
+/** EqualIgnoreHash: two templates semantically equal (apiequality.Semantic) but for the pod-template-hash label. */
 export function templatesEqualIgnoringHash(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {
-  return canonical(withoutHash(a)) === canonical(withoutHash(b));
+  return sortedJson(semanticTemplate(withoutHash(a))) === sortedJson(semanticTemplate(withoutHash(b)));
 }
 
 export function revisionOf(o: { metadata?: { annotations?: Record<string, string> } }): number {

@@ -14,6 +14,7 @@ import {
   mapToKeys,
 } from '../informers.js';
 import { newLogger } from '../../util/log.js';
+import { NotFoundError, toStowageError } from '../../util/errors.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import {
   PV_PROTECTION_FINALIZER,
@@ -26,6 +27,20 @@ import {
 import { splitNamespacedKey } from '../../kube/keys.js';
 
 const log = newLogger('protection');
+
+/**
+ * The update, or false when the object is already gone: the informer lags the store, and an
+ * object deleted meanwhile needs no finalizer change (kube ignores a claim it cannot find too).
+ */
+export async function updateUnlessGone(update: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await update();
+    return true;
+  } catch (e) {
+    if (toStowageError(e) instanceof NotFoundError) return false;
+    throw e;
+  }
+}
 
 export interface ProtectionRunOptions {
   readonly client: RestClient;
@@ -74,7 +89,7 @@ export async function runProtectionControllers(o: ProtectionRunOptions): Promise
       if (d.kind !== 'add' && d.kind !== 'remove') return;
       const next = structuredClone(claim);
       next.metadata!.finalizers = applyFinalizerDecision(claim.metadata?.finalizers, PVC_PROTECTION_FINALIZER, d);
-      await pvcApi.update(next, { namespace: ns });
+      if (!(await updateUnlessGone(() => pvcApi.update(next, { namespace: ns })))) return;
       log.debug(`${d.kind === 'add' ? 'added' : 'removed'} pvc-protection finalizer`, { claim: key });
     },
   });
@@ -99,7 +114,7 @@ export async function runProtectionControllers(o: ProtectionRunOptions): Promise
       if (d.kind !== 'add' && d.kind !== 'remove') return;
       const next = structuredClone(pv);
       next.metadata!.finalizers = applyFinalizerDecision(pv.metadata?.finalizers, PV_PROTECTION_FINALIZER, d);
-      await pvApi.update(next);
+      await updateUnlessGone(() => pvApi.update(next));
     },
   });
   await Promise.all([claims.run(signal), volumes.run(signal)]);

@@ -2,7 +2,7 @@ import { lstat, mkdir, open, readdir, rm, statfs, truncate } from 'node:fs/promi
 import path from 'node:path';
 import { run } from '../../mount/exec.js';
 import { mountsUnder } from '../../mount/mountinfo.js';
-import { failedPrecondition } from './errors.js';
+import { failedPrecondition, outOfRange } from './errors.js';
 import type { DataLayout } from './state.js';
 
 /** Copies can be large; a 10 GiB sparse file copies in seconds, a full one in minutes. */
@@ -16,7 +16,24 @@ export async function createData(layout: DataLayout, p: string, bytes: number): 
   }
   const fh = await open(p, 'w', 0o600);
   await fh.close();
-  await truncate(p, bytes);
+  await truncateTo(p, bytes);
+}
+
+/**
+ * Sets a backing file's size. A size past the largest file the host filesystem allows (16 TiB on
+ * ext4 with 4 KiB blocks) is EFBIG from the kernel: for CSI that is a capacity the driver cannot
+ * give, OUT_OF_RANGE, not INTERNAL.
+ */
+export async function truncateTo(p: string, bytes: number): Promise<void> {
+  try {
+    await truncate(p, bytes);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EFBIG')
+      throw outOfRange(
+        `${bytes} bytes is larger than the largest file the filesystem under ${path.dirname(p)} can hold`,
+      );
+    throw e;
+  }
 }
 
 /** Copies volume data: a directory tree (attributes kept) or a file (holes kept). Never through a shell. */
@@ -32,7 +49,7 @@ export async function copyData(layout: DataLayout, src: string, dst: string): Pr
 /** Grows a volume's backing file; never shrinks it. */
 export async function growFile(p: string, bytes: number): Promise<void> {
   const st = await lstat(p);
-  if (st.size < bytes) await truncate(p, bytes);
+  if (st.size < bytes) await truncateTo(p, bytes);
 }
 
 /**

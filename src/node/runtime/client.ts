@@ -119,6 +119,10 @@ export class CriClient {
   listContainers(filter?: T.ContainerFilter, o?: CriCallOptions): Promise<T.Container__Output[]> {
     return this.call('runtime', this.rt.ListContainers, filter ? { filter } : {}, o).then((r) => r.containers);
   }
+  /** After the caller renamed a container's log file: the runtime writes to a new file at its path. */
+  reopenContainerLog(containerId: string, o?: CriCallOptions): Promise<T.ReopenContainerLogResponse__Output> {
+    return this.call('runtime', this.rt.ReopenContainerLog, { containerId }, o);
+  }
   containerStatus(containerId: string, o?: CriCallOptions): Promise<T.ContainerStatusResponse__Output> {
     return this.call('runtime', this.rt.ContainerStatus, { containerId }, o);
   }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
-import { containerConfig, linuxResources, podLogDir, pullPolicyOf, sandboxConfig } from './container-config.js';
+import {
+  containerConfig,
+  linuxResources,
+  volumeForcesReadOnly,
+  podLogDir,
+  pullPolicyOf,
+  sandboxConfig,
+} from './container-config.js';
 import { containerEnv } from './env.js';
 
 const pod: Pod = {
@@ -90,6 +97,45 @@ describe('container config', () => {
       supplementalGroups: [2000, 3000],
       capabilities: { addCapabilities: ['NET_ADMIN'], dropCapabilities: ['ALL'] },
     });
+  });
+
+  it('configMap, secret, downwardAPI and projected volumes are mounted read-only whatever the volumeMount says', () => {
+    const names = ['cm', 'sec', 'down', 'proj', 'empty', 'claim', 'claimro'];
+    const p: Pod = {
+      metadata: { name: 'p', namespace: 'ns', uid: 'u1' },
+      spec: {
+        volumes: [
+          { name: 'cm', configMap: { name: 'x' } },
+          { name: 'sec', secret: { secretName: 'x' } },
+          { name: 'down', downwardAPI: { items: [] } },
+          { name: 'proj', projected: { sources: [] } },
+          { name: 'empty', emptyDir: {} },
+          { name: 'claim', persistentVolumeClaim: { claimName: 'c' } },
+          { name: 'claimro', persistentVolumeClaim: { claimName: 'c', readOnly: true } },
+        ],
+        containers: [
+          { name: 'c', volumeMounts: names.map((name) => ({ name, mountPath: `/${name}`, readOnly: false })) },
+        ],
+      },
+    };
+    const cfg = containerConfig({
+      pod: p,
+      container: p.spec!.containers[0]!,
+      attempt: 0,
+      imageRef: 'sha256:abc',
+      env: new Map(),
+      mounts: new Map(names.map((n, i) => [i, `/host/${n}`])),
+    });
+    expect(Object.fromEntries(cfg.mounts!.map((m) => [m.containerPath, m.readonly]))).toEqual({
+      '/cm': true,
+      '/sec': true,
+      '/down': true,
+      '/proj': true,
+      '/empty': false,
+      '/claim': false,
+      '/claimro': true,
+    });
+    expect(volumeForcesReadOnly(undefined)).toBe(false);
   });
 
   it('puts the sandbox on the host network, logs in the kubelet layout', () => {

@@ -3,7 +3,7 @@
  * manager's host paths — the kubelet's generatePodSandboxConfig / generateContainerConfig. Pure.
  */
 import { join } from 'node:path';
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import { expandVars } from './env.js';
 import type * as T from './proto/types.js';
 import { quantityNanos, quantityValue } from '../../kube/quantity.js';
@@ -51,6 +51,18 @@ export function sandboxConfig(pod: Pod, attempt: number, rootDir: string): T.Pod
   };
 }
 
+/**
+ * Whether the volume's mounter says read-only whatever the volumeMount asks (the kubelet's
+ * makeMounts ORs `mount.readOnly` with the mounter's ReadOnly attribute): configMap, secret,
+ * downwardAPI and projected (the service-account token too) are always read-only; a claim or an
+ * inline CSI volume when its source says `readOnly`.
+ */
+export function volumeForcesReadOnly(v: Volume | undefined): boolean {
+  if (!v) return false;
+  if (v.configMap || v.secret || v.downwardAPI || v.projected) return true;
+  return v.persistentVolumeClaim?.readOnly === true || v.csi?.readOnly === true;
+}
+
 export function containerConfig(o: {
   pod: Pod;
   container: Container;
@@ -68,6 +80,7 @@ export function containerConfig(o: {
   const psc = o.pod.spec?.securityContext;
   const runAsUser = sc?.runAsUser ?? psc?.runAsUser;
   const runAsGroup = sc?.runAsGroup ?? psc?.runAsGroup;
+  const volumes = new Map((o.pod.spec?.volumes ?? []).map((v) => [v.name, v]));
   return {
     metadata: { name: c.name, attempt: o.attempt },
     image: { image: o.imageRef, userSpecifiedImage: c.image ?? '' },
@@ -78,7 +91,7 @@ export function containerConfig(o: {
     mounts: (c.volumeMounts ?? []).map((m, i) => ({
       containerPath: m.mountPath,
       hostPath: o.mounts.get(i) ?? '',
-      readonly: m.readOnly === true,
+      readonly: m.readOnly === true || volumeForcesReadOnly(volumes.get(m.name)),
       propagation:
         m.mountPropagation === 'HostToContainer'
           ? 'PROPAGATION_HOST_TO_CONTAINER'

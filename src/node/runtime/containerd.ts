@@ -9,9 +9,15 @@ import { delimiter, join } from 'node:path';
 import { ensureDir } from '../../util/fsutil.js';
 import { newLogger, type Logger } from '../../util/log.js';
 import { CriClient } from './client.js';
+import { SHIPPED_SANDBOX_IMAGE } from './pause/image.js';
 
-/** containerd 1.6's default sandbox ("pause") image; `--pod-infra-container-image` overrides it. */
-export const DEFAULT_SANDBOX_IMAGE = 'registry.k8s.io/pause:3.6';
+/** containerd 1.6's own default sandbox image: pulled from the internet. */
+export const UPSTREAM_SANDBOX_IMAGE = 'registry.k8s.io/pause:3.6';
+/**
+ * The default `--pod-infra-container-image`: the sandbox image Stowage ships and imports at start
+ * (its pause program is linux/amd64), so no pod needs the internet; elsewhere containerd's default.
+ */
+export const DEFAULT_SANDBOX_IMAGE = process.arch === 'x64' ? SHIPPED_SANDBOX_IMAGE : UPSTREAM_SANDBOX_IMAGE;
 
 export interface EmbeddedContainerdOptions {
   /** Everything lives under `<dir>`: config.toml, root/, state/, containerd.sock, containerd.log. */
@@ -65,6 +71,9 @@ state = ${q(join(dir, 'state'))}
     default_runtime_name = "runc"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
+  # Registry hosts (mirrors, plain HTTP, CAs): containerd's hosts.toml per registry, <dir>/certs.d/<host>/hosts.toml.
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = ${q(join(dir, 'certs.d'))}
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = ${q(join(dir, 'cni', 'bin'))}
     conf_dir = ${q(join(dir, 'cni', 'conf'))}

@@ -20,6 +20,7 @@ import { newLogger, type Logger } from '../../util/log.js';
 import { newLoop } from '../../util/loop.js';
 import type { CriClient } from './client.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerConfig, podLogDir, sandboxConfig } from './container-config.js';
+import { FAILED_CREATE_POD_SANDBOX, failedCreatePodSandboxMessage } from './sandbox-failure.js';
 import {
   ContainerConfigError,
   containerEnv,
@@ -412,8 +413,16 @@ export async function startPodRuntimeManager(o: PodRuntimeManagerOptions): Promi
     if (a.createSandbox) {
       await mkdir(podLogDir(o.rootDir, pod), { recursive: true, mode: 0o755 });
       o.activePods.set(uid, true); // before the sandbox exists: the volumes must stay from here on
-      sandboxId = (await o.cri.runPodSandbox({ config: sandboxConfig(pod, a.sandboxAttempt, o.rootDir) }, { signal }))
-        .podSandboxId;
+      try {
+        sandboxId = (await o.cri.runPodSandbox({ config: sandboxConfig(pod, a.sandboxAttempt, o.rootDir) }, { signal }))
+          .podSandboxId;
+      } catch (e) {
+        if (signal.aborted) throw e;
+        // As the kubelet: the Warning event, and the status shows the pod waiting for its sandbox.
+        o.recorder.event(pod, 'Warning', FAILED_CREATE_POD_SANDBOX, failedCreatePodSandboxMessage(e));
+        await writeStatus(pod, await readRuntimePod(uid), w);
+        throw e;
+      }
     }
     for (const [name, leftMs] of a.backingOff) {
       const c = latestOf(rt.containers, name);

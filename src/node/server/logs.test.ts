@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,5 +71,45 @@ describe('reading a log file', () => {
     );
     expect(Buffer.concat(got).toString()).toBe(want);
     expect(off).toBeLessThanOrEqual(size);
+  });
+});
+
+describe('following a log across a rotation', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'stowage-logrot-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the rest of the renamed file, then the new one from its start', async () => {
+    const path = join(dir, '0.log');
+    writeFileSync(path, `${T1} stdout F one\n`);
+    const got: string[] = [];
+    let running = true;
+    let seen: (() => void) | undefined;
+    const done = streamContainerLog(
+      path,
+      { follow: true, timestamps: false },
+      {
+        write: async (b) => {
+          got.push(b.toString());
+          seen?.();
+        },
+        signal: new AbortController().signal,
+      },
+      async () => running,
+      50,
+    );
+    const until = (n: number): Promise<void> =>
+      new Promise((resolve) => {
+        seen = () => got.length >= n && resolve();
+        seen();
+      });
+    await until(1);
+    appendFileSync(path, `${T1} stdout F two\n`);
+    renameSync(path, `${path}.20260102-030405`);
+    appendFileSync(`${path}.20260102-030405`, `${T1} stdout F three\n`); // written before the reopen
+    writeFileSync(path, `${T2} stdout F four\n`);
+    await until(4);
+    running = false;
+    await done;
+    expect(got.join('')).toBe('one\ntwo\nthree\nfour\n');
   });
 });

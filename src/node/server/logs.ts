@@ -143,7 +143,7 @@ export async function streamContainerLog(
   running: () => Promise<boolean>,
   recheckMs = 1_000,
 ): Promise<void> {
-  const f = await open(path, 'r');
+  let f = await open(path, 'r');
   let watcher: FSWatcher | undefined;
   try {
     const fmt = new LogFormatter(r);
@@ -168,8 +168,12 @@ export async function streamContainerLog(
     await drain();
     if (!r.follow) return;
     let wake: (() => void) | undefined;
-    watcher = watch(path, () => wake?.());
-    watcher.on('error', () => wake?.());
+    const watchPath = (): FSWatcher => {
+      const w = watch(path, () => wake?.());
+      w.on('error', () => wake?.());
+      return w;
+    };
+    watcher = watchPath();
     while (!fmt.done && !sink.signal.aborted) {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = (): void => wake?.();
@@ -181,6 +185,18 @@ export async function streamContainerLog(
       clearTimeout(timer);
       sink.signal.removeEventListener('abort', onAbort);
       await drain();
+      if (await rotatedAway(path, f)) {
+        // Rotated (./log-rotation.ts): the rest of the old file, then the new one from its start,
+        // as the kubelet's follow does when its log is renamed and recreated.
+        await drain();
+        await f.close();
+        f = await open(path, 'r');
+        pos = 0;
+        rest = Buffer.alloc(0);
+        watcher.close();
+        watcher = watchPath();
+        await drain();
+      }
       // A stopped container's file is complete once read after the stop was seen.
       if (!(await running())) {
         await drain();
@@ -191,6 +207,13 @@ export async function streamContainerLog(
     watcher?.close();
     await f.close();
   }
+}
+
+/** Whether `path` now names another file than the open `f` (renamed by a rotation, a new one created). */
+async function rotatedAway(path: string, f: FileHandle): Promise<boolean> {
+  const now = await stat(path).catch(() => undefined);
+  if (!now) return false; // renamed, not yet reopened by the runtime: keep reading the old one
+  return now.ino !== (await f.stat()).ino;
 }
 
 /** Whether the file exists (a container removed since has no log to show). */

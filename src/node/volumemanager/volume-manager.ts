@@ -21,7 +21,7 @@ import { newLogger, type Logger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { newActualStateOfWorld, type ActualStateOfWorld } from './cache/actual-state.js';
 import { newDesiredStateOfWorld, type DesiredStateOfWorld } from './cache/desired-state.js';
-import { CsiClients, type CsiDriverLookup } from './operations/csi-clients.js';
+import { CsiClients, DriverNotRegisteredError, type CsiDriverLookup } from './operations/csi-clients.js';
 import type { OperationContext } from './operations/context.js';
 import { generate, pluginLabel } from './operations/generator.js';
 import { PriorityLimiter } from './operations/limiter.js';
@@ -115,7 +115,12 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const informers: Array<Informer<unknown>> = [pods as Informer<unknown>, ...objects.informers];
 
   const backoff = { ...DEFAULT_BACKOFF, capMs: o.backoffCapMs ?? DEFAULT_BACKOFF.capMs };
-  const exec: OperationExecutor = newOperationExecutor({ backoff, clock, log: log.child('executor') });
+  const exec: OperationExecutor = newOperationExecutor({
+    backoff,
+    clock,
+    log: log.child('executor'),
+    expected: (e) => e instanceof DriverNotRegisteredError, // CsiClients says it once per driver
+  });
 
   const durations = o.metrics?.histogram('storage_operation_duration_seconds', 'Storage operation duration', [
     'operation_name',

@@ -16,6 +16,8 @@ export type * from './generated/runtime/v1/CreateContainerResponse.js';
 export type * from './generated/runtime/v1/DNSConfig.js';
 export type * from './generated/runtime/v1/Device.js';
 export type * from './generated/runtime/v1/ExecSyncRequest.js';
+export type * from './generated/runtime/v1/ReopenContainerLogRequest.js';
+export type * from './generated/runtime/v1/ReopenContainerLogResponse.js';
 export type * from './generated/runtime/v1/ExecSyncResponse.js';
 export type * from './generated/runtime/v1/ExecRequest.js';
 export type * from './generated/runtime/v1/ExecResponse.js';

@@ -10,6 +10,12 @@ export interface CsiDriverLookup {
   endpoint(driverName: string): string | undefined;
 }
 
+/**
+ * An operation on a volume whose driver has not registered (yet): expected while drivers start
+ * after the node agent; retried with backoff, said once per driver rather than per attempt.
+ */
+export class DriverNotRegisteredError extends UnavailableError {}
+
 /** One CsiClient per driver endpoint, replaced when the driver re-registers elsewhere. */
 export class CsiClients {
   private readonly clients = new Map<string, CsiClient>();
@@ -22,7 +28,16 @@ export class CsiClients {
   /** Throws a retryable UnavailableError naming the driver when it is not registered. */
   get(driver: string): CsiClient {
     const ep = this.drivers.endpoint(driver);
-    if (!ep) throw new UnavailableError(`driver name ${driver} not found in the list of registered CSI drivers`);
+    if (!ep) {
+      if (!this.waitingFor.has(driver)) {
+        this.waitingFor.add(driver);
+        this.log.info('waiting for a CSI driver to register; operations on its volumes retry until it does', {
+          driver,
+        });
+      }
+      throw new DriverNotRegisteredError(`driver name ${driver} not found in the list of registered CSI drivers`);
+    }
+    this.waitingFor.delete(driver);
     const c = this.clients.get(driver);
     if (c && this.endpoints.get(driver) === ep) return c;
     c?.close();
@@ -33,6 +48,8 @@ export class CsiClients {
   }
 
   private readonly endpoints = new Map<string, string>();
+  /** Drivers already said to be awaited (once each until they register). */
+  private readonly waitingFor = new Set<string>();
 
   close(): void {
     for (const c of this.clients.values()) c.close();

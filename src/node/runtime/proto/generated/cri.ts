@@ -216,6 +216,14 @@ import type {
   RemovePodSandboxResponse__Output as _runtime_v1_RemovePodSandboxResponse__Output,
 } from './runtime/v1/RemovePodSandboxResponse.js';
 import type {
+  ReopenContainerLogRequest as _runtime_v1_ReopenContainerLogRequest,
+  ReopenContainerLogRequest__Output as _runtime_v1_ReopenContainerLogRequest__Output,
+} from './runtime/v1/ReopenContainerLogRequest.js';
+import type {
+  ReopenContainerLogResponse as _runtime_v1_ReopenContainerLogResponse,
+  ReopenContainerLogResponse__Output as _runtime_v1_ReopenContainerLogResponse__Output,
+} from './runtime/v1/ReopenContainerLogResponse.js';
+import type {
   RunPodSandboxRequest as _runtime_v1_RunPodSandboxRequest,
   RunPodSandboxRequest__Output as _runtime_v1_RunPodSandboxRequest__Output,
 } from './runtime/v1/RunPodSandboxRequest.js';
@@ -415,6 +423,14 @@ export interface ProtoGrpcType {
       RemovePodSandboxResponse: MessageTypeDefinition<
         _runtime_v1_RemovePodSandboxResponse,
         _runtime_v1_RemovePodSandboxResponse__Output
+      >;
+      ReopenContainerLogRequest: MessageTypeDefinition<
+        _runtime_v1_ReopenContainerLogRequest,
+        _runtime_v1_ReopenContainerLogRequest__Output
+      >;
+      ReopenContainerLogResponse: MessageTypeDefinition<
+        _runtime_v1_ReopenContainerLogResponse,
+        _runtime_v1_ReopenContainerLogResponse__Output
       >;
       RunPodSandboxRequest: MessageTypeDefinition<
         _runtime_v1_RunPodSandboxRequest,

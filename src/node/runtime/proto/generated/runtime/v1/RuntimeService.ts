@@ -83,6 +83,14 @@ import type {
   RemovePodSandboxResponse__Output as _runtime_v1_RemovePodSandboxResponse__Output,
 } from '../../runtime/v1/RemovePodSandboxResponse.js';
 import type {
+  ReopenContainerLogRequest as _runtime_v1_ReopenContainerLogRequest,
+  ReopenContainerLogRequest__Output as _runtime_v1_ReopenContainerLogRequest__Output,
+} from '../../runtime/v1/ReopenContainerLogRequest.js';
+import type {
+  ReopenContainerLogResponse as _runtime_v1_ReopenContainerLogResponse,
+  ReopenContainerLogResponse__Output as _runtime_v1_ReopenContainerLogResponse__Output,
+} from '../../runtime/v1/ReopenContainerLogResponse.js';
+import type {
   RunPodSandboxRequest as _runtime_v1_RunPodSandboxRequest,
   RunPodSandboxRequest__Output as _runtime_v1_RunPodSandboxRequest__Output,
 } from '../../runtime/v1/RunPodSandboxRequest.js';
@@ -542,6 +550,47 @@ export interface RuntimeServiceClient extends grpc.Client {
     callback: grpc.requestCallback<_runtime_v1_RemovePodSandboxResponse__Output>,
   ): grpc.ClientUnaryCall;
 
+  ReopenContainerLog(
+    argument: _runtime_v1_ReopenContainerLogRequest,
+    metadata: grpc.Metadata,
+    options: grpc.CallOptions,
+    callback: grpc.requestCallback<_runtime_v1_ReopenContainerLogResponse__Output>,
+  ): grpc.ClientUnaryCall;
+  ReopenContainerLog(
+    argument: _runtime_v1_ReopenContainerLogRequest,
+    metadata: grpc.Metadata,
+    callback: grpc.requestCallback<_runtime_v1_ReopenContainerLogResponse__Output>,
+  ): grpc.ClientUnaryCall;
+  ReopenContainerLog(
+    argument: _runtime_v1_ReopenContainerLogRequest,
+    options: grpc.CallOptions,
+    callback: grpc.requestCallback<_runtime_v1_ReopenContainerLogResponse__Output>,
+  ): grpc.ClientUnaryCall;
+  ReopenContainerLog(
+    argument: _runtime_v1_ReopenContainerLogRequest,
+    callback: grpc.requestCallback<_runtime_v1_ReopenContainerLogResponse__Output>,
+  ): grpc.ClientUnaryCall;
+  reopenContainerLog(
+    argument: _runtime_v1_ReopenContainerLogRequest,
+    metadata: grpc.Metadata,
+    options: grpc.CallOptions,
+    callback: grpc.requestCallback<_runtime_v1_ReopenContainerLogResponse__Output>,
+  ): grpc.ClientUnaryCall;
+  reopenContainerLog(
+    argument: _runtime_v1_ReopenContainerLogRequest,
+    metadata: grpc.Metadata,
+    callback: grpc.requestCallback<_runtime_v1_ReopenContainerLogResponse__Output>,
+  ): grpc.ClientUnaryCall;
+  reopenContainerLog(
+    argument: _runtime_v1_ReopenContainerLogRequest,
+    options: grpc.CallOptions,
+    callback: grpc.requestCallback<_runtime_v1_ReopenContainerLogResponse__Output>,
+  ): grpc.ClientUnaryCall;
+  reopenContainerLog(
+    argument: _runtime_v1_ReopenContainerLogRequest,
+    callback: grpc.requestCallback<_runtime_v1_ReopenContainerLogResponse__Output>,
+  ): grpc.ClientUnaryCall;
+
   RunPodSandbox(
     argument: _runtime_v1_RunPodSandboxRequest,
     metadata: grpc.Metadata,
@@ -825,6 +874,11 @@ export interface RuntimeServiceHandlers extends grpc.UntypedServiceImplementatio
     _runtime_v1_RemovePodSandboxResponse
   >;
 
+  ReopenContainerLog: grpc.handleUnaryCall<
+    _runtime_v1_ReopenContainerLogRequest__Output,
+    _runtime_v1_ReopenContainerLogResponse
+  >;
+
   RunPodSandbox: grpc.handleUnaryCall<_runtime_v1_RunPodSandboxRequest__Output, _runtime_v1_RunPodSandboxResponse>;
 
   StartContainer: grpc.handleUnaryCall<_runtime_v1_StartContainerRequest__Output, _runtime_v1_StartContainerResponse>;
@@ -898,6 +952,12 @@ export interface RuntimeServiceDefinition extends grpc.ServiceDefinition {
     _runtime_v1_RemovePodSandboxResponse,
     _runtime_v1_RemovePodSandboxRequest__Output,
     _runtime_v1_RemovePodSandboxResponse__Output
+  >;
+  ReopenContainerLog: MethodDefinition<
+    _runtime_v1_ReopenContainerLogRequest,
+    _runtime_v1_ReopenContainerLogResponse,
+    _runtime_v1_ReopenContainerLogRequest__Output,
+    _runtime_v1_ReopenContainerLogResponse__Output
   >;
   RunPodSandbox: MethodDefinition<
     _runtime_v1_RunPodSandboxRequest,

@@ -1,0 +1,5 @@
+// Original file: src/node/runtime/proto/cri.proto
+
+export interface ReopenContainerLogResponse {}
+
+export interface ReopenContainerLogResponse__Output {}
