@@ -15,7 +15,9 @@ const CLASSES = ['', 'gold', 'silver', 'bronze'];
 const CLIENTS = Number(process.env.B1_CLIENTS ?? 16);
 
 for (const N of sizes.length ? sizes : [1000, 10_000]) {
-  const s = await startBenchServer([], { controllersProcess: false });
+  const s = await startBenchServer((process.env.B1_UP_ARGS ?? '').split(' ').filter(Boolean), {
+    controllersProcess: false,
+  });
   try {
     let bound = 0;
     let resolveAll: () => void = () => undefined;
