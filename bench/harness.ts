@@ -217,6 +217,16 @@ export function peakRssMiB(pid: number): number {
   }
 }
 
+/** Current resident set size of a child process, from /proc (kB → MiB). */
+export function currentRssMiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
   try {

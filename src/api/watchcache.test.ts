@@ -72,6 +72,29 @@ describe('WatchCache', () => {
   });
 });
 
+describe('WatchCache history of superseded states', () => {
+  it('keeps them as JSON and parses them again when a resumed watch replays them', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    const cache = new WatchCache(store, '/r/', 10);
+    await cache.start();
+    const created = await store.create('/r/a', obj('a', '1'));
+    await store.update('/r/a', obj('a', '2'));
+    const current = cache.get('/r/a')!;
+    // The current state is parsed once and shared.
+    expect(current.obj).toBe(cache.get('/r/a')!.obj);
+    const seen: CacheEvent[] = [];
+    cache.watch(created.modRevision - 1, (e) => seen.push(e)).close();
+    expect(seen.map((e) => [e.type, e.prev?.obj.data, e.cur.obj.data])).toEqual([
+      ['ADDED', undefined, { v: '1' }],
+      ['MODIFIED', { v: '1' }, { v: '2' }],
+    ]);
+    expect(seen[0]!.cur.obj.metadata.resourceVersion).toBe(String(created.modRevision));
+    expect(JSON.parse(seen[0]!.cur.json)).toEqual(seen[0]!.cur.obj);
+    cache.stop();
+    await store.close();
+  });
+});
+
 describe('WatchCache losing its store watch', () => {
   it('ends client watches, answers resumes with Expired until relisted, then serves the store again', async () => {
     const store = openSqliteStore({ path: ':memory:' });

@@ -45,11 +45,42 @@ export interface CacheWatch {
   close(): void;
 }
 
+/**
+ * A cached object whose parsed form can be dropped once a newer state replaces it: the history
+ * then keeps only the JSON of old states (a parsed object is several times its JSON's size) and
+ * parses it again the rare time a resumed watch replays it.
+ */
+class StoredObject implements CachedObject {
+  private parsed: KubeObject | undefined;
+
+  constructor(
+    readonly key: string,
+    obj: KubeObject,
+    readonly json: string,
+    readonly rev: number,
+  ) {
+    this.parsed = obj;
+  }
+
+  get obj(): KubeObject {
+    return this.parsed ?? (JSON.parse(this.json) as KubeObject);
+  }
+
+  /** No longer the current state: keep the JSON only. */
+  release(): void {
+    this.parsed = undefined;
+  }
+}
+
+function release(c: CachedObject): void {
+  if (c instanceof StoredObject) c.release();
+}
+
 /** Decodes a stored value into an object whose metadata.resourceVersion is the modRevision. */
 export function decodeStored(kv: KeyValue, rev = kv.modRevision): CachedObject {
   const obj = JSON.parse(kv.value) as KubeObject;
   obj.metadata.resourceVersion = String(rev);
-  return { key: kv.key, obj, json: JSON.stringify(obj), rev };
+  return new StoredObject(kv.key, obj, JSON.stringify(obj), rev);
 }
 
 /**
@@ -144,6 +175,9 @@ export class WatchCache {
             // A broken watcher must not stop delivery to the others; it closes itself on write errors.
           }
         }
+        // Superseded states stay in the history as JSON only.
+        if (cev.prev) release(cev.prev);
+        if (cev.type === 'DELETED') release(cev.cur);
         for (const wake of [...this.waiters]) wake();
       },
     });

@@ -24,7 +24,7 @@ export { ObjectCache, metaNamespaceKey, splitKey, NAMESPACE_INDEX } from './cach
 export type { Lister, IndexFunc } from './cache.js';
 export { Reflector, listerWatcherFor } from './reflector.js';
 export type { ListerWatcher, ReflectorSink } from './reflector.js';
-export { newInformer, informerFor, isTombstone, objectOf } from './informer.js';
+export { newInformer, informerFor, isTombstone, objectOf, stripManagedFields } from './informer.js';
 export type { Informer, EventHandler, Tombstone, InformerOptions } from './informer.js';
 export { newWorkQueue, rateLimitDelay, DEFAULT_RATE_LIMIT } from './workqueue.js';
 export type { WorkQueue, GetResult, RateLimiterPolicy } from './workqueue.js';

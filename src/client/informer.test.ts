@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExpiredError, UnavailableError } from '../util/errors.js';
 import { FakeClock, flushMicrotasks } from './fake-clock.test-kit.js';
-import { isTombstone, newInformer, waitForCacheSync, type Tombstone } from './informer.js';
+import { isTombstone, newInformer, stripManagedFields, waitForCacheSync, type Tombstone } from './informer.js';
 import type { ListerWatcher } from './reflector.js';
 import type { ObjectList } from './rest.js';
 import type { WatchEvent } from './watch.js';
@@ -181,6 +181,29 @@ describe('informer', () => {
     expect(h.log.slice(2)).toEqual(['add new@31', 'update keep@3->30', 'tombstone gone@4']);
     expect(h.lw.watches.map((w) => w.rv)).toEqual(['10', '40']);
     h.ctl.abort();
+    await running;
+  });
+
+  it('a transform (stripManagedFields) applies to listed and watched objects before cache and handlers', async () => {
+    const lw = new FakeLW();
+    const withFields = (name: string, rv: string): Obj =>
+      ({ metadata: { name, resourceVersion: rv, managedFields: [{ manager: 'm' }] } }) as Obj;
+    lw.items = [withFields('a', '3')];
+    const inf = newInformer<Obj>({ lw, clock: new FakeClock(), transform: stripManagedFields });
+    const seen: Obj[] = [];
+    inf.addEventHandler({ onAdd: (o) => seen.push(o), onUpdate: (_, o) => seen.push(o) });
+    const ctl = new AbortController();
+    const running = inf.run(ctl.signal);
+    await inf.waitForSync();
+    await flushMicrotasks();
+    lw.last().push({ type: 'MODIFIED', object: withFields('a', '11') });
+    await flushMicrotasks();
+    expect(seen.map((o) => o.metadata)).toEqual([
+      { name: 'a', resourceVersion: '3' },
+      { name: 'a', resourceVersion: '11' },
+    ]);
+    expect(inf.lister.get('a')?.metadata).toEqual({ name: 'a', resourceVersion: '11' });
+    ctl.abort();
     await running;
   });
 

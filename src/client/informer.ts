@@ -61,6 +61,23 @@ export interface InformerOptions<T> {
   readonly backoff?: BackoffPolicy;
   readonly pageSize?: number;
   readonly watchTimeoutSeconds?: () => number;
+  /**
+   * Applied to every object before it enters the cache (client-go's SetTransform), e.g.
+   * stripManagedFields. It may change the object it is given (a fresh decode), and returns it.
+   */
+  readonly transform?: (obj: T) => T;
+}
+
+/**
+ * client-go's TransformStripManagedFields, which kube-controller-manager and kube-scheduler set on
+ * their informer factories: controllers never read managedFields, and a cached object without
+ * them is about half the size. An update sent from such a copy keeps the live object's
+ * managedFields (the API server keeps them when a write carries none).
+ */
+export function stripManagedFields<T extends KubeObjectLike>(obj: T): T {
+  const m = obj.metadata as { managedFields?: unknown } | undefined;
+  if (m && m.managedFields !== undefined) delete m.managedFields;
+  return obj;
 }
 
 export function newInformer<T extends KubeObjectLike>(o: InformerOptions<T>): Informer<T> {
@@ -163,7 +180,8 @@ class SharedInformer<T extends KubeObjectLike> implements Informer<T>, Reflector
 
   // ReflectorSink: update the cache first, then tell handlers.
   replace(items: T[]): void {
-    const r = this.cache.replace(items);
+    const t = this.o.transform;
+    const r = this.cache.replace(t ? items.map(t) : items);
     for (const obj of r.added) this.emit('onAdd', (h) => h.onAdd?.(obj));
     for (const [old, cur] of r.updated) this.emit('onUpdate', (h) => h.onUpdate?.(old, cur));
     for (const [key, obj] of r.deleted) {
@@ -181,12 +199,14 @@ class SharedInformer<T extends KubeObjectLike> implements Informer<T>, Reflector
   }
 
   modified(obj: T): void {
+    if (this.o.transform) obj = this.o.transform(obj);
     const old = this.cache.upsert(obj);
     if (old) this.emit('onUpdate', (h) => h.onUpdate?.(old, obj));
     else this.emit('onAdd', (h) => h.onAdd?.(obj));
   }
 
   deleted(obj: T): void {
+    if (this.o.transform) obj = this.o.transform(obj);
     const old = this.cache.delete(metaNamespaceKey(obj));
     if (old) this.emit('onDelete', (h) => h.onDelete?.(obj));
   }

@@ -21,13 +21,15 @@ import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import {
-  informerFor,
+  informerFor as informerOf,
   objectOf,
+  stripManagedFields,
   type Enqueuer,
   type EventHandler,
   type Informer,
   type RestClient,
 } from '../client/index.js';
+import type { KindMap, KindName } from '../client/kinds.js';
 import { metaNamespaceKey } from '../kube/keys.js';
 import { NODE_LEASE_NAMESPACE } from '../kube/names.js';
 import { podVolumeClaimName } from '../kube/ephemeral.js';
@@ -161,37 +163,40 @@ export interface ControllerInformers {
 }
 
 export function newControllerInformers(client: RestClient): ControllerInformers {
-  const pods = informerFor(client, 'Pod');
+  // kube-controller-manager's factory strips managedFields from everything it caches.
+  const informerFor = <K extends KindName>(kind: K, o: { namespace?: string } = {}): Informer<KindMap[K]> =>
+    informerOf(client, kind, { ...o, transform: stripManagedFields });
+  const pods = informerFor('Pod');
   pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
   pods.addIndexer(POD_NODE_INDEX, podNodeKeys);
   pods.addIndexer(CONTROLLER_UID_INDEX, controllerUidKeys);
-  const replicaSets = informerFor(client, 'ReplicaSet');
+  const replicaSets = informerFor('ReplicaSet');
   replicaSets.addIndexer(CONTROLLER_UID_INDEX, controllerUidKeys);
-  const pvs = informerFor(client, 'PersistentVolume');
+  const pvs = informerFor('PersistentVolume');
   pvs.addIndexer(PV_CLAIM_INDEX, volumeClaimKeys);
-  const attachments = informerFor(client, 'VolumeAttachment');
+  const attachments = informerFor('VolumeAttachment');
   attachments.addIndexer(VA_VOLUME_INDEX, attachmentVolumeKeys);
   attachments.addIndexer(VA_NODE_INDEX, attachmentNodeKeys);
   return {
     pvs,
-    pvcs: informerFor(client, 'PersistentVolumeClaim'),
-    classes: informerFor(client, 'StorageClass'),
-    nodes: informerFor(client, 'Node'),
+    pvcs: informerFor('PersistentVolumeClaim'),
+    classes: informerFor('StorageClass'),
+    nodes: informerFor('Node'),
     pods,
-    csiDrivers: informerFor(client, 'CSIDriver'),
-    csiNodes: informerFor(client, 'CSINode'),
+    csiDrivers: informerFor('CSIDriver'),
+    csiNodes: informerFor('CSINode'),
     attachments,
-    capacities: informerFor(client, 'CSIStorageCapacity'),
-    namespaces: informerFor(client, 'Namespace'),
-    nodeLeases: informerFor(client, 'Lease', { namespace: NODE_LEASE_NAMESPACE }),
-    pdbs: informerFor(client, 'PodDisruptionBudget'),
+    capacities: informerFor('CSIStorageCapacity'),
+    namespaces: informerFor('Namespace'),
+    nodeLeases: informerFor('Lease', { namespace: NODE_LEASE_NAMESPACE }),
+    pdbs: informerFor('PodDisruptionBudget'),
     replicaSets,
-    deployments: informerFor(client, 'Deployment'),
-    services: informerFor(client, 'Service'),
-    endpoints: informerFor(client, 'Endpoints'),
-    endpointSlices: informerFor(client, 'EndpointSlice'),
-    statefulSets: informerFor(client, 'StatefulSet'),
-    controllerRevisions: informerFor(client, 'ControllerRevision'),
-    jobs: informerFor(client, 'Job'),
+    deployments: informerFor('Deployment'),
+    services: informerFor('Service'),
+    endpoints: informerFor('Endpoints'),
+    endpointSlices: informerFor('EndpointSlice'),
+    statefulSets: informerFor('StatefulSet'),
+    controllerRevisions: informerFor('ControllerRevision'),
+    jobs: informerFor('Job'),
   };
 }

@@ -9,7 +9,7 @@ import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { KINDS, apiVersionOf, type KindName } from '../../client/kinds.js';
 import { newController, watch, type Enqueuer } from '../../client/controller.js';
 import { newEventRecorder, type EventRecorder } from '../../client/events.js';
-import { newInformer, objectOf, type Informer } from '../../client/informer.js';
+import { newInformer, objectOf, stripManagedFields, type Informer } from '../../client/informer.js';
 import { listerWatcherFor } from '../../client/reflector.js';
 import type { KubeObjectLike, RestClient } from '../../client/rest.js';
 import { realClock } from '../../util/backoff.js';
@@ -58,6 +58,7 @@ export async function runGarbageCollector(o: GarbageCollectorOptions): Promise<v
         newInformer<KubeObjectLike>({
           name: resource.kind,
           lw: listerWatcherFor(client.dynamic(resource.kind, resource)),
+          transform: stripManagedFields,
         }),
     })),
   );

@@ -28,7 +28,11 @@ function lister<T>(items: Record<string, T>) {
   };
 }
 
-function setup(createPv: (pv: PersistentVolume) => Promise<PersistentVolume>, getPv?: () => Promise<PersistentVolume>) {
+function setup(
+  createPv: (pv: PersistentVolume) => Promise<PersistentVolume>,
+  getPv?: () => Promise<PersistentVolume>,
+  o: { claims?: Record<string, PersistentVolumeClaim>; classes?: Record<string, StorageClass> } = {},
+) {
   const events: string[] = [];
   const calls: string[] = [];
   const recorder: EventRecorder = {
@@ -37,6 +41,12 @@ function setup(createPv: (pv: PersistentVolume) => Promise<PersistentVolume>, ge
     close: async () => undefined,
   };
   const resources: Record<string, unknown> = {
+    StorageClass: {
+      get: async (name: string) => {
+        calls.push(`getClass ${name}`);
+        throw new NotFoundError('not found');
+      },
+    },
     PersistentVolume: {
       get: async () => {
         throw new NotFoundError('not found');
@@ -74,9 +84,9 @@ function setup(createPv: (pv: PersistentVolume) => Promise<PersistentVolume>, ge
     controllerCaps: new Set(['CREATE_DELETE_VOLUME']),
     topologyAware: false,
     informers: {
-      claims: lister({ 'ns/c': claim }),
+      claims: lister(o.claims ?? { 'ns/c': claim }),
       volumes: lister({}),
-      classes: lister({ sc: cls }),
+      classes: lister(o.classes ?? { sc: cls }),
       csiNodes: lister({}),
       nodes: lister({}),
       attachments: lister({}),
@@ -100,6 +110,15 @@ function setup(createPv: (pv: PersistentVolume) => Promise<PersistentVolume>, ge
 }
 
 describe('provisioner executor', () => {
+  it('asks the API for a class missing from its cache only for a claim handed to this driver', async () => {
+    const other = { ...claim, metadata: { ...claim.metadata, name: 'o', annotations: {} } };
+    const { p, calls } = setup(async (pv) => pv, undefined, { claims: { 'ns/c': claim, 'ns/o': other }, classes: {} });
+    await p.reconcile('ns/o', new AbortController().signal);
+    expect(calls).toEqual([]);
+    await expect(p.reconcile('ns/c', new AbortController().signal)).rejects.toThrow(NotFoundError);
+    expect(calls).toEqual(['getClass sc']);
+  });
+
   it('retries saving the PV, then reports it and leaves the volume for the retry (never deleted: the PV may exist after all)', async () => {
     const { p, events, calls } = setup(async () => {
       throw new InternalError('etcd is sad');

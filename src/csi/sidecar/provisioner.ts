@@ -175,19 +175,20 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
       await setCloneFinalizer(ns, name, false, signal);
     }
     const className = claimClass(claim);
-    // A class created a moment before the claim may not be in our cache yet: ask before complaining.
-    const cls =
-      informers.classes.lister.get(className) ??
-      (className
-        ? await ctx.client
-            .resource('StorageClass')
-            .get(className, { signal })
-            .catch((e: unknown) => {
-              if (e instanceof NotFoundError) return undefined;
-              throw e;
-            })
-        : undefined);
-    const d = decideClaim(claim, driver, cls, (n) => informers.volumes.lister.get(n) !== undefined);
+    const pvExists = (n: string): boolean => informers.volumes.lister.get(n) !== undefined;
+    let d = decideClaim(claim, driver, informers.classes.lister.get(className), pvExists);
+    // A class created a moment before the claim may not be in our cache yet: ask before complaining
+    // (only for a claim handed to this driver: the others are skipped whatever their class).
+    if (d.kind === 'waitForClass' && className) {
+      const cls = await ctx.client
+        .resource('StorageClass')
+        .get(className, { signal })
+        .catch((e: unknown) => {
+          if (e instanceof NotFoundError) return undefined;
+          throw e;
+        });
+      d = decideClaim(claim, driver, cls, pvExists);
+    }
     if (d.kind === 'skip') return;
     if (d.kind === 'waitForClass') {
       rec.event(claim, 'Warning', REASONS.ProvisioningFailed, `storageclass.storage.k8s.io "${d.className}" not found`);

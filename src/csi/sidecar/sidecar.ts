@@ -9,6 +9,7 @@ import type { CSINode, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import {
   runLeaderElected,
   informerFor,
+  stripManagedFields,
   metaNamespaceKey,
   newController,
   newEventRecorder,
@@ -109,7 +110,7 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
       K extends 'PersistentVolumeClaim' | 'PersistentVolume' | 'StorageClass' | 'CSINode' | 'Node' | 'VolumeAttachment',
     >(
       k: K,
-    ) => informerFor(o.client, k, { resyncMs, log: log.child(`informer/${k}`) });
+    ) => informerFor(o.client, k, { resyncMs, log: log.child(`informer/${k}`), transform: stripManagedFields });
     const ctx: SidecarContext = {
       client: o.client,
       csi,
