@@ -126,6 +126,13 @@ export async function handleResource(
     if (!d.allowed) throw forbiddenFor(attrs, d);
   }
   const format = negotiateResponse(req.headers.accept, { stream: verb === 'watch', table: true });
+  // A deprecated custom resource version warns on every answer (kube's deprecationWarning).
+  const deprecation = r.storage.def.custom?.warnings ?? [];
+  if (deprecation.length)
+    res.setHeader(
+      'Warning',
+      deprecation.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
   await HANDLERS[verb]({
     r: admittedRequest(o.user, r),
     req,

@@ -1,0 +1,286 @@
+/** CustomResourceDefinitions over HTTP: lifecycle, serving, schema rules, subresources, deletion, restart. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { api } from './helpers/http.js';
+
+const GROUP = 'stable.example.com';
+const crd = (over: Record<string, unknown> = {}) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `widgets.${GROUP}` },
+  spec: {
+    group: GROUP,
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'], categories: ['all'] },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: {
+          status: {},
+          scale: {
+            specReplicasPath: '.spec.replicas',
+            statusReplicasPath: '.status.replicas',
+            labelSelectorPath: '.status.selector',
+          },
+        },
+        additionalPrinterColumns: [
+          { name: 'Size', type: 'string', jsonPath: '.spec.size' },
+          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+        ],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                required: ['size'],
+                properties: {
+                  size: { type: 'string', enum: ['S', 'M', 'L'] },
+                  replicas: { type: 'integer', minimum: 0, maximum: 10, default: 1 },
+                  name: { type: 'string', pattern: '^[a-z]+$', maxLength: 8 },
+                  port: { 'x-kubernetes-int-or-string': true },
+                  tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+                  extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                },
+              },
+              status: {
+                type: 'object',
+                properties: { replicas: { type: 'integer' }, selector: { type: 'string' }, phase: { type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+      {
+        name: 'v1beta1',
+        served: true,
+        storage: false,
+        deprecated: true,
+        deprecationWarning: 'stable.example.com/v1beta1 Widget is deprecated; use v1',
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+  ...over,
+});
+
+describe('CustomResourceDefinitions', () => {
+  let s: TestApiServer;
+  const base = `/apis/${GROUP}/v1/namespaces/default/widgets`;
+
+  const waitEstablished = async (name: string): Promise<void> => {
+    for (let i = 0; i < 400; i++) {
+      const r = await api(s, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+      const est = r.body?.status?.conditions?.find((c: { type: string }) => c.type === 'Established');
+      const disc = await api(s, 'GET', `/apis/${r.body?.spec?.group}/${r.body?.spec?.versions?.[0]?.name}`);
+      if (est?.status === 'True' && disc.status === 200) return;
+      await new Promise((res) => setTimeout(res, 25));
+    }
+    throw new Error(`${name} never established`);
+  };
+
+  beforeAll(async () => {
+    s = await startTestApiServer({ controllers: false });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('refuses an invalid CRD with kube messages', async () => {
+    const bad = crd();
+    (bad.spec as any).versions[0].storage = false;
+    (bad.spec as any).group = 'nodot';
+    (bad.metadata as any).name = 'x.nodot';
+    const r = await api(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', bad);
+    expect(r.status).toBe(422);
+    expect(r.body.message).toContain('spec.group: Invalid value: "nodot": should be a domain with at least one dot');
+    expect(r.body.message).toContain('must have exactly one version marked as storage version');
+    expect(r.body.message).toContain(
+      'metadata.name: Invalid value: "x.nodot": must be spec.names.plural+"."+spec.group',
+    );
+    const web = crd({});
+    (web.spec as any).conversion = { strategy: 'Webhook' };
+    const w = await api(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', web);
+    expect(w.status).toBe(422);
+    expect(w.body.message).toContain('Webhook conversion is not supported');
+    const cel = crd();
+    (cel.spec as any).versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [
+      { rule: 'true' },
+    ];
+    const c = await api(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', cel);
+    expect(c.status).toBe(422);
+    expect(c.body.message).toContain('x-kubernetes-validations');
+  });
+
+  it('creates a CRD, establishes it and serves its objects', async () => {
+    const r = await api(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd());
+    expect(r.status).toBe(201);
+    expect(r.body.status.storedVersions).toEqual(['v1']);
+    await waitEstablished(`widgets.${GROUP}`);
+    const got = await api(s, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`);
+    expect(got.body.status.acceptedNames.kind).toBe('Widget');
+    const names = got.body.status.conditions.find((c: any) => c.type === 'NamesAccepted');
+    expect(names).toMatchObject({ status: 'True', reason: 'NoConflicts' });
+
+    const created = await api(s, 'POST', base, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'w1' },
+      spec: { size: 'S', bogus: 1, extra: { anything: { goes: true } } },
+      status: { phase: 'ignored' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toEqual({ size: 'S', replicas: 1, extra: { anything: { goes: true } } });
+    expect(created.body.status).toBeUndefined();
+    expect(created.body.metadata.generation).toBe(1);
+    expect(String(created.headers.warning)).toContain('unknown field \\"spec.bogus\\"');
+
+    const strict = await api(s, 'POST', `${base}?fieldValidation=Strict`, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'w2' },
+      spec: { size: 'S', bogus: 1 },
+    });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe(
+      'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"',
+    );
+  });
+
+  it('validates against the schema with kube paths and messages', async () => {
+    const r = await api(s, 'POST', base, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'bad' },
+      spec: { size: 'XL', replicas: 'two', name: 'ABCDEFGHIJ', port: true, tags: ['a', 'a'] },
+    });
+    expect(r.status).toBe(422);
+    const m = r.body.message as string;
+    expect(m).toContain('spec.size: Unsupported value: "XL": supported values: "S", "M", "L"');
+    expect(m).toContain(
+      'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+    );
+    expect(m).toContain('spec.name: Invalid value: "ABCDEFGHIJ": spec.name in body should match \'^[a-z]+$\'');
+    expect(m).toContain('spec.name: Too long: may not be longer than 8');
+    expect(m).toContain(
+      'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"',
+    );
+    expect(m).toContain('spec.tags[1]: Duplicate value: "a"');
+    const missing = await api(s, 'POST', base, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'bad2' },
+      spec: { replicas: 11 },
+    });
+    expect(missing.body.message).toContain('spec.size: Required value');
+    expect(missing.body.message).toContain(
+      'spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10',
+    );
+  });
+
+  it('serves status and scale subresources with kube generation rules', async () => {
+    const cur = await api(s, 'GET', `${base}/w1`);
+    const st = await api(s, 'PUT', `${base}/w1/status`, {
+      ...cur.body,
+      spec: { size: 'L' },
+      status: { replicas: 3, selector: 'app=w' },
+    });
+    expect(st.status).toBe(200);
+    expect(st.body.spec.size).toBe('S');
+    expect(st.body.status.replicas).toBe(3);
+    expect(st.body.metadata.generation).toBe(1);
+    const sc = await api(s, 'GET', `${base}/w1/scale`);
+    expect(sc.body).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      spec: { replicas: 1 },
+      status: { replicas: 3, selector: 'app=w' },
+    });
+    const up = await api(
+      s,
+      'PATCH',
+      `${base}/w1/scale`,
+      { spec: { replicas: 4 } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(up.status).toBe(200);
+    const after = await api(s, 'GET', `${base}/w1`);
+    expect(after.body.spec.replicas).toBe(4);
+    expect(after.body.metadata.generation).toBe(2);
+    const smp = await api(
+      s,
+      'PATCH',
+      `${base}/w1`,
+      { spec: { size: 'M' } },
+      { contentType: 'application/strategic-merge-patch+json' },
+    );
+    expect(smp.status).toBe(415);
+    const mp = await api(
+      s,
+      'PATCH',
+      `${base}/w1`,
+      { spec: { size: 'M' } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    expect(mp.body.spec.size).toBe('M');
+    const jp = await api(s, 'PATCH', `${base}/w1`, [{ op: 'replace', path: '/spec/size', value: 'L' }], {
+      contentType: 'application/json-patch+json',
+    });
+    expect(jp.body.spec.size).toBe('L');
+  });
+
+  it('serves a second version with apiVersion rewritten and a deprecation warning', async () => {
+    const r = await api(s, 'GET', `/apis/${GROUP}/v1beta1/namespaces/default/widgets/w1`);
+    expect(r.status).toBe(200);
+    expect(r.body.apiVersion).toBe(`${GROUP}/v1beta1`);
+    expect(String(r.headers.warning)).toContain('v1beta1 Widget is deprecated; use v1');
+    const list = await api(s, 'GET', `/apis/${GROUP}/v1/widgets`);
+    expect(list.body.kind).toBe('WidgetList');
+    expect(list.body.items.map((i: any) => i.apiVersion)).toEqual([`${GROUP}/v1`]);
+  });
+
+  it('lists in discovery and answers Tables from printer columns', async () => {
+    const d = await api(s, 'GET', `/apis/${GROUP}/v1`);
+    const w = d.body.resources.find((x: any) => x.name === 'widgets');
+    expect(w).toMatchObject({ kind: 'Widget', namespaced: true, shortNames: ['wd'], categories: ['all'] });
+    expect(d.body.resources.map((x: any) => x.name)).toEqual(
+      expect.arrayContaining(['widgets/status', 'widgets/scale']),
+    );
+    const g = await api(s, 'GET', `/apis/${GROUP}`);
+    expect(g.body.preferredVersion.version).toBe('v1');
+    const t = await api(s, 'GET', base, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    expect(t.body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Size', 'Replicas']);
+    expect(t.body.rows[0].cells).toEqual(['w1', 'L', 4]);
+    const v3 = await api(s, 'GET', `/openapi/v3/apis/${GROUP}/v1`);
+    expect(v3.status).toBe(200);
+    expect(Object.keys(v3.body.components.schemas)).toContain('com.example.stable.v1.Widget');
+  });
+
+  it('refuses a CRD whose names conflict (NamesAccepted=False)', async () => {
+    const other = crd({ metadata: { name: `gadgets.${GROUP}` } });
+    (other.spec as any).names = { plural: 'gadgets', singular: 'gadget', kind: 'Widget' };
+    expect((await api(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', other)).status).toBe(201);
+    let cond: any;
+    for (let i = 0; i < 400 && cond?.status !== 'False'; i++) {
+      const r = await api(s, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`);
+      cond = r.body.status?.conditions?.find((c: any) => c.type === 'NamesAccepted');
+      if (cond?.status !== 'False') await new Promise((res) => setTimeout(res, 25));
+    }
+    expect(cond).toMatchObject({ status: 'False', reason: 'KindConflict', message: '"Widget" is already in use' });
+    await api(s, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`);
+  });
+
+  it('deleting the CRD deletes its objects first, then stops serving', async () => {
+    const del = await api(s, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`);
+    expect(del.status).toBe(200);
+    for (let i = 0; i < 400; i++) {
+      const r = await api(s, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`);
+      if (r.status === 404) break;
+      await new Promise((res) => setTimeout(res, 25));
+    }
+    expect((await api(s, 'GET', base)).status).toBe(404);
+    expect(await s.store.list(`/registry/${GROUP}/widgets/`)).toMatchObject({ items: [] });
+  });
+});
