@@ -80,6 +80,24 @@ export function validateValue(value: unknown, s: JSONSchemaProps, path: string, 
   if (Array.isArray(value)) validateArray(value, s, path, out);
   else if (isPlainObject(value)) validateObject(value, s, path, out);
   for (const sub of s.allOf ?? []) validateValue(value, sub, path, out);
+  validateCombinators(value, s, path, out);
+}
+
+function passes(value: unknown, s: JSONSchemaProps, path: string): boolean {
+  const errs: FieldCause[] = [];
+  validateValue(value, s, path, errs);
+  return errs.length === 0;
+}
+
+/** oneOf / anyOf / not: value validations only (they declare no fields in a structural schema). */
+function validateCombinators(value: unknown, s: JSONSchemaProps, path: string, out: FieldCause[]): void {
+  const name = path || '<root>';
+  if (s.oneOf && s.oneOf.filter((x) => passes(value, x, path)).length !== 1)
+    out.push(invalid(path, jsonType(value), `${name} in body must validate one and only one schema (oneOf)`));
+  if (s.anyOf && !s.anyOf.some((x) => passes(value, x, path)))
+    out.push(invalid(path, jsonType(value), `${name} in body must validate at least one schema (anyOf)`));
+  if (s.not && passes(value, s.not, path))
+    out.push(invalid(path, jsonType(value), `${name} in body must not validate the schema (not)`));
 }
 
 function validateScalar(value: unknown, s: JSONSchemaProps, path: string, out: FieldCause[]): void {
