@@ -1,7 +1,29 @@
 /** CustomResourceDefinitions over HTTP: lifecycle, serving, schema rules, subresources, deletion, restart. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer, type TestApiServerOptions } from '../src/cli/testing.js';
+import { openEtcdStore } from '../src/store/etcd.js';
+import { etcdMissing, startEtcd, type EtcdProcess } from '../src/store/etcd/etcd-process.test-kit.js';
 import { api } from './helpers/http.js';
+
+/** Each store the server runs on: SQLite (a temp dir per server) or one etcd shared by the servers of a test. */
+const STORES = [
+  { name: 'sqlite', skip: false },
+  { name: 'etcd', skip: etcdMissing !== undefined },
+] as const;
+
+let etcd: EtcdProcess | undefined;
+async function serverOptions(store: string): Promise<TestApiServerOptions> {
+  if (store !== 'etcd') return { controllers: false };
+  etcd ??= await startEtcd();
+  const endpoint = etcd.endpoint;
+  return { controllers: false, openStore: () => openEtcdStore({ endpoints: [endpoint], watchRetryMs: 100 }) };
+}
+afterAll(async () => {
+  await etcd?.stop();
+});
 
 const GROUP = 'stable.example.com';
 const crd = (over: Record<string, unknown> = {}) => ({
@@ -66,7 +88,7 @@ const crd = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-describe('CustomResourceDefinitions', () => {
+describe.each(STORES)('CustomResourceDefinitions on $name', ({ name: storeName, skip }) => {
   let s: TestApiServer;
   const base = `/apis/${GROUP}/v1/namespaces/default/widgets`;
 
@@ -82,13 +104,14 @@ describe('CustomResourceDefinitions', () => {
   };
 
   beforeAll(async () => {
-    s = await startTestApiServer({ controllers: false });
-  });
+    if (skip) return;
+    s = await startTestApiServer(await serverOptions(storeName));
+  }, 60_000);
   afterAll(async () => {
     await s?.close();
   });
 
-  it('refuses an invalid CRD with kube messages', async () => {
+  it.skipIf(skip)('refuses an invalid CRD with kube messages', async () => {
     const bad = crd();
     (bad.spec as any).versions[0].storage = false;
     (bad.spec as any).group = 'nodot';
@@ -114,7 +137,7 @@ describe('CustomResourceDefinitions', () => {
     expect(c.body.message).toContain('x-kubernetes-validations');
   });
 
-  it('creates a CRD, establishes it and serves its objects', async () => {
+  it.skipIf(skip)('creates a CRD, establishes it and serves its objects', async () => {
     const r = await api(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd());
     expect(r.status).toBe(201);
     expect(r.body.status.storedVersions).toEqual(['v1']);
@@ -149,7 +172,7 @@ describe('CustomResourceDefinitions', () => {
     );
   });
 
-  it('validates against the schema with kube paths and messages', async () => {
+  it.skipIf(skip)('validates against the schema with kube paths and messages', async () => {
     const r = await api(s, 'POST', base, {
       apiVersion: `${GROUP}/v1`,
       kind: 'Widget',
@@ -180,7 +203,7 @@ describe('CustomResourceDefinitions', () => {
     );
   });
 
-  it('serves status and scale subresources with kube generation rules', async () => {
+  it.skipIf(skip)('serves status and scale subresources with kube generation rules', async () => {
     const cur = await api(s, 'GET', `${base}/w1`);
     const st = await api(s, 'PUT', `${base}/w1/status`, {
       ...cur.body,
@@ -231,7 +254,7 @@ describe('CustomResourceDefinitions', () => {
     expect(jp.body.spec.size).toBe('L');
   });
 
-  it('serves a second version with apiVersion rewritten and a deprecation warning', async () => {
+  it.skipIf(skip)('serves a second version with apiVersion rewritten and a deprecation warning', async () => {
     const r = await api(s, 'GET', `/apis/${GROUP}/v1beta1/namespaces/default/widgets/w1`);
     expect(r.status).toBe(200);
     expect(r.body.apiVersion).toBe(`${GROUP}/v1beta1`);
@@ -241,7 +264,7 @@ describe('CustomResourceDefinitions', () => {
     expect(list.body.items.map((i: any) => i.apiVersion)).toEqual([`${GROUP}/v1`]);
   });
 
-  it('lists in discovery and answers Tables from printer columns', async () => {
+  it.skipIf(skip)('lists in discovery and answers Tables from printer columns', async () => {
     const d = await api(s, 'GET', `/apis/${GROUP}/v1`);
     const w = d.body.resources.find((x: any) => x.name === 'widgets');
     expect(w).toMatchObject({ kind: 'Widget', namespaced: true, shortNames: ['wd'], categories: ['all'] });
@@ -258,7 +281,7 @@ describe('CustomResourceDefinitions', () => {
     expect(Object.keys(v3.body.components.schemas)).toContain('com.example.stable.v1.Widget');
   });
 
-  it('refuses a CRD whose names conflict (NamesAccepted=False)', async () => {
+  it.skipIf(skip)('refuses a CRD whose names conflict (NamesAccepted=False)', async () => {
     const other = crd({ metadata: { name: `gadgets.${GROUP}` } });
     (other.spec as any).names = { plural: 'gadgets', singular: 'gadget', kind: 'Widget' };
     expect((await api(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', other)).status).toBe(201);
@@ -272,7 +295,7 @@ describe('CustomResourceDefinitions', () => {
     await api(s, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`);
   });
 
-  it('deleting the CRD deletes its objects first, then stops serving', async () => {
+  it.skipIf(skip)('deleting the CRD deletes its objects first, then stops serving', async () => {
     const del = await api(s, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`);
     expect(del.status).toBe(200);
     for (let i = 0; i < 400; i++) {
@@ -283,4 +306,53 @@ describe('CustomResourceDefinitions', () => {
     expect((await api(s, 'GET', base)).status).toBe(404);
     expect(await s.store.list(`/registry/${GROUP}/widgets/`)).toMatchObject({ items: [] });
   });
+});
+
+describe.each(STORES)('a restarted server on $name', ({ name: storeName, skip }) => {
+  it.skipIf(skip)(
+    'serves every established CRD as soon as it answers',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'stowage-crd-restart-'));
+      try {
+        const opts = { ...(await serverOptions(storeName)), dataDir, keepData: true };
+        const first = await startTestApiServer(opts);
+        const name = `restarts.${GROUP}`;
+        const def = crd({ metadata: { name } });
+        (def.spec as any).names = { plural: 'restarts', kind: 'Restart' };
+        (def.spec as any).versions = [(def.spec as any).versions[0]];
+        try {
+          expect(
+            (await api(first, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', def)).status,
+          ).toBe(201);
+          let created = 0;
+          for (let i = 0; i < 400 && created !== 201; i++) {
+            created = (
+              await api(first, 'POST', `/apis/${GROUP}/v1/namespaces/default/restarts`, {
+                apiVersion: `${GROUP}/v1`,
+                kind: 'Restart',
+                metadata: { name: 'r1' },
+                spec: { size: 'M' },
+              })
+            ).status;
+            if (created !== 201) await new Promise((res) => setTimeout(res, 25));
+          }
+          expect(created).toBe(201);
+        } finally {
+          await first.close();
+        }
+        const second = await startTestApiServer(opts);
+        try {
+          const got = await api(second, 'GET', `/apis/${GROUP}/v1/namespaces/default/restarts/r1`);
+          expect(got.status).toBe(200);
+          expect(got.body.spec).toEqual({ size: 'M', replicas: 1 });
+          await api(second, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+        } finally {
+          await second.close();
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
