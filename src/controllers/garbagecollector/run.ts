@@ -44,11 +44,61 @@ export interface GarbageCollectorOptions {
 
 const DISCOVERY_RETRY_MS = 2_000;
 
-/** Runs the garbage collector until `signal` aborts. */
+// Upstream re-reads discovery every 30 s and restarts its monitors when the resources changed; ours
+// looks every 5 s so that the kinds of a new CustomResourceDefinition are followed soon after.
+const REDISCOVERY_MS = 5_000;
+
+/**
+ * Runs the garbage collector until `signal` aborts; when discovery shows other resources (a CRD
+ * added or removed), it starts over with the new set.
+ */
 export async function runGarbageCollector(o: GarbageCollectorOptions): Promise<void> {
   const { client, signal } = o;
-  const resources = await discoverWithRetry(client, signal);
-  if (!resources) return;
+  let resources = await discoverWithRetry(client, signal);
+  while (resources && !signal.aborted) {
+    const round = new AbortController();
+    const stop = (): void => round.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const next = resourcesChanged(client, resources, round.signal).finally(stop);
+    try {
+      await runWith(o, resources, round.signal);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      round.abort();
+    }
+    resources = signal.aborted ? undefined : await next;
+  }
+}
+
+/** Resolves with the new resource set once discovery differs from `current` (undefined when aborted). */
+async function resourcesChanged(
+  client: RestClient,
+  current: readonly ApiResource[],
+  signal: AbortSignal,
+): Promise<ApiResource[] | undefined> {
+  const ids = (rs: readonly ApiResource[]): string => rs.map(resourceId).sort().join(' ');
+  const want = ids(current);
+  for (;;) {
+    try {
+      await realClock.sleep(REDISCOVERY_MS, signal);
+      const found = await discoverDeletableResources(client, signal);
+      if (ids(found) !== want) {
+        log.info('discovery changed; restarting the garbage collector', { resources: ids(found) });
+        return found;
+      }
+    } catch (e) {
+      if (signal.aborted) return undefined;
+      log.warn('discovery failed', { error: toStowageError(e).message });
+    }
+  }
+}
+
+async function runWith(
+  o: GarbageCollectorOptions,
+  resources: readonly ApiResource[],
+  signal: AbortSignal,
+): Promise<void> {
+  const { client } = o;
   const shared = o.informers ? sharedInformers(o.informers) : new Map<string, Informer<KubeObjectLike>>();
   const graph = new OwnerGraph(
     resources.map((resource) => ({
