@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer, type TestApiServerOptions } from '../src/cli/testing.js';
 import { openEtcdStore } from '../src/store/etcd.js';
 import { etcdMissing, startEtcd, type EtcdProcess } from '../src/store/etcd/etcd-process.test-kit.js';
-import { api } from './helpers/http.js';
+import { api, watchUntil } from './helpers/http.js';
 
 /** Each store the server runs on: SQLite (a temp dir per server) or one etcd shared by the servers of a test. */
 const STORES = [
@@ -295,9 +295,66 @@ describe.each(STORES)('CustomResourceDefinitions on $name', ({ name: storeName, 
     await api(s, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`);
   });
 
+  it.skipIf(skip)('watches and pages custom resources like built-in kinds', async () => {
+    const list = await api(s, 'GET', `${base}?limit=1`);
+    const rv = list.body.metadata.resourceVersion;
+    const seen = watchUntil(
+      s,
+      `${base}?watch=true&allowWatchBookmarks=true&resourceVersion=${rv}`,
+      (evs) => evs.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'w3'),
+      { timeoutMs: 20_000 },
+    );
+    await api(s, 'POST', base, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'w3', labels: { tier: 'x' } },
+      spec: { size: 'M' },
+    });
+    const evs = await seen;
+    expect(evs.find((e) => e.type === 'ADDED').object.apiVersion).toBe(`${GROUP}/v1`);
+    const page1 = await api(s, 'GET', `${base}?limit=1`);
+    expect(page1.body.items).toHaveLength(1);
+    expect(page1.body.metadata.continue).toBeTruthy();
+    const page2 = await api(s, 'GET', `${base}?limit=1&continue=${page1.body.metadata.continue}`);
+    expect(page2.body.items[0].metadata.name).not.toBe(page1.body.items[0].metadata.name);
+    const sel = await api(s, 'GET', `${base}?labelSelector=tier%3Dx`);
+    expect(sel.body.items.map((i: any) => i.metadata.name)).toEqual(['w3']);
+    const byName = await api(s, 'GET', `/apis/${GROUP}/v1/widgets?fieldSelector=metadata.name%3Dw1`);
+    expect(byName.body.items.map((i: any) => i.metadata.name)).toEqual(['w1']);
+  });
+
   it.skipIf(skip)('deleting the CRD deletes its objects first, then stops serving', async () => {
+    await api(s, 'POST', base, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'held', finalizers: ['example.com/hold'] },
+      spec: { size: 'S' },
+    });
     const del = await api(s, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`);
     expect(del.status).toBe(200);
+    expect(del.body.metadata.finalizers).toContain('customresourcecleanup.apiextensions.k8s.io');
+    for (let i = 0; i < 400; i++) {
+      const h = await api(s, 'GET', `${base}/held`);
+      if (h.body?.metadata?.deletionTimestamp) break;
+      await new Promise((res) => setTimeout(res, 25));
+    }
+    const refused = await api(s, 'POST', base, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'late' },
+      spec: { size: 'S' },
+    });
+    expect(refused.status).toBe(405);
+    expect(refused.body.message).toBe('create not allowed while custom resource definition is terminating');
+    const crdNow = await api(s, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`);
+    expect(crdNow.body.status.conditions.find((c: any) => c.type === 'Terminating')).toMatchObject({ status: 'True' });
+    await api(
+      s,
+      'PATCH',
+      `${base}/held`,
+      { metadata: { finalizers: null } },
+      { contentType: 'application/merge-patch+json' },
+    );
     for (let i = 0; i < 400; i++) {
       const r = await api(s, 'GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${GROUP}`);
       if (r.status === 404) break;

@@ -97,8 +97,11 @@ function deprecationWarnings(crd: CRD, v: CRDVersion): string[] {
   return [v.deprecationWarning ?? `${crd.spec.group}/${v.name} ${crd.spec.names.kind} is deprecated`];
 }
 
-/** Builds the ResourceDef of version `v` of an accepted CRD (names from status.acceptedNames). */
-export function customResourceDef(crd: CRD, v: CRDVersion): ResourceDef {
+/**
+ * Builds the ResourceDef of version `v` of an accepted CRD (names from status.acceptedNames).
+ * `terminating` tells whether the CRD is being deleted now.
+ */
+export function customResourceDef(crd: CRD, v: CRDVersion, terminating: () => boolean = () => false): ResourceDef {
   const names = crd.status?.acceptedNames ?? crd.spec.names;
   const group = crd.spec.group;
   const kind = names.kind;
@@ -166,6 +169,7 @@ export function customResourceDef(crd: CRD, v: CRDVersion): ResourceDef {
     ...(scale ? { subresources: [scale] } : {}),
     custom: {
       crdUid: crd.metadata.uid ?? '',
+      terminating,
       decode: (o) => decodeCustom(o, kind, v.name),
       warnings: deprecationWarnings(crd, v),
       fromStorage(o) {

@@ -60,7 +60,8 @@ export function newCrdRegistrar(registry: ApiRegistry): CrdRegistrar {
     const fp = fingerprint(crd);
     unserve(name);
     const versions = crd.spec.versions.filter((v) => v.served).sort((a, b) => compareVersions(a.name, b.name));
-    const defs = versions.map((v) => customResourceDef(crd, v));
+    const terminating = (): boolean => current(name)?.metadata.deletionTimestamp !== undefined;
+    const defs = versions.map((v) => customResourceDef(crd, v, terminating));
     const definitions = Object.assign(
       {},
       ...defs.map((d) => crDefinitions(d.schema, { group: d.group, version: d.version, kind: d.kind }, d.listKind)),

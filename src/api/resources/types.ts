@@ -267,4 +267,6 @@ export interface CustomResourceHooks {
   fromStorage(obj: KubeObject): void;
   /** The CRD's uid: a recreated CRD of the same name serves a new set of storages. */
   readonly crdUid: string;
+  /** Whether the CRD is being deleted: creates are refused meanwhile (kept current by the registrar). */
+  terminating(): boolean;
 }
