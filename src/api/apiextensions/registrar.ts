@@ -15,13 +15,15 @@ import { newLogger } from '../../util/log.js';
 import { setDynamicDefinitions } from '../openapi/schemas.js';
 import { jsonEqual, type ApiRegistry, type ResourceStorage } from '../registry.js';
 import { ApiNotFoundError } from '../status.js';
-import type { CacheWatch } from '../watchcache.js';
+import type { CacheEvent, CacheWatch } from '../watchcache.js';
 import { crDefinitions } from './crschema.js';
 import { customResourceDef } from './crresource.js';
 import { compareVersions, desiredStatus } from './naming.js';
 import { CLEANUP_FINALIZER, CRD_GROUP, isEstablished, type CRD } from './types.js';
 
 const log = newLogger('api/apiextensions');
+/** How often a registrar whose CRD cache is relisting looks whether it is back. */
+const RELIST_POLL_MS = 100;
 
 /** The custom resources a CRD currently serves, and what they were built from. */
 interface Served {
@@ -134,6 +136,32 @@ export function newCrdRegistrar(registry: ApiRegistry): CrdRegistrar {
       exec.run(name, 'serve', () => serve(crd));
   }
 
+  /** Every CRD event queues its name; a relisted cache (the store's watch lost) restarts the watch and resyncs all. */
+  function follow(): void {
+    if (!crds || stopped) return;
+    const onEvent = (ev: CacheEvent): void => {
+      const name = ev.cur.obj.metadata.name ?? '';
+      sync(name);
+      // A CRD's names changing may free (or take) names another CRD of its group waits for.
+      const group = (ev.cur.obj as CRD).spec?.group;
+      for (const o of crds.cache.list()) {
+        const other = o.obj as CRD;
+        if (other.spec.group === group && other.metadata.name !== name && !isEstablished(other))
+          sync(other.metadata.name ?? '');
+      }
+    };
+    const restart = (): void => {
+      if (stopped) return;
+      if (!crds.cache.isSynced()) {
+        setTimeout(restart, RELIST_POLL_MS).unref();
+        return;
+      }
+      follow();
+      for (const c of crds.cache.list()) sync(c.obj.metadata.name ?? '');
+    };
+    watch = crds.cache.watch(crds.cache.revision(), onEvent, restart);
+  }
+
   return {
     async start() {
       if (!crds) return;
@@ -145,17 +173,7 @@ export function newCrdRegistrar(registry: ApiRegistry): CrdRegistrar {
       exec.onChange((ch) => {
         if (typeof ch.key === 'string') sync(ch.key);
       });
-      watch = crds.cache.watch(crds.cache.revision(), (ev) => {
-        const name = ev.cur.obj.metadata.name ?? '';
-        sync(name);
-        // A CRD's names changing may free (or take) names another CRD of its group waits for.
-        const group = (ev.cur.obj as CRD).spec?.group;
-        for (const o of crds.cache.list()) {
-          const other = o.obj as CRD;
-          if (other.spec.group === group && other.metadata.name !== name && !isEstablished(other))
-            sync(other.metadata.name ?? '');
-        }
-      });
+      follow();
       for (const c of crds.cache.list()) sync(c.obj.metadata.name ?? '');
     },
     idle: () => exec.idle(),
