@@ -4,9 +4,9 @@
  * explain, server-side apply, scale, status, edit, wait --for=jsonpath, delete.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
@@ -14,7 +14,18 @@ import { hasKubectl } from './helpers/env.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
-const KUBECTLS = (process.env.STOWAGE_CRD_KUBECTLS ?? 'kubectl').split(',');
+/**
+ * The kubectl on PATH (its dispatcher picks the server's minor) and, beside it, kubectl 1.27 — the
+ * oldest, which validates from /openapi/v2 (protobuf) rather than v3. STOWAGE_CRD_KUBECTLS: a
+ * comma-separated list instead.
+ */
+const KUBECTLS = ((): string[] => {
+  if (process.env.STOWAGE_CRD_KUBECTLS) return process.env.STOWAGE_CRD_KUBECTLS.split(',');
+  const onPath = (process.env.PATH ?? '').split(delimiter).find((d) => existsSync(join(d, 'kubectl')));
+  if (!onPath) return ['kubectl'];
+  const oldest = join(dirname(realpathSync(join(onPath, 'kubectl'))), 'kubectl.1.27');
+  return existsSync(oldest) ? ['kubectl', oldest] : ['kubectl'];
+})();
 
 describe.skipIf(!hasKubectl).each(KUBECTLS)('CRDs through %s', (bin) => {
   let s: TestApiServer;
@@ -103,6 +114,12 @@ spec:
     ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('deletionPolicy: Unsupported value: "Keep": supported values: "Delete", "Retain"');
+    expect(await ok('get', 'crd')).toMatch(
+      /NAME\s+CREATED AT\s*\n(.*\n)*volumesnapshots\.snapshot\.storage\.k8s\.io\s+\d{4}-/,
+    );
+    expect(await ok('api-resources', '--api-group=snapshot.storage.k8s.io')).toMatch(
+      /volumesnapshots\s+vs\s+snapshot\.storage\.k8s\.io\/v1\s+true\s+VolumeSnapshot/,
+    );
     const explain = await ok('explain', 'volumesnapshot.spec.source');
     expect(explain).toContain('persistentVolumeClaimName');
     expect(explain).toContain('source specifies where a snapshot will be created from');
