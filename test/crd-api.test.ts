@@ -295,6 +295,43 @@ describe.each(STORES)('CustomResourceDefinitions on $name', ({ name: storeName, 
     await api(s, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${GROUP}`);
   });
 
+  it.skipIf(skip)('protects k8s.io groups and the names of built-in kinds', async () => {
+    const mk = (annotations?: Record<string, string>) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'storageclasses.storage.k8s.io', ...(annotations ? { annotations } : {}) },
+      spec: {
+        group: 'storage.k8s.io',
+        scope: 'Cluster',
+        names: { plural: 'storageclasses', singular: 'fakeclass', kind: 'FakeClass' },
+        versions: [{ name: 'v9', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
+    });
+    const refused = await api(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', mk());
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toContain(
+      'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io"',
+    );
+    const approved = mk({ 'api-approved.kubernetes.io': 'unapproved, test' });
+    expect((await api(s, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', approved)).status).toBe(
+      201,
+    );
+    let cond: any;
+    for (let i = 0; i < 400 && cond?.status !== 'False'; i++) {
+      const r = await api(
+        s,
+        'GET',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/storageclasses.storage.k8s.io',
+      );
+      cond = r.body.status?.conditions?.find((c: any) => c.type === 'NamesAccepted');
+      if (cond?.status !== 'False') await new Promise((res) => setTimeout(res, 25));
+    }
+    expect(cond).toMatchObject({ status: 'False', reason: 'PluralConflict' });
+    expect((await api(s, 'GET', '/apis/storage.k8s.io/v9/storageclasses')).status).toBe(404);
+    expect((await api(s, 'GET', '/apis/storage.k8s.io/v1/storageclasses')).status).toBe(200);
+    await api(s, 'DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/storageclasses.storage.k8s.io');
+  });
+
   it.skipIf(skip)('watches and pages custom resources like built-in kinds', async () => {
     const list = await api(s, 'GET', `${base}?limit=1`);
     const rv = list.body.metadata.resourceVersion;

@@ -44,6 +44,26 @@ function fingerprint(crd: CRD): string {
   return JSON.stringify({ uid: crd.metadata.uid, spec: crd.spec, names: crd.status?.acceptedNames });
 }
 
+/** The built-in kinds of a group, as CRDs holding their names: a CRD may not take them over. */
+function builtInNames(registry: ApiRegistry, group: string): CRD[] {
+  return registry
+    .defs()
+    .filter((d) => d.group === group && !d.custom)
+    .map((d) => ({
+      metadata: { name: `${d.plural}.${group}` },
+      spec: { group, scope: 'Cluster', names: { plural: d.plural, kind: d.kind }, versions: [] },
+      status: {
+        acceptedNames: {
+          plural: d.plural,
+          singular: d.singular,
+          kind: d.kind,
+          listKind: d.listKind,
+          shortNames: [...d.shortNames],
+        },
+      },
+    }));
+}
+
 export function newCrdRegistrar(registry: ApiRegistry): CrdRegistrar {
   const crds = registry.byGroupVersionPlural(CRD_GROUP, 'v1', 'customresourcedefinitions');
   const served = new Map<string, Served>();
@@ -52,10 +72,12 @@ export function newCrdRegistrar(registry: ApiRegistry): CrdRegistrar {
   let stopped = false;
 
   const current = (name: string): CRD | undefined => crds?.get(undefined, name)?.obj as CRD | undefined;
-  const sameGroup = (crd: CRD): CRD[] =>
-    (crds?.cache.list() ?? [])
+  const sameGroup = (crd: CRD): CRD[] => [
+    ...(crds?.cache.list() ?? [])
       .map((c) => c.obj as CRD)
-      .filter((o) => o.spec.group === crd.spec.group && o.metadata.name !== crd.metadata.name);
+      .filter((o) => o.spec.group === crd.spec.group && o.metadata.name !== crd.metadata.name),
+    ...builtInNames(registry, crd.spec.group),
+  ];
 
   async function serve(crd: CRD): Promise<void> {
     const name = crd.metadata.name ?? '';

@@ -28,6 +28,12 @@ export function isDNS1035Label(value: string): string[] {
   return errs;
 }
 
+/** Groups under k8s.io and kubernetes.io need the API review's approval annotation (kube's rule). */
+const APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
+function isProtectedGroup(group: string): boolean {
+  return ['k8s.io', 'kubernetes.io'].some((d) => group === d || group.endsWith(`.${d}`));
+}
+
 const PRINTER_TYPES = ['integer', 'number', 'string', 'boolean', 'date'];
 const PRINTER_FORMATS = ['int32', 'int64', 'float', 'double', 'byte', 'date', 'date-time', 'password'];
 
@@ -157,6 +163,13 @@ export function validateCRDSpec(crd: CRD): FieldCause[] {
   validateConversion(crd, out);
   if (spec.preserveUnknownFields)
     out.push(invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
+  if (spec.group && isProtectedGroup(spec.group) && !crd.metadata.annotations?.[APPROVAL_ANNOTATION])
+    out.push(
+      required(
+        `metadata.annotations[${APPROVAL_ANNOTATION}]`,
+        `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", see https://github.com/kubernetes/enhancements/pull/1111`,
+      ),
+    );
   const name = crd.metadata.name ?? '';
   if (spec.names?.plural && spec.group && name !== `${spec.names.plural}.${spec.group}`)
     out.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
