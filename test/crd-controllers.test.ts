@@ -78,6 +78,44 @@ describe('controllers and custom resources', () => {
     });
   }, 90_000);
 
+  it('the garbage collector follows a CRD installed while it runs (rediscovery)', async () => {
+    const later = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `laters.${GROUP}` },
+      spec: {
+        group: GROUP,
+        scope: 'Namespaced',
+        names: { plural: 'laters', kind: 'Later' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    };
+    expect((await api(s, 'POST', CRDS, later)).status).toBe(201);
+    const path = `/apis/${GROUP}/v1/namespaces/default/laters`;
+    await until('laters served', async () => ((await api(s, 'GET', path)).status === 200 ? true : undefined));
+    const cm = await api(s, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'owner2' } });
+    const owned = await api(s, 'POST', path, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'Later',
+      metadata: {
+        name: 'l1',
+        ownerReferences: [{ kind: 'ConfigMap', apiVersion: 'v1', name: 'owner2', uid: cm.body.metadata.uid }],
+      },
+    });
+    expect(owned.status).toBe(201);
+    await api(s, 'DELETE', '/api/v1/namespaces/default/configmaps/owner2');
+    await until('the owned Later gone', async () =>
+      (await api(s, 'GET', `${path}/l1`)).status === 404 ? true : undefined,
+    );
+  }, 90_000);
+
   it('deleting a namespace deletes its custom resources', async () => {
     await api(s, 'POST', '/api/v1/namespaces', { metadata: { name: 'crns' } });
     expect((await api(s, 'POST', `/apis/${GROUP}/v1/namespaces/crns/things`, thing('t1'))).status).toBe(201);
