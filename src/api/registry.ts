@@ -110,7 +110,7 @@ export class ResourceStorage {
     readonly registry: ApiRegistry,
     watchHistory?: number,
   ) {
-    this.cache = new WatchCache(store, keyPrefix(def), watchHistory);
+    this.cache = new WatchCache(store, keyPrefix(def), watchHistory, def.custom?.fromStorage);
   }
 
   subject(name?: string): ErrorSubject {
@@ -142,7 +142,9 @@ export class ResourceStorage {
     if (this.store.synchronousWatch) return this.mustGet(namespace, name);
     const kv = await this.store.get(storageKey(this.def, namespace, name));
     if (!kv) throw notFound(this.subject(name));
-    return this.cache.get(kv.key)?.rev === kv.modRevision ? this.cache.get(kv.key)! : decodeStored(kv);
+    return this.cache.get(kv.key)?.rev === kv.modRevision
+      ? this.cache.get(kv.key)!
+      : decodeStored(kv, kv.modRevision, this.def.custom?.fromStorage);
   }
 
   private invalid(name: string, causes: readonly FieldCause[]): never {
@@ -423,7 +425,7 @@ export class ResourceStorage {
       opts.admit?.(undefined, old);
       const graceful = def.gracefulDeletion?.(old, opts.gracePeriodSeconds);
       const oldFinalizers = old.metadata.finalizers ?? [];
-      const finalizers = finalizersOnDelete(oldFinalizers, opts);
+      const finalizers = withDeletionFinalizers(def, old, finalizersOnDelete(oldFinalizers, opts));
       const finalizersChanged = !sameFinalizerSet(finalizers, oldFinalizers);
       const key = storageKey(def, namespace, name);
       try {
@@ -475,6 +477,12 @@ function setManagedFields(obj: KubeObject, mf: unknown[] | undefined): void {
   else obj.metadata.managedFields = mf;
 }
 
+/** The kind's own deletion finalizers join on the first delete (not once deletion has started). */
+function withDeletionFinalizers(def: ResourceDef, old: KubeObject, finalizers: string[]): string[] {
+  if (!def.deletionFinalizers || old.metadata.deletionTimestamp) return finalizers;
+  return [...finalizers, ...def.deletionFinalizers.filter((f) => !finalizers.includes(f))];
+}
+
 function extraFinalizersPending(def: ResourceDef, obj: KubeObject): boolean {
   return def.extraFinalizersPending?.(obj) ?? false;
 }
@@ -496,6 +504,10 @@ export class ApiRegistry {
   private readonly byPath = new Map<string, ResourceStorage>();
   /** The kind whose objects namespaced objects live in. */
   private readonly namespaces: ResourceStorage | undefined;
+  private readonly watchHistory: number | undefined;
+  /** The served kinds' defs, replaced (never mutated) when a kind is added or removed. */
+  private servedDefs: readonly ResourceDef[] = [];
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
     readonly store: Store,
@@ -503,13 +515,69 @@ export class ApiRegistry {
     readonly formatInvalid: InvalidMessageFormatter,
     opts: { watchHistory?: number } = {},
   ) {
-    for (const def of defs) {
-      const s = new ResourceStorage(def, store, this, opts.watchHistory);
-      if (!this.byKind.has(def.kind)) this.byKind.set(def.kind, s);
-      this.storages.push(s);
-      this.byPath.set(`${def.group}/${def.version}/${def.plural}`, s);
-    }
+    this.watchHistory = opts.watchHistory;
+    for (const def of defs) this.add(new ResourceStorage(def, store, this, opts.watchHistory));
+    this.servedDefs = this.storages.map((s) => s.def);
     this.namespaces = this.storages.find((s) => s.def.isNamespace);
+  }
+
+  private add(s: ResourceStorage): void {
+    const def = s.def;
+    if (!this.byKind.has(def.kind)) this.byKind.set(def.kind, s);
+    this.storages.push(s);
+    this.byPath.set(`${def.group}/${def.version}/${def.plural}`, s);
+  }
+
+  /** The defs of every served kind: one array per set of kinds, so documents built from it can be cached by identity. */
+  defs(): readonly ResourceDef[] {
+    return this.servedDefs;
+  }
+
+  /** Called after each change of the served kinds (custom resources added or removed). */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /**
+   * Serves a kind from now on (a CustomResourceDefinition's version): its watch cache lists the
+   * store before it answers. Replaces a kind already served at the same group/version/plural.
+   */
+  async register(def: ResourceDef): Promise<ResourceStorage> {
+    const s = new ResourceStorage(def, this.store, this, this.watchHistory);
+    await s.cache.start();
+    const old = this.byGroupVersionPlural(def.group, def.version, def.plural);
+    if (old) this.remove(old);
+    this.add(s);
+    if (this.state === 'stopped') s.cache.stop();
+    this.changed();
+    return s;
+  }
+
+  /** Stops serving a kind registered with `register`; its watches end. */
+  unregister(s: ResourceStorage): void {
+    if (!this.storages.includes(s)) return;
+    this.remove(s);
+    this.changed();
+  }
+
+  private remove(s: ResourceStorage): void {
+    const i = this.storages.indexOf(s);
+    if (i >= 0) this.storages.splice(i, 1);
+    const d = s.def;
+    const path = `${d.group}/${d.version}/${d.plural}`;
+    if (this.byPath.get(path) === s) this.byPath.delete(path);
+    if (this.byKind.get(d.kind) === s) {
+      this.byKind.delete(d.kind);
+      const next = this.storages.find((x) => x.def.kind === d.kind);
+      if (next) this.byKind.set(d.kind, next);
+    }
+    s.cache.stop();
+  }
+
+  private changed(): void {
+    this.servedDefs = this.storages.map((s) => s.def);
+    for (const l of [...this.changeListeners]) l();
   }
 
   /** Why this server is not ready (a cache not synced), or undefined when it is. */

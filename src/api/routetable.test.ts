@@ -12,7 +12,6 @@ const store = openSqliteStore({ path: ':memory:' });
 afterAll(() => store.close());
 const router = newRouter(
   apiRoutes({
-    defs: ALL_RESOURCES,
     registry: new ApiRegistry(store, ALL_RESOURCES, formatInvalidMessage),
     metrics: new MetricsRegistry(),
     store,

@@ -25,7 +25,6 @@ import type { Route, RouteContext, RouteHandler } from './routes.js';
 import { pathNotFound } from './status.js';
 
 export interface RouteTableOptions {
-  readonly defs: readonly ResourceDef[];
   readonly registry: ApiRegistry;
   readonly metrics: MetricsRegistry;
   readonly store: Store;
@@ -40,16 +39,10 @@ export interface RouteTableOptions {
  * Every path the server serves. Resource paths take every method and route by verb themselves;
  * the others answer a method they do not serve with 405.
  */
-export function apiRoutes({
-  defs,
-  registry,
-  metrics,
-  store,
-  authorizer,
-  tag,
-  podStreaming,
-}: RouteTableOptions): Route[] {
+export function apiRoutes({ registry, metrics, store, authorizer, tag, podStreaming }: RouteTableOptions): Route[] {
   const checks = healthChecks(registry, store);
+  // Read per request: CustomResourceDefinitions add and remove kinds while the server runs.
+  const defs = (): readonly ResourceDef[] => registry.defs();
   const health = (endpoint: HealthEndpoint): Route[] => [
     {
       path: `/${endpoint}`,
@@ -85,13 +78,13 @@ export function apiRoutes({
     ({ req, res }) => {
       const v = aggregatedDiscoveryVersion(req);
       if (v)
-        sendJson(res, 200, aggregatedDiscovery(defs, core, v), {
+        sendJson(res, 200, aggregatedDiscovery(defs(), core, v), {
           contentType: `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`,
         });
       else sendLegacyDiscovery(req, res, legacy());
     };
   const servedGroupVersion = (p: Readonly<Record<string, string>>): boolean =>
-    apiResourceList(defs, p.group!, p.version!) !== undefined;
+    apiResourceList(defs(), p.group!, p.version!) !== undefined;
   return [
     ...health('healthz'),
     ...health('livez'),
@@ -108,7 +101,7 @@ export function apiRoutes({
       path: '/openapi/v2',
       methods: {
         GET: ({ req, res }) => {
-          const v2 = openApiV2(defs);
+          const v2 = openApiV2(defs());
           if (req.headers['if-none-match'] === v2.etag) return sendRaw(res, 304, '', { headers: { ETag: v2.etag } });
           const proto = (req.headers.accept ?? '').includes(OPENAPI_V2_PROTOBUF_ACCEPT.split('@')[0]!);
           sendRaw(res, 200, proto ? v2.protobuf : v2.json, {
@@ -118,25 +111,25 @@ export function apiRoutes({
         },
       },
     },
-    { path: '/openapi/v3', methods: { GET: ({ res }) => sendJson(res, 200, openApiV3Index(defs)) } },
+    { path: '/openapi/v3', methods: { GET: ({ res }) => sendJson(res, 200, openApiV3Index(defs())) } },
     {
       path: '/openapi/v3/*',
-      exists: (_, rest) => openApiV3Document(defs, rest.join('/')) !== undefined,
-      methods: { GET: ({ res, rest }) => sendJson(res, 200, openApiV3Document(defs, rest.join('/'))) },
+      exists: (_, rest) => openApiV3Document(defs(), rest.join('/')) !== undefined,
+      methods: { GET: ({ res, rest }) => sendJson(res, 200, openApiV3Document(defs(), rest.join('/'))) },
     },
     { path: '/api', methods: { GET: aggregated(true, apiVersions) } },
-    { path: '/api/v1', methods: { GET: legacyDiscovery(() => apiResourceList(defs, '', 'v1')) } },
+    { path: '/api/v1', methods: { GET: legacyDiscovery(() => apiResourceList(defs(), '', 'v1')) } },
     { path: '/api/v1/*', methods: { '*': (c) => resource(c, '', 'v1') } },
-    { path: '/apis', methods: { GET: aggregated(false, () => apiGroupList(defs)) } },
+    { path: '/apis', methods: { GET: aggregated(false, () => apiGroupList(defs())) } },
     {
       path: '/apis/:group',
-      exists: (p) => apiGroupObject(defs, p.group!) !== undefined,
-      methods: { GET: legacyDiscovery((p) => apiGroupObject(defs, p.group!)) },
+      exists: (p) => apiGroupObject(defs(), p.group!) !== undefined,
+      methods: { GET: legacyDiscovery((p) => apiGroupObject(defs(), p.group!)) },
     },
     {
       path: '/apis/:group/:version',
       exists: servedGroupVersion,
-      methods: { GET: legacyDiscovery((p) => apiResourceList(defs, p.group!, p.version!)) },
+      methods: { GET: legacyDiscovery((p) => apiResourceList(defs(), p.group!, p.version!)) },
     },
     {
       path: '/apis/:group/:version/*',

@@ -25,6 +25,7 @@ import { isWatch, type ResourceRequest } from './handlers/index.js';
 import { sendError, sendJson } from './http.js';
 import { apiRoutes } from './routetable.js';
 import { ApiRegistry } from './registry.js';
+import { newCrdRegistrar } from './apiextensions/registrar.js';
 import { ALL_RESOURCES } from './resources/index.js';
 import { newServiceResource } from './resources/service.js';
 import { formatInvalidMessage } from './resources/common.js';
@@ -180,6 +181,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   const registry = new ApiRegistry(o.store, defs, formatInvalidMessage, { watchHistory: o.watchCacheHistory });
   await registry.start();
   await registry.ensureInitialObjects();
+  const crdRegistrar = newCrdRegistrar(registry);
+  await crdRegistrar.start();
   const metrics = o.metrics ?? new MetricsRegistry();
   const requests = metrics.counter(
     'apiserver_request_total',
@@ -200,7 +203,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     cert: o.kubeletClient,
   };
   const router = newRouter(
-    apiRoutes({ defs, registry, metrics, store: o.store, authorizer, podStreaming, tag: (req, r) => tagged(req, r) }),
+    apiRoutes({ registry, metrics, store: o.store, authorizer, podStreaming, tag: (req, r) => tagged(req, r) }),
   );
 
   const secrets = registry.byGroupVersionPlural('', 'v1', 'secrets');
@@ -317,6 +320,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
     port,
     metrics,
     close: async () => {
+      await crdRegistrar.stop();
       registry.stop();
       server.closeAllConnections();
       local?.closeAllConnections();

@@ -41,6 +41,9 @@ function removeKey(m: Map<string, Set<string>>, value: string, key: string): voi
   if (keys?.delete(key) && keys.size === 0) m.delete(value);
 }
 
+/** Turns a stored object into what this cache serves (a custom resource's other version: conversion None). */
+export type ObjectTransform = (obj: KubeObject) => void;
+
 export interface CacheWatch {
   close(): void;
 }
@@ -77,8 +80,9 @@ function release(c: CachedObject): void {
 }
 
 /** Decodes a stored value into an object whose metadata.resourceVersion is the modRevision. */
-export function decodeStored(kv: KeyValue, rev = kv.modRevision): CachedObject {
+export function decodeStored(kv: KeyValue, rev = kv.modRevision, transform?: ObjectTransform): CachedObject {
   const obj = JSON.parse(kv.value) as KubeObject;
+  transform?.(obj);
   obj.metadata.resourceVersion = String(rev);
   return new StoredObject(kv.key, obj, JSON.stringify(obj), rev);
 }
@@ -115,13 +119,14 @@ export class WatchCache {
     private readonly store: Store,
     readonly prefix: string,
     private readonly historyLimit = 20_000,
+    private readonly transform?: ObjectTransform,
   ) {}
 
   async start(): Promise<void> {
     const res = await this.store.list(this.prefix);
     this.items.clear();
     this.sortedKeys = undefined;
-    for (const kv of res.items) this.items.set(kv.key, decodeStored(kv));
+    for (const kv of res.items) this.items.set(kv.key, decodeStored(kv, kv.modRevision, this.transform));
     for (const ix of this.indexes.values()) this.rebuild(ix);
     this.historyStartRev = res.revision;
     this.appliedRev = res.revision;
@@ -155,11 +160,11 @@ export class WatchCache {
           if (!prev) return;
           this.items.delete(ev.kv.key);
           this.reindex(prev, undefined);
-          const last = decodeStored(ev.kv, ev.revision);
+          const last = decodeStored(ev.kv, ev.revision, this.transform);
           cev = { type: 'DELETED', key: ev.kv.key, cur: last, prev, rev: ev.revision };
           this.sortedKeys = undefined;
         } else {
-          const cur = decodeStored(ev.kv);
+          const cur = decodeStored(ev.kv, ev.kv.modRevision, this.transform);
           this.items.set(ev.kv.key, cur);
           this.reindex(prev, cur);
           if (!prev) this.sortedKeys = undefined;
@@ -200,7 +205,10 @@ export class WatchCache {
   stop(): void {
     this.stopped = true;
     this.storeWatcher?.close();
+    // Client watches end (a kind no longer served, or the server stopping).
+    const ended = [...this.watchers.values()];
     this.watchers.clear();
+    for (const end of ended) end();
     for (const wake of [...this.waiters]) wake();
   }
 

@@ -6,7 +6,6 @@ import { fieldPathSegments, pathString } from '../fieldmanager/fieldset.js';
 import { duplicateEntries, pathElementsOf } from '../fieldmanager/typed.js';
 import type { TypeNode } from '../fieldmanager/types.js';
 import { readBody, sendAs } from '../http.js';
-import { findUnknownFields } from '../openapi/strict.js';
 import { patchKindOf } from '../patch/index.js';
 import type { KubeObject } from '../resources/types.js';
 import { ApiAlreadyExistsError, ApiNotFoundError, ApiUnknownReasonError, badRequest } from '../status.js';
@@ -19,7 +18,7 @@ import {
   type ResourceCall,
   type ResourceRequest,
 } from './request.js';
-import { admitBody, updateSubresource, warningHeaders } from './write.js';
+import { admitBody, unknownFieldsOf, updateSubresource, warningHeaders } from './write.js';
 
 /** A PATCH whose Content-Type is an apply patch. */
 export function isApply(call: ResourceCall): boolean {
@@ -33,7 +32,7 @@ export function isApply(call: ResourceCall): boolean {
  */
 function refuseUntypedFields(r: ResourceRequest, body: unknown, type: TypeNode): void {
   const d = r.storage.def;
-  const unknown = findUnknownFields(body, d.group, d.version, d.kind);
+  const unknown = unknownFieldsOf(r, body);
   const paths = [
     ...unknown.map(
       (u) => `${pathString(pathElementsOf(body, type, fieldPathSegments(u)))}: field not declared in schema`,

@@ -125,7 +125,16 @@ export async function handleResource(
     const d = o.authorizer.authorize(attrs);
     if (!d.allowed) throw forbiddenFor(attrs, d);
   }
+  if (verb === 'create' && r.storage.def.custom?.terminating())
+    throw methodNotAllowed('create not allowed while custom resource definition is terminating');
   const format = negotiateResponse(req.headers.accept, { stream: verb === 'watch', table: true });
+  // A deprecated custom resource version warns on every answer (kube's deprecationWarning).
+  const deprecation = r.storage.def.custom?.warnings ?? [];
+  if (deprecation.length)
+    res.setHeader(
+      'Warning',
+      deprecation.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
   await HANDLERS[verb]({
     r: admittedRequest(o.user, r),
     req,

@@ -46,7 +46,7 @@ export async function handleList({ r, res, store, format }: ResourceCall): Promi
     }
   }
   const page: Page = readFromStore
-    ? await pageFromStore(store, prefix, listRev, sel, startAfter, limit)
+    ? await pageFromStore(store, prefix, listRev, sel, startAfter, limit, r.storage.def.custom?.fromStorage)
     : pageFromCache(r.storage.cache.list(prefix), sel, startAfter, limit);
 
   const rvStr = String(listRev);

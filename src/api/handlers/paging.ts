@@ -5,7 +5,7 @@
 import type { Store } from '../../store/store.js';
 import { ExpiredError } from '../../util/errors.js';
 import { badRequest, expired } from '../status.js';
-import { decodeStored, type CachedObject } from '../watchcache.js';
+import { decodeStored, type CachedObject, type ObjectTransform } from '../watchcache.js';
 import type { Selection } from './request.js';
 
 /** Where a continued list resumes: the revision it reads at and the last key it returned. */
@@ -69,6 +69,7 @@ export async function pageFromStore(
   sel: Selection,
   startAfter: string,
   limit: number,
+  transform?: ObjectTransform,
 ): Promise<Page> {
   const items: CachedObject[] = [];
   try {
@@ -79,7 +80,7 @@ export async function pageFromStore(
         limit: limit ? Math.max(limit, 500) : 0,
       });
       for (const kv of page.items) {
-        const c = decodeStored(kv);
+        const c = decodeStored(kv, kv.modRevision, transform);
         startAfter = kv.key;
         if (!sel.everything && !sel.matches(c.obj)) continue;
         items.push(c);

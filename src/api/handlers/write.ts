@@ -1,11 +1,12 @@
 /** Writes: POST (create), PUT (update), PATCH, and POST to an action subresource (pods/binding). */
 import { fieldPathSegments } from '../fieldmanager/fieldset.js';
 import { decodeBody, readBody, sendAs, sendJson } from '../http.js';
-import { findUnknownFields, strictDecodingBadRequestMessage } from '../openapi/strict.js';
+import { findUnknownFields, findUnknownFieldsIn, strictDecodingBadRequestMessage } from '../openapi/strict.js';
 import { decodeTyped, type DecodeMode } from '../decode/index.js';
-import { applyPatch } from '../patch/index.js';
+import { applyPatch, patchKindOf } from '../patch/index.js';
 import type { ActionSubresource, KubeObject } from '../resources/types.js';
 import { badRequest, forbidden, methodNotAllowed, pathNotFound, successStatus } from '../status.js';
+import { UnsupportedMediaTypeError } from '../../util/errors.js';
 import { handleScalePatch, handleScaleUpdate } from './scale.js';
 import {
   apiVersionOf,
@@ -67,7 +68,8 @@ function asObject(body: unknown, r: ResourceRequest, mode: DecodeMode): KubeObje
       `the API version in the data (${String(o.apiVersion)}) does not match the expected API version (${apiVersionOf(r)})`,
     );
   }
-  decodeTyped(d, o, mode);
+  if (d.custom) d.custom.decode(o);
+  else decodeTyped(d, o, mode);
   if (o.metadata === undefined || o.metadata === null) o.metadata = {};
   if (typeof o.metadata !== 'object' || Array.isArray(o.metadata)) throw badRequest('metadata must be an object');
   return o as KubeObject;
@@ -75,11 +77,17 @@ function asObject(body: unknown, r: ResourceRequest, mode: DecodeMode): KubeObje
 
 function checkUnknownFields(r: ResourceRequest, obj: KubeObject, mode: FieldValidation): string[] {
   const d = r.storage.def;
-  const unknown = findUnknownFields(obj, d.group, d.version, d.kind).map((p) => p.replace(/^\./, ''));
+  const unknown = unknownFieldsOf(r, obj).map((p) => p.replace(/^\./, ''));
   if (!unknown.length) return [];
   if (mode === 'Strict') throw badRequest(strictDecodingBadRequestMessage(d.kind, d.version, unknown));
   pruneFields(obj, unknown);
   return mode === 'Warn' ? unknown.map((u) => `unknown field "${u}"`) : [];
+}
+
+/** Fields the kind's schema does not declare (a custom resource's: what pruning removes). */
+export function unknownFieldsOf(r: ResourceRequest, obj: unknown): string[] {
+  const d = r.storage.def;
+  return d.custom ? findUnknownFieldsIn(obj, d.schema) : findUnknownFields(obj, d.group, d.version, d.kind);
 }
 
 /** Removes fields given as paths like `spec.foo` or `spec.containers[0].bar`. */
@@ -160,6 +168,8 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
       'FieldValueForbidden',
       'Forbidden: may not be specified for non-apply patch',
     );
+  // Custom resources have no Go types to carry patch strategies: kube refuses strategic merge (415).
+  if (r.storage.def.custom && patchKindOf(ct) === 'strategic') throw unsupportedPatchType();
   const patch = await readPatchBody(req);
   const validation = fieldValidation(r.query);
   let warnings: string[] = [];
@@ -181,6 +191,12 @@ export async function handlePatch(call: ResourceCall): Promise<void> {
     },
   );
   sendAs(res, format, 200, JSON.stringify(out), warningHeaders(warnings));
+}
+
+function unsupportedPatchType(): Error {
+  return new UnsupportedMediaTypeError(
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+  );
 }
 
 /** POST to an action subresource (pods/<name>/binding): the kind's hook computes the new object. */

@@ -11,14 +11,29 @@ import generated from './definitions.json' with { type: 'json' };
 const REF_PREFIX = '#/components/schemas/';
 
 let cache: Readonly<Record<string, Schema>> | undefined;
+let generatedDefs: Readonly<Record<string, Schema>> | undefined;
+/** Definitions added at run time (CustomResourceDefinitions' kinds), by owner. */
+const dynamic = new Map<string, Readonly<Record<string, Schema>>>();
 
 /** Every definition, keyed by Kubernetes' name (`io.k8s.api.core.v1.Pod`). Shared: do not mutate. */
 export function definitions(): Readonly<Record<string, Schema>> {
-  if (!cache) {
-    // Deep copy: the JSON module object is shared with anyone else importing it.
-    cache = deepFreeze(structuredClone(generated) as unknown as Record<string, Schema>);
-  }
-  return cache;
+  if (cache) return cache;
+  // Deep copy: the JSON module object is shared with anyone else importing it.
+  const base = (generatedDefs ??= deepFreeze(structuredClone(generated) as unknown as Record<string, Schema>));
+  const all: Readonly<Record<string, Schema>> = dynamic.size ? Object.assign({}, base, ...dynamic.values()) : base;
+  cache = all;
+  return all;
+}
+
+/**
+ * Adds (or, with `defs` undefined, removes) the definitions `owner` publishes beside the generated
+ * ones: the kinds of a CustomResourceDefinition. Lookups by group-version-kind see them at once.
+ */
+export function setDynamicDefinitions(owner: string, defs: Record<string, Schema> | undefined): void {
+  if (defs) dynamic.set(owner, deepFreeze(structuredClone(defs)));
+  else if (!dynamic.delete(owner)) return;
+  cache = undefined;
+  nameCache.clear();
 }
 
 function deepFreeze<T>(v: T): T {

@@ -8,8 +8,13 @@ import { resolveRef, schemaFor } from './schemas.js';
  * are not reported here (that is a decode error, not an unknown field).
  */
 export function findUnknownFields(obj: unknown, group: string, version: string, kind: string): string[] {
+  return findUnknownFieldsIn(obj, schemaFor(group, version, kind));
+}
+
+/** The same against a given root schema (a custom resource's). */
+export function findUnknownFieldsIn(obj: unknown, schema: Schema): string[] {
   const out: string[] = [];
-  walk(obj, schemaFor(group, version, kind), '', out);
+  walk(obj, schema, '', out);
   return out;
 }
 

@@ -27,6 +27,7 @@ import {
 import { statefulSetResource } from './statefulset.js';
 import { controllerRevisionResource } from './controllerrevision.js';
 import { jobResource } from './job.js';
+import { customResourceDefinitionResource } from '../apiextensions/crd.js';
 
 /** Every kind the API server serves, core/v1 first, then storage.k8s.io/v1 and coordination.k8s.io/v1. */
 export const ALL_RESOURCES: readonly ResourceDef[] = [
@@ -53,6 +54,7 @@ export const ALL_RESOURCES: readonly ResourceDef[] = [
   statefulSetResource,
   controllerRevisionResource,
   jobResource,
+  customResourceDefinitionResource,
   selfSubjectReviewResource,
   selfSubjectReviewV1beta1Resource,
   selfSubjectAccessReviewResource,

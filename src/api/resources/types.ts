@@ -248,4 +248,25 @@ export interface ResourceDef {
   review?(obj: KubeObject, ctx: ReviewContext): KubeObject;
   /** Objects the server creates at start when they are missing (e.g. the default namespaces). */
   readonly initialObjects?: readonly KubeObject[];
+  /**
+   * Finalizers the delete itself adds before marking the object (kube's CRD REST Delete adds
+   * `customresourcecleanup.apiextensions.k8s.io`, so that its objects go first).
+   */
+  readonly deletionFinalizers?: readonly string[];
+  /** Set for the kinds CustomResourceDefinitions define (src/api/apiextensions): what differs for them. */
+  readonly custom?: CustomResourceHooks;
+}
+
+/** How the server treats a custom resource where a built-in kind has Go types and fixed rules. */
+export interface CustomResourceHooks {
+  /** Checks a decoded body in place of typed decoding (only metadata is typed); throws a 400 Status. */
+  decode(obj: Record<string, unknown>): void;
+  /** Warnings every answer of this version carries (a deprecated version's deprecationWarning). */
+  readonly warnings: readonly string[];
+  /** Turns an object read from storage (any version of the kind) into this version (conversion None). */
+  fromStorage(obj: KubeObject): void;
+  /** The CRD's uid: a recreated CRD of the same name serves a new set of storages. */
+  readonly crdUid: string;
+  /** Whether the CRD is being deleted: creates are refused meanwhile (kept current by the registrar). */
+  terminating(): boolean;
 }

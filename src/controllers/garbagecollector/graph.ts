@@ -44,11 +44,26 @@ export class OwnerGraph {
   private readonly uids = new Map<string, string>();
 
   constructor(entries: ReadonlyArray<{ resource: ApiResource; informer: Informer<KubeObjectLike> }>) {
-    for (const e of entries) {
-      e.informer.addIndexer(OWNER_UID_INDEX, ownerUids);
-      this.byResource.set(resourceId(e.resource), e);
-      this.byGroupKind.set(`${e.resource.group}/${e.resource.kind}`, e.resource);
-    }
+    for (const e of entries) this.add(e);
+  }
+
+  /** Follows one more resource (a kind discovery found later, e.g. a CustomResourceDefinition's). */
+  add(e: { resource: ApiResource; informer: Informer<KubeObjectLike> }): void {
+    e.informer.addIndexer(OWNER_UID_INDEX, ownerUids);
+    this.byResource.set(resourceId(e.resource), e);
+    this.byGroupKind.set(`${e.resource.group}/${e.resource.kind}`, e.resource);
+  }
+
+  /** Stops following a resource the server no longer serves. */
+  remove(resource: ApiResource): void {
+    this.byResource.delete(resourceId(resource));
+    const gk = `${resource.group}/${resource.kind}`;
+    if (this.byGroupKind.get(gk) === resource) this.byGroupKind.delete(gk);
+  }
+
+  /** Whether a resource is followed. */
+  has(resource: ApiResource): boolean {
+    return this.byResource.has(resourceId(resource));
   }
 
   entries(): Array<{ resource: ApiResource; informer: Informer<KubeObjectLike> }> {

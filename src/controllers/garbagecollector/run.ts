@@ -44,11 +44,80 @@ export interface GarbageCollectorOptions {
 
 const DISCOVERY_RETRY_MS = 2_000;
 
+// Upstream re-reads discovery every 30 s and starts monitors for new resources; ours looks every
+// 5 s so that the kinds of a new CustomResourceDefinition are followed soon after they are served.
+const REDISCOVERY_MS = 5_000;
+
 /** Runs the garbage collector until `signal` aborts. */
 export async function runGarbageCollector(o: GarbageCollectorOptions): Promise<void> {
-  const { client, signal } = o;
-  const resources = await discoverWithRetry(client, signal);
+  const resources = await discoverWithRetry(o.client, o.signal);
   if (!resources) return;
+  await runWith(o, resources, o.signal);
+}
+
+/**
+ * Re-reads discovery every REDISCOVERY_MS: a resource found for the first time gets its own
+ * informer, added to the graph and feeding the running controller's queue; one no longer served
+ * is stopped and dropped.
+ */
+function followDiscovery(
+  client: RestClient,
+  graph: OwnerGraph,
+  q: Enqueuer<string>,
+  initial: readonly ApiResource[],
+  signal: AbortSignal,
+): void {
+  const added = new Map<string, { resource: ApiResource; stop: AbortController }>();
+  const known = new Set(initial.map(resourceId));
+  const start = (resource: ApiResource): void => {
+    const stop = new AbortController();
+    signal.addEventListener('abort', () => stop.abort(), { once: true });
+    const informer = newInformer<KubeObjectLike>({
+      name: resource.kind,
+      lw: listerWatcherFor(client.dynamic(resource.kind, resource)),
+    });
+    graph.add({ resource, informer });
+    informer.addEventHandler(graphChanges(graph, resource, q));
+    added.set(resourceId(resource), { resource, stop });
+    void informer
+      .run(stop.signal)
+      .catch((e: unknown) => log.warn('informer ended', { error: toStowageError(e).message }));
+    log.info('following a resource found through discovery', { resource: resourceId(resource) });
+  };
+  void (async () => {
+    for (;;) {
+      try {
+        await realClock.sleep(REDISCOVERY_MS, signal);
+      } catch {
+        return; // stopped
+      }
+      let found: ApiResource[];
+      try {
+        found = await discoverDeletableResources(client, signal);
+      } catch (e) {
+        if (signal.aborted) return;
+        log.warn('discovery failed', { error: toStowageError(e).message });
+        continue;
+      }
+      const ids = new Set(found.map(resourceId));
+      for (const r of found) if (!known.has(resourceId(r)) && !added.has(resourceId(r))) start(r);
+      for (const [id, a] of added) {
+        if (ids.has(id)) continue;
+        a.stop.abort();
+        graph.remove(a.resource);
+        added.delete(id);
+        log.info('no longer following a resource gone from discovery', { resource: id });
+      }
+    }
+  })();
+}
+
+async function runWith(
+  o: GarbageCollectorOptions,
+  resources: readonly ApiResource[],
+  signal: AbortSignal,
+): Promise<void> {
+  const { client } = o;
   const shared = o.informers ? sharedInformers(o.informers) : new Map<string, Informer<KubeObjectLike>>();
   const graph = new OwnerGraph(
     resources.map((resource) => ({
@@ -91,6 +160,7 @@ export async function runGarbageCollector(o: GarbageCollectorOptions): Promise<v
       await execute(client, item, action, dependents, controller);
     },
   });
+  followDiscovery(client, graph, controller, resources, signal);
   try {
     await controller.run(signal);
   } finally {

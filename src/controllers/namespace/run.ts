@@ -11,6 +11,7 @@ import { NotFoundError, UnavailableError, ignoreNotFound } from '../../util/erro
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import { newControllerInformers, type ControllerInformers } from '../informers.js';
+import { discoverDeletableResources, type ApiResource } from '../garbagecollector/discovery.js';
 
 const log = newLogger('namespace-controller');
 
@@ -33,6 +34,17 @@ export interface NamespaceControllerOptions {
 /** Every kind this API serves inside namespaces (the upstream controller asks discovery). */
 const NAMESPACED_KINDS = (Object.keys(KINDS) as KindName[]).filter((k) => KINDS[k].namespaced);
 
+const STATIC_RESOURCES = new Set(NAMESPACED_KINDS.map((k) => `${KINDS[k].group}/${KINDS[k].plural}`));
+
+/**
+ * Namespaced kinds the server serves beyond the built-in ones (CustomResourceDefinitions'),
+ * found through discovery each time as upstream's namespace controller does.
+ */
+async function customNamespacedResources(client: RestClient, signal: AbortSignal): Promise<ApiResource[]> {
+  const all = await discoverDeletableResources(client, signal);
+  return all.filter((r) => r.namespaced && !STATIC_RESOURCES.has(`${r.group}/${r.plural}`));
+}
+
 /** Runs the namespace controller until `signal` aborts. */
 export async function runNamespaceController(o: NamespaceControllerOptions): Promise<void> {
   const { client } = o;
@@ -42,8 +54,11 @@ export async function runNamespaceController(o: NamespaceControllerOptions): Pro
   /** Deletes what is not being deleted yet; returns how many objects are still in the namespace. */
   const deleteContent = async (namespace: string, signal: AbortSignal): Promise<number> => {
     let remaining = 0;
-    for (const kind of NAMESPACED_KINDS) {
-      const api = client.resource(kind);
+    const apis = [
+      ...NAMESPACED_KINDS.map((kind) => client.resource(kind)),
+      ...(await customNamespacedResources(client, signal)).map((r) => client.dynamic(r.kind, r)),
+    ];
+    for (const api of apis) {
       const items = (await api.list({ namespace, signal })).items;
       for (const obj of items) {
         if (obj.metadata?.deletionTimestamp) continue;
