@@ -18,7 +18,7 @@ import type {
   VolumeAttachment,
 } from 'kubernetes-types/storage/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
-import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { ControllerRevision, DaemonSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import {
   informerFor,
@@ -128,6 +128,7 @@ export interface ControllerInformers {
   readonly endpoints: Informer<Endpoints>;
   readonly endpointSlices: Informer<EndpointSlice>;
   readonly statefulSets: Informer<StatefulSet>;
+  readonly daemonSets: Informer<DaemonSet>;
   readonly controllerRevisions: Informer<ControllerRevision>;
   readonly jobs: Informer<Job>;
 }
@@ -163,6 +164,7 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
     endpoints: informerFor(client, 'Endpoints'),
     endpointSlices: informerFor(client, 'EndpointSlice'),
     statefulSets: informerFor(client, 'StatefulSet'),
+    daemonSets: informerFor(client, 'DaemonSet'),
     controllerRevisions: informerFor(client, 'ControllerRevision'),
     jobs: informerFor(client, 'Job'),
   };
