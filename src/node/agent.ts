@@ -26,6 +26,7 @@ import { watchRuntimeHealth } from './runtime/health.js';
 import { podUid } from './volumemanager/types.js';
 import { subPathDir } from './volumemanager/operations/paths.js';
 import { startNodeServer, type NodeServer } from './server/server.js';
+import { shareRootDir } from './sharedroot.js';
 
 export interface NodeAgentOptions {
   readonly client: RestClient;
@@ -122,6 +123,8 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   else if (o.noRuntimeAsked)
     log.info('no container runtime, as asked: pods get their volumes but their containers do not run');
   else log.warn('no container runtime: pods get their volumes but their containers do not run');
+  // Mount propagation into and out of containers needs the root dir on a shared mount.
+  const sharedRoot = runtime ? await shareRootDir(dirs.root, log) : undefined;
   const recorder = newEventRecorder({
     client: o.client,
     component: 'stowage-node',
@@ -276,6 +279,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       await server?.close();
       await recorder.close();
       runtime?.client.close();
+      await sharedRoot?.release();
       log.info('node agent stopped', { node: o.nodeName });
     })();
     return stopping;
