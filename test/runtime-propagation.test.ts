@@ -1,0 +1,98 @@
+/**
+ * Mount propagation on the embedded containerd, as CSI node plugins rely on it: the node agent's
+ * root dir is a shared mount, a privileged container's Bidirectional mount of a directory under it
+ * sees its own mounts reach the host, and another container with HostToContainer sees them too.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMountInfo } from '../src/mount/mountinfo.js';
+import { built } from './helpers/env.js';
+import { api, type Target } from './helpers/http.js';
+import { runtimeTestsMissing } from './helpers/runtime.js';
+import { startRuntimeCluster, type RuntimeCluster } from './helpers/runtime-up.js';
+
+const missing = [...runtimeTestsMissing(), ...(built ? [] : ['a build (npm test builds)'])];
+if (missing.length > 0) console.warn(`mount propagation tests skipped: missing ${missing.join(', ')}`);
+
+const NODE = 'propnode';
+const NS = '/api/v1/namespaces/default';
+
+describe.skipIf(missing.length > 0)('mount propagation through containerd', () => {
+  let c: RuntimeCluster | undefined;
+  let t: Target;
+  let shared = '';
+
+  beforeAll(async () => {
+    c = await startRuntimeCluster('stowage-propagation-', NODE, { hostpath: false });
+    t = c.t;
+    shared = join(c.dir, 'data', 'node', 'plugins', 'propagation');
+  }, 180_000);
+
+  afterAll(async () => {
+    // A Bidirectional mount outlives its container unless the container undoes it: make sure.
+    for (const m of (await readMountInfo()).filter((e) => e.mountPoint.startsWith(shared)).reverse())
+      execFileSync('umount', [m.mountPoint]);
+    await c?.stop();
+  }, 240_000);
+
+  const pod = async (name: string, script: string, mount: Record<string, unknown>, privileged: boolean) => {
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: {
+        nodeName: NODE,
+        restartPolicy: 'Never',
+        terminationGracePeriodSeconds: 5,
+        containers: [
+          {
+            name: 'c',
+            image: c!.image,
+            command: ['sh', '-c', script],
+            securityContext: { privileged },
+            volumeMounts: [{ name: 'shared', ...mount }],
+          },
+        ],
+        volumes: [{ name: 'shared', hostPath: { path: shared, type: 'DirectoryOrCreate' } }],
+      },
+    };
+    return api(t, 'POST', `${NS}/pods`, body);
+  };
+  const phase = async (name: string): Promise<string | undefined> =>
+    (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status?.phase;
+
+  it('refuses Bidirectional for an unprivileged container with kube’s message', async () => {
+    const r = await pod('unprivileged', 'true', { mountPath: '/shared', mountPropagation: 'Bidirectional' }, false);
+    expect(r.status).toBe(422);
+    expect(r.text).toContain('Bidirectional mount propagation is available only to privileged containers');
+  });
+
+  it('a privileged Bidirectional mount reaches the host and a HostToContainer container', async () => {
+    // The watcher starts first: only propagation can show it a mount made after it started.
+    const watcher = await pod(
+      'watcher',
+      'until [ -f /view/sub/hello ]; do sleep 0.2; done; cat /view/sub/hello',
+      { mountPath: '/view', mountPropagation: 'HostToContainer' },
+      false,
+    );
+    expect(watcher.status, watcher.text).toBe(201);
+    await expect.poll(() => phase('watcher'), { timeout: 90_000 }).toBe('Running');
+    const maker = await pod(
+      'maker',
+      "mkdir -p /shared/sub && mount -t tmpfs tmpfs /shared/sub && echo hello > /shared/sub/hello && trap 'umount /shared/sub; exit 0' TERM; while true; do sleep 1; done",
+      { mountPath: '/shared', mountPropagation: 'Bidirectional' },
+      true,
+    );
+    expect(maker.status, maker.text).toBe(201);
+    await expect
+      .poll(async () => (await readMountInfo()).some((e) => e.mountPoint === join(shared, 'sub')), { timeout: 90_000 })
+      .toBe(true);
+    await expect.poll(() => phase('watcher'), { timeout: 60_000 }).toBe('Succeeded');
+    // The container undoes its mount on SIGTERM: the host sees that too.
+    expect((await api(t, 'DELETE', `${NS}/pods/maker`)).status).toBe(200);
+    await expect
+      .poll(async () => (await readMountInfo()).some((e) => e.mountPoint === join(shared, 'sub')), { timeout: 60_000 })
+      .toBe(false);
+  }, 240_000);
+});
