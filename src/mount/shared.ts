@@ -5,6 +5,7 @@
  * there with Bidirectional (rshared) reaches the host and the other containers. The CRI runtime
  * refuses those two modes on a source that is not on a shared (or, for HostToContainer, slave) mount.
  */
+import { rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { run, type RunOptions } from './exec.js';
 import { mountsUnder, readMountInfo, type MountInfoEntry } from './mountinfo.js';
@@ -48,15 +49,29 @@ export function planRShared(dir: string, entries: readonly MountInfoEntry[]): Sh
   return below.length ? { kind: 'blocked', below } : { kind: 'bind' };
 }
 
+/** Marks a bind makeRShared made, so that a process started again after a crash still owns it. */
+export const RSHARED_MARKER = '.rshared-bind';
+
+const exists = (p: string): Promise<boolean> =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
+
 /**
  * Makes `dir` (which must exist) a shared mount as planRShared says; returns the plan carried
- * out, so that the caller can undo a bind it made (releaseRShared).
+ * out, so that the caller can undo a bind it made (releaseRShared). A bind left by an earlier run
+ * (its marker in `dir`) counts as made now.
  */
 export async function makeRShared(dir: string, opts: RunOptions = {}): Promise<SharedPlan> {
   const target = path.resolve(dir);
-  const plan = planRShared(target, await readMountInfo());
+  const entries = await readMountInfo();
+  const plan = planRShared(target, entries);
   switch (plan.kind) {
     case 'shared':
+      if (mountHolding(target, entries)?.mountPoint === target && (await exists(path.join(target, RSHARED_MARKER))))
+        return { kind: 'bind' };
+      return plan;
     case 'blocked':
       return plan;
     case 'bind':
@@ -71,6 +86,7 @@ export async function makeRShared(dir: string, opts: RunOptions = {}): Promise<S
     if (plan.kind === 'bind') await unmount(target, opts).catch(() => undefined);
     throw e;
   }
+  if (plan.kind === 'bind') await writeFile(path.join(target, RSHARED_MARKER), '');
   return plan;
 }
 
@@ -84,6 +100,7 @@ export async function releaseRShared(dir: string, plan: SharedPlan, opts: RunOpt
   const target = path.resolve(dir);
   const under = await mountsUnder(target);
   if (under.some((m) => m.mountPoint !== target)) return false;
+  await rm(path.join(target, RSHARED_MARKER), { force: true });
   await unmount(target, opts);
   return true;
 }
