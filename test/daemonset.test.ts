@@ -95,6 +95,10 @@ describe.skipIf(unavailable !== undefined)('DaemonSets through kubectl on node h
     const table = await kubectl(['get', 'ds', 'agent']);
     expect(table).toMatch(/NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+NODE SELECTOR\s+AGE/);
     expect(table).toMatch(/agent\s+2\s+2\s+2\s+2\s+2\s+<none>/);
+    const described = await kubectl(['describe', 'ds', 'agent']);
+    expect(described).toMatch(/Desired Number of Nodes Scheduled: 2/);
+    expect(described).toMatch(/Pods Status:\s+2 Running/);
+    expect(described).toMatch(/SuccessfulCreate\s.*Created pod: agent-/);
 
     await kubectl(['set', 'image', 'ds/agent', 'agent=registry.local/agent:2']);
     await rollout();

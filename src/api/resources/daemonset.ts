@@ -170,6 +170,7 @@ export const daemonSetResource = baseResourceDef({
       selectorCell(o),
     ];
   },
+  statusResetsMeta: true,
   defaults,
   prepareForCreate(o) {
     o.status = {};
