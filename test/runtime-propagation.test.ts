@@ -2,8 +2,11 @@
  * Mount propagation on the embedded containerd, as CSI node plugins rely on it: the node agent's
  * root dir is a shared mount, a privileged container's Bidirectional mount of a directory under it
  * sees its own mounts reach the host, and another container with HostToContainer sees them too.
+ * Also what node plugins ask besides: a privileged container sees the host's devices, a hostPID
+ * one the host's processes.
  */
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMountInfo } from '../src/mount/mountinfo.js';
@@ -36,7 +39,13 @@ describe.skipIf(missing.length > 0)('mount propagation through containerd', () =
     await c?.stop();
   }, 240_000);
 
-  const pod = async (name: string, script: string, mount: Record<string, unknown>, privileged: boolean) => {
+  const pod = async (
+    name: string,
+    script: string,
+    mount: Record<string, unknown>,
+    privileged: boolean,
+    spec: Record<string, unknown> = {},
+  ) => {
     const body = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -55,6 +64,7 @@ describe.skipIf(missing.length > 0)('mount propagation through containerd', () =
           },
         ],
         volumes: [{ name: 'shared', hostPath: { path: shared, type: 'DirectoryOrCreate' } }],
+        ...spec,
       },
     };
     return api(t, 'POST', `${NS}/pods`, body);
@@ -94,5 +104,18 @@ describe.skipIf(missing.length > 0)('mount propagation through containerd', () =
     await expect
       .poll(async () => (await readMountInfo()).some((e) => e.mountPoint === join(shared, 'sub')), { timeout: 60_000 })
       .toBe(false);
+  }, 240_000);
+
+  it('a privileged container sees the host’s block devices; an unprivileged one does not; hostPID sees the host’s processes', async () => {
+    const dev = readdirSync('/dev').find((d) => /^(loop\d+|vd[a-z]|sd[a-z]|nvme\d+n\d+)$/.test(d));
+    expect(dev, 'a block device on this host').toBeDefined();
+    const mount = { mountPath: '/shared' };
+    expect((await pod('devices', `test -b /dev/${dev}`, mount, true)).status).toBe(201);
+    expect((await pod('nodevices', `test ! -e /dev/${dev}`, mount, false)).status).toBe(201);
+    const stowage = c!.up.child.pid;
+    expect((await pod('hostpid', `test -d /proc/${stowage}`, mount, false, { hostPID: true })).status).toBe(201);
+    expect((await pod('ownpid', `test ! -d /proc/${stowage}`, mount, false)).status).toBe(201);
+    for (const name of ['devices', 'nodevices', 'hostpid', 'ownpid'])
+      await expect.poll(() => phase(name), { timeout: 90_000 }).toBe('Succeeded');
   }, 240_000);
 });
