@@ -10,6 +10,7 @@ import { newControllerRef, slowStartBatches } from '../../kube/workloads.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, assertNever, toStowageError } from '../../util/errors.js';
 import { sortedJson } from '../../util/sortedjson.js';
 import type { Expectations } from '../expectations.js';
+import { deleteOwnedPods } from '../podcontrol.js';
 import { claimAndPatch } from '../refmanager.js';
 import { sortedRevisions } from '../statefulset/revision.js';
 import type { DaemonDecision } from './decide.js';
@@ -136,30 +137,6 @@ async function createPods(
   }
 }
 
-/** syncNodes' deletions, all at once; a pod gone already is deleted. */
-async function deletePods(w: DaemonWrites, ds: DaemonSet, key: string, victims: readonly Pod[]): Promise<void> {
-  const results = await Promise.allSettled(
-    victims.map((p) =>
-      w.podsApi.delete(p.metadata?.name ?? '', {
-        namespace: p.metadata?.namespace,
-        preconditions: { uid: p.metadata?.uid },
-      }),
-    ),
-  );
-  let firstError: unknown;
-  results.forEach((r, i) => {
-    const p = victims[i]!;
-    if (r.status === 'fulfilled' || r.reason instanceof NotFoundError) {
-      if (r.status === 'fulfilled') w.expectations.expect(key, { deleted: [p.metadata?.uid ?? ''] }, Date.now());
-      w.recorder.event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata?.name ?? ''}`);
-    } else {
-      w.recorder.event(ds, 'Warning', 'FailedDelete', `Error deleting: ${toStowageError(r.reason).message}`);
-      firstError ??= r.reason;
-    }
-  });
-  if (firstError) throw firstError;
-}
-
 export async function executeDecision(
   w: DaemonWrites,
   ds: DaemonSet,
@@ -180,7 +157,14 @@ export async function executeDecision(
   }
   const errors: unknown[] = [];
   await createPods(w, ds, key, d.create.slice(0, BURST_REPLICAS), hash).catch((e: unknown) => errors.push(e));
-  await deletePods(w, ds, key, d.delete.slice(0, BURST_REPLICAS)).catch((e: unknown) => errors.push(e));
+  await deleteOwnedPods({
+    owner: ds,
+    key,
+    victims: d.delete.slice(0, BURST_REPLICAS),
+    api: w.podsApi,
+    recorder: w.recorder,
+    expectations: w.expectations,
+  }).catch((e: unknown) => errors.push(e));
   if (errors.length) throw errors[0];
 }
 
