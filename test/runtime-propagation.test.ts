@@ -25,11 +25,17 @@ describe.skipIf(missing.length > 0)('mount propagation through containerd', () =
   let c: RuntimeCluster | undefined;
   let t: Target;
   let shared = '';
+  let root = '';
 
   beforeAll(async () => {
-    c = await startRuntimeCluster('stowage-propagation-', NODE, { hostpath: false });
+    // The kubelet's layout under a root dir of the test's choosing (`/var/lib/kubelet` on a real host).
+    c = await startRuntimeCluster('stowage-propagation-', NODE, {
+      hostpath: false,
+      flags: (dir) => ['--root-dir', join(dir, 'kubelet')],
+    });
     t = c.t;
-    shared = join(c.dir, 'data', 'node', 'plugins', 'propagation');
+    root = join(c.dir, 'kubelet');
+    shared = join(root, 'plugins', 'propagation');
   }, 180_000);
 
   afterAll(async () => {
@@ -117,5 +123,52 @@ describe.skipIf(missing.length > 0)('mount propagation through containerd', () =
     expect((await pod('ownpid', `test ! -d /proc/${stowage}`, mount, false)).status).toBe(201);
     for (const name of ['devices', 'nodevices', 'hostpid', 'ownpid'])
       await expect.poll(() => phase(name), { timeout: 90_000 }).toBe('Succeeded');
+  }, 240_000);
+
+  it('a DaemonSet of node plugins as upstream drivers deploy them: privileged, the kubelet dirs, Bidirectional', async () => {
+    const ds = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'node-plugin' },
+      spec: {
+        selector: { matchLabels: { app: 'node-plugin' } },
+        template: {
+          metadata: { labels: { app: 'node-plugin' } },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            containers: [
+              {
+                name: 'plugin',
+                image: c!.image,
+                command: ['sh', '-c', 'test -d /registration/ && test -d /pods && while true; do sleep 1; done'],
+                securityContext: { privileged: true },
+                volumeMounts: [
+                  { name: 'registration', mountPath: '/registration' },
+                  { name: 'pods', mountPath: '/pods', mountPropagation: 'Bidirectional' },
+                  { name: 'plugins', mountPath: '/plugins', mountPropagation: 'Bidirectional' },
+                ],
+              },
+            ],
+            volumes: [
+              { name: 'registration', hostPath: { path: join(root, 'plugins_registry'), type: 'Directory' } },
+              { name: 'pods', hostPath: { path: join(root, 'pods'), type: 'Directory' } },
+              { name: 'plugins', hostPath: { path: join(root, 'plugins'), type: 'Directory' } },
+            ],
+          },
+        },
+      },
+    };
+    const created = await api(t, 'POST', '/apis/apps/v1/namespaces/default/daemonsets', ds);
+    expect(created.status, created.text).toBe(201);
+    const status = async () =>
+      (await api(t, 'GET', '/apis/apps/v1/namespaces/default/daemonsets/node-plugin')).body?.status ?? {};
+    await expect.poll(async () => (await status()).numberAvailable, { timeout: 90_000 }).toBe(1);
+    expect(await status()).toMatchObject({ desiredNumberScheduled: 1, numberReady: 1, updatedNumberScheduled: 1 });
+    expect((await api(t, 'DELETE', '/apis/apps/v1/namespaces/default/daemonsets/node-plugin')).status).toBe(200);
+    await expect
+      .poll(async () => (await api(t, 'GET', `${NS}/pods?labelSelector=app%3Dnode-plugin`)).body?.items?.length, {
+        timeout: 90_000,
+      })
+      .toBe(0);
   }, 240_000);
 });
