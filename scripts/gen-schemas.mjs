@@ -47,6 +47,7 @@ const ROOTS = [
   ['V1ReplicaSet', 'apps', 'v1', 'ReplicaSet'],
   ['V1EndpointSlice', 'discovery.k8s.io', 'v1', 'EndpointSlice'],
   ['V1StatefulSet', 'apps', 'v1', 'StatefulSet'],
+  ['V1DaemonSet', 'apps', 'v1', 'DaemonSet'],
   ['V1ControllerRevision', 'apps', 'v1', 'ControllerRevision'],
   ['V1Job', 'batch', 'v1', 'Job'],
 ];
@@ -208,6 +209,7 @@ const PATCH_META = {
   'apps.v1.ReplicaSetStatus.conditions': ['merge', 'type', 'map', ['type']],
   'apps.v1.StatefulSetSpec.volumeClaimTemplates': ['', '', 'atomic', []],
   'apps.v1.StatefulSetStatus.conditions': ['merge', 'type', 'map', ['type']],
+  'apps.v1.DaemonSetStatus.conditions': ['merge', 'type', 'map', ['type']],
   'batch.v1.JobStatus.conditions': ['merge', 'type', 'atomic', []],
   'batch.v1.PodFailurePolicy.rules': ['', '', 'atomic', []],
   'batch.v1.PodFailurePolicyRule.onPodConditions': ['', '', 'atomic', []],

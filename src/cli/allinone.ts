@@ -32,6 +32,8 @@ export interface AllInOneOptions {
   /** The CSI sidecar's client, with its own credential (default: `client`). */
   readonly sidecarClient?: RestClient;
   readonly dataDir: string;
+  /** The node agent's root dir (plugins_registry/, plugins/, pods/; default `<dataDir>/node`). */
+  readonly rootDir?: string;
   /** Leave the built-in hostpath driver (and its registrar and sidecar) out. */
   readonly hostpath: boolean;
   /** The built-in driver publishes volumes to nodes (ControllerPublish); its CSIDriver requires attach. */
@@ -64,7 +66,7 @@ export function defaultNodeName(): string {
 }
 
 /**
- * The node side of `stowage up`: one node agent (root `<data-dir>/node`) and, unless disabled,
+ * The node side of `stowage up`: one node agent (root `--root-dir`, default `<data-dir>/node`) and, unless disabled,
  * the built-in hostpath driver with its registrar (which registers it with that agent the way
  * node-driver-registrar does with a kubelet) and its controller sidecar (provision, attach, resize).
  */
@@ -83,7 +85,7 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
   // a registrar removing its socket under a registration still in flight is a plugin gone
   // mid-registration (a warning), not the stop that was asked for.
   const agentStop = new AbortController();
-  const rootDir = join(o.dataDir, 'node');
+  const rootDir = o.rootDir ?? join(o.dataDir, 'node');
   const containerd = await startRuntime(o);
   let agent: NodeAgent;
   try {

@@ -28,6 +28,7 @@ export interface UpOptions extends EtcdFlags, RequestLimitFlags, NodeLifecycleFl
   /** commander's --no-node */
   readonly node?: boolean;
   readonly nodeName?: string;
+  readonly rootDir?: string;
   readonly enableAttach?: boolean;
   /** commander's --no-default-class */
   readonly defaultClass?: boolean;
@@ -52,6 +53,10 @@ export function upCommand(program: Command): void {
     .option('--no-node', 'do not run a node agent in this process')
     .option('--no-hostpath', 'do not run the built-in hostpath CSI driver and its registrar')
     .option('--node-name <name>', 'name of the node agent (default: the host name, lower-cased)')
+    .option(
+      '--root-dir <dir>',
+      "the node agent's root: plugins_registry/, plugins/ and pods/ (default: <data-dir>/node; /var/lib/kubelet for upstream manifests)",
+    )
     .option(
       '--enable-attach',
       'the built-in driver attaches volumes to nodes (ControllerPublish, VolumeAttachments)',
@@ -159,6 +164,7 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
       nodeClient,
       sidecarClient,
       dataDir,
+      ...(o.rootDir !== undefined ? { rootDir: resolve(o.rootDir) } : {}),
       hostpath: o.hostpath !== false,
       nodeName,
       enableAttach: o.enableAttach === true,

@@ -14,7 +14,7 @@ import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
-import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { ControllerRevision, DaemonSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type {
   CSIDriver,
@@ -55,6 +55,7 @@ export const KINDS = {
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', namespaced: true },
   ReplicaSet: { group: 'apps', version: 'v1', plural: 'replicasets', namespaced: true },
   StatefulSet: { group: 'apps', version: 'v1', plural: 'statefulsets', namespaced: true },
+  DaemonSet: { group: 'apps', version: 'v1', plural: 'daemonsets', namespaced: true },
   ControllerRevision: { group: 'apps', version: 'v1', plural: 'controllerrevisions', namespaced: true },
   Job: { group: 'batch', version: 'v1', plural: 'jobs', namespaced: true },
 } as const satisfies Record<string, KindInfo>;
@@ -84,6 +85,7 @@ export interface KindMap {
   Deployment: Deployment;
   ReplicaSet: ReplicaSet;
   StatefulSet: StatefulSet;
+  DaemonSet: DaemonSet;
   ControllerRevision: ControllerRevision;
   Job: Job;
 }

@@ -18,7 +18,7 @@ import type {
   VolumeAttachment,
 } from 'kubernetes-types/storage/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
-import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { ControllerRevision, DaemonSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import {
   informerFor as informerOf,
@@ -158,6 +158,7 @@ export interface ControllerInformers {
   readonly endpoints: Informer<Endpoints>;
   readonly endpointSlices: Informer<EndpointSlice>;
   readonly statefulSets: Informer<StatefulSet>;
+  readonly daemonSets: Informer<DaemonSet>;
   readonly controllerRevisions: Informer<ControllerRevision>;
   readonly jobs: Informer<Job>;
 }
@@ -196,6 +197,7 @@ export function newControllerInformers(client: RestClient): ControllerInformers 
     endpoints: informerFor('Endpoints'),
     endpointSlices: informerFor('EndpointSlice'),
     statefulSets: informerFor('StatefulSet'),
+    daemonSets: informerFor('DaemonSet'),
     controllerRevisions: informerFor('ControllerRevision'),
     jobs: informerFor('Job'),
   };

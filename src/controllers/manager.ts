@@ -19,6 +19,7 @@ import { runReplicaSetController } from './replicaset/run.js';
 import { runDeploymentController } from './deployment/run.js';
 import { runEndpointsController } from './endpoints/run.js';
 import { runStatefulSetController } from './statefulset/run.js';
+import { runDaemonSetController } from './daemon/run.js';
 import { runJobController } from './job/run.js';
 import { runTtlAfterFinishedController } from './ttlafterfinished/run.js';
 
@@ -43,7 +44,7 @@ export interface ControllersOptions {
 /**
  * Runs every controller until `signal` aborts: kube-controller-manager's PV binder, pvc/pv
  * protection, attach/detach, namespace, garbage-collector, ephemeral-volume, disruption, replicaset,
- * deployment, endpoints, statefulset, job and ttl-after-finished and node lifecycle controllers,
+ * deployment, endpoints, statefulset, daemonset, job and ttl-after-finished and node lifecycle controllers,
  * and kube-scheduler's volume-aware placement. A controller that fails to start (its caches never synced) stops the others; the
  * first failure is rethrown once all have stopped.
  */
@@ -69,6 +70,7 @@ export async function runControllers(o: ControllersOptions): Promise<void> {
       runDeploymentController({ client, signal, metrics, informers }),
       runEndpointsController({ client, signal, metrics, informers }),
       runStatefulSetController({ client, signal, metrics, informers }),
+      runDaemonSetController({ client, signal, metrics, informers }),
       runJobController({ client, signal, metrics, informers }),
       runTtlAfterFinishedController({ client, signal, metrics, informers }),
       runNodeLifecycleController({

@@ -32,3 +32,4 @@ export {
   type LoopDevice,
   type LoopOptions,
 } from './loop.js';
+export { makeRShared, releaseRShared, planRShared, mountHolding, isShared, type SharedPlan } from './shared.js';

@@ -27,6 +27,7 @@ import { DEFAULT_LOG_ROTATION, runContainerLogRotation, type LogRotationPolicy }
 import { podUid } from './volumemanager/types.js';
 import { subPathDir } from './volumemanager/operations/paths.js';
 import { startNodeServer, type NodeServer } from './server/server.js';
+import { shareRootDir } from './sharedroot.js';
 
 export interface NodeAgentOptions {
   readonly client: RestClient;
@@ -190,6 +191,8 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
   // The kubelet refuses to start when its runtime does not answer; so do we.
   const runtime = await connectRuntimeLogged(o, log);
   const runtimeInfo = runtime?.info ?? NO_RUNTIME;
+  // Mount propagation into and out of containers needs the root dir on a shared mount.
+  const sharedRoot = runtime ? await shareRootDir(dirs.root, log) : undefined;
   const recorder = newEventRecorder({
     client: o.client,
     component: 'stowage-node',
@@ -328,6 +331,7 @@ export async function startNodeAgent(o: NodeAgentOptions): Promise<NodeAgent> {
       await server?.close();
       await recorder.close();
       runtime?.client.close();
+      await sharedRoot?.release();
       log.info('node agent stopped', { node: o.nodeName });
     })();
     return stopping;

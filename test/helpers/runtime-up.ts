@@ -34,7 +34,7 @@ export interface RuntimeCluster {
 export async function startRuntimeCluster(
   prefix: string,
   node: string,
-  opts: { hostpath?: boolean } = {},
+  opts: { hostpath?: boolean; /** More `up` flags, given the test's dir. */ flags?: (dir: string) => string[] } = {},
 ): Promise<RuntimeCluster> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   let registry: Registry | undefined;
@@ -43,7 +43,12 @@ export async function startRuntimeCluster(
     registry = await startRegistry(join(dir, 'registry'));
     const pause = await registry.push('pause', 't1', ['sleep', '2147483647']);
     const image = await registry.push('busybox', 't1', ['sh']);
-    const flags = [...(opts.hostpath === false ? ['--no-hostpath'] : []), '--pod-infra-container-image', pause];
+    const flags = [
+      ...(opts.hostpath === false ? ['--no-hostpath'] : []),
+      '--pod-infra-container-image',
+      pause,
+      ...(opts.flags?.(dir) ?? []),
+    ];
     const start = (): Promise<RunningUp> =>
       startUp(join(dir, 'data'), node, flags, { runtime: true, stderr: 'inherit' });
     up = await start();

@@ -29,7 +29,7 @@ describe('schemaFor', () => {
   });
 
   it('throws for a kind it does not know', () => {
-    expect(() => schemaFor('apps', 'v1', 'DaemonSet')).toThrow(/no schema/);
+    expect(() => schemaFor('apps', 'v1', 'NoSuchKind')).toThrow(/no schema/);
   });
 
   it('resolves every reference in every definition', () => {

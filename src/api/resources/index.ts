@@ -25,6 +25,7 @@ import {
   selfSubjectRulesReviewResource,
 } from './reviews.js';
 import { statefulSetResource } from './statefulset.js';
+import { daemonSetResource } from './daemonset.js';
 import { controllerRevisionResource } from './controllerrevision.js';
 import { jobResource } from './job.js';
 import { customResourceDefinitionResource } from '../apiextensions/crd.js';
@@ -52,6 +53,7 @@ export const ALL_RESOURCES: readonly ResourceDef[] = [
   deploymentResource,
   replicaSetResource,
   statefulSetResource,
+  daemonSetResource,
   controllerRevisionResource,
   jobResource,
   customResourceDefinitionResource,

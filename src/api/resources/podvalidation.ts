@@ -139,6 +139,21 @@ function validateResources(c: Obj, p: string, out: FieldCause[]): void {
   }
 }
 
+const MOUNT_PROPAGATIONS = ['Bidirectional', 'HostToContainer', 'None'] as const;
+
+/**
+ * validateMountPropagation: one of the three modes; Bidirectional (mounts made in the container
+ * reach the host) only for a privileged container.
+ */
+function validateMountPropagation(m: Obj, c: Obj, field: string, out: FieldCause[]): void {
+  const mode = m.mountPropagation;
+  if (mode === undefined || mode === null) return;
+  if (!(MOUNT_PROPAGATIONS as readonly unknown[]).includes(mode))
+    out.push(notSupported(field, String(mode), MOUNT_PROPAGATIONS));
+  if (mode === 'Bidirectional' && objectAt(c, 'securityContext')?.privileged !== true)
+    out.push(forbidden(field, 'Bidirectional mount propagation is available only to privileged containers'));
+}
+
 function validateContainer(c: Obj, p: string, volumes: Map<string, Obj>, out: FieldCause[]): void {
   const name = strAt(c, 'name');
   if (!name) out.push(required(`${p}.name`));
@@ -163,6 +178,7 @@ function validateContainer(c: Obj, p: string, volumes: Map<string, Obj>, out: Fi
     if (!path) out.push(required(`${mp}.mountPath`));
     else if (mountPaths.has(path)) out.push(invalid(`${mp}.mountPath`, path, 'must be unique'));
     else mountPaths.add(path);
+    validateMountPropagation(m, c, `${mp}.mountPropagation`, out);
   });
   const devicePaths = new Set<string>();
   listAt(c, 'volumeDevices').forEach((d, j) => {

@@ -22,6 +22,7 @@ import {
 import { planReplicaSet, podFromTemplate, replicaSetStatus } from './decide.js';
 import { patchClaimed, selectorOf } from '../refmanager.js';
 import { newExpectations } from '../expectations.js';
+import { deleteOwnedPods } from '../podcontrol.js';
 import { metaTime } from '../../util/metatime.js';
 
 const log = newLogger('replicaset');
@@ -77,7 +78,8 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
       if (expectations.satisfied(key, nsPods, now)) {
         try {
           if (plan.create > 0) await createPods(rs, key, plan.create);
-          if (plan.delete.length > 0) await deletePods(rs, key, plan.delete);
+          if (plan.delete.length > 0)
+            await deleteOwnedPods({ owner: rs, key, victims: plan.delete, api: podsApi, recorder, expectations });
         } catch (e) {
           const err = toStowageError(e);
           manageError = {
@@ -133,29 +135,6 @@ export async function runReplicaSetController(o: ReplicaSetControllerOptions): P
         throw failed[0]!.reason;
       }
     }
-  }
-
-  async function deletePods(rs: ReplicaSet, key: string, victims: readonly Pod[]): Promise<void> {
-    const results = await Promise.allSettled(
-      victims.map((p) =>
-        podsApi.delete(p.metadata!.name!, {
-          namespace: p.metadata?.namespace,
-          preconditions: { uid: p.metadata?.uid },
-        }),
-      ),
-    );
-    let firstError: unknown;
-    results.forEach((r, i) => {
-      const p = victims[i]!;
-      if (r.status === 'fulfilled' || r.reason instanceof NotFoundError) {
-        if (r.status === 'fulfilled') expectations.expect(key, { deleted: [p.metadata?.uid ?? ''] }, Date.now());
-        recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata?.name ?? ''}`);
-      } else {
-        recorder.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${toStowageError(r.reason).message}`);
-        firstError ??= r.reason;
-      }
-    });
-    if (firstError) throw firstError;
   }
 
   async function writeStatus(rs: ReplicaSet, status: ReplicaSet['status']): Promise<void> {

@@ -26,8 +26,10 @@ function fnv32a(s: string): number {
   return h >>> 0;
 }
 
-/** The patch a revision stores: the set's template, replacing whatever template the set has then. */
-export function revisionData(set: StatefulSet): Record<string, unknown> {
+/** The patch a revision stores: the set's template, replacing whatever template the set has then (a DaemonSet's too). */
+export function revisionData(set: {
+  readonly spec?: { readonly template?: PodTemplateSpec };
+}): Record<string, unknown> {
   return { spec: { template: { $patch: 'replace', ...structuredClone(set.spec?.template ?? {}) } } };
 }
 

@@ -7,6 +7,7 @@ import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import { expandVars } from './env.js';
 import type * as T from './proto/types.js';
 import { quantityNanos, quantityValue } from '../../kube/quantity.js';
+import { hasPrivilegedContainer, processNamespaces } from './security.js';
 
 // The labels the kubelet puts on sandboxes and containers; how it finds a pod's after a restart.
 export const LABEL_POD_NAME = 'io.kubernetes.pod.name';
@@ -45,7 +46,8 @@ export function sandboxConfig(pod: Pod, attempt: number, rootDir: string): T.Pod
     annotations: { ...(m.annotations ?? {}) },
     linux: {
       securityContext: {
-        namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' },
+        namespaceOptions: { network: 'NODE', ...processNamespaces(pod) },
+        privileged: hasPrivilegedContainer(pod),
       },
     },
   };
@@ -123,7 +125,7 @@ export function containerConfig(o: {
         ...(runAsUser !== undefined ? { runAsUser: { value: runAsUser } } : {}),
         ...(runAsGroup !== undefined ? { runAsGroup: { value: runAsGroup } } : {}),
         supplementalGroups: [...(psc?.fsGroup !== undefined ? [psc.fsGroup] : []), ...(psc?.supplementalGroups ?? [])],
-        namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' },
+        namespaceOptions: { network: 'NODE', ...processNamespaces(o.pod) },
         ...(sc?.capabilities
           ? {
               capabilities: {
