@@ -8,6 +8,7 @@ import { nodeCommand } from './node.js';
 import { CliError } from './errors.js';
 import { serverCommand } from './server.js';
 import { upCommand } from './up.js';
+import { whyCommand } from './why.js';
 
 const program = new Command();
 program.name('stowage').description('The Kubernetes storage control plane as one program').exitOverride();
@@ -19,6 +20,7 @@ registrarCommand(program);
 sidecarCommand(program);
 nodeCommand(program);
 kubeconfigCommand(program);
+whyCommand(program);
 
 try {
   await program.parseAsync(process.argv);

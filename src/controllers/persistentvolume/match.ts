@@ -133,6 +133,76 @@ export function compileClaimQuery(claim: PersistentVolumeClaim): ClaimQuery {
 }
 
 /**
+ * Why FindMatchingVolume passes over one volume for a claim. The matcher and `stowage why` both
+ * read these, so an explanation is the matcher's own reasoning, not a second opinion.
+ */
+export type VolumeRefusal =
+  | { readonly kind: 'volumeMode'; readonly claimMode: string; readonly volumeMode: string }
+  | { readonly kind: 'beingDeleted' }
+  | { readonly kind: 'tooSmall'; readonly request: bigint; readonly capacity: bigint }
+  /** WaitForFirstConsumer without a node: only a volume pre-bound to the claim may be taken now. */
+  | { readonly kind: 'waitForFirstConsumer' }
+  /** claimRef names another claim and the volume is Bound. */
+  | { readonly kind: 'alreadyBound'; readonly to: string }
+  /** claimRef names another claim, binding not finished (the user's or the controller's pre-binding). */
+  | { readonly kind: 'preboundElsewhere'; readonly to: string }
+  | { readonly kind: 'notAvailable'; readonly phase: string }
+  | { readonly kind: 'selector' }
+  | { readonly kind: 'storageClass'; readonly claimClass: string; readonly volumeClass: string }
+  | { readonly kind: 'nodeAffinity'; readonly node: string }
+  | { readonly kind: 'accessModes'; readonly claimModes: string; readonly volumeModes: string };
+
+/** One volume as FindMatchingVolume sees it: pre-bound to the claim, a size-ranked fit, or refused. */
+export type CandidateVerdict =
+  | { readonly kind: 'prebound' }
+  | { readonly kind: 'fits'; readonly capacity: bigint }
+  | { readonly kind: 'refused'; readonly refusal: VolumeRefusal };
+
+const refused = (refusal: VolumeRefusal): CandidateVerdict => ({ kind: 'refused', refusal });
+
+/**
+ * The checks of FindMatchingVolume for one volume, in upstream's order (the first failing check is
+ * the reason). Access-mode sets are matched before this, by grouping (findBestMatchLinear), except
+ * on the scheduler's path where the node is known.
+ */
+export function candidateVerdict(q: ClaimQuery, v: PersistentVolume, o: MatchOptions): CandidateVerdict {
+  if (checkVolumeModeMismatches(q.claim, v))
+    return refused({
+      kind: 'volumeMode',
+      claimMode: q.claim.spec?.volumeMode ?? 'Filesystem',
+      volumeMode: v.spec?.volumeMode ?? 'Filesystem',
+    });
+  if (v.metadata?.deletionTimestamp) return refused({ kind: 'beingDeleted' });
+  const cap = capacityNanos(v);
+  if (isVolumeBoundToClaim(v, q.claim)) {
+    if (cap < q.request) return refused({ kind: 'tooSmall', request: q.request, capacity: cap });
+    return { kind: 'prebound' };
+  }
+  if (!o.node && o.delayBinding) return refused({ kind: 'waitForFirstConsumer' });
+  const ref = v.spec?.claimRef;
+  if (ref) {
+    const to = `${ref.namespace ?? ''}/${ref.name ?? ''}`;
+    return refused(v.status?.phase === 'Bound' ? { kind: 'alreadyBound', to } : { kind: 'preboundElsewhere', to });
+  }
+  if (v.status?.phase !== 'Available') return refused({ kind: 'notAvailable', phase: v.status?.phase ?? '' });
+  if (q.selector && !q.selector(v.metadata?.labels)) return refused({ kind: 'selector' });
+  const cls = volumeClass(v);
+  if (cls !== q.cls) return refused({ kind: 'storageClass', claimClass: q.cls, volumeClass: cls });
+  if (o.node && !volumeNodeAffinityMatches(v, o.node)) return refused({ kind: 'nodeAffinity', node: nameOf(o.node) });
+  if (o.node && !checkAccessModes(q.claim, v)) return refused(accessModesRefusal(q.claim, v));
+  if (cap < q.request) return refused({ kind: 'tooSmall', request: q.request, capacity: cap });
+  return { kind: 'fits', capacity: cap };
+}
+
+export function accessModesRefusal(claim: PersistentVolumeClaim, v: PersistentVolume): VolumeRefusal {
+  return {
+    kind: 'accessModes',
+    claimModes: accessModesKey(claim.spec?.accessModes),
+    volumeModes: accessModesKey(v.spec?.accessModes),
+  };
+}
+
+/**
  * FindMatchingVolume over one candidate list: a volume bound/pre-bound to this claim and big enough
  * wins at once, in any phase (preferPrebound orders several); otherwise the smallest Available,
  * unclaimed, same-class, selector-matching volume.
@@ -147,24 +217,15 @@ export function findMatchingVolume(
   let bestCap = 0n;
   let prebound: PersistentVolume | null = null;
   for (const v of volumes) {
-    if (checkVolumeModeMismatches(q.claim, v)) continue;
-    if (v.metadata?.deletionTimestamp) continue;
-    const cap = capacityNanos(v);
-    if (isVolumeBoundToClaim(v, q.claim)) {
-      if (cap < q.request) continue;
+    const verdict = candidateVerdict(q, v, o);
+    if (verdict.kind === 'prebound') {
       if (!prebound || preferPrebound(v, prebound)) prebound = v;
-      continue;
-    }
-    const affinityOk = o.node ? volumeNodeAffinityMatches(v, o.node) : true;
-    if (!o.node && o.delayBinding) continue;
-    if (v.status?.phase !== 'Available' || v.spec?.claimRef) continue;
-    if (q.selector && !q.selector(v.metadata?.labels)) continue;
-    if (volumeClass(v) !== q.cls) continue;
-    if (!affinityOk) continue;
-    if (o.node && !checkAccessModes(q.claim, v)) continue;
-    if (cap >= q.request && (best === null || cap < bestCap || (cap === bestCap && nameOf(v) < nameOf(best)))) {
-      best = v;
-      bestCap = cap;
+    } else if (verdict.kind === 'fits') {
+      const cap = verdict.capacity;
+      if (best === null || cap < bestCap || (cap === bestCap && nameOf(v) < nameOf(best))) {
+        best = v;
+        bestCap = cap;
+      }
     }
   }
   // A pre-bound volume the node cannot reach means no match at all for this claim on this node.

@@ -1,0 +1,70 @@
+/**
+ * The read-only group `explain.stowage.io/v1alpha1` (src/explain): an Explanation of a claim, pod,
+ * volume or attachment, computed from the watch caches. Reading one is authorized as reading the
+ * object it explains (`get` on that resource, namespace and name).
+ */
+import {
+  EXPLAIN_GROUP,
+  EXPLAIN_VERSION,
+  EXPLAINABLE,
+  explainObject,
+  isExplainable,
+  newExplainSource,
+} from '../explain/index.js';
+import type { ObjectReader } from '../explain/index.js';
+import { forbiddenFor, type Authorizer, type RequestAttributes } from './authz.js';
+import { sendJson } from './http.js';
+import { keyPrefix, type ApiRegistry } from './registry.js';
+import type { Route, RouteContext } from './routes.js';
+import { ApiUnauthorizedError, methodNotAllowed, notFound, pathNotFound } from './status.js';
+
+export const EXPLAIN_PREFIX = `/apis/${EXPLAIN_GROUP}/${EXPLAIN_VERSION}`;
+
+/** Reads straight from the registry's watch caches (no copies: explanations never write). */
+export function registryReader(registry: ApiRegistry): ObjectReader {
+  const storage = (group: string, plural: string) =>
+    registry.all().find((s) => s.def.group === group && s.def.plural === plural);
+  return {
+    get: (group, plural, ns, name) => storage(group, plural)?.get(ns, name)?.obj,
+    list: (group, plural, ns) => {
+      const s = storage(group, plural);
+      return s ? s.cache.list(keyPrefix(s.def, ns)).map((c) => c.obj) : [];
+    },
+  };
+}
+
+/** Authorizes a resource read for the request's user, or throws the Status kube-apiserver would. */
+export function authorizeRead(
+  authorizer: Authorizer,
+  c: RouteContext,
+  a: Omit<Extract<RequestAttributes, { kind: 'resource' }>, 'kind' | 'user'>,
+): void {
+  if (!c.user) throw new ApiUnauthorizedError('Unauthorized');
+  const attrs: RequestAttributes = { kind: 'resource', user: c.user, ...a };
+  const d = authorizer.authorize(attrs);
+  if (!d.allowed) throw forbiddenFor(attrs, d);
+}
+
+export function explainRoutes(registry: ApiRegistry, authorizer: Authorizer): Route[] {
+  const source = newExplainSource(registryReader(registry));
+  const serve = (c: RouteContext, namespace: string | undefined): void => {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') throw methodNotAllowed();
+    const plural = c.params.plural ?? '';
+    const name = c.params.name ?? '';
+    if (!isExplainable(plural)) throw pathNotFound();
+    const def = EXPLAINABLE[plural];
+    if (def.namespaced !== (namespace !== undefined)) throw pathNotFound();
+    authorizeRead(authorizer, c, { verb: 'get', group: def.group, resource: plural, namespace, name });
+    const e = explainObject(plural, namespace, name, source);
+    if (!e) throw notFound({ group: def.group, resource: plural, name });
+    sendJson(c.res, 200, e);
+  };
+  // '*' methods: the server leaves authorization to the handler, which authorizes as a resource read.
+  return [
+    {
+      path: `${EXPLAIN_PREFIX}/namespaces/:namespace/:plural/:name`,
+      methods: { '*': (c) => serve(c, c.params.namespace) },
+    },
+    { path: `${EXPLAIN_PREFIX}/:plural/:name`, methods: { '*': (c) => serve(c, undefined) } },
+  ];
+}
