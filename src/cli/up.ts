@@ -164,6 +164,7 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
       defaultClass: o.defaultClass !== false,
       clusterCaPem: plane.caPem,
       nodeAddress: o.address,
+      metrics: plane.api.metrics,
       containerRuntime:
         o.containerRuntimeEndpoint !== undefined
           ? { endpoint: o.containerRuntimeEndpoint }
