@@ -10,7 +10,8 @@ import { ensureServingMaterial, kubeconfigYaml } from '../src/api/tls.js';
 import { openSqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
 import { BIN, built } from './helpers/env.js';
-import { api, type Target } from './helpers/http.js';
+import { api, watchUntil, type Target } from './helpers/http.js';
+import { processCsiTrace, type CsiCallInput } from '../src/csi/tracehub.js';
 
 const X = '/apis/explain.stowage.io/v1alpha1';
 
@@ -136,5 +137,99 @@ describe('explain API', () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect(bad).toMatchObject({ code: 1, stderr: expect.stringContaining('expected pvc/NAME') });
+  });
+
+  describe('csicalls', () => {
+    const C = `${X}/csicalls`;
+    const rec = (o: Partial<CsiCallInput> & { method: string }) =>
+      processCsiTrace.record({
+        startMs: Date.now(),
+        durationMs: 3,
+        code: 'OK',
+        driver: 'd.csi',
+        caller: 'kubelet',
+        request: {},
+        ...o,
+      });
+    let claimUid = '';
+    beforeAll(async () => {
+      const pv = {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: 'csi-1' },
+        spec: {
+          capacity: { storage: '1Gi' },
+          accessModes: ['ReadWriteOnce'],
+          csi: { driver: 'd.csi', volumeHandle: 'h-1' },
+        },
+      };
+      expect((await api(admin, 'POST', '/api/v1/persistentvolumes', pv)).status).toBe(201);
+      claimUid = (await api(admin, 'GET', '/api/v1/namespaces/default/persistentvolumeclaims/data')).body.metadata.uid;
+      rec({
+        method: '/csi.v1.Controller/CreateVolume',
+        caller: 'csi-provisioner',
+        request: { name: `pvc-${claimUid}`, secrets: { key: '***stripped***' } },
+        volumeId: 'h-new',
+        response: { volume: { volumeId: 'h-new' } },
+      });
+      rec({ method: '/csi.v1.Node/NodeStageVolume', volumeId: 'h-1', code: 'INTERNAL', error: 'mkfs failed' });
+      rec({ method: '/csi.v1.Node/NodePublishVolume', volumeId: 'h-1' });
+      rec({ method: '/csi.v1.Identity/Probe', driver: 'other.csi' });
+    });
+    const methods = async (q: string): Promise<string[]> => {
+      const r = await api(admin, 'GET', `${C}${q}`);
+      expect(r.status).toBe(200);
+      return r.body.items.map((i: { method: string }) => i.method.split('/')[2]);
+    };
+
+    it.each([
+      { q: '?pv=csi-1', want: ['NodeStageVolume', 'NodePublishVolume'] },
+      { q: '?volume=h-1&failed=true', want: ['NodeStageVolume'] },
+      { q: '?claim=data&namespace=default', want: ['CreateVolume'] },
+      { q: '?driver=other.csi', want: ['Probe'] },
+      { q: `?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, want: [] },
+    ])('lists by $q', async ({ q, want }) => {
+      expect(await methods(q)).toEqual(want);
+    });
+
+    it('answers CSICall items with the request as recorded, and refuses bad queries and users', async () => {
+      const r = await api(admin, 'GET', `${C}?claim=data&namespace=default`);
+      expect(r.body).toMatchObject({ kind: 'CSICallList', apiVersion: 'explain.stowage.io/v1alpha1' });
+      expect(r.body.items[0]).toMatchObject({
+        kind: 'CSICall',
+        caller: 'csi-provisioner',
+        driver: 'd.csi',
+        code: 'OK',
+        volumeId: 'h-new',
+        request: { name: `pvc-${claimUid}`, secrets: { key: '***stripped***' } },
+        response: { volume: { volumeId: 'h-new' } },
+      });
+      expect((await api(admin, 'GET', `${C}?claim=data`)).status).toBe(400);
+      expect((await api(admin, 'GET', `${C}?since=yesterday`)).status).toBe(400);
+      const denied = await api(nobody, 'GET', C);
+      expect(denied.status).toBe(403);
+      expect(denied.body.message).toContain('cannot list resource "csicalls" in API group "explain.stowage.io"');
+    });
+
+    it('streams calls live as watch events, the kept ones first', async () => {
+      let recorded = false;
+      const events = await watchUntil(
+        admin,
+        `${C}?watch=true&volume=h-1&failed=true`,
+        (evs) => {
+          if (evs.length === 1 && !recorded) {
+            recorded = true;
+            rec({ method: '/csi.v1.Node/NodePublishVolume', volumeId: 'h-1' }); // not failed: filtered out
+            rec({ method: '/csi.v1.Node/NodeUnstageVolume', volumeId: 'h-1', code: 'DEADLINE_EXCEEDED' });
+          }
+          return evs.length >= 2;
+        },
+        { timeoutMs: 30_000 },
+      );
+      expect(events.map((e: { type: string; object: { method: string } }) => [e.type, e.object.method])).toEqual([
+        ['ADDED', '/csi.v1.Node/NodeStageVolume'],
+        ['ADDED', '/csi.v1.Node/NodeUnstageVolume'],
+      ]);
+    });
   });
 });

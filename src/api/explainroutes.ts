@@ -69,6 +69,7 @@ export function explainRoutes(
   };
   // '*' methods: the server leaves authorization to the handler, which authorizes as a resource read.
   return [
+    { path: `${EXPLAIN_PREFIX}/csicalls`, methods: { '*': (c) => serveCsiCalls(c, authorizer, source, hub) } },
     {
       path: `${EXPLAIN_PREFIX}/namespaces/:namespace/:plural/:name`,
       methods: { '*': (c) => serve(c, c.params.namespace) },

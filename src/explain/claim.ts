@@ -19,7 +19,7 @@ import { decideBoundClaim, decideNoMatch, decideRequestedVolume } from '../contr
 import { delayBindingEvent, isDelayBindingMode } from '../controllers/persistentvolume/sync-claim.js';
 import { routeProvisioner } from '../controllers/persistentvolume/provision.js';
 import { podClaimNames } from '../controllers/scheduler/types.js';
-import { claimClass } from '../kube/class.js';
+import { claimClass, volumeClass } from '../kube/class.js';
 import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../kube/names.js';
 import { assertNever } from '../util/errors.js';
 import { refusalMessage } from './refusals.js';
@@ -57,6 +57,8 @@ function candidateFindings(claim: PersistentVolumeClaim, s: ExplainSource, o: Ma
   let more = 0;
   for (const { volume, verdict } of candidateVerdicts(claim, s.volumes(), o)) {
     if (verdict.kind !== 'refused') continue;
+    // A volume bound to another claim of another class was never a candidate worth naming.
+    if (verdict.refusal.kind === 'alreadyBound' && volumeClass(volume) !== claimClass(claim)) continue;
     if (out.length >= MAX_CANDIDATES) {
       more++;
       continue;
