@@ -9,6 +9,7 @@ import { quantityNanos, quantityValue } from '../../kube/quantity.js';
 import { compileLabelSelector, type LabelMatcher } from './selector.js';
 import { ANN_BOUND_BY_CONTROLLER } from '../../kube/names.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim } from './types.js';
+import { assertNever } from '../../util/errors.js';
 
 /** Canonical access-mode order of v1helper.GetAccessModesAsString. */
 const MODE_ORDER = [
@@ -158,40 +159,66 @@ export type CandidateVerdict =
   | { readonly kind: 'fits'; readonly capacity: bigint }
   | { readonly kind: 'refused'; readonly refusal: VolumeRefusal };
 
-const refused = (refusal: VolumeRefusal): CandidateVerdict => ({ kind: 'refused', refusal });
+export type RefusalKind = VolumeRefusal['kind'];
 
 /**
  * The checks of FindMatchingVolume for one volume, in upstream's order (the first failing check is
- * the reason). Access-mode sets are matched before this, by grouping (findBestMatchLinear), except
- * on the scheduler's path where the node is known.
+ * the reason), allocation-free for the matcher's loop. Access-mode sets are matched before this, by
+ * grouping (findBestMatchLinear), except on the scheduler's path where the node is known.
  */
+export function checkCandidate(q: ClaimQuery, v: PersistentVolume, o: MatchOptions): RefusalKind | 'prebound' | 'fits' {
+  if (checkVolumeModeMismatches(q.claim, v)) return 'volumeMode';
+  if (v.metadata?.deletionTimestamp) return 'beingDeleted';
+  if (isVolumeBoundToClaim(v, q.claim)) return capacityNanos(v) < q.request ? 'tooSmall' : 'prebound';
+  if (!o.node && o.delayBinding) return 'waitForFirstConsumer';
+  if (v.spec?.claimRef) return v.status?.phase === 'Bound' ? 'alreadyBound' : 'preboundElsewhere';
+  if (v.status?.phase !== 'Available') return 'notAvailable';
+  if (q.selector && !q.selector(v.metadata?.labels)) return 'selector';
+  if (volumeClass(v) !== q.cls) return 'storageClass';
+  if (o.node && !volumeNodeAffinityMatches(v, o.node)) return 'nodeAffinity';
+  if (o.node && !checkAccessModes(q.claim, v)) return 'accessModes';
+  return capacityNanos(v) < q.request ? 'tooSmall' : 'fits';
+}
+
+/** checkCandidate with the details of a refusal (what `stowage why` shows). */
 export function candidateVerdict(q: ClaimQuery, v: PersistentVolume, o: MatchOptions): CandidateVerdict {
-  if (checkVolumeModeMismatches(q.claim, v))
-    return refused({
-      kind: 'volumeMode',
-      claimMode: q.claim.spec?.volumeMode ?? 'Filesystem',
-      volumeMode: v.spec?.volumeMode ?? 'Filesystem',
-    });
-  if (v.metadata?.deletionTimestamp) return refused({ kind: 'beingDeleted' });
-  const cap = capacityNanos(v);
-  if (isVolumeBoundToClaim(v, q.claim)) {
-    if (cap < q.request) return refused({ kind: 'tooSmall', request: q.request, capacity: cap });
-    return { kind: 'prebound' };
-  }
-  if (!o.node && o.delayBinding) return refused({ kind: 'waitForFirstConsumer' });
-  const ref = v.spec?.claimRef;
-  if (ref) {
-    const to = `${ref.namespace ?? ''}/${ref.name ?? ''}`;
-    return refused(v.status?.phase === 'Bound' ? { kind: 'alreadyBound', to } : { kind: 'preboundElsewhere', to });
-  }
-  if (v.status?.phase !== 'Available') return refused({ kind: 'notAvailable', phase: v.status?.phase ?? '' });
-  if (q.selector && !q.selector(v.metadata?.labels)) return refused({ kind: 'selector' });
-  const cls = volumeClass(v);
-  if (cls !== q.cls) return refused({ kind: 'storageClass', claimClass: q.cls, volumeClass: cls });
-  if (o.node && !volumeNodeAffinityMatches(v, o.node)) return refused({ kind: 'nodeAffinity', node: nameOf(o.node) });
-  if (o.node && !checkAccessModes(q.claim, v)) return refused(accessModesRefusal(q.claim, v));
-  if (cap < q.request) return refused({ kind: 'tooSmall', request: q.request, capacity: cap });
-  return { kind: 'fits', capacity: cap };
+  const kind = checkCandidate(q, v, o);
+  const refusal = ((): VolumeRefusal | undefined => {
+    const ref = v.spec?.claimRef;
+    const to = `${ref?.namespace ?? ''}/${ref?.name ?? ''}`;
+    switch (kind) {
+      case 'prebound':
+      case 'fits':
+        return undefined;
+      case 'volumeMode':
+        return {
+          kind,
+          claimMode: q.claim.spec?.volumeMode ?? 'Filesystem',
+          volumeMode: v.spec?.volumeMode ?? 'Filesystem',
+        };
+      case 'tooSmall':
+        return { kind, request: q.request, capacity: capacityNanos(v) };
+      case 'alreadyBound':
+      case 'preboundElsewhere':
+        return { kind, to };
+      case 'notAvailable':
+        return { kind, phase: v.status?.phase ?? '' };
+      case 'storageClass':
+        return { kind, claimClass: q.cls, volumeClass: volumeClass(v) };
+      case 'nodeAffinity':
+        return { kind, node: o.node ? nameOf(o.node) : '' };
+      case 'accessModes':
+        return accessModesRefusal(q.claim, v);
+      case 'beingDeleted':
+      case 'waitForFirstConsumer':
+      case 'selector':
+        return { kind };
+      default:
+        return assertNever(kind);
+    }
+  })();
+  if (refusal) return { kind: 'refused', refusal };
+  return kind === 'prebound' ? { kind: 'prebound' } : { kind: 'fits', capacity: capacityNanos(v) };
 }
 
 export function accessModesRefusal(claim: PersistentVolumeClaim, v: PersistentVolume): VolumeRefusal {
@@ -217,11 +244,11 @@ export function findMatchingVolume(
   let bestCap = 0n;
   let prebound: PersistentVolume | null = null;
   for (const v of volumes) {
-    const verdict = candidateVerdict(q, v, o);
-    if (verdict.kind === 'prebound') {
+    const verdict = checkCandidate(q, v, o);
+    if (verdict === 'prebound') {
       if (!prebound || preferPrebound(v, prebound)) prebound = v;
-    } else if (verdict.kind === 'fits') {
-      const cap = verdict.capacity;
+    } else if (verdict === 'fits') {
+      const cap = capacityNanos(v);
       if (best === null || cap < bestCap || (cap === bestCap && nameOf(v) < nameOf(best))) {
         best = v;
         bestCap = cap;
