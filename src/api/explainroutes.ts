@@ -54,7 +54,9 @@ export function explainRoutes(
   authorizer: Authorizer,
   hub: CsiTraceHub = processCsiTrace,
 ): Route[] {
-  const source = newExplainSource(registryReader(registry));
+  const source = newExplainSource(registryReader(registry), (volumeId) =>
+    hub.query({ volumeIds: new Set([volumeId]) }),
+  );
   const serve = (c: RouteContext, namespace: string | undefined): void => {
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') throw methodNotAllowed();
     const plural = c.params.plural ?? '';

@@ -134,6 +134,39 @@ describe('explainPod: after scheduling', () => {
         /^the node cannot set up a volume \(FailedMount\): MountVolume.MountDevice failed for volume "pv1" : rpc error: code = Internal desc = mkfs failed$/,
     },
     {
+      name: "the driver's answer kept in the CSI trace",
+      world: {
+        attachments: [va({ attached: true })],
+        csiCalls: [
+          {
+            id: 1,
+            method: '/csi.v1.Node/NodeStageVolume',
+            volumeId: 'h1',
+            startMs: 0,
+            durationMs: 5,
+            code: 'OK',
+            driver: 'd.csi',
+            caller: 'kubelet',
+            request: {},
+          },
+          {
+            id: 2,
+            method: '/csi.v1.Node/NodePublishVolume',
+            volumeId: 'h1',
+            startMs: 0,
+            durationMs: 5,
+            code: 'PERMISSION_DENIED',
+            error: 'target is read-only',
+            driver: 'd.csi',
+            caller: 'kubelet',
+            request: {},
+          },
+        ],
+      },
+      summary:
+        /^the node cannot set up a volume: NodePublishVolume of volume pv1 failed: PERMISSION_DENIED: target is read-only$/,
+    },
+    {
       name: 'image pull',
       world: { attachments: [va({ attached: true })] },
       pod: onNode(pod('p', ['data']), {

@@ -186,6 +186,8 @@ function volumeBlock(target: ObjectRef, pod: Pod, s: ExplainSource, node: string
       );
     }
   }
+  const failed = lastFailedNodeCall(s, pod);
+  if (failed) return failed(target, phase);
   const evs = s
     .eventsFor('Pod', ns, target.name)
     .filter((e) => MOUNT_FAILURES.has(e.reason ?? ''))
@@ -199,5 +201,34 @@ function volumeBlock(target: ObjectRef, pod: Pod, s: ExplainSource, node: string
       `the node cannot set up a volume (${last.reason ?? ''}): ${last.message ?? ''}`,
       [{ code: last.reason ?? '', message: last.message ?? '' }],
     );
+  return undefined;
+}
+
+/**
+ * The driver's own answer when the node's last Node* call for one of the pod's volumes failed
+ * (the trace keeps it even when the event was aggregated away).
+ */
+function lastFailedNodeCall(
+  s: ExplainSource,
+  pod: Pod,
+): ((target: ObjectRef, phase: string) => Explanation) | undefined {
+  const ns = pod.metadata?.namespace ?? '';
+  for (const name of podClaimNames(pod)) {
+    const pvName = s.claim(ns, name)?.spec?.volumeName ?? '';
+    const handle = s.volume(pvName)?.spec?.csi?.volumeHandle;
+    if (!handle) continue;
+    const node = s.csiCalls(handle).filter((c) => c.method.startsWith('/csi.v1.Node/') && !c.method.endsWith('Stats'));
+    const last = node[node.length - 1];
+    if (!last || last.code === 'OK') continue;
+    const method = last.method.split('/')[2] ?? last.method;
+    const message = `${method} of volume ${pvName} failed: ${last.code}: ${last.error ?? ''}`;
+    return (target, phase) =>
+      explanation(target, phase, false, `the node cannot set up a volume: ${message}`, [
+        {
+          code: last.code,
+          message: `${last.driver} answered ${method} at ${new Date(last.startMs).toISOString()} with ${last.code}: ${last.error ?? ''}`,
+        },
+      ]);
+  }
   return undefined;
 }

@@ -1,7 +1,8 @@
 /** An in-memory ExplainSource for the explanations' unit tests. */
+import type { CsiCall } from '../csi/tracehub.js';
 import { newExplainSource, SOURCE_KINDS, type ExplainSource, type SourceKind } from './source.js';
 
-export type World = Partial<Record<SourceKind, unknown[]>>;
+export type World = Partial<Record<SourceKind, unknown[]>> & { csiCalls?: CsiCall[] };
 
 interface Meta {
   metadata?: { name?: string; namespace?: string };
@@ -17,8 +18,11 @@ export function memorySource(w: World): ExplainSource {
     const all = (k ? (w[k] ?? []) : []) as Meta[];
     return ns === undefined ? all : all.filter((o) => (o.metadata?.namespace ?? '') === ns);
   };
-  return newExplainSource({
-    get: (g, p, ns, name) => objs(g, p, ns).find((o) => o.metadata?.name === name),
-    list: (g, p, ns) => objs(g, p, ns),
-  });
+  return newExplainSource(
+    {
+      get: (g, p, ns, name) => objs(g, p, ns).find((o) => o.metadata?.name === name),
+      list: (g, p, ns) => objs(g, p, ns),
+    },
+    (volumeId) => (w.csiCalls ?? []).filter((c) => c.volumeId === volumeId),
+  );
 }

@@ -11,6 +11,7 @@ import type {
   VolumeAttachment,
 } from 'kubernetes-types/storage/v1.js';
 import type { ClusterView } from '../controllers/scheduler/types.js';
+import type { CsiCall } from '../csi/tracehub.js';
 import { isTerminal, podClaimNames } from '../controllers/scheduler/types.js';
 
 export type {
@@ -64,6 +65,8 @@ export interface ExplainSource {
   attachments(): readonly VolumeAttachment[];
   /** Events about one object, oldest first (a cluster-scoped object's are kept in `default`, as kube records them). */
   eventsFor(kind: string, namespace: string, name: string): readonly Event[];
+  /** The CSI calls kept for a volume id, oldest first (none where this process keeps no trace). */
+  csiCalls(volumeId: string): readonly CsiCall[];
 }
 
 /** Time of an event's last occurrence, for ordering (epoch ms; 0 when absent). */
@@ -76,7 +79,10 @@ export function eventTime(e: Event): number {
  * A typed source over raw reads. The registry's objects passed its decoding and validation for
  * their kind, which is what makes reading them as that kind sound here.
  */
-export function newExplainSource(r: ObjectReader): ExplainSource {
+export function newExplainSource(
+  r: ObjectReader,
+  calls: (volumeId: string) => readonly CsiCall[] = () => [],
+): ExplainSource {
   const get = <T>(k: SourceKind, ns: string | undefined, name: string): T | undefined =>
     r.get(SOURCE_KINDS[k].group, SOURCE_KINDS[k].plural, ns, name) as T | undefined;
   const list = <T>(k: SourceKind, ns?: string): readonly T[] =>
@@ -96,6 +102,7 @@ export function newExplainSource(r: ObjectReader): ExplainSource {
     capacities: () => list('capacities'),
     attachment: (name) => get('attachments', undefined, name),
     attachments: () => list('attachments'),
+    csiCalls: calls,
     eventsFor: (kind, namespace, name) =>
       list<Event>('events', namespace === '' ? 'default' : namespace)
         .filter((e) => e.involvedObject.kind === kind && e.involvedObject.name === name)
