@@ -114,6 +114,10 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('why and the CSI trace through
       expect(await why('pvc/data')).toMatch(
         /^pvc\/data in namespace default is Bound: bound to volume pvc-\S+ \(1Gi\)\.$/m,
       );
+      const withCalls = await why('pvc/data', '--calls');
+      expect(withCalls).toContain('CSI calls (hostpath.csi.stowage.io):');
+      expect(withCalls).toMatch(/^ {2}\S+Z +\d+ms csi-provisioner +CreateVolume OK$/m);
+      expect(withCalls).toMatch(/^ {2}\S+Z +\d+ms kubelet +NodePublishVolume OK$/m);
       expect(await why('pod/app')).toMatch(/^pod\/app in namespace default is Running: running on node why\.$/m);
       expect(await why('pvc/stuck')).toContain(
         'pvc/stuck in namespace default is Pending: storageclass.storage.k8s.io "missing" not found.',

@@ -58,6 +58,58 @@ async function fetchExplanation(
   return (await client.http.json({ method: 'GET', path: explanationPath(plural, ns, name) })) as Explanation;
 }
 
+interface WhyFlags {
+  namespace: string;
+  kubeconfig?: string;
+  output: string;
+  related: boolean;
+  calls?: boolean;
+}
+
+/** One CSI call as the csicalls API lists it (the fields printed). */
+export interface CsiCallRow {
+  time: string;
+  durationSeconds: number;
+  method: string;
+  caller: string;
+  driver: string;
+  code: string;
+  error?: string;
+}
+
+const CALL_QUERY: Partial<Record<ExplainablePlural, string>> = {
+  persistentvolumeclaims: 'claim',
+  pods: 'pod',
+  persistentvolumes: 'pv',
+};
+
+async function fetchCalls(
+  client: RestClient,
+  plural: ExplainablePlural,
+  ns: string,
+  name: string,
+): Promise<CsiCallRow[]> {
+  const key = CALL_QUERY[plural];
+  if (!key) throw new CliError('--calls lists the CSI calls of a pvc, pod or pv');
+  const scoped = EXPLAINABLE[plural].namespaced ? `&namespace=${encodeURIComponent(ns)}` : '';
+  const list = (await client.http.json({
+    method: 'GET',
+    path: `/apis/${EXPLAIN_API_VERSION}/csicalls?${key}=${encodeURIComponent(name)}${scoped}`,
+  })) as { items: CsiCallRow[] };
+  return list.items;
+}
+
+/** The calls as lines: time, duration, caller, method, status (and the driver's message). */
+export function renderCalls(calls: readonly CsiCallRow[]): string {
+  if (calls.length === 0) return '\nCSI calls: none kept for it.\n';
+  const lines = calls.map((c) => {
+    const ms = `${Math.round(c.durationSeconds * 1000)}ms`.padStart(7);
+    const err = c.error ? `: ${c.error}` : '';
+    return `  ${c.time} ${ms} ${c.caller.padEnd(16)} ${c.method.split('/')[2] ?? c.method} ${c.code}${err}`;
+  });
+  return `\nCSI calls (${calls[0]?.driver ?? ''}):\n${lines.join('\n')}\n`;
+}
+
 export function whyCommand(program: Command): void {
   program
     .command('why <object>')
@@ -68,7 +120,8 @@ export function whyCommand(program: Command): void {
     .option('--kubeconfig <path>', 'kubeconfig (default: $KUBECONFIG, then ~/.kube/config)')
     .option('-o, --output <format>', 'text or json', 'text')
     .option('--no-related', 'do not also explain the related objects that are not ready')
-    .action(async (arg: string, f: { namespace: string; kubeconfig?: string; output: string; related: boolean }) => {
+    .option('--calls', 'also list the CSI calls made for it (claims, pods, volumes)')
+    .action(async (arg: string, f: WhyFlags) => {
       if (f.output !== 'text' && f.output !== 'json')
         throw new CliError(`--output must be text or json, not ${f.output}`);
       const { plural, name } = parseWhyTarget(arg);
@@ -87,10 +140,11 @@ export function whyCommand(program: Command): void {
             if (e && !e.ready) all.push(e);
           }
         }
+        const calls = f.calls ? await fetchCalls(client, plural, f.namespace, name) : undefined;
         process.stdout.write(
           f.output === 'json'
-            ? `${JSON.stringify(all.length === 1 ? first : all, null, 2)}\n`
-            : all.map(renderExplanation).join('\n'),
+            ? `${JSON.stringify(calls ? { explanations: all, csiCalls: calls } : all.length === 1 ? first : all, null, 2)}\n`
+            : all.map(renderExplanation).join('\n') + (calls ? renderCalls(calls) : ''),
         );
       } finally {
         client.close();
