@@ -103,6 +103,7 @@ function banner(up: Up, dataDir: string): string {
     `Stowage is running: API server ${up.plane.api.url}, data in ${dataDir}${up.node ? `, node ${up.node.nodeName}` : ''}`,
     `  export KUBECONFIG=${up.plane.kubeconfigPath}`,
     `  kubectl get nodes,csinodes,pv,pvc -A`,
+    `  dashboard: ${up.plane.api.url}/dashboard (log in with the kubeconfig's token)`,
     `Stop with Ctrl-C.`,
     '',
   ].join('\n');
