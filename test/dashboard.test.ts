@@ -88,6 +88,9 @@ describe.skipIf(!isRoot || !hasKubectl || !built || !hasChromium)('dashboard in 
       await expect.poll(() => row('data'), { timeout: 30_000 }).toContain('Bound');
       await expect.poll(() => text('#why'), { timeout: 20_000 }).toMatch(/^bound to volume pvc-/);
       await expect.poll(() => text('#calls'), { timeout: 20_000 }).toContain('csi-provisionerCreateVolumeOK');
+      // Its timeline: the PV controller's and the provisioner's events, in order.
+      await expect.poll(() => text('#timeline'), { timeout: 20_000 }).toContain('ProvisioningSucceeded');
+      expect(await text('#timeline')).toContain('ExternalProvisioning');
       writeFileSync(join(shots, 'claim-bound.png'), await page.screenshot());
 
       // A claim that cannot bind says why.

@@ -84,10 +84,16 @@ async function showDetail() {
   if (!m) { el.hidden = true; return; }
   el.hidden = false; const seq = ++detailSeq; const [, ns, name] = m;
   const X = '/apis/explain.stowage.io/v1alpha1';
-  const [why, calls] = await Promise.all([
+  const [why, calls, events] = await Promise.all([
     api(X + '/namespaces/' + ns + '/persistentvolumeclaims/' + name).then((r) => r.json()),
     api(X + '/csicalls?claim=' + name + '&namespace=' + ns).then((r) => r.json()),
+    api('/api/v1/namespaces/' + ns + '/events?fieldSelector=involvedObject.kind%3DPersistentVolumeClaim%2CinvolvedObject.name%3D' + name).then((r) => r.json()),
   ]);
+  const when = (e) => e.lastTimestamp || e.eventTime || e.metadata.creationTimestamp || '';
+  const timeline = (events.items || []).slice().sort((a, b) => when(a).localeCompare(when(b)));
+  const paths = (method, field) => [...new Set((calls.items || []).filter((x) => x.method.endsWith('/' + method) && x.code === 'OK').map((x) => x.request[field]).filter(Boolean))];
+  const staging = paths('NodeStageVolume', 'stagingTargetPath');
+  const publish = paths('NodePublishVolume', 'targetPath');
   if (seq !== detailSeq) return;
   const c = state.persistentvolumeclaims?.get(ns + '/' + name);
   const pv = c?.spec.volumeName ? state.persistentvolumes?.get('/' + c.spec.volumeName) : undefined;
@@ -97,6 +103,11 @@ async function showDetail() {
     h('p', { id: 'why', className: why.ready ? 'Bound' : 'Pending', textContent: why.summary || why.message || '' }),
     h('ul', {}, ...(why.findings || []).map((f) => h('li', { textContent: f.message }))),
     h('p', { textContent: 'Volume: ' + (pv ? pv.metadata.name + ' (' + (pv.spec.csi?.driver || '') + ' ' + (pv.spec.csi?.volumeHandle || '') + ')' : 'none yet') + (vas.length ? ' · attached to ' + vas.map((a) => a.spec.nodeName + (a.status?.attached ? '' : ' (pending)')).join(', ') : '') }),
+    h('p', { id: 'paths', textContent: 'Staged at: ' + (staging.join(', ') || '-') + ' · published at: ' + (publish.join(', ') || '-') }),
+    h('h2', { textContent: 'Timeline' }),
+    h('table', { id: 'timeline' }, h('tbody', {}, ...timeline.map((e) => h('tr', {},
+      h('td', { textContent: when(e).replace('T', ' ').replace('Z', '') }), h('td', { className: e.type === 'Warning' ? 'Lost' : '', textContent: e.reason || '' }),
+      h('td', { textContent: (e.message || '') + (e.count > 1 ? ' (x' + e.count + ')' : '') }))))),
     h('h2', { textContent: 'CSI calls' }),
     h('table', { id: 'calls' }, h('tbody', {}, ...(calls.items || []).map((x) => h('tr', {},
       h('td', { textContent: x.time.slice(11, 23) }), h('td', { textContent: x.caller }), h('td', { textContent: x.method.split('/')[2] }),
