@@ -136,7 +136,7 @@ describe.skipIf(!built)('stowage up', () => {
     try {
       const url = /API server (\S+),/.exec(r.banner)![1]!;
       const want = readmeBanner()
-        .replace('https://127.0.0.1:6443', url)
+        .replaceAll('https://127.0.0.1:6443', url)
         .replaceAll('/home/me/stowage-data', dataDir)
         .replace(', node myhost', '');
       expect(r.banner).toBe(want);

@@ -19,6 +19,8 @@ import { negotiateResponse, parseAccept } from './negotiation.js';
 import { openApiV3Document, openApiV3Index } from './openapi/documents.js';
 import { OPENAPI_V2_PROTOBUF_ACCEPT, OPENAPI_V2_PROTOBUF_TYPE, openApiV2 } from './openapi/v2.js';
 import type { Authorizer } from './authz.js';
+import { explainRoutes } from './explainroutes.js';
+import { dashboardRoutes } from './dashboard.js';
 import type { ApiRegistry } from './registry.js';
 import type { ResourceDef } from './resources/types.js';
 import type { Route, RouteContext, RouteHandler } from './routes.js';
@@ -121,6 +123,8 @@ export function apiRoutes({ registry, metrics, store, authorizer, tag, podStream
     { path: '/api/v1', methods: { GET: legacyDiscovery(() => apiResourceList(defs(), '', 'v1')) } },
     { path: '/api/v1/*', methods: { '*': (c) => resource(c, '', 'v1') } },
     { path: '/apis', methods: { GET: aggregated(false, () => apiGroupList(defs())) } },
+    ...explainRoutes(registry, authorizer),
+    ...dashboardRoutes(),
     {
       path: '/apis/:group',
       exists: (p) => apiGroupObject(defs(), p.group!) !== undefined,

@@ -9,6 +9,7 @@ import { DEFAULT_DRIVER_NAME } from '../csi/hostpath/driver.js';
 import { DEFAULT_CLASS_NAME, ensureDefaultStorageClass } from './defaultclass.js';
 import { runRegistrar } from '../csi/registrar/registrar.js';
 import { runCsiSidecar } from '../csi/sidecar/sidecar.js';
+import type { MetricsRegistry } from '../util/metrics.js';
 import { startNodeAgent, type NodeAgent } from '../node/agent.js';
 import { ensureDir } from '../util/fsutil.js';
 import {
@@ -52,6 +53,8 @@ export interface AllInOneOptions {
   readonly clusterCaPem?: string;
   /** Where the node endpoint listens (`up --address`; default loopback); a specific address is also the node's InternalIP. */
   readonly nodeAddress?: string;
+  /** Where the sidecar's and the node's CSI call histograms go (`up`: the API server's /metrics). */
+  readonly metrics?: MetricsRegistry;
 }
 
 export interface AllInOne {
@@ -102,6 +105,7 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
       containerRuntimeEndpoint: endpoint,
       noRuntimeAsked: o.containerRuntime === 'none',
       ...(o.containerLogs ? { containerLogs: o.containerLogs } : {}),
+      ...(o.metrics ? { metrics: o.metrics } : {}),
       ...(o.clusterCaPem
         ? { server: { address: o.nodeAddress ?? '127.0.0.1', port: 0, clientCaPem: o.clusterCaPem } }
         : {}),
@@ -126,9 +130,12 @@ export async function startAllInOne(o: AllInOneOptions): Promise<AllInOne> {
       log.info('created the default StorageClass', { name: DEFAULT_CLASS_NAME, provisioner: DEFAULT_DRIVER_NAME });
     }
     background.push(
-      runCsiSidecar({ client: o.sidecarClient ?? o.client, csiAddress: socket, signal: stop.signal }).catch(
-        unlessStopping('built-in CSI sidecar stopped'),
-      ),
+      runCsiSidecar({
+        client: o.sidecarClient ?? o.client,
+        csiAddress: socket,
+        signal: stop.signal,
+        ...(o.metrics ? { operationMetrics: o.metrics } : {}),
+      }).catch(unlessStopping('built-in CSI sidecar stopped')),
     );
     background.push(
       runRegistrar({

@@ -9,6 +9,7 @@ import { nodeCommand } from './node.js';
 import { CliError } from './errors.js';
 import { serverCommand } from './server.js';
 import { upCommand } from './up.js';
+import { whyCommand } from './why.js';
 
 const program = new Command();
 program.name('stowage').description('The Kubernetes storage control plane as one program').exitOverride();
@@ -21,6 +22,7 @@ sidecarCommand(program);
 nodeCommand(program);
 kubeconfigCommand(program);
 imagesCommand(program);
+whyCommand(program);
 
 try {
   await program.parseAsync(process.argv);

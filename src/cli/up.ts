@@ -109,6 +109,7 @@ function banner(up: Up, dataDir: string): string {
     `Stowage is running: API server ${up.plane.api.url}, data in ${dataDir}${up.node ? `, node ${up.node.nodeName}` : ''}`,
     `  export KUBECONFIG=${up.plane.kubeconfigPath}`,
     `  kubectl get nodes,csinodes,pv,pvc -A`,
+    `  dashboard: ${up.plane.api.url}/dashboard (log in with the kubeconfig's token)`,
     `Stop with Ctrl-C.`,
     '',
   ].join('\n');
@@ -171,6 +172,7 @@ async function start(o: UpOptions, dataDir: string, port: number, limits: Partia
       defaultClass: o.defaultClass !== false,
       clusterCaPem: plane.caPem,
       nodeAddress: o.address,
+      metrics: plane.api.metrics,
       containerRuntime:
         o.containerRuntimeEndpoint !== undefined
           ? { endpoint: o.containerRuntimeEndpoint }

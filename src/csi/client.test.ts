@@ -6,6 +6,7 @@ import { status } from '@grpc/grpc-js';
 import { CsiClient, CsiError, volumeIdOf, type CallTrace } from './client.js';
 import { socketPath } from './grpc.js';
 import { startFakeDriver, handler, type FakeDriver } from './fake-driver.test-kit.js';
+import { CsiTraceHub } from './tracehub.js';
 
 let dir: string;
 let driver: FakeDriver | undefined;
@@ -184,5 +185,45 @@ describe('CsiClient against a fake driver', () => {
     driver = await startFakeDriver({ socket: sock });
     await connected;
     expect(await client.isReady()).toBe(true);
+  });
+});
+
+describe('CsiClient into a trace hub', () => {
+  it('records caller, driver, the redacted request, the answer or status, and the object', async () => {
+    driver = await startFakeDriver({
+      socket: join(dir, 'csi.sock'),
+      controller: {
+        CreateVolume: handler((req: { name: string }) => ({
+          volume: { volumeId: `id-${req.name}`, capacityBytes: 1 },
+        })),
+        ControllerPublishVolume: handler(() => {
+          throw { code: status.NOT_FOUND, details: 'no such node' };
+        }),
+      },
+    });
+    const hub = new CsiTraceHub();
+    client = new CsiClient({ endpoint: driver.endpoint, traceHub: hub, caller: 'csi-sidecar' });
+    await client.getPluginInfo();
+    const claim = { kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'data' };
+    await client.createVolume(
+      { name: 'pvc-u1', secrets: { password: 'hunter2' }, volumeCapabilities: [] },
+      { for: claim },
+    );
+    await client
+      .controllerPublishVolume({ volumeId: 'id-pvc-u1', nodeId: 'n1', secrets: { token: 't0p' } })
+      .catch(() => undefined);
+    const calls = hub.query({ volumeIds: new Set(['id-pvc-u1']) });
+    expect(calls.map((c) => [c.method, c.caller, c.driver, c.code])).toEqual([
+      ['/csi.v1.Controller/CreateVolume', 'csi-provisioner', 'fake.csi.stowage.io', 'OK'],
+      ['/csi.v1.Controller/ControllerPublishVolume', 'csi-attacher', 'fake.csi.stowage.io', 'NOT_FOUND'],
+    ]);
+    expect(calls[0]).toMatchObject({
+      object: claim,
+      request: { name: 'pvc-u1', secrets: { password: '***stripped***' } },
+      response: { volume: { volumeId: 'id-pvc-u1' } },
+    });
+    expect(calls[1]).toMatchObject({ request: { secrets: { token: '***stripped***' } }, error: 'no such node' });
+    expect(JSON.stringify(hub.query())).not.toMatch(/hunter2|t0p/);
+    expect(hub.query()[0]).toMatchObject({ method: '/csi.v1.Identity/GetPluginInfo', caller: 'csi-sidecar' });
   });
 });

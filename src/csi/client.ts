@@ -9,6 +9,8 @@ import type * as T from './proto/types.js';
 import { grpcCodeName, toCsiError, CsiError } from './errors.js';
 import { newClient, socketPath, unary, waitReady, type AnyMethod } from './grpc.js';
 import { TraceRing, DEFAULT_TRACE_CAPACITY, type CallListener, type CallTrace } from './trace.js';
+import { processCsiTrace, type CsiCallInput, type CsiTraceHub, type TraceObject } from './tracehub.js';
+import { redactSecrets } from './redact.js';
 import { newLogger, type Logger } from '../util/log.js';
 
 export type CallKind = 'identity' | 'controller' | 'node';
@@ -29,12 +31,54 @@ export interface CsiClientOptions {
   readonly log?: Logger;
   /** Called before every Controller* call; throwing refuses it (a leader-elected sidecar's gate). */
   readonly controllerGate?: () => void;
+  /**
+   * Who calls, for calls no single Kubernetes component owns (Identity, capabilities); the others
+   * are named after the component that makes them (callerOf). Default `stowage`.
+   */
+  readonly caller?: string;
+  /** The driver's name when known (a registered driver); else learnt from GetPluginInfo. */
+  readonly driverName?: string;
+  /** Where every call is also recorded (default: this process's hub; null: nowhere). */
+  readonly traceHub?: CsiTraceHub | null;
 }
 
 /** Per-call overrides. Aborting `signal` cancels the call (CANCELLED). */
 export interface CallOptions {
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** The object this call is made for, kept in the trace (a claim, a pod...). */
+  readonly for?: TraceObject;
+}
+
+/** The Kubernetes component that makes each CSI call (Identity and capability calls: everyone). */
+const CALLER_OF_METHOD: Readonly<Record<string, string>> = {
+  CreateVolume: 'csi-provisioner',
+  DeleteVolume: 'csi-provisioner',
+  GetCapacity: 'csi-provisioner',
+  ValidateVolumeCapabilities: 'csi-provisioner',
+  ControllerPublishVolume: 'csi-attacher',
+  ControllerUnpublishVolume: 'csi-attacher',
+  ListVolumes: 'csi-attacher',
+  ControllerGetVolume: 'csi-attacher',
+  ControllerExpandVolume: 'csi-resizer',
+  ControllerModifyVolume: 'csi-resizer',
+  CreateSnapshot: 'csi-snapshotter',
+  DeleteSnapshot: 'csi-snapshotter',
+  ListSnapshots: 'csi-snapshotter',
+};
+
+export function callerOf(method: string, fallback: string): string {
+  const [, service = '', name = ''] = /^\/csi\.v1\.(\w+)\/(\w+)$/.exec(method) ?? [];
+  if (service === 'Node' && name !== 'NodeGetCapabilities') return 'kubelet';
+  return CALLER_OF_METHOD[name] ?? fallback;
+}
+
+/** Answers longer than this (as JSON) are kept as their size only. */
+const MAX_TRACED_RESPONSE = 8192;
+
+function traceableResponse(res: unknown): unknown {
+  const json = JSON.stringify(redactSecrets(res));
+  return json.length > MAX_TRACED_RESPONSE ? { truncated: `${json.length} bytes` } : (JSON.parse(json) as unknown);
 }
 
 export interface ConnectOptions {
@@ -51,7 +95,11 @@ export class CsiClient {
   readonly endpoint: string;
   private readonly client: grpc.Client;
   private readonly timeouts: Record<CallKind, number>;
-  private readonly ring: TraceRing;
+  private readonly ring: TraceRing<CsiCallInput>;
+  private readonly hub: CsiTraceHub | null;
+  private readonly caller: string;
+  /** The driver's name once GetPluginInfo answered; the endpoint until then. */
+  private driverName: string;
   private readonly log: Logger;
   private readonly defs = csiProto().csi.v1;
   private pluginCaps?: Promise<T.GetPluginCapabilitiesResponse__Output>;
@@ -65,7 +113,10 @@ export class CsiClient {
     this.endpoint = socketPath(o.endpoint);
     this.client = newClient(this.endpoint);
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...o.timeouts };
-    this.ring = new TraceRing(o.traceCapacity ?? DEFAULT_TRACE_CAPACITY);
+    this.ring = new TraceRing<CsiCallInput>(o.traceCapacity ?? DEFAULT_TRACE_CAPACITY);
+    this.hub = o.traceHub === undefined ? processCsiTrace : o.traceHub;
+    this.caller = o.caller ?? 'stowage';
+    this.driverName = o.driverName ?? this.endpoint;
     this.log = o.log ?? newLogger('csi-client');
     this.watchConnection(this.client.getChannel().getConnectivityState(false));
   }
@@ -98,8 +149,10 @@ export class CsiClient {
   }
 
   // ---- Identity -------------------------------------------------------------------------------
-  getPluginInfo(o?: CallOptions): Promise<T.GetPluginInfoResponse__Output> {
-    return this.call('identity', this.defs.Identity.service.GetPluginInfo, {}, o);
+  async getPluginInfo(o?: CallOptions): Promise<T.GetPluginInfoResponse__Output> {
+    const r = await this.call('identity', this.defs.Identity.service.GetPluginInfo, {}, o);
+    if (r.name) this.driverName = r.name;
+    return r;
   }
   getPluginCapabilities(o?: CallOptions): Promise<T.GetPluginCapabilitiesResponse__Output> {
     return this.call('identity', this.defs.Identity.service.GetPluginCapabilities, {}, o);
@@ -236,7 +289,7 @@ export class CsiClient {
     return this.ring.list();
   }
   /** Called after every call ends; returns the unsubscribe function. */
-  onCall(listener: CallListener): () => void {
+  onCall(listener: CallListener<CsiCallInput>): () => void {
     return this.ring.subscribe(listener);
   }
 
@@ -277,18 +330,17 @@ export class CsiClient {
     if (kind === 'controller') this.controllerGate?.();
     try {
       const res = await unary(this.client, def, req, o?.timeoutMs ?? this.timeouts[kind], o?.signal);
-      this.record({
-        method: def.path,
+      this.record(def.path, req, o, {
         volumeId: reqVolumeId ?? volumeIdOf(res),
         startMs,
         durationMs: performance.now() - t0,
         code: 'OK',
+        response: res,
       });
       return res;
     } catch (e) {
       const err = toCsiError(def.path, e);
-      this.record({
-        method: def.path,
+      this.record(def.path, req, o, {
         volumeId: reqVolumeId,
         startMs,
         durationMs: performance.now() - t0,
@@ -299,11 +351,34 @@ export class CsiClient {
     }
   }
 
-  private record(t: CallTrace): void {
-    if (t.volumeId === undefined) {
-      const { volumeId: _omit, ...rest } = t;
-      this.ring.push(rest);
-    } else this.ring.push(t);
+  private record(
+    method: string,
+    req: unknown,
+    o: CallOptions | undefined,
+    r: {
+      volumeId: string | undefined;
+      startMs: number;
+      durationMs: number;
+      code: string;
+      error?: string;
+      response?: unknown;
+    },
+  ): void {
+    const t: CsiCallInput = {
+      method,
+      ...(r.volumeId === undefined ? {} : { volumeId: r.volumeId }),
+      startMs: r.startMs,
+      durationMs: r.durationMs,
+      code: r.code,
+      ...(r.error === undefined ? {} : { error: r.error }),
+      driver: this.driverName,
+      caller: callerOf(method, this.caller),
+      request: redactSecrets(req),
+      ...(r.response === undefined ? {} : { response: traceableResponse(r.response) }),
+      ...(o?.for ? { object: o.for } : {}),
+    };
+    this.ring.push(t);
+    this.hub?.record(t);
   }
 }
 
@@ -349,3 +424,4 @@ export class RegistrationClient {
 
 export { CsiError } from './errors.js';
 export type { CallTrace, CallListener } from './trace.js';
+export type { CsiCall, CsiCallInput, TraceObject } from './tracehub.js';

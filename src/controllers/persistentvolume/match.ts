@@ -10,6 +10,7 @@ import { compileLabelSelector, type LabelMatcher } from './selector.js';
 import { ANN_BOUND_BY_CONTROLLER } from '../../kube/names.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim } from './types.js';
 import { nameOf } from '../../kube/meta.js';
+import { assertNever } from '../../util/errors.js';
 
 /** Canonical access-mode order of v1helper.GetAccessModesAsString. */
 const MODE_ORDER = [
@@ -134,6 +135,102 @@ export function compileClaimQuery(claim: PersistentVolumeClaim): ClaimQuery {
 }
 
 /**
+ * Why FindMatchingVolume passes over one volume for a claim. The matcher and `stowage why` both
+ * read these, so an explanation is the matcher's own reasoning, not a second opinion.
+ */
+export type VolumeRefusal =
+  | { readonly kind: 'volumeMode'; readonly claimMode: string; readonly volumeMode: string }
+  | { readonly kind: 'beingDeleted' }
+  | { readonly kind: 'tooSmall'; readonly request: bigint; readonly capacity: bigint }
+  /** WaitForFirstConsumer without a node: only a volume pre-bound to the claim may be taken now. */
+  | { readonly kind: 'waitForFirstConsumer' }
+  /** claimRef names another claim and the volume is Bound. */
+  | { readonly kind: 'alreadyBound'; readonly to: string }
+  /** claimRef names another claim, binding not finished (the user's or the controller's pre-binding). */
+  | { readonly kind: 'preboundElsewhere'; readonly to: string }
+  | { readonly kind: 'notAvailable'; readonly phase: string }
+  | { readonly kind: 'selector' }
+  | { readonly kind: 'storageClass'; readonly claimClass: string; readonly volumeClass: string }
+  | { readonly kind: 'nodeAffinity'; readonly node: string }
+  | { readonly kind: 'accessModes'; readonly claimModes: string; readonly volumeModes: string };
+
+/** One volume as FindMatchingVolume sees it: pre-bound to the claim, a size-ranked fit, or refused. */
+export type CandidateVerdict =
+  | { readonly kind: 'prebound' }
+  | { readonly kind: 'fits'; readonly capacity: bigint }
+  | { readonly kind: 'refused'; readonly refusal: VolumeRefusal };
+
+export type RefusalKind = VolumeRefusal['kind'];
+
+/**
+ * The checks of FindMatchingVolume for one volume, in upstream's order (the first failing check is
+ * the reason), allocation-free for the matcher's loop. Access-mode sets are matched before this, by
+ * grouping (findBestMatchLinear), except on the scheduler's path where the node is known.
+ */
+export function checkCandidate(q: ClaimQuery, v: PersistentVolume, o: MatchOptions): RefusalKind | 'prebound' | 'fits' {
+  if (checkVolumeModeMismatches(q.claim, v)) return 'volumeMode';
+  if (v.metadata?.deletionTimestamp) return 'beingDeleted';
+  if (isVolumeBoundToClaim(v, q.claim)) return capacityNanos(v) < q.request ? 'tooSmall' : 'prebound';
+  if (!o.node && o.delayBinding) return 'waitForFirstConsumer';
+  if (v.spec?.claimRef) return v.status?.phase === 'Bound' ? 'alreadyBound' : 'preboundElsewhere';
+  if (v.status?.phase !== 'Available') return 'notAvailable';
+  if (q.selector && !q.selector(v.metadata?.labels)) return 'selector';
+  if (volumeClass(v) !== q.cls) return 'storageClass';
+  if (o.node && !volumeNodeAffinityMatches(v, o.node)) return 'nodeAffinity';
+  if (o.node && !checkAccessModes(q.claim, v)) return 'accessModes';
+  return capacityNanos(v) < q.request ? 'tooSmall' : 'fits';
+}
+
+/** checkCandidate with the details of a refusal (what `stowage why` shows). */
+export function candidateVerdict(q: ClaimQuery, v: PersistentVolume, o: MatchOptions): CandidateVerdict {
+  const kind = checkCandidate(q, v, o);
+  const refusal = ((): VolumeRefusal | undefined => {
+    const ref = v.spec?.claimRef;
+    const to = `${ref?.namespace ?? ''}/${ref?.name ?? ''}`;
+    switch (kind) {
+      case 'prebound':
+      case 'fits':
+        return undefined;
+      case 'volumeMode':
+        return {
+          kind,
+          claimMode: q.claim.spec?.volumeMode ?? 'Filesystem',
+          volumeMode: v.spec?.volumeMode ?? 'Filesystem',
+        };
+      case 'tooSmall':
+        return { kind, request: q.request, capacity: capacityNanos(v) };
+      case 'alreadyBound':
+      case 'preboundElsewhere':
+        return { kind, to };
+      case 'notAvailable':
+        return { kind, phase: v.status?.phase ?? '' };
+      case 'storageClass':
+        return { kind, claimClass: q.cls, volumeClass: volumeClass(v) };
+      case 'nodeAffinity':
+        return { kind, node: o.node ? nameOf(o.node) : '' };
+      case 'accessModes':
+        return accessModesRefusal(q.claim, v);
+      case 'beingDeleted':
+      case 'waitForFirstConsumer':
+      case 'selector':
+        return { kind };
+      default:
+        return assertNever(kind);
+    }
+  })();
+  if (refusal) return { kind: 'refused', refusal };
+  return kind === 'prebound' ? { kind: 'prebound' } : { kind: 'fits', capacity: capacityNanos(v) };
+}
+
+export function accessModesRefusal(claim: PersistentVolumeClaim, v: PersistentVolume): VolumeRefusal {
+  return {
+    kind: 'accessModes',
+    claimModes: accessModesKey(claim.spec?.accessModes),
+    volumeModes: accessModesKey(v.spec?.accessModes),
+  };
+}
+
+/**
  * FindMatchingVolume over one candidate list: a volume bound/pre-bound to this claim and big enough
  * wins at once, in any phase (preferPrebound orders several); otherwise the smallest Available,
  * unclaimed, same-class, selector-matching volume.
@@ -148,24 +245,15 @@ export function findMatchingVolume(
   let bestCap = 0n;
   let prebound: PersistentVolume | null = null;
   for (const v of volumes) {
-    if (checkVolumeModeMismatches(q.claim, v)) continue;
-    if (v.metadata?.deletionTimestamp) continue;
-    const cap = capacityNanos(v);
-    if (isVolumeBoundToClaim(v, q.claim)) {
-      if (cap < q.request) continue;
+    const verdict = checkCandidate(q, v, o);
+    if (verdict === 'prebound') {
       if (!prebound || preferPrebound(v, prebound)) prebound = v;
-      continue;
-    }
-    const affinityOk = o.node ? volumeNodeAffinityMatches(v, o.node) : true;
-    if (!o.node && o.delayBinding) continue;
-    if (v.status?.phase !== 'Available' || v.spec?.claimRef) continue;
-    if (q.selector && !q.selector(v.metadata?.labels)) continue;
-    if (volumeClass(v) !== q.cls) continue;
-    if (!affinityOk) continue;
-    if (o.node && !checkAccessModes(q.claim, v)) continue;
-    if (cap >= q.request && (best === null || cap < bestCap || (cap === bestCap && nameOf(v) < nameOf(best)))) {
-      best = v;
-      bestCap = cap;
+    } else if (verdict === 'fits') {
+      const cap = capacityNanos(v);
+      if (best === null || cap < bestCap || (cap === bestCap && nameOf(v) < nameOf(best))) {
+        best = v;
+        bestCap = cap;
+      }
     }
   }
   // A pre-bound volume the node cannot reach means no match at all for this claim on this node.

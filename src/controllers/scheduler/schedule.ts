@@ -11,19 +11,46 @@ export type ScheduleDecision =
   | { readonly kind: 'fit'; readonly node: string; readonly volumes: PodVolumes }
   | { readonly kind: 'unschedulable'; readonly message: string };
 
-export function schedulePod(pod: Pod, view: ClusterView): ScheduleDecision {
-  const nodes = view.nodes();
+/** One node's Filter outcome: the failure with its reasons, or the volume decisions when it fits. */
+export interface NodeVerdict {
+  readonly node: string;
+  readonly result: NodeFailure | PodVolumes;
+}
+
+export type FilterOutcome =
+  | { readonly kind: 'preFilterReject'; readonly message: string }
+  | { readonly kind: 'filtered'; readonly nodes: readonly NodeVerdict[] };
+
+/** PreFilter and Filter for every node: what schedulePod decides from, and what `stowage why` shows. */
+export function filterNodes(pod: Pod, view: ClusterView): FilterOutcome {
   const pre = classifyClaims(pod, view);
-  if (pre.kind === 'reject') return { kind: 'unschedulable', message: fitErrorMessage(nodes.length, pre.message, []) };
+  if (pre.kind === 'reject') return { kind: 'preFilterReject', message: pre.message };
   const rwop = readWriteOncePodConflict(pod, view);
+  return {
+    kind: 'filtered',
+    nodes: view.nodes().map((n) => ({
+      node: nameOf(n),
+      result: nodeFilter(pod, n) ?? volumeFilter(pod, n, rwop, pre.bound, pre.delayed, view),
+    })),
+  };
+}
+
+export function isNodeFailure(r: NodeFailure | PodVolumes): r is NodeFailure {
+  return 'code' in r;
+}
+
+export function schedulePod(pod: Pod, view: ClusterView): ScheduleDecision {
+  const numNodes = view.nodes().length;
+  const outcome = filterNodes(pod, view);
+  if (outcome.kind === 'preFilterReject')
+    return { kind: 'unschedulable', message: fitErrorMessage(numNodes, outcome.message, []) };
   const failures: NodeFailure[] = [];
   const fits: Array<{ node: string; volumes: PodVolumes; score: number }> = [];
-  for (const n of nodes) {
-    const f = nodeFilter(pod, n) ?? volumeFilter(pod, n, rwop, pre.bound, pre.delayed, view);
-    if ('code' in f) failures.push(f);
-    else fits.push({ node: nameOf(n), volumes: f, score: 0 });
+  for (const { node, result } of outcome.nodes) {
+    if (isNodeFailure(result)) failures.push(result);
+    else fits.push({ node, volumes: result, score: 0 });
   }
-  if (fits.length === 0) return { kind: 'unschedulable', message: fitErrorMessage(nodes.length, null, failures) };
+  if (fits.length === 0) return { kind: 'unschedulable', message: fitErrorMessage(numNodes, null, failures) };
   if (fits.length > 1) for (const f of fits) f.score = volumesOnNode(f.node, view); // scoring a lone candidate is wasted work
   fits.sort((a, b) => a.score - b.score || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
   const best = fits[0]!;

@@ -42,7 +42,12 @@ export const DEFAULT_REGISTRAR_TIMEOUT_MS = 1_000; // node-driver-registrar --ti
 export async function runRegistrar(o: RegistrarOptions): Promise<void> {
   const log = o.log ?? newLogger('csi-registrar');
   const timeoutMs = o.timeoutMs ?? DEFAULT_REGISTRAR_TIMEOUT_MS;
-  const csi = new CsiClient({ endpoint: o.csiAddress, timeouts: { identity: timeoutMs }, log });
+  const csi = new CsiClient({
+    endpoint: o.csiAddress,
+    timeouts: { identity: timeoutMs },
+    log,
+    caller: 'csi-node-driver-registrar',
+  });
   const cleanups: Array<() => Promise<void> | void> = [() => csi.close()];
   const cleanup = async (): Promise<void> => {
     for (const c of cleanups.reverse()) {

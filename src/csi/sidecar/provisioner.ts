@@ -246,7 +246,14 @@ export function newProvisioner(ctx: SidecarContext, o: ProvisionerOptions): Prov
 
     let volume;
     try {
-      const r = await ctx.csi.createVolume({ ...plan.request, secrets }, { signal, timeoutMs: ctx.csiTimeoutMs });
+      const r = await ctx.csi.createVolume(
+        { ...plan.request, secrets },
+        {
+          signal,
+          timeoutMs: ctx.csiTimeoutMs,
+          for: { kind: 'PersistentVolumeClaim', namespace: ns, name: claim.metadata?.name ?? '' },
+        },
+      );
       if (!r.volume) throw new InvalidError('CreateVolume returned no volume');
       volume = r.volume;
     } catch (e) {

@@ -29,6 +29,7 @@ import { childAbortController } from '../../util/abort.js';
 import { UnavailableError } from '../../util/errors.js';
 import { newLogger, type Logger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
+import { recordSidecarOperations } from '../metrics.js';
 import { CsiClient, CsiError } from '../client.js';
 import { newAttacher } from './attacher.js';
 import { newCapacityTracker } from './capacity.js';
@@ -62,6 +63,8 @@ export interface CsiSidecarOptions {
   /** Which controllers run (default all). */
   readonly controllers?: { provisioner?: boolean; attacher?: boolean; resizer?: boolean };
   readonly metrics?: MetricsRegistry;
+  /** Where csi_sidecar_operations_seconds goes when it is not `metrics` (`up`: the API server's /metrics). */
+  readonly operationMetrics?: MetricsRegistry;
   readonly log?: Logger;
 }
 
@@ -93,7 +96,9 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
   const o = { ...options, signal: scope.signal };
   const log = o.log ?? newLogger('csi-sidecar');
   if (!o.csi && !o.csiAddress) throw new Error('runCsiSidecar: csiAddress or csi is required');
-  const csi = o.csi ?? new CsiClient({ endpoint: o.csiAddress ?? '', log: log.child('csi') });
+  const csi = o.csi ?? new CsiClient({ endpoint: o.csiAddress ?? '', log: log.child('csi'), caller: 'csi-sidecar' });
+  const opMetrics = o.operationMetrics ?? o.metrics;
+  const stopMetrics = opMetrics ? recordSidecarOperations(csi, opMetrics) : undefined;
   const recorders: EventRecorder[] = [];
   const clients: RestClient[] = [];
   try {
@@ -329,6 +334,7 @@ export async function runCsiSidecar(options: CsiSidecarOptions): Promise<void> {
 
     await Promise.all(controllers.map((c) => c.run(o.signal)));
   } finally {
+    stopMetrics?.();
     await Promise.allSettled(recorders.map((r) => r.close()));
     for (const c of clients) c.close();
     if (!o.csi) csi.close();

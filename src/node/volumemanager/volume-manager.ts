@@ -98,7 +98,7 @@ export async function startVolumeManager(o: VolumeManagerOptions): Promise<Volum
   const dsw = newDesiredStateOfWorld();
   const asw = newActualStateOfWorld();
   const recorder: EventRecorder = newEventRecorder({ client: o.client, component: 'kubelet', host: o.nodeName });
-  const csi = new CsiClients(o.drivers, log.child('csi'));
+  const csi = new CsiClients(o.drivers, log.child('csi'), o.metrics);
 
   const pods = informerFor(o.client, 'Pod', { fieldSelector: `spec.nodeName=${o.nodeName}` });
   // Object changes re-run the populator (set below, once the loop exists).

@@ -73,7 +73,7 @@ export function newCsiPluginHandler(o: CsiPluginHandlerOptions): CsiPluginHandle
       highestSupportedVersion: v.text,
       socketPath: p.socketPath,
     });
-    const csi = new CsiClient({ endpoint: p.endpoint, log });
+    const csi = new CsiClient({ endpoint: p.endpoint, log, caller: 'kubelet', driverName: p.name });
     try {
       const info = await csi.nodeGetInfo({ timeoutMs, signal });
       if (info.nodeId === '') throw new InvalidError(`CSI driver ${p.name}: NodeGetInfo returned an empty node_id`);

@@ -1,6 +1,8 @@
 import { CsiClient } from '../../../csi/client.js';
 import { UnavailableError } from '../../../util/errors.js';
 import type { Logger } from '../../../util/log.js';
+import type { MetricsRegistry } from '../../../util/metrics.js';
+import { recordKubeletOperations } from '../../../csi/metrics.js';
 
 /**
  * Where a registered CSI driver listens. The plugin manager's registry implements this
@@ -23,6 +25,8 @@ export class CsiClients {
   constructor(
     private readonly drivers: CsiDriverLookup,
     private readonly log: Logger,
+    /** Where the kubelet's csi_operations_seconds goes, if anywhere. */
+    private readonly metrics?: MetricsRegistry,
   ) {}
 
   /** Throws a retryable UnavailableError naming the driver when it is not registered. */
@@ -41,7 +45,8 @@ export class CsiClients {
     const c = this.clients.get(driver);
     if (c && this.endpoints.get(driver) === ep) return c;
     c?.close();
-    const n = new CsiClient({ endpoint: ep, log: this.log });
+    const n = new CsiClient({ endpoint: ep, log: this.log, caller: 'kubelet', driverName: driver });
+    if (this.metrics) recordKubeletOperations(n, this.metrics);
     this.clients.set(driver, n);
     this.endpoints.set(driver, ep);
     return n;

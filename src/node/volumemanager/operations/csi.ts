@@ -182,7 +182,7 @@ export async function csiSetUp(ctx: OperationContext, t: VolumeToMount, signal: 
             readonly: t.spec.readOnly,
             volumeContext,
           },
-          { signal },
+          { signal, for: { kind: 'Pod', namespace: t.pod.namespace, name: t.pod.name } },
         ),
       signal,
     );
