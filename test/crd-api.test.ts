@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer, type TestApiServerOptions } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer, type TestApiServerOptions } from '../src/cli/testing.test-kit.js';
 import { openEtcdStore } from '../src/store/etcd.js';
 import { etcdMissing, startEtcd, type EtcdProcess } from '../src/store/etcd/etcd-process.test-kit.js';
 import { api, watchUntil } from './helpers/http.js';

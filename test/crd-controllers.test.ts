@@ -1,6 +1,6 @@
 /** Controllers follow custom resources: the garbage collector deletes owned CRs, namespace deletion removes them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApiServer, type TestApiServer } from '../src/cli/testing.js';
+import { startTestApiServer, type TestApiServer } from '../src/cli/testing.test-kit.js';
 import { api } from './helpers/http.js';
 
 const GROUP = 'ctl.example.com';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findBestMatchLinear } from '../controllers/persistentvolume/match.js';
-import { NS, pv, pvc, storageClass } from '../controllers/persistentvolume/testkit.js';
+import { NS, pv, pvc, storageClass } from '../controllers/persistentvolume/fixtures.test-kit.js';
 import type { PersistentVolume, PersistentVolumeClaim } from './source.js';
 import { explainClaim } from './claim.js';
 import { memorySource } from './source.test-kit.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attachmentName } from '../controllers/attachdetach/types.js';
-import { claim, csiNode, node, pod, storageClass, volume } from '../controllers/scheduler/testkit.js';
+import { claim, csiNode, node, pod, storageClass, volume } from '../controllers/scheduler/fixtures.test-kit.js';
 import { schedulePod } from '../controllers/scheduler/schedule.js';
 import { REASONS } from '../controllers/scheduler/types.js';
 import type { Pod, VolumeAttachment } from './source.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pv, pvc } from '../controllers/persistentvolume/testkit.js';
+import { pv, pvc } from '../controllers/persistentvolume/fixtures.test-kit.js';
 import type { VolumeAttachment } from './source.js';
 import { memorySource } from './source.test-kit.js';
 import { explainAttachment, explainVolume } from './volume.js';

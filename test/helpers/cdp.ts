@@ -3,7 +3,7 @@
  * start it, open a page, evaluate expressions, take screenshots. Over our own WebSocket framing
  * (src/util/websocket.ts), so the tests need no browser-automation package.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any -- CDP messages are read as the protocol documents them */
+ 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -6,7 +6,8 @@
  */
 import type { FieldCause } from '../../util/errors.js';
 import { definitionNode, GoDecodeError, runCheck } from '../decode/typed.js';
-import { DEFAULT_VERBS, deepEqual, humanDuration, keepAllButStatus, keepOldStatus } from '../resources/common.js';
+import { DEFAULT_VERBS, humanDuration, keepAllButStatus, keepOldStatus } from '../resources/common.js';
+import { jsonEqual as deepEqual } from '../../util/jsonequal.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../resources/names.js';
 import { ageColumn, nameColumn } from '../resources/printing.js';
 import type { KubeObject, ResourceDef, ScaleSubresource, TableColumn } from '../resources/types.js';

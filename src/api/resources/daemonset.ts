@@ -1,6 +1,7 @@
 /** apps/v1 DaemonSet: defaults and validation as kube's apps strategy and validation, kubectl's columns. */
 import type { FieldCause } from '../../util/errors.js';
-import { jsonEqual, objectAt } from './corehelpers.js';
+import { objectAt } from './corehelpers.js';
+import { jsonEqual } from '../../util/jsonequal.js';
 import { baseResourceDef } from './common.js';
 import { invalid, nonNegativeField, notSupported, required } from './fielderrors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './names.js';

@@ -7,7 +7,7 @@
  * then deletions), writes the status and trims the revision history.
  */
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import { matchesLabels } from '../../api/selectors.js';
+import { matchesLabels } from '../../kube/selectors.js';
 import { newController, newEventRecorder, objectOf, watch, type RestClient } from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { CONTROLLER_REVISION_HASH_LABEL, newControllerRef } from '../../kube/workloads.js';

@@ -9,7 +9,7 @@ import { matchesLabels } from '../../kube/selectors.js';
 import { newController, newEventRecorder, watch, type RestClient, type ReconcileResult } from '../../client/index.js';
 import { metaNamespaceKey, splitNamespacedKey } from '../../kube/keys.js';
 import { controllerRefOf, isPodActive, newControllerRef, slowStartBatches } from '../../kube/workloads.js';
-import { NotFoundError, toStowageError, ignoreNotFound } from '../../util/errors.js';
+import { toStowageError, ignoreNotFound } from '../../util/errors.js';
 import { newLogger } from '../../util/log.js';
 import type { MetricsRegistry } from '../../util/metrics.js';
 import {
