@@ -78,7 +78,7 @@ describe.skipIf(missing.length > 0)('pods with no internet', () => {
     });
     expect(r.status, r.text).toBe(201);
   };
-  const status = async (name: string): Promise<any> => (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status;  
+  const status = async (name: string): Promise<any> => (await api(t, 'GET', `${NS}/pods/${name}`)).body?.status;
   const running = (name: string): Promise<void> =>
     expect.poll(async () => (await status(name))?.phase, { timeout: 90_000 }).toBe('Running');
 

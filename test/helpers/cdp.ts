@@ -3,7 +3,7 @@
  * start it, open a page, evaluate expressions, take screenshots. Over our own WebSocket framing
  * (src/util/websocket.ts), so the tests need no browser-automation package.
  */
- 
+
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
