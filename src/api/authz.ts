@@ -10,6 +10,8 @@ export interface UserInfo {
   readonly name: string;
   readonly groups: readonly string[];
   readonly uid?: string;
+  /** Extra attributes (authentication.k8s.io's user extra): key → values. */
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Every authenticated user is also in this group (kube-apiserver adds it). */

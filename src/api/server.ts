@@ -13,6 +13,7 @@ import { newNodeAuthorizer } from './nodeauthz/authorizer.js';
 import { registryGraphSource } from './nodeauthz/source.js';
 import { authenticateNodeToken } from './nodeauthz/tokens.js';
 import { clientCertificateUser } from './x509.js';
+import { impersonate } from './authn/impersonation.js';
 import {
   AUTHENTICATED_GROUP,
   forbiddenFor,
@@ -125,8 +126,9 @@ function listen(server: Server, port: number, address: string): Promise<void> {
 /** exec and attach: authenticated, authorized (create), checked, then relayed to the pod's node. */
 function serveUpgrade(d: UpgradeDeps, req: IncomingMessage, socket: Duplex, head: Buffer): void {
   const url = new URL(req.url ?? '/', 'https://localhost');
-  const user = d.authenticate(req);
-  if (!user) throw new ApiUnauthorizedError('Unauthorized');
+  const requester = d.authenticate(req);
+  if (!requester) throw new ApiUnauthorizedError('Unauthorized');
+  const user = impersonate(req.headersDistinct, requester, d.authorizer);
   const segs = pathSegments(url.pathname);
   if (segs[0] !== 'api' || segs[1] !== 'v1') throw pathNotFound();
   const r = parseResourcePath(d.registry, '', 'v1', segs.slice(2), url.searchParams);
@@ -253,8 +255,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
     const match = router.match(req.method ?? 'GET', pathSegments(url.pathname));
-    const user = match?.route.public ? undefined : authn(req);
-    if (!match?.route.public && !user) {
+    const requester = match?.route.public ? undefined : authn(req);
+    if (!match?.route.public && !requester) {
       sendJson(res, 401, {
         kind: 'Status',
         apiVersion: 'v1',
@@ -266,6 +268,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       });
       return;
     }
+    const user = requester && impersonate(req.headersDistinct, requester, authorizer);
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (!inFlight.admit(req, res, path, url.searchParams, user)) return;
     if (!applyRequestDeadline(req, res, path, url.searchParams, limits)) return;

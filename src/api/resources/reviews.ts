@@ -44,7 +44,12 @@ function reviewDef(
 }
 
 const whoAmI = (_obj: KubeObject, { user }: ReviewContext): Record<string, unknown> => ({
-  userInfo: { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: [...user.groups] },
+  userInfo: {
+    username: user.name,
+    ...(user.uid ? { uid: user.uid } : {}),
+    groups: [...user.groups],
+    ...(user.extra ? { extra: user.extra } : {}),
+  },
 });
 
 export const selfSubjectReviewResource = reviewDef(
