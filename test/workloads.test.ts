@@ -148,6 +148,9 @@ describe.skipIf(!isRoot || !hasKubectl || !built)('Deployments, ReplicaSets and 
     const reused = rss.find((rs) => rs.metadata.name === first.metadata.name);
     expect(reused?.metadata.annotations['deployment.kubernetes.io/revision']).toBe('3');
     expect(await images('app=undo')).toEqual(['registry.local/undo:1']);
+    // The last test counts every pod in the namespace: this Deployment goes with its pods.
+    await kubectl('delete', 'deployment', 'undo', '--wait=true', '--timeout=60s');
+    await expect.poll(async () => (await images('app=undo')).length, { timeout: 30_000 }).toBe(0);
   }, 120_000);
 
   it('Recreate on a ReadWriteOnce claim: the new pod starts only after the old one is gone', async () => {
