@@ -111,6 +111,11 @@ class EtcdBackedStore implements EtcdStore {
     if (rev > this.rev) this.rev = rev;
   }
 
+  /** A write of this store committed at `rev`: each watch of its prefix holds back requested progress until it saw it. */
+  private wrote(key: string, rev: number): void {
+    for (const w of this.watches) w.wrote(key, rev);
+  }
+
   sawCompaction(rev: number): void {
     if (rev > this.compacted) this.compacted = rev;
   }
@@ -170,6 +175,7 @@ class EtcdBackedStore implements EtcdStore {
     );
     this.saw(r.revision);
     if (!r.succeeded) throw new AlreadyExistsError(`key ${key} already exists`);
+    this.wrote(key, r.revision);
     return { key, value, createRevision: r.revision, modRevision: r.revision };
   }
 
@@ -184,6 +190,7 @@ class EtcdBackedStore implements EtcdStore {
     );
     this.saw(r.revision);
     if (!r.succeeded) throw this.refusal(key, r.results[0]?.[0], expectedModRevision);
+    this.wrote(key, r.revision);
     const prev = r.results[0]?.[0];
     return { key, value, createRevision: prev?.createRevision ?? r.revision, modRevision: r.revision };
   }
@@ -199,6 +206,7 @@ class EtcdBackedStore implements EtcdStore {
     if (!r.succeeded) throw this.refusal(key, r.results[0]?.[0], expectedModRevision);
     const prev = r.results[0]?.[0];
     if (!prev) throw new NotFoundError(`key ${key} not found`);
+    this.wrote(key, r.revision);
     return toStore(key, prev);
   }
 
@@ -255,7 +263,16 @@ class EtcdBackedStore implements EtcdStore {
  */
 class StoreWatch implements Watcher {
   onClose: () => void = () => {};
-  private delivered: number;
+  /** The revision of the last event delivered: a re-opened stream repeats none before it. */
+  private lastEvent: number;
+  /** Where a re-opened stream starts after: the last event or ordered progress notification. */
+  private resumeAfter: number;
+  /** The newest revision this store wrote under the prefix: requested progress past it waits for its event. */
+  private ownWrite = 0;
+  /** A requested progress notification held until the events of this store's own writes arrived. */
+  private heldProgress = 0;
+  /** The last progress told to the consumer. */
+  private told = 0;
   private stream: EtcdWatch | undefined;
   private retry: NodeJS.Timeout | undefined;
   private open = false;
@@ -269,7 +286,8 @@ class StoreWatch implements Watcher {
     private readonly opts: WatchOptions,
     private readonly retryMs: number,
   ) {
-    this.delivered = opts.afterRevision ?? store.currentRevision();
+    this.lastEvent = opts.afterRevision ?? store.currentRevision();
+    this.resumeAfter = this.lastEvent;
     this.connect();
   }
 
@@ -281,21 +299,34 @@ class StoreWatch implements Watcher {
     this.stream?.requestProgress();
   }
 
+  wrote(key: string, rev: number): void {
+    if (key.startsWith(this.storePrefix) && rev > this.ownWrite) this.ownWrite = rev;
+  }
+
   private connect(): void {
     this.retry = undefined;
     if (this.closed) return;
     this.stream = this.client.watch(
-      { key: this.etcdPrefix, rangeEnd: prefixRangeEnd(this.etcdPrefix), startRevision: this.delivered + 1 },
+      { key: this.etcdPrefix, rangeEnd: prefixRangeEnd(this.etcdPrefix), startRevision: this.resumeAfter + 1 },
       {
         onEvents: (revision, events) => {
           this.open = true;
           this.store.saw(revision);
           for (const ev of events) this.deliver(ev);
+          this.releaseHeld();
         },
-        onProgress: (revision) => {
-          if (this.closed || revision <= this.delivered) return;
-          this.delivered = revision;
-          this.opts.onProgress?.(revision);
+        onProgress: (revision, requested) => {
+          if (this.closed) return;
+          if (!requested) {
+            if (revision > this.resumeAfter) this.resumeAfter = revision;
+            this.tell(revision);
+            return;
+          }
+          // Requested progress may overtake queued events (etcd issue 15220): never let it drop
+          // an event, and tell it only once this store's own writes under the prefix were seen,
+          // so a read after a write through this server sees the write.
+          if (revision > this.heldProgress) this.heldProgress = revision;
+          this.releaseHeld();
         },
         onEnd: (err, compactRevision) => {
           this.open = false;
@@ -306,17 +337,31 @@ class StoreWatch implements Watcher {
             this.opts.onError?.(err);
             return;
           }
-          log.debug(`watch ${this.storePrefix} from ${this.delivered + 1} broke (${err.message}); re-opening`);
+          log.debug(`watch ${this.storePrefix} from ${this.resumeAfter + 1} broke (${err.message}); re-opening`);
           this.retry = setTimeout(() => this.connect(), this.retryMs);
         },
       },
     );
   }
 
+  private releaseHeld(): void {
+    if (this.heldProgress === 0 || this.lastEvent < this.ownWrite) return;
+    const rev = this.heldProgress;
+    this.heldProgress = 0;
+    this.tell(rev);
+  }
+
+  private tell(revision: number): void {
+    if (revision <= this.told || revision <= this.lastEvent) return;
+    this.told = revision;
+    this.opts.onProgress?.(revision);
+  }
+
   private deliver(ev: EtcdEvent): void {
     const revision = ev.kv.modRevision;
-    if (revision <= this.delivered || this.closed) return;
-    this.delivered = revision;
+    if (revision <= this.lastEvent || this.closed) return;
+    this.lastEvent = revision;
+    if (revision > this.resumeAfter) this.resumeAfter = revision;
     this.store.saw(revision);
     const key = fromEtcdKey(this.storePrefix, this.etcdPrefix, ev.kv.key);
     const prev = ev.prev ? toStore(key, ev.prev) : undefined;

@@ -23,19 +23,32 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * The wall clock. `sleep` resolves only once `now()` has reached its deadline: Node's timers run
+ * on a monotonic clock rounded to the loop's millisecond and may fire up to a millisecond before
+ * Date.now() says the delay has passed, and a caller that then checks `now() < deadline` (the
+ * executor's backoff) would find itself still backing off with no timer left to wake it.
+ */
 export const realClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const t = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
+      const deadline = Date.now() + ms;
+      let t: NodeJS.Timeout;
+      const arm = (delay: number): void => {
+        t = setTimeout(() => {
+          const left = deadline - Date.now();
+          if (left > 0) return arm(left);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, delay);
+      };
       const onAbort = (): void => {
         clearTimeout(t);
         reject(signal?.reason);
       };
+      arm(ms);
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };

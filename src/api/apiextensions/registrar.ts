@@ -120,12 +120,17 @@ export function newCrdRegistrar(registry: ApiRegistry): CrdRegistrar {
     return st.cache.list().length === 0;
   }
 
+  /** Drops the cleanup finalizer; a CRD already gone (a second pass on a stale cache) is done. */
   async function removeFinalizer(name: string): Promise<void> {
-    await crds!.update(undefined, name, (cur) => {
-      const next = structuredClone(cur);
-      next.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
-      return next;
-    });
+    await crds!
+      .update(undefined, name, (cur) => {
+        const next = structuredClone(cur);
+        next.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
+        return next;
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof ApiNotFoundError)) throw e;
+      });
   }
 
   /** One pass for one CRD: decide from its current state, act through the executor. */

@@ -66,8 +66,13 @@ export interface EtcdClientOptions {
 
 export interface WatchHandlers {
   onEvents(revision: number, events: readonly EtcdEvent[]): void;
-  /** A progress notification: every event up to `revision` has been sent on this watch. */
-  onProgress(revision: number): void;
+  /**
+   * A progress notification: every event up to `revision` has been sent on this watch.
+   * `requested` marks the answer to requestProgress (watch id -1): etcd before 3.4.24 and 3.5.8
+   * sends it on a side channel that can overtake events still queued (etcd issue 15220), so it is
+   * a hint; a periodic notification (this watch's own id) is ordered with the events.
+   */
+  onProgress(revision: number, requested: boolean): void;
   /** The stream ended: ExpiredError carries the compacted revision; anything else is retryable. */
   onEnd(err: StowageError, compactRevision?: number): void;
 }
@@ -325,7 +330,7 @@ export class EtcdClient {
       h.onEvents(headerRevision(res), events);
       // An empty answer that is not the creation is a progress notification (etcd sends it only
       // once the watcher has caught up).
-      if (events.length === 0 && res.created !== true) h.onProgress(headerRevision(res));
+      if (events.length === 0 && res.created !== true) h.onProgress(headerRevision(res), num(res.watchId) === -1);
     });
     call.on('error', (err: grpc.ServiceError) => end(toStoreError(err)));
     call.on('end', () => end(new UnavailableError('etcd: watch stream ended')));
